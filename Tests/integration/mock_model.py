@@ -1,0 +1,285 @@
+"""A scripted model server for tests: the OpenAI Responses streaming API (SSE) on 127.0.0.1.
+
+Codex POSTs `/v1/responses`; every POST consumes the next scripted response (kinds below). When the script
+runs dry the server answers a plain message "ok", so a stray extra request never hangs a test.
+
+Response kinds (dicts):
+    {"kind": "message", "text": "Hello.", "deltas": ["Hel", "lo."]}   # deltas optional: streamed as
+                                                                       # response.output_text.delta first
+    {"kind": "exec", "cmd": "touch approved.txt"}                       # an `exec_command` function call;
+                                                                       # codex runs it (or asks approval) and
+                                                                       # POSTs again with function_call_output
+    {"kind": "stall", "text": "late"}                                  # keeps the stream open until released
+                                                                       # (release()/POST /control/release), the
+                                                                       # client goes away, or `max_seconds`
+    {"kind": "error", "status": 500}                                   # an HTTP error status
+
+As a pytest helper:
+
+    model = MockModel([{"kind": "message", "text": "hi"}]).start()
+    args, env = codex_args(model.port), codex_env(tmp_path / "codex-home")
+    ...; model.requests  # the JSON bodies seen; model.stop()
+
+As a process (for the Swift tests):
+
+    python mock_model.py --script script.json --port-file port.txt
+    # prints "PORT <n>" on stdout; GET /control/requests -> JSON list of bodies; POST /control/release;
+    # POST /control/queue with a JSON list appends responses. Ends on SIGTERM/SIGINT.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import signal
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+USAGE = {
+    "input_tokens": 1,
+    "input_tokens_details": {"cached_tokens": 0},
+    "output_tokens": 1,
+    "output_tokens_details": {"reasoning_tokens": 0},
+    "total_tokens": 2,
+}
+
+
+def codex_args(port: int) -> list[str]:
+    """The `-c KEY=VALUE` arguments that point `codex app-server` at a MockModel on `port`."""
+    provider = (
+        '{name="mock",base_url="http://127.0.0.1:%d/v1",wire_api="responses",env_key="OPENAI_API_KEY"}' % port
+    )
+    return ["-c", "model_provider=mock", "-c", f"model_providers.mock={provider}", "-c", "model=mock-model"]
+
+
+def codex_env(codex_home, base=None) -> dict:
+    """An environment for codex: `CODEX_HOME` (created) and a dummy `OPENAI_API_KEY`."""
+    home = pathlib.Path(codex_home)
+    home.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ if base is None else base)
+    env["CODEX_HOME"] = str(home)
+    env["OPENAI_API_KEY"] = "sk-test"
+    return env
+
+
+class MockModel:
+    """The scripted server. Thread-safe; `start()` binds 127.0.0.1 port 0 and serves on a daemon thread."""
+
+    def __init__(self, script=None, max_stall_seconds: float = 120.0):
+        self._lock = threading.Lock()
+        self._queue = list(script or [])
+        self._requests: list = []
+        self._release = threading.Event()
+        self.max_stall_seconds = max_stall_seconds
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._counter = 0
+
+    # -- control -------------------------------------------------------------------------------------------
+    def start(self) -> "MockModel":
+        model = self
+
+        class Handler(_Handler):
+            owner = model
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="mock-model", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._release.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start() first"
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def queue(self, *responses: dict) -> None:
+        """Appends scripted responses."""
+        with self._lock:
+            self._queue.extend(responses)
+
+    def release(self) -> None:
+        """Ends every current and future stall."""
+        self._release.set()
+
+    @property
+    def requests(self) -> list:
+        """The JSON bodies of the POST /v1/responses seen so far."""
+        with self._lock:
+            return list(self._requests)
+
+    def wait_requests(self, count: int, timeout: float = 10.0) -> list:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            seen = self.requests
+            if len(seen) >= count:
+                return seen
+            time.sleep(0.02)
+        raise AssertionError(f"expected {count} model requests, saw {len(self.requests)}")
+
+    # -- internals -----------------------------------------------------------------------------------------
+    def _next(self, body) -> tuple[int, dict]:
+        with self._lock:
+            self._requests.append(body)
+            self._counter += 1
+            n = self._counter
+            if self._queue:
+                return n, self._queue.pop(0)
+        return n, {"kind": "message", "text": "ok"}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: MockModel
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):  # quiet
+        pass
+
+    def _json(self, status: int, payload) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if self.headers.get("Content-Encoding", "") == "zstd":
+            return {"undecoded": True}
+        try:
+            return json.loads(raw or b"null")
+        except json.JSONDecodeError:
+            return {"raw": raw.decode(errors="replace")}
+
+    def do_GET(self):
+        if self.path.startswith("/control/requests"):
+            self._json(200, self.owner.requests)
+        elif self.path.startswith("/v1/models"):
+            self._json(200, {"object": "list", "data": []})
+        else:
+            self._json(404, {"error": {"message": "not found"}})
+
+    def do_POST(self):
+        body = self._body()
+        if self.path.startswith("/control/release"):
+            self.owner.release()
+            return self._json(200, {"ok": True})
+        if self.path.startswith("/control/queue"):
+            self.owner.queue(*(body or []))
+            return self._json(200, {"ok": True})
+        if not self.path.rstrip("/").endswith("/responses"):
+            return self._json(404, {"error": {"message": "not found"}})
+        n, spec = self.owner._next(body)
+        kind = spec.get("kind", "message")
+        if kind == "error":
+            return self._json(int(spec.get("status", 500)), {"error": {"message": spec.get("text", "boom")}})
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        rid = f"resp_{n}"
+        try:
+            self._event({"type": "response.created", "response": {"id": rid}})
+            if kind == "exec":
+                self._exec(spec, n)
+            elif kind == "stall":
+                if not self._stall():
+                    return
+                self._message(spec.get("text", "resumed"), None, n)
+            else:
+                self._message(spec.get("text", "ok"), spec.get("deltas"), n)
+            self._event({"type": "response.completed", "response": {"id": rid, "usage": USAGE}})
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _event(self, payload: dict) -> None:
+        self.wfile.write(f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n".encode())
+        self.wfile.flush()
+
+    def _message(self, text: str, deltas, n: int) -> None:
+        item_id = f"msg_{n}"
+        if deltas:
+            self._event({
+                "type": "response.output_item.added", "output_index": 0,
+                "item": {"type": "message", "role": "assistant", "id": item_id, "content": []},
+            })
+            for delta in deltas:
+                self._event({
+                    "type": "response.output_text.delta", "item_id": item_id, "output_index": 0,
+                    "content_index": 0, "delta": delta,
+                })
+                time.sleep(0.01)
+        self._event({
+            "type": "response.output_item.done", "output_index": 0,
+            "item": {"type": "message", "role": "assistant", "id": item_id,
+                     "content": [{"type": "output_text", "text": text}]},
+        })
+
+    def _exec(self, spec: dict, n: int) -> None:
+        arguments = {"cmd": spec.get("cmd", "true")}
+        if "justification" in spec:
+            arguments["justification"] = spec["justification"]
+        if "sandbox_permissions" in spec:
+            arguments["sandbox_permissions"] = spec["sandbox_permissions"]
+        self._event({
+            "type": "response.output_item.done", "output_index": 0,
+            "item": {"type": "function_call", "id": f"fc_{n}", "call_id": spec.get("call_id", f"call_{n}"),
+                     "name": "exec_command", "arguments": json.dumps(arguments)},
+        })
+
+    def _stall(self) -> bool:
+        """Waits until released; False when the client went away (e.g. the turn was interrupted)."""
+        deadline = time.monotonic() + self.owner.max_stall_seconds
+        while time.monotonic() < deadline:
+            if self.owner._release.wait(0.2):
+                return True
+            try:  # an SSE comment: notices a client that hung up
+                self.wfile.write(b": waiting\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                return False
+        return True
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--script", help="a JSON file holding a list of responses")
+    parser.add_argument("--port-file", help="write the bound port here once listening")
+    parser.add_argument("--max-stall", type=float, default=120.0)
+    args = parser.parse_args(argv)
+    script = json.loads(pathlib.Path(args.script).read_text()) if args.script else []
+    model = MockModel(script, max_stall_seconds=args.max_stall).start()
+    if args.port_file:
+        tmp = pathlib.Path(args.port_file + ".tmp")
+        tmp.write_text(str(model.port))
+        tmp.replace(args.port_file)
+    print(f"PORT {model.port}", flush=True)
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    signal.signal(signal.SIGINT, lambda *_: done.set())
+    while not done.wait(0.5):
+        pass
+    model.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
