@@ -1,0 +1,194 @@
+import Foundation
+
+/// The pairing URL a bridge shows as a QR code and as text:
+///
+///     codex-bridge://pair?v=1&host=192.168.1.20&port=8765&code=7K3QZ9M2XA
+///         &addrs=192.168.1.20,100.101.102.103,box.tail1234.ts.net,fd7a:115c:a1e0::1
+///         &id=SERVER-ID&name=My%20Workstation[&fp=SHA256-FINGERPRINT]
+///
+/// - `v`: the format version (1).
+/// - `host`: the address the client should try first; `addrs`: every candidate, best first, comma-separated
+///   (a client tries them in order). Addresses are bare: an IPv6 address has no brackets (a client adds them
+///   when it builds `ws://[…]:port/`).
+/// - `code`: the one-time pairing code, sent as `hello.token`; or instead `token`: a pre-shared token
+///   (`pair --static`) used as is.
+/// - `id`, `name`: the server's stable id and human name; `fp`: the TLS certificate fingerprint, when TLS is on.
+///
+/// Values are percent-encoded (UTF-8) except RFC 3986 unreserved characters and `:` `@` `/`; `,` inside an
+/// address is encoded so the list splits unambiguously. Parsers ignore unknown parameters.
+public struct PairingURL: Sendable, Hashable {
+    /// The URL scheme.
+    public static let scheme = "codex-bridge"
+    /// The format version this type writes.
+    public static let currentVersion = 1
+
+    /// What the client presents in `hello.token`.
+    public enum Credential: Sendable, Hashable {
+        /// A one-time pairing code, exchanged for a device token (`code=`).
+        case pairingCode(String)
+        /// A pre-shared token used as is (`token=`, `pair --static`).
+        case staticToken(String)
+
+        /// The string for `hello.token`.
+        public var token: String {
+            switch self {
+            case .pairingCode(let value), .staticToken(let value): value
+            }
+        }
+    }
+
+    /// The format version.
+    public var version: Int
+    /// The best address (host name, IPv4 or bare IPv6).
+    public var host: String
+    /// The WebSocket port.
+    public var port: Int
+    /// The secret to present.
+    public var credential: Credential
+    /// Every candidate address, best first (includes `host`).
+    public var addresses: [String]
+    /// The server's stable id.
+    public var serverId: String
+    /// The server's human name.
+    public var serverName: String
+    /// The TLS certificate fingerprint, when the server uses TLS.
+    public var fingerprint: String?
+
+    public init(
+        version: Int = PairingURL.currentVersion, host: String, port: Int, credential: Credential,
+        addresses: [String], serverId: String, serverName: String, fingerprint: String? = nil
+    ) {
+        self.version = version
+        self.host = host
+        self.port = port
+        self.credential = credential
+        self.addresses = addresses
+        self.serverId = serverId
+        self.serverName = serverName
+        self.fingerprint = fingerprint
+    }
+
+    /// The URL text.
+    public var string: String {
+        var items: [(String, String)] = [("v", String(version)), ("host", Self.encode(host)), ("port", String(port))]
+        switch credential {
+        case .pairingCode(let code): items.append(("code", Self.encode(code)))
+        case .staticToken(let token): items.append(("token", Self.encode(token)))
+        }
+        items.append(("addrs", addresses.map(Self.encode).joined(separator: ",")))
+        items.append(("id", Self.encode(serverId)))
+        items.append(("name", Self.encode(serverName)))
+        if let fingerprint { items.append(("fp", Self.encode(fingerprint))) }
+        return "\(Self.scheme)://pair?" + items.map { "\($0)=\($1)" }.joined(separator: "&")
+    }
+
+    /// Parses a pairing URL.
+    /// - Throws: ``PairingURLError`` when it is not one, lacks a required field, or has a newer version.
+    public init(parsing text: String) throws {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let prefix = "\(Self.scheme)://pair?"
+        guard trimmed.count > prefix.count, trimmed.prefix(prefix.count).lowercased() == prefix else {
+            throw PairingURLError.notAPairingURL
+        }
+        var query = trimmed.dropFirst(prefix.count)
+        if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+        var fields: [String: String] = [:]
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = String(parts[0])
+            guard fields[key] == nil else { throw PairingURLError.invalid(key, "appears twice") }
+            fields[key] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        func decoded(_ key: String) throws -> String? {
+            guard let raw = fields[key] else { return nil }
+            guard let value = raw.removingPercentEncoding else { throw PairingURLError.invalid(key, "bad percent-encoding") }
+            return value
+        }
+        func required(_ key: String) throws -> String {
+            guard let value = try decoded(key), !value.isEmpty else { throw PairingURLError.missing(key) }
+            return value
+        }
+
+        guard let version = Int(try required("v")), version >= 1 else { throw PairingURLError.invalid("v", "not a version") }
+        guard version <= Self.currentVersion else { throw PairingURLError.unsupportedVersion(version) }
+        guard let port = Int(try required("port")), (1...65535).contains(port) else {
+            throw PairingURLError.invalid("port", "not a port number")
+        }
+        let credential: Credential
+        if let code = try decoded("code"), !code.isEmpty {
+            credential = .pairingCode(code)
+        } else if let token = try decoded("token"), !token.isEmpty {
+            credential = .staticToken(token)
+        } else {
+            throw PairingURLError.missing("code")
+        }
+        let host = try required("host")
+        var addresses: [String] = []
+        for item in (fields["addrs"] ?? "").split(separator: ",") {
+            guard let address = String(item).removingPercentEncoding else {
+                throw PairingURLError.invalid("addrs", "bad percent-encoding")
+            }
+            addresses.append(address)
+        }
+        self.init(
+            version: version, host: host, port: port, credential: credential,
+            addresses: addresses.isEmpty ? [host] : addresses,
+            serverId: try decoded("id") ?? "", serverName: try decoded("name") ?? "",
+            fingerprint: try decoded("fp").flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// RFC 3986 unreserved characters plus `:` `@` `/`, which a query value may carry literally (IPv6
+    /// addresses stay readable). Everything else, `,` `&` `=` `+` `#` `%` and spaces included, is escaped.
+    private static let allowed: CharacterSet = {
+        var set = CharacterSet()
+        set.insert(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:@/")
+        return set
+    }()
+
+    private static func encode(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+}
+
+/// Why a string is not a usable pairing URL.
+public struct PairingURLError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Code: Sendable, Hashable {
+        /// Not `codex-bridge://pair?…`.
+        case notAPairingURL
+        /// A required parameter is absent or empty.
+        case missing
+        /// A parameter has an unusable value.
+        case invalid
+        /// Written by a newer bridge than this parser knows.
+        case unsupportedVersion
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// A message for a person.
+    public let message: String
+
+    public var description: String { message }
+
+    /// Not a pairing URL at all.
+    public static let notAPairingURL = PairingURLError(
+        code: .notAPairingURL, message: "not a pairing URL (expected \(PairingURL.scheme)://pair?…)")
+
+    /// A required parameter is missing.
+    public static func missing(_ key: String) -> PairingURLError {
+        PairingURLError(code: .missing, message: "pairing URL has no \(key)=")
+    }
+
+    /// A parameter's value is unusable.
+    public static func invalid(_ key: String, _ why: String) -> PairingURLError {
+        PairingURLError(code: .invalid, message: "pairing URL parameter \(key): \(why)")
+    }
+
+    /// The URL's version is newer than this parser.
+    public static func unsupportedVersion(_ version: Int) -> PairingURLError {
+        PairingURLError(
+            code: .unsupportedVersion,
+            message: "pairing URL version \(version) is newer than this client understands (\(PairingURL.currentVersion))")
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import Logging
+
+/// The bridge's SQLite database (`bridge.sqlite` in the state directory): devices, pairing codes and, later,
+/// the event journal.
+///
+/// One `DatabasePool` in WAL mode per process. `serve` and the short-lived CLI processes (`pair`,
+/// `devices revoke`) open the same file at the same time: WAL lets readers run beside the one writer, and a
+/// busy timeout makes a writer wait for another process's write transaction instead of failing with
+/// `SQLITE_BUSY`. Write transactions that read before they write are `BEGIN IMMEDIATE` (see
+/// ``writeImmediate(_:)``) so they never fail upgrading a stale read snapshot.
+///
+/// The file and its `-wal`/`-shm` companions are 0600: the file is created 0600 before SQLite opens it, and
+/// SQLite creates the companions with the mode of the database file.
+public struct BridgeDatabase: Sendable {
+    /// How long a writer waits for another connection's write lock before it gives up.
+    public static let defaultBusyTimeout: Duration = .seconds(5)
+
+    /// The GRDB pool; BridgeStore's types use it, and so may later stores in this module.
+    public let pool: DatabasePool
+    /// Where the database lives.
+    public let url: URL
+
+    /// Opens (creating if needed) the database at `paths.databaseFile`, preparing the state directory (0700)
+    /// and running every pending migration.
+    public init(paths: StatePaths, busyTimeout: Duration = defaultBusyTimeout, logger: Logger) throws {
+        try paths.prepare()
+        try self.init(url: paths.databaseFile, busyTimeout: busyTimeout, logger: logger)
+    }
+
+    /// Opens (creating if needed) the database at `url` and runs every pending migration. The parent
+    /// directory must exist.
+    public init(url: URL, busyTimeout: Duration = defaultBusyTimeout, logger: Logger) throws {
+        self.url = url
+        try Self.createPrivateFiles(at: url)
+        var configuration = Configuration()
+        let seconds = Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18
+        configuration.busyMode = .timeout(seconds)
+        configuration.label = "codex-bridge"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: url.path, configuration: configuration)
+            try BridgeMigrations.migrator.migrate(pool)
+        } catch {
+            throw StoreError.io("cannot open the database \(url.path): \(error)")
+        }
+        // The WAL files exist now: make sure they are private even if an older version left them looser.
+        try Self.createPrivateFiles(at: url)
+        logger.debug("database open", metadata: ["bridge.db.path": "\(url.path)"])
+    }
+
+    /// Runs `updates` in a `BEGIN IMMEDIATE` transaction: the write lock is taken (waiting out the busy
+    /// timeout) before the first read, so a read-then-write transaction sees the latest committed state of
+    /// every process and cannot fail later with `SQLITE_BUSY_SNAPSHOT`.
+    public func writeImmediate<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.writeWithoutTransaction { db in
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try updates(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+
+    /// Creates the database file 0600 when missing and tightens it and its `-wal`/`-shm` files to 0600 when
+    /// they exist with another mode.
+    static func createPrivateFiles(at url: URL) throws {
+        let fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw StoreError.io("cannot create \(url.path): \(String(cString: strerror(errno)))")
+        }
+        close(fd)
+        for path in [url.path, url.path + "-wal", url.path + "-shm"] {
+            var info = stat()
+            guard stat(path, &info) == 0 else { continue }
+            if info.st_mode & 0o777 != 0o600, chmod(path, 0o600) != 0 {
+                throw StoreError.io("cannot chmod 0600 \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/// Why a ``DeviceRegistry`` operation failed. Messages never contain a code or a token.
+public struct DeviceRegistryError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Code: Sendable, Hashable {
+        /// No such pairing code (or not shaped like one).
+        case unknownCode
+        /// The code was already redeemed.
+        case codeAlreadyUsed
+        /// The code's TTL has passed.
+        case codeExpired
+        /// No device with that id.
+        case deviceNotFound
+        /// The device is already revoked.
+        case alreadyRevoked
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// A message for a person.
+    public let message: String
+
+    public var description: String { message }
+
+    /// The pairing code does not exist.
+    public static let unknownCode = DeviceRegistryError(code: .unknownCode, message: "unknown pairing code")
+    /// The pairing code was already used.
+    public static let codeAlreadyUsed = DeviceRegistryError(
+        code: .codeAlreadyUsed, message: "pairing code already used (codes are single use: run `codex-bridge pair` again)")
+    /// The pairing code expired.
+    public static let codeExpired = DeviceRegistryError(
+        code: .codeExpired, message: "pairing code expired (run `codex-bridge pair` again)")
+
+    /// No device has this id.
+    public static func deviceNotFound(_ id: String) -> DeviceRegistryError {
+        DeviceRegistryError(code: .deviceNotFound, message: "no device with id \(id) (see `codex-bridge devices list`)")
+    }
+
+    /// The device was already revoked.
+    public static func alreadyRevoked(_ id: String) -> DeviceRegistryError {
+        DeviceRegistryError(code: .alreadyRevoked, message: "device \(id) is already revoked")
+    }
+
+    /// True for the failures a server answers with `unauthorized` (unknown, used, expired code).
+    public var isUnauthorized: Bool {
+        switch code {
+        case .unknownCode, .codeAlreadyUsed, .codeExpired: true
+        case .deviceNotFound, .alreadyRevoked: false
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import GRDB
+
+/// The database schema, as an ordered list of migrations. Append new migrations at the end; never edit or
+/// reorder one that has shipped (GRDB records applied identifiers in `grdb_migrations`).
+enum BridgeMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for (identifier, migrate) in all {
+            migrator.registerMigration(identifier, migrate: migrate)
+        }
+        return migrator
+    }
+
+    static let all: [(String, @Sendable (Database) throws -> Void)] = [
+        ("v1-devices", v1Devices),
+    ]
+
+    /// Paired devices and one-time pairing codes. Secrets are stored only as SHA-256 hashes.
+    private static func v1Devices(_ db: Database) throws {
+        try db.create(table: "device") { t in
+            t.primaryKey("id", .text)
+            t.column("name", .text).notNull()
+            t.column("platform", .text)
+            t.column("tokenHash", .blob).notNull().unique()
+            t.column("pairedAt", .datetime).notNull()
+            t.column("lastSeenAt", .datetime)
+            t.column("lastAddress", .text)
+            t.column("revokedAt", .datetime)
+            t.column("ackedSeq", .integer).notNull().defaults(to: 0)
+        }
+        try db.create(table: "pairingCode") { t in
+            t.primaryKey("codeHash", .blob)
+            t.column("createdAt", .datetime).notNull()
+            t.column("expiresAt", .datetime).notNull().indexed()
+            t.column("usedAt", .datetime)
+            t.column("usedByDevice", .text)
+        }
+    }
+}
