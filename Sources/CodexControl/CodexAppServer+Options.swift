@@ -1,0 +1,59 @@
+import BridgeProtocol
+
+extension CodexAppServer {
+    /// How to start and talk to one `codex app-server` child (everything but the executable's path).
+    public struct Options: Sendable {
+        /// `KEY=VALUE` strings, each passed verbatim as `-c KEY=VALUE` (from `serve --codex-config`).
+        public var configOverrides: [String]
+        /// Variables added to (or, with a nil value, removed from) the inherited environment,
+        /// e.g. `CODEX_HOME`, `OPENAI_API_KEY`.
+        public var environment: [String: String?]
+        /// The child's working directory; nil inherits ours.
+        public var workingDirectory: String?
+        /// `clientInfo.name` sent with `initialize`.
+        public var clientName: String
+        /// `clientInfo.version` sent with `initialize`.
+        public var clientVersion: String
+        /// How long `initialize` may take.
+        public var handshakeTimeout: Duration
+        /// The longest stdout line accepted (Codex sends whole diffs and command output in one line).
+        public var maxLineLength: Int
+        /// How many inbound messages may wait for the consumer before reading stdout pauses.
+        public var inboundCapacity: Int
+        /// After SIGTERM to the child's process group, how long to wait before SIGKILL.
+        public var terminationGracePeriod: Duration
+
+        /// Creates options; every parameter has a working default.
+        public init(
+            configOverrides: [String] = [],
+            environment: [String: String?] = [:],
+            workingDirectory: String? = nil,
+            clientName: String = "codex-bridge",
+            clientVersion: String = "0.1.0",
+            handshakeTimeout: Duration = .seconds(30),
+            maxLineLength: Int = 64 * 1024 * 1024,
+            inboundCapacity: Int = 4096,
+            terminationGracePeriod: Duration = .seconds(5)
+        ) {
+            self.configOverrides = configOverrides
+            self.environment = environment
+            self.workingDirectory = workingDirectory
+            self.clientName = clientName
+            self.clientVersion = clientVersion
+            self.handshakeTimeout = handshakeTimeout
+            self.maxLineLength = maxLineLength
+            self.inboundCapacity = inboundCapacity
+            self.terminationGracePeriod = terminationGracePeriod
+        }
+
+        /// `app-server` followed by `-c KEY=VALUE` per override.
+        var arguments: [String] {
+            ["app-server"] + configOverrides.flatMap { ["-c", $0] }
+        }
+
+        /// The `initialize` params.
+        var initializeParams: JSONValue {
+            ["clientInfo": ["name": .string(clientName), "version": .string(clientVersion)]]
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Synchronization
+
+/// A single-consumer async sequence with backpressure: a producer that gets more than `capacity` elements
+/// ahead of the consumer waits, so a Codex that floods notifications is slowed down instead of growing memory.
+///
+/// Iterate it from exactly one task. Ending that iteration (or cancelling its task) ends the stream: later
+/// elements are dropped and producers no longer wait.
+public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
+    public typealias Failure = Never
+
+    let storage: Storage
+
+    init(capacity: Int) {
+        storage = Storage(capacity: Swift.max(1, capacity))
+    }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(storage: storage) }
+
+    /// Iterates a ``CodexStream``.
+    public struct Iterator: AsyncIteratorProtocol {
+        let storage: Storage
+
+        public mutating func next() async -> Element? { await storage.next() }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            await storage.next()
+        }
+    }
+
+    /// Appends an element; waits while the consumer is `capacity` elements behind. False when the stream
+    /// was finished or its consumer went away (the element is dropped).
+    @discardableResult
+    func send(_ element: Element) async -> Bool { await storage.send(element) }
+
+    /// Ends the stream once the consumer has taken the elements already sent.
+    func finish() { storage.finish() }
+
+    /// True while a producer waits for the consumer.
+    var isProducerWaiting: Bool { storage.isProducerWaiting }
+
+    final class Storage: Sendable {
+        private struct State {
+            var items: [Element] = []
+            var head = 0
+            var finished = false
+            var terminated = false
+            var consumer: CheckedContinuation<Element?, Never>?
+            var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+            var nextWaiter = 0
+            var count: Int { items.count - head }
+
+            mutating func pop() -> Element? {
+                guard head < items.count else { return nil }
+                let element = items[head]
+                head += 1
+                if head == items.count {
+                    items.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head >= 1024, head * 2 >= items.count {
+                    items.removeFirst(head)
+                    head = 0
+                }
+                return element
+            }
+        }
+
+        private enum SendAction { case dropped, handedOver(CheckedContinuation<Element?, Never>), queued, mustWait(Int) }
+        private enum NextAction { case element(Element, [CheckedContinuation<Void, Never>]), end, wait }
+        private enum NextNow { case value(Element?), registered }
+
+        private let capacity: Int
+        private let state = Mutex(State())
+
+        init(capacity: Int) { self.capacity = capacity }
+
+        var isProducerWaiting: Bool { state.withLock { !$0.waiters.isEmpty } }
+
+        func send(_ element: Element) async -> Bool {
+            let action: SendAction = state.withLock { state in
+                if state.finished || state.terminated { return .dropped }
+                if let consumer = state.consumer {
+                    state.consumer = nil
+                    return .handedOver(consumer)
+                }
+                state.items.append(element)
+                guard state.count > capacity else { return .queued }
+                state.nextWaiter += 1
+                return .mustWait(state.nextWaiter)
+            }
+            switch action {
+            case .dropped: return false
+            case .handedOver(let consumer):
+                consumer.resume(returning: element)
+                return true
+            case .queued: return true
+            case .mustWait(let id):
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        let resumeNow = state.withLock { state in
+                            if state.count <= capacity || state.terminated || state.finished || Task.isCancelled {
+                                return true
+                            }
+                            state.waiters[id] = continuation
+                            return false
+                        }
+                        if resumeNow { continuation.resume() }
+                    }
+                } onCancel: {
+                    state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+                }
+                return true
+            }
+        }
+
+        func next() async -> Element? {
+            let action: NextAction = state.withLock { state in
+                if let element = state.pop() {
+                    var ready: [CheckedContinuation<Void, Never>] = []
+                    if state.count <= capacity, !state.waiters.isEmpty {
+                        ready = Array(state.waiters.values)
+                        state.waiters.removeAll()
+                    }
+                    return .element(element, ready)
+                }
+                return state.finished || state.terminated ? .end : .wait
+            }
+            switch action {
+            case .element(let element, let ready):
+                for waiter in ready { waiter.resume() }
+                return element
+            case .end:
+                return nil
+            case .wait:
+                return await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
+                        let now: NextNow = state.withLock { state in
+                            if let element = state.pop() { return .value(element) }
+                            if state.finished || state.terminated || Task.isCancelled { return .value(nil) }
+                            state.consumer = continuation
+                            return .registered
+                        }
+                        if case .value(let value) = now { continuation.resume(returning: value) }
+                    }
+                } onCancel: {
+                    terminate()
+                }
+            }
+        }
+
+        func finish() {
+            let (consumer, waiters) = state.withLock { state in
+                state.finished = true
+                let consumer = state.count == 0 ? state.consumer : nil
+                if consumer != nil { state.consumer = nil }
+                let waiters = Array(state.waiters.values)
+                state.waiters.removeAll()
+                return (consumer, waiters)
+            }
+            consumer?.resume(returning: nil)
+            for waiter in waiters { waiter.resume() }
+        }
+
+        private func terminate() {
+            let (consumer, waiters) = state.withLock { state in
+                state.terminated = true
+                state.items.removeAll()
+                state.head = 0
+                let consumer = state.consumer
+                state.consumer = nil
+                let waiters = Array(state.waiters.values)
+                state.waiters.removeAll()
+                return (consumer, waiters)
+            }
+            consumer?.resume(returning: nil)
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import BridgeProtocol
+import Foundation
+
+/// One line of `codex app-server`'s stdio JSON-RPC (one JSON object per line, no `"jsonrpc"` member).
+enum CodexWireMessage: Sendable, Hashable {
+    /// An answer to one of our requests.
+    case response(id: JSONValue, result: JSONValue)
+    /// An error answer to one of our requests (`id` may be null when Codex could not parse ours).
+    case errorResponse(id: JSONValue, code: Int, message: String, data: JSONValue?)
+    /// A notification from Codex.
+    case notification(method: String, params: JSONValue)
+    /// A request from Codex to us.
+    case request(id: JSONValue, method: String, params: JSONValue)
+
+    /// Parses one line. Unknown members are ignored; a line that is no JSON-RPC object throws.
+    init(line: some StringProtocol) throws(CodexError) {
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: Data(line.utf8))
+        } catch {
+            throw .protocolViolation("not JSON: \(line.prefix(200))")
+        }
+        guard case .object(let object) = value else {
+            throw .protocolViolation("not a JSON object: \(line.prefix(200))")
+        }
+        let id = object["id"]
+        if let method = object["method"]?.stringValue {
+            let params = object["params"] ?? .null
+            if let id, id != .null {
+                self = .request(id: id, method: method, params: params)
+            } else {
+                self = .notification(method: method, params: params)
+            }
+        } else if let error = object["error"] {
+            let code = error["code"]?.intValue ?? 0
+            let message = error["message"]?.stringValue ?? "\(error)"
+            self = .errorResponse(id: id ?? .null, code: code, message: message, data: error["data"])
+        } else if let id, let result = object["result"] {
+            self = .response(id: id, result: result)
+        } else {
+            throw .protocolViolation("neither request, notification nor response: \(line.prefix(200))")
+        }
+    }
+
+    /// The line to write (JSON plus `\n`).
+    func encoded() throws(CodexError) -> [UInt8] {
+        var object: [String: JSONValue]
+        switch self {
+        case .response(let id, let result):
+            object = ["id": id, "result": result]
+        case .errorResponse(let id, let code, let message, let data):
+            var error: [String: JSONValue] = ["code": .number(Double(code)), "message": .string(message)]
+            if let data { error["data"] = data }
+            object = ["id": id, "error": .object(error)]
+        case .notification(let method, let params):
+            object = ["method": .string(method)]
+            if params != .null { object["params"] = params }
+        case .request(let id, let method, let params):
+            object = ["id": id, "method": .string(method), "params": params]
+        }
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            var bytes = Array(try encoder.encode(JSONValue.object(object)))
+            bytes.append(UInt8(ascii: "\n"))
+            return bytes
+        } catch {
+            throw .protocolViolation("cannot encode \(self): \(error)")
+        }
+    }
+}
