@@ -1,0 +1,67 @@
+import ArgumentParser
+import Discovery
+import Foundation
+
+/// `codex-bridge discover`: list the bridges advertised over mDNS on the local network.
+struct DiscoverCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "discover",
+        abstract: "Find codex-bridge servers on the local network (mDNS, through avahi-daemon).",
+        discussion: "Browses _codexd._tcp, resolves every server found and prints name, addresses, port, "
+            + "protocol version and server id. Needs avahi-daemon."
+    )
+
+    @Flag(help: "Print a JSON array instead of a table.")
+    var json = false
+
+    @Option(help: ArgumentHelp("How long to browse at most: 3s, 500ms, 1.5s or a number of seconds.", valueName: "duration"))
+    var timeout: String = "3s"
+
+    func validate() throws {
+        guard DurationText.parse(timeout) != nil else {
+            throw ValidationError("--timeout must be a positive duration such as 3s, 500ms or 3 (got \"\(timeout)\")")
+        }
+    }
+
+    func run() async throws {
+        let duration = DurationText.parse(timeout) ?? .seconds(3)
+        let bridges: [DiscoveredBridge]
+        do {
+            bridges = try await MDNSBrowser.browse(timeout: duration)
+        } catch let error as DiscoveryError {
+            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            throw ExitCode.failure
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(bridges), as: UTF8.self))
+        } else if bridges.isEmpty {
+            FileHandle.standardError.write(Data("No codex-bridge found on the local network within \(timeout).\n".utf8))
+        } else {
+            print(Self.table(bridges))
+        }
+    }
+
+    /// Aligned columns: NAME, ADDRESSES, PORT, VERSION, ID (and TLS).
+    static func table(_ bridges: [DiscoveredBridge]) -> String {
+        let header = ["NAME", "ADDRESSES", "PORT", "VERSION", "TLS", "ID"]
+        let rows = bridges.map { bridge in
+            [
+                bridge.name,
+                bridge.addresses.isEmpty ? bridge.host : bridge.addresses.joined(separator: ","),
+                String(bridge.port),
+                bridge.version.map(String.init) ?? "-",
+                bridge.tls ? "yes" : "no",
+                bridge.id ?? "-",
+            ]
+        }
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}
