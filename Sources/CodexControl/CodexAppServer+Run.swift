@@ -168,10 +168,3 @@ extension CodexAppServer {
         }
     }
 }
-
-/// The first failure noted by any task of one child session.
-private final class FailureNote: Sendable {
-    private let storage = Mutex<String?>(nil)
-    func note(_ message: String) { storage.withLock { if $0 == nil { $0 = message } } }
-    var value: String? { storage.withLock { $0 } }
-}

@@ -1,0 +1,132 @@
+import Foundation
+import Subprocess
+
+/// Finds the `codex` executable: `--codex PATH`, then the config value, then `PATH`, then the PyPI package
+/// `openai-codex-cli-bin` (`codex_cli_bin/bin/codex` inside a known virtualenv, or whatever `python3` imports).
+public struct CodexLocator: Sendable {
+    /// `--codex PATH` from the command line; when set, nothing else is tried.
+    public var explicitPath: String?
+    /// The `codex` path from the config file; when set (and no explicit path), nothing else is tried.
+    public var configuredPath: String?
+    /// The environment to read `PATH`, `HOME` and `CODEX_BRIDGE_HOME` from.
+    public var environment: [String: String]
+    /// Directories that may hold a `.venv-codex` made by `Scripts/run` (the repository checkout); the
+    /// executable's ancestors and the working directory are added automatically.
+    public var searchRoots: [String]
+    /// Whether to ask `python3 -c "import codex_cli_bin"` as the last resort.
+    public var askPython: Bool
+
+    /// The message of the `unavailable` error when nothing is found.
+    public static let installHint =
+        "Codex CLI not found. Install it with `pip install openai-codex-cli-bin` (or run `Scripts/run`, which "
+        + "installs it into .venv-codex), put `codex` on PATH, or pass --codex PATH."
+
+    /// Creates a locator; by default it reads this process's environment.
+    public init(
+        explicitPath: String? = nil,
+        configuredPath: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        searchRoots: [String] = [],
+        askPython: Bool = true
+    ) {
+        self.explicitPath = explicitPath
+        self.configuredPath = configuredPath
+        self.environment = environment
+        self.searchRoots = searchRoots
+        self.askPython = askPython
+    }
+
+    /// The absolute path of an executable `codex`.
+    /// - Throws: `CodexError` `.unavailable` whose message says how to install Codex (or what is wrong with
+    ///   the explicit or configured path).
+    public func locate() async throws(CodexError) -> String {
+        if let explicitPath, !explicitPath.isEmpty {
+            return try Self.checked(explicitPath, source: "--codex")
+        }
+        if let configuredPath, !configuredPath.isEmpty {
+            return try Self.checked(configuredPath, source: "the config file's codex path")
+        }
+        for directory in (environment["PATH"] ?? "").split(separator: ":") where !directory.isEmpty {
+            let candidate = "\(directory)/codex"
+            if Self.isExecutable(candidate) { return Self.absolute(candidate) }
+        }
+        for venv in virtualenvCandidates() {
+            if let found = Self.bundledCodex(inVirtualenv: venv) { return found }
+        }
+        if askPython, let found = await Self.askPythonForCodex(environment: environment) { return found }
+        throw .unavailable(Self.installHint)
+    }
+
+    /// Virtualenvs that `Scripts/run` or a user may have made, most specific first.
+    func virtualenvCandidates() -> [String] {
+        var candidates: [String] = []
+        if let bridgeHome = environment["CODEX_BRIDGE_HOME"], !bridgeHome.isEmpty {
+            candidates.append(URL(fileURLWithPath: bridgeHome).deletingLastPathComponent().appendingPathComponent(".venv-codex").path)
+        }
+        var roots = searchRoots
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            var url = URL(fileURLWithPath: executable).deletingLastPathComponent()
+            for _ in 0..<6 {
+                roots.append(url.path)
+                url = url.deletingLastPathComponent()
+            }
+        }
+        roots.append(FileManager.default.currentDirectoryPath)
+        candidates += roots.map { URL(fileURLWithPath: $0).appendingPathComponent(".venv-codex").path }
+        if let home = environment["HOME"], !home.isEmpty {
+            candidates.append("\(home)/.local/share/codex-bridge/venv")
+        }
+        var seen = Set<String>()
+        return candidates.filter { seen.insert($0).inserted }
+    }
+
+    /// `<venv>/lib/python3.*/site-packages/codex_cli_bin/bin/codex`, if present.
+    static func bundledCodex(inVirtualenv venv: String) -> String? {
+        let lib = "\(venv)/lib"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: lib) else { return nil }
+        for entry in entries.sorted().reversed() where entry.hasPrefix("python") {
+            let candidate = "\(lib)/\(entry)/site-packages/codex_cli_bin/bin/codex"
+            if isExecutable(candidate) { return candidate }
+        }
+        return nil
+    }
+
+    private static func askPythonForCodex(environment: [String: String]) async -> String? {
+        let script = "import codex_cli_bin; print(codex_cli_bin.bundled_codex_path())"
+        do {
+            let result = try await withCodexTimeout(.seconds(15), "python3 did not answer") {
+                try await Subprocess.run(
+                    .name("python3"),
+                    arguments: ["-c", script],
+                    input: .none,
+                    output: .string(limit: 64 * 1024),
+                    error: .discarded
+                )
+            }
+            guard result.terminationStatus.isSuccess,
+                case let path = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines),
+                isExecutable(path)
+            else { return nil }
+            return path
+        } catch {
+            return nil
+        }
+    }
+
+    private static func checked(_ path: String, source: String) throws(CodexError) -> String {
+        guard isExecutable(path) else {
+            throw .unavailable("\(source) names \(path), which is not an executable file. \(installHint)")
+        }
+        return absolute(path)
+    }
+
+    static func isExecutable(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            && FileManager.default.isExecutableFile(atPath: path)
+    }
+
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+}
