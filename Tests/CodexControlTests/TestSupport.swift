@@ -1,0 +1,161 @@
+import BridgeProtocol
+import CodexControl
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// Paths and helpers shared by the CodexControl tests.
+enum TestSupport {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    static let mockModelScript = repositoryRoot.appendingPathComponent("Tests/integration/mock_model.py").path
+
+    /// A logger that prints only when `CODEX_TEST_LOG` is set (tests never bootstrap logging).
+    static func logger(_ label: String) -> Logger {
+        if ProcessInfo.processInfo.environment["CODEX_TEST_LOG"] != nil {
+            var logger = Logger(label: label, factory: { StreamLogHandler.standardError(label: $0) })
+            logger.logLevel = .debug
+            return logger
+        }
+        return Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() })
+    }
+
+    /// The real codex: `CODEX_BIN`, else what ``CodexLocator`` finds (PATH, .venv-codex, python3). Fails the
+    /// test (never skips) when there is none.
+    static func realCodex() async throws -> String {
+        if let path = ProcessInfo.processInfo.environment["CODEX_BIN"], !path.isEmpty { return path }
+        do {
+            return try await CodexLocator(searchRoots: [repositoryRoot.path]).locate()
+        } catch {
+            Issue.record(
+                """
+                The real Codex CLI is needed: set CODEX_BIN, or install it (`pip install openai-codex-cli-bin` \
+                into \(repositoryRoot.path)/.venv-codex, as Scripts/test does). \(error)
+                """
+            )
+            throw error
+        }
+    }
+
+    /// A fresh temporary directory.
+    static func temporaryDirectory(_ name: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("codexcontrol-\(name)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Options pointing codex at a mock model on `port`, with its own `CODEX_HOME`.
+    static func codexOptions(port: Int, home: URL) throws -> CodexAppServer.Options {
+        let codexHome = home.appendingPathComponent("codex-home")
+        try FileManager.default.createDirectory(at: codexHome, withIntermediateDirectories: true)
+        let provider =
+            #"{name="mock",base_url="http://127.0.0.1:\#(port)/v1",wire_api="responses",env_key="OPENAI_API_KEY"}"#
+        return CodexAppServer.Options(
+            configOverrides: ["model_provider=mock", "model_providers.mock=\(provider)", "model=mock-model"],
+            environment: ["CODEX_HOME": codexHome.path, "OPENAI_API_KEY": "sk-test"],
+            workingDirectory: home.path,
+            handshakeTimeout: .seconds(30)
+        )
+    }
+}
+
+/// `Tests/integration/mock_model.py` as a subprocess, scripted with a list of responses.
+final class MockModelProcess: Sendable {
+    let port: Int
+    private let process: Process
+
+    init(script: [JSONValue], directory: URL) throws {
+        let scriptFile = directory.appendingPathComponent("model-script.json")
+        let portFile = directory.appendingPathComponent("model-port.txt")
+        try JSONEncoder().encode(script).write(to: scriptFile)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", TestSupport.mockModelScript, "--script", scriptFile.path, "--port-file", portFile.path,
+            "--max-stall", "60",
+        ]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        var port: Int?
+        for _ in 0..<200 where port == nil {
+            if let text = try? String(contentsOf: portFile, encoding: .utf8) { port = Int(text) }
+            if port == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        guard let port else {
+            process.terminate()
+            throw CodexError.unavailable("mock_model.py did not start")
+        }
+        self.port = port
+    }
+
+    func stop() {
+        if process.isRunning { process.terminate() }
+    }
+
+    deinit { stop() }
+}
+
+/// Collects a supervisor's events in the background; tests wait for conditions on them.
+final class EventRecorder: Sendable {
+    private let storage = Mutex<[CodexEvent]>([])
+
+    func append(_ event: CodexEvent) { storage.withLock { $0.append(event) } }
+
+    var events: [CodexEvent] { storage.withLock { $0 } }
+
+    /// Notifications seen, as (method, params).
+    var notifications: [(method: String, params: JSONValue)] {
+        events.compactMap { event in
+            if case .inbound(.notification(let method, let params)) = event { return (method, params) }
+            return nil
+        }
+    }
+
+    /// Waits (polling) until `condition` holds for the events so far; fails after `timeout`.
+    @discardableResult
+    func wait<T>(
+        _ what: String,
+        timeout: Duration = .seconds(20),
+        sourceLocation: SourceLocation = #_sourceLocation,
+        until condition: ([CodexEvent]) -> T?
+    ) async throws -> T {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while ContinuousClock.now < deadline {
+            if let value = condition(events) { return value }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        if let value = condition(events) { return value }
+        Issue.record("timed out waiting for \(what); events: \(events.suffix(20))", sourceLocation: sourceLocation)
+        throw CodexError.timeout("waiting for \(what)")
+    }
+}
+
+extension CodexSupervisor {
+    /// Runs the supervisor and records its events while `body` runs; then shuts it down and waits for it.
+    func withRunning<T: Sendable>(
+        _ body: (EventRecorder) async throws -> T
+    ) async throws -> T {
+        let recorder = EventRecorder()
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.run() }
+            group.addTask {
+                for await event in self.events { recorder.append(event) }
+            }
+            do {
+                let value = try await body(recorder)
+                shutdown()
+                try await group.waitForAll()
+                return value
+            } catch {
+                shutdown()
+                try? await group.waitForAll()
+                throw error
+            }
+        }
+    }
+}
