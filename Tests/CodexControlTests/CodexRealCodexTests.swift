@@ -93,7 +93,13 @@ struct CodexRealCodexTests {
             try supervisor.respond(to: id, result: ["decision": "accept"])
             let completed = try await turnCompleted(recorder, turnId: turnId)
             #expect(completed["turn"]?["status"] == "completed")
-            #expect(FileManager.default.fileExists(atPath: work.appendingPathComponent("approved.txt").path))
+            let execution = recorder.notifications.first {
+                $0.method == "item/completed" && $0.params["item"]?["type"] == "commandExecution"
+            }?.params["item"]
+            #expect(
+                FileManager.default.fileExists(atPath: work.appendingPathComponent("approved.txt").path),
+                "command item: \(String(describing: execution))"
+            )
             #expect(recorder.notifications.contains { $0.method == "serverRequest/resolved" })
         }
     }

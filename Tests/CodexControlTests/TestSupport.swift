@@ -78,17 +78,21 @@ final class MockModelProcess: Sendable {
             "--max-stall", "60",
         ]
         process.standardInput = FileHandle.nullDevice
+        // Never inherit our stdout/stderr: a child holding them keeps `swift test` waiting for EOF.
         process.standardOutput = FileHandle.nullDevice
+        let log = directory.appendingPathComponent("model.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
         self.process = process
         var port: Int?
-        for _ in 0..<200 where port == nil {
+        for _ in 0..<200 where port == nil && process.isRunning {
             if let text = try? String(contentsOf: portFile, encoding: .utf8) { port = Int(text) }
             if port == nil { Thread.sleep(forTimeInterval: 0.05) }
         }
         guard let port else {
             process.terminate()
-            throw CodexError.unavailable("mock_model.py did not start")
+            throw MockModelError(message: "\(TestSupport.mockModelScript) did not start (python3 on PATH?)")
         }
         self.port = port
     }
@@ -98,6 +102,11 @@ final class MockModelProcess: Sendable {
     }
 
     deinit { stop() }
+}
+
+struct MockModelError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }
 
 /// Collects a supervisor's events in the background; tests wait for conditions on them.

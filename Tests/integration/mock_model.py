@@ -273,6 +273,8 @@ def main(argv=None) -> int:
         tmp.replace(args.port_file)
     print(f"PORT {model.port}", flush=True)
     done = threading.Event()
+    # A parent may have spawned us with these blocked (the mask survives exec): unblock, or SIGTERM never lands.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
     while not done.wait(0.5):
