@@ -35,7 +35,10 @@ struct CodexRealCodexTests {
         let directory = try TestSupport.temporaryDirectory("message")
         let model = try MockModelProcess(
             script: [["kind": "message", "text": "Hello there.", "deltas": ["Hello", " there."]]], directory: directory)
-        defer { model.stop() }
+        defer {
+            model.stop()
+            TestSupport.cleanUp(directory)
+        }
         let supervisor = try await realSupervisor(model: model, directory: directory)
         let work = try workDirectory(directory)
         try await supervisor.withRunning { recorder in
@@ -71,7 +74,10 @@ struct CodexRealCodexTests {
         let model = try MockModelProcess(
             script: [["kind": "exec", "cmd": "touch approved.txt"], ["kind": "message", "text": "Done."]],
             directory: directory)
-        defer { model.stop() }
+        defer {
+            model.stop()
+            TestSupport.cleanUp(directory)
+        }
         let supervisor = try await realSupervisor(model: model, directory: directory)
         let work = try workDirectory(directory)
         try await supervisor.withRunning { recorder in
@@ -108,7 +114,10 @@ struct CodexRealCodexTests {
     func steerAndInterrupt() async throws {
         let directory = try TestSupport.temporaryDirectory("interrupt")
         let model = try MockModelProcess(script: [["kind": "stall", "text": "late"]], directory: directory)
-        defer { model.stop() }
+        defer {
+            model.stop()
+            TestSupport.cleanUp(directory)
+        }
         let supervisor = try await realSupervisor(model: model, directory: directory)
         let work = try workDirectory(directory)
         try await supervisor.withRunning { recorder in

@@ -7,7 +7,7 @@ import Testing
 
 /// Paths and helpers shared by the CodexControl tests.
 enum TestSupport {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
     static let mockModelScript = repositoryRoot.appendingPathComponent("Tests/integration/mock_model.py").path
@@ -47,9 +47,20 @@ enum TestSupport {
         return url
     }
 
+    /// Removes a test's temporary directory and its `CODEX_HOME`.
+    static func cleanUp(_ directory: URL) {
+        try? FileManager.default.removeItem(at: directory)
+        try? FileManager.default.removeItem(at: codexHomeRoot.appendingPathComponent(directory.lastPathComponent))
+    }
+
+    /// Where the tests' `CODEX_HOME`s live: the package's `.build` directory (not a temporary directory).
+    static let codexHomeRoot = repositoryRoot.appendingPathComponent(".build/codexcontrol-test-homes")
+
     /// Options pointing codex at a mock model on `port`, with its own `CODEX_HOME`.
     static func codexOptions(port: Int, home: URL) throws -> CodexAppServer.Options {
-        let codexHome = home.appendingPathComponent("codex-home")
+        // Not under /tmp: codex refuses to create its `codex-linux-sandbox` helper alias in a temporary
+        // directory, and sandboxed commands then fail with "bwrap: execvp codex-linux-sandbox".
+        let codexHome = codexHomeRoot.appendingPathComponent(home.lastPathComponent)
         try FileManager.default.createDirectory(at: codexHome, withIntermediateDirectories: true)
         let provider =
             #"{name="mock",base_url="http://127.0.0.1:\#(port)/v1",wire_api="responses",env_key="OPENAI_API_KEY"}"#

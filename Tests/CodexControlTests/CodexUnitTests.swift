@@ -1,0 +1,61 @@
+import BridgeProtocol
+@testable import CodexControl
+import Testing
+
+@Suite("CodexControl pure parts")
+struct CodexUnitTests {
+    @Test("wire lines classify as response, error, notification and server request")
+    func parseLines() throws {
+        #expect(try CodexWireMessage(line: #"{"id":1,"result":{"ok":true}}"#) == .response(id: 1, result: ["ok": true]))
+        #expect(
+            try CodexWireMessage(line: #"{"id":2,"error":{"code":-32001,"message":"busy"}}"#)
+                == .errorResponse(id: 2, code: -32001, message: "busy", data: nil))
+        #expect(
+            try CodexWireMessage(line: #"{"method":"turn/started","params":{"threadId":"t"},"emittedAtMs":1}"#)
+                == .notification(method: "turn/started", params: ["threadId": "t"]))
+        #expect(
+            try CodexWireMessage(line: #"{"id":"a-1","method":"item/fileChange/requestApproval","params":{}}"#)
+                == .request(id: "a-1", method: "item/fileChange/requestApproval", params: [:]))
+        #expect(throws: CodexError.self) { try CodexWireMessage(line: "not json") }
+        #expect(throws: CodexError.self) { try CodexWireMessage(line: "[1]") }
+    }
+
+    @Test("encoded requests are one line without a jsonrpc member; ids echo unchanged")
+    func encode() throws {
+        let line = try CodexWireMessage.request(id: 7, method: "thread/list", params: ["limit": 1]).encoded()
+        #expect(line.last == UInt8(ascii: "\n"))
+        #expect(line.dropLast().contains(UInt8(ascii: "\n")) == false)
+        let text = String(decoding: line, as: UTF8.self)
+        #expect(!text.contains("jsonrpc"))
+        #expect(try CodexWireMessage(line: text.dropLast()) == .request(id: 7, method: "thread/list", params: ["limit": 1]))
+        let answer = String(decoding: try CodexWireMessage.response(id: 0, result: ["decision": "accept"]).encoded(), as: UTF8.self)
+        #expect(answer.contains(#""id":0"#))
+    }
+
+    @Test("CodexStream keeps order, applies backpressure, and ends after finish")
+    func streamBackpressure() async {
+        let stream = CodexStream<Int>(capacity: 4)
+        async let produced: Void = {
+            for i in 0..<1000 { await stream.send(i) }
+            stream.finish()
+        }()
+        var received: [Int] = []
+        for await value in stream {
+            received.append(value)
+            if value % 100 == 0 { await Task.yield() }
+        }
+        await produced
+        #expect(received == Array(0..<1000))
+        #expect(await stream.send(1) == false)
+    }
+
+    @Test("error codes compare and describe")
+    func errors() {
+        let error = CodexError.rpc(code: -32600, message: "Not initialized")
+        #expect(error.code == .rpc)
+        #expect(error.rpcCode == -32600)
+        #expect(error.description.contains("Not initialized"))
+        #expect(CodexError.unavailable("x").code != .exited)
+        #expect(CodexRequestID(generation: 2, value: 5).description == "2:5")
+    }
+}
