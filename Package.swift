@@ -1,0 +1,141 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "codex-bridge",
+    platforms: [.macOS(.v15), .iOS(.v17)],
+    products: [
+        .executable(name: "codex-bridge", targets: ["codex-bridge"]),
+        .library(name: "BridgeProtocol", targets: ["BridgeProtocol"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2", traits: []),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+    ],
+    targets: [
+        // Wire messages. Foundation only: an iOS app imports this module.
+        .target(name: "BridgeProtocol", swiftSettings: swiftSettings),
+
+        // Files on disk: state/config paths, the shared secret, the SQLite store (devices, codes, journal).
+        .target(
+            name: "BridgeStore",
+            dependencies: [
+                "BridgeProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The `codex app-server` child and its JSON-RPC. Knows nothing of WebSockets.
+        .target(
+            name: "CodexControl",
+            dependencies: [
+                "BridgeProtocol",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The WebSocket server: upgrade + auth, connections, routing, the thread hub.
+        .target(
+            name: "BridgeServer",
+            dependencies: [
+                "BridgeProtocol",
+                "BridgeStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "WSCore", package: "swift-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // libqrencode, for the terminal pairing QR.
+        .systemLibrary(
+            name: "CQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
+
+        // Pairing: addresses (LAN, Tailscale), the pairing URL, the terminal QR renderer.
+        .target(
+            name: "Pairing",
+            dependencies: [
+                "BridgeProtocol",
+                "BridgeStore",
+                "CQRencode",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // libavahi-client, for mDNS advertising and browsing.
+        .systemLibrary(
+            name: "CAvahiClient",
+            pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]
+        ),
+
+        // Discovery: the mDNS publisher (a Service) and browser.
+        .target(
+            name: "Discovery",
+            dependencies: [
+                "CAvahiClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The executable: thin ArgumentParser commands.
+        .executableTarget(
+            name: "codex-bridge",
+            dependencies: [
+                "BridgeProtocol",
+                "BridgeServer",
+                "BridgeStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "BridgeStoreTests", dependencies: ["BridgeStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CodexControlTests", dependencies: ["CodexControl"], swiftSettings: swiftSettings),
+        .testTarget(name: "PairingTests", dependencies: ["Pairing", "BridgeStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BridgeServerTests",
+            dependencies: ["BridgeServer", "BridgeProtocol", "BridgeStore"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,58 @@
+/// A snake_case error code carried in `error` frames and failed `helloAck`s.
+///
+/// A struct rather than an enum so that a client built against an older list still decodes codes added later.
+public struct BridgeErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        self.rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+    public var description: String { rawValue }
+
+    /// The frame is not valid JSON, not an object, or misses or mistypes a field.
+    public static let badRequest = Self("bad_request")
+    /// The frame's `kind` is not one this server knows.
+    public static let unknownKind = Self("unknown_kind")
+    /// The frame or a field is larger than allowed.
+    public static let tooLarge = Self("too_large")
+    /// Too many failed authentications from this address, or too many requests.
+    public static let rateLimited = Self("rate_limited")
+    /// The token (shared secret, pairing code or device token) is wrong, used, expired or revoked.
+    public static let unauthorized = Self("unauthorized")
+    /// The client's protocol version is lower than the lowest this server speaks.
+    public static let versionUnsupported = Self("version_unsupported")
+    /// A `hello` was sent on a connection that already completed its handshake.
+    public static let alreadyAuthenticated = Self("already_authenticated")
+    /// The thread, approval or other object named in the request does not exist.
+    public static let notFound = Self("not_found")
+    /// The requested working directory lies outside every configured root.
+    public static let forbiddenPath = Self("forbidden_path")
+    /// The Codex CLI is not installed or not running.
+    public static let codexUnavailable = Self("codex_unavailable")
+    /// Codex answered the request with an error.
+    public static let codexError = Self("codex_error")
+    /// The approval was already answered, or never existed.
+    public static let approvalNotPending = Self("approval_not_pending")
+    /// The request is valid but cannot be done in the thread's current state.
+    public static let conflict = Self("conflict")
+    /// An unexpected failure inside the bridge.
+    public static let `internal` = Self("internal")
+}
+
+/// WebSocket close codes the bridge uses (RFC 6455 section 7.4).
+public enum BridgeCloseCode {
+    /// The server is shutting down.
+    public static let goingAway: UInt16 = 1001
+    /// Authentication failed, a frame came before `hello`, no `hello` in time, or the device was revoked.
+    public static let policyViolation: UInt16 = 1008
+    /// A message was larger than the configured limit.
+    public static let messageTooBig: UInt16 = 1009
+    /// The client did not read fast enough and its outbound queue filled; reconnect and resume.
+    public static let tryAgainLater: UInt16 = 1013
+}

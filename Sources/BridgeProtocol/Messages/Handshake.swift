@@ -1,0 +1,115 @@
+/// The first frame a client sends: `{"kind":"hello","version":1,"token":"…"}`.
+public struct Hello: Codable, Sendable, Hashable {
+    /// The highest protocol version the client speaks.
+    public var version: Int
+    /// The shared secret, a one-time pairing code or a device token. May be omitted when the upgrade
+    /// request carried a valid `Authorization: Bearer` header.
+    public var token: String?
+    /// Describes the device; used when pairing with a one-time code.
+    public var device: DeviceInfo?
+    /// Asks the server to replay journaled events after `lastSeq` (see BRIDGE.md, "Resume").
+    public var resume: ResumeCursor?
+
+    public init(version: Int = ProtocolVersion.current, token: String? = nil, device: DeviceInfo? = nil, resume: ResumeCursor? = nil) {
+        self.version = version
+        self.token = token
+        self.device = device
+        self.resume = resume
+    }
+}
+
+/// What a device says about itself when it pairs.
+public struct DeviceInfo: Codable, Sendable, Hashable {
+    /// A human name, e.g. "Ana's iPhone".
+    public var name: String?
+    /// e.g. "ios", "android", "linux".
+    public var platform: String?
+
+    public init(name: String? = nil, platform: String? = nil) {
+        self.name = name
+        self.platform = platform
+    }
+}
+
+/// A resume cursor: the last `seq` the client has processed.
+public struct ResumeCursor: Codable, Sendable, Hashable {
+    public var lastSeq: Int64
+    public init(lastSeq: Int64) { self.lastSeq = lastSeq }
+}
+
+/// Identifies the bridge a client talks to; stable across restarts.
+public struct ServerInfo: Codable, Sendable, Hashable {
+    /// A stable random id for this bridge installation.
+    public var id: String
+    /// A human name (the host name unless configured).
+    public var name: String
+    /// The bridge's software version.
+    public var version: String
+
+    public init(id: String, name: String, version: String) {
+        self.id = id
+        self.name = name
+        self.version = version
+    }
+}
+
+/// The server's answer to `hello`.
+public struct HelloAck: Codable, Sendable, Hashable {
+    /// The protocol version the server will speak: the client's own if the server supports it, else the
+    /// server's highest.
+    public var version: Int
+    /// Whether the handshake succeeded. When false, `error` says why and the server closes with 1008.
+    public var ok: Bool
+    /// Why the handshake failed.
+    public var error: WireError?
+    /// Who the server is.
+    public var server: ServerInfo?
+    /// Every protocol version the server supports.
+    public var versions: [Int]?
+    /// The device this connection is authenticated as (absent for the shared secret).
+    public var deviceId: String?
+    /// A new long-lived secret for this device; present only right after pairing with a one-time code.
+    public var deviceToken: String?
+    /// The highest `seq` journaled so far.
+    public var lastSeq: Int64?
+    /// `"ok"` when every event after the client's `resume.lastSeq` is replayed, `"gap"` when some were
+    /// pruned (the client must re-read its threads).
+    public var resume: ResumeStatus?
+    /// Thread ids this device was subscribed to and is again, without asking.
+    public var restoredSubscriptions: [String]?
+
+    public init(
+        version: Int, ok: Bool, error: WireError? = nil, server: ServerInfo? = nil, versions: [Int]? = nil,
+        deviceId: String? = nil, deviceToken: String? = nil, lastSeq: Int64? = nil, resume: ResumeStatus? = nil,
+        restoredSubscriptions: [String]? = nil
+    ) {
+        self.version = version
+        self.ok = ok
+        self.error = error
+        self.server = server
+        self.versions = versions
+        self.deviceId = deviceId
+        self.deviceToken = deviceToken
+        self.lastSeq = lastSeq
+        self.resume = resume
+        self.restoredSubscriptions = restoredSubscriptions
+    }
+}
+
+/// Whether a resume cursor could be honoured.
+public enum ResumeStatus: String, Codable, Sendable, Hashable {
+    /// Every event after the cursor is replayed.
+    case ok
+    /// Some events after the cursor were pruned; re-read threads with `readThread`.
+    case gap
+}
+
+/// A code and a human message; the `error` member of a failed `helloAck`.
+public struct WireError: Codable, Sendable, Hashable, Error {
+    public var code: BridgeErrorCode
+    public var message: String
+    public init(code: BridgeErrorCode, message: String) {
+        self.code = code
+        self.message = message
+    }
+}

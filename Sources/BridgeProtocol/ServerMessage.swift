@@ -1,0 +1,99 @@
+import Foundation
+
+/// Every frame the server sends.
+public enum ServerMessage: Sendable, Hashable {
+    case helloAck(HelloAck)
+    case pong(Pong)
+    case error(ErrorMessage)
+    /// The successful answer to the request with this `id`.
+    case response(id: String, BridgeResponse)
+    case event(ThreadEvent)
+    case approvalRequest(ApprovalRequest)
+    case approvalResolved(ApprovalResolved)
+
+    /// The wire `kind`.
+    public var kind: String {
+        switch self {
+        case .helloAck: "helloAck"
+        case .pong: "pong"
+        case .error: "error"
+        case .response(_, let response): response.kind
+        case .event: "event"
+        case .approvalRequest: "approvalRequest"
+        case .approvalResolved: "approvalResolved"
+        }
+    }
+
+    /// The journal sequence number of journaled messages.
+    public var seq: Int64? {
+        switch self {
+        case .event(let event): event.seq
+        case .approvalRequest(let request): request.seq
+        case .approvalResolved(let resolved): resolved.seq
+        default: nil
+        }
+    }
+
+    /// Encodes this message as one JSON text frame.
+    public func encoded(encoder: JSONEncoder = ServerMessage.defaultEncoder) throws -> Data {
+        switch self {
+        case .helloAck(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .pong(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .error(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .event(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .approvalRequest(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .approvalResolved(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .response(let id, let response):
+            switch response {
+            case .threads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .threadStarted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .accepted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .subscribed(let value), .unsubscribed(let value):
+                return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .thread(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .diff(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            }
+        }
+    }
+
+    /// Sorted keys keep frames byte-stable (journal, tests); slashes stay unescaped for readability.
+    public static var defaultEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// Decodes one server frame (for clients).
+    public static func decode(_ data: Data, decoder: JSONDecoder = JSONDecoder()) throws -> ServerMessage {
+        struct Head: Decodable {
+            var kind: String
+            var id: String?
+        }
+        let head = try decoder.decode(Head.self, from: data)
+        func payload<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decode(T.self, from: data) }
+        func response(_ response: BridgeResponse) throws -> ServerMessage {
+            guard let id = head.id else {
+                throw DecodingError.keyNotFound(
+                    Tagged<Ping>.CodingKeys.id, .init(codingPath: [], debugDescription: "answer without id"))
+            }
+            return .response(id: id, response)
+        }
+        switch head.kind {
+        case "helloAck": return .helloAck(try payload(HelloAck.self))
+        case "pong": return .pong(try payload(Pong.self))
+        case "error": return .error(try payload(ErrorMessage.self))
+        case "event": return .event(try payload(ThreadEvent.self))
+        case "approvalRequest": return .approvalRequest(try payload(ApprovalRequest.self))
+        case "approvalResolved": return .approvalResolved(try payload(ApprovalResolved.self))
+        case "threads": return try response(.threads(payload(ThreadList.self)))
+        case "threadStarted": return try response(.threadStarted(payload(ThreadStarted.self)))
+        case "accepted": return try response(.accepted(payload(Accepted.self)))
+        case "subscribed": return try response(.subscribed(payload(SubscriptionChanged.self)))
+        case "unsubscribed": return try response(.unsubscribed(payload(SubscriptionChanged.self)))
+        case "thread": return try response(.thread(payload(ThreadSnapshot.self)))
+        case "diff": return try response(.diff(payload(ThreadDiff.self)))
+        default:
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Synchronization
+
+/// Counts failed authentications per remote address in a sliding window. Once an address reaches the
+/// limit it is refused until its oldest failure leaves the window; other addresses are unaffected.
+///
+/// Memory is bounded: at most `maxTrackedAddresses` addresses are kept (the stalest are dropped first).
+final class AuthRateLimiter: Sendable {
+    private struct State {
+        var failures: [String: [ContinuousClock.Instant]] = [:]
+    }
+
+    private let limit: Int
+    private let window: Duration
+    private let maxTrackedAddresses: Int
+    private let state = Mutex(State())
+
+    init(limit: Int, window: Duration, maxTrackedAddresses: Int = 10_000) {
+        self.limit = limit
+        self.window = window
+        self.maxTrackedAddresses = maxTrackedAddresses
+    }
+
+    /// Whether `address` has used up its failures for now.
+    func isLimited(_ address: String, now: ContinuousClock.Instant = .now) -> Bool {
+        state.withLock { state in
+            guard var times = state.failures[address] else { return false }
+            times.removeAll { now - $0 >= window }
+            state.failures[address] = times.isEmpty ? nil : times
+            return times.count >= limit
+        }
+    }
+
+    /// Records one failed authentication from `address`.
+    func recordFailure(_ address: String, now: ContinuousClock.Instant = .now) {
+        state.withLock { state in
+            var times = state.failures[address, default: []]
+            times.removeAll { now - $0 >= window }
+            times.append(now)
+            if times.count > limit { times.removeFirst(times.count - limit) }
+            state.failures[address] = times
+            if state.failures.count > maxTrackedAddresses {
+                let stalest = state.failures.min { ($0.value.last ?? now) < ($1.value.last ?? now) }
+                if let stalest { state.failures[stalest.key] = nil }
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import BridgeProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import ServiceLifecycle
+@_spi(WSInternal) import WSCore
+
+/// The WebSocket server: `/healthz`, the upgrade with Bearer authentication, one ``Connection`` per socket.
+///
+/// A `Service`: run it in a `ServiceGroup`. On graceful shutdown every client gets close 1001 before the
+/// listener stops.
+public struct BridgeServer: Service, CustomStringConvertible {
+    /// Where the server ended up listening.
+    public struct Listening: Sendable {
+        public var host: String
+        public var port: Int
+    }
+
+    private let configuration: BridgeServerConfiguration
+    private let authenticator: Authenticator
+    private let handler: any RequestHandling
+    private let registry: ConnectionRegistry
+    private let logger: Logger
+    private let onListening: @Sendable (Listening) async -> Void
+    private let rateLimiter: AuthRateLimiter
+    private let extraRoutes: @Sendable (Router<BasicRequestContext>) -> Void
+
+    /// - Parameters:
+    ///   - onListening: called once the socket is bound (port 0 resolved).
+    ///   - extraRoutes: adds HTTP routes (e.g. `/metrics`) next to `/healthz`.
+    public init(
+        configuration: BridgeServerConfiguration,
+        authenticator: Authenticator,
+        handler: any RequestHandling = UnavailableRequestHandler(),
+        registry: ConnectionRegistry = ConnectionRegistry(),
+        logger: Logger,
+        extraRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
+        onListening: @escaping @Sendable (Listening) async -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.authenticator = authenticator
+        self.handler = handler
+        self.registry = registry
+        self.logger = logger
+        self.onListening = onListening
+        self.extraRoutes = extraRoutes
+        self.rateLimiter = AuthRateLimiter(limit: configuration.authFailureLimit, window: configuration.authFailureWindow)
+    }
+
+    public func run() async throws {
+        let router = Router()
+        router.get("/healthz") { _, _ in Self.health }
+        router.get("/health") { _, _ in Self.health }
+        extraRoutes(router)
+
+        let configuration = self.configuration
+        let webSocket = WebSocketHandler.Configuration(
+            extensions: [],
+            autoPing: configuration.pingInterval.map { .enabled(timePeriod: $0) } ?? .disabled,
+            closeTimeout: configuration.closeTimeout,
+            validateUTF8: true,
+            maxFrameSize: configuration.maxMessageBytes
+        )
+        let server = HTTPServerBuilder { responder in
+            BridgeUpgradeChannel(
+                responder: responder,
+                webSocket: webSocket,
+                maxFrameSize: configuration.maxMessageBytes,
+                shouldUpgrade: { request, channel, _ in await self.shouldUpgrade(request, channel: channel) }
+            )
+        }
+        let onListening = self.onListening
+        let logger = self.logger
+        let app = Application(
+            router: router,
+            server: server,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "codex-bridge"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                logger.notice("Listening", metadata: ["bridge.listen.host": "\(configuration.host)", "bridge.listen.port": "\(port)"])
+                await onListening(Listening(host: configuration.host, port: port))
+            },
+            logger: logger
+        )
+        // The coordinator is shut down first (reverse order): it closes every client with 1001, then the
+        // application stops listening.
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: app), .init(service: ShutdownCoordinator(registry: registry, timeout: configuration.closeTimeout, logger: logger))],
+                logger: logger
+            )
+        )
+        try await withGracefulShutdownHandler {
+            try await group.run()
+        } onGracefulShutdown: {
+            Task { await group.triggerGracefulShutdown() }
+        }
+    }
+
+    public var description: String { "BridgeServer" }
+
+    static var health: Response {
+        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
+    }
+
+    /// Decides an upgrade: a Bearer header must be valid (401 otherwise, 429 when rate limited).
+    private func shouldUpgrade(_ request: HTTPRequest, channel: any Channel) async -> UpgradeDecision {
+        let remote = Self.remoteAddress(channel)
+        var preauthenticated: AuthenticationResult?
+        if let header = request.headerFields[.authorization] {
+            guard let token = Self.bearerToken(header) else { return .refuse(.unauthorized) }
+            if rateLimiter.isLimited(remote) {
+                logger.notice("Upgrade refused: rate limited", metadata: ["bridge.remote": "\(remote)"])
+                return .refuse(.tooManyRequests)
+            }
+            let result = await authenticator.authenticate(token: token, device: nil, remoteAddress: remote)
+            guard case .accepted = result else {
+                rateLimiter.recordFailure(remote)
+                logger.notice("Upgrade refused: bad bearer token", metadata: ["bridge.remote": "\(remote)"])
+                return .refuse(.unauthorized)
+            }
+            preauthenticated = result
+        }
+        let preauthenticatedResult = preauthenticated
+        let configuration = self.configuration
+        let authenticator = self.authenticator
+        let rateLimiter = self.rateLimiter
+        let handler = self.handler
+        let registry = self.registry
+        let logger = self.logger
+        let connection = ConnectionBox()
+        guard
+            let id = registry.register(close: { code, reason in connection.value?.requestClose(code: code, reason: reason) })
+        else {
+            return .refuse(.serviceUnavailable)
+        }
+        return .upgrade { inbound, outbound, _ in
+            let conn = Connection(
+                id: id, configuration: configuration, authenticator: authenticator, rateLimiter: rateLimiter,
+                handler: handler, registry: registry, preauthenticated: preauthenticatedResult, remoteAddress: remote,
+                channel: channel, logger: logger
+            )
+            connection.set(conn)
+            defer { registry.unregister(id) }
+            try await conn.run(inbound: inbound, outbound: outbound)
+        }
+    }
+
+    static func bearerToken(_ header: String) -> String? {
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+
+    static func remoteAddress(_ channel: any Channel) -> String {
+        channel.remoteAddress?.ipAddress ?? "unknown"
+    }
+}

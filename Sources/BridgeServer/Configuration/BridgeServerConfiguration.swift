@@ -1,0 +1,50 @@
+import BridgeProtocol
+
+/// Everything the WebSocket server needs to know; each field has a documented default.
+public struct BridgeServerConfiguration: Sendable {
+    /// Address to bind. `0.0.0.0` binds every IPv4 interface.
+    public var host: String
+    /// Port to bind; 0 picks a free one.
+    public var port: Int
+    /// Who this server says it is in `helloAck`.
+    public var server: ServerInfo
+    /// How long a new connection may take to send a valid `hello`.
+    public var helloTimeout: Duration
+    /// Largest accepted message; a larger frame or message closes with 1009.
+    public var maxMessageBytes: Int
+    /// Failed authentications allowed per remote address within `authFailureWindow`; the next is refused
+    /// with `rate_limited`.
+    public var authFailureLimit: Int
+    /// The window `authFailureLimit` counts over.
+    public var authFailureWindow: Duration
+    /// Frames queued for one connection before it is closed with 1013 for not reading.
+    public var outboxCapacity: Int
+    /// Interval of server WebSocket pings; nil disables them.
+    public var pingInterval: Duration?
+    /// How long the close handshake may take before the socket is dropped.
+    public var closeTimeout: Duration
+
+    public init(
+        host: String = "0.0.0.0",
+        port: Int = 9099,
+        server: ServerInfo,
+        helloTimeout: Duration = .seconds(10),
+        maxMessageBytes: Int = 1 << 20,
+        authFailureLimit: Int = 5,
+        authFailureWindow: Duration = .seconds(60),
+        outboxCapacity: Int = 4096,
+        pingInterval: Duration? = .seconds(20),
+        closeTimeout: Duration = .seconds(3)
+    ) {
+        self.host = host
+        self.port = port
+        self.server = server
+        self.helloTimeout = helloTimeout
+        self.maxMessageBytes = maxMessageBytes
+        self.authFailureLimit = authFailureLimit
+        self.authFailureWindow = authFailureWindow
+        self.outboxCapacity = outboxCapacity
+        self.pingInterval = pingInterval
+        self.closeTimeout = closeTimeout
+    }
+}

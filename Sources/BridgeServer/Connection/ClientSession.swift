@@ -1,0 +1,56 @@
+import BridgeProtocol
+import Foundation
+import Logging
+
+/// What the request layer (thread hub) sees of one authenticated connection.
+public final class ClientSession: Sendable, Hashable, Identifiable {
+    /// Unique for the life of the process.
+    public let id: UInt64
+    /// Who the connection is authenticated as.
+    public let principal: Principal
+    /// The hello that opened the session (resume cursor, device info).
+    public let hello: Hello
+    /// The remote address, for logs and `devices list`.
+    public let remoteAddress: String
+    /// Logger with this connection's metadata.
+    public let logger: Logger
+
+    private let outbox: Outbox
+    private let onOverflow: @Sendable () -> Void
+
+    init(id: UInt64, principal: Principal, hello: Hello, remoteAddress: String, logger: Logger, outbox: Outbox, onOverflow: @escaping @Sendable () -> Void) {
+        self.id = id
+        self.principal = principal
+        self.hello = hello
+        self.remoteAddress = remoteAddress
+        self.logger = logger
+        self.outbox = outbox
+        self.onOverflow = onOverflow
+    }
+
+    /// Queues one message. Returns false when the connection is closing or its queue overflowed (the
+    /// connection is then closed with 1013; the client resumes from the journal).
+    @discardableResult
+    public func send(_ message: ServerMessage) -> Bool {
+        guard let data = try? message.encoded() else { return false }
+        return sendEncoded(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Queues an already encoded frame (fan-out encodes once for every subscriber).
+    @discardableResult
+    public func sendEncoded(_ text: String) -> Bool {
+        switch outbox.enqueue(text) {
+        case .enqueued: return true
+        case .closed: return false
+        case .overflow:
+            onOverflow()
+            return false
+        }
+    }
+
+    /// Frames waiting to be written to this client.
+    public var queuedFrames: Int { outbox.count }
+
+    public static func == (lhs: ClientSession, rhs: ClientSession) -> Bool { lhs.id == rhs.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}

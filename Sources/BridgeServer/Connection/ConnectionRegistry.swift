@@ -1,0 +1,66 @@
+import Synchronization
+
+/// Every live connection, so that shutdown, revocation and metrics can reach them.
+public final class ConnectionRegistry: Sendable {
+    struct Entry: Sendable {
+        var principal: Principal?
+        var close: @Sendable (UInt16, String) -> Void
+    }
+
+    private struct State {
+        var entries: [UInt64: Entry] = [:]
+        var nextId: UInt64 = 1
+        var accepting = true
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Allocates a connection id and registers its closer; nil when the server is shutting down.
+    func register(close: @escaping @Sendable (UInt16, String) -> Void) -> UInt64? {
+        state.withLock { state in
+            guard state.accepting else { return nil }
+            let id = state.nextId
+            state.nextId += 1
+            state.entries[id] = Entry(principal: nil, close: close)
+            return id
+        }
+    }
+
+    /// Records who connection `id` authenticated as.
+    func authenticated(_ id: UInt64, as principal: Principal) {
+        state.withLock { $0.entries[id]?.principal = principal }
+    }
+
+    func unregister(_ id: UInt64) {
+        state.withLock { _ = $0.entries.removeValue(forKey: id) }
+    }
+
+    /// Number of open connections.
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    /// Device ids with at least one open connection.
+    var connectedDevices: Set<String> {
+        state.withLock { Set($0.entries.values.compactMap { $0.principal?.deviceId }) }
+    }
+
+    /// Closes every connection of `deviceId` with `code`; returns how many.
+    @discardableResult
+    func close(deviceId: String, code: UInt16, reason: String) -> Int {
+        let closers = state.withLock { state in
+            state.entries.values.filter { $0.principal?.deviceId == deviceId }.map(\.close)
+        }
+        closers.forEach { $0(code, reason) }
+        return closers.count
+    }
+
+    /// Stops accepting and closes every connection with `code`.
+    func closeAll(code: UInt16, reason: String) {
+        let closers = state.withLock { state in
+            state.accepting = false
+            return state.entries.values.map(\.close)
+        }
+        closers.forEach { $0(code, reason) }
+    }
+}

@@ -1,0 +1,40 @@
+import BridgeProtocol
+
+/// What a new session is told in its `helloAck` beyond the handshake itself.
+public struct SessionOpening: Sendable {
+    public var lastSeq: Int64?
+    public var resume: ResumeStatus?
+    public var restoredSubscriptions: [String]?
+    public init(lastSeq: Int64? = nil, resume: ResumeStatus? = nil, restoredSubscriptions: [String]? = nil) {
+        self.lastSeq = lastSeq
+        self.resume = resume
+        self.restoredSubscriptions = restoredSubscriptions
+    }
+}
+
+/// The layer behind the connections: Codex threads, subscriptions, the journal.
+public protocol RequestHandling: Sendable {
+    /// A session completed its handshake. Returns facts for its `helloAck`; `replay` is then called so
+    /// that the ack precedes any replayed event.
+    func sessionOpened(_ session: ClientSession) async -> SessionOpening
+    /// Called right after the `helloAck` was queued: replay what the session missed and start live delivery.
+    func sessionReady(_ session: ClientSession) async
+    /// Answers one request with exactly one message carrying `id` (its result kind or `error`).
+    func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage
+    /// The client acknowledged events up to `seq`.
+    func acknowledged(_ seq: Int64, session: ClientSession) async
+    /// The session ended.
+    func sessionClosed(_ session: ClientSession) async
+}
+
+/// Answers every request with `codex_unavailable`; used when no Codex control is configured.
+public struct UnavailableRequestHandler: RequestHandling {
+    public init() {}
+    public func sessionOpened(_ session: ClientSession) async -> SessionOpening { SessionOpening() }
+    public func sessionReady(_ session: ClientSession) async {}
+    public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
+        .error(ErrorMessage(id: id, code: .codexUnavailable, message: "codex is not available on this bridge"))
+    }
+    public func acknowledged(_ seq: Int64, session: ClientSession) async {}
+    public func sessionClosed(_ session: ClientSession) async {}
+}

@@ -1,0 +1,173 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOWebSocket
+@_spi(WSInternal) import WSCore
+
+/// What to do with a WebSocket upgrade request.
+enum UpgradeDecision: Sendable {
+    /// Upgrade and run `handler` on the WebSocket.
+    case upgrade(WebSocketDataHandler<BridgeWebSocketContext>)
+    /// Refuse with this HTTP status (e.g. 401 for a bad Bearer token, 429 when rate limited).
+    case refuse(HTTPResponse.Status)
+}
+
+/// The context WSCore hands to a WebSocket handler.
+struct BridgeWebSocketContext: WebSocketContext {
+    let logger: Logger
+}
+
+/// An HTTP/1.1 child channel that upgrades to WebSocket, like HummingbirdWebSocket's
+/// `HTTP1WebSocketUpgradeChannel`, except that a refused upgrade gets the status the bridge chooses.
+///
+/// Hummingbird answers every refused upgrade with 400; clients of the bridge expect 401 for a bad
+/// `Authorization: Bearer` token, so the upgrade path is owned here. Plain HTTP requests (`/healthz`,
+/// `/metrics`) go to the Hummingbird router as usual.
+struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
+    enum UpgradeResult: Sendable {
+        case websocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, WebSocketDataHandler<BridgeWebSocketContext>, Logger)
+        case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        case refused(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, HTTPResponse.Status)
+    }
+
+    struct Value: ServerChildChannelValue {
+        let upgradeResult: EventLoopFuture<UpgradeResult>
+        let channel: any Channel
+    }
+
+    let responder: HTTPChannelHandler.Responder
+    let webSocket: WebSocketHandler.Configuration
+    let maxFrameSize: Int
+    let shouldUpgrade: @Sendable (HTTPRequest, any Channel, Logger) async -> UpgradeDecision
+
+    init(
+        responder: @escaping HTTPChannelHandler.Responder,
+        webSocket: WebSocketHandler.Configuration,
+        maxFrameSize: Int,
+        shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) async -> UpgradeDecision
+    ) {
+        self.responder = responder
+        self.webSocket = webSocket
+        self.maxFrameSize = maxFrameSize
+        self.shouldUpgrade = shouldUpgrade
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            // Only touched on the channel's event loop.
+            let decision = NIOLoopBoundBox<UpgradeDecision?>(nil, eventLoop: channel.eventLoop)
+            let shouldUpgrade = self.shouldUpgrade
+            let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
+                maxFrameSize: maxFrameSize,
+                enableAutomaticErrorHandling: true,
+                shouldUpgrade: { channel, head in
+                    let request: HTTPRequest
+                    do {
+                        request = try HTTPRequest(head, secure: false, splitCookie: false)
+                    } catch {
+                        decision.value = .refuse(.badRequest)
+                        return channel.eventLoop.makeSucceededFuture(nil)
+                    }
+                    let promise = channel.eventLoop.makePromise(of: UpgradeDecision.self)
+                    promise.completeWithTask { await shouldUpgrade(request, channel, logger) }
+                    return promise.futureResult.map { result -> HTTPHeaders? in
+                        decision.value = result
+                        if case .upgrade = result { return HTTPHeaders() }
+                        return nil
+                    }
+                },
+                upgradePipelineHandler: { channel, _ in
+                    channel.eventLoop.makeCompletedFuture {
+                        guard case .upgrade(let handler) = decision.value else {
+                            preconditionFailure("upgrade pipeline without an upgrade decision")
+                        }
+                        let asyncChannel = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
+                            wrappingChannelSynchronously: channel,
+                            configuration: .init(isOutboundHalfClosureEnabled: true)
+                        )
+                        return UpgradeResult.websocket(asyncChannel, handler, logger)
+                    }
+                }
+            )
+            let serverUpgradeConfiguration = NIOTypedHTTPServerUpgradeConfiguration(
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
+                        let asyncChannel = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
+                            wrappingChannelSynchronously: channel,
+                            configuration: .init(isOutboundHalfClosureEnabled: true)
+                        )
+                        if case .refuse(let status) = decision.value {
+                            return UpgradeResult.refused(asyncChannel, status)
+                        }
+                        return UpgradeResult.notUpgraded(asyncChannel)
+                    }
+                }
+            )
+            var configuration = NIOUpgradableHTTPServerPipelineConfiguration<UpgradeResult>(upgradeConfiguration: serverUpgradeConfiguration)
+            configuration.enablePipelining = false
+            configuration.enableErrorHandling = false
+            configuration.enableResponseHeaderValidation = false
+            let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            return Value(upgradeResult: result, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.upgradeResult.get() {
+            case .notUpgraded(let http):
+                await handleHTTP(asyncChannel: http, logger: logger)
+            case .refused(let http, let status):
+                await refuse(http, status: status, logger: logger)
+            case .websocket(let asyncChannel, let handler, let logger):
+                do {
+                    _ = try await WebSocketHandler.handle(
+                        type: .server,
+                        configuration: webSocket,
+                        asyncChannel: asyncChannel,
+                        context: BridgeWebSocketContext(logger: logger),
+                        handler: handler
+                    )
+                } catch {
+                    logger.debug("WebSocket ended with an error", metadata: ["error.type": "\(type(of: error))"])
+                }
+            }
+        } catch let error as ChannelError where error == .inputClosed {
+            logger.trace("Upgrade failed as input was closed")
+        } catch {
+            logger.debug("Upgrade failed", metadata: ["error.type": "\(type(of: error))"])
+        }
+    }
+
+    /// Answers a refused upgrade with `status` and closes.
+    private func refuse(_ http: NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, status: HTTPResponse.Status, logger: Logger) async {
+        do {
+            try await http.executeThenClose { _, outbound in
+                let body = ByteBuffer(string: Self.body(for: status))
+                var headers: HTTPFields = [.connection: "close", .contentLength: "\(body.readableBytes)", .contentType: "application/json"]
+                if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+                if status == .tooManyRequests { headers[.retryAfter] = "60" }
+                try await outbound.write(contentsOf: [.head(HTTPResponse(status: status, headerFields: headers)), .body(body), .end(nil)])
+            }
+        } catch {
+            logger.trace("Failed to write the refusal")
+        }
+    }
+
+    static func body(for status: HTTPResponse.Status) -> String {
+        switch status {
+        case .unauthorized: #"{"code":"unauthorized","message":"invalid, expired or revoked token"}"#
+        case .tooManyRequests: #"{"code":"rate_limited","message":"too many failed authentications from this address; try again later"}"#
+        case .serviceUnavailable: #"{"code":"unavailable","message":"the server is shutting down"}"#
+        default: #"{"code":"bad_request","message":"invalid WebSocket upgrade request"}"#
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+
+/// `HOST:PORT`, `[IPv6]:PORT`, `:PORT` or `PORT`.
+struct ListenAddress: ExpressibleByArgument, Equatable {
+    var host: String
+    var port: Int
+
+    init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    init?(argument: String) {
+        let text = argument.trimmingCharacters(in: .whitespaces)
+        var host = "0.0.0.0"
+        var portText = text
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":") else { return nil }
+            portText = String(rest.dropFirst())
+        } else if let colon = text.lastIndex(of: ":") {
+            let hostPart = String(text[..<colon])
+            if !hostPart.isEmpty { host = hostPart }
+            portText = String(text[text.index(after: colon)...])
+        }
+        guard let port = Int(portText), (0...65535).contains(port), !host.isEmpty else { return nil }
+        self.host = host
+        self.port = port
+    }
+
+    var defaultValueDescription: String { "\(host):\(port)" }
+}
+
+import Foundation

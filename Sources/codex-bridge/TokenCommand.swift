@@ -1,0 +1,35 @@
+import ArgumentParser
+import BridgeStore
+
+/// `codex-bridge token show|rotate`: the shared secret for pre-shared-token clients.
+struct TokenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Show or rotate the shared secret.",
+        subcommands: [Show.self, Rotate.self]
+    )
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the shared secret (created on first use).")
+        @OptionGroup var state: StateOptions
+
+        func run() throws {
+            let paths = state.paths
+            try paths.prepare()
+            print(try SharedSecret(paths: paths).loadOrCreate())
+        }
+    }
+
+    struct Rotate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace the shared secret. A running server rejects the old one from its next handshake on."
+        )
+        @OptionGroup var state: StateOptions
+
+        func run() throws {
+            let paths = state.paths
+            try paths.prepare()
+            print(try SharedSecret(paths: paths).rotate())
+        }
+    }
+}
