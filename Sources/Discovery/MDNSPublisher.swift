@@ -82,6 +82,7 @@ public final class MDNSPublisher: Service {
                     case .failed(let reason):
                         if established {
                             logger.notice("Lost avahi-daemon (\(reason)); will advertise again when it is back")
+                            warned = true  // that was the one line about it
                         } else {
                             logger.debug("Avahi session failed (\(reason)); retrying")
                         }
