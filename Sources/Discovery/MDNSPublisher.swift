@@ -8,16 +8,23 @@ import ServiceLifecycle
 /// service appears as soon as the daemon does. After a daemon restart it registers again (within a second of
 /// the daemon being back). On a name collision it takes the alternative name Avahi proposes and logs it.
 ///
+/// When the server listens on port 0, advertise port 0 and report the bound port once it is known:
+/// `run()` waits for it.
+///
 /// ```swift
 /// let publisher = MDNSPublisher(
-///     advertisement: MDNSAdvertisement(name: name, port: port, serverID: id, tls: false),
+///     advertisement: MDNSAdvertisement(name: name, port: listen.port, serverID: id, tls: false),
 ///     logger: logger)
+/// // in the server's "listening" callback:
+/// publisher.serverListening(port: boundPort)
 /// let group = ServiceGroup(services: [server, publisher], logger: logger)
 /// ```
 public final class MDNSPublisher: Service {
     private let advertisement: MDNSAdvertisement
     private let logger: Logger
     private let retryDelay: Duration
+    private let boundPorts: AsyncStream<Int>
+    private let boundPortsContinuation: AsyncStream<Int>.Continuation
 
     /// - Parameters:
     ///   - advertisement: what to publish; the instance name is `advertisement.instanceName`.
@@ -30,23 +37,50 @@ public final class MDNSPublisher: Service {
         self.advertisement = advertisement
         var logger = logger
         logger[metadataKey: "mdns.type"] = .string(advertisement.type)
-        logger[metadataKey: "mdns.port"] = .stringConvertible(advertisement.port)
         self.logger = logger
         self.retryDelay = retryDelay
+        (boundPorts, boundPortsContinuation) = AsyncStream.makeStream(of: Int.self)
+    }
+
+    /// Reports the port the server actually bound; needed only when the advertisement's port is 0
+    /// (`--listen …:0`), in which case `run()` waits for it. Safe to call from any thread, before or after `run()`.
+    public func serverListening(port: Int) {
+        guard port > 0 else { return }
+        boundPortsContinuation.yield(port)
     }
 
     /// Publishes until graceful shutdown or cancellation, then withdraws the entry group.
     ///
     /// Throws only for an advertisement avahi could never accept (see `MDNSAdvertisement.validate()`).
     public func run() async throws {
+        var advertisement = advertisement
+        if advertisement.port == 0 {
+            advertisement.port = 1  // validated below without the port; the real one comes from the server
+        }
         try advertisement.validate()
         await cancelWhenGracefulShutdown {
-            await self.publishUntilCancelled()
+            guard let advertisement = await self.withBoundPort() else { return }
+            await self.publishUntilCancelled(advertisement)
         }
     }
 
+    /// The advertisement with its real port, waiting for `serverListening(port:)` if it says 0;
+    /// nil if cancelled first.
+    private func withBoundPort() async -> MDNSAdvertisement? {
+        var advertisement = self.advertisement
+        guard advertisement.port == 0 else { return advertisement }
+        logger.debug("Waiting for the server's port before advertising over mDNS")
+        for await port in boundPorts {
+            advertisement.port = port
+            return advertisement
+        }
+        return nil
+    }
+
     /// One Avahi session after another (a new one when the client fails, e.g. the daemon restarted).
-    private func publishUntilCancelled() async {
+    private func publishUntilCancelled(_ advertisement: MDNSAdvertisement) async {
+        var logger = self.logger
+        logger[metadataKey: "mdns.port"] = .stringConvertible(advertisement.port)
         var serviceName = advertisement.instanceName
         var warned = false
         var established = false

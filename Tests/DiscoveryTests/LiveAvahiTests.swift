@@ -10,9 +10,9 @@ import Testing
     .serialized, .timeLimit(.minutes(1)),
     .enabled(if: ProcessInfo.processInfo.environment["CODEX_BRIDGE_AVAHI_TESTS"] == "1"))
 struct LiveAvahiTests {
-    private static let type = "_codexdtest._tcp"
+    static let type = "_codexdtest._tcp"
 
-    private func waitFor(
+    func waitFor(
         _ condition: @escaping @Sendable ([DiscoveredBridge]) -> Bool
     ) async throws -> [DiscoveredBridge] {
         let deadline = ContinuousClock.now + .seconds(10)
@@ -64,5 +64,31 @@ struct LiveAvahiTests {
         second.cancel()
         try await first.value
         try await second.value
+    }
+}
+
+extension LiveAvahiTests {
+    @Test func portZeroWaitsForTheBoundPort() async throws {
+        let name = "late-\(UInt32.random(in: 0...UInt32.max))"
+        let (logger, _) = RecordingLogHandler.logger()
+        let publisher = MDNSPublisher(
+            advertisement: MDNSAdvertisement(name: name, type: Self.type, port: 0, txt: ["id": "z"]), logger: logger)
+        let task = Task { try await publisher.run() }
+        try await Task.sleep(for: .milliseconds(300))
+        publisher.serverListening(port: 4321)
+        let found = try await waitFor { $0.contains { $0.name == "\(name) (codex-bridge)" } }
+        #expect(found.first { $0.name == "\(name) (codex-bridge)" }?.port == 4321)
+        task.cancel()
+        try await task.value
+    }
+
+    @Test func cancelledWhileWaitingForThePortReturns() async throws {
+        let (logger, _) = RecordingLogHandler.logger()
+        let publisher = MDNSPublisher(
+            advertisement: MDNSAdvertisement(name: "never", type: Self.type, port: 0, txt: [:]), logger: logger)
+        let task = Task { try await publisher.run() }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        try await task.value
     }
 }
