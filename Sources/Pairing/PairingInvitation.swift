@@ -1,0 +1,104 @@
+import BridgeProtocol
+import BridgeStore
+import Foundation
+
+/// Everything `pair` and `serve` show to pair a phone: the pairing URL, the code behind it and its expiry,
+/// and the addresses offered.
+public struct PairingInvitation: Sendable, Hashable {
+    /// The URL (QR content and text for manual entry).
+    public let url: PairingURL
+    /// The one-time code, or nil when the URL carries the static shared secret (`pair --static`).
+    public let code: PairingCode?
+    /// The addresses offered, best first (`url.host` is the first).
+    public let addresses: [CandidateAddress]
+
+    /// Builds an invitation for an existing credential.
+    /// - Throws: ``PairingInvitationError`` when there is no address to offer.
+    public init(
+        credential: PairingURL.Credential, code: PairingCode? = nil, identity: ServerIdentity, port: Int,
+        addresses: [CandidateAddress], fingerprint: String? = nil
+    ) throws(PairingInvitationError) {
+        guard let best = addresses.first else { throw .noAddresses }
+        self.url = PairingURL(
+            host: best.host, port: port, credential: credential, addresses: addresses.map(\.host),
+            serverId: identity.id, serverName: identity.name, fingerprint: fingerprint)
+        self.code = code
+        self.addresses = addresses
+    }
+
+    /// Mints a one-time code valid for `ttl` and builds the invitation around it.
+    public static func mint(
+        registry: DeviceRegistry, ttl: Duration, identity: ServerIdentity, port: Int,
+        addresses: [CandidateAddress], fingerprint: String? = nil
+    ) async throws -> PairingInvitation {
+        // Check first, so no code is minted for an invitation that cannot be shown.
+        guard !addresses.isEmpty else { throw PairingInvitationError.noAddresses }
+        let code = try await registry.mintPairingCode(ttl: ttl)
+        return try PairingInvitation(
+            credential: .pairingCode(code.code), code: code, identity: identity, port: port, addresses: addresses,
+            fingerprint: fingerprint)
+    }
+
+    /// What `pair --json` prints: `{url, code, expiresAt, addresses, port, serverId, name}`.
+    public var summary: Summary {
+        Summary(
+            url: url.string, code: code?.code, expiresAt: code?.expiresAt, addresses: url.addresses, port: url.port,
+            serverId: url.serverId, name: url.serverName)
+    }
+
+    /// The terminal block: the QR code, the URL, the addresses and the expiry.
+    /// - Throws: ``QRCodeError`` when the URL does not fit a QR code.
+    public func terminalText(renderer: TerminalQRRenderer = TerminalQRRenderer(), now: Date = Date()) throws(QRCodeError) -> String {
+        var text = renderer.render(try QRCode(encoding: url.string))
+        text += "\n\(url.string)\n\n"
+        text += "Addresses offered (best first), port \(url.port):\n"
+        for address in addresses { text += "  \(address)\n" }
+        if let code {
+            let minutes = max(0, Int((code.expiresAt.timeIntervalSince(now) / 60).rounded()))
+            text += "\nCode \(code.grouped): single use, expires in \(minutes) min "
+            text += "(at \(code.expiresAt.formatted(date: .omitted, time: .standard))).\n"
+        } else {
+            text += "\nThis QR code holds the shared secret: anyone who scans it can connect until `token rotate`.\n"
+        }
+        return text
+    }
+
+    /// The JSON form of an invitation (`pair --json`).
+    public struct Summary: Sendable, Hashable, Codable {
+        /// The pairing URL.
+        public var url: String
+        /// The one-time code; nil for `--static`.
+        public var code: String?
+        /// When the code expires; nil for `--static`.
+        public var expiresAt: Date?
+        /// Every address offered, best first.
+        public var addresses: [String]
+        /// The port.
+        public var port: Int
+        /// The server's stable id.
+        public var serverId: String
+        /// The server's name.
+        public var name: String
+    }
+}
+
+/// Why no invitation could be made.
+public struct PairingInvitationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Code: Sendable, Hashable {
+        /// No usable address was found and none was given.
+        case noAddresses
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// A message for a person.
+    public let message: String
+
+    public var description: String { message }
+
+    /// No address to offer.
+    public static let noAddresses = PairingInvitationError(
+        code: .noAddresses,
+        message: "no network address to offer a phone (no LAN or Tailscale interface is up); pass --advertise HOST")
+}

@@ -1,0 +1,55 @@
+import BridgeProtocol
+import BridgeStore
+import Foundation
+import Logging
+import Pairing
+import Testing
+
+@Suite("PairingInvitation")
+struct PairingInvitationTests {
+    static let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+    let addresses = [
+        CandidateAddress(host: "192.168.1.20", kind: .lanIPv4, interface: "eth0"),
+        CandidateAddress(host: "box.tail1234.ts.net", kind: .magicDNS, isTailscale: true),
+    ]
+    let identity = ServerIdentity(id: "q2Xv-9aZ0bCdEfGhIjKlMn", name: "box")
+
+    @Test func mintedInvitationPairsAPhone() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("invitation-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let database = try BridgeDatabase(paths: StatePaths(configDirectory: root, stateDirectory: root), logger: Self.logger)
+        let registry = DeviceRegistry(database: database, logger: Self.logger)
+
+        let invitation = try await PairingInvitation.mint(
+            registry: registry, ttl: .seconds(600), identity: identity, port: 8765, addresses: addresses)
+        let code = try #require(invitation.code)
+        #expect(invitation.url.host == "192.168.1.20")
+        #expect(invitation.url.addresses == ["192.168.1.20", "box.tail1234.ts.net"])
+
+        // What a phone does: parse the scanned URL, send its code as hello.token.
+        let scanned = try PairingURL(parsing: invitation.url.string)
+        let paired = try await registry.redeem(code: scanned.credential.token, device: DeviceInfo(name: "phone"), address: nil)
+        #expect(try await registry.authenticate(deviceToken: paired.deviceToken, address: nil)?.id == paired.deviceId)
+
+        let summary = invitation.summary
+        #expect(summary.code == code.code && summary.port == 8765 && summary.serverId == identity.id && summary.name == "box")
+        let json = try JSONEncoder().encode(summary)
+        let keys = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any]).keys
+        #expect(Set(keys) == ["url", "code", "expiresAt", "addresses", "port", "serverId", "name"])
+
+        let text = try invitation.terminalText(now: code.expiresAt.addingTimeInterval(-600))
+        #expect(text.contains(invitation.url.string))
+        #expect(text.contains(code.grouped) && text.contains("expires in 10 min"))
+        #expect(text.contains("box.tail1234.ts.net (Tailscale MagicDNS)"))
+    }
+
+    @Test func staticInvitationAndNoAddresses() async throws {
+        let invitation = try PairingInvitation(
+            credential: .staticToken("secret-token"), identity: identity, port: 1, addresses: addresses)
+        #expect(invitation.url.string.contains("&token=secret-token&"))
+        #expect(invitation.summary.code == nil)
+        #expect(throws: PairingInvitationError.noAddresses) {
+            try PairingInvitation(credential: .staticToken("x"), identity: identity, port: 1, addresses: [])
+        }
+    }
+}
