@@ -12,8 +12,12 @@ enum TestSupport {
 
     static let mockModelScript = repositoryRoot.appendingPathComponent("Tests/integration/mock_model.py").path
 
+    /// As the bridge executable does: a write to a codex that just exited must not kill the test process.
+    private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
     /// A logger that prints only when `CODEX_TEST_LOG` is set (tests never bootstrap logging).
     static func logger(_ label: String) -> Logger {
+        _ = ignoreSIGPIPE
         if ProcessInfo.processInfo.environment["CODEX_TEST_LOG"] != nil {
             var logger = Logger(label: label, factory: { StreamLogHandler.standardError(label: $0) })
             logger.logLevel = .debug
