@@ -1,0 +1,59 @@
+import BridgeProtocol
+import Foundation
+import Testing
+
+@Suite struct ClientMessageTests {
+    private func decode(_ json: String) throws(FrameDecodingError) -> ClientMessage {
+        try ClientMessage.decode(Data(json.utf8))
+    }
+
+    @Test func decodesHelloWithAndWithoutToken() throws {
+        #expect(try decode(#"{"kind":"hello","version":1,"token":"s"}"#) == .hello(Hello(version: 1, token: "s")))
+        #expect(try decode(#"{"kind":"hello","version":2,"future":true}"#) == .hello(Hello(version: 2)))
+        let paired = try decode(#"{"kind":"hello","version":1,"token":"c","device":{"name":"Ana","platform":"ios"},"resume":{"lastSeq":42}}"#)
+        #expect(paired == .hello(Hello(version: 1, token: "c", device: DeviceInfo(name: "Ana", platform: "ios"), resume: ResumeCursor(lastSeq: 42))))
+    }
+
+    @Test func decodesRequestsWithTheirId() throws {
+        #expect(try decode(#"{"kind":"startThread","id":"a","cwd":"/w","prompt":"hi"}"#) == .request(id: "a", .startThread(StartThread(cwd: "/w", prompt: "hi"))))
+        #expect(try decode(#"{"kind":"approve","id":"b","approvalId":"x","decision":"acceptForSession"}"#) == .request(id: "b", .approve(Approve(approvalId: "x", decision: .acceptForSession))))
+        #expect(try decode(#"{"kind":"subscribe","id":"c","threadId":"*","afterSeq":5}"#) == .request(id: "c", .subscribe(Subscribe(threadId: "*", afterSeq: 5))))
+    }
+
+    @Test(arguments: [
+        ("not json", BridgeErrorCode.badRequest, nil as String?),
+        ("[1,2]", .badRequest, nil),
+        (#"{"id":"1"}"#, .badRequest, "1"),
+        (#"{"kind":7,"id":"1"}"#, .badRequest, "1"),
+        (#"{"kind":"teleport","id":"9"}"#, .unknownKind, "9"),
+        (#"{"kind":"readThread","threadId":"t"}"#, .badRequest, nil),
+        (#"{"kind":"readThread","id":"","threadId":"t"}"#, .badRequest, nil),
+        (#"{"kind":"startThread","id":"s","cwd":5,"prompt":"p"}"#, .badRequest, "s"),
+        (#"{"kind":"approve","id":"a","approvalId":"x","decision":"maybe"}"#, .badRequest, "a"),
+        (#"{"kind":"ping"}"#, .badRequest, nil),
+    ])
+    func reportsWhatWasWrong(json: String, code: BridgeErrorCode, id: String?) {
+        #expect(throws: FrameDecodingError.self) { try decode(json) }
+        do {
+            _ = try decode(json)
+        } catch {
+            #expect(error.code == code)
+            #expect(error.id == id)
+            #expect(!error.message.isEmpty)
+        }
+    }
+
+    @Test func roundTripsEveryRequest() throws {
+        let requests: [BridgeRequest] = [
+            .listThreads(ListThreads(limit: 5, cursor: "c")), .startThread(StartThread(cwd: "/", prompt: "p", model: "m", sandbox: "read-only", approvalPolicy: "never")),
+            .sendMessage(SendMessage(threadId: "t", text: "x")), .interrupt(ThreadRef(threadId: "t")), .subscribe(Subscribe(threadId: "t")),
+            .unsubscribe(ThreadRef(threadId: "t")), .readThread(ThreadRef(threadId: "t")), .getDiff(ThreadRef(threadId: "t")),
+            .approve(Approve(approvalId: "a", decision: .decline)),
+        ]
+        #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
+        for request in requests {
+            let message = ClientMessage.request(id: "id-\(request.kind)", request)
+            #expect(try ClientMessage.decode(message.encoded()) == message)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import BridgeProtocol
+import Foundation
+import Testing
+
+@Suite struct ServerMessageTests {
+    private func json(_ message: ServerMessage) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: message.encoded()) as? [String: Any])
+    }
+
+    @Test func helloAckHasTheExactSeedShape() throws {
+        let data = try ServerMessage.helloAck(HelloAck(version: 1, ok: true)).encoded()
+        #expect(String(decoding: data, as: UTF8.self) == #"{"kind":"helloAck","ok":true,"version":1}"#)
+        let failed = try json(.helloAck(HelloAck(version: 1, ok: false, error: WireError(code: .unauthorized, message: "no"))))
+        #expect((failed["error"] as? [String: Any])?["code"] as? String == "unauthorized")
+    }
+
+    @Test func answersCarryTheirId() throws {
+        let answer = try json(.response(id: "r1", .threadStarted(ThreadStarted(threadId: "t", turnId: "u", cwd: "/w"))))
+        #expect(answer["kind"] as? String == "threadStarted")
+        #expect(answer["id"] as? String == "r1")
+        #expect(answer["threadId"] as? String == "t")
+        let error = try json(.error(ErrorMessage(id: "r2", code: .notFound, message: "no such thread")))
+        #expect(error["kind"] as? String == "error" && error["code"] as? String == "not_found" && error["id"] as? String == "r2")
+    }
+
+    @Test func eventsKeepCodexPayloadsUnchanged() throws {
+        let data: JSONValue = ["delta": "Hel", "itemId": "i1", "n": 3, "ok": true, "list": [1, nil, "x"], "f": .number(0.5)]
+        let event = ServerMessage.event(ThreadEvent(seq: 7, threadId: "t", turnId: "u", type: "item/agentMessage/delta", data: data))
+        let decoded = try ServerMessage.decode(event.encoded())
+        #expect(decoded == event)
+        #expect(decoded.seq == 7)
+    }
+
+    @Test func roundTripsEveryServerMessage() throws {
+        let messages: [ServerMessage] = [
+            .pong(Pong(nonce: "n")),
+            .response(id: "1", .threads(ThreadList(threads: [ThreadSummary(threadId: "t", cwd: "/", preview: "p", status: "idle", updatedAt: 1)], nextCursor: "c"))),
+            .response(id: "2", .accepted(Accepted(threadId: "t", turnId: "u"))),
+            .response(id: "3", .subscribed(SubscriptionChanged(threadId: "*", resume: .gap, lastSeq: 4))),
+            .response(id: "4", .unsubscribed(SubscriptionChanged(threadId: "t"))),
+            .response(id: "5", .thread(ThreadSnapshot(thread: ["id": "t", "turns": []]))),
+            .response(id: "6", .diff(ThreadDiff(threadId: "t", diff: "--- a\n+++ b\n"))),
+            .approvalRequest(ApprovalRequest(seq: 1, approvalId: "a", threadId: "t", turnId: "u", itemId: "i", type: "command", command: "touch x", cwd: "/w", reason: "r")),
+            .approvalResolved(ApprovalResolved(seq: 2, approvalId: "a", threadId: "t", decision: .accept, deviceId: "d")),
+        ]
+        for message in messages {
+            #expect(try ServerMessage.decode(message.encoded()) == message)
+        }
+    }
+}
