@@ -33,6 +33,8 @@ public struct BridgeErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cu
     public static let notFound = Self("not_found")
     /// The requested working directory lies outside every configured root.
     public static let forbiddenPath = Self("forbidden_path")
+    /// The request asks for more than the bridge's configuration allows (e.g. a sandbox or approval policy).
+    public static let forbidden = Self("forbidden")
     /// The Codex CLI is not installed or not running.
     public static let codexUnavailable = Self("codex_unavailable")
     /// Codex answered the request with an error.

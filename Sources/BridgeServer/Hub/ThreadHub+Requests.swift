@@ -1,0 +1,175 @@
+import BridgeProtocol
+import CodexControl
+import Foundation
+import Logging
+
+extension ThreadHub {
+    /// Answers one client request with exactly one message.
+    public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
+        do {
+            return .response(id: id, try await answer(request, session: session))
+        } catch let error as HubError {
+            return .error(ErrorMessage(id: id, code: error.code, message: error.message))
+        } catch let error as CodexError {
+            return .error(Self.errorMessage(id: id, for: error))
+        } catch {
+            session.logger.error("Request failed", metadata: ["bridge.request.kind": "\(request.kind)", "error": "\(error)"])
+            return .error(ErrorMessage(id: id, code: .internal, message: "internal error"))
+        }
+    }
+
+    private func answer(_ request: BridgeRequest, session: ClientSession) async throws -> BridgeResponse {
+        switch request {
+        case .listThreads(let list):
+            return .threads(try await listThreads(list))
+        case .startThread(let start):
+            return .threadStarted(try await startThread(start, session: session))
+        case .sendMessage(let message):
+            return .accepted(try await sendMessage(message))
+        case .interrupt(let ref):
+            return .accepted(try await interrupt(ref.threadId))
+        case .subscribe(let subscription):
+            subscribe(session, to: subscription.threadId)
+            return .subscribed(SubscriptionChanged(threadId: subscription.threadId, lastSeq: lastSeq))
+        case .unsubscribe(let ref):
+            unsubscribe(session, from: ref.threadId)
+            return .unsubscribed(SubscriptionChanged(threadId: ref.threadId))
+        case .readThread(let ref):
+            try await ensureLoaded(ref.threadId)
+            let thread = try await codex.threadRead(threadId: ref.threadId, includeTurns: true, timeout: policy.codexTimeout)
+            return .thread(ThreadSnapshot(thread: thread))
+        case .getDiff(let ref):
+            return .diff(ThreadDiff(threadId: ref.threadId, diff: try await diff(of: ref.threadId)))
+        case .approve(let approve):
+            return .accepted(try approveRequest(approve, session: session))
+        }
+    }
+
+    private func listThreads(_ list: ListThreads) async throws -> ThreadList {
+        if let limit = list.limit, !(1...500).contains(limit) {
+            throw HubError(.badRequest, "limit must be between 1 and 500")
+        }
+        let result = try await codex.threadList(limit: list.limit ?? 50, cursor: list.cursor, timeout: policy.codexTimeout)
+        let threads = (result["data"]?.arrayValue ?? []).compactMap { thread -> ThreadSummary? in
+            guard let id = thread["id"]?.stringValue else { return nil }
+            let status = thread["status"]?["type"]?.stringValue ?? thread["status"]?.stringValue
+            return ThreadSummary(
+                threadId: id, cwd: thread["cwd"]?.stringValue, preview: thread["preview"]?.stringValue,
+                status: status, updatedAt: thread["updatedAt"]?.numberValue
+            )
+        }
+        return ThreadList(threads: threads, nextCursor: result["nextCursor"]?.stringValue)
+    }
+
+    private func startThread(_ start: StartThread, session: ClientSession) async throws -> ThreadStarted {
+        guard let cwd = policy.roots.confine(start.cwd) else {
+            throw HubError(.forbiddenPath, "cwd must be an existing directory inside \(policy.roots.paths.joined(separator: ", "))")
+        }
+        guard !start.prompt.isEmpty else { throw HubError(.badRequest, "prompt must not be empty") }
+        let sandbox = start.sandbox ?? policy.defaultSandbox
+        guard policy.allowedSandboxes.contains(sandbox) else {
+            throw HubError(.forbidden, "sandbox '\(sandbox)' is not allowed; allowed: \(policy.allowedSandboxes.sorted().joined(separator: ", "))")
+        }
+        let approvalPolicy = start.approvalPolicy ?? policy.defaultApprovalPolicy
+        guard policy.allowedApprovalPolicies.contains(approvalPolicy) else {
+            throw HubError(.forbidden, "approvalPolicy '\(approvalPolicy)' is not allowed; allowed: \(policy.allowedApprovalPolicies.sorted().joined(separator: ", "))")
+        }
+        let threadId = try await codex.threadStart(
+            cwd: cwd, model: start.model, sandbox: sandbox, approvalPolicy: approvalPolicy, timeout: policy.codexTimeout
+        )
+        if threads[threadId] == nil { threads[threadId] = ThreadState(cwd: cwd, loadedGeneration: generation) }
+        threads[threadId]?.cwd = cwd
+        subscribe(session, to: threadId)
+        let turnId = try await codex.turnStart(threadId: threadId, text: start.prompt, timeout: policy.codexTimeout)
+        session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
+        return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd)
+    }
+
+    private func sendMessage(_ message: SendMessage) async throws -> Accepted {
+        guard !message.text.isEmpty else { throw HubError(.badRequest, "text must not be empty") }
+        try await ensureLoaded(message.threadId)
+        if let running = threads[message.threadId]?.runningTurnId {
+            do {
+                let turnId = try await codex.turnSteer(threadId: message.threadId, text: message.text, expectedTurnId: running, timeout: policy.codexTimeout)
+                return Accepted(threadId: message.threadId, turnId: turnId)
+            } catch let error as CodexError where error.code == .rpc {
+                // The turn ended meanwhile: start a new one.
+            }
+        }
+        let turnId = try await codex.turnStart(threadId: message.threadId, text: message.text, timeout: policy.codexTimeout)
+        return Accepted(threadId: message.threadId, turnId: turnId)
+    }
+
+    private func interrupt(_ threadId: String) async throws -> Accepted {
+        guard let turnId = threads[threadId]?.runningTurnId else {
+            throw HubError(.conflict, "no turn is running on thread \(threadId)")
+        }
+        try await codex.turnInterrupt(threadId: threadId, turnId: turnId, timeout: policy.codexTimeout)
+        return Accepted(threadId: threadId, turnId: turnId)
+    }
+
+    private func diff(of threadId: String) async throws -> String {
+        if let diff = threads[threadId]?.lastDiff { return diff }
+        var cwd = threads[threadId]?.cwd
+        if cwd == nil {
+            try await ensureLoaded(threadId)
+            let thread = try await codex.threadRead(threadId: threadId, includeTurns: false, timeout: policy.codexTimeout)
+            cwd = thread["cwd"]?.stringValue
+        }
+        guard let cwd else { return "" }
+        return await GitDiff.diff(in: cwd)
+    }
+
+    private func approveRequest(_ approve: Approve, session: ClientSession) throws -> Accepted {
+        guard let pending = pendingApprovals.removeValue(forKey: approve.approvalId) else {
+            throw HubError(.approvalNotPending, "approval \(approve.approvalId) is not pending (already answered, expired or unknown)")
+        }
+        do {
+            try codex.respond(to: pending.codexId, result: ["decision": .string(approve.decision.rawValue)])
+        } catch {
+            throw HubError(.approvalNotPending, "approval \(approve.approvalId) can no longer be answered: codex restarted")
+        }
+        let threadId = pending.request.threadId
+        let deviceId = session.principal.deviceId
+        publish(threadId: threadId) { seq in
+            .approvalResolved(ApprovalResolved(seq: seq, approvalId: approve.approvalId, threadId: threadId, decision: approve.decision, deviceId: deviceId))
+        }
+        session.logger.info("Approval answered", metadata: ["bridge.approval.id": "\(approve.approvalId)", "bridge.approval.decision": "\(approve.decision.rawValue)"])
+        return Accepted(threadId: threadId, approvalId: approve.approvalId)
+    }
+
+    /// After a Codex restart a thread must be resumed before it can be used again.
+    func ensureLoaded(_ threadId: String) async throws {
+        guard let state = threads[threadId], state.loadedGeneration == generation else {
+            // Unknown to this bridge (e.g. a CLI thread) or loaded by an earlier child: resume it.
+            do {
+                let result = try await codex.threadResume(threadId: threadId, timeout: policy.codexTimeout)
+                var state = threads[threadId] ?? ThreadState(loadedGeneration: generation)
+                state.loadedGeneration = generation
+                state.cwd = state.cwd ?? result["cwd"]?.stringValue ?? result["thread"]?["cwd"]?.stringValue
+                threads[threadId] = state
+            } catch let error as CodexError where error.code == .rpc {
+                throw HubError(.notFound, "no thread \(threadId): \(error.message)")
+            }
+            return
+        }
+    }
+
+    static func errorMessage(id: String, for error: CodexError) -> ErrorMessage {
+        switch error.code {
+        case .unavailable: ErrorMessage(id: id, code: .codexUnavailable, message: error.message)
+        case .rpc where error.message.lowercased().contains("not found"): ErrorMessage(id: id, code: .notFound, message: error.message)
+        default: ErrorMessage(id: id, code: .codexError, message: error.message)
+        }
+    }
+}
+
+/// A request the hub refuses, with its wire code.
+struct HubError: Error {
+    let code: BridgeErrorCode
+    let message: String
+    init(_ code: BridgeErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}

@@ -1,0 +1,209 @@
+import BridgeProtocol
+import CodexControl
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// The heart of the bridge: turns Codex notifications into numbered events for subscribed clients, holds
+/// pending approvals until the first answer, and runs client requests against Codex.
+///
+/// A `Service`: its `run()` consumes the supervisor's event stream. Client requests arrive through
+/// ``RequestHandling``.
+public actor ThreadHub: RequestHandling, Service {
+    /// What a request may choose, and the defaults.
+    public struct Policy: Sendable {
+        /// Where threads may run.
+        public var roots: WorkspaceRoots
+        /// Sandbox when a request names none.
+        public var defaultSandbox: String
+        /// Sandboxes a request may choose.
+        public var allowedSandboxes: Set<String>
+        /// Approval policy when a request names none.
+        public var defaultApprovalPolicy: String
+        /// Approval policies a request may choose.
+        public var allowedApprovalPolicies: Set<String>
+        /// Timeout of one Codex request.
+        public var codexTimeout: Duration
+
+        public init(
+            roots: WorkspaceRoots,
+            defaultSandbox: String = "workspace-write",
+            allowedSandboxes: Set<String> = ["read-only", "workspace-write"],
+            defaultApprovalPolicy: String = "on-request",
+            allowedApprovalPolicies: Set<String> = ["untrusted", "on-failure", "on-request", "never"],
+            codexTimeout: Duration = .seconds(60)
+        ) {
+            self.roots = roots
+            self.defaultSandbox = defaultSandbox
+            self.allowedSandboxes = allowedSandboxes
+            self.defaultApprovalPolicy = defaultApprovalPolicy
+            self.allowedApprovalPolicies = allowedApprovalPolicies
+            self.codexTimeout = codexTimeout
+        }
+    }
+
+    struct ThreadState {
+        var cwd: String?
+        var runningTurnId: String?
+        var lastDiff: String?
+        /// The codex generation this thread is loaded in; a restart needs `thread/resume` first.
+        var loadedGeneration: Int
+    }
+
+    struct PendingApproval {
+        var codexId: CodexRequestID
+        var request: ApprovalRequest
+    }
+
+    let codex: CodexSupervisor
+    let policy: Policy
+    let logger: Logger
+    let encoder = ServerMessage.defaultEncoder
+
+    var sessions: [UInt64: ClientSession] = [:]
+    var subscribers: [String: Set<UInt64>] = [:]
+    var wildcardSubscribers: Set<UInt64> = []
+    var threads: [String: ThreadState] = [:]
+    var pendingApprovals: [String: PendingApproval] = [:]
+    var lastSeq: Int64 = 0
+    var generation = 0
+    var nextApprovalNumber = 0
+
+    public init(codex: CodexSupervisor, policy: Policy, logger: Logger) {
+        self.codex = codex
+        self.policy = policy
+        self.logger = logger
+    }
+
+    public nonisolated var description: String { "ThreadHub" }
+
+    /// Consumes Codex's events until the supervisor ends its stream (on shutdown).
+    public func run() async throws {
+        for await event in codex.events {
+            process(event)
+        }
+    }
+
+    // MARK: Codex → clients
+
+    func process(_ event: CodexEvent) {
+        switch event {
+        case .started(let generation):
+            self.generation = generation
+            logger.info("Codex is running", metadata: ["bridge.codex.generation": "\(generation)"])
+        case .stopped(let generation, let reason):
+            codexStopped(generation: generation, reason: reason)
+        case .inbound(.notification(let method, let params)):
+            notification(method: method, params: params)
+        case .inbound(.serverRequest(let id, let method, let params)):
+            serverRequest(id: id, method: method, params: params)
+        case .inbound(.exited):
+            break
+        }
+    }
+
+    private func notification(method: String, params: JSONValue) {
+        guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
+        let turnId = params["turnId"]?.stringValue ?? params["turn"]?["id"]?.stringValue
+        var state = threads[threadId] ?? ThreadState(cwd: params["thread"]?["cwd"]?.stringValue, loadedGeneration: generation)
+        switch method {
+        case "turn/started": state.runningTurnId = turnId
+        case "turn/completed": if state.runningTurnId == turnId || turnId == nil { state.runningTurnId = nil }
+        case "turn/diff/updated": if let diff = params["diff"]?.stringValue { state.lastDiff = diff }
+        default: break
+        }
+        threads[threadId] = state
+        publish(threadId: threadId) { seq in .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: method, data: params)) }
+    }
+
+    private func serverRequest(id: CodexRequestID, method: String, params: JSONValue) {
+        guard let type = ApprovalMapping.type(of: method), let threadId = params["threadId"]?.stringValue ?? params["conversationId"]?.stringValue else {
+            logger.warning("Declining a Codex request the bridge cannot relay", metadata: ["bridge.codex.method": "\(method)"])
+            try? codex.respond(to: id, errorCode: -32601, message: "codex-bridge does not relay \(method)")
+            return
+        }
+        nextApprovalNumber += 1
+        let approvalId = "ap-\(generation)-\(nextApprovalNumber)-\(UUID().uuidString.prefix(8).lowercased())"
+        publish(threadId: threadId) { seq in
+            let request = ApprovalMapping.approval(seq: seq, approvalId: approvalId, threadId: threadId, method: method, type: type, params: params)
+            self.pendingApprovals[approvalId] = PendingApproval(codexId: id, request: request)
+            return .approvalRequest(request)
+        }
+        logger.info("Approval requested", metadata: ["bridge.thread.id": "\(threadId)", "bridge.approval.id": "\(approvalId)", "bridge.approval.type": "\(type)"])
+    }
+
+    private func codexStopped(generation: Int, reason: String) {
+        logger.warning("Codex stopped", metadata: ["bridge.codex.generation": "\(generation)", "bridge.codex.reason": "\(reason)"])
+        for (threadId, state) in threads {
+            if let turnId = state.runningTurnId {
+                threads[threadId]?.runningTurnId = nil
+                let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "reason": .string(reason)]
+                publish(threadId: threadId) { seq in .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data)) }
+            }
+        }
+        for (approvalId, pending) in pendingApprovals where pending.codexId.generation == generation {
+            pendingApprovals[approvalId] = nil
+            let threadId = pending.request.threadId
+            publish(threadId: threadId) { seq in
+                .approvalResolved(ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: .cancel))
+            }
+        }
+    }
+
+    /// Numbers a message and delivers it to every subscriber of `threadId` (and of `*`), encoding it once.
+    func publish(threadId: String, _ make: (Int64) -> ServerMessage) {
+        lastSeq += 1
+        let message = make(lastSeq)
+        guard let data = try? message.encoded(encoder: encoder) else { return }
+        let text = String(decoding: data, as: UTF8.self)
+        var targets = wildcardSubscribers
+        if let direct = subscribers[threadId] { targets.formUnion(direct) }
+        for id in targets {
+            sessions[id]?.sendEncoded(text)
+        }
+    }
+
+    // MARK: Sessions
+
+    public func sessionOpened(_ session: ClientSession) async -> SessionOpening {
+        sessions[session.id] = session
+        return SessionOpening(lastSeq: lastSeq)
+    }
+
+    public func sessionReady(_ session: ClientSession) async {}
+
+    public func acknowledged(_ seq: Int64, session: ClientSession) async {}
+
+    public func sessionClosed(_ session: ClientSession) async {
+        sessions[session.id] = nil
+        wildcardSubscribers.remove(session.id)
+        for threadId in subscribers.keys {
+            subscribers[threadId]?.remove(session.id)
+            if subscribers[threadId]?.isEmpty == true { subscribers[threadId] = nil }
+        }
+    }
+
+    func subscribe(_ session: ClientSession, to threadId: String) {
+        let alreadyCovered = wildcardSubscribers.contains(session.id) || (threadId != "*" && subscribers[threadId]?.contains(session.id) == true)
+        if threadId == "*" {
+            wildcardSubscribers.insert(session.id)
+        } else {
+            subscribers[threadId, default: []].insert(session.id)
+        }
+        // Approvals nobody answered yet reach a client that subscribes later.
+        guard !alreadyCovered else { return }
+        for pending in pendingApprovals.values.sorted(by: { $0.request.seq < $1.request.seq })
+        where threadId == "*" || pending.request.threadId == threadId {
+            session.send(.approvalRequest(pending.request))
+        }
+    }
+
+    func unsubscribe(_ session: ClientSession, from threadId: String) {
+        if threadId == "*" {
+            wildcardSubscribers.remove(session.id)
+        } else {
+            subscribers[threadId]?.remove(session.id)
+            if subscribers[threadId]?.isEmpty == true { subscribers[threadId] = nil }
+        }
+    }
+}

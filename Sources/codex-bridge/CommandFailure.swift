@@ -1,0 +1,5 @@
+/// A command failed: ArgumentParser prints `Error: <message>` on one line and exits 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { self.description = message }
+}
