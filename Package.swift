@@ -119,6 +119,7 @@ let package = Package(
                 "BridgeProtocol",
                 "BridgeServer",
                 "BridgeStore",
+                "Pairing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

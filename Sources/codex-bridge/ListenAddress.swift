@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `HOST:PORT`, `[IPv6]:PORT`, `:PORT` or `PORT`.
+/// `HOST:PORT`, `[IPv6]:PORT`, `:PORT`, `PORT`, or `tailscale[:PORT]` (the Tailscale addresses).
 struct ListenAddress: ExpressibleByArgument, Equatable {
     var host: String
     var port: Int
@@ -12,6 +12,12 @@ struct ListenAddress: ExpressibleByArgument, Equatable {
 
     init?(argument: String) {
         let text = argument.trimmingCharacters(in: .whitespaces)
+        // `tailscale` alone: the Tailscale addresses on the default port (`tailscale:PORT` parses below).
+        if text.lowercased() == "tailscale" {
+            self.host = "tailscale"
+            self.port = 9099
+            return
+        }
         var host = "0.0.0.0"
         var portText = text
         if text.hasPrefix("[") {

@@ -65,9 +65,10 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CleanExit.message("error: cannot prepare the state directory \(paths.stateDirectory.path): \(error)")
         }
-        let server = ServerInfo(id: try ServeSupport.serverId(paths: paths), name: mdnsName ?? ServeSupport.hostName(), version: BridgeVersion.current)
+        let pairing = try ServePairing.prepare(paths: paths, listen: listen.host, name: mdnsName, logger: logger)
+        let server = ServerInfo(id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current)
         let configuration = BridgeServerConfiguration(
-            host: listen.host,
+            host: pairing.host,
             port: listen.port,
             server: server,
             helloTimeout: .milliseconds(Int64(helloTimeout * 1000)),
@@ -76,21 +77,22 @@ struct ServeCommand: AsyncParsableCommand {
         )
         let bridge = BridgeServer(
             configuration: configuration,
-            authenticator: Authenticator(sharedSecretFile: paths.tokenFile),
+            authenticator: Authenticator(sharedSecretFile: paths.tokenFile, devices: pairing.devices),
+            registry: pairing.connections,
             logger: logger,
-            onListening: { listening in
-                ServeSupport.writeServerFile(paths: paths, host: listening.host, port: listening.port, logger: logger)
+            onListening: { [noQr] listening in
+                await pairing.listening(listening, noQR: noQr)
             }
         )
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: bridge)],
+                services: [.init(service: bridge), .init(service: pairing.revocationWatcher)],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
         )
+        defer { ServerRecord.remove(paths: paths) }
         try await group.run()
-        try? FileManager.default.removeItem(at: paths.serverFile)
         logger.info("Stopped")
     }
 }

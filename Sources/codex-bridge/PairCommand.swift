@@ -1,0 +1,99 @@
+import ArgumentParser
+import BridgeProtocol
+import BridgeStore
+import Foundation
+import Logging
+import Pairing
+
+/// `codex-bridge pair`: mint a one-time pairing code and show it as a QR code, a URL and a JSON summary.
+struct PairCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair",
+        abstract: "Pair a phone: show a one-time pairing code as a QR code and a URL.",
+        discussion: """
+            Works while `serve` runs (in another terminal or as a service): the QR carries the port it bound. \
+            The code is single use and expires after --ttl; the phone exchanges it for its own device token.
+            """
+    )
+
+    /// The port used when no server is running and none is given.
+    static let defaultPort = 9099
+
+    @OptionGroup var state: StateOptions
+
+    @Option(help: ArgumentHelp("How long the code stays valid: 90s, 10m, 1h or seconds.", valueName: "duration"))
+    var ttl = DurationArgument(.seconds(600), text: "10m")
+
+    @Flag(help: "Print {url, code, expiresAt, addresses, port, serverId, name} as JSON, without the QR code.")
+    var json = false
+
+    @Flag(name: .customLong("static"), help: "Put the shared secret in the QR instead of a one-time code (pre-shared-token clients).")
+    var useStaticToken = false
+
+    @Option(parsing: .singleValue, help: ArgumentHelp("Offer this host instead of the discovered addresses (repeatable).", valueName: "host"))
+    var advertise: [String] = []
+
+    @Flag(help: "Swap light and dark in the QR code (dark text on a light terminal).")
+    var invert = false
+
+    @Flag(help: "Draw the QR code white on black with ANSI colours (reads on any terminal background).")
+    var ansi = false
+
+    @Option(help: ArgumentHelp("Port to put in the URL (default: the running server's, else 9099).", valueName: "port"))
+    var port: Int?
+
+    func validate() throws {
+        if let port, !(1...65535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
+        if ttl.duration > .seconds(7 * 86400) { throw ValidationError("--ttl must be at most 7 days") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "codex-bridge.pair")
+        logger.logLevel = .warning
+        let paths = state.paths
+        do {
+            let invitation = try await makeInvitation(paths: paths, logger: logger)
+            if json {
+                let encoder = JSONEncoder()
+                encoder.dateEncodingStrategy = .iso8601
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(invitation.summary), as: UTF8.self))
+            } else {
+                let renderer = TerminalQRRenderer(invert: invert, style: ansi ? .ansi : .plain)
+                print(try invitation.terminalText(renderer: renderer), terminator: "")
+            }
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    private func makeInvitation(paths: StatePaths, logger: Logger) async throws -> PairingInvitation {
+        let running = ServerRecord.readRunning(paths: paths)
+        let chosenPort: Int
+        if let port {
+            chosenPort = port
+        } else if let running {
+            chosenPort = running.port
+        } else {
+            chosenPort = Self.defaultPort
+            FileHandle.standardError.write(Data("no server running; using port \(chosenPort)\n".utf8))
+        }
+        let identity = try ServerIdentity.loadOrCreate(paths: paths)
+        let addresses = try await AddressDiscovery(logger: logger).candidates(advertise: offered(running: running))
+        if useStaticToken {
+            let secret = try SharedSecret(paths: paths).loadOrCreate()
+            return try PairingInvitation(credential: .staticToken(secret), identity: identity, port: chosenPort, addresses: addresses)
+        }
+        let registry = try ServePairing.openRegistry(paths: paths, logger: logger)
+        return try await PairingInvitation.mint(
+            registry: registry, ttl: ttl.duration, identity: identity, port: chosenPort, addresses: addresses)
+    }
+
+    /// `--advertise`, else what a server bound to specific addresses listens on, else nothing (discover).
+    private func offered(running: ServerRecord?) -> [String] {
+        if !advertise.isEmpty { return advertise }
+        if let running, !ServePairing.isWildcard(running.host), !running.addresses.isEmpty { return running.addresses }
+        return []
+    }
+}

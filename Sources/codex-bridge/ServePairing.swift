@@ -1,0 +1,120 @@
+import ArgumentParser
+import BridgeProtocol
+import BridgeServer
+import BridgeStore
+import Foundation
+import Logging
+import Pairing
+
+/// The pairing parts of `serve`: the server identity, the device database and its authenticator, the
+/// revocation watcher, `--listen tailscale`, `server.json` and the startup QR.
+struct ServePairing: Sendable {
+    /// How long the code in the startup QR stays valid.
+    static let startupCodeTTL: Duration = .seconds(600)
+    /// The line logged instead of the QR.
+    static let pairHint = "To pair a phone, run `codex-bridge pair` in a terminal"
+
+    /// Who this server is (`helloAck.server`, the pairing URL).
+    let identity: ServerIdentity
+    /// Devices and pairing codes.
+    let registry: DeviceRegistry
+    /// Checks device tokens and redeems pairing codes for the ``Authenticator``.
+    let devices: RegistryDeviceAuthenticator
+    /// The server's connections, shared with the ``RevocationWatcher``.
+    let connections = ConnectionRegistry()
+    /// What `--listen` asked for (`0.0.0.0`, an address, `tailscale`).
+    let listen: String
+    /// The host to bind: `listen` itself, or the first Tailscale address (IPv4 first) for `tailscale`.
+    let host: String
+    let paths: StatePaths
+    let logger: Logger
+
+    /// Opens the database and resolves the identity and the bind address. On failure prints a clear error and
+    /// exits non-zero (e.g. `--listen tailscale` with no Tailscale interface).
+    static func prepare(paths: StatePaths, listen: String, name: String?, logger: Logger) throws -> ServePairing {
+        do {
+            let identity = try ServerIdentity.loadOrCreate(paths: paths, name: name)
+            let host = try listenHosts(listen: listen, logger: logger)[0]
+            let registry = try openRegistry(paths: paths, logger: logger)
+            return ServePairing(
+                identity: identity, registry: registry, devices: RegistryDeviceAuthenticator(registry: registry, logger: logger),
+                listen: listen, host: host, paths: paths, logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    /// Closes the connections of devices revoked by another process within 2 s.
+    var revocationWatcher: RevocationWatcher {
+        RevocationWatcher(registry: connections, devices: devices, logger: logger)
+    }
+
+    /// Once the socket is bound: records `server.json` and shows the pairing QR (or the hint to run `pair`).
+    func listening(_ listening: BridgeServer.Listening, noQR: Bool) async {
+        let addresses = await Self.offeredAddresses(hosts: [listen == "tailscale" ? host : listen], logger: logger)
+        Self.writeServerRecord(paths: paths, listen: listen, port: listening.port, addresses: addresses, logger: logger)
+        await Self.startupQR(registry: registry, identity: identity, port: listening.port, addresses: addresses, noQR: noQR, logger: logger)
+    }
+
+    /// Opens the database in the state directory (0700, file 0600) and the device registry over it.
+    static func openRegistry(paths: StatePaths, logger: Logger) throws -> DeviceRegistry {
+        DeviceRegistry(database: try BridgeDatabase(paths: paths, logger: logger), logger: logger)
+    }
+
+    /// Whether a listen host names every interface, in which case every discovered address is offered.
+    static func isWildcard(_ host: String) -> Bool {
+        ["", "0.0.0.0", "::", "[::]", "*"].contains(host)
+    }
+
+    /// The hosts to bind for `--listen HOST`: the Tailscale addresses (IPv4 first) for `tailscale`, else `HOST`.
+    /// - Throws: ``AddressDiscoveryError/noTailscaleInterface`` when `tailscale` is asked for and there is none.
+    static func listenHosts(listen: String, logger: Logger) throws -> [String] {
+        guard listen.lowercased() == "tailscale" else { return [listen] }
+        return try AddressDiscovery(logger: logger).tailscaleBindAddresses()
+    }
+
+    /// The addresses a server listening on `hosts` offers: every discovered one when it listens on all
+    /// interfaces, else the hosts it bound.
+    static func offeredAddresses(hosts: [String], logger: Logger) async -> [CandidateAddress] {
+        do {
+            if hosts.contains(where: isWildcard) {
+                return try await AddressDiscovery(logger: logger).candidates()
+            }
+            return try await AddressDiscovery(logger: logger).candidates(advertise: hosts)
+        } catch {
+            logger.warning("Cannot list the addresses to offer", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    /// Records the running server in `server.json` (pid, port, host, addresses) for `pair` and the tests.
+    static func writeServerRecord(paths: StatePaths, listen: String, port: Int, addresses: [CandidateAddress], logger: Logger) {
+        do {
+            try ServerRecord(port: port, host: listen, addresses: addresses.map(\.host)).write(paths: paths)
+        } catch {
+            logger.warning("Cannot write the server file", metadata: ["bridge.path": "\(paths.serverFile.path)", "error": "\(error)"])
+        }
+    }
+
+    /// Prints the pairing QR, URL, addresses and expiry to stdout when stdout is a terminal and `--no-qr` is
+    /// not set; otherwise logs one line saying to run `codex-bridge pair`. Never logs the code.
+    static func startupQR(
+        registry: DeviceRegistry, identity: ServerIdentity, port: Int, addresses: [CandidateAddress], noQR: Bool,
+        logger: Logger
+    ) async {
+        guard !noQR, isatty(STDOUT_FILENO) == 1 else {
+            logger.notice("\(pairHint)")
+            return
+        }
+        do {
+            let invitation = try await PairingInvitation.mint(
+                registry: registry, ttl: startupCodeTTL, identity: identity, port: port, addresses: addresses)
+            let text = try invitation.terminalText()
+            FileHandle.standardOutput.write(Data(("\nScan with the codex-bridge app to pair a phone:\n\n" + text + "\n").utf8))
+        } catch {
+            logger.warning("Cannot show the pairing QR code", metadata: ["error": "\(error)"])
+            logger.notice("\(pairHint)")
+        }
+    }
+}
