@@ -1,0 +1,74 @@
+"""Issue 3, fault injection: a codex that crashes mid-turn or floods (a fake codex; the real one is in test_codex.py)."""
+import asyncio
+import os
+import pathlib
+import sys
+
+from test_codex import frames, request, until_turn_completed
+from wsutil import hello
+
+FAKE = pathlib.Path(__file__).with_name("fake_codex.py")
+
+
+def fake_bridge(bridge_factory, tmp_path, mode, **env_extra):
+    env = dict(os.environ, FAKE_CODEX_MODE=mode, **env_extra)
+    ws = tmp_path / "ws"
+    ws.mkdir(exist_ok=True)
+    # The fake is a script: run it through this Python so the bridge execs a real interpreter.
+    wrapper = tmp_path / "codex"
+    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKE} \"$@\"\n")
+    wrapper.chmod(0o755)
+    return bridge_factory(args=["--codex", str(wrapper), "--root", str(ws)], env=env), ws
+
+
+async def test_codex_crash_mid_turn_is_reported_and_codex_restarts(bridge_factory, tmp_path):
+    bridge, ws_dir = fake_bridge(bridge_factory, tmp_path, "crash", FAKE_CODEX_STATE=str(tmp_path / "crashed"))
+    ws, _ = await hello(bridge)
+    started = await request(ws, "startThread", cwd=str(ws_dir), prompt="go")
+    assert started["kind"] == "threadStarted"
+    failed = None
+    async for msg in frames(ws, timeout=20):
+        if msg["kind"] == "event" and msg["type"] == "bridge/turnFailed":
+            failed = msg
+            break
+    assert failed["threadId"] == started["threadId"] and failed["turnId"] == started["turnId"]
+    assert failed["data"]["reason"]
+    # The bridge stayed up and restarted codex: the next startThread works end to end.
+    again = await request(ws, "startThread", cwd=str(ws_dir), prompt="again", timeout=30)
+    assert again["kind"] == "threadStarted", again
+    events, _ = await until_turn_completed(ws, again["threadId"], timeout=20)
+    assert events[-1]["data"]["turn"]["status"] == "completed"
+    assert "Codex stopped" in bridge.log()
+
+
+async def test_codex_flood_arrives_complete_in_order_with_bounded_memory(bridge_factory, tmp_path):
+    count = 100_000
+    bridge, ws_dir = fake_bridge(bridge_factory, tmp_path, "flood", FAKE_CODEX_COUNT=str(count))
+    ws, _ = await hello(bridge)
+    started = await request(ws, "startThread", cwd=str(ws_dir), prompt="flood")
+    thread = started["threadId"]
+    expected = 0
+    peak_rss = 0
+    last_seq = None
+    async for msg in frames(ws, timeout=120):
+        if msg["kind"] != "event" or msg["threadId"] != thread:
+            continue
+        if last_seq is not None:
+            assert msg["seq"] == last_seq + 1
+        last_seq = msg["seq"]
+        if msg["type"] == "item/agentMessage/delta":
+            assert msg["data"]["delta"] == f"{expected} "
+            expected += 1
+            if expected % 10_000 == 0:
+                peak_rss = max(peak_rss, rss_kib(bridge.proc.pid))
+        elif msg["type"] == "turn/completed":
+            break
+    assert expected == count
+    assert peak_rss < 400 * 1024, f"bridge RSS peaked at {peak_rss} KiB"
+
+
+def rss_kib(pid):
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
