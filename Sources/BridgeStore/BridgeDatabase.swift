@@ -48,7 +48,10 @@ public struct BridgeDatabase: Sendable {
             throw StoreError.io("cannot open the database \(url.path): \(error)")
         }
         // The WAL files exist now: make sure they are private even if an older version left them looser.
-        try Self.createPrivateFiles(at: url)
+        // chmod only: opening and closing another descriptor of the database file now would drop this
+        // process's fcntl locks on it, and the next CLI process to close would delete the -wal/-shm files
+        // under this one.
+        try Self.createPrivateFiles(at: url, create: false)
         logger.debug("database open", metadata: ["bridge.db.path": "\(url.path)"])
     }
 
@@ -68,12 +71,15 @@ public struct BridgeDatabase: Sendable {
 
     /// Creates the database file 0600 when missing and tightens it and its `-wal`/`-shm` files to 0600 when
     /// they exist with another mode.
-    static func createPrivateFiles(at url: URL) throws {
-        let fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw StoreError.io("cannot create \(url.path): \(String(cString: strerror(errno)))")
+    /// With `create: false` it never opens the file (safe while SQLite has it open).
+    static func createPrivateFiles(at url: URL, create: Bool = true) throws {
+        if create {
+            let fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                throw StoreError.io("cannot create \(url.path): \(String(cString: strerror(errno)))")
+            }
+            close(fd)
         }
-        close(fd)
         for path in [url.path, url.path + "-wal", url.path + "-shm"] {
             var info = stat()
             guard stat(path, &info) == 0 else { continue }
