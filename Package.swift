@@ -128,6 +128,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The load tool behind Scripts/bench (BENCHMARKS.md); also a fast fake `codex app-server`.
+        .executableTarget(
+            name: "codex-bridge-bench",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/codex-bridge-bench",
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "BridgeStoreTests", dependencies: ["BridgeStore"], swiftSettings: swiftSettings),
         .testTarget(name: "CodexControlTests", dependencies: ["CodexControl"], swiftSettings: swiftSettings),
