@@ -139,6 +139,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // An echo server on the bridge's WebSocket configuration, for Scripts/conformance (Autobahn).
+        .executableTarget(
+            name: "codex-bridge-echo",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/codex-bridge-echo",
+            swiftSettings: swiftSettings
+        ),
+
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "BridgeStoreTests", dependencies: ["BridgeStore"], swiftSettings: swiftSettings),
         .testTarget(name: "CodexControlTests", dependencies: ["CodexControl"], swiftSettings: swiftSettings),
