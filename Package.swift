@@ -61,6 +61,7 @@ let package = Package(
             dependencies: [
                 "BridgeProtocol",
                 "BridgeStore",
+                "CodexControl",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "WSCore", package: "swift-websocket"),
@@ -120,6 +121,8 @@ let package = Package(
                 "BridgeServer",
                 "BridgeStore",
                 "Pairing",
+                "Discovery",
+                "CodexControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -8,7 +8,8 @@ struct CodexBridge: AsyncParsableCommand {
         abstract: "Drive the Codex CLI on this workstation from a phone, over WebSocket.",
         discussion: "Start with `codex-bridge serve`, then scan the pairing QR with the phone. Protocol: BRIDGE.md.",
         version: BridgeVersion.current,
-        subcommands: [ServeCommand.self, TokenCommand.self, PairCommand.self, DevicesCommand.self]
+        subcommands: [ServeCommand.self, TokenCommand.self, PairCommand.self, DevicesCommand.self, DiscoverCommand.self, StatusCommand.self, DoctorCommand.self,
+                      ServiceCommand.self]
     )
 }
 

@@ -1,6 +1,3 @@
-// Compiled only once the executable depends on `Discovery` (which brings the CAvahiClient module map with it);
-// until `serve` is wired to Discovery this file must not break the build. Drop the #if once it is.
-#if canImport(Discovery) && canImport(CAvahiClient)
 import ArgumentParser
 import Discovery
 import Foundation
@@ -68,4 +65,3 @@ struct DiscoverCommand: AsyncParsableCommand {
         }.joined(separator: "\n")
     }
 }
-#endif

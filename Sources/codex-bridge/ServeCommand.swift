@@ -1,9 +1,14 @@
 import ArgumentParser
 import BridgeProtocol
 import BridgeServer
+import BridgeOps
 import BridgeStore
+import CodexControl
+import Discovery
 import Foundation
 import Logging
+import Metrics
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
@@ -31,6 +36,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
     var logLevel: String = "info"
 
+    @Option(help: ArgumentHelp("Log format: text (one line per event) or json (one object per line).", valueName: "format"))
+    var logFormat: String = "text"
+
     @Flag(help: "Do not print the pairing QR code at startup.")
     var noQr = false
 
@@ -40,10 +48,26 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Instance name advertised over mDNS (default: the host name).", valueName: "name"))
     var mdnsName: String?
 
+    @Option(help: ArgumentHelp("Path of the codex binary (default: config, then PATH, then the openai-codex-cli-bin venv).", valueName: "path"))
+    var codex: String?
+
+    @Option(name: .customLong("codex-config"), help: ArgumentHelp("Passed to codex as -c KEY=VALUE (repeatable).", valueName: "key=value"))
+    var codexConfig: [String] = []
+
+    @Option(name: .customLong("root"), help: ArgumentHelp("A directory threads may run in (repeatable; default: the current directory).", valueName: "dir"))
+    var roots: [String] = []
+
+    @Flag(help: "Let clients choose the danger-full-access sandbox.")
+    var allowDangerFullAccess = false
+
     func validate() throws {
+        for entry in codexConfig where !entry.contains("=") {
+            throw ValidationError("--codex-config expects KEY=VALUE, got '\(entry)'")
+        }
         guard helloTimeout > 0 else { throw ValidationError("--hello-timeout must be positive") }
         guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
         guard pingInterval >= 0 else { throw ValidationError("--ping-interval must not be negative") }
+        guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format must be text or json") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -52,19 +76,37 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
         let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+        LoggingSystem.bootstrap { [logFormat] label in
+            var handler: any LogHandler = logFormat == "json" ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
+        let metricsRegistry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(MetricsRoute.factory(registry: metricsRegistry))
         let logger = Logger(label: "codex-bridge")
         let paths = state.paths
         do {
             try paths.prepare()
             _ = try SharedSecret(paths: paths).loadOrCreate()
         } catch {
-            throw CleanExit.message("error: cannot prepare the state directory \(paths.stateDirectory.path): \(error)")
+            throw CommandFailure("cannot prepare the state directory \(paths.stateDirectory.path): \(error)")
         }
+        let workspaceRoots: WorkspaceRoots
+        do {
+            workspaceRoots = try WorkspaceRoots(roots.isEmpty ? [FileManager.default.currentDirectoryPath] : roots)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        let supervisor = CodexSupervisor(
+            configuration: .init(
+                locator: CodexLocator(explicitPath: codex),
+                server: .init(configOverrides: codexConfig, clientVersion: BridgeVersion.current)
+            ),
+            logger: logger
+        )
+        var sandboxes: Set<String> = ["read-only", "workspace-write"]
+        if allowDangerFullAccess { sandboxes.insert("danger-full-access") }
+        let hub = ThreadHub(codex: supervisor, policy: .init(roots: workspaceRoots, allowedSandboxes: sandboxes), logger: logger)
         let pairing = try ServePairing.prepare(paths: paths, listen: listen.host, name: mdnsName, logger: logger)
         let server = ServerInfo(id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current)
         let configuration = BridgeServerConfiguration(
@@ -75,18 +117,33 @@ struct ServeCommand: AsyncParsableCommand {
             maxMessageBytes: maxMessageBytes,
             pingInterval: pingInterval > 0 ? .milliseconds(Int64(pingInterval * 1000)) : nil
         )
+        let publisher: MDNSPublisher? =
+            noMdns
+            ? nil
+            : MDNSPublisher(
+                advertisement: MDNSAdvertisement(name: mdnsName ?? MDNSAdvertisement.defaultName(), port: listen.port, serverID: server.id),
+                logger: logger
+            )
         let bridge = BridgeServer(
             configuration: configuration,
             authenticator: Authenticator(sharedSecretFile: paths.tokenFile, devices: pairing.devices),
+            handler: hub,
             registry: pairing.connections,
             logger: logger,
+            extraRoutes: MetricsRoute(
+                registry: metricsRegistry, sharedSecretFile: paths.tokenFile, devices: pairing.registry, connections: pairing.connections,
+                hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")]
+            ).addRoutes(to:),
             onListening: { [noQr] listening in
                 await pairing.listening(listening, noQR: noQr)
+                publisher?.serverListening(port: listening.port)
             }
         )
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: bridge), .init(service: pairing.revocationWatcher)],
+                // Shut down in reverse: clients get 1001 first, then codex stops, then the hub drains its events.
+                services: [.init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
+                           .init(service: pairing.revocationWatcher)] + (publisher.map { [.init(service: $0)] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
