@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2", traits: []),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // Wire messages. Foundation only: an iOS app imports this module.
@@ -72,6 +74,8 @@ let package = Package(
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -113,6 +117,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Operations: the systemd unit, doctor checks, status, the JSON log handler, loopback HTTP probes.
+        .target(
+            name: "BridgeOps",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+
         // The executable: thin ArgumentParser commands.
         .executableTarget(
             name: "codex-bridge",
@@ -123,10 +134,13 @@ let package = Package(
                 "Pairing",
                 "Discovery",
                 "CodexControl",
+                "BridgeOps",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -160,6 +174,7 @@ let package = Package(
         .testTarget(name: "CodexControlTests", dependencies: ["CodexControl"], swiftSettings: swiftSettings),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "BridgeStore"], swiftSettings: swiftSettings),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery"], swiftSettings: swiftSettings),
+        .testTarget(name: "BridgeOpsTests", dependencies: ["BridgeOps"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BridgeServerTests",
             dependencies: ["BridgeServer", "BridgeProtocol", "BridgeStore"],

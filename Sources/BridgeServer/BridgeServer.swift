@@ -111,15 +111,20 @@ public struct BridgeServer: Service, CustomStringConvertible {
         let remote = Self.remoteAddress(channel)
         var preauthenticated: AuthenticationResult?
         if let header = request.headerFields[.authorization] {
-            guard let token = Self.bearerToken(header) else { return .refuse(.unauthorized) }
+            guard let token = Self.bearerToken(header) else {
+                BridgeMetrics.shared.handshake("unauthorized")
+                return .refuse(.unauthorized)
+            }
             if rateLimiter.isLimited(remote) {
                 logger.notice("Upgrade refused: rate limited", metadata: ["bridge.remote": "\(remote)"])
+                BridgeMetrics.shared.handshake("rate_limited")
                 return .refuse(.tooManyRequests)
             }
             let result = await authenticator.authenticate(token: token, device: nil, remoteAddress: remote)
             guard case .accepted = result else {
                 rateLimiter.recordFailure(remote)
                 logger.notice("Upgrade refused: bad bearer token", metadata: ["bridge.remote": "\(remote)"])
+                BridgeMetrics.shared.handshake("unauthorized")
                 return .refuse(.unauthorized)
             }
             preauthenticated = result

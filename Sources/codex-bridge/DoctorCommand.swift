@@ -1,0 +1,51 @@
+import ArgumentParser
+import BridgeOps
+import BridgeStore
+import CodexControl
+import Foundation
+
+/// `codex-bridge doctor`: checks what the bridge needs and prints the fix for each problem.
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check codex, avahi, tailscale, the port, the state directory and the sandbox tools.",
+        discussion: "Each problem is printed with the command that fixes it. Exits 1 if there is any problem, 0 otherwise."
+    )
+
+    @OptionGroup var state: StateOptions
+
+    @Option(help: ArgumentHelp("Path of the codex binary to check (default: PATH, then the openai-codex-cli-bin venv).", valueName: "path"))
+    var codex: String?
+
+    @Option(help: ArgumentHelp("The port serve listens on.", valueName: "port"))
+    var port: Int = 9099
+
+    @Flag(help: "Print the findings as a JSON array.")
+    var json = false
+
+    func run() async throws {
+        let paths = state.paths
+        var codexPath: String?
+        var codexError: String?
+        do {
+            codexPath = try await CodexLocator(explicitPath: codex).locate()
+        } catch {
+            codexError = "\(error)"
+        }
+        let running = ServerRecord.readRunning(paths: paths)
+        let input = Doctor.Input(
+            codexPath: codexPath, codexError: codexError, port: port, runningBridgePort: running?.port,
+            stateDirectory: paths.stateDirectory.path)
+        let findings = Doctor(probe: SystemProbe()).run(input)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(findings), as: UTF8.self))
+        } else {
+            for finding in findings { print(finding.text) }
+            let problems = findings.filter { $0.severity == .problem }.count
+            print(problems == 0 ? "\nNo problems found." : "\n\(problems) problem\(problems == 1 ? "" : "s") found.")
+        }
+        if Doctor.hasProblems(findings) { throw ExitCode.failure }
+    }
+}

@@ -1,0 +1,141 @@
+import ArgumentParser
+import BridgeOps
+import Foundation
+
+/// `codex-bridge service install|uninstall`: run `serve` as a systemd user service.
+struct ServiceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "service",
+        abstract: "Install or remove the systemd user service that runs `codex-bridge serve`.",
+        subcommands: [Install.self, Uninstall.self]
+    )
+
+    struct Install: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write ~/.config/systemd/user/codex-bridge.service and enable it.",
+            discussion: "Restart=on-failure. Without a reachable `systemctl --user`, prints the commands to run. "
+                + "Tells how to enable lingering so that it runs at boot without a login."
+        )
+
+        @OptionGroup var state: StateOptions
+
+        @Flag(help: "Start the service now as well.")
+        var now = false
+
+        @Flag(help: "Print the unit and the commands; write and run nothing.")
+        var dryRun = false
+
+        @Option(name: .customLong("root"), help: ArgumentHelp("A directory threads may run in, passed to serve (repeatable; default: your home directory).", valueName: "dir"))
+        var roots: [String] = []
+
+        @Option(name: .customLong("listen"), help: ArgumentHelp("Passed to serve as --listen.", valueName: "host:port"))
+        var listen: String?
+
+        func run() throws {
+            let environment = ProcessInfo.processInfo.environment
+            let unit = ServiceCommand.unit(state: state, roots: roots, listen: listen, environment: environment)
+            let file = SystemdUnit.directory(environment: environment).appendingPathComponent(SystemdUnit.fileName)
+            let commands = SystemdUnit.enableCommands(now: now)
+            let user = environment["USER"] ?? environment["LOGNAME"] ?? "$USER"
+            if dryRun {
+                print("Would write \(file.path):\n")
+                print(unit.render())
+                print("Then run:\n" + commands.map { "  " + $0.joined(separator: " ") }.joined(separator: "\n"))
+                print(SystemdUnit.lingerHint(user: user))
+                return
+            }
+            do {
+                try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try unit.render().write(to: file, atomically: true, encoding: .utf8)
+            } catch {
+                throw CommandFailure("cannot write \(file.path): \(error)")
+            }
+            print("Wrote \(file.path)")
+            ServiceCommand.runOrPrint(commands, done: now ? "The service is enabled and running." : "The service is enabled; it starts at your next login (or now with: systemctl --user start codex-bridge).")
+            print(ServiceCommand.lingerText(user: user))
+        }
+    }
+
+    struct Uninstall: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop, disable and remove the systemd user service.")
+
+        @OptionGroup var state: StateOptions
+
+        func run() throws {
+            let file = SystemdUnit.directory().appendingPathComponent(SystemdUnit.fileName)
+            guard FileManager.default.fileExists(atPath: file.path) else {
+                print("Not installed (no \(file.path)).")
+                return
+            }
+            if ServiceCommand.userManagerReachable() {
+                for command in SystemdUnit.disableCommands { _ = ServiceCommand.runner.run(command[0], Array(command.dropFirst()), timeout: .seconds(30)) }
+            } else {
+                print("systemctl --user is not reachable here; if the service runs, stop it with:\n  "
+                    + SystemdUnit.disableCommands[0].joined(separator: " "))
+            }
+            do {
+                try FileManager.default.removeItem(at: file)
+            } catch {
+                throw CommandFailure("cannot remove \(file.path): \(error)")
+            }
+            print("Removed \(file.path)")
+            if ServiceCommand.userManagerReachable() {
+                _ = ServiceCommand.runner.run("systemctl", ["--user", "daemon-reload"], timeout: .seconds(30))
+            }
+        }
+    }
+
+    static let runner = CommandRunner()
+
+    /// The unit for this binary: `serve --no-qr` with the state directory, PATH (to find codex) and CODEX_HOME.
+    static func unit(state: StateOptions, roots: [String], listen: String?, environment: [String: String]) -> SystemdUnit {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+        var extra: [String] = []
+        if let listen { extra += ["--listen", listen] }
+        for root in roots { extra += ["--root", absolute(root)] }
+        var unitEnvironment: [String: String] = [:]
+        for key in ["PATH", "CODEX_HOME"] { if let value = environment[key], !value.isEmpty { unitEnvironment[key] = value } }
+        if state.stateDir == nil, let home = environment["CODEX_BRIDGE_HOME"], !home.isEmpty { unitEnvironment["CODEX_BRIDGE_HOME"] = absolute(home) }
+        return SystemdUnit(
+            executable: executable,
+            arguments: SystemdUnit.serveArguments(stateDirectory: state.stateDir.map(absolute), extra: extra),
+            environment: unitEnvironment,
+            workingDirectory: environment["HOME"]
+        )
+    }
+
+    static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    /// Whether `systemctl --user` can talk to a user manager.
+    static func userManagerReachable() -> Bool {
+        runner.which("systemctl") != nil && runner.run("systemctl", ["--user", "show-environment"], timeout: .seconds(5)).succeeded
+    }
+
+    /// Runs the commands when a user manager is reachable; otherwise prints them.
+    static func runOrPrint(_ commands: [[String]], done: String) {
+        guard userManagerReachable() else {
+            print("systemctl --user is not reachable here (no user systemd session); run these in your login session:")
+            for command in commands { print("  " + command.joined(separator: " ")) }
+            return
+        }
+        for command in commands {
+            let outcome = runner.run(command[0], Array(command.dropFirst()), timeout: .seconds(30))
+            guard outcome.succeeded else {
+                print("`\(command.joined(separator: " "))` failed: \(outcome.output)\nRun the rest yourself:")
+                for rest in commands.drop(while: { $0 != command }) { print("  " + rest.joined(separator: " ")) }
+                return
+            }
+        }
+        print(done)
+    }
+
+    /// The lingering hint, or a note that it is already on.
+    static func lingerText(user: String) -> String {
+        let linger = runner.run("loginctl", ["show-user", user, "--property=Linger"], timeout: .seconds(5))
+        if linger.succeeded, linger.output.contains("Linger=yes") { return "Lingering is enabled: the service starts at boot without a login." }
+        return SystemdUnit.lingerHint(user: user)
+    }
+}

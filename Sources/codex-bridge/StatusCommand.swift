@@ -1,0 +1,73 @@
+import ArgumentParser
+import BridgeOps
+import BridgeStore
+import CodexControl
+import Foundation
+import Logging
+
+/// `codex-bridge status`: whether a server runs from this state directory, and what it runs with.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show whether the bridge is running, where it listens, codex, devices and threads.",
+        discussion: "Exits 0 when a server is running (its process exists and /healthz answers), 3 when not (like `systemctl status`)."
+    )
+
+    @OptionGroup var state: StateOptions
+
+    @Option(help: ArgumentHelp("Path of the codex binary (default: PATH, then the openai-codex-cli-bin venv).", valueName: "path"))
+    var codex: String?
+
+    @Flag(help: "Print a JSON object (every field present; null when unknown).")
+    var json = false
+
+    func run() async throws {
+        let paths = state.paths
+        let report = await Self.report(paths: paths, codex: codex)
+        print(json ? try report.json() : report.text)
+        if report.exitCode != 0 { throw ExitCode(report.exitCode) }
+    }
+
+    static func report(paths: StatePaths, codex: String?) async -> StatusReport {
+        var server: StatusReport.Server?
+        var connections: Int?
+        var runningThreads: Int?
+        let record = ServerRecord.readRunning(paths: paths)
+        if let record {
+            let healthy = LoopbackHTTP.get(port: record.port, path: "/healthz", timeout: .seconds(2))?.status == 200
+            server = .init(pid: record.pid, host: record.host, port: record.port, addresses: record.addresses, startedAt: record.startedAt, healthy: healthy)
+            if healthy, let secret = try? SecretFile.read(paths.tokenFile), !secret.isEmpty,
+                let metrics = LoopbackHTTP.get(port: record.port, path: "/metrics", bearer: secret, timeout: .seconds(2)), metrics.status == 200
+            {
+                connections = PrometheusText.value(of: "codex_bridge_connections", in: metrics.body).map { Int($0) }
+                runningThreads = PrometheusText.value(of: "codex_bridge_threads_running", in: metrics.body).map { Int($0) }
+            }
+        }
+        let running = server?.healthy ?? false
+        return StatusReport(
+            running: running, version: BridgeVersion.current, stateDirectory: paths.stateDirectory.path, server: server,
+            tls: record?.tls ?? false, fingerprint: record?.fingerprint, mdns: running ? "unknown" : "off",
+            codex: await codexStatus(explicitPath: codex), devices: await deviceCount(paths: paths),
+            connections: connections, runningThreads: runningThreads)
+    }
+
+    static func codexStatus(explicitPath: String?) async -> StatusReport.Codex {
+        guard let path = try? await CodexLocator(explicitPath: explicitPath).locate() else {
+            return .init(path: nil, version: nil, loggedIn: nil)
+        }
+        let runner = CommandRunner()
+        let version = runner.run(path, ["--version"], timeout: .seconds(5))
+        let login = runner.run(path, ["login", "status"], timeout: .seconds(5))
+        return .init(
+            path: path,
+            version: version.succeeded ? version.output.split(separator: "\n").first.map(String.init) : nil,
+            loggedIn: login.timedOut || login.status == nil ? nil : login.succeeded)
+    }
+
+    /// Paired devices that are not revoked; nil when there is no database yet or it cannot be read.
+    static func deviceCount(paths: StatePaths) async -> Int? {
+        guard FileManager.default.fileExists(atPath: paths.databaseFile.path) else { return 0 }
+        guard let registry = try? DevicesCommand.openRegistry(paths), let devices = try? await registry.list() else { return nil }
+        return devices.count { $0.revokedAt == nil }
+    }
+}
