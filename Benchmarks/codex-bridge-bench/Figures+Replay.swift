@@ -22,7 +22,7 @@ extension Figures {
         sleep(1)
 
         struct State { var lastSeq: Int64 = -1; var received = 0; var ackHasResume = false }
-        let state = NIOLoopBoundBox(State(), eventLoop: loop)
+        let state = NIOLoopBoundBox.makeBoxSendingValue(State(), eventLoop: loop)
         let caughtUp = loop.makePromise(of: UInt64.self)
         let start = monotonicNanos()
         let resumeHello = #"{"kind":"hello","version":1,"token":"\#(bridge.token)","resume":{"lastSeq":0}}"#

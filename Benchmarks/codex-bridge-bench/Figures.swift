@@ -85,7 +85,7 @@ struct Figures {
         let count = options.quick ? 50_000 : 200_000
         let loop = group.next()
         struct Tally { var events = 0; var bytes = 0; var first: UInt64 = 0; var last: UInt64 = 0; var closeCode: UInt16? }
-        let tally = NIOLoopBoundBox(Tally(), eventLoop: loop)
+        let tally = NIOLoopBoundBox.makeBoxSendingValue(Tally(), eventLoop: loop)
         let finished = loop.makePromise(of: Void.self)
         let socket = try waitFor(
             Client.open(group: loop, port: bridge.port, first: Client.hello(bridge.token), done: { $0.contains("helloAck") }) { _, message in
@@ -210,8 +210,8 @@ struct Figures {
         let clients = 100
         let deltas = options.quick ? 100 : 500
         let loop = group.next()
-        let samples = NIOLoopBoundBox([Double](), eventLoop: loop)
-        let completed = NIOLoopBoundBox(0, eventLoop: loop)
+        let samples = NIOLoopBoundBox.makeBoxSendingValue([Double](), eventLoop: loop)
+        let completed = NIOLoopBoundBox.makeBoxSendingValue(0, eventLoop: loop)
         let allDone = loop.makePromise(of: Void.self)
         let onEvent: @Sendable (BenchSocket, ByteBuffer) -> Void = { _, message in
             if let ts = message.integer(after: "ts") {
@@ -225,7 +225,7 @@ struct Figures {
         // The first client starts the thread with a short turn, then everybody subscribes.
         let (first, _) = try waitFor(Client.bridge(group: loop, server: bridge), seconds: 10, "P4 hello")
         let started = loop.makePromise(of: String.self)
-        let startedFlag = NIOLoopBoundBox(false, eventLoop: loop)
+        let startedFlag = NIOLoopBoundBox.makeBoxSendingValue(false, eventLoop: loop)
         try loop.submit {
             first.onMessage = { socket, message in
                 if !startedFlag.value, message.contains("threadStarted"), let range = message.readableBytesView.firstRange(of: Array(#""threadId":""#.utf8)) {
