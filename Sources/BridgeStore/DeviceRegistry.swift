@@ -21,7 +21,8 @@ public struct DeviceRegistry: Sendable {
     /// Used or expired codes are deleted this long after they expire.
     static let codeRetention: TimeInterval = 24 * 3600
 
-    private let database: BridgeDatabase
+    /// The database the registry lives in (`serve` keeps the event journal in the same one).
+    public let database: BridgeDatabase
     private let now: @Sendable () -> Date
     private let logger: Logger
 

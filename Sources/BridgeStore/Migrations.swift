@@ -13,6 +13,7 @@ enum BridgeMigrations {
 
     static let all: [(String, @Sendable (Database) throws -> Void)] = [
         ("v1-devices", v1Devices),
+        ("v2-journal", JournalMigrations.v2Journal),
     ]
 
     /// Paired devices and one-time pairing codes. Secrets are stored only as SHA-256 hashes.

@@ -21,6 +21,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var state: StateOptions
 
+    @OptionGroup var journal: JournalOptions
+
     @Option(help: ArgumentHelp("Address and port to listen on; port 0 picks a free one.", valueName: "host:port"))
     var listen = ListenAddress(host: "0.0.0.0", port: 9099)
 
@@ -106,8 +108,15 @@ struct ServeCommand: AsyncParsableCommand {
         )
         var sandboxes: Set<String> = ["read-only", "workspace-write"]
         if allowDangerFullAccess { sandboxes.insert("danger-full-access") }
-        let hub = ThreadHub(codex: supervisor, policy: .init(roots: workspaceRoots, allowedSandboxes: sandboxes), logger: logger)
         let pairing = try ServePairing.prepare(paths: paths, listen: listen.host, name: mdnsName, logger: logger)
+        let storage = journal.storage(database: pairing.registry.database, logger: logger)
+        let hub: ThreadHub
+        do {
+            hub = try ThreadHub(
+                codex: supervisor, policy: .init(roots: workspaceRoots, allowedSandboxes: sandboxes), storage: storage, logger: logger)
+        } catch {
+            throw CommandFailure("cannot open the event journal in \(paths.databaseFile.path): \(error)")
+        }
         let server = ServerInfo(id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current)
         let configuration = BridgeServerConfiguration(
             host: pairing.host,
@@ -143,7 +152,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: .init(
                 // Shut down in reverse: clients get 1001 first, then codex stops, then the hub drains its events.
                 services: [.init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
-                           .init(service: pairing.revocationWatcher)] + (publisher.map { [.init(service: $0)] } ?? []),
+                           .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger))] + (publisher.map { [.init(service: $0)] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -9,12 +9,20 @@ public struct Hello: Codable, Sendable, Hashable {
     public var device: DeviceInfo?
     /// Asks the server to replay journaled events after `lastSeq` (see BRIDGE.md, "Resume").
     public var resume: ResumeCursor?
+    /// A stable id a shared-secret client chooses for itself (e.g. a UUID kept across launches), up to 200
+    /// bytes. With it the bridge remembers the client's subscriptions and deduplicates its retried requests,
+    /// as it does for a paired device. Ignored for device tokens (the device id is the identity).
+    public var clientId: String?
 
-    public init(version: Int = ProtocolVersion.current, token: String? = nil, device: DeviceInfo? = nil, resume: ResumeCursor? = nil) {
+    public init(
+        version: Int = ProtocolVersion.current, token: String? = nil, device: DeviceInfo? = nil, resume: ResumeCursor? = nil,
+        clientId: String? = nil
+    ) {
         self.version = version
         self.token = token
         self.device = device
         self.resume = resume
+        self.clientId = clientId
     }
 }
 

@@ -48,6 +48,12 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
         }
     }
 
+    /// Closes the connection as a reader too slow to keep up (1013), as a full queue does; the client resumes
+    /// from the journal when it returns.
+    public func closeAsSlowReader() {
+        onOverflow()
+    }
+
     /// Frames waiting to be written to this client.
     public var queuedFrames: Int { outbox.count }
 

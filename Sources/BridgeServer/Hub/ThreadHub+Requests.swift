@@ -4,8 +4,17 @@ import Foundation
 import Logging
 
 extension ThreadHub {
-    /// Answers one client request with exactly one message.
+    /// Answers one client request with exactly one message; a retried request is answered once (see
+    /// ``answerOnce(_:id:session:)``).
     public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
+        guard Self.deduplicatedKinds.contains(request.kind), let key = clientKeys[session.id], storage != nil else {
+            return await perform(request, id: id, session: session)
+        }
+        return await answerOnce(request, id: id, key: key, session: session)
+    }
+
+    /// Runs one request and turns its failure into an `error` frame.
+    func perform(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
         do {
             return .response(id: id, try await answer(request, session: session))
         } catch let error as HubError {
@@ -29,10 +38,10 @@ extension ThreadHub {
         case .interrupt(let ref):
             return .accepted(try await interrupt(ref.threadId))
         case .subscribe(let subscription):
-            subscribe(session, to: subscription.threadId)
-            return .subscribed(SubscriptionChanged(threadId: subscription.threadId, lastSeq: lastSeq))
+            return .subscribed(await subscribeResuming(session, to: subscription.threadId, afterSeq: subscription.afterSeq))
         case .unsubscribe(let ref):
             unsubscribe(session, from: ref.threadId)
+            await remember(session, subscribedTo: ref.threadId, false)
             return .unsubscribed(SubscriptionChanged(threadId: ref.threadId))
         case .readThread(let ref):
             try await ensureLoaded(ref.threadId)
@@ -80,6 +89,7 @@ extension ThreadHub {
         if threads[threadId] == nil { threads[threadId] = ThreadState(cwd: cwd, loadedGeneration: generation) }
         threads[threadId]?.cwd = cwd
         subscribe(session, to: threadId)
+        await remember(session, subscribedTo: threadId, true)
         let turnId = try await codex.turnStart(threadId: threadId, text: start.prompt, timeout: policy.codexTimeout)
         session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
         return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd)
@@ -129,6 +139,7 @@ extension ThreadHub {
         } catch {
             throw HubError(.approvalNotPending, "approval \(approve.approvalId) can no longer be answered: codex restarted")
         }
+        BridgeMetrics.shared.approvalDecided(after: ContinuousClock.now - pending.requestedAt)
         let threadId = pending.request.threadId
         let deviceId = session.principal.deviceId
         publish(threadId: threadId) { seq in

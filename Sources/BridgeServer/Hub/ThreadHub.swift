@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgeStore
 import CodexControl
 import Foundation
 import Logging
@@ -53,11 +54,14 @@ public actor ThreadHub: RequestHandling, Service {
     struct PendingApproval {
         var codexId: CodexRequestID
         var request: ApprovalRequest
+        var requestedAt = ContinuousClock.now
     }
 
     let codex: CodexSupervisor
     let policy: Policy
     let logger: Logger
+    /// The journal and client memory; nil keeps everything in memory (no resume across connections).
+    let storage: HubStorage?
     let encoder = ServerMessage.defaultEncoder
 
     var sessions: [UInt64: ClientSession] = [:]
@@ -69,10 +73,43 @@ public actor ThreadHub: RequestHandling, Service {
     var generation = 0
     var nextApprovalNumber = 0
 
+    /// The memory key (device id or `client:<clientId>`) of each session that has one.
+    var clientKeys: [UInt64: String] = [:]
+    /// Sessions whose live frames are held back while the journal is replayed to them (nesting count).
+    var holds: [UInt64: Int] = [:]
+    /// Live frames held back per session, sent after its replay.
+    var held: [UInt64: [String]] = [:]
+    /// The last replay started per session; replays of one session run one after another.
+    var replayTails: [UInt64: Task<Void, Never>] = [:]
+    /// The replay a session asked for in its hello, run by `sessionReady` (its hold is already taken).
+    var pendingReplays: [UInt64: Replay] = [:]
+    /// Requests (client key + id) being answered; retries wait here for the first answer.
+    var inflight: [String: [CheckedContinuation<ServerMessage, Never>]] = [:]
+    /// Threads whose turn was running when the bridge last stopped; resumed once Codex runs.
+    var recoveredThreads: Set<String> = []
+
+    /// A hub without a journal: sequence numbers restart at 1, nothing is replayed.
     public init(codex: CodexSupervisor, policy: Policy, logger: Logger) {
         self.codex = codex
         self.policy = policy
         self.logger = logger
+        self.storage = nil
+    }
+
+    /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
+    /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
+    public init(codex: CodexSupervisor, policy: Policy, storage: HubStorage, logger: Logger) throws {
+        self.codex = codex
+        self.policy = policy
+        self.logger = logger
+        self.storage = storage
+        let recovery = try Self.recover(storage.journal, logger: logger)
+        self.lastSeq = recovery.lastSeq
+        self.recoveredThreads = recovery.threads
+        for threadId in recovery.threads {
+            // Loaded in no Codex generation: the first use resumes it (thread/resume).
+            self.threads[threadId] = ThreadState(loadedGeneration: -1)
+        }
     }
 
     public nonisolated var description: String { "ThreadHub" }
@@ -91,6 +128,8 @@ public actor ThreadHub: RequestHandling, Service {
         case .started(let generation):
             self.generation = generation
             logger.info("Codex is running", metadata: ["bridge.codex.generation": "\(generation)"])
+            if generation > 1 { BridgeMetrics.shared.codexRestarted() }
+            resumeRecoveredThreads()
         case .stopped(let generation, let reason):
             codexStopped(generation: generation, reason: reason)
         case .inbound(.notification(let method, let params)):
@@ -150,32 +189,48 @@ public actor ThreadHub: RequestHandling, Service {
         }
     }
 
-    /// Numbers a message and delivers it to every subscriber of `threadId` (and of `*`), encoding it once.
+    /// Numbers a message, journals it, then delivers it to every subscriber of `threadId` (and of `*`),
+    /// encoding it once. Journal and delivery happen in one actor step: a subscription that begins at
+    /// `lastSeq` sees every later message live and every earlier one in the journal.
     func publish(threadId: String, _ make: (Int64) -> ServerMessage) {
         lastSeq += 1
         let message = make(lastSeq)
         guard let data = try? message.encoded(encoder: encoder) else { return }
         let text = String(decoding: data, as: UTF8.self)
+        journal(message, text: text, threadId: threadId)
+        BridgeMetrics.shared.eventRelayed()
         var targets = wildcardSubscribers
         if let direct = subscribers[threadId] { targets.formUnion(direct) }
         for id in targets {
-            sessions[id]?.sendEncoded(text)
+            deliver(text, to: id)
         }
     }
 
     // MARK: Sessions
 
     public func sessionOpened(_ session: ClientSession) async -> SessionOpening {
-        sessions[session.id] = session
-        return SessionOpening(lastSeq: lastSeq)
+        await open(session)
     }
 
-    public func sessionReady(_ session: ClientSession) async {}
+    public func sessionReady(_ session: ClientSession) async {
+        await replayPending(session)
+    }
 
-    public func acknowledged(_ seq: Int64, session: ClientSession) async {}
+    public func acknowledged(_ seq: Int64, session: ClientSession) async {
+        guard let deviceId = session.principal.deviceId, let storage else { return }
+        do {
+            try await storage.devices.recordAck(deviceId: deviceId, seq: seq)
+        } catch {
+            session.logger.warning("Cannot record an ack", metadata: ["error": "\(error)"])
+        }
+    }
 
     public func sessionClosed(_ session: ClientSession) async {
         sessions[session.id] = nil
+        clientKeys[session.id] = nil
+        holds[session.id] = nil
+        held[session.id] = nil
+        pendingReplays[session.id] = nil
         wildcardSubscribers.remove(session.id)
         for threadId in subscribers.keys {
             subscribers[threadId]?.remove(session.id)
@@ -183,7 +238,7 @@ public actor ThreadHub: RequestHandling, Service {
         }
     }
 
-    func subscribe(_ session: ClientSession, to threadId: String) {
+    func subscribe(_ session: ClientSession, to threadId: String, sendPendingApprovals: Bool = true) {
         let alreadyCovered = wildcardSubscribers.contains(session.id) || (threadId != "*" && subscribers[threadId]?.contains(session.id) == true)
         if threadId == "*" {
             wildcardSubscribers.insert(session.id)
@@ -191,7 +246,7 @@ public actor ThreadHub: RequestHandling, Service {
             subscribers[threadId, default: []].insert(session.id)
         }
         // Approvals nobody answered yet reach a client that subscribes later.
-        guard !alreadyCovered else { return }
+        guard !alreadyCovered, sendPendingApprovals else { return }
         for pending in pendingApprovals.values.sorted(by: { $0.request.seq < $1.request.seq })
         where threadId == "*" || pending.request.threadId == threadId {
             session.send(.approvalRequest(pending.request))

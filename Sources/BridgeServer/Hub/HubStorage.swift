@@ -1,0 +1,19 @@
+import BridgeStore
+import Foundation
+import Logging
+
+/// What the hub keeps on disk: the event journal, client memory (subscriptions, request answers) and device
+/// acks, all in one ``BridgeDatabase``.
+public struct HubStorage: Sendable {
+    public let journal: EventJournal
+    public let memory: ClientMemory
+    public let devices: DeviceRegistry
+    public let retention: JournalRetention
+
+    public init(database: BridgeDatabase, retention: JournalRetention = JournalRetention(), logger: Logger) {
+        self.journal = EventJournal(database: database, logger: logger)
+        self.memory = ClientMemory(database: database)
+        self.devices = DeviceRegistry(database: database, logger: logger)
+        self.retention = retention
+    }
+}

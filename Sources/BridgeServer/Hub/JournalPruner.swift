@@ -1,0 +1,40 @@
+import BridgeStore
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Prunes the event journal (age and size) and old request answers in the background, every
+/// ``JournalRetention/interval``. A `Service`; ends on graceful shutdown.
+public struct JournalPruner: Service, CustomStringConvertible {
+    private let journal: EventJournal
+    private let memory: ClientMemory
+    private let retention: JournalRetention
+    private let logger: Logger
+
+    public init(storage: HubStorage, logger: Logger) {
+        self.journal = storage.journal
+        self.memory = storage.memory
+        self.retention = storage.retention
+        self.logger = logger
+    }
+
+    public var description: String { "JournalPruner" }
+
+    public func run() async throws {
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            await pruneOnce()
+            let interval = Duration.milliseconds(Int64(retention.interval * 1000))
+            _ = try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+
+    /// One pass; failures are logged and retried on the next pass.
+    func pruneOnce() async {
+        do {
+            try await journal.prune(maxAge: retention.maxAge, maxBytes: retention.maxBytes)
+            try await memory.pruneAnswers(maxAge: retention.answerMaxAge)
+        } catch {
+            logger.warning("Cannot prune the journal", metadata: ["error": "\(error)"])
+        }
+    }
+}

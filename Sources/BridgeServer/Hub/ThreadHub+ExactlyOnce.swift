@@ -1,0 +1,56 @@
+import BridgeProtocol
+import BridgeStore
+import Foundation
+import Logging
+
+/// Exactly-once requests: a client that retries a request with the same `id` (typically after a reconnect,
+/// not knowing whether the first attempt arrived) gets the first answer again instead of a second action.
+///
+/// Applies to clients the bridge can recognise (paired devices; shared-secret clients that send
+/// `hello.clientId`) and to the requests that act: `startThread`, `sendMessage`, `interrupt`, `approve`.
+/// Answers are kept ``JournalRetention/answerMaxAge`` (default 1 h). A retry that arrives while the first
+/// attempt still runs waits for its answer. The first attempt runs to its end even if its connection closes.
+/// A `codex_unavailable` answer is not kept (nothing was done; the retry may act).
+extension ThreadHub {
+    static let deduplicatedKinds: Set<String> = ["startThread", "sendMessage", "interrupt", "approve"]
+
+    func answerOnce(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {
+        let slot = key + "\u{0}" + id
+        if inflight[slot] != nil {
+            return await withCheckedContinuation { continuation in
+                inflight[slot, default: []].append(continuation)
+            }
+        }
+        inflight[slot] = []
+        let answer = await firstAnswer(request, id: id, key: key, session: session)
+        for waiter in inflight.removeValue(forKey: slot) ?? [] {
+            waiter.resume(returning: answer)
+        }
+        return answer
+    }
+
+    private func firstAnswer(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {
+        guard let storage else { return await perform(request, id: id, session: session) }
+        do {
+            if let stored = try await storage.memory.answer(to: id, from: key, maxAge: storage.retention.answerMaxAge) {
+                guard stored.kind == request.kind else {
+                    return .error(ErrorMessage(id: id, code: .badRequest, message: "request id \(id) was already used for \(stored.kind)"))
+                }
+                session.logger.info("Retried request answered again", metadata: ["bridge.request.id": "\(id)", "bridge.request.kind": "\(request.kind)"])
+                return try ServerMessage.decode(Data(stored.answer.utf8))
+            }
+        } catch {
+            session.logger.warning("Cannot read a stored answer", metadata: ["error": "\(error)"])
+        }
+        // Unstructured: the first attempt completes even if its connection (and its request task) ends.
+        let answer = await Task { await self.perform(request, id: id, session: session) }.value
+        if case .error(let error) = answer, error.code == .codexUnavailable { return answer }
+        do {
+            let text = String(decoding: try answer.encoded(encoder: encoder), as: UTF8.self)
+            try await storage.memory.storeAnswer(text, kind: request.kind, to: id, from: key)
+        } catch {
+            session.logger.warning("Cannot store an answer", metadata: ["error": "\(error)"])
+        }
+        return answer
+    }
+}

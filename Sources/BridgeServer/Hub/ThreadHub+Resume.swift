@@ -1,0 +1,253 @@
+import BridgeProtocol
+import BridgeStore
+import Foundation
+import Logging
+
+/// Journal, resume and delivery.
+///
+/// The seam between replay and live delivery: a subscription is added and its seam (`lastSeq`) captured in
+/// one actor step, together with a *hold* on the session. From then on every published message (seq > seam)
+/// is journaled and appended to the session's held frames instead of its outbox; the replay reads the
+/// journal for `(cursor, seam]` page by page (the journal is written before delivery, so every seq ≤ seam is
+/// there) and queues it; then the held frames are queued and the hold released. No message can be both
+/// replayed (≤ seam) and live (> seam), and none can fall between.
+extension ThreadHub {
+    /// A replay to run for one session.
+    struct Replay {
+        var after: Int64
+        var through: Int64
+        /// nil: every thread.
+        var threads: Set<String>?
+    }
+
+    /// Journal rows read per page during a replay.
+    static let replayPageSize = 512
+    /// Held live frames beyond this close the session as a slow reader (its outbox would overflow too).
+    static let maxHeldFrames = 4096
+    /// A replay waits while the session has more frames than this queued (the client reads slowly).
+    static let replayHighWater = 1024
+
+    // MARK: Recovery
+
+    struct Recovery {
+        var lastSeq: Int64
+        var threads: Set<String>
+    }
+
+    /// Reads the journal's last seq and journals the end of every turn and approval left open by the previous
+    /// run.
+    static func recover(_ journal: EventJournal, logger: Logger) throws -> Recovery {
+        var seq = try journal.lastSeq()
+        var entries: [JournalEntry] = []
+        var threads: Set<String> = []
+        let encoder = ServerMessage.defaultEncoder
+        func add(_ message: ServerMessage, threadId: String) throws {
+            let text = String(decoding: try message.encoded(encoder: encoder), as: UTF8.self)
+            entries.append(entry(for: message, text: text, threadId: threadId))
+        }
+        for (threadId, turnId) in try journal.openTurns() {
+            seq += 1
+            threads.insert(threadId)
+            let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "reason": "bridge restarted"]
+            try add(.event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data)), threadId: threadId)
+        }
+        for (threadId, approvalId) in try journal.openApprovals() {
+            seq += 1
+            try add(.approvalResolved(ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: .cancel)), threadId: threadId)
+        }
+        try journal.append(contentsOf: entries)
+        if !entries.isEmpty {
+            logger.notice("Reported turns and approvals left open by the previous run", metadata: ["bridge.journal.entries": "\(entries.count)"])
+        }
+        logger.info("Journal open", metadata: ["bridge.journal.lastSeq": "\(seq)"])
+        return Recovery(lastSeq: seq, threads: threads)
+    }
+
+    /// Resumes the threads whose turns the previous run left open, so Codex knows them again.
+    func resumeRecoveredThreads() {
+        let recovered = recoveredThreads
+        recoveredThreads = []
+        for threadId in recovered {
+            Task {
+                do {
+                    try await self.ensureLoaded(threadId)
+                } catch {
+                    self.logger.notice("Cannot resume a thread of the previous run", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    // MARK: Journal and delivery
+
+    static func entry(for message: ServerMessage, text: String, threadId: String) -> JournalEntry {
+        switch message {
+        case .event(let event):
+            JournalEntry(seq: event.seq, threadId: threadId, kind: message.kind, type: event.type, turnId: event.turnId, text: text)
+        case .approvalRequest(let request):
+            JournalEntry(seq: request.seq, threadId: threadId, kind: message.kind, turnId: request.turnId, approvalId: request.approvalId, text: text)
+        case .approvalResolved(let resolved):
+            JournalEntry(seq: resolved.seq, threadId: threadId, kind: message.kind, approvalId: resolved.approvalId, text: text)
+        default:
+            JournalEntry(seq: message.seq ?? 0, threadId: threadId, kind: message.kind, text: text)
+        }
+    }
+
+    /// Writes one numbered message to the journal before anyone sees it.
+    func journal(_ message: ServerMessage, text: String, threadId: String) {
+        guard let journal = storage?.journal else { return }
+        do {
+            try journal.append(Self.entry(for: message, text: text, threadId: threadId))
+        } catch {
+            // Still delivered live: a client that is connected loses nothing; a resume after this seq may miss it.
+            logger.error("Cannot write to the journal", metadata: ["bridge.seq": "\(message.seq ?? 0)", "error": "\(error)"])
+        }
+    }
+
+    /// Queues a live frame for a session, or holds it while the session's replay runs.
+    func deliver(_ text: String, to id: UInt64) {
+        guard holds[id] != nil else {
+            sessions[id]?.sendEncoded(text)
+            return
+        }
+        held[id, default: []].append(text)
+        if held[id, default: []].count > Self.maxHeldFrames, let session = sessions[id] {
+            held[id] = nil
+            holds[id] = nil
+            sessions[id] = nil
+            session.closeAsSlowReader()
+        }
+    }
+
+    func beginHold(_ id: UInt64) {
+        holds[id, default: 0] += 1
+    }
+
+    /// Ends one hold; the last one queues the held frames.
+    func endHold(_ id: UInt64) {
+        guard let count = holds[id] else { return }
+        if count > 1 {
+            holds[id] = count - 1
+            return
+        }
+        holds[id] = nil
+        let frames = held.removeValue(forKey: id) ?? []
+        guard let session = sessions[id] else { return }
+        for text in frames where !session.sendEncoded(text) { break }
+    }
+
+    /// Whether every journaled message after `cursor` is still there.
+    func resumeStatus(after cursor: Int64) -> ResumeStatus {
+        if cursor > lastSeq { return .gap }  // a cursor from another bridge or a reset database
+        guard let journal = storage?.journal else { return cursor == lastSeq ? .ok : .gap }
+        let prunedThrough = (try? journal.prunedThrough()) ?? .max
+        return cursor >= prunedThrough ? .ok : .gap
+    }
+
+    // MARK: Sessions
+
+    /// Registers a session: restores its remembered subscriptions and, when it resumes, captures the seam and
+    /// holds its live frames until ``replayPending(_:)`` has replayed the journal.
+    func open(_ session: ClientSession) async -> SessionOpening {
+        let key = ClientMemory.key(deviceId: session.principal.deviceId, clientId: session.hello.clientId)
+        var restored: [String] = []
+        if let key, let memory = storage?.memory {
+            do {
+                restored = try await memory.subscriptions(of: key)
+            } catch {
+                session.logger.warning("Cannot read remembered subscriptions", metadata: ["error": "\(error)"])
+            }
+        }
+        // From here to the return nothing suspends: subscriptions, seam and hold are taken in one step.
+        sessions[session.id] = session
+        clientKeys[session.id] = key
+        let seam = lastSeq
+        var status: ResumeStatus?
+        if let cursor = session.hello.resume?.lastSeq {
+            status = resumeStatus(after: cursor)
+            if status == .ok, !restored.isEmpty, cursor < seam {
+                beginHold(session.id)
+                pendingReplays[session.id] = Replay(after: cursor, through: seam, threads: restored.contains("*") ? nil : Set(restored))
+            }
+        }
+        for threadId in restored {
+            subscribe(session, to: threadId, sendPendingApprovals: status != .ok)
+        }
+        return SessionOpening(lastSeq: seam, resume: status, restoredSubscriptions: key == nil ? nil : restored)
+    }
+
+    /// Runs the replay asked for in the hello, after the helloAck was queued.
+    func replayPending(_ session: ClientSession) async {
+        guard let replay = pendingReplays.removeValue(forKey: session.id) else { return }
+        await runReplay(replay, to: session)
+        endHold(session.id)
+    }
+
+    /// Subscribes with an optional resume cursor: replays `(afterSeq, seam]` of the subscription before the
+    /// answer is returned. Returns the answer's facts.
+    func subscribeResuming(_ session: ClientSession, to threadId: String, afterSeq: Int64?) async -> SubscriptionChanged {
+        let seam = lastSeq
+        let status = afterSeq.map { resumeStatus(after: $0) }
+        subscribe(session, to: threadId, sendPendingApprovals: status != .ok)
+        if let afterSeq, status == .ok, afterSeq < seam {
+            beginHold(session.id)
+            await runReplay(Replay(after: afterSeq, through: seam, threads: threadId == "*" ? nil : [threadId]), to: session)
+            endHold(session.id)
+        }
+        await remember(session, subscribedTo: threadId, true)
+        return SubscriptionChanged(threadId: threadId, resume: status, lastSeq: seam)
+    }
+
+    /// Records (or forgets) a subscription in the client's memory.
+    func remember(_ session: ClientSession, subscribedTo threadId: String, _ subscribed: Bool) async {
+        guard let key = clientKeys[session.id], let memory = storage?.memory else { return }
+        do {
+            if subscribed {
+                try await memory.subscribe(key, to: threadId)
+            } else {
+                try await memory.unsubscribe(key, from: threadId)
+            }
+        } catch {
+            session.logger.warning("Cannot remember a subscription", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
+        }
+    }
+
+    /// Runs a replay after the session's earlier ones.
+    func runReplay(_ replay: Replay, to session: ClientSession) async {
+        let previous = replayTails[session.id]
+        let task = Task {
+            await previous?.value
+            await self.replayJournal(replay, to: session)
+        }
+        replayTails[session.id] = task
+        await task.value
+        if replayTails[session.id] == task { replayTails[session.id] = nil }
+    }
+
+    /// Queues the journaled messages of `replay` page by page, waiting while the client has many frames queued.
+    private func replayJournal(_ replay: Replay, to session: ClientSession) async {
+        guard let journal = storage?.journal else { return }
+        var cursor = replay.after
+        var sent = 0
+        while cursor < replay.through, sessions[session.id] != nil {
+            let page: [JournalEntry]
+            do {
+                page = try await journal.read(after: cursor, through: replay.through, threads: replay.threads, limit: Self.replayPageSize)
+            } catch {
+                session.logger.error("Cannot read the journal; closing so that the client resumes", metadata: ["error": "\(error)"])
+                session.closeAsSlowReader()
+                return
+            }
+            guard let last = page.last else { break }
+            for entry in page {
+                guard session.sendEncoded(entry.text) else { return }
+            }
+            sent += page.count
+            cursor = last.seq
+            while session.queuedFrames > Self.replayHighWater, sessions[session.id] != nil {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        session.logger.debug("Replayed", metadata: ["bridge.replay.after": "\(replay.after)", "bridge.replay.through": "\(replay.through)", "bridge.replay.count": "\(sent)"])
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+
+/// What the bridge remembers about a client between its connections: the threads it subscribed to and the
+/// first answer to each of its requests (so that a retry after a reconnect is not acted on twice).
+///
+/// A client is a paired device (its device id) or a shared-secret client that named itself with
+/// `hello.clientId` (`client:<clientId>`); see ``ClientMemory/key(deviceId:clientId:)``.
+public struct ClientMemory: Sendable {
+    /// A stored answer to one request.
+    public struct StoredAnswer: Sendable, Hashable {
+        /// The request kind it answered (a retry must be the same kind).
+        public var kind: String
+        /// The answer frame, as JSON.
+        public var answer: String
+        public var createdAt: Date
+    }
+
+    private let database: BridgeDatabase
+    private let now: @Sendable () -> Date
+
+    public init(database: BridgeDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.now = now
+    }
+
+    /// The key a client's memory is stored under, or nil when the client cannot be recognised again.
+    public static func key(deviceId: String?, clientId: String?) -> String? {
+        if let deviceId { return deviceId }
+        if let clientId, !clientId.isEmpty, clientId.utf8.count <= 200 { return "client:\(clientId)" }
+        return nil
+    }
+
+    // MARK: Subscriptions
+
+    /// The threads (or `*`) the client is subscribed to, oldest first.
+    public func subscriptions(of client: String) async throws -> [String] {
+        try await database.pool.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT threadId FROM deviceSubscription WHERE deviceId = ? ORDER BY createdAt, threadId",
+                arguments: [client])
+        }
+    }
+
+    /// Remembers a subscription.
+    public func subscribe(_ client: String, to threadId: String) async throws {
+        let at = now().timeIntervalSince1970
+        try await database.pool.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO deviceSubscription (deviceId, threadId, createdAt) VALUES (?, ?, ?)",
+                arguments: [client, threadId, at])
+        }
+    }
+
+    /// Forgets a subscription.
+    public func unsubscribe(_ client: String, from threadId: String) async throws {
+        try await database.pool.write { db in
+            try db.execute(sql: "DELETE FROM deviceSubscription WHERE deviceId = ? AND threadId = ?", arguments: [client, threadId])
+        }
+    }
+
+    // MARK: Request answers
+
+    /// The stored answer to `requestId` from `client`, if one is younger than `maxAge`.
+    public func answer(to requestId: String, from client: String, maxAge: TimeInterval) async throws -> StoredAnswer? {
+        let cutoff = now().addingTimeInterval(-maxAge).timeIntervalSince1970
+        return try await database.pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT kind, answer, createdAt FROM requestAnswer WHERE deviceId = ? AND requestId = ? AND createdAt >= ?",
+                arguments: [client, requestId, cutoff]
+            ).map { StoredAnswer(kind: $0["kind"], answer: $0["answer"], createdAt: Date(timeIntervalSince1970: $0["createdAt"])) }
+        }
+    }
+
+    /// Stores the answer to `requestId` (replacing an expired one).
+    public func storeAnswer(_ answer: String, kind: String, to requestId: String, from client: String) async throws {
+        let at = now().timeIntervalSince1970
+        try await database.pool.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO requestAnswer (deviceId, requestId, kind, answer, createdAt) VALUES (?, ?, ?, ?, ?)",
+                arguments: [client, requestId, kind, answer, at])
+        }
+    }
+
+    /// Deletes answers older than `maxAge`; returns how many.
+    @discardableResult
+    public func pruneAnswers(maxAge: TimeInterval) async throws -> Int {
+        let cutoff = now().addingTimeInterval(-maxAge).timeIntervalSince1970
+        return try await database.pool.write { db in
+            try db.execute(sql: "DELETE FROM requestAnswer WHERE createdAt < ?", arguments: [cutoff])
+            return db.changesCount
+        }
+    }
+}

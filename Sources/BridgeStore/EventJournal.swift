@@ -1,0 +1,219 @@
+import Foundation
+import GRDB
+import Logging
+
+/// One journaled server message (`event`, `approvalRequest`, `approvalResolved`).
+public struct JournalEntry: Sendable, Hashable {
+    /// Bridge-wide, increasing by one per journaled message; never reused, also across restarts.
+    public var seq: Int64
+    public var threadId: String
+    /// The wire kind: `event`, `approvalRequest` or `approvalResolved`.
+    public var kind: String
+    /// The event type (`turn/started`, …) for events.
+    public var type: String?
+    public var turnId: String?
+    public var approvalId: String?
+    /// The exact JSON frame sent to clients.
+    public var text: String
+    public var createdAt: Date
+
+    public init(
+        seq: Int64, threadId: String, kind: String, type: String? = nil, turnId: String? = nil, approvalId: String? = nil,
+        text: String, createdAt: Date = Date()
+    ) {
+        self.seq = seq
+        self.threadId = threadId
+        self.kind = kind
+        self.type = type
+        self.turnId = turnId
+        self.approvalId = approvalId
+        self.text = text
+        self.createdAt = createdAt
+    }
+}
+
+/// What one pruning pass removed.
+public struct JournalPruneResult: Sendable, Hashable {
+    /// Rows deleted.
+    public var deleted: Int
+    /// Every seq at or below this one is gone (0 when nothing was ever pruned).
+    public var prunedThrough: Int64
+}
+
+/// The event journal in the ``BridgeDatabase``: every numbered message is written here before it is sent, so
+/// a client can resume after a disconnect and nothing survives only in memory.
+///
+/// Appends are synchronous single-row transactions (WAL, `synchronous = NORMAL`: a commit survives a crash of
+/// the process, kill -9 included; only an OS crash or power loss may lose the last commits). Reads and pruning
+/// are async. Retention keeps a prefix-free suffix: pruning deletes every row at or below a cut and records the
+/// cut as `prunedThrough`, so "was anything after my cursor pruned?" is one comparison.
+public struct EventJournal: Sendable {
+    private let database: BridgeDatabase
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+
+    /// Rows deleted per transaction when pruning, so the writer (the hub) never waits long for the lock.
+    static let pruneChunk = 5000
+
+    public init(database: BridgeDatabase, now: @escaping @Sendable () -> Date = Date.init, logger: Logger) {
+        self.database = database
+        self.now = now
+        self.logger = logger
+    }
+
+    // MARK: Writing
+
+    /// Writes one entry (synchronously, one transaction). Throws if `seq` is already journaled.
+    public func append(_ entry: JournalEntry) throws {
+        try append(contentsOf: [entry])
+    }
+
+    /// Writes entries in one transaction.
+    public func append(contentsOf entries: [JournalEntry]) throws {
+        guard !entries.isEmpty else { return }
+        try database.pool.write { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO journal (seq, threadId, kind, type, turnId, approvalId, text, bytes, createdAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            for entry in entries {
+                try statement.execute(arguments: [
+                    entry.seq, entry.threadId, entry.kind, entry.type, entry.turnId, entry.approvalId, entry.text,
+                    entry.text.utf8.count, entry.createdAt.timeIntervalSince1970,
+                ])
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// The highest seq ever journaled (0 for a new journal), also when pruning emptied the table.
+    public func lastSeq() throws -> Int64 {
+        try database.pool.read { db in
+            let maxSeq = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM journal") ?? 0
+            return max(maxSeq, try Self.prunedThrough(db))
+        }
+    }
+
+    /// Every seq at or below this one was pruned (0 when nothing was).
+    public func prunedThrough() throws -> Int64 {
+        try database.pool.read { db in try Self.prunedThrough(db) }
+    }
+
+    /// The oldest journaled seq, nil when the journal is empty.
+    public func oldestSeq() throws -> Int64? {
+        try database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM journal") }
+    }
+
+    /// Entries with `after < seq <= through`, of `threads` (nil: every thread), in seq order, at most `limit`.
+    public func read(after: Int64, through: Int64 = .max, threads: Set<String>? = nil, limit: Int) async throws -> [JournalEntry] {
+        try await database.pool.read { db in
+            var sql = "SELECT seq, threadId, kind, type, turnId, approvalId, text, createdAt FROM journal WHERE seq > ? AND seq <= ?"
+            var arguments: StatementArguments = [after, through]
+            if let threads {
+                guard !threads.isEmpty else { return [] }
+                sql += " AND threadId IN (\(Array(repeating: "?", count: threads.count).joined(separator: ",")))"
+                arguments += StatementArguments(threads.sorted())
+            }
+            sql += " ORDER BY seq LIMIT ?"
+            arguments += [limit]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                JournalEntry(
+                    seq: row["seq"], threadId: row["threadId"], kind: row["kind"], type: row["type"], turnId: row["turnId"],
+                    approvalId: row["approvalId"], text: row["text"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+            }
+        }
+    }
+
+    /// Total size of the journaled frames in bytes (what `maxBytes` bounds).
+    public func totalBytes() throws -> Int64 {
+        try database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(bytes), 0) FROM journal") ?? 0 }
+    }
+
+    /// Turns with a `turn/started` and no later `turn/completed` or `bridge/turnFailed`: they were running when
+    /// the bridge stopped. `(threadId, turnId)` in seq order.
+    public func openTurns() throws -> [(threadId: String, turnId: String)] {
+        try database.pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT s.threadId, s.turnId FROM journal s
+                    WHERE s.type = 'turn/started' AND s.turnId IS NOT NULL AND NOT EXISTS (
+                        SELECT 1 FROM journal e WHERE e.threadId = s.threadId AND e.turnId = s.turnId AND e.seq > s.seq
+                        AND e.type IN ('turn/completed', 'bridge/turnFailed'))
+                    ORDER BY s.seq
+                    """
+            ).map { (threadId: $0["threadId"], turnId: $0["turnId"]) }
+        }
+    }
+
+    /// Approvals requested and never resolved: `(threadId, approvalId)` in seq order.
+    public func openApprovals() throws -> [(threadId: String, approvalId: String)] {
+        try database.pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.threadId, r.approvalId FROM journal r
+                    WHERE r.kind = 'approvalRequest' AND r.approvalId IS NOT NULL AND NOT EXISTS (
+                        SELECT 1 FROM journal e WHERE e.approvalId = r.approvalId AND e.kind = 'approvalResolved')
+                    ORDER BY r.seq
+                    """
+            ).map { (threadId: $0["threadId"], approvalId: $0["approvalId"]) }
+        }
+    }
+
+    // MARK: Retention
+
+    /// Deletes entries older than `maxAge` and the oldest entries beyond `maxBytes` in total, always a prefix
+    /// of the journal, in chunks.
+    @discardableResult
+    public func prune(maxAge: TimeInterval, maxBytes: Int64) async throws -> JournalPruneResult {
+        let cutoff = now().addingTimeInterval(-maxAge).timeIntervalSince1970
+        let cut: Int64 = try await database.pool.read { db in
+            let byAge = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM journal WHERE createdAt < ?", arguments: [cutoff]) ?? 0
+            let total = try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(bytes), 0) FROM journal") ?? 0
+            var bySize: Int64 = 0
+            if total > maxBytes {
+                bySize =
+                    try Int64.fetchOne(
+                        db,
+                        sql: """
+                            SELECT seq FROM (SELECT seq, SUM(bytes) OVER (ORDER BY seq DESC ROWS UNBOUNDED PRECEDING) AS kept
+                                             FROM journal)
+                            WHERE kept > ? ORDER BY seq DESC LIMIT 1
+                            """, arguments: [maxBytes]) ?? 0
+            }
+            return max(byAge, bySize)
+        }
+        var deleted = 0
+        var through: Int64 = 0
+        while true {
+            let (count, recorded) = try await database.pool.write { db -> (Int, Int64) in
+                let previous = try Self.prunedThrough(db)
+                guard cut > previous else { return (0, previous) }
+                let chunkEnd =
+                    try Int64.fetchOne(
+                        db, sql: "SELECT seq FROM journal WHERE seq <= ? ORDER BY seq LIMIT 1 OFFSET ?",
+                        arguments: [cut, Self.pruneChunk - 1]) ?? cut
+                try db.execute(sql: "DELETE FROM journal WHERE seq <= ?", arguments: [chunkEnd])
+                let count = db.changesCount
+                try db.execute(
+                    sql: "INSERT INTO journalMeta (key, value) VALUES ('prunedThrough', ?) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)",
+                    arguments: [chunkEnd])
+                return (count, chunkEnd)
+            }
+            deleted += count
+            through = recorded
+            if recorded >= cut || count == 0 { break }
+        }
+        if deleted > 0 {
+            logger.debug("journal pruned", metadata: ["bridge.journal.deleted": "\(deleted)", "bridge.journal.prunedThrough": "\(through)"])
+        }
+        return JournalPruneResult(deleted: deleted, prunedThrough: through)
+    }
+
+    static func prunedThrough(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT value FROM journalMeta WHERE key = 'prunedThrough'") ?? 0
+    }
+}

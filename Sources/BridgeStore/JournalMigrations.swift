@@ -1,0 +1,43 @@
+import GRDB
+
+/// The schema of the event journal, remembered subscriptions and request answers (issue 6).
+enum JournalMigrations {
+    static func v2Journal(_ db: Database) throws {
+        // One row per journaled server message, in `seq` order. `text` is the exact frame sent to clients.
+        try db.create(table: "journal") { t in
+            t.primaryKey("seq", .integer)
+            t.column("threadId", .text).notNull()
+            t.column("kind", .text).notNull()
+            t.column("type", .text)
+            t.column("turnId", .text)
+            t.column("approvalId", .text)
+            t.column("text", .text).notNull()
+            t.column("bytes", .integer).notNull()
+            t.column("createdAt", .double).notNull()
+        }
+        try db.create(index: "journal_createdAt", on: "journal", columns: ["createdAt"])
+        try db.create(index: "journal_thread_turn", on: "journal", columns: ["threadId", "turnId"])
+        try db.create(index: "journal_approval", on: "journal", columns: ["approvalId"])
+        // Small facts about the journal: `prunedThrough` (every seq at or below it is gone) survives an empty journal.
+        try db.create(table: "journalMeta") { t in
+            t.primaryKey("key", .text)
+            t.column("value", .integer).notNull()
+        }
+        // Subscriptions a client had, restored when it reconnects (keyed by device id or `client:<clientId>`).
+        try db.create(table: "deviceSubscription") { t in
+            t.column("deviceId", .text).notNull()
+            t.column("threadId", .text).notNull()
+            t.column("createdAt", .double).notNull()
+            t.primaryKey(["deviceId", "threadId"])
+        }
+        // The first answer to a request, returned again when the same client retries the same id.
+        try db.create(table: "requestAnswer") { t in
+            t.column("deviceId", .text).notNull()
+            t.column("requestId", .text).notNull()
+            t.column("kind", .text).notNull()
+            t.column("answer", .text).notNull()
+            t.column("createdAt", .double).notNull().indexed()
+            t.primaryKey(["deviceId", "requestId"])
+        }
+    }
+}
