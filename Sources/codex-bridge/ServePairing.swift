@@ -52,7 +52,7 @@ struct ServePairing: Sendable {
 
     /// Once the socket is bound: records `server.json` and shows the pairing QR (or the hint to run `pair`).
     func listening(_ listening: BridgeServer.Listening, noQR: Bool) async {
-        let addresses = await Self.offeredAddresses(hosts: [listen == "tailscale" ? host : listen], logger: logger)
+        let addresses = await Self.offeredAddresses(hosts: [host], logger: logger)
         Self.writeServerRecord(paths: paths, listen: listen, port: listening.port, addresses: addresses, logger: logger)
         await Self.startupQR(registry: registry, identity: identity, port: listening.port, addresses: addresses, noQR: noQR, logger: logger)
     }

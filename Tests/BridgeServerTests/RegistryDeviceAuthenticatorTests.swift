@@ -1,0 +1,97 @@
+import BridgeProtocol
+import BridgeStore
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import BridgeServer
+
+/// Collects log lines so a test can check no secret is logged.
+private final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: String { lines.withLock { $0.joined(separator: "\n") } }
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    var logger: Logger {
+        Logger(label: "test") { _ in Handler(sink: self) }
+    }
+
+    private struct Handler: LogHandler {
+        let sink: LogLines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { $1 }
+            sink.append("\(event.message) \(all.map { "\($0)=\($1)" }.joined(separator: " "))")
+        }
+    }
+}
+
+@Suite struct RegistryDeviceAuthenticatorTests {
+    private static func withRegistry(_ body: (DeviceRegistry, LogLines) async throws -> Void) async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-devauth-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let logs = LogLines()
+        let paths = StatePaths(configDirectory: dir, stateDirectory: dir)
+        let registry = DeviceRegistry(database: try BridgeDatabase(paths: paths, logger: logs.logger), logger: logs.logger)
+        try await body(registry, logs)
+    }
+
+    @Test func codeIsRedeemedOnceThenTheDeviceTokenWorks() async throws {
+        try await Self.withRegistry { registry, logs in
+            let auth = RegistryDeviceAuthenticator(registry: registry, logger: logs.logger)
+            let code = try await registry.mintPairingCode(ttl: .seconds(60))
+            let first = await auth.authenticate(token: code.grouped.lowercased(), device: DeviceInfo(name: "Phone", platform: "ios"), remoteAddress: "10.0.0.2")
+            guard case .accepted(.device(let id), let token?) = first else {
+                Issue.record("expected a new device, got \(first)")
+                return
+            }
+            #expect(await auth.authenticate(token: code.code, device: nil, remoteAddress: "10.0.0.2") == .rejected)
+            #expect(await auth.authenticate(token: token, device: nil, remoteAddress: "10.0.0.3") == .accepted(.device(id: id)))
+            #expect(await auth.authenticate(token: "not-a-token", device: nil, remoteAddress: "10.0.0.3") == .rejected)
+            #expect(await !auth.isRevoked(deviceId: id))
+            #expect(await auth.isRevoked(deviceId: "nosuchdevice"))
+
+            try await registry.revoke(id: id)
+            #expect(await auth.isRevoked(deviceId: id))
+            #expect(await auth.revokedDeviceIds(among: [id, "other"]) == [id, "other"])
+            #expect(await auth.authenticate(token: token, device: nil, remoteAddress: "10.0.0.3") == .rejected)
+
+            let text = logs.all
+            #expect(!text.contains(code.code) && !text.contains(code.grouped) && !text.contains(token))
+            #expect(text.contains("codeAlreadyUsed"))
+        }
+    }
+
+    @Test func unknownCodeIsRejected() async throws {
+        try await Self.withRegistry { registry, logs in
+            let auth = RegistryDeviceAuthenticator(registry: registry, logger: logs.logger)
+            #expect(await auth.authenticate(token: "ABCDE-FGHJK", device: nil, remoteAddress: "::1") == .rejected)
+            #expect(!logs.all.contains("ABCDE"))
+        }
+    }
+
+    @Test func watcherClosesOnlyRevokedDevices() async throws {
+        let connections = ConnectionRegistry()
+        let closed = Mutex<[String: (UInt16, String)]>([:])
+        for name in ["phone", "tablet", "secret"] {
+            let id = try #require(connections.register { code, reason in closed.withLock { $0[name] = (code, reason) } })
+            connections.authenticated(id, as: name == "secret" ? .sharedSecret : .device(id: name))
+        }
+        let asked = Mutex<Set<String>>([])
+        let watcher = RevocationWatcher(registry: connections, logger: Logger(label: "test")) { ids in
+            asked.withLock { $0 = ids }
+            return ids.filter { $0 == "phone" }
+        }
+        #expect(await watcher.checkOnce() == 1)
+        #expect(asked.withLock { $0 } == ["phone", "tablet"])
+        let result = closed.withLock { $0 }
+        #expect(result.keys.sorted() == ["phone"])
+        #expect(result["phone"]?.0 == 1008 && result["phone"]?.1 == "device revoked")
+    }
+}
