@@ -27,7 +27,8 @@ import Testing
         var logger = Logger(label: "t", factory: { _ in handler })
         logger.logLevel = .debug
         logger.info("hello", metadata: ["bridge.thread.id": "th1"])
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(try #require(lines.all.first).utf8)) as? [String: Any])
+        let first = try #require(lines.all.first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
         #expect(object["bridge.connection.id"] as? String == "3")
         #expect(object["bridge.thread.id"] as? String == "th1")
     }

@@ -1,0 +1,204 @@
+"""Operations: `status`, `doctor`, `/metrics`, `serve --log-format json`, `service install`."""
+import asyncio
+import json
+import os
+import pathlib
+import re
+import shutil
+import stat
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import BIN, run_cli
+import wsutil
+
+
+def http_get(port, path, token=None, timeout=5):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def sample(text, name, labels=None):
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        series, _, value = line.rpartition(" ")
+        if series.split("{", 1)[0] == name and (labels is None or labels in series):
+            return float(value)
+    return None
+
+
+def isolated_binary(tmp_path):
+    """The binary outside the checkout, so that codex is not found next to it (.venv-codex)."""
+    target = tmp_path / "bin" / "codex-bridge"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(BIN, target)
+    except OSError:
+        shutil.copy2(BIN, target)
+    return target
+
+
+# status
+
+def test_status_json_with_a_running_bridge(bridge_factory):
+    bridge = bridge_factory()
+    result = run_cli("status", "--json", state_dir=bridge.state_dir)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["running"] is True
+    assert report["server"]["port"] == bridge.port
+    assert report["server"]["pid"] == bridge.proc.pid
+    assert report["server"]["healthy"] is True
+    assert report["tls"] is False and report["fingerprint"] is None
+    assert report["devices"] == 0
+    assert report["connections"] == 0
+    assert "mdns" in report and "version" in report
+    assert set(report["codex"]) == {"path", "version", "loggedIn"}
+    assert bridge.token not in result.stdout
+
+
+def test_status_without_a_bridge_exits_3(tmp_path):
+    result = run_cli("status", "--json", state_dir=tmp_path / "none")
+    assert result.returncode == 3, result.stderr
+    report = json.loads(result.stdout)
+    assert report["running"] is False
+    assert report["server"] is None
+    text = run_cli("status", state_dir=tmp_path / "none")
+    assert text.returncode == 3
+    assert "not running" in text.stdout
+
+
+# doctor
+
+def test_doctor_with_codex_and_avahi_missing(tmp_path):
+    binary = isolated_binary(tmp_path)
+    fake_bin = tmp_path / "fakebin"
+    fake_bin.mkdir()
+    daemon = fake_bin / "avahi-daemon"
+    daemon.write_text("#!/bin/sh\necho 'Daemon not running' >&2\nexit 255\n")
+    daemon.chmod(0o755)
+    env = {"PATH": f"{fake_bin}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    state = tmp_path / "state"
+    result = __import__("subprocess").run(
+        [str(binary), "doctor", "--port", "0", "--state-dir", str(state)],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    out = result.stdout
+    assert re.search(r"PROBLEM\s+codex\s+codex is not installed", out), out
+    assert "pip install openai-codex-cli-bin" in out
+    assert re.search(r"PROBLEM\s+avahi\s+avahi-daemon is not running", out), out
+    assert "systemctl enable --now avahi-daemon" in out
+
+
+def test_doctor_flags_loose_state_permissions(bridge_factory, tmp_path):
+    bridge = bridge_factory()
+    token = bridge.state_dir / "token"
+    token.chmod(0o644)
+    result = run_cli("doctor", "--json", "--port", str(bridge.port), state_dir=bridge.state_dir, timeout=60)
+    findings = json.loads(result.stdout)
+    assert result.returncode == 1
+    state = [f for f in findings if f["check"] == "state-dir"]
+    assert any(f["severity"] == "problem" and f["fix"] == f"chmod 600 {token}" for f in state), state
+    port = next(f for f in findings if f["check"] == "port")
+    assert port["severity"] == "ok" and "running bridge" in port["summary"]
+
+
+# /metrics
+
+def test_metrics_requires_a_token_and_counts(bridge_factory):
+    bridge = bridge_factory()
+    assert http_get(bridge.port, "/healthz")[0] == 200
+    assert http_get(bridge.port, "/metrics")[0] == 401
+    assert http_get(bridge.port, "/metrics", token="wrong")[0] == 401
+
+    async def scenario():
+        ws, ack = await wsutil.hello(bridge)
+        assert ack["ok"] is True
+        status, body = http_get(bridge.port, "/metrics", token=bridge.token)
+        await ws.close()
+        bad = await wsutil.connect(bridge)
+        await wsutil.send(bad, {"kind": "hello", "version": 1, "token": "nope"})
+        await wsutil.recv(bad)
+        await wsutil.expect_close(bad)
+        return status, body
+
+    status, body = asyncio.run(scenario())
+    assert status == 200
+    assert "# TYPE codex_bridge_handshakes_total counter" in body
+    assert sample(body, "codex_bridge_handshakes_total", 'result="ok"') >= 1
+    assert sample(body, "codex_bridge_connections") >= 1
+    _, after = http_get(bridge.port, "/metrics", token=bridge.token)
+    assert sample(after, "codex_bridge_handshakes_total", 'result="unauthorized"') >= 1
+    assert sample(after, "codex_bridge_journal_bytes") > 0
+    assert bridge.token not in after
+
+
+# logs
+
+def test_serve_log_format_json(bridge_factory):
+    bridge = bridge_factory(args=["--log-format", "json", "--log-level", "debug"])
+    asyncio.run(_hello_and_close(bridge))
+    bridge.wait_log('"Client authenticated"')
+    # Every log line is one JSON object (nothing else writes to the log while serving).
+    lines = [line for line in bridge.log().splitlines() if line.strip()]
+    objects = [json.loads(line) for line in lines]
+    assert len(objects) >= 2
+    for obj in objects:
+        assert {"ts", "level", "label", "message"} <= obj.keys()
+    listening = next(o for o in objects if o["message"] == "Listening")
+    assert listening["bridge.listen.port"] == str(bridge.port)
+    authenticated = next(o for o in objects if o["message"] == "Client authenticated")
+    assert "bridge.connection.id" in authenticated
+    assert bridge.token not in bridge.log()
+
+
+async def _hello_and_close(bridge):
+    ws, _ = await wsutil.hello(bridge)
+    await ws.close()
+
+
+def test_serve_rejects_an_unknown_log_format(tmp_path):
+    result = run_cli("serve", "--log-format", "xml", state_dir=tmp_path / "s")
+    assert result.returncode != 0
+    assert "--log-format" in result.stderr
+
+
+# service
+
+def test_service_install_dry_run_writes_nothing(tmp_path):
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "cfg"))
+    result = run_cli("service", "install", "--dry-run", env=env, state_dir=tmp_path / "state")
+    assert result.returncode == 0, result.stderr
+    assert "Restart=on-failure" in result.stdout
+    assert "loginctl enable-linger" in result.stdout
+    assert not (tmp_path / "cfg").exists()
+
+
+def test_service_install_without_systemctl(tmp_path):
+    env = {"PATH": "/nonexistent", "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "USER": "me"}
+    state = tmp_path / "state"
+    result = run_cli("service", "install", env=env, state_dir=state)
+    assert result.returncode == 0, result.stderr
+    unit = tmp_path / "cfg" / "systemd" / "user" / "codex-bridge.service"
+    text = unit.read_text()
+    assert "Restart=on-failure" in text
+    assert f"ExecStart={BIN.resolve()} serve --no-qr --state-dir {state}" in text
+    assert "WantedBy=default.target" in text
+    assert "systemctl --user enable codex-bridge.service" in result.stdout
+    assert "loginctl enable-linger me" in result.stdout
+    if shutil.which("systemd-analyze"):
+        verify = __import__("subprocess").run(["systemd-analyze", "verify", "--user", str(unit)], capture_output=True, text=True)
+        ours = [line for line in (verify.stdout + verify.stderr).splitlines() if "codex-bridge.service" in line]
+        assert not ours, verify.stderr
+    removed = run_cli("service", "uninstall", env=env, state_dir=state)
+    assert removed.returncode == 0, removed.stderr
+    assert not unit.exists()
