@@ -17,16 +17,28 @@ extension ThreadHub {
     func answerOnce(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {
         let slot = key + "\u{0}" + id
         if inflight[slot] != nil {
-            return await withCheckedContinuation { continuation in
+            let answer = await withCheckedContinuation { continuation in
                 inflight[slot, default: []].append(continuation)
             }
+            await adopt(answer, by: session)
+            return answer
         }
         inflight[slot] = []
-        let answer = await firstAnswer(request, id: id, key: key, session: session)
+        // Unstructured: the first attempt runs to its end (and its answer is stored) even if its connection,
+        // and with it the request's task, ends meanwhile.
+        let answer = await Task { await self.firstAnswer(request, id: id, key: key, session: session) }.value
         for waiter in inflight.removeValue(forKey: slot) ?? [] {
             waiter.resume(returning: answer)
         }
         return answer
+    }
+
+    /// A retry answered with the first answer: a retried `startThread` subscribes the retrying session too, as
+    /// the first attempt subscribed its own.
+    func adopt(_ answer: ServerMessage, by session: ClientSession) async {
+        guard case .response(_, .threadStarted(let started)) = answer, sessions[session.id] != nil else { return }
+        subscribe(session, to: started.threadId)
+        await remember(session, subscribedTo: started.threadId, true)
     }
 
     private func firstAnswer(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {
@@ -37,13 +49,14 @@ extension ThreadHub {
                     return .error(ErrorMessage(id: id, code: .badRequest, message: "request id \(id) was already used for \(stored.kind)"))
                 }
                 session.logger.info("Retried request answered again", metadata: ["bridge.request.id": "\(id)", "bridge.request.kind": "\(request.kind)"])
-                return try ServerMessage.decode(Data(stored.answer.utf8))
+                let answer = try ServerMessage.decode(Data(stored.answer.utf8))
+                await adopt(answer, by: session)
+                return answer
             }
         } catch {
             session.logger.warning("Cannot read a stored answer", metadata: ["error": "\(error)"])
         }
-        // Unstructured: the first attempt completes even if its connection (and its request task) ends.
-        let answer = await Task { await self.perform(request, id: id, session: session) }.value
+        let answer = await perform(request, id: id, session: session)
         if case .error(let error) = answer, error.code == .codexUnavailable { return answer }
         do {
             let text = String(decoding: try answer.encoded(encoder: encoder), as: UTF8.self)

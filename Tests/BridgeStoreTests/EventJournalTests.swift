@@ -1,0 +1,129 @@
+import BridgeStore
+import Foundation
+import Logging
+import Testing
+
+@Suite("EventJournal")
+struct EventJournalTests {
+    private func entry(_ seq: Int64, thread: String = "t1", type: String = "item/agentMessage/delta", turn: String? = "u1", at: Date = Date(), bytes: Int = 40) -> JournalEntry {
+        JournalEntry(seq: seq, threadId: thread, kind: "event", type: type, turnId: turn, text: String(repeating: "x", count: bytes), createdAt: at)
+    }
+
+    private func open(_ state: TemporaryState, clock: TestClock? = nil) throws -> EventJournal {
+        let logger = CapturedLogs().logger
+        let database = try BridgeDatabase(paths: state.paths, logger: logger)
+        if let clock { return EventJournal(database: database, now: { clock.now }, logger: logger) }
+        return EventJournal(database: database, logger: logger)
+    }
+
+    @Test func appendsReadInOrderAndSurviveReopen() async throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        do {
+            let journal = try open(state)
+            #expect(try journal.lastSeq() == 0)
+            #expect(try journal.oldestSeq() == nil)
+            for seq in Int64(1)...10 { try journal.append(entry(seq, thread: seq % 2 == 0 ? "even" : "odd")) }
+            #expect(throws: (any Error).self) { try journal.append(entry(5)) }  // a seq is written once
+        }
+        let journal = try open(state)
+        #expect(try journal.lastSeq() == 10)
+        #expect(try journal.oldestSeq() == 1)
+        #expect(try await journal.read(after: 0, limit: 100).map(\.seq) == Array(1...10))
+        #expect(try await journal.read(after: 3, through: 8, limit: 100).map(\.seq) == [4, 5, 6, 7, 8])
+        #expect(try await journal.read(after: 0, threads: ["even"], limit: 3).map(\.seq) == [2, 4, 6])
+        #expect(try await journal.read(after: 0, threads: [], limit: 3).isEmpty)
+        #expect(try await journal.read(after: 0, threads: ["odd", "even"], limit: 100).count == 10)
+    }
+
+    @Test func openTurnsAndApprovals() throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        let journal = try open(state)
+        try journal.append(contentsOf: [
+            entry(1, thread: "a", type: "turn/started", turn: "a1"),
+            entry(2, thread: "a", type: "turn/completed", turn: "a1"),
+            entry(3, thread: "b", type: "turn/started", turn: "b1"),
+            entry(4, thread: "c", type: "turn/started", turn: "c1"),
+            entry(5, thread: "c", type: "bridge/turnFailed", turn: "c1"),
+            JournalEntry(seq: 6, threadId: "b", kind: "approvalRequest", approvalId: "ap1", text: "{}"),
+            JournalEntry(seq: 7, threadId: "b", kind: "approvalRequest", approvalId: "ap2", text: "{}"),
+            JournalEntry(seq: 8, threadId: "b", kind: "approvalResolved", approvalId: "ap1", text: "{}"),
+        ])
+        #expect(try journal.openTurns().map { "\($0.threadId)/\($0.turnId)" } == ["b/b1"])
+        #expect(try journal.openApprovals().map(\.approvalId) == ["ap2"])
+    }
+
+    @Test func pruningByAgeKeepsLastSeqAndRecordsTheCut() async throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        let clock = TestClock()
+        let journal = try open(state, clock: clock)
+        for seq in Int64(1)...5 { try journal.append(entry(seq, at: clock.now.addingTimeInterval(-100))) }
+        for seq in Int64(6)...8 { try journal.append(entry(seq, at: clock.now)) }
+        let result = try await journal.prune(maxAge: 50, maxBytes: 1 << 30)
+        #expect(result.deleted == 5 && result.prunedThrough == 5)
+        #expect(try journal.oldestSeq() == 6)
+        #expect(try journal.prunedThrough() == 5)
+        clock.advance(by: 100)
+        #expect(try await journal.prune(maxAge: 50, maxBytes: 1 << 30).deleted == 3)
+        #expect(try journal.oldestSeq() == nil)
+        #expect(try journal.lastSeq() == 8)  // an empty journal still continues after 8
+        #expect(try journal.prunedThrough() == 8)
+    }
+
+    @Test func pruningBySizeDropsTheOldestBeyondTheBudget() async throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        let journal = try open(state)
+        for seq in Int64(1)...20_000 { try journal.append(entry(seq, bytes: 100)) }
+        #expect(try journal.totalBytes() == 2_000_000)
+        let result = try await journal.prune(maxAge: 3600, maxBytes: 550_000)
+        #expect(result.prunedThrough == 14_500)  // 5,500 entries of 100 bytes fit
+        #expect(try journal.totalBytes() == 550_000)
+        #expect(try journal.oldestSeq() == 14_501)
+        #expect(try await journal.prune(maxAge: 3600, maxBytes: 550_000).deleted == 0)
+    }
+
+    @Test func appendRate() throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        let journal = try open(state)
+        let count = 5000
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure {
+            for seq in 1...count { try journal.append(entry(Int64(seq), bytes: 200)) }
+        }
+        let perSecond = Double(count) / (Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+        print("EventJournal: \(Int(perSecond)) single-row appends/s")
+        #expect(perSecond > 1000)
+    }
+}
+
+@Suite("ClientMemory")
+struct ClientMemoryTests {
+    @Test func subscriptionsAndAnswers() async throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        let clock = TestClock()
+        let memory = ClientMemory(database: try BridgeDatabase(paths: state.paths, logger: CapturedLogs().logger), now: { clock.now })
+        #expect(ClientMemory.key(deviceId: "dev", clientId: "x") == "dev")
+        #expect(ClientMemory.key(deviceId: nil, clientId: "x") == "client:x")
+        #expect(ClientMemory.key(deviceId: nil, clientId: "") == nil)
+        try await memory.subscribe("dev", to: "t1")
+        clock.advance(by: 1)
+        try await memory.subscribe("dev", to: "*")
+        try await memory.subscribe("dev", to: "t1")
+        #expect(try await memory.subscriptions(of: "dev") == ["t1", "*"])
+        try await memory.unsubscribe("dev", from: "t1")
+        #expect(try await memory.subscriptions(of: "dev") == ["*"])
+        #expect(try await memory.subscriptions(of: "other").isEmpty)
+
+        try await memory.storeAnswer("{\"kind\":\"accepted\"}", kind: "approve", to: "r1", from: "dev")
+        #expect(try await memory.answer(to: "r1", from: "dev", maxAge: 600)?.answer == "{\"kind\":\"accepted\"}")
+        #expect(try await memory.answer(to: "r1", from: "other", maxAge: 600) == nil)
+        clock.advance(by: 601)
+        #expect(try await memory.answer(to: "r1", from: "dev", maxAge: 600) == nil)
+        #expect(try await memory.pruneAnswers(maxAge: 600) == 1)
+    }
+}
