@@ -4,6 +4,8 @@ import os
 import pathlib
 import sys
 
+import websockets
+
 from test_codex import frames, request, until_turn_completed
 from wsutil import hello
 
@@ -42,6 +44,8 @@ async def test_codex_crash_mid_turn_is_reported_and_codex_restarts(bridge_factor
 
 
 async def test_codex_flood_arrives_complete_in_order_with_bounded_memory(bridge_factory, tmp_path):
+    """100k notifications: every one arrives once, in order. A client that falls behind is closed with 1013
+    (its queue is bounded) and resumes from the journal with subscribe.afterSeq, as BRIDGE.md tells it to."""
     count = 100_000
     bridge, ws_dir = fake_bridge(bridge_factory, tmp_path, "flood", FAKE_CODEX_COUNT=str(count))
     ws, _ = await hello(bridge)
@@ -50,19 +54,33 @@ async def test_codex_flood_arrives_complete_in_order_with_bounded_memory(bridge_
     expected = 0
     peak_rss = 0
     last_seq = None
-    async for msg in frames(ws, timeout=120):
-        if msg["kind"] != "event" or msg["threadId"] != thread:
-            continue
-        if last_seq is not None:
-            assert msg["seq"] == last_seq + 1
-        last_seq = msg["seq"]
-        if msg["type"] == "item/agentMessage/delta":
-            assert msg["data"]["delta"] == f"{expected} "
-            expected += 1
-            if expected % 10_000 == 0:
-                peak_rss = max(peak_rss, rss_kib(bridge.proc.pid))
-        elif msg["type"] == "turn/completed":
-            break
+    reconnects = 0
+    done = False
+    while not done:
+        try:
+            if ws is None:
+                ws, _ = await hello(bridge)
+                answer = await request(ws, "subscribe", threadId=thread, afterSeq=last_seq)
+                assert answer["kind"] == "subscribed" and answer.get("resume", "ok") == "ok", answer
+            async for msg in frames(ws, timeout=120):
+                if msg["kind"] != "event" or msg["threadId"] != thread:
+                    continue
+                if last_seq is not None:
+                    assert msg["seq"] == last_seq + 1
+                last_seq = msg["seq"]
+                if msg["type"] == "item/agentMessage/delta":
+                    assert msg["data"]["delta"] == f"{expected} "
+                    expected += 1
+                    if expected % 10_000 == 0:
+                        peak_rss = max(peak_rss, rss_kib(bridge.proc.pid))
+                elif msg["type"] == "turn/completed":
+                    done = True
+                    break
+        except websockets.ConnectionClosed as closed:
+            assert closed.rcvd is None or closed.rcvd.code == 1013, closed
+            reconnects += 1
+            assert reconnects < 50
+            ws = None
     assert expected == count
     assert peak_rss < 400 * 1024, f"bridge RSS peaked at {peak_rss} KiB"
 
