@@ -119,6 +119,9 @@ public actor ThreadHub: RequestHandling, Service {
         for await event in codex.events {
             process(event)
         }
+        // The supervisor ends its stream when it shuts down, which happens before the hub is told to (services
+        // stop in reverse order). Returning now would count as finishing unexpectedly: wait for our turn.
+        try? await gracefulShutdown()
     }
 
     // MARK: Codex → clients
