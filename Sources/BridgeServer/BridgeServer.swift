@@ -69,6 +69,7 @@ public struct BridgeServer: Service, CustomStringConvertible {
                 responder: responder,
                 webSocket: webSocket,
                 maxFrameSize: configuration.maxMessageBytes,
+                tls: configuration.tls,
                 shouldUpgrade: { request, channel, _ in await self.shouldUpgrade(request, channel: channel) }
             )
         }

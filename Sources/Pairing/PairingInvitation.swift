@@ -39,11 +39,11 @@ public struct PairingInvitation: Sendable, Hashable {
             fingerprint: fingerprint)
     }
 
-    /// What `pair --json` prints: `{url, code, expiresAt, addresses, port, serverId, name}`.
+    /// What `pair --json` prints: `{url, code, expiresAt, addresses, port, serverId, name, fingerprint}`.
     public var summary: Summary {
         Summary(
             url: url.string, code: code?.code, expiresAt: code?.expiresAt, addresses: url.addresses, port: url.port,
-            serverId: url.serverId, name: url.serverName)
+            serverId: url.serverId, name: url.serverName, fingerprint: url.fingerprint)
     }
 
     /// The terminal block: the QR code, the URL, the addresses and the expiry.
@@ -53,6 +53,7 @@ public struct PairingInvitation: Sendable, Hashable {
         text += "\n\(url.string)\n\n"
         text += "Addresses offered (best first), port \(url.port):\n"
         for address in addresses { text += "  \(address)\n" }
+        if let fingerprint = url.fingerprint { text += "TLS (wss://), certificate SHA-256: \(fingerprint)\n" }
         if let code {
             let minutes = max(0, Int((code.expiresAt.timeIntervalSince(now) / 60).rounded()))
             text += "\nCode \(code.grouped): single use, expires in \(minutes) min "
@@ -79,6 +80,8 @@ public struct PairingInvitation: Sendable, Hashable {
         public var serverId: String
         /// The server's name.
         public var name: String
+        /// The TLS certificate's SHA-256 fingerprint (64 lowercase hex digits); nil without TLS.
+        public var fingerprint: String?
     }
 }
 

@@ -8,24 +8,22 @@ import Logging
 struct JournalOptions: ParsableArguments {
     @Option(
         name: .customLong("journal-max-age"),
-        help: ArgumentHelp("Journaled events older than this are pruned (e.g. 7d, 12h, 30s).", valueName: "duration"))
-    var maxAge = DurationArgument(.seconds(7 * 86400), text: "7d")
+        help: ArgumentHelp("Journaled events older than this are pruned (e.g. 7d, 12h, 30s; default 7d).", valueName: "duration"))
+    var maxAge: DurationArgument?
 
     @Option(
         name: .customLong("journal-max-bytes"),
-        help: ArgumentHelp("The oldest journaled events beyond this many bytes in total are pruned.", valueName: "bytes"))
-    var maxBytes: Int64 = 256 << 20
+        help: ArgumentHelp("The oldest journaled events beyond this many bytes in total are pruned (default 268435456).", valueName: "bytes"))
+    var maxBytes: Int64?
 
     func validate() throws {
-        guard maxBytes >= 0 else { throw ValidationError("--journal-max-bytes must not be negative") }
+        if let maxBytes, maxBytes < 0 { throw ValidationError("--journal-max-bytes must not be negative") }
     }
 
-    var retention: JournalRetention {
-        JournalRetention(maxAge: Double(maxAge.duration.components.seconds) + Double(maxAge.duration.components.attoseconds) / 1e18, maxBytes: maxBytes)
-    }
-
-    /// The hub's storage in `database`.
-    func storage(database: BridgeDatabase, logger: Logger) -> HubStorage {
-        HubStorage(database: database, retention: retention, logger: logger)
+    /// The hub's storage in `database`, with the retention `serve` resolved (flag, config.toml, default).
+    static func storage(database: BridgeDatabase, settings: ServeSettings, logger: Logger) -> HubStorage {
+        HubStorage(
+            database: database, retention: JournalRetention(maxAge: settings.journalMaxAgeSeconds, maxBytes: settings.journalMaxBytes),
+            logger: logger)
     }
 }

@@ -4,6 +4,7 @@ import BridgeStore
 import Foundation
 import Logging
 import Pairing
+import BridgeTLS
 
 /// `codex-bridge pair`: mint a one-time pairing code and show it as a QR code, a URL and a JSON summary.
 struct PairCommand: AsyncParsableCommand {
@@ -83,11 +84,22 @@ struct PairCommand: AsyncParsableCommand {
         let addresses = try await AddressDiscovery(logger: logger).candidates(advertise: offered(running: running))
         if useStaticToken {
             let secret = try SharedSecret(paths: paths).loadOrCreate()
-            return try PairingInvitation(credential: .staticToken(secret), identity: identity, port: chosenPort, addresses: addresses)
+            return try PairingInvitation(
+                credential: .staticToken(secret), identity: identity, port: chosenPort, addresses: addresses,
+                fingerprint: fingerprint(running: running))
         }
         let registry = try ServePairing.openRegistry(paths: paths, logger: logger)
         return try await PairingInvitation.mint(
-            registry: registry, ttl: ttl.duration, identity: identity, port: chosenPort, addresses: addresses)
+            registry: registry, ttl: ttl.duration, identity: identity, port: chosenPort, addresses: addresses,
+            fingerprint: fingerprint(running: running))
+    }
+
+    /// The running server's TLS fingerprint; with no server running, the stored certificate's when
+    /// config.toml says `tls = true` (the server that starts will serve it).
+    private func fingerprint(running: ServerRecord?) -> String? {
+        if let running { return running.fingerprint }
+        guard (try? ServeConfigFile.load(state.paths.configFile))?.tls == true else { return nil }
+        return (try? TLSStore(paths: state.paths).load())?.fingerprint
     }
 
     /// `--advertise`, else what a server bound to specific addresses listens on, else nothing (discover).

@@ -3,6 +3,7 @@ import BridgeProtocol
 import BridgeServer
 import BridgeOps
 import BridgeStore
+import BridgeTLS
 import CodexControl
 import Discovery
 import Foundation
@@ -23,23 +24,23 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var journal: JournalOptions
 
-    @Option(help: ArgumentHelp("Address and port to listen on; port 0 picks a free one.", valueName: "host:port"))
-    var listen = ListenAddress(host: "0.0.0.0", port: 9099)
+    @Option(help: ArgumentHelp("Address and port to listen on; port 0 picks a free one (default 0.0.0.0:9099).", valueName: "host:port"))
+    var listen: ListenAddress?
 
-    @Option(help: ArgumentHelp("Seconds a client has to send hello.", valueName: "seconds"))
-    var helloTimeout: Double = 10
+    @Option(help: ArgumentHelp("Seconds a client has to send hello (default 10).", valueName: "seconds"))
+    var helloTimeout: Double?
 
-    @Option(help: ArgumentHelp("Largest accepted message in bytes; larger ones close with 1009.", valueName: "bytes"))
-    var maxMessageBytes: Int = 1 << 20
+    @Option(help: ArgumentHelp("Largest accepted message in bytes; larger ones close with 1009 (default 1048576).", valueName: "bytes"))
+    var maxMessageBytes: Int?
 
-    @Option(help: ArgumentHelp("Seconds between WebSocket pings; 0 disables them.", valueName: "seconds"))
-    var pingInterval: Double = 20
+    @Option(help: ArgumentHelp("Seconds between WebSocket pings; 0 disables them (default 20).", valueName: "seconds"))
+    var pingInterval: Double?
 
-    @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
-    var logLevel: String = "info"
+    @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical (default info).", valueName: "level"))
+    var logLevel: String?
 
-    @Option(help: ArgumentHelp("Log format: text (one line per event) or json (one object per line).", valueName: "format"))
-    var logFormat: String = "text"
+    @Option(help: ArgumentHelp("Log format: text (one line per event) or json (one object per line); default text.", valueName: "format"))
+    var logFormat: String?
 
     @Flag(help: "Do not print the pairing QR code at startup.")
     var noQr = false
@@ -62,23 +63,42 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Let clients choose the danger-full-access sandbox.")
     var allowDangerFullAccess = false
 
+    @Flag(inversion: .prefixedNo, help: "Serve wss:// with the self-signed certificate in STATE/tls (made on first use; see `codex-bridge tls`).")
+    var tls: Bool?
+
+    /// The flags as given; nil or empty where not given, so config.toml can fill them in.
+    var flags: ServeSettings.Flags {
+        ServeSettings.Flags(
+            listen: listen, helloTimeout: helloTimeout, maxMessageBytes: maxMessageBytes, pingInterval: pingInterval, logLevel: logLevel,
+            logFormat: logFormat, noQR: noQr, noMDNS: noMdns, mdnsName: mdnsName, codex: codex, codexConfig: codexConfig, roots: roots,
+            allowDangerFullAccess: allowDangerFullAccess, tls: tls, journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes)
+    }
+
     func validate() throws {
-        for entry in codexConfig where !entry.contains("=") {
-            throw ValidationError("--codex-config expects KEY=VALUE, got '\(entry)'")
+        do {
+            try ServeSettings.validate(flags)
+        } catch {
+            throw ValidationError("\(error)")
         }
-        guard helloTimeout > 0 else { throw ValidationError("--hello-timeout must be positive") }
-        guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
-        guard pingInterval >= 0 else { throw ValidationError("--ping-interval must not be negative") }
-        guard ["text", "json"].contains(logFormat) else { throw ValidationError("--log-format must be text or json") }
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+    }
+
+    /// Reads config.toml and resolves every setting; on a bad file prints one error naming the key and line
+    /// and exits non-zero.
+    func settings(paths: StatePaths) throws -> ServeSettings {
+        do {
+            return ServeSettings.resolve(flags: flags, file: try ServeConfigFile.load(paths.configFile))
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode.failure
         }
     }
 
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { [logFormat] label in
+        let paths = state.paths
+        let settings = try settings(paths: paths)
+        let level = Logger.Level(rawValue: settings.logLevel) ?? .info
+        LoggingSystem.bootstrap { [logFormat = settings.logFormat] label in
             var handler: any LogHandler = logFormat == "json" ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
@@ -86,7 +106,6 @@ struct ServeCommand: AsyncParsableCommand {
         let metricsRegistry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(MetricsRoute.factory(registry: metricsRegistry))
         let logger = Logger(label: "codex-bridge")
-        let paths = state.paths
         do {
             try paths.prepare()
             _ = try SharedSecret(paths: paths).loadOrCreate()
@@ -95,21 +114,32 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let workspaceRoots: WorkspaceRoots
         do {
-            workspaceRoots = try WorkspaceRoots(roots.isEmpty ? [FileManager.default.currentDirectoryPath] : roots)
+            workspaceRoots = try WorkspaceRoots(settings.roots.isEmpty ? [FileManager.default.currentDirectoryPath] : settings.roots)
         } catch {
             throw CommandFailure("\(error)")
         }
         let supervisor = CodexSupervisor(
             configuration: .init(
-                locator: CodexLocator(explicitPath: codex),
-                server: .init(configOverrides: codexConfig, clientVersion: BridgeVersion.current)
+                locator: CodexLocator(explicitPath: settings.codex),
+                server: .init(configOverrides: settings.codexConfig, clientVersion: BridgeVersion.current)
             ),
             logger: logger
         )
         var sandboxes: Set<String> = ["read-only", "workspace-write"]
-        if allowDangerFullAccess { sandboxes.insert("danger-full-access") }
-        let pairing = try ServePairing.prepare(paths: paths, listen: listen.host, name: mdnsName, logger: logger)
-        let storage = journal.storage(database: pairing.registry.database, logger: logger)
+        if settings.allowDangerFullAccess { sandboxes.insert("danger-full-access") }
+        let pairing = try ServePairing.prepare(paths: paths, listen: settings.listen.host, name: settings.mdnsName, logger: logger)
+        let storage = JournalOptions.storage(database: pairing.registry.database, settings: settings, logger: logger)
+        var tlsIdentity: TLSIdentity?
+        if settings.tls {
+            do {
+                tlsIdentity = try await ServeTLS.loadOrCreate(paths: paths, listenHosts: [pairing.host], logger: logger)
+            } catch {
+                throw CommandFailure("cannot set up TLS: \(error)")
+            }
+        } else if let warning = ServeTLS.plaintextWarning(host: pairing.host) {
+            logger.warning("\(warning)")
+        }
+        let fingerprint = tlsIdentity?.fingerprint
         let hub: ThreadHub
         do {
             hub = try ThreadHub(
@@ -120,17 +150,22 @@ struct ServeCommand: AsyncParsableCommand {
         let server = ServerInfo(id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current)
         let configuration = BridgeServerConfiguration(
             host: pairing.host,
-            port: listen.port,
+            port: settings.listen.port,
             server: server,
-            helloTimeout: .milliseconds(Int64(helloTimeout * 1000)),
-            maxMessageBytes: maxMessageBytes,
-            pingInterval: pingInterval > 0 ? .milliseconds(Int64(pingInterval * 1000)) : nil
+            helloTimeout: .milliseconds(Int64(settings.helloTimeout * 1000)),
+            maxMessageBytes: settings.maxMessageBytes,
+            pingInterval: settings.pingInterval > 0 ? .milliseconds(Int64(settings.pingInterval * 1000)) : nil,
+            tls: try tlsIdentity.map { identity in
+                do { return try identity.makeServerContext() } catch { throw CommandFailure("cannot set up TLS: \(error)") }
+            }
         )
         let publisher: MDNSPublisher? =
-            noMdns
+            !settings.mdns
             ? nil
             : MDNSPublisher(
-                advertisement: MDNSAdvertisement(name: mdnsName ?? MDNSAdvertisement.defaultName(), port: listen.port, serverID: server.id),
+                advertisement: MDNSAdvertisement(
+                    name: settings.mdnsName ?? MDNSAdvertisement.defaultName(), port: settings.listen.port, serverID: server.id,
+                    tls: fingerprint != nil, certificateFingerprint: fingerprint),
                 logger: logger
             )
         let bridge = BridgeServer(
@@ -143,8 +178,8 @@ struct ServeCommand: AsyncParsableCommand {
                 registry: metricsRegistry, sharedSecretFile: paths.tokenFile, devices: pairing.registry, connections: pairing.connections,
                 hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")]
             ).addRoutes(to:),
-            onListening: { [noQr] listening in
-                await pairing.listening(listening, noQR: noQr)
+            onListening: { [qr = settings.qr] listening in
+                await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)
                 publisher?.serverListening(port: listening.port)
             }
         )

@@ -51,10 +51,14 @@ struct ServePairing: Sendable {
     }
 
     /// Once the socket is bound: records `server.json` and shows the pairing QR (or the hint to run `pair`).
-    func listening(_ listening: BridgeServer.Listening, noQR: Bool) async {
+    /// `fingerprint`: the TLS certificate's, when serving TLS (recorded and put in the pairing URL as `fp`).
+    func listening(_ listening: BridgeServer.Listening, noQR: Bool, fingerprint: String? = nil) async {
         let addresses = await Self.offeredAddresses(hosts: [host], logger: logger)
-        Self.writeServerRecord(paths: paths, listen: listen, port: listening.port, addresses: addresses, logger: logger)
-        await Self.startupQR(registry: registry, identity: identity, port: listening.port, addresses: addresses, noQR: noQR, logger: logger)
+        Self.writeServerRecord(
+            paths: paths, listen: listen, port: listening.port, addresses: addresses, fingerprint: fingerprint, logger: logger)
+        await Self.startupQR(
+            registry: registry, identity: identity, port: listening.port, addresses: addresses, fingerprint: fingerprint, noQR: noQR,
+            logger: logger)
     }
 
     /// Opens the database in the state directory (0700, file 0600) and the device registry over it.
@@ -89,9 +93,12 @@ struct ServePairing: Sendable {
     }
 
     /// Records the running server in `server.json` (pid, port, host, addresses) for `pair` and the tests.
-    static func writeServerRecord(paths: StatePaths, listen: String, port: Int, addresses: [CandidateAddress], logger: Logger) {
+    static func writeServerRecord(
+        paths: StatePaths, listen: String, port: Int, addresses: [CandidateAddress], fingerprint: String? = nil, logger: Logger
+    ) {
         do {
-            try ServerRecord(port: port, host: listen, addresses: addresses.map(\.host)).write(paths: paths)
+            try ServerRecord(port: port, host: listen, addresses: addresses.map(\.host), tls: fingerprint != nil, fingerprint: fingerprint)
+                .write(paths: paths)
         } catch {
             logger.warning("Cannot write the server file", metadata: ["bridge.path": "\(paths.serverFile.path)", "error": "\(error)"])
         }
@@ -100,8 +107,8 @@ struct ServePairing: Sendable {
     /// Prints the pairing QR, URL, addresses and expiry to stdout when stdout is a terminal and `--no-qr` is
     /// not set; otherwise logs one line saying to run `codex-bridge pair`. Never logs the code.
     static func startupQR(
-        registry: DeviceRegistry, identity: ServerIdentity, port: Int, addresses: [CandidateAddress], noQR: Bool,
-        logger: Logger
+        registry: DeviceRegistry, identity: ServerIdentity, port: Int, addresses: [CandidateAddress], fingerprint: String? = nil,
+        noQR: Bool, logger: Logger
     ) async {
         guard !noQR, isatty(STDOUT_FILENO) == 1 else {
             logger.notice("\(pairHint)")
@@ -109,7 +116,7 @@ struct ServePairing: Sendable {
         }
         do {
             let invitation = try await PairingInvitation.mint(
-                registry: registry, ttl: startupCodeTTL, identity: identity, port: port, addresses: addresses)
+                registry: registry, ttl: startupCodeTTL, identity: identity, port: port, addresses: addresses, fingerprint: fingerprint)
             let text = try invitation.terminalText()
             FileHandle.standardOutput.write(Data(("\nScan with the codex-bridge app to pair a phone:\n\n" + text + "\n").utf8))
         } catch {

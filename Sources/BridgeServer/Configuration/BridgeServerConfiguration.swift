@@ -1,4 +1,5 @@
 import BridgeProtocol
+import NIOSSL
 
 /// Everything the WebSocket server needs to know; each field has a documented default.
 public struct BridgeServerConfiguration: Sendable {
@@ -23,6 +24,9 @@ public struct BridgeServerConfiguration: Sendable {
     public var pingInterval: Duration?
     /// How long the close handshake may take before the socket is dropped.
     public var closeTimeout: Duration
+    /// TLS for every connection (`wss://`, and HTTPS for `/healthz` and `/metrics` on the same port); nil
+    /// serves plaintext.
+    public var tls: NIOSSLContext?
 
     public init(
         host: String = "0.0.0.0",
@@ -34,7 +38,8 @@ public struct BridgeServerConfiguration: Sendable {
         authFailureWindow: Duration = .seconds(60),
         outboxCapacity: Int = 4096,
         pingInterval: Duration? = .seconds(20),
-        closeTimeout: Duration = .seconds(3)
+        closeTimeout: Duration = .seconds(3),
+        tls: NIOSSLContext? = nil
     ) {
         self.host = host
         self.port = port
@@ -46,5 +51,6 @@ public struct BridgeServerConfiguration: Sendable {
         self.outboxCapacity = outboxCapacity
         self.pingInterval = pingInterval
         self.closeTimeout = closeTimeout
+        self.tls = tls
     }
 }

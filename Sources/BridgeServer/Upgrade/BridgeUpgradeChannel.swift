@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
+import NIOSSL
 import NIOWebSocket
 @_spi(WSInternal) import WSCore
 
@@ -27,7 +28,9 @@ struct BridgeWebSocketContext: WebSocketContext {
 ///
 /// Hummingbird answers every refused upgrade with 400; clients of the bridge expect 401 for a bad
 /// `Authorization: Bearer` token, so the upgrade path is owned here. Plain HTTP requests (`/healthz`,
-/// `/metrics`) go to the Hummingbird router as usual.
+/// `/metrics`) go to the Hummingbird router as usual. With `tls`, a TLS handler goes first in the pipeline,
+/// so the WebSocket and the HTTP routes share the port under TLS; a peer that does not speak TLS fails its
+/// handshake and only its own connection is closed.
 struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     enum UpgradeResult: Sendable {
         case websocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, WebSocketDataHandler<BridgeWebSocketContext>, Logger)
@@ -43,22 +46,29 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     let responder: HTTPChannelHandler.Responder
     let webSocket: WebSocketHandler.Configuration
     let maxFrameSize: Int
+    let tls: NIOSSLContext?
     let shouldUpgrade: @Sendable (HTTPRequest, any Channel, Logger) async -> UpgradeDecision
 
     init(
         responder: @escaping HTTPChannelHandler.Responder,
         webSocket: WebSocketHandler.Configuration,
         maxFrameSize: Int,
+        tls: NIOSSLContext? = nil,
         shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) async -> UpgradeDecision
     ) {
         self.responder = responder
         self.webSocket = webSocket
         self.maxFrameSize = maxFrameSize
+        self.tls = tls
         self.shouldUpgrade = shouldUpgrade
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
+        let secure = tls != nil
+        return channel.eventLoop.makeCompletedFuture {
+            if let tls {
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+            }
             // Only touched on the channel's event loop.
             let decision = NIOLoopBoundBox<UpgradeDecision?>(nil, eventLoop: channel.eventLoop)
             let shouldUpgrade = self.shouldUpgrade
@@ -68,7 +78,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                 shouldUpgrade: { channel, head in
                     let request: HTTPRequest
                     do {
-                        request = try HTTPRequest(head, secure: false, splitCookie: false)
+                        request = try HTTPRequest(head, secure: secure, splitCookie: false)
                     } catch {
                         decision.value = .refuse(.badRequest)
                         return channel.eventLoop.makeSucceededFuture(nil)
@@ -98,7 +108,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                 upgraders: [upgrader],
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: secure))
                         try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
                         let asyncChannel = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel,

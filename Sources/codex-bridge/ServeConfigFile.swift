@@ -1,0 +1,241 @@
+import Foundation
+import TOMLKit
+
+/// `config.toml` in the config directory: a key for every `serve` flag. Every field is nil when the file
+/// does not set it; ``ServeSettings`` resolves flag, then file, then default.
+///
+///     listen = "0.0.0.0:9099"          # --listen
+///     hello_timeout = 10               # --hello-timeout (seconds)
+///     max_message_bytes = 1048576      # --max-message-bytes
+///     ping_interval = 20               # --ping-interval (seconds; 0 disables)
+///     log_level = "info"               # --log-level
+///     log_format = "text"              # --log-format
+///     qr = true                        # false = --no-qr (also: no_qr = true)
+///     mdns = true                      # false = --no-mdns (also: no_mdns = true)
+///     mdns_name = "My Workstation"     # --mdns-name
+///     codex = "/usr/local/bin/codex"   # --codex
+///     codex_config = ["model=o4"]      # --codex-config (each KEY=VALUE)
+///     roots = ["~/src"]                # --root
+///     allow_danger_full_access = false # --allow-danger-full-access
+///     tls = true                       # --tls / --no-tls
+///     journal_max_age = "7d"           # --journal-max-age
+///     journal_max_bytes = 268435456    # --journal-max-bytes
+struct ServeConfigFile: Equatable {
+    var listen: ListenAddress?
+    var helloTimeout: Double?
+    var maxMessageBytes: Int?
+    var pingInterval: Double?
+    var logLevel: String?
+    var logFormat: String?
+    var qr: Bool?
+    var mdns: Bool?
+    var mdnsName: String?
+    var codex: String?
+    var codexConfig: [String]?
+    var roots: [String]?
+    var allowDangerFullAccess: Bool?
+    var tls: Bool?
+    var journalMaxAge: DurationArgument?
+    var journalMaxBytes: Int64?
+
+    /// Every key the file may hold.
+    static let keys = [
+        "listen", "hello_timeout", "max_message_bytes", "ping_interval", "log_level", "log_format", "qr", "no_qr", "mdns",
+        "no_mdns", "mdns_name", "codex", "codex_config", "roots", "allow_danger_full_access", "tls", "journal_max_age",
+        "journal_max_bytes",
+    ]
+
+    /// Reads `url`; an empty configuration when the file does not exist.
+    /// - Throws: ``ConfigFileError`` naming the key and line of the first problem.
+    static func load(_ url: URL, home: String? = ProcessInfo.processInfo.environment["HOME"]) throws(ConfigFileError) -> ServeConfigFile {
+        guard FileManager.default.fileExists(atPath: url.path) else { return ServeConfigFile() }
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw ConfigFileError(path: url.path, line: nil, key: nil, message: "cannot be read: \(error.localizedDescription)")
+        }
+        return try parse(text, path: url.path, baseDirectory: url.deletingLastPathComponent().path, home: home)
+    }
+
+    /// Parses the text of a config file. Relative paths (`codex`, `roots`) are taken from `baseDirectory`;
+    /// `~/` is the home directory.
+    static func parse(_ text: String, path: String, baseDirectory: String, home: String?) throws(ConfigFileError) -> ServeConfigFile {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigFileError(path: path, line: error.source.begin.line, key: nil, message: "invalid TOML: \(error.description)")
+        } catch {
+            throw ConfigFileError(path: path, line: nil, key: nil, message: "invalid TOML: \(error)")
+        }
+        var reader = Reader(table: table, text: text, path: path, baseDirectory: baseDirectory, home: home)
+        return try reader.read()
+    }
+
+    /// Reads typed values, remembering which key is at fault.
+    private struct Reader {
+        let table: TOMLTable
+        let text: String
+        let path: String
+        let baseDirectory: String
+        let home: String?
+
+        func fail(_ key: String, _ message: String) -> ConfigFileError {
+            ConfigFileError(path: path, line: Self.line(of: key, in: text), key: key, message: message)
+        }
+
+        /// The line where `key` is assigned (1-based), found in the text: TOMLKit keeps no positions for values.
+        static func line(of key: String, in text: String) -> Int? {
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                var rest = Substring(line.drop { $0 == " " || $0 == "\t" })
+                for quote in ["", "\"", "'"] where rest.hasPrefix(quote + key + quote) {
+                    rest = rest.dropFirst(key.count + 2 * quote.count)
+                    if rest.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("=") { return index + 1 }
+                }
+            }
+            return nil
+        }
+
+        func bool(_ key: String) throws(ConfigFileError) -> Bool? {
+            guard let value = table[key] else { return nil }
+            guard let bool = value.bool else { throw fail(key, "must be true or false, not \(describe(value))") }
+            return bool
+        }
+
+        func string(_ key: String) throws(ConfigFileError) -> String? {
+            guard let value = table[key] else { return nil }
+            guard let string = value.string else { throw fail(key, "must be a string, not \(describe(value))") }
+            return string
+        }
+
+        func integer(_ key: String) throws(ConfigFileError) -> Int? {
+            guard let value = table[key] else { return nil }
+            guard let int = value.int else { throw fail(key, "must be an integer, not \(describe(value))") }
+            return int
+        }
+
+        func seconds(_ key: String) throws(ConfigFileError) -> Double? {
+            guard let value = table[key] else { return nil }
+            if let int = value.int { return Double(int) }
+            guard let double = value.double else { throw fail(key, "must be a number of seconds, not \(describe(value))") }
+            return double
+        }
+
+        func strings(_ key: String) throws(ConfigFileError) -> [String]? {
+            guard let value = table[key] else { return nil }
+            guard let array = value.array else { throw fail(key, "must be an array of strings, not \(describe(value))") }
+            var result: [String] = []
+            for element in array {
+                guard let string = element.string else { throw fail(key, "must be an array of strings; it holds \(describe(element))") }
+                result.append(string)
+            }
+            return result
+        }
+
+        func describe(_ value: any TOMLValueConvertible) -> String {
+            switch value.type {
+            case .string: "a string (\"\(value.string ?? "")\")"
+            case .int: "an integer (\(value.int ?? 0))"
+            case .double: "a number (\(value.double ?? 0))"
+            case .bool: "a boolean (\(value.bool ?? false))"
+            case .array: "an array"
+            case .table: "a table"
+            default: "a date or time"
+            }
+        }
+
+        /// `~/x` under the home directory; a relative path under the config file's directory.
+        func expand(_ path: String) -> String {
+            if path == "~" { return home ?? path }
+            if path.hasPrefix("~/"), let home { return home + path.dropFirst(1) }
+            if path.hasPrefix("/") || baseDirectory.isEmpty { return path }
+            return URL(fileURLWithPath: baseDirectory, isDirectory: true).appendingPathComponent(path).standardizedFileURL.path
+        }
+
+        mutating func read() throws(ConfigFileError) -> ServeConfigFile {
+            for key in table.keys where !ServeConfigFile.keys.contains(key) {
+                throw fail(key, "is not a config key; known keys: \(ServeConfigFile.keys.joined(separator: ", "))")
+            }
+            var config = ServeConfigFile()
+            if let text = try string("listen") {
+                guard let listen = ListenAddress(argument: text) else { throw fail("listen", "must be HOST:PORT, :PORT or tailscale[:PORT], not \"\(text)\"") }
+                config.listen = listen
+            }
+            if let value = try seconds("hello_timeout") {
+                guard value > 0 else { throw fail("hello_timeout", "must be positive") }
+                config.helloTimeout = value
+            }
+            if let value = try integer("max_message_bytes") {
+                guard value >= 1024 else { throw fail("max_message_bytes", "must be at least 1024") }
+                config.maxMessageBytes = value
+            }
+            if let value = try seconds("ping_interval") {
+                guard value >= 0 else { throw fail("ping_interval", "must not be negative") }
+                config.pingInterval = value
+            }
+            if let value = try string("log_level") {
+                guard ServeSettings.logLevels.contains(value) else {
+                    throw fail("log_level", "must be one of \(ServeSettings.logLevels.joined(separator: ", ")), not \"\(value)\"")
+                }
+                config.logLevel = value
+            }
+            if let value = try string("log_format") {
+                guard ["text", "json"].contains(value) else { throw fail("log_format", "must be text or json, not \"\(value)\"") }
+                config.logFormat = value
+            }
+            config.qr = try bool("qr")
+            if let noQR = try bool("no_qr") {
+                if let qr = config.qr, qr == noQR { throw fail("no_qr", "contradicts qr") }
+                config.qr = !noQR
+            }
+            config.mdns = try bool("mdns")
+            if let noMDNS = try bool("no_mdns") {
+                if let mdns = config.mdns, mdns == noMDNS { throw fail("no_mdns", "contradicts mdns") }
+                config.mdns = !noMDNS
+            }
+            config.mdnsName = try string("mdns_name")
+            config.codex = try string("codex").map { $0.contains("/") ? expand($0) : $0 }
+            if let entries = try strings("codex_config") {
+                for entry in entries where !entry.contains("=") {
+                    throw fail("codex_config", "expects KEY=VALUE strings, got \"\(entry)\"")
+                }
+                config.codexConfig = entries
+            }
+            config.roots = try strings("roots")?.map(expand)
+            config.allowDangerFullAccess = try bool("allow_danger_full_access")
+            config.tls = try bool("tls")
+            if let value = table["journal_max_age"] {
+                if let text = value.string {
+                    guard let age = DurationArgument(argument: text) else { throw fail("journal_max_age", "must be a duration like 7d, 12h or 30s, not \"\(text)\"") }
+                    config.journalMaxAge = age
+                } else if let seconds = value.int, seconds > 0 {
+                    config.journalMaxAge = DurationArgument(.seconds(seconds), text: "\(seconds)s")
+                } else {
+                    throw fail("journal_max_age", "must be a duration like \"7d\" or a positive number of seconds, not \(describe(value))")
+                }
+            }
+            if let value = try integer("journal_max_bytes") {
+                guard value >= 0 else { throw fail("journal_max_bytes", "must not be negative") }
+                config.journalMaxBytes = Int64(value)
+            }
+            return config
+        }
+    }
+}
+
+/// A config file that cannot be used: `PATH: line N: key K: MESSAGE`.
+struct ConfigFileError: Error, CustomStringConvertible, Equatable {
+    var path: String
+    var line: Int?
+    var key: String?
+    var message: String
+
+    var description: String {
+        var text = path
+        if let line { text += ":\(line)" }
+        text += ": "
+        if let key { text += "\(key) " }
+        return text + message
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// What `serve` runs with: each value is the flag when given, else `config.toml`'s key, else the default.
+///
+/// Repeatable flags (`--root`, `--codex-config`) replace the file's array when given at least once.
+/// `--no-qr`, `--no-mdns` and `--allow-danger-full-access` can only move away from the default, so when one
+/// is given it wins; `--tls` / `--no-tls` win either way.
+struct ServeSettings: Equatable {
+    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    var listen = ListenAddress(host: "0.0.0.0", port: 9099)
+    var helloTimeout: Double = 10
+    var maxMessageBytes = 1 << 20
+    var pingInterval: Double = 20
+    var logLevel = "info"
+    var logFormat = "text"
+    var qr = true
+    var mdns = true
+    var mdnsName: String?
+    var codex: String?
+    var codexConfig: [String] = []
+    var roots: [String] = []
+    var allowDangerFullAccess = false
+    var tls = false
+    var journalMaxAge = DurationArgument(.seconds(7 * 86400), text: "7d")
+    var journalMaxBytes: Int64 = 256 << 20
+
+    /// The flags as given on the command line: nil (or empty, or false for `--no-…` flags) when not given.
+    struct Flags: Equatable {
+        var listen: ListenAddress?
+        var helloTimeout: Double?
+        var maxMessageBytes: Int?
+        var pingInterval: Double?
+        var logLevel: String?
+        var logFormat: String?
+        var noQR = false
+        var noMDNS = false
+        var mdnsName: String?
+        var codex: String?
+        var codexConfig: [String] = []
+        var roots: [String] = []
+        var allowDangerFullAccess = false
+        var tls: Bool?
+        var journalMaxAge: DurationArgument?
+        var journalMaxBytes: Int64?
+    }
+
+    /// Flag, then file, then default, for every setting.
+    static func resolve(flags: Flags, file: ServeConfigFile) -> ServeSettings {
+        var settings = ServeSettings()
+        settings.listen = flags.listen ?? file.listen ?? settings.listen
+        settings.helloTimeout = flags.helloTimeout ?? file.helloTimeout ?? settings.helloTimeout
+        settings.maxMessageBytes = flags.maxMessageBytes ?? file.maxMessageBytes ?? settings.maxMessageBytes
+        settings.pingInterval = flags.pingInterval ?? file.pingInterval ?? settings.pingInterval
+        settings.logLevel = flags.logLevel ?? file.logLevel ?? settings.logLevel
+        settings.logFormat = flags.logFormat ?? file.logFormat ?? settings.logFormat
+        settings.qr = flags.noQR ? false : file.qr ?? settings.qr
+        settings.mdns = flags.noMDNS ? false : file.mdns ?? settings.mdns
+        settings.mdnsName = flags.mdnsName ?? file.mdnsName
+        settings.codex = flags.codex ?? file.codex
+        settings.codexConfig = flags.codexConfig.isEmpty ? file.codexConfig ?? [] : flags.codexConfig
+        settings.roots = flags.roots.isEmpty ? file.roots ?? [] : flags.roots
+        settings.allowDangerFullAccess = flags.allowDangerFullAccess ? true : file.allowDangerFullAccess ?? false
+        settings.tls = flags.tls ?? file.tls ?? settings.tls
+        settings.journalMaxAge = flags.journalMaxAge ?? file.journalMaxAge ?? settings.journalMaxAge
+        settings.journalMaxBytes = flags.journalMaxBytes ?? file.journalMaxBytes ?? settings.journalMaxBytes
+        return settings
+    }
+
+    /// Checks the flags' values (the file's are checked as it is read, naming the key).
+    static func validate(_ flags: Flags) throws -> Void {
+        for entry in flags.codexConfig where !entry.contains("=") {
+            throw SettingsError("--codex-config expects KEY=VALUE, got '\(entry)'")
+        }
+        if let value = flags.helloTimeout, !(value > 0) { throw SettingsError("--hello-timeout must be positive") }
+        if let value = flags.maxMessageBytes, value < 1024 { throw SettingsError("--max-message-bytes must be at least 1024") }
+        if let value = flags.pingInterval, !(value >= 0) { throw SettingsError("--ping-interval must not be negative") }
+        if let value = flags.logFormat, !["text", "json"].contains(value) { throw SettingsError("--log-format must be text or json") }
+        if let value = flags.logLevel, !logLevels.contains(value) {
+            throw SettingsError("--log-level must be one of \(logLevels.joined(separator: ", "))")
+        }
+        if let value = flags.journalMaxBytes, value < 0 { throw SettingsError("--journal-max-bytes must not be negative") }
+    }
+
+    /// The journal's maximum age in seconds.
+    var journalMaxAgeSeconds: Double {
+        Double(journalMaxAge.duration.components.seconds) + Double(journalMaxAge.duration.components.attoseconds) / 1e18
+    }
+}
+
+/// A flag value that `serve` refuses.
+struct SettingsError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

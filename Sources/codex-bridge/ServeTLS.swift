@@ -1,0 +1,71 @@
+import BridgeTLS
+import BridgeStore
+import Foundation
+import Logging
+import Pairing
+
+/// The TLS parts of `serve`, `tls` and `doctor`: the certificate's names, loading or making it, and the
+/// warning about plaintext on a network other than loopback or Tailscale.
+enum ServeTLS {
+    /// Names for a new certificate: the host name, every address a phone is offered (LAN, Tailscale, the
+    /// MagicDNS name), and the listen host when it is a specific one. Loopback names are always added.
+    static func certificateNames(listenHosts: [String], logger: Logger) async -> [String] {
+        var names = [ServeSupport.hostName()]
+        let specific = listenHosts.filter { !ServePairing.isWildcard($0) && $0.lowercased() != "tailscale" }
+        names += specific
+        if let addresses = try? await AddressDiscovery(logger: logger).candidates() {
+            names += addresses.map(\.host)
+        }
+        return names
+    }
+
+    /// The stored identity, or a new one (logged with its fingerprint) when there is none.
+    static func loadOrCreate(paths: StatePaths, listenHosts: [String], logger: Logger) async throws -> TLSIdentity {
+        let store = TLSStore(paths: paths)
+        let identity: TLSIdentity
+        if let stored = try store.load() {
+            identity = stored
+            logger.info("TLS certificate loaded", metadata: ["bridge.tls.fingerprint": "\(identity.fingerprint)"])
+        } else {
+            identity = try store.rotate(names: await certificateNames(listenHosts: listenHosts, logger: logger))
+            logger.notice(
+                "TLS certificate created",
+                metadata: ["bridge.tls.fingerprint": "\(identity.fingerprint)", "bridge.tls.names": "\(identity.subjectAlternativeNames)"])
+        }
+        let remaining = identity.notValidAfter.timeIntervalSinceNow
+        if remaining < 30 * 86400 {
+            logger.warning(
+                "The TLS certificate expires soon or has expired; run `codex-bridge tls rotate` and pair phones again",
+                metadata: ["bridge.tls.notAfter": "\(identity.notValidAfter)"])
+        }
+        return identity
+    }
+
+    /// The warning for plaintext on `host`, or nil when `host` is loopback or a Tailscale address (traffic
+    /// there is not readable by the LAN).
+    static func plaintextWarning(host: String) -> String? {
+        guard !isLoopbackOrTailscale(host) else { return nil }
+        let shown = ServePairing.isWildcard(host) ? "every interface (\(host.isEmpty ? "0.0.0.0" : host))" : host
+        return "serving plaintext ws:// on \(shown): tokens and traffic can be read on the network; "
+            + "restart with --tls (or tls = true in config.toml), or listen on loopback or Tailscale only"
+    }
+
+    /// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost) or a Tailscale address
+    /// (100.64.0.0/10, fd7a:115c:a1e0::/48, a `.ts.net` name).
+    static func isLoopbackOrTailscale(_ host: String) -> Bool {
+        var text = host.lowercased()
+        if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
+        if text == "localhost" || text.hasSuffix(".ts.net") { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            let bytes = withUnsafeBytes(of: &v4) { Array($0) }
+            return bytes[0] == 127 || (bytes[0] == 100 && bytes[1] & 0xC0 == 64)
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 {
+            let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+            return bytes == Array(repeating: 0, count: 15) + [1] || bytes.starts(with: [0xfd, 0x7a, 0x11, 0x5c, 0xa1, 0xe0])
+        }
+        return false
+    }
+}
