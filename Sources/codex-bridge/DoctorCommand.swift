@@ -36,7 +36,7 @@ struct DoctorCommand: AsyncParsableCommand {
         let input = Doctor.Input(
             codexPath: codexPath, codexError: codexError, port: port, runningBridgePort: running?.port,
             stateDirectory: paths.stateDirectory.path)
-        let findings = Doctor(probe: SystemProbe()).run(input)
+        let findings = Doctor(probe: SystemProbe()).run(input) + [ServeTLS.doctorFinding(paths: paths, running: running)]
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -1,3 +1,4 @@
+import BridgeOps
 import BridgeTLS
 import BridgeStore
 import Foundation
@@ -67,5 +68,44 @@ enum ServeTLS {
             return bytes == Array(repeating: 0, count: 15) + [1] || bytes.starts(with: [0xfd, 0x7a, 0x11, 0x5c, 0xa1, 0xe0])
         }
         return false
+    }
+}
+
+extension ServeTLS {
+    /// `doctor`'s `tls` check. A running server that serves plaintext on an address other than loopback or
+    /// Tailscale is a problem; with none running, what `serve` would do with config.toml is reported as info.
+    static func doctorFinding(paths: StatePaths, running: ServerRecord?) -> DoctorFinding {
+        let file = (try? ServeConfigFile.load(paths.configFile)) ?? ServeConfigFile()
+        let tls = running?.tls ?? file.tls ?? false
+        if tls {
+            let store = TLSStore(paths: paths)
+            do {
+                guard let identity = try store.load() else {
+                    return DoctorFinding(check: "tls", severity: .ok, summary: "TLS is on; serve makes the certificate on first start")
+                }
+                let mode = (try? FileManager.default.attributesOfItem(atPath: store.keyFile.path)[.posixPermissions] as? Int) ?? 0
+                if mode & 0o077 != 0 {
+                    return DoctorFinding(
+                        check: "tls", severity: .problem, summary: "\(store.keyFile.path) is readable by others",
+                        fix: "chmod 600 \(store.keyFile.path)   (and codex-bridge tls rotate, since it may have leaked)")
+                }
+                let fingerprint = running?.fingerprint ?? identity.fingerprint
+                return DoctorFinding(check: "tls", severity: .ok, summary: "TLS (wss://), certificate SHA-256 \(fingerprint)")
+            } catch {
+                return DoctorFinding(check: "tls", severity: .problem, summary: "\(error)", fix: "codex-bridge tls rotate")
+            }
+        }
+        let host = running?.host ?? file.listen?.host ?? "0.0.0.0"
+        guard let warning = plaintextWarning(host: host) else {
+            return DoctorFinding(check: "tls", severity: .ok, summary: "plaintext ws:// on \(host) (loopback or Tailscale only)")
+        }
+        if running != nil {
+            return DoctorFinding(
+                check: "tls", severity: .problem, summary: "the running server is " + warning.split(separator: ";")[0],
+                fix: "restart it with: codex-bridge serve --tls   (or tls = true in \(paths.configFile.path))")
+        }
+        return DoctorFinding(
+            check: "tls", severity: .info, summary: "serve would be " + warning.split(separator: ";")[0],
+            fix: "codex-bridge serve --tls   (or tls = true in \(paths.configFile.path))")
     }
 }

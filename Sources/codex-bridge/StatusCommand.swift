@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgeOps
 import BridgeStore
+import BridgeTLS
 import CodexControl
 import Foundation
 import Logging
@@ -34,10 +35,10 @@ struct StatusCommand: AsyncParsableCommand {
         var runningThreads: Int?
         let record = ServerRecord.readRunning(paths: paths)
         if let record {
-            let healthy = LoopbackHTTP.get(port: record.port, path: "/healthz", timeout: .seconds(2))?.status == 200
+            let healthy = await get(record, path: "/healthz")?.status == 200
             server = .init(pid: record.pid, host: record.host, port: record.port, addresses: record.addresses, startedAt: record.startedAt, healthy: healthy)
             if healthy, let secret = try? SecretFile.read(paths.tokenFile), !secret.isEmpty,
-                let metrics = LoopbackHTTP.get(port: record.port, path: "/metrics", bearer: secret, timeout: .seconds(2)), metrics.status == 200
+                let metrics = await get(record, path: "/metrics", bearer: secret), metrics.status == 200
             {
                 connections = PrometheusText.value(of: "codex_bridge_connections", in: metrics.body).map { Int($0) }
                 runningThreads = PrometheusText.value(of: "codex_bridge_threads_running", in: metrics.body).map { Int($0) }
@@ -49,6 +50,18 @@ struct StatusCommand: AsyncParsableCommand {
             tls: record?.tls ?? false, fingerprint: record?.fingerprint, mdns: running ? "unknown" : "off",
             codex: await codexStatus(explicitPath: codex), devices: await deviceCount(paths: paths),
             connections: connections, runningThreads: runningThreads)
+    }
+
+    /// GETs `path` from the recorded server on 127.0.0.1: over TLS pinned to its recorded fingerprint when it
+    /// serves TLS, else plain HTTP.
+    static func get(_ record: ServerRecord, path: String, bearer: String? = nil) async -> (status: Int, body: String)? {
+        if record.tls {
+            guard let fingerprint = record.fingerprint,
+                let response = await TLSLoopbackHTTP.get(port: record.port, path: path, fingerprint: fingerprint, bearer: bearer)
+            else { return nil }
+            return (response.status, response.body)
+        }
+        return LoopbackHTTP.get(port: record.port, path: path, bearer: bearer, timeout: .seconds(2)).map { ($0.status, $0.body) }
     }
 
     static func codexStatus(explicitPath: String?) async -> StatusReport.Codex {
