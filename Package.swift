@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "codex-bridge", targets: ["codex-bridge"]),
         .library(name: "BridgeProtocol", targets: ["BridgeProtocol"]),
+        .library(name: "BridgeClient", targets: ["BridgeClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
@@ -138,6 +139,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The client library (an app or `attach` embeds it): connect, pair, pin, resume, reconnect, requests.
+        .target(
+            name: "BridgeClient",
+            dependencies: [
+                "BridgeProtocol",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // Operations: the systemd unit, doctor checks, status, the JSON log handler, loopback HTTP probes.
         .target(
             name: "BridgeOps",
@@ -156,6 +173,7 @@ let package = Package(
                 "Discovery",
                 "CodexControl",
                 "BridgeOps",
+                "BridgeClient",
                 "BridgeTLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -198,6 +216,11 @@ let package = Package(
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "BridgeStore"], swiftSettings: swiftSettings),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery"], swiftSettings: swiftSettings),
         .testTarget(name: "BridgeOpsTests", dependencies: ["BridgeOps"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BridgeClientTests",
+            dependencies: ["BridgeClient", "BridgeProtocol", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "BridgeTLSTests",
             dependencies: [

@@ -1,0 +1,145 @@
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+import Synchronization
+import WSClient
+
+/// The real transport: swift-websocket's `WebSocketClient` over NIO, TLS through NIOSSL.
+///
+/// With a pin, the server's certificate is first fetched and checked by ``PinnedCertificateFetcher``; the
+/// WebSocket connection then trusts that one certificate and nothing else (no CA, no host name check), so a
+/// server without the pinned certificate's private key cannot complete the handshake.
+public struct WebSocketTransport: BridgeTransport {
+    /// The largest frame and message accepted from the server (a `readThread` answer can be large).
+    public var maxMessageBytes: Int
+    private let certificates: PinnedCertificateFetcher
+
+    public init(maxMessageBytes: Int = 64 << 20) {
+        self.maxMessageBytes = maxMessageBytes
+        self.certificates = PinnedCertificateFetcher()
+    }
+
+    public func connect(to endpoint: BridgeEndpoint, pin: CertificatePin?, logger: Logger) async throws -> any BridgeConnection {
+        var configuration = WebSocketClientConfiguration(maxFrameSize: maxMessageBytes)
+        var tls: TLSConfiguration?
+        if endpoint.isTLS {
+            var settings = TLSConfiguration.makeClientConfiguration()
+            if let pin {
+                let certificate = try await certificates.certificate(for: endpoint, pin: pin)
+                settings.trustRoots = .certificates([certificate])
+                settings.certificateVerification = .noHostnameVerification
+            }
+            tls = settings
+            // NIOSSL refuses an IP literal as SNI; with a pin the name is not checked, so any valid one does.
+            if endpoint.hostIsIPAddress { configuration.sniHostname = "codex-bridge" }
+        }
+        return try await WebSocketConnection.open(
+            url: endpoint.url, configuration: configuration, tls: tls, maxMessageBytes: maxMessageBytes, logger: logger)
+    }
+}
+
+/// A `WebSocketClient` run in a task, turned into a stream in and a queue out.
+final class WebSocketConnection: BridgeConnection {
+    let incoming: AsyncStream<TransportEvent>
+    private let outgoing: AsyncStream<String>.Continuation
+    private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    private init(incoming: AsyncStream<TransportEvent>, outgoing: AsyncStream<String>.Continuation) {
+        self.incoming = incoming
+        self.outgoing = outgoing
+    }
+
+    func send(_ text: String) { outgoing.yield(text) }
+
+    func close() { outgoing.finish() }
+
+    deinit { outgoing.finish() }
+
+    /// Connects; returns once the upgrade succeeded, throws if it did not.
+    static func open(
+        url: String, configuration: WebSocketClientConfiguration, tls: TLSConfiguration?, maxMessageBytes: Int,
+        logger: Logger
+    ) async throws -> WebSocketConnection {
+        let (incoming, input) = AsyncStream.makeStream(of: TransportEvent.self)
+        let (outgoing, output) = AsyncStream.makeStream(of: String.self)
+        let connection = WebSocketConnection(incoming: incoming, outgoing: output)
+        let opened = OpenSignal()
+        let task = Task {
+            do {
+                let closeFrame = try await WebSocketClient.connect(
+                    url: url, configuration: configuration, tlsConfiguration: tls, logger: logger
+                ) { inbound, outbound, _ in
+                    opened.succeed()
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for try await message in inbound.messages(maxSize: maxMessageBytes) {
+                                if case .text(let text) = message { input.yield(.text(text)) }
+                            }
+                        }
+                        group.addTask {
+                            for await text in outgoing {
+                                try await outbound.write(.text(text))
+                            }
+                            if !Task.isCancelled { try? await outbound.close(.normalClosure, reason: nil) }
+                            // Wait for the server's close (the reader ends) rather than dropping the socket.
+                            try? await Task.sleep(for: .seconds(5))
+                        }
+                        _ = try await group.next()
+                        group.cancelAll()
+                    }
+                }
+                opened.fail(BridgeClientError.connectionFailed("\(url): the server closed the connection during the upgrade"))
+                input.yield(.closed(code: closeFrame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }, reason: closeFrame?.reason))
+            } catch {
+                opened.fail(error)
+                input.yield(.closed(code: nil, reason: "\(error)"))
+            }
+            input.finish()
+        }
+        connection.task.withLock { $0 = task }
+        try await withTaskCancellationHandler {
+            try await opened.wait()
+        } onCancel: {
+            task.cancel()
+        }
+        return connection
+    }
+}
+
+/// Completes once: the upgrade succeeded, or the connection failed first.
+private final class OpenSignal: Sendable {
+    private enum State {
+        case waiting(CheckedContinuation<Void, any Error>?)
+        case done(Result<Void, any Error>)
+    }
+    private let state = Mutex<State>(.waiting(nil))
+
+    func succeed() { complete(.success(())) }
+    func fail(_ error: any Error) { complete(.failure(error)) }
+
+    private func complete(_ result: Result<Void, any Error>) {
+        let waiter: CheckedContinuation<Void, any Error>? = state.withLock { state in
+            guard case .waiting(let waiter) = state else { return nil }
+            state = .done(result)
+            return waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    func wait() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let result: Result<Void, any Error>? = state.withLock { state in
+                switch state {
+                case .waiting:
+                    state = .waiting(continuation)
+                    return nil
+                case .done(let result):
+                    return result
+                }
+            }
+            if let result { continuation.resume(with: result) }
+        }
+    }
+}

@@ -1,0 +1,328 @@
+import BridgeClient
+import BridgeProtocol
+import Foundation
+import UnixSignals
+
+/// The line-based terminal UI of `attach`: one loop over everything that happens (typed lines, bridge
+/// messages, connection changes, Ctrl-C), so its state needs no locking.
+struct AttachSession {
+    enum Input: Sendable {
+        case line(String)
+        case endOfInput
+        case message(ServerMessage)
+        case status(BridgeClient.Status)
+        case interrupt
+    }
+
+    let client: BridgeClient
+    let approvalPolicy: String?
+
+    private var thread: String?
+    private var listed: [String] = []
+    private var approvals: [ApprovalRequest] = []
+    private var runningTurns = Set<String>()
+    private var interruptRequested = false
+    private var streamedItems = Set<String>()
+    private var midLine = false
+
+    init(client: BridgeClient, approvalPolicy: String?) {
+        self.client = client
+        self.approvalPolicy = approvalPolicy
+    }
+
+    mutating func run(ack: HelloAck, paired: Bool, tokenFile: String) async {
+        let name = ack.server?.name ?? "bridge"
+        say("connected to \(name) (\(ack.server?.id ?? "?"))" + (ack.deviceId.map { " as device \($0)" } ?? ""))
+        if paired { say("paired: the device token is stored in \(tokenFile)") }
+        say("type /help for commands")
+        let (inputs, input) = AsyncStream.makeStream(of: Input.self)
+        Self.readLines(into: input)
+        let signals = await UnixSignalsSequence(trapping: .sigint)
+        let client = self.client
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await message in client.events { input.yield(.message(message)) }
+            }
+            group.addTask {
+                for await status in client.statuses { input.yield(.status(status)) }
+            }
+            group.addTask {
+                for await _ in signals { input.yield(.interrupt) }
+            }
+            for await event in inputs {
+                if await !handle(event) { break }
+            }
+            group.cancelAll()
+        }
+        await client.close()
+    }
+
+    /// Reads stdin on its own thread (blocking reads have no place on the cooperative pool).
+    private static func readLines(into input: AsyncStream<Input>.Continuation) {
+        let thread = Thread {
+            while let line = readLine(strippingNewline: true) { input.yield(.line(line)) }
+            input.yield(.endOfInput)
+        }
+        thread.start()
+    }
+
+    /// Handles one input; false ends the session.
+    private mutating func handle(_ input: Input) async -> Bool {
+        switch input {
+        case .line(let line): return await command(line.trimmingCharacters(in: .whitespaces))
+        case .endOfInput: return false
+        case .message(let message): show(message)
+        case .status(let status): return show(status)
+        case .interrupt: return await interrupt()
+        }
+        return true
+    }
+
+    // MARK: - Typed lines
+
+    private mutating func command(_ line: String) async -> Bool {
+        guard !line.isEmpty else { return true }
+        if let approval = approvals.first, !line.hasPrefix("/") {
+            let decision: ApprovalDecision? =
+                switch line.lowercased() {
+                case "y", "yes": .accept
+                case "n", "no": .decline
+                case "a", "always": .acceptForSession
+                default: nil
+                }
+            guard let decision else {
+                say("answer the approval: y = accept, n = decline, a = accept for the session")
+                return true
+            }
+            approvals.removeFirst()
+            await request(.approve(Approve(approvalId: approval.approvalId, decision: decision))) { _ in
+                "\(decision.rawValue)"
+            }
+            promptNextApproval()
+            return true
+        }
+        guard line.hasPrefix("/") else {
+            guard let thread else {
+                say("no thread open: /new DIR PROMPT starts one, /list and /open THREAD open one")
+                return true
+            }
+            await request(.sendMessage(SendMessage(threadId: thread, text: line))) { _ in nil }
+            return true
+        }
+        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
+        switch parts[0] {
+        case "/quit", "/exit":
+            return false
+        case "/help":
+            say("""
+                /list                 threads, newest first
+                /new DIR PROMPT       start a thread in DIR with PROMPT
+                /open THREAD          open a thread (an id, or a number from /list)
+                /interrupt            interrupt the running turn (or Ctrl-C)
+                /diff                 the thread's latest diff
+                /quit                 leave (or Ctrl-C twice)
+                any other line        a message to the open thread
+                at an approval prompt: y = accept, n = decline, a = accept for the session
+                """)
+        case "/list":
+            await list()
+        case "/new":
+            guard parts.count == 3 else {
+                say("usage: /new DIR PROMPT")
+                return true
+            }
+            let directory = (parts[1] as NSString).expandingTildeInPath
+            let started = StartThread(cwd: directory, prompt: parts[2], approvalPolicy: approvalPolicy)
+            do {
+                if case .threadStarted(let answer) = try await client.send(.startThread(started)) {
+                    thread = answer.threadId
+                    runningTurns.insert(answer.threadId)
+                    say("thread \(answer.threadId) started in \(answer.cwd)")
+                }
+            } catch {
+                say("error: \(error.message)")
+            }
+        case "/open":
+            guard parts.count >= 2 else {
+                say("usage: /open THREAD")
+                return true
+            }
+            var id = parts[1]
+            if let number = Int(id), (1...listed.count).contains(number) { id = listed[number - 1] }
+            let chosen = id
+            await request(.subscribe(Subscribe(threadId: chosen))) { _ in "opened \(chosen)" }
+            thread = chosen
+        case "/interrupt":
+            _ = await interrupt(quitIfIdle: false)
+        case "/diff":
+            guard let thread else {
+                say("no thread open")
+                return true
+            }
+            await request(.getDiff(ThreadRef(threadId: thread))) { answer in
+                guard case .diff(let diff) = answer else { return nil }
+                return diff.diff.isEmpty ? "(no changes)" : diff.diff
+            }
+        default:
+            say("unknown command \(parts[0]); /help lists them")
+        }
+        return true
+    }
+
+    private mutating func list() async {
+        do {
+            guard case .threads(let answer) = try await client.send(.listThreads(ListThreads(limit: 20))) else { return }
+            listed = answer.threads.map(\.threadId)
+            if answer.threads.isEmpty { say("no threads") }
+            for (index, summary) in answer.threads.enumerated() {
+                let preview = (summary.preview ?? "").replacingOccurrences(of: "\n", with: " ").prefix(60)
+                say("\(index + 1). \(summary.threadId)  \(summary.status ?? "-")  \(summary.cwd ?? "")  \(preview)")
+            }
+        } catch {
+            say("error: \(error.message)")
+        }
+    }
+
+    /// Sends a request; prints the line `done` makes of the answer, or the error.
+    private mutating func request(_ request: BridgeRequest, done: (BridgeResponse) -> String?) async {
+        do {
+            let answer = try await client.send(request)
+            if let text = done(answer) { say(text) }
+        } catch {
+            say("error: \(error.message)")
+        }
+    }
+
+    /// Ctrl-C: interrupt the running turn; with none running (or a second time), leave.
+    private mutating func interrupt(quitIfIdle: Bool = true) async -> Bool {
+        guard let thread, runningTurns.contains(thread) else {
+            if quitIfIdle { say("bye") }
+            return !quitIfIdle
+        }
+        if interruptRequested, quitIfIdle {
+            say("bye")
+            return false
+        }
+        interruptRequested = true
+        say("interrupting the turn (Ctrl-C again to quit)")
+        await request(.interrupt(ThreadRef(threadId: thread))) { _ in nil }
+        return true
+    }
+
+    // MARK: - Bridge messages
+
+    private mutating func show(_ message: ServerMessage) {
+        switch message {
+        case .event(let event): show(event)
+        case .approvalRequest(let approval):
+            approvals.append(approval)
+            if approvals.count == 1 { promptNextApproval() }
+        case .approvalResolved(let resolved):
+            let wasFirst = approvals.first?.approvalId == resolved.approvalId
+            approvals.removeAll { $0.approvalId == resolved.approvalId }
+            if wasFirst {
+                say("approval answered elsewhere: \(resolved.decision.rawValue)")
+                promptNextApproval()
+            }
+        default: break
+        }
+    }
+
+    private mutating func show(_ event: ThreadEvent) {
+        let data = event.data
+        let prefix = event.threadId == thread ? "" : "[\(event.threadId.prefix(8))] "
+        switch event.type {
+        case "turn/started":
+            runningTurns.insert(event.threadId)
+        case "item/agentMessage/delta":
+            if let delta = data["delta"]?.stringValue {
+                if let item = data["itemId"]?.stringValue { streamedItems.insert(item) }
+                write(delta)
+                midLine = !delta.hasSuffix("\n")
+            }
+        case "item/started":
+            if let item = data["item"], item["type"]?.stringValue == "commandExecution" {
+                say("\(prefix)$ \(item["command"]?.stringValue ?? "")")
+            }
+        case "item/commandExecution/outputDelta":
+            if let delta = data["delta"]?.stringValue {
+                write(delta)
+                midLine = !delta.hasSuffix("\n")
+            }
+        case "item/completed":
+            guard let item = data["item"] else { break }
+            switch item["type"]?.stringValue {
+            case "agentMessage":
+                let id = item["id"]?.stringValue ?? ""
+                if streamedItems.remove(id) == nil, let text = item["text"]?.stringValue { say(prefix + text) } else { endLine() }
+            case "commandExecution":
+                let code = item["exitCode"]?.intValue.map(String.init) ?? "-"
+                say("\(prefix)[exit \(code)] \(item["status"]?.stringValue ?? "")")
+            case "fileChange":
+                say("\(prefix)[files changed]")
+            default: break
+            }
+        case "turn/completed":
+            runningTurns.remove(event.threadId)
+            interruptRequested = false
+            say("\(prefix)-- turn \(data["turn"]?["status"]?.stringValue ?? "completed")")
+        case "bridge/turnFailed":
+            runningTurns.remove(event.threadId)
+            say("\(prefix)-- turn failed: \(data["reason"]?.stringValue ?? "")")
+        case "error":
+            say("\(prefix)error: \(data["error"]?["message"]?.stringValue ?? "")")
+        default: break
+        }
+    }
+
+    private mutating func promptNextApproval() {
+        guard let approval = approvals.first else { return }
+        let what =
+            switch approval.type {
+            case "command": "run `\(approval.command ?? "?")`" + (approval.cwd.map { " in \($0)" } ?? "")
+            case "fileChange": "change files"
+            default: approval.type
+            }
+        say("approve: \(what)?" + (approval.reason.map { " (\($0))" } ?? "") + " [y/n/a]")
+    }
+
+    /// Connection changes; false when the client gave up.
+    private mutating func show(_ status: BridgeClient.Status) -> Bool {
+        switch status {
+        case .connected(let ack, let endpoint):
+            guard ack.resume != nil else { return true }  // the first connection was announced already
+            say("reconnected to \(endpoint)" + (ack.resume == .gap ? " (some output was lost: /open the thread again)" : ""))
+        case .reconnecting(let attempt, let delay, let reason):
+            say("connection lost (\(reason)); reconnecting in \(Self.seconds(delay)) (attempt \(attempt))")
+        case .failed(let error):
+            say("error: \(error.message)")
+            return false
+        case .closed:
+            return false
+        }
+        return true
+    }
+
+    // MARK: - Output
+
+    private static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return String(format: "%.1fs", value)
+    }
+
+    private mutating func say(_ text: String) {
+        endLine()
+        write(text + "\n")
+    }
+
+    private mutating func endLine() {
+        if midLine {
+            write("\n")
+            midLine = false
+        }
+    }
+
+    private func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}

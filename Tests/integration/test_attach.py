@@ -1,0 +1,181 @@
+"""`codex-bridge attach` driven in a pseudo-terminal against a real bridge running the real codex (scripted model)."""
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import signal
+import stat
+import subprocess
+import termios
+import time
+
+from conftest import BIN, run_cli
+from codex_fixture import codex_bridge, codex_home, model, workspace  # noqa: F401 (fixtures)
+
+
+def _controlling_terminal():
+    """In the child: a new session whose controlling terminal is the pty, so Ctrl-C becomes SIGINT."""
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class Terminal:
+    """A process on a pty; `expect` waits for a regex in everything it printed since the last match."""
+
+    def __init__(self, args, env=None):
+        self.master, slave = pty.openpty()
+        full_env = dict(os.environ if env is None else env)
+        full_env.pop("CODEX_BRIDGE_HOME", None)
+        self.proc = subprocess.Popen([str(BIN), *args], stdin=slave, stdout=slave, stderr=slave, env=full_env,
+                                     preexec_fn=_controlling_terminal)
+        os.close(slave)
+        self.buffer = ""
+        self.seen = ""
+
+    def _read(self, timeout):
+        ready, _, _ = select.select([self.master], [], [], timeout)
+        if not ready:
+            return False
+        try:
+            data = os.read(self.master, 65536)
+        except OSError:
+            return False
+        if not data:
+            return False
+        text = data.decode(errors="replace")
+        self.buffer += text
+        self.seen += text
+        return True
+
+    def expect(self, pattern, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        regex = re.compile(pattern)
+        while True:
+            match = regex.search(self.buffer)
+            if match:
+                self.buffer = self.buffer[match.end():]
+                return match
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"{pattern!r} not seen within {timeout}s; output:\n{self.seen}")
+            self._read(min(remaining, 0.2))
+            if self.proc.poll() is not None and not self._read(0.1) and not regex.search(self.buffer):
+                raise AssertionError(f"attach exited {self.proc.returncode} before {pattern!r}; output:\n{self.seen}")
+
+    def send(self, line):
+        os.write(self.master, (line + "\r").encode())
+
+    def interrupt(self):
+        os.write(self.master, b"\x03")  # the terminal turns Ctrl-C into SIGINT
+
+    def wait(self, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < deadline:
+            self._read(0.1)
+        return self.proc.poll()
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self.master)
+
+
+def pairing_url(bridge):
+    result = run_cli("pair", "--json", state_dir=bridge.state_dir, check=True)
+    return json.loads(result.stdout)["url"]
+
+
+def attach(bridge, client_dir, *extra):
+    return Terminal(["attach", pairing_url(bridge), "--state-dir", str(client_dir), "--device-name", "pty test",
+                     "--approval-policy", "untrusted", *extra])
+
+
+def test_attach_pairs_starts_a_thread_and_approves(codex_bridge, model, workspace, tmp_path):
+    model.queue({"kind": "exec", "cmd": "touch approved.txt"}, {"kind": "message", "text": "done"})
+    client_dir = tmp_path / "client"
+    term = attach(codex_bridge, client_dir)
+    try:
+        term.expect(r"connected to .* as device (\S+)")
+        term.expect(r"paired")
+        tokens = client_dir / "client-tokens.json"
+        assert stat.S_IMODE(tokens.stat().st_mode) == 0o600
+        stored = json.loads(tokens.read_text())
+        assert len(stored) == 1 and list(stored.values())[0]["token"]
+        devices = json.loads(run_cli("devices", "list", "--json", state_dir=codex_bridge.state_dir, check=True).stdout)
+        assert [d["name"] for d in devices] == ["pty test"]
+
+        term.send(f"/new {workspace} create a file")
+        term.expect(r"thread \S+ started")
+        term.expect(r"approve: run `.*touch approved.txt.*` in .*\[y/n/a\]")
+        term.send("y")
+        term.expect(r"accept")
+        term.expect(r"\[exit 0\]")
+        term.expect(r"done")
+        term.expect(r"-- turn completed")
+        assert (workspace / "approved.txt").exists()
+
+        # The stored device token is used by a later attach by address (no pairing code).
+        term.send("/quit")
+        assert term.wait() == 0
+    finally:
+        term.close()
+    again = Terminal(["attach", f"127.0.0.1:{codex_bridge.port}", "--state-dir", str(client_dir)])
+    try:
+        again.expect(r"connected to .* as device")
+        again.send("/list")
+        again.expect(r"1\. \S+ ")
+        again.send("/quit")
+        assert again.wait() == 0
+    finally:
+        again.close()
+
+
+def test_attach_used_code_is_refused_without_retry(codex_bridge, tmp_path):
+    url = pairing_url(codex_bridge)
+    first = run_cli("attach", url, "--state-dir", str(tmp_path / "a"), input="/quit\n", timeout=30)
+    assert first.returncode == 0, first.stdout + first.stderr
+    second = run_cli("attach", url, "--state-dir", str(tmp_path / "b"), input="/quit\n", timeout=30)
+    assert second.returncode != 0
+    assert "unauthorized" in second.stderr
+
+
+def test_attach_reconnects_after_the_bridge_restarts(codex_bridge, model, workspace, tmp_path):
+    model.queue({"kind": "message", "text": "first answer"}, {"kind": "message", "text": "second answer"})
+    term = attach(codex_bridge, tmp_path / "client")
+    try:
+        term.expect(r"connected to")
+        term.send(f"/new {workspace} say something")
+        term.expect(r"first answer")
+        term.expect(r"-- turn completed")
+        port = codex_bridge.port
+        assert codex_bridge.stop() is not None
+        term.expect(r"connection lost .*reconnecting in")
+        codex_bridge.listen = f"127.0.0.1:{port}"
+        codex_bridge.start()
+        term.expect(r"reconnected to ws://127\.0\.0\.1:%d/" % port, timeout=40)
+        term.send("and again")
+        term.expect(r"second answer", timeout=60)
+        term.expect(r"-- turn completed")
+    finally:
+        term.close()
+
+
+def test_ctrl_c_interrupts_the_turn_then_quits(codex_bridge, model, workspace, tmp_path):
+    model.queue({"kind": "stall", "text": "late"})
+    term = attach(codex_bridge, tmp_path / "client")
+    try:
+        term.expect(r"connected to")
+        term.send(f"/new {workspace} take your time")
+        term.expect(r"thread \S+ started")
+        model.wait_requests(1)
+        term.interrupt()
+        term.expect(r"interrupting the turn")
+        term.expect(r"-- turn interrupted", timeout=30)
+        term.interrupt()
+        assert term.wait() == 0
+    finally:
+        model.release()
+        term.close()
