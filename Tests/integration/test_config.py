@@ -1,0 +1,68 @@
+"""Issue 7, config.toml: every `serve` flag has a key; flags win over the file; a bad file is one clear error
+naming the key and line, and a non-zero exit."""
+import asyncio
+import json
+
+import pytest
+import websockets
+
+from conftest import run_cli
+from wsutil import connect, expect_close, hello
+
+
+def write_config(state_dir, text):
+    state_dir.mkdir(parents=True, exist_ok=True)
+    (state_dir / "config.toml").write_text(text)
+
+
+async def test_hello_timeout_from_the_file_takes_effect(bridge_factory, tmp_path):
+    write_config(tmp_path / "state", "# the bridge's config\nhello_timeout = 1\nmax_message_bytes = 4096\n")
+    bridge = bridge_factory()
+    ws = await connect(bridge)
+    code, _ = await asyncio.wait_for(expect_close(ws), 5)
+    assert code == 1008
+
+    # max_message_bytes = 4096 from the file: a larger message closes with 1009.
+    ws, ack = await hello(bridge)
+    assert ack["ok"] is True
+    await ws.send(json.dumps({"kind": "ping", "nonce": "x" * 8000}))
+    code, _ = await expect_close(ws)
+    assert code == 1009
+
+
+async def test_a_flag_overrides_the_file(bridge_factory, tmp_path):
+    write_config(tmp_path / "state", "hello_timeout = 1\ntls = true\n")
+    bridge = bridge_factory(args=["--hello-timeout", "30", "--no-tls"])
+    record = json.loads((bridge.state_dir / "server.json").read_text())
+    assert record["tls"] is False
+    ws = await connect(bridge)
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(expect_close(ws), 2.5)
+    await ws.close()
+
+
+def test_tls_from_the_file(bridge_factory, tmp_path):
+    write_config(tmp_path / "state", "tls = true\nqr = false\nmdns = false\nroots = [\".\"]\ncodex_config = [\"model=x\"]\n")
+    bridge = bridge_factory()
+    record = json.loads((bridge.state_dir / "server.json").read_text())
+    assert record["tls"] is True and len(record["fingerprint"]) == 64
+
+
+@pytest.mark.parametrize("text, line, needle", [
+    ("listen = \"127.0.0.1:0\"\nhello_timeout = = 3\n", 2, "invalid TOML"),
+    ("# comment\n\nhello_timeout = \"soon\"\n", 3, "hello_timeout must be a number of seconds, not a string"),
+    ("tls = 1\n", 1, "tls must be true or false"),
+    ("roots = \"/tmp\"\n", 1, "roots must be an array of strings"),
+    ("log_level = \"loud\"\n", 1, "log_level must be one of"),
+    ("listen = \"nowhere:port\"\n", 1, "listen must be HOST:PORT"),
+    ("\nhelo_timeout = 3\n", 2, "helo_timeout is not a config key"),
+])
+def test_an_invalid_file_is_one_clear_error(tmp_path, text, line, needle):
+    state = tmp_path / "state"
+    write_config(state, text)
+    result = run_cli("serve", "--no-qr", "--no-mdns", "--listen", "127.0.0.1:0", state_dir=state, timeout=30)
+    assert result.returncode != 0
+    lines = [l for l in result.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1, result.stderr
+    assert f"config.toml:{line}: " in lines[0] and needle in lines[0], lines[0]
+    assert not (state / "server.json").exists()

@@ -1,0 +1,193 @@
+"""Issue 7, TLS: `serve --tls` (wss:// with a pinned self-signed certificate), `tls show`/`tls rotate`, the
+fingerprint in server.json, the pairing URL, `status` and `doctor`. Clients here pin like a phone would:
+the SHA-256 of the server certificate's DER must equal `fp`."""
+import asyncio
+import hashlib
+import json
+import socket
+import ssl
+import stat
+import urllib.parse
+import urllib.request
+
+import pytest
+import websockets
+
+from conftest import run_cli
+from wsutil import expect_close, recv, send
+
+
+class PinMismatch(Exception):
+    pass
+
+
+def unverified_context():
+    """No CA check: the certificate is self-signed; trust comes from the pinned fingerprint instead."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+def wss_url(bridge):
+    return f"wss://127.0.0.1:{bridge.port}/"
+
+
+async def pinned_connect(bridge, fingerprint):
+    """Connects with wss:// and refuses the server unless its certificate's SHA-256 is `fingerprint`
+    (checked before anything secret is sent)."""
+    ws = await websockets.connect(wss_url(bridge), ssl=unverified_context(), open_timeout=10, max_size=None)
+    der = ws.transport.get_extra_info("ssl_object").getpeercert(binary_form=True)
+    if hashlib.sha256(der).hexdigest() != fingerprint:
+        await ws.close()
+        raise PinMismatch(hashlib.sha256(der).hexdigest())
+    return ws
+
+
+async def pinned_hello(bridge, fingerprint):
+    ws = await pinned_connect(bridge, fingerprint)
+    await send(ws, {"kind": "hello", "version": 1, "token": bridge.token})
+    ack = await recv(ws)
+    assert ack["kind"] == "helloAck" and ack["ok"] is True, ack
+    return ws, ack
+
+
+def server_json(bridge):
+    return json.loads((bridge.state_dir / "server.json").read_text())
+
+
+def tls_show(state_dir):
+    result = run_cli("tls", "show", state_dir=state_dir, check=True)
+    return result.stdout.strip()
+
+
+def peer_der(port):
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
+        with unverified_context().wrap_socket(raw) as tls:
+            return tls.getpeercert(binary_form=True)
+
+
+async def test_pinned_client_connects_and_every_source_agrees_on_the_fingerprint(bridge_factory):
+    bridge = bridge_factory(args=["--tls"])
+    record = server_json(bridge)
+    fingerprint = tls_show(bridge.state_dir)
+    assert len(fingerprint) == 64 and fingerprint == fingerprint.lower() and ":" not in fingerprint
+    assert record["tls"] is True and record["fingerprint"] == fingerprint
+    assert hashlib.sha256(peer_der(bridge.port)).hexdigest() == fingerprint
+
+    summary = json.loads(run_cli("pair", "--json", state_dir=bridge.state_dir, check=True).stdout)
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(summary["url"]).query)
+    assert query["fp"] == [fingerprint]
+    assert summary["fingerprint"] == fingerprint
+
+    ws, ack = await pinned_hello(bridge, fingerprint)
+    await send(ws, {"kind": "ping", "nonce": "tls"})
+    assert await recv(ws) == {"kind": "pong", "nonce": "tls"}
+    await ws.close()
+
+    # The pairing code from the URL pairs over TLS too.
+    ws = await pinned_connect(bridge, fingerprint)
+    await send(ws, {"kind": "hello", "version": 1, "token": summary["code"], "device": {"name": "tls phone"}})
+    ack = await recv(ws)
+    assert ack["ok"] is True and ack["deviceToken"], ack
+    await ws.close()
+
+    # /healthz shares the port under TLS.
+    with urllib.request.urlopen(f"https://127.0.0.1:{bridge.port}/healthz", context=unverified_context(), timeout=5) as response:
+        assert response.status == 200 and json.loads(response.read()) == {"status": "ok"}
+
+    # The key is private, the directory too.
+    tls_dir = bridge.state_dir / "tls"
+    assert stat.S_IMODE((tls_dir / "key.pem").stat().st_mode) == 0o600
+    assert stat.S_IMODE(tls_dir.stat().st_mode) == 0o700
+    assert "BEGIN CERTIFICATE" in (tls_dir / "cert.pem").read_text()
+
+    status = run_cli("status", "--json", state_dir=bridge.state_dir, timeout=60)
+    report = json.loads(status.stdout)
+    assert status.returncode == 0, status.stdout + status.stderr
+    assert report["running"] is True and report["server"]["healthy"] is True
+    assert report["tls"] is True and report["fingerprint"] == fingerprint
+    assert report["connections"] is not None  # /metrics answered over TLS with the shared secret
+
+    text = run_cli("status", state_dir=bridge.state_dir, timeout=60).stdout
+    assert fingerprint in text
+
+
+async def test_wrong_fingerprint_is_refused_before_hello(bridge_factory):
+    bridge = bridge_factory(args=["--tls"])
+    wrong = "0" * 64
+    with pytest.raises(PinMismatch):
+        await pinned_connect(bridge, wrong)
+    # A client that checks the certificate against CAs refuses the self-signed certificate as well.
+    with pytest.raises(ssl.SSLCertVerificationError):
+        await websockets.connect(wss_url(bridge), ssl=ssl.create_default_context(), open_timeout=10)
+    ws, _ = await pinned_hello(bridge, tls_show(bridge.state_dir))
+    await ws.close()
+
+
+async def test_plaintext_on_a_tls_port_fails_cleanly(bridge_factory):
+    bridge = bridge_factory(args=["--tls"])
+    fingerprint = server_json(bridge)["fingerprint"]
+    with pytest.raises((websockets.InvalidMessage, websockets.InvalidHandshake, websockets.ConnectionClosed, OSError, EOFError)):
+        ws = await websockets.connect(f"ws://127.0.0.1:{bridge.port}/", open_timeout=5)
+        await ws.close()
+    with pytest.raises(Exception):
+        urllib.request.urlopen(f"http://127.0.0.1:{bridge.port}/healthz", timeout=5).read()
+    assert bridge.proc.poll() is None
+    ws, _ = await pinned_hello(bridge, fingerprint)
+    await ws.close()
+
+
+async def test_certificate_is_reused_across_restarts_and_replaced_by_rotate(bridge_factory):
+    bridge = bridge_factory(args=["--tls"])
+    first = server_json(bridge)["fingerprint"]
+    bridge.stop()
+    bridge.start()
+    assert server_json(bridge)["fingerprint"] == first
+    assert hashlib.sha256(peer_der(bridge.port)).hexdigest() == first
+    bridge.stop()
+
+    rotated = run_cli("tls", "rotate", state_dir=bridge.state_dir, check=True)
+    new = rotated.stdout.strip()
+    assert len(new) == 64 and new != first
+    assert "pair again" in rotated.stderr
+    assert tls_show(bridge.state_dir) == new
+
+    bridge.start()
+    assert server_json(bridge)["fingerprint"] == new
+    with pytest.raises(PinMismatch):
+        await pinned_connect(bridge, first)
+    ws, _ = await pinned_hello(bridge, new)
+    await ws.close()
+
+
+def test_tls_show_json_describes_the_certificate(tmp_path):
+    state = tmp_path / "state"
+    result = run_cli("tls", "show", "--json", state_dir=state, check=True)
+    summary = json.loads(result.stdout)
+    assert len(summary["fingerprint"]) == 64
+    assert {"localhost", "127.0.0.1", "::1"} <= set(summary["subjectAlternativeNames"])
+    assert summary["key"].endswith("tls/key.pem") and summary["certificate"].endswith("tls/cert.pem")
+    assert tls_show(state) == summary["fingerprint"]
+
+
+def test_plaintext_warning_only_off_loopback(bridge_factory, tmp_path):
+    bridge = bridge_factory()
+    assert "--tls" not in bridge.log()
+    findings = json.loads(run_cli("doctor", "--json", "--port", str(bridge.port), state_dir=bridge.state_dir, timeout=60).stdout)
+    tls = [f for f in findings if f["check"] == "tls"]
+    assert len(tls) == 1 and tls[0]["severity"] == "ok", tls
+
+    # No server running, default listen 0.0.0.0 without TLS: doctor says so once, with the flag that fixes it.
+    state = tmp_path / "idle"
+    findings = json.loads(run_cli("doctor", "--json", "--port", "0", state_dir=state, timeout=60).stdout)
+    tls = [f for f in findings if f["check"] == "tls"]
+    assert len(tls) == 1 and tls[0]["severity"] == "info" and "--tls" in tls[0]["fix"], tls
+    assert "plaintext" in tls[0]["summary"]
+
+    # With tls = true in config.toml it is fine.
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "config.toml").write_text("tls = true\n")
+    findings = json.loads(run_cli("doctor", "--json", "--port", "0", state_dir=state, timeout=60).stdout)
+    tls = [f for f in findings if f["check"] == "tls"]
+    assert tls[0]["severity"] == "ok", tls
