@@ -1,3 +1,4 @@
+import Foundation
 import BridgeProtocol
 import Logging
 import Subprocess
@@ -89,9 +90,15 @@ extension CodexAppServer {
                 }
             }
             do {
-                let lines = execution.standardOutput.strings(bufferingPolicy: .maxLineLength(options.maxLineLength))
-                for try await line in lines {
-                    await handle(line: line)
+                var splitter = LineSplitter(maxLineLength: options.maxLineLength)
+                for try await buffer in execution.standardOutput {
+                    let lines = try buffer.withUnsafeBytes { bytes throws(CodexError) in try splitter.append(bytes) }
+                    for line in lines {
+                        await handle(line: line)
+                    }
+                }
+                if let rest = splitter.finish() {
+                    await handle(line: rest)
                 }
             } catch {
                 failure.note("reading codex stdout failed: \(error)")
@@ -147,11 +154,11 @@ extension CodexAppServer {
         }
     }
 
-    private func handle(line: String) async {
+    private func handle(line: Data) async {
         if line.isEmpty { return }
         let message: CodexWireMessage
         do {
-            message = try CodexWireMessage(line: line)
+            message = try CodexWireMessage(json: line)
         } catch {
             logger.warning("ignoring a line from codex that is not JSON-RPC", metadata: ["error": "\(error)"])
             return

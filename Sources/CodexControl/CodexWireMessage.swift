@@ -14,14 +14,19 @@ enum CodexWireMessage: Sendable, Hashable {
 
     /// Parses one line. Unknown members are ignored; a line that is no JSON-RPC object throws.
     init(line: some StringProtocol) throws(CodexError) {
+        try self.init(json: Data(line.utf8))
+    }
+
+    /// Parses one line of codex's stdout.
+    init(json line: Data) throws(CodexError) {
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(line.utf8))
+            value = try JSONDecoder().decode(JSONValue.self, from: line)
         } catch {
-            throw .protocolViolation("not JSON: \(line.prefix(200))")
+            throw .protocolViolation("not JSON: \(String(decoding: line.prefix(200), as: UTF8.self))")
         }
         guard case .object(let object) = value else {
-            throw .protocolViolation("not a JSON object: \(line.prefix(200))")
+            throw .protocolViolation("not a JSON object: \(String(decoding: line.prefix(200), as: UTF8.self))")
         }
         let id = object["id"]
         if let method = object["method"]?.stringValue {
@@ -38,7 +43,7 @@ enum CodexWireMessage: Sendable, Hashable {
         } else if let id, let result = object["result"] {
             self = .response(id: id, result: result)
         } else {
-            throw .protocolViolation("neither request, notification nor response: \(line.prefix(200))")
+            throw .protocolViolation("neither request, notification nor response: \(String(decoding: line.prefix(200), as: UTF8.self))")
         }
     }
 
