@@ -9,10 +9,12 @@ import ssl
 import stat
 import urllib.parse
 import urllib.request
+import uuid
 
 import pytest
 import websockets
 
+from avahi_fixture import avahi_daemon, named, wait_browse  # noqa: F401 (fixture)
 from conftest import run_cli
 from wsutil import expect_close, recv, send
 
@@ -191,3 +193,14 @@ def test_plaintext_warning_only_off_loopback(bridge_factory, tmp_path):
     findings = json.loads(run_cli("doctor", "--json", "--port", "0", state_dir=state, timeout=60).stdout)
     tls = [f for f in findings if f["check"] == "tls"]
     assert tls[0]["severity"] == "ok", tls
+
+
+@pytest.mark.usefixtures("avahi_daemon")
+def test_mdns_txt_carries_tls_and_the_fingerprint(bridge_factory):
+    name = f"tls-{uuid.uuid4().hex[:8]}"
+    bridge = bridge_factory(args=["--tls", "--mdns-name", name], mdns=True)
+    instance = f"{name} (codex-bridge)"
+    found = named(wait_browse(lambda s: named(s, instance)), instance)[0]
+    assert found["port"] == bridge.port
+    assert found["txt"]["tls"] == "1"
+    assert found["txt"]["fp"] == server_json(bridge)["fingerprint"] == tls_show(bridge.state_dir)
