@@ -35,6 +35,9 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
     /// Ends the stream once the consumer has taken the elements already sent.
     func finish() { storage.finish() }
 
+    /// The next element if one is already waiting, without suspending (for a consumer that batches).
+    public func poll() -> Element? { storage.poll() }
+
     /// True while a producer waits for the consumer.
     var isProducerWaiting: Bool { storage.isProducerWaiting }
 
@@ -110,6 +113,20 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
                 }
                 return true
             }
+        }
+
+        func poll() -> Element? {
+            let (element, ready): (Element?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
+                guard let element = state.pop() else { return (nil, []) }
+                var ready: [CheckedContinuation<Void, Never>] = []
+                if state.count <= capacity, !state.waiters.isEmpty {
+                    ready = Array(state.waiters.values)
+                    state.waiters.removeAll()
+                }
+                return (element, ready)
+            }
+            for waiter in ready { waiter.resume() }
+            return element
         }
 
         func next() async -> Element? {

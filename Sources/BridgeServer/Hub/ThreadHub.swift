@@ -87,6 +87,8 @@ public actor ThreadHub: RequestHandling, Service {
     var inflight: [String: [CheckedContinuation<ServerMessage, Never>]] = [:]
     /// Threads whose turn was running when the bridge last stopped; resumed once Codex runs.
     var recoveredThreads: Set<String> = []
+    /// The batch being collected by `run()`, if any.
+    var batch: Batch?
 
     /// A hub without a journal: sequence numbers restart at 1, nothing is replayed.
     public init(codex: CodexSupervisor, policy: Policy, logger: Logger) {
@@ -114,10 +116,28 @@ public actor ThreadHub: RequestHandling, Service {
 
     public nonisolated var description: String { "ThreadHub" }
 
+    /// Messages published while a batch of Codex events is processed, journaled together.
+    struct Batch {
+        var entries: [JournalEntry] = []
+        var deliveries: [(text: String, threadId: String)] = []
+    }
+
+    /// Most Codex events handled in one batch (one journal transaction).
+    static let maxBatch = 512
+
     /// Consumes Codex's events until the supervisor ends its stream (on shutdown).
     public func run() async throws {
         for await event in codex.events {
+            // Group commit: every event already waiting is processed in this same actor step and journaled in
+            // one transaction before any of them is delivered.
+            batch = Batch()
             process(event)
+            var count = 1
+            while count < Self.maxBatch, let next = codex.events.poll() {
+                process(next)
+                count += 1
+            }
+            flushBatch()
         }
         // The supervisor ends its stream when it shuts down, which happens before the hub is told to (services
         // stop in reverse order). Returning now would count as finishing unexpectedly: wait for our turn.
@@ -200,8 +220,34 @@ public actor ThreadHub: RequestHandling, Service {
         let message = make(lastSeq)
         guard let data = try? message.encoded(encoder: encoder) else { return }
         let text = String(decoding: data, as: UTF8.self)
-        journal(message, text: text, threadId: threadId)
         BridgeMetrics.shared.eventRelayed()
+        if batch != nil {
+            batch?.entries.append(Self.entry(for: message, text: text, threadId: threadId))
+            batch?.deliveries.append((text, threadId))
+            return
+        }
+        journal(message, text: text, threadId: threadId)
+        deliverLive(text, threadId: threadId)
+    }
+
+    /// Journals the messages of the current batch in one transaction, then delivers them in order. Runs in the
+    /// same actor step as their `publish`, so the resume seam sees the same picture as without batching.
+    func flushBatch() {
+        guard let pending = batch else { return }
+        batch = nil
+        if let journal = storage?.journal, !pending.entries.isEmpty {
+            do {
+                try journal.append(contentsOf: pending.entries)
+            } catch {
+                logger.error("Cannot write to the journal", metadata: ["bridge.seq": "\(pending.entries.first?.seq ?? 0)", "error": "\(error)"])
+            }
+        }
+        for (text, threadId) in pending.deliveries {
+            deliverLive(text, threadId: threadId)
+        }
+    }
+
+    private func deliverLive(_ text: String, threadId: String) {
         var targets = wildcardSubscribers
         if let direct = subscribers[threadId] { targets.formUnion(direct) }
         for id in targets {
