@@ -68,7 +68,7 @@ struct ServeSettings: Equatable {
     }
 
     /// Checks the flags' values (the file's are checked as it is read, naming the key).
-    static func validate(_ flags: Flags) throws -> Void {
+    static func validate(_ flags: Flags) throws {
         for entry in flags.codexConfig where !entry.contains("=") {
             throw SettingsError("--codex-config expects KEY=VALUE, got '\(entry)'")
         }
