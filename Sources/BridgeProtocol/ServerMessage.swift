@@ -56,6 +56,28 @@ public enum ServerMessage: Sendable, Hashable {
         }
     }
 
+    /// This message as one JSON text frame. Events (the relay's hot path) are written directly; the text is the
+    /// same as `encoded()` produces.
+    public func encodedText(encoder: JSONEncoder = ServerMessage.defaultEncoder) throws -> String {
+        if case .event(let event) = self {
+            var out = "{\"data\":"
+            event.data.write(to: &out)
+            out += ",\"kind\":\"event\",\"seq\":"
+            out += String(event.seq)
+            out += ",\"threadId\":"
+            JSONValue.writeString(event.threadId, to: &out)
+            if let turnId = event.turnId {
+                out += ",\"turnId\":"
+                JSONValue.writeString(turnId, to: &out)
+            }
+            out += ",\"type\":"
+            JSONValue.writeString(event.type, to: &out)
+            out += "}"
+            return out
+        }
+        return String(decoding: try encoded(encoder: encoder), as: UTF8.self)
+    }
+
     /// Sorted keys keep frames byte-stable (journal, tests); slashes stay unescaped for readability.
     public static var defaultEncoder: JSONEncoder {
         let encoder = JSONEncoder()

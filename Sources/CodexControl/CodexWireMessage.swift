@@ -21,7 +21,7 @@ enum CodexWireMessage: Sendable, Hashable {
     init(json line: Data) throws(CodexError) {
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: line)
+            value = try JSONValue(parsing: line)
         } catch {
             throw .protocolViolation("not JSON: \(String(decoding: line.prefix(200), as: UTF8.self))")
         }

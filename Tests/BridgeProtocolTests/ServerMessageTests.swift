@@ -48,3 +48,39 @@ import Testing
         }
     }
 }
+
+@Suite struct JSONValueFastPathTests {
+    @Test(arguments: [
+        #"{"a":[1,2.5,-3e2,true,false,null],"b":{"c":"x\"y\\z\n\u0001é€😀"},"d":"","e":{}}"#,
+        #"[]"#, #""plain""#, #"0"#, #"-0.125"#, #"{"nested":[[[{"k":"v"}]]]}"#, #"1e+20"#,
+    ])
+    func parsesLikeJSONDecoderAndWritesLikeJSONEncoder(json: String) throws {
+        let data = Data(json.utf8)
+        let fast = try JSONValue(parsing: data)
+        let slow = try JSONDecoder().decode(JSONValue.self, from: data)
+        #expect(fast == slow)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(fast.jsonText == String(decoding: try encoder.encode(fast), as: UTF8.self))
+    }
+
+    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\\x\"", "\"\u{01}\"", "\"\\ud800\"", "tru", "{} x", "-"])
+    func rejectsInvalidJSON(json: String) {
+        #expect(throws: JSONParseError.self) { try JSONValue(parsing: Data(json.utf8)) }
+    }
+
+    @Test func rejectsDeepNesting() {
+        let deep = String(repeating: "[", count: 100_000)
+        #expect(throws: JSONParseError.self) { try JSONValue(parsing: Data(deep.utf8)) }
+    }
+
+    @Test func eventFastPathMatchesTheEncoder() throws {
+        let events: [ServerMessage] = [
+            .event(ThreadEvent(seq: 42, threadId: "t\"1", turnId: "u", type: "item/agentMessage/delta", data: ["delta": "a\nb", "n": .number(1.5)])),
+            .event(ThreadEvent(seq: 1, threadId: "t", turnId: nil, type: "thread/started", data: ["thread": ["id": "t"]])),
+        ]
+        for event in events {
+            #expect(try event.encodedText() == String(decoding: try event.encoded(), as: UTF8.self))
+        }
+    }
+}

@@ -218,8 +218,7 @@ public actor ThreadHub: RequestHandling, Service {
     func publish(threadId: String, _ make: (Int64) -> ServerMessage) {
         lastSeq += 1
         let message = make(lastSeq)
-        guard let data = try? message.encoded(encoder: encoder) else { return }
-        let text = String(decoding: data, as: UTF8.self)
+        guard let text = try? message.encodedText(encoder: encoder) else { return }
         BridgeMetrics.shared.eventRelayed()
         if batch != nil {
             batch?.entries.append(Self.entry(for: message, text: text, threadId: threadId))
