@@ -116,18 +116,18 @@ public struct BridgeServer: Service, CustomStringConvertible {
                 BridgeMetrics.shared.handshake("unauthorized")
                 return .refuse(.unauthorized)
             }
-            if rateLimiter.isLimited(remote) {
+            guard rateLimiter.beginAttempt(remote) else {
                 logger.notice("Upgrade refused: rate limited", metadata: ["bridge.remote": "\(remote)"])
                 BridgeMetrics.shared.handshake("rate_limited")
                 return .refuse(.tooManyRequests)
             }
             let result = await authenticator.authenticate(token: token, device: nil, remoteAddress: remote)
             guard case .accepted = result else {
-                rateLimiter.recordFailure(remote)
                 logger.notice("Upgrade refused: bad bearer token", metadata: ["bridge.remote": "\(remote)"])
                 BridgeMetrics.shared.handshake("unauthorized")
                 return .refuse(.unauthorized)
             }
+            rateLimiter.succeeded(remote)
             preauthenticated = result
         }
         let preauthenticatedResult = preauthenticated

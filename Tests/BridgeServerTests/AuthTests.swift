@@ -53,3 +53,24 @@ import Testing
         #expect(BridgeServer.bearerToken("Bearer") == nil)
     }
 }
+
+@Suite struct AuthAttemptTests {
+    @Test func concurrentAttemptsCannotExceedTheLimit() async {
+        let limiter = AuthRateLimiter(limit: 5, window: .seconds(60))
+        let admitted = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<200 { group.addTask { limiter.beginAttempt("10.0.0.9") } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(admitted == 5)
+    }
+
+    @Test func successfulAttemptsDoNotCount() {
+        let limiter = AuthRateLimiter(limit: 2, window: .seconds(60))
+        for _ in 0..<10 {
+            #expect(limiter.beginAttempt("10.0.0.1"))
+            limiter.succeeded("10.0.0.1")
+        }
+        #expect(limiter.beginAttempt("10.0.0.1") && limiter.beginAttempt("10.0.0.1"))
+        #expect(!limiter.beginAttempt("10.0.0.1"))
+    }
+}

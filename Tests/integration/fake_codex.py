@@ -5,17 +5,20 @@ Speaks codex's JSON-RPC over stdio (one JSON object per line). Behaviour comes f
   normal   turn/start → result, then a short turn (turn/started, one delta, turn/completed)
   crash    like normal, but exits (status 3) right after answering the first turn/start of the process,
            unless the file $FAKE_CODEX_STATE exists; creates that file first, so the restarted child is normal
-  flood    turn/start → result, then $FAKE_CODEX_COUNT item/agentMessage/delta notifications, then turn/completed
+  flood    turn/start → result, then $FAKE_CODEX_COUNT item/agentMessage/delta notifications (at most
+           $FAKE_CODEX_RATE per second when set), then turn/completed
 Invoked as `fake_codex.py app-server [-c ...]`.
 """
 import json
 import os
 import sys
+import time
 import uuid
 
 MODE = os.environ.get("FAKE_CODEX_MODE", "normal")
 STATE = os.environ.get("FAKE_CODEX_STATE", "")
 COUNT = int(os.environ.get("FAKE_CODEX_COUNT", "100000"))
+RATE = float(os.environ.get("FAKE_CODEX_RATE", "0"))  # flood: at most this many deltas per second (0: no limit)
 out = sys.stdout
 
 
@@ -26,8 +29,14 @@ def send(obj):
 def turn(thread_id, turn_id, deltas):
     send({"method": "turn/started", "params": {"threadId": thread_id, "turn": {"id": turn_id, "status": "inProgress"}}})
     item = "msg-" + turn_id
+    began = time.monotonic()
     for i in range(deltas):
         send({"method": "item/agentMessage/delta", "params": {"threadId": thread_id, "turnId": turn_id, "itemId": item, "delta": f"{i} "}})
+        if RATE and i % 200 == 199:
+            out.flush()
+            ahead = began + (i + 1) / RATE - time.monotonic()
+            if ahead > 0:
+                time.sleep(ahead)
     send({"method": "turn/completed", "params": {"threadId": thread_id, "turn": {"id": turn_id, "status": "completed"}}})
     out.flush()
 

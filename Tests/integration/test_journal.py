@@ -240,7 +240,8 @@ async def test_same_request_id_across_a_reconnect_acts_once(codex_bridge, model,
 
 async def test_slow_reader_is_closed_others_get_everything_memory_bounded(bridge_factory, tmp_path):
     count = 50_000
-    bridge, ws_dir = fake_bridge(bridge_factory, tmp_path, "flood", FAKE_CODEX_COUNT=str(count))
+    # 5k events/s: faster than a phone needs, slow enough for this Python client to keep up with.
+    bridge, ws_dir = fake_bridge(bridge_factory, tmp_path, "flood", FAKE_CODEX_COUNT=str(count), FAKE_CODEX_RATE="5000")
     baseline = rss_kib(bridge.proc.pid)
     # The slow client stops reading after the handshake: its socket buffers fill, then its outbox.
     slow, _ = await hello(bridge, max_queue=1, extra={"clientId": "slow"})

@@ -30,6 +30,36 @@ final class AuthRateLimiter: Sendable {
         }
     }
 
+    /// Starts an authentication attempt from `address`: false when the address is limited. Otherwise the
+    /// attempt counts as a failure until ``succeeded(_:)`` takes it back, so that concurrent attempts cannot
+    /// all pass the check before any of them fails.
+    func beginAttempt(_ address: String, now: ContinuousClock.Instant = .now) -> Bool {
+        state.withLock { state in
+            var times = state.failures[address, default: []]
+            times.removeAll { now - $0 >= window }
+            guard times.count < limit else {
+                state.failures[address] = times
+                return false
+            }
+            times.append(now)
+            state.failures[address] = times
+            if state.failures.count > maxTrackedAddresses {
+                let stalest = state.failures.min { ($0.value.last ?? now) < ($1.value.last ?? now) }
+                if let stalest, stalest.key != address { state.failures[stalest.key] = nil }
+            }
+            return true
+        }
+    }
+
+    /// The attempt begun with ``beginAttempt(_:now:)`` succeeded: it no longer counts.
+    func succeeded(_ address: String) {
+        state.withLock { state in
+            guard var times = state.failures[address], !times.isEmpty else { return }
+            times.removeLast()
+            state.failures[address] = times.isEmpty ? nil : times
+        }
+    }
+
     /// Records one failed authentication from `address`.
     func recordFailure(_ address: String, now: ContinuousClock.Instant = .now) {
         state.withLock { state in

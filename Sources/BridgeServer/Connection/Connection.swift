@@ -127,12 +127,13 @@ final class Connection: Sendable {
     private func handle(_ action: ConnectionStateMachine.Action, requests: inout ThrowingDiscardingTaskGroup<any Error>) async throws {
         switch action {
         case .authenticate(let token, let device, _):
-            let limited = rateLimiter.isLimited(remoteAddress)
+            let limited = !rateLimiter.beginAttempt(remoteAddress)
             let result: AuthenticationResult =
                 limited ? .rejected : await authenticator.authenticate(token: token, device: device, remoteAddress: remoteAddress)
             if case .rejected = result {
-                if !limited { rateLimiter.recordFailure(remoteAddress) }
                 logger.notice("Authentication failed", metadata: ["bridge.auth.rate_limited": "\(limited)"])
+            } else {
+                rateLimiter.succeeded(remoteAddress)
             }
             let next = machine.withLock { $0.authenticated(result, rateLimited: limited) }
             try await handle(next, requests: &requests)
