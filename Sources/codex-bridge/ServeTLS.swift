@@ -11,7 +11,7 @@ enum ServeTLS {
     /// Names for a new certificate: the host name, every address a phone is offered (LAN, Tailscale, the
     /// MagicDNS name), and the listen host when it is a specific one. Loopback names are always added.
     static func certificateNames(listenHosts: [String], logger: Logger) async -> [String] {
-        var names = [ServeSupport.hostName()]
+        var names = [ServerIdentity.hostName()]
         let specific = listenHosts.filter { !ServePairing.isWildcard($0) && $0.lowercased() != "tailscale" }
         names += specific
         if let addresses = try? await AddressDiscovery(logger: logger).candidates() {

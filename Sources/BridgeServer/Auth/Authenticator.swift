@@ -54,13 +54,4 @@ public struct Authenticator: Sendable {
         }
         return .rejected
     }
-
-    /// Whether a principal is still allowed (a device may have been revoked since it connected).
-    public func isStillValid(_ principal: Principal) async -> Bool {
-        guard case .device(let id) = principal, let devices else { return true }
-        return await !devices.isRevoked(deviceId: id)
-    }
-
-    /// Whether device checks are configured.
-    public var hasDevices: Bool { devices != nil }
 }

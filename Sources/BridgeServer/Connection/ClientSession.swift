@@ -32,8 +32,8 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
     /// connection is then closed with 1013; the client resumes from the journal).
     @discardableResult
     public func send(_ message: ServerMessage) -> Bool {
-        guard let data = try? message.encoded() else { return false }
-        return sendEncoded(String(decoding: data, as: UTF8.self))
+        guard let text = try? message.encodedText() else { return false }
+        return sendEncoded(text)
     }
 
     /// Queues an already encoded frame (fan-out encodes once for every subscriber).

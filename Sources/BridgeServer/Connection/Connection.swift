@@ -176,8 +176,8 @@ final class Connection: Sendable {
 
     private func send(_ message: ServerMessage) {
         if case .helloAck(let ack) = message { BridgeMetrics.shared.handshake(ack) }
-        guard let data = try? message.encoded() else { return }
-        if outbox.enqueue(String(decoding: data, as: UTF8.self)) == .overflow {
+        guard let text = try? message.encodedText() else { return }
+        if outbox.enqueue(text) == .overflow {
             overflowed()
         }
     }
