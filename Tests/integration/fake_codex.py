@@ -2,7 +2,8 @@
 """A fake `codex app-server` for fault injection only (the real path is tested with the real codex).
 
 Speaks codex's JSON-RPC over stdio (one JSON object per line). Behaviour comes from FAKE_CODEX_MODE:
-  normal   turn/start → result, then a short turn (turn/started, one delta, turn/completed)
+  normal   thread/start → a thread/started notification *before* the result (the order codex may use),
+           turn/start → result, then a short turn (turn/started, one delta, turn/completed)
   crash    like normal, but exits (status 3) right after answering the first turn/start of the process,
            unless the file $FAKE_CODEX_STATE exists; creates that file first, so the restarted child is normal
   flood    turn/start → result, then $FAKE_CODEX_COUNT item/agentMessage/delta notifications (at most
@@ -56,6 +57,8 @@ def main():
         elif method == "thread/start":
             tid = str(uuid.uuid4())
             threads[tid] = params.get("cwd", "/")
+            send({"method": "thread/started", "params": {"thread": {"id": tid, "cwd": threads[tid]}}})
+            out.flush()
             send({"id": rid, "result": {"thread": {"id": tid, "cwd": threads[tid]}}})
         elif method == "thread/resume":
             send({"id": rid, "result": {"thread": {"id": params.get("threadId"), "cwd": threads.get(params.get("threadId"), "/")}}})

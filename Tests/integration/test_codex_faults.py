@@ -43,6 +43,29 @@ async def test_codex_crash_mid_turn_is_reported_and_codex_restarts(bridge_factor
     assert "Codex stopped" in bridge.log()
 
 
+async def test_events_codex_sends_before_answering_thread_start_reach_the_starter(bridge_factory, tmp_path):
+    """Codex may send thread/started before its thread/start answer, i.e. before the starter is subscribed:
+    the starter still gets it (replayed from the journal), once, in seq order, and a later client too."""
+    bridge, ws_dir = fake_bridge(bridge_factory, tmp_path, "normal")
+    ws, _ = await hello(bridge)
+    started = await request(ws, "startThread", cwd=str(ws_dir), prompt="go")
+    thread = started["threadId"]
+    events, _ = await until_turn_completed(ws, thread, timeout=20)
+    types = [m["type"] for m in events]
+    assert types[0] == "thread/started" and types.count("thread/started") == 1, types
+    assert types[-1] == "turn/completed"
+    seqs = [m["seq"] for m in events]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), seqs
+    # A wildcard subscriber got it live; starting a thread must not hand it a second copy.
+    watcher, _ = await hello(bridge)
+    assert (await request(watcher, "subscribe", threadId="*"))["kind"] == "subscribed"
+    again = await request(watcher, "startThread", cwd=str(ws_dir), prompt="again")
+    events, _ = await until_turn_completed(watcher, again["threadId"], timeout=20)
+    assert [m["type"] for m in events].count("thread/started") == 1
+    await ws.close()
+    await watcher.close()
+
+
 async def test_codex_flood_arrives_complete_in_order_with_bounded_memory(bridge_factory, tmp_path):
     """100k notifications: every one arrives once, in order. A client that falls behind is closed with 1013
     (its queue is bounded) and resumes from the journal with subscribe.afterSeq, as BRIDGE.md tells it to."""

@@ -83,13 +83,16 @@ extension ThreadHub {
         guard policy.allowedApprovalPolicies.contains(approvalPolicy) else {
             throw HubError(.forbidden, "approvalPolicy '\(approvalPolicy)' is not allowed; allowed: \(policy.allowedApprovalPolicies.sorted().joined(separator: ", "))")
         }
+        let before = lastSeq
         let threadId = try await codex.threadStart(
             cwd: cwd, model: start.model, sandbox: sandbox, approvalPolicy: approvalPolicy, timeout: policy.codexTimeout
         )
         if threads[threadId] == nil { threads[threadId] = ThreadState(cwd: cwd, loadedGeneration: generation) }
         threads[threadId]?.cwd = cwd
-        subscribe(session, to: threadId)
-        await remember(session, subscribedTo: threadId, true)
+        // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.
+        // before anyone could subscribe: replay those from the journal so the starter sees the thread whole.
+        let covered = wildcardSubscribers.contains(session.id)
+        _ = await subscribeResuming(session, to: threadId, afterSeq: covered ? nil : before)
         let turnId = try await codex.turnStart(threadId: threadId, text: start.prompt, timeout: policy.codexTimeout)
         session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
         return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd)
