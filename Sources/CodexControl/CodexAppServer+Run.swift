@@ -93,12 +93,10 @@ extension CodexAppServer {
                 var splitter = LineSplitter(maxLineLength: options.maxLineLength)
                 for try await buffer in execution.standardOutput {
                     let lines = try buffer.withUnsafeBytes { bytes throws(CodexError) in try splitter.append(bytes) }
-                    for line in lines {
-                        await handle(line: line)
-                    }
+                    await handle(lines: lines)
                 }
                 if let rest = splitter.finish() {
-                    await handle(line: rest)
+                    await handle(lines: [rest])
                 }
             } catch {
                 failure.note("reading codex stdout failed: \(error)")
@@ -154,24 +152,34 @@ extension CodexAppServer {
         }
     }
 
-    private func handle(line: Data) async {
-        if line.isEmpty { return }
-        let message: CodexWireMessage
-        do {
-            message = try CodexWireMessage(json: line)
-        } catch {
-            logger.warning("ignoring a line from codex that is not JSON-RPC", metadata: ["error": "\(error)"])
-            return
+    /// Hands the notifications and server requests of `lines` to the consumer in one batch (one wake-up per
+    /// read, not per line) and resolves responses, in line order: a response is resolved only after what came
+    /// before it was handed over.
+    private func handle(lines: [Data]) async {
+        var batch: [CodexInbound] = []
+        for line in lines where !line.isEmpty {
+            let message: CodexWireMessage
+            do {
+                message = try CodexWireMessage(json: line)
+            } catch {
+                logger.warning("ignoring a line from codex that is not JSON-RPC", metadata: ["error": "\(error)"])
+                continue
+            }
+            switch message {
+            case .response(let id, let result):
+                await inbound.send(contentsOf: batch)
+                batch.removeAll()
+                resolve(id: id, with: .success(result))
+            case .errorResponse(let id, let code, let message, let data):
+                await inbound.send(contentsOf: batch)
+                batch.removeAll()
+                resolve(id: id, with: .failure(.rpc(code: code, message: message, data: data)))
+            case .notification(let method, let params):
+                batch.append(.notification(method: method, params: params))
+            case .request(let id, let method, let params):
+                batch.append(.serverRequest(id: CodexRequestID(generation: generation, value: id), method: method, params: params))
+            }
         }
-        switch message {
-        case .response(let id, let result):
-            resolve(id: id, with: .success(result))
-        case .errorResponse(let id, let code, let message, let data):
-            resolve(id: id, with: .failure(.rpc(code: code, message: message, data: data)))
-        case .notification(let method, let params):
-            await inbound.send(.notification(method: method, params: params))
-        case .request(let id, let method, let params):
-            await inbound.send(.serverRequest(id: CodexRequestID(generation: generation, value: id), method: method, params: params))
-        }
+        await inbound.send(contentsOf: batch)
     }
 }

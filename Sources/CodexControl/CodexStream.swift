@@ -32,6 +32,14 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
     @discardableResult
     func send(_ element: Element) async -> Bool { await storage.send(element) }
 
+    /// Appends elements in order with one hand-off (the consumer takes them in one wake-up); waits while the
+    /// consumer is `capacity` elements behind. False when the stream was finished or its consumer went away.
+    @discardableResult
+    func send(contentsOf elements: [Element]) async -> Bool {
+        guard !elements.isEmpty else { return true }
+        return await storage.send(contentsOf: elements)
+    }
+
     /// Ends the stream once the consumer has taken the elements already sent.
     func finish() { storage.finish() }
 
@@ -67,7 +75,7 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
             }
         }
 
-        private enum SendAction { case dropped, handedOver(CheckedContinuation<Element?, Never>), queued, mustWait(Int) }
+        private enum SendAction { case dropped, queued, mustWait(Int) }
         private enum NextAction { case element(Element, [CheckedContinuation<Void, Never>]), end, wait }
         private enum NextNow { case value(Element?), registered }
 
@@ -79,22 +87,26 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
         var isProducerWaiting: Bool { state.withLock { !$0.waiters.isEmpty } }
 
         func send(_ element: Element) async -> Bool {
-            let action: SendAction = state.withLock { state in
-                if state.finished || state.terminated { return .dropped }
-                if let consumer = state.consumer {
+            await send(contentsOf: CollectionOfOne(element))
+        }
+
+        func send(contentsOf elements: some Collection<Element>) async -> Bool {
+            let (handOver, action): ((CheckedContinuation<Element?, Never>, Element)?, SendAction) = state.withLock { state in
+                if state.finished || state.terminated { return (nil, .dropped) }
+                var rest = elements[...]
+                var handOver: (CheckedContinuation<Element?, Never>, Element)?
+                if let waiting = state.consumer, let first = rest.popFirst() {
                     state.consumer = nil
-                    return .handedOver(consumer)
+                    handOver = (waiting, first)
                 }
-                state.items.append(element)
-                guard state.count > capacity else { return .queued }
+                state.items.append(contentsOf: rest)
+                guard state.count > capacity else { return (handOver, .queued) }
                 state.nextWaiter += 1
-                return .mustWait(state.nextWaiter)
+                return (handOver, .mustWait(state.nextWaiter))
             }
+            if let (consumer, first) = handOver { consumer.resume(returning: first) }
             switch action {
             case .dropped: return false
-            case .handedOver(let consumer):
-                consumer.resume(returning: element)
-                return true
             case .queued: return true
             case .mustWait(let id):
                 await withTaskCancellationHandler {

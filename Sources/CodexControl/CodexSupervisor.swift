@@ -40,6 +40,9 @@ public final class CodexSupervisor: Service, CodexRequesting {
         var shuttingDown = false
     }
 
+    /// Most messages forwarded from a child to ``events`` in one hand-off.
+    static let forwardBatch = 512
+
     /// Creates a supervisor; nothing starts until ``run()``.
     public init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
@@ -188,12 +191,22 @@ public final class CodexSupervisor: Service, CodexRequesting {
                 }
             }
             var exitReason = CodexExitReason.failed("codex app-server ended")
-            for await message in server.inbound {
-                if case .exited(let reason) = message {
-                    exitReason = reason
-                    break
+            var exited = false
+            for await first in server.inbound {
+                // Forward everything already waiting in one hand-off.
+                var batch: [CodexEvent] = []
+                var next: CodexInbound? = first
+                while let message = next {
+                    if case .exited(let reason) = message {
+                        exitReason = reason
+                        exited = true
+                        break
+                    }
+                    batch.append(.inbound(message))
+                    next = batch.count < Self.forwardBatch ? server.inbound.poll() : nil
                 }
-                if started { await events.send(.inbound(message)) }
+                if started { await events.send(contentsOf: batch) }
+                if exited { break }
             }
             state.withLock { state in
                 state.current = nil

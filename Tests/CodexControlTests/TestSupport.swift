@@ -96,7 +96,7 @@ final class MockModelProcess: Sendable {
         // Never inherit our stdout/stderr: a child holding them keeps `swift test` waiting for EOF.
         process.standardOutput = FileHandle.nullDevice
         let log = directory.appendingPathComponent("model.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
         self.process = process

@@ -57,6 +57,11 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
     /// Frames waiting to be written to this client.
     public var queuedFrames: Int { outbox.count }
 
+    /// Waits until at most `frames` frames wait to be written (at once when the connection is gone).
+    public func waitUntilQueued(atMost frames: Int) async {
+        await outbox.waitUntilQueued(atMost: frames)
+    }
+
     public static func == (lhs: ClientSession, rhs: ClientSession) -> Bool { lhs.id == rhs.id }
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }

@@ -69,6 +69,9 @@ final class Connection: Sendable {
     /// Runs the connection until it closes.
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         logger.debug("WebSocket connected")
+        let outbox = self.outbox
+        let channel = self.channel
+        try await channel.eventLoop.submit { try FrameWriterHandler.attach(outbox, to: channel) }.get()
         do {
             try await withThrowingTaskGroup(of: Loop.self) { group in
                 group.addTask {
@@ -218,18 +221,15 @@ final class Connection: Sendable {
         }
     }
 
+    /// Frames are written by the ``FrameWriterHandler``; this waits for the close request (after the frames
+    /// queued before it) and performs WSCore's close handshake.
     private func writeLoop(_ outbound: WebSocketOutboundWriter) async throws {
-        while let item = await outbox.next() {
-            switch item {
-            case .text(let text):
-                try await outbound.write(.text(text))
-            case .close(let code, let reason):
-                try? await outbound.close(.init(codeNumber: Int(code)), reason: Self.truncated(reason))
-                // Wait for the peer's close (the read loop ends) but not forever.
-                try await Task.sleep(for: configuration.closeTimeout)
-                channel.close(promise: nil)
-                throw WebSocketClosing()
-            }
+        if case .close(let code, let reason) = await outbox.closeReached() {
+            try? await outbound.close(.init(codeNumber: Int(code)), reason: Self.truncated(reason))
+            // Wait for the peer's close (the read loop ends) but not forever.
+            try await Task.sleep(for: configuration.closeTimeout)
+            channel.close(promise: nil)
+            throw WebSocketClosing()
         }
         // The outbox was finished (overflow or teardown); keep the group alive until the read loop ends.
         try await Task.sleep(for: configuration.closeTimeout)

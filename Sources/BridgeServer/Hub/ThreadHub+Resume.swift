@@ -21,11 +21,11 @@ extension ThreadHub {
     }
 
     /// Journal rows read per page during a replay.
-    static let replayPageSize = 512
+    static let replayPageSize = 1024
     /// Held live frames beyond this close the session as a slow reader (its outbox would overflow too).
     static let maxHeldFrames = 4096
     /// A replay waits while the session has more frames than this queued (the client reads slowly).
-    static let replayHighWater = 1024
+    static let replayHighWater = 2048
 
     // MARK: Recovery
 
@@ -244,9 +244,7 @@ extension ThreadHub {
             }
             sent += page.count
             cursor = last.seq
-            while session.queuedFrames > Self.replayHighWater, sessions[session.id] != nil {
-                try? await Task.sleep(for: .milliseconds(5))
-            }
+            await session.waitUntilQueued(atMost: Self.replayHighWater)
         }
         session.logger.debug("Replayed", metadata: ["bridge.replay.after": "\(replay.after)", "bridge.replay.through": "\(replay.through)", "bridge.replay.count": "\(sent)"])
     }

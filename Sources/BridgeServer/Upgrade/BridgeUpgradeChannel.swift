@@ -96,6 +96,8 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                         guard case .upgrade(let handler) = decision.value else {
                             preconditionFailure("upgrade pipeline without an upgrade decision")
                         }
+                        // Data frames go out through this handler (batched), the rest through WSCore.
+                        try channel.pipeline.syncOperations.addHandler(FrameWriterHandler())
                         let asyncChannel = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
                             wrappingChannelSynchronously: channel,
                             configuration: .init(isOutboundHalfClosureEnabled: true)

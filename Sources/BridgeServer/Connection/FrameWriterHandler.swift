@@ -1,0 +1,70 @@
+import NIOCore
+import NIOWebSocket
+
+/// Writes a connection's ``Outbox`` on its event loop: as many text frames per flush as the socket takes.
+///
+/// It sits between NIO's WebSocket frame encoder and the async channel WSCore reads and writes, and passes
+/// everything else through untouched (WSCore still reads, answers pings, sends its pings and the close
+/// handshake). Going around WSCore's writer for data frames saves a task wake-up, an event-loop hop and a
+/// flush per frame: a drain writes a whole fan-out or replay page in one `writev`. While the channel is not
+/// writable the drain stops and frames wait in the bounded outbox; it resumes when the channel is writable.
+final class FrameWriterHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias InboundOut = WebSocketFrame
+    typealias OutboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    /// Frames taken from the outbox between two writability checks.
+    static let chunk = 64
+
+    private var context: ChannelHandlerContext?
+    private var outbox: Outbox?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        self.outbox = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        context.fireChannelWritabilityChanged()
+        if context.channel.isWritable { drain() }
+    }
+
+    /// Connects `outbox` to this channel's writer: from then on a frame queued into the idle outbox schedules
+    /// a drain on the event loop. Call on the channel's event loop.
+    static func attach(_ outbox: Outbox, to channel: any Channel) throws {
+        let loop = channel.eventLoop
+        loop.preconditionInEventLoop()
+        let writer = try channel.pipeline.syncOperations.handler(type: FrameWriterHandler.self)
+        writer.outbox = outbox
+        let bound = NIOLoopBound(writer, eventLoop: loop)
+        outbox.attach(wake: { loop.execute { bound.value.drain() } })
+    }
+
+    /// Writes queued frames until the outbox is empty, a close is reached, or the channel is not writable.
+    func drain() {
+        guard let context, let outbox else { return }
+        var wrote = false
+        var closeReached = false
+        while context.channel.isWritable {
+            let batch = outbox.take(limit: Self.chunk)
+            for text in batch.frames {
+                let frame = WebSocketFrame(fin: true, opcode: .text, data: context.channel.allocator.buffer(string: text))
+                context.write(wrapOutboundOut(frame), promise: nil)
+            }
+            wrote = wrote || !batch.frames.isEmpty
+            if batch.close != nil { closeReached = true }
+            if closeReached || batch.frames.count < Self.chunk { break }
+        }
+        if wrote { context.flush() }
+        if closeReached { outbox.closeWritten() }
+    }
+}
