@@ -32,9 +32,35 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// Parses one JSON document and, when it is an object with member `key`, also returns that member's value
+    /// exactly as written (valid JSON text), so a relay can pass it on without encoding it again.
+    public static func parsing(_ data: Data, keepingTextOf key: String) throws(JSONParseError) -> (value: JSONValue, text: String?) {
+        let result: Result<(JSONValue, String?), JSONParseError> = data.withUnsafeBytes { raw in
+            var parser = JSONByteParser(bytes: raw.bindMemory(to: UInt8.self))
+            do throws(JSONParseError) {
+                parser.skipWhitespace()
+                parser.capture = Array(key.utf8)
+                let value = try parser.parseValue(depth: 0)
+                parser.skipWhitespace()
+                guard parser.index == parser.bytes.count else { throw parser.error("trailing characters") }
+                let text = parser.captured.map { String(decoding: UnsafeBufferPointer(rebasing: parser.bytes[$0]), as: UTF8.self) }
+                return .success((value, text))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}
+
 struct JSONByteParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
+
+    /// A member name of the outermost object whose value's byte range is kept in `captured`.
+    var capture: [UInt8]?
+    var captured: Range<Int>?
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -90,7 +116,9 @@ struct JSONByteParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
+            let start = index
             object[key] = try parseValue(depth: depth + 1)
+            if depth == 0, let capture, key.utf8.elementsEqual(capture) { captured = start..<index }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end") }
             if bytes[index] == UInt8(ascii: ",") {

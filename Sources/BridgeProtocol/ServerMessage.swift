@@ -58,10 +58,17 @@ public enum ServerMessage: Sendable, Hashable {
 
     /// This message as one JSON text frame. Events (the relay's hot path) are written directly; the text is the
     /// same as `encoded()` produces.
-    public func encodedText(encoder: JSONEncoder = ServerMessage.defaultEncoder) throws -> String {
+    ///
+    /// `eventDataJSON`: for an `event`, the JSON text to send as `data` instead of encoding `data` (a relay
+    /// passes on the text it received; it must be valid JSON for the same value).
+    public func encodedText(encoder: JSONEncoder = ServerMessage.defaultEncoder, eventDataJSON: String? = nil) throws -> String {
         if case .event(let event) = self {
             var out = "{\"data\":"
-            event.data.write(to: &out)
+            if let eventDataJSON {
+                out += eventDataJSON
+            } else {
+                event.data.write(to: &out)
+            }
             out += ",\"kind\":\"event\",\"seq\":"
             out += String(event.seq)
             out += ",\"threadId\":"

@@ -174,8 +174,8 @@ extension CodexAppServer {
                 await inbound.send(contentsOf: batch)
                 batch.removeAll()
                 resolve(id: id, with: .failure(.rpc(code: code, message: message, data: data)))
-            case .notification(let method, let params):
-                batch.append(.notification(method: method, params: params))
+            case .notification(let method, let params, let paramsJSON):
+                batch.append(.notification(method: method, params: params, paramsJSON: paramsJSON))
             case .request(let id, let method, let params):
                 batch.append(.serverRequest(id: CodexRequestID(generation: generation, value: id), method: method, params: params))
             }

@@ -46,8 +46,9 @@ public enum CodexExitReason: Sendable, Hashable, CustomStringConvertible {
 
 /// A message from one `codex app-server` child that is not an answer to one of our requests.
 public enum CodexInbound: Sendable, Hashable {
-    /// A notification (`turn/started`, `item/agentMessage/delta`, `turn/completed`, ...), params unchanged.
-    case notification(method: String, params: JSONValue)
+    /// A notification (`turn/started`, `item/agentMessage/delta`, `turn/completed`, ...), params unchanged;
+    /// `paramsJSON` is the params exactly as Codex wrote them (valid JSON text), to relay without re-encoding.
+    case notification(method: String, params: JSONValue, paramsJSON: String? = nil)
     /// A request from Codex (`item/commandExecution/requestApproval`, `item/fileChange/requestApproval`, ...).
     /// Answer it with `respond(to: id, result:)`, e.g. `["decision": "accept"]`.
     case serverRequest(id: CodexRequestID, method: String, params: JSONValue)

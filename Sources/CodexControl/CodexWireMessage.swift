@@ -7,8 +7,8 @@ enum CodexWireMessage: Sendable, Hashable {
     case response(id: JSONValue, result: JSONValue)
     /// An error answer to one of our requests (`id` may be null when Codex could not parse ours).
     case errorResponse(id: JSONValue, code: Int, message: String, data: JSONValue?)
-    /// A notification from Codex.
-    case notification(method: String, params: JSONValue)
+    /// A notification from Codex (`paramsJSON`: its params exactly as written, when parsed from a line).
+    case notification(method: String, params: JSONValue, paramsJSON: String? = nil)
     /// A request from Codex to us.
     case request(id: JSONValue, method: String, params: JSONValue)
 
@@ -20,8 +20,9 @@ enum CodexWireMessage: Sendable, Hashable {
     /// Parses one line of codex's stdout.
     init(json line: Data) throws(CodexError) {
         let value: JSONValue
+        let paramsJSON: String?
         do {
-            value = try JSONValue(parsing: line)
+            (value, paramsJSON) = try JSONValue.parsing(line, keepingTextOf: "params")
         } catch {
             throw .protocolViolation("not JSON: \(String(decoding: line.prefix(200), as: UTF8.self))")
         }
@@ -34,7 +35,7 @@ enum CodexWireMessage: Sendable, Hashable {
             if let id, id != .null {
                 self = .request(id: id, method: method, params: params)
             } else {
-                self = .notification(method: method, params: params)
+                self = .notification(method: method, params: params, paramsJSON: paramsJSON)
             }
         } else if let error = object["error"] {
             let code = error["code"]?.intValue ?? 0
@@ -57,7 +58,7 @@ enum CodexWireMessage: Sendable, Hashable {
             var error: [String: JSONValue] = ["code": .number(Double(code)), "message": .string(message)]
             if let data { error["data"] = data }
             object = ["id": id, "error": .object(error)]
-        case .notification(let method, let params):
+        case .notification(let method, let params, _):
             object = ["method": .string(method)]
             if params != .null { object["params"] = params }
         case .request(let id, let method, let params):

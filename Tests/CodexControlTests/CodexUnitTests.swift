@@ -12,7 +12,11 @@ struct CodexUnitTests {
                 == .errorResponse(id: 2, code: -32001, message: "busy", data: nil))
         #expect(
             try CodexWireMessage(line: #"{"method":"turn/started","params":{"threadId":"t"},"emittedAtMs":1}"#)
-                == .notification(method: "turn/started", params: ["threadId": "t"]))
+                == .notification(method: "turn/started", params: ["threadId": "t"], paramsJSON: #"{"threadId":"t"}"#))
+        // The params' own text is kept verbatim (key order, escapes, number form) for relaying.
+        #expect(
+            try CodexWireMessage(line: #"{"params": {"z":1.50,"a":"é\/"} ,"method":"m"}"#)
+                == .notification(method: "m", params: ["z": .number(1.5), "a": "é/"], paramsJSON: #"{"z":1.50,"a":"é\/"}"#))
         #expect(
             try CodexWireMessage(line: #"{"id":"a-1","method":"item/fileChange/requestApproval","params":{}}"#)
                 == .request(id: "a-1", method: "item/fileChange/requestApproval", params: [:]))

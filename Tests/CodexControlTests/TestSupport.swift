@@ -135,7 +135,7 @@ final class EventRecorder: Sendable {
     /// Notifications seen, as (method, params).
     var notifications: [(method: String, params: JSONValue)] {
         events.compactMap { event in
-            if case .inbound(.notification(let method, let params)) = event { return (method, params) }
+            if case .inbound(.notification(let method, let params, _)) = event { return (method, params) }
             return nil
         }
     }

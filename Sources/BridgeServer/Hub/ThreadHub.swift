@@ -155,8 +155,8 @@ public actor ThreadHub: RequestHandling, Service {
             resumeRecoveredThreads()
         case .stopped(let generation, let reason):
             codexStopped(generation: generation, reason: reason)
-        case .inbound(.notification(let method, let params)):
-            notification(method: method, params: params)
+        case .inbound(.notification(let method, let params, let paramsJSON)):
+            notification(method: method, params: params, paramsJSON: paramsJSON)
         case .inbound(.serverRequest(let id, let method, let params)):
             serverRequest(id: id, method: method, params: params)
         case .inbound(.exited):
@@ -164,7 +164,7 @@ public actor ThreadHub: RequestHandling, Service {
         }
     }
 
-    private func notification(method: String, params: JSONValue) {
+    private func notification(method: String, params: JSONValue, paramsJSON: String?) {
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
         let turnId = params["turnId"]?.stringValue ?? params["turn"]?["id"]?.stringValue
         var state = threads[threadId] ?? ThreadState(cwd: params["thread"]?["cwd"]?.stringValue, loadedGeneration: generation)
@@ -175,7 +175,10 @@ public actor ThreadHub: RequestHandling, Service {
         default: break
         }
         threads[threadId] = state
-        publish(threadId: threadId) { seq in .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: method, data: params)) }
+        // Codex's own text of the params goes out as `data` (no second encoding).
+        publish(threadId: threadId, eventDataJSON: paramsJSON) { seq in
+            .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: method, data: params))
+        }
     }
 
     private func serverRequest(id: CodexRequestID, method: String, params: JSONValue) {
@@ -215,10 +218,10 @@ public actor ThreadHub: RequestHandling, Service {
     /// Numbers a message, journals it, then delivers it to every subscriber of `threadId` (and of `*`),
     /// encoding it once. Journal and delivery happen in one actor step: a subscription that begins at
     /// `lastSeq` sees every later message live and every earlier one in the journal.
-    func publish(threadId: String, _ make: (Int64) -> ServerMessage) {
+    func publish(threadId: String, eventDataJSON: String? = nil, _ make: (Int64) -> ServerMessage) {
         lastSeq += 1
         let message = make(lastSeq)
-        guard let text = try? message.encodedText(encoder: encoder) else { return }
+        guard let text = try? message.encodedText(encoder: encoder, eventDataJSON: eventDataJSON) else { return }
         BridgeMetrics.shared.eventRelayed()
         if batch != nil {
             batch?.entries.append(Self.entry(for: message, text: text, threadId: threadId))
