@@ -205,15 +205,30 @@ extension ByteBuffer {
 
     /// The integer after `"key":` in the readable bytes, if any.
     func integer(after key: String) -> Int64? {
-        let view = readableBytesView
-        guard let range = view.firstRange(of: Array("\"\(key)\":".utf8)) else { return nil }
-        var value: Int64 = 0
-        var found = false
-        for byte in view[range.upperBound...] {
-            guard byte >= 48, byte <= 57 else { break }
-            value = value * 10 + Int64(byte - 48)
-            found = true
+        // A plain byte scan: the generic `firstRange(of:)` on a ByteBufferView made the bench client, not the
+        // bridge, the bottleneck of P4.
+        var needle = "\"\(key)\":"
+        return needle.withUTF8 { n in
+            withUnsafeReadableBytes { hay -> Int64? in
+                guard !n.isEmpty, hay.count >= n.count else { return nil }
+                var i = 0
+                while i <= hay.count - n.count {
+                    var j = 0
+                    while j < n.count, hay[i + j] == n[j] { j += 1 }
+                    if j == n.count { break }
+                    i += 1
+                }
+                guard i <= hay.count - n.count else { return nil }
+                var k = i + n.count
+                var value: Int64 = 0
+                var found = false
+                while k < hay.count, hay[k] >= 48, hay[k] <= 57 {
+                    value = value * 10 + Int64(hay[k] - 48)
+                    found = true
+                    k += 1
+                }
+                return found ? value : nil
+            }
         }
-        return found ? value : nil
     }
 }
