@@ -31,6 +31,13 @@ struct Figures {
         let echoPort = echo.localAddress!.port!
         let peer = try? ServerProcess.peer(options, name: "p1-peer")
         defer { peer?.stop() }
+        let floor = try ServerProcess.frameworkEcho(options, name: "p1-echo")
+        defer { floor?.stop() }
+        // The same hello frame, echoed: what Hummingbird + WSCore cost before any bridge code runs.
+        let floorGroup = self.group
+        let floorOnce: (ServerProcess) -> EventLoopFuture<(BenchSocket, UInt64)> = { server in
+            Client.open(group: floorGroup, port: server.port, first: Client.hello("floor"), done: { $0.contains("hello") })
+        }
         let group = self.group
         let n = options.quick ? 200 : 2000
         let c = 200
@@ -38,6 +45,7 @@ struct Figures {
         _ = try Client.handshakes(count: 50, concurrency: 1, seconds: 10) { Client.bridge(group: group, server: bridge) }
         if let peer { _ = try Client.handshakes(count: 50, concurrency: 1, seconds: 10) { Client.peer(group: group, server: peer) } }
         _ = try Client.handshakes(count: 50, concurrency: 1, seconds: 10) { EchoClient.once(group: group, port: echoPort) }
+        if let floor { _ = try Client.handshakes(count: 50, concurrency: 1, seconds: 10) { floorOnce(floor) } }
 
         let oursSeq = Percentiles(try Client.handshakes(count: n, concurrency: 1, seconds: 10) { Client.bridge(group: group, server: bridge) }.latencies)
         let oursConc = Percentiles(try Client.handshakes(count: c, concurrency: c, seconds: 20) { Client.bridge(group: group, server: bridge) }.latencies)
@@ -49,6 +57,9 @@ struct Figures {
         }
         let limitSeq = Percentiles(try Client.handshakes(count: n, concurrency: 1, seconds: 10) { EchoClient.once(group: group, port: echoPort) }.latencies)
         let limitConc = Percentiles(try Client.handshakes(count: c, concurrency: c, seconds: 20) { EchoClient.once(group: group, port: echoPort) }.latencies)
+        let floorSeq = try floor.map { server in
+            Percentiles(try Client.handshakes(count: n, concurrency: 1, seconds: 10) { floorOnce(server) }.latencies)
+        }
         log("P1 seq ours \(oursSeq) peer \(String(describing: peerSeq)) limit \(limitSeq)")
         log("P1 conc ours \(oursConc) peer \(String(describing: peerConc)) limit \(limitConc)")
 
@@ -64,6 +75,11 @@ struct Figures {
         report.add(
             "P1 handshake, \(n) sequential, p99", ours: ms(oursSeq.p99), peer: ms(peerSeq?.p99),
             ratio: ratioText(oursSeq.p99, peerSeq?.p99) + ", limit \(ms(limitSeq.p99))", target: "(reported)", met: nil)
+        if let floorSeq {
+            report.add(
+                "P1 handshake, \(n) sequential, p50, framework floor", ours: ms(oursSeq.p50), peer: ms(floorSeq.p50) + " (Hummingbird echo)",
+                ratio: String(format: "%.2f× the floor", oursSeq.p50 / floorSeq.p50), target: "(reported)", met: nil)
+        }
         report.add(
             "P1 handshake, \(c) concurrent, p50", ours: ms(oursConc.p50), peer: ms(peerConc?.p50),
             ratio: ratioText(oursConc.p50, peerConc?.p50) + ", limit \(ms(limitConc.p50))", target: "(reported)", met: nil)
@@ -74,6 +90,7 @@ struct Figures {
             "P1",
             "Peer: `codex app-server --listen` with `--ws-auth capability-token` (Bearer upgrade + `initialize` round trip)\(peer == nil ? " (not available in this run)" : ""). "
                 + "Limit: a bare TCP connect plus one 100-byte echo against a NIO echo server in the bench process. "
+                + "Framework floor: `codex-bridge-echo` (Hummingbird's own WebSocket upgrade, the bridge's WebSocket settings, an echo handler) echoing the same hello frame\(floor == nil ? " (not built for this run)" : ""). "
                 + "Each sample is connect + HTTP upgrade + first message → first answer, measured by the client; the socket is then closed.")
     }
 

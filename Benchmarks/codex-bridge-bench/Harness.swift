@@ -84,6 +84,31 @@ final class ServerProcess {
         throw BenchError("peer codex did not listen within 30 s")
     }
 
+    /// Starts `codex-bridge-echo PORT` (Hummingbird's own WebSocket server, the bridge's WebSocket settings,
+    /// an echo handler) from the bench's directory: the framework floor of a handshake. Nil when not built.
+    static func frameworkEcho(_ options: BenchOptions, name: String) throws -> ServerProcess? {
+        let binary = URL(fileURLWithPath: options.selfPath).deletingLastPathComponent().appendingPathComponent("codex-bridge-echo").path
+        guard FileManager.default.isExecutableFile(atPath: binary) else { return nil }
+        let port = freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = [String(port)]
+        process.standardInput = FileHandle.nullDevice
+        let log = options.workDir.appendingPathComponent(name + ".log").path
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: log)
+        process.standardError = process.standardOutput
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if !process.isRunning { throw BenchError("codex-bridge-echo exited: see \(log)") }
+            if tcpConnects(port: port) { return ServerProcess(process: process, port: port, token: "") }
+            usleep(20_000)
+        }
+        process.terminate()
+        throw BenchError("codex-bridge-echo did not listen within 30 s")
+    }
+
     func stop() {
         guard process.isRunning else { return }
         process.terminate()

@@ -70,7 +70,7 @@ public struct BridgeServer: Service, CustomStringConvertible {
                 webSocket: webSocket,
                 maxFrameSize: configuration.maxMessageBytes,
                 tls: configuration.tls,
-                shouldUpgrade: { request, channel, _ in await self.shouldUpgrade(request, channel: channel) }
+                shouldUpgrade: { request, channel, _ in self.shouldUpgrade(request, channel: channel) }
             )
         }
         let onListening = self.onListening
@@ -107,29 +107,36 @@ public struct BridgeServer: Service, CustomStringConvertible {
         Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
     }
 
-    /// Decides an upgrade: a Bearer header must be valid (401 otherwise, 429 when rate limited).
-    private func shouldUpgrade(_ request: HTTPRequest, channel: any Channel) async -> UpgradeDecision {
+    /// Decides an upgrade on the event loop; a Bearer header must be valid (401 otherwise, 429 when rate
+    /// limited), which is checked off the loop.
+    private func shouldUpgrade(_ request: HTTPRequest, channel: any Channel) -> UpgradeStep {
         let remote = Self.remoteAddress(channel)
-        var preauthenticated: AuthenticationResult?
-        if let header = request.headerFields[.authorization] {
-            guard let token = Self.bearerToken(header) else {
-                BridgeMetrics.shared.handshake("unauthorized")
-                return .refuse(.unauthorized)
-            }
-            guard rateLimiter.beginAttempt(remote) else {
-                logger.notice("Upgrade refused: rate limited", metadata: ["bridge.remote": "\(remote)"])
-                BridgeMetrics.shared.handshake("rate_limited")
-                return .refuse(.tooManyRequests)
-            }
-            let result = await authenticator.authenticate(token: token, device: nil, remoteAddress: remote)
-            guard case .accepted = result else {
-                logger.notice("Upgrade refused: bad bearer token", metadata: ["bridge.remote": "\(remote)"])
-                BridgeMetrics.shared.handshake("unauthorized")
-                return .refuse(.unauthorized)
-            }
-            rateLimiter.succeeded(remote)
-            preauthenticated = result
+        guard let header = request.headerFields[.authorization] else {
+            return .now(upgrade(channel: channel, remote: remote, preauthenticated: nil))
         }
+        guard let token = Self.bearerToken(header) else {
+            BridgeMetrics.shared.handshake("unauthorized")
+            return .now(.refuse(.unauthorized))
+        }
+        guard rateLimiter.beginAttempt(remote) else {
+            logger.notice("Upgrade refused: rate limited", metadata: ["bridge.remote": "\(remote)"])
+            BridgeMetrics.shared.handshake("rate_limited")
+            return .now(.refuse(.tooManyRequests))
+        }
+        return .later {
+            let result = await self.authenticator.authenticate(token: token, device: nil, remoteAddress: remote)
+            guard case .accepted = result else {
+                self.logger.notice("Upgrade refused: bad bearer token", metadata: ["bridge.remote": "\(remote)"])
+                BridgeMetrics.shared.handshake("unauthorized")
+                return .refuse(.unauthorized)
+            }
+            self.rateLimiter.succeeded(remote)
+            return self.upgrade(channel: channel, remote: remote, preauthenticated: result)
+        }
+    }
+
+    /// Registers the connection and returns the WebSocket handler that runs it.
+    private func upgrade(channel: any Channel, remote: String, preauthenticated: AuthenticationResult?) -> UpgradeDecision {
         let preauthenticatedResult = preauthenticated
         let configuration = self.configuration
         let authenticator = self.authenticator

@@ -71,7 +71,14 @@ final class Connection: Sendable {
         logger.debug("WebSocket connected")
         let outbox = self.outbox
         let channel = self.channel
-        try await channel.eventLoop.submit { try FrameWriterHandler.attach(outbox, to: channel) }.get()
+        // No need to wait: frames queued before the writer is attached are drained when it is.
+        channel.eventLoop.execute {
+            do {
+                try FrameWriterHandler.attach(outbox, to: channel)
+            } catch {
+                channel.close(promise: nil)
+            }
+        }
         do {
             try await withThrowingTaskGroup(of: Loop.self) { group in
                 group.addTask {

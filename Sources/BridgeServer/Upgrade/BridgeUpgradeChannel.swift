@@ -18,6 +18,12 @@ enum UpgradeDecision: Sendable {
     case refuse(HTTPResponse.Status)
 }
 
+/// An upgrade decision taken on the event loop, or one that must wait (a Bearer token to check).
+enum UpgradeStep: Sendable {
+    case now(UpgradeDecision)
+    case later(@Sendable () async -> UpgradeDecision)
+}
+
 /// The context WSCore hands to a WebSocket handler.
 struct BridgeWebSocketContext: WebSocketContext {
     let logger: Logger
@@ -47,14 +53,15 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     let webSocket: WebSocketHandler.Configuration
     let maxFrameSize: Int
     let tls: NIOSSLContext?
-    let shouldUpgrade: @Sendable (HTTPRequest, any Channel, Logger) async -> UpgradeDecision
+    /// Runs on the channel's event loop: most upgrades are decided there, without a task hop.
+    let shouldUpgrade: @Sendable (HTTPRequest, any Channel, Logger) -> UpgradeStep
 
     init(
         responder: @escaping HTTPChannelHandler.Responder,
         webSocket: WebSocketHandler.Configuration,
         maxFrameSize: Int,
         tls: NIOSSLContext? = nil,
-        shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) async -> UpgradeDecision
+        shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) -> UpgradeStep
     ) {
         self.responder = responder
         self.webSocket = webSocket
@@ -83,9 +90,16 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                         decision.value = .refuse(.badRequest)
                         return channel.eventLoop.makeSucceededFuture(nil)
                     }
-                    let promise = channel.eventLoop.makePromise(of: UpgradeDecision.self)
-                    promise.completeWithTask { await shouldUpgrade(request, channel, logger) }
-                    return promise.futureResult.map { result -> HTTPHeaders? in
+                    let future: EventLoopFuture<UpgradeDecision>
+                    switch shouldUpgrade(request, channel, logger) {
+                    case .now(let result):
+                        future = channel.eventLoop.makeSucceededFuture(result)
+                    case .later(let decide):
+                        let promise = channel.eventLoop.makePromise(of: UpgradeDecision.self)
+                        promise.completeWithTask { await decide() }
+                        future = promise.futureResult
+                    }
+                    return future.map { result -> HTTPHeaders? in
                         decision.value = result
                         if case .upgrade = result { return HTTPHeaders() }
                         return nil
