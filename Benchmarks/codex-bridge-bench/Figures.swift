@@ -199,15 +199,29 @@ struct Figures {
             defer { peer.stop() }
             peerPer = try? perConnection(server: peer, count: peerCount) { Client.peer(group: group, server: peer) }
         }
-        log("P3 ours \(ours) KiB/conn peer \(String(describing: peerPer))")
+        var floorPer: Double?
+        if let floor = try ServerProcess.frameworkEcho(options, name: "p3-echo") {
+            defer { floor.stop() }
+            floorPer = try perConnection(server: floor, count: n) {
+                Client.open(group: group, port: floor.port, first: Client.hello("floor"), done: { $0.contains("hello") })
+            }
+        }
+        log("P3 ours \(ours) KiB/conn peer \(String(describing: peerPer)) floor \(String(describing: floorPer))")
         report.add(
             "P3 idle memory, \(n) authenticated connections", ours: String(format: "%.1f KiB/conn", ours),
             peer: peerPer.map { String(format: "%.1f KiB/conn (%d conns)", $0, peerCount) } ?? "n/a",
             ratio: ratioText(ours, peerPer), target: "≤ 10 KiB/conn", met: ours <= 10)
+        if let floorPer {
+            report.add(
+                "P3 idle memory, \(n) connections, framework floor", ours: String(format: "%.1f KiB/conn", ours),
+                peer: String(format: "%.1f KiB/conn (Hummingbird echo)", floorPer),
+                ratio: String(format: "%.2f× the floor", ours / floorPer), target: "(reported)", met: nil)
+        }
         report.note(
             "P3",
             "RSS (VmRSS) of the server after the connections are up and idle for 2 s, minus its RSS after a warm-up of 200 connections that were closed, divided by the count. "
-                + "The peer (each connection `initialize`d) is measured with \(peerCount) connections.")
+                + "The peer (each connection `initialize`d) is measured with \(peerCount) connections. "
+                + "Framework floor: `codex-bridge-echo` (Hummingbird's own WebSocket server, the bridge's WebSocket settings) with the same number of connections, each having echoed one hello frame.")
     }
 
     private func perConnection(server: ServerProcess, count: Int, _ one: @escaping () -> EventLoopFuture<(BenchSocket, UInt64)>) throws -> Double {
