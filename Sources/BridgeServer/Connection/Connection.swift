@@ -22,6 +22,10 @@ final class Connection: Sendable {
     private let session = Mutex<ClientSession?>(nil)
     private let upgradeDeviceToken: String?
     private let requestsInFlight = Atomic<Int>(0)
+    /// WSCore's writer, for the close handshake (data frames go through the ``FrameWriterHandler``).
+    private let outbound = Mutex<WebSocketOutboundWriter?>(nil)
+    private let closerStarted = Atomic<Bool>(false)
+    private let helloTimer = Mutex<Scheduled<Void>?>(nil)
 
     /// Most requests one connection may have running at once; more are answered `rate_limited`.
     static let maxRequestsInFlight = 64
@@ -63,12 +67,28 @@ final class Connection: Sendable {
     /// Asks the connection to close after the frames already queued.
     func requestClose(code: UInt16, reason: String) {
         machine.withLock { $0.closing() }
+        enqueueClose(code: code, reason: reason)
+    }
+
+    /// Queues a close after the frames already queued and starts the task that performs it once they are
+    /// written. A connection has no writer task of its own: this one exists only while it closes.
+    private func enqueueClose(code: UInt16, reason: String) {
         outbox.enqueueClose(code: code, reason: reason)
+        guard closerStarted.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        Task {
+            if case .close(let code, let reason) = await outbox.closeReached(), let outbound = outbound.withLock({ $0 }) {
+                try? await outbound.close(.init(codeNumber: Int(code)), reason: Self.truncated(reason))
+            }
+            // Wait for the peer's close (the read loop then ends) but not forever.
+            try? await Task.sleep(for: configuration.closeTimeout)
+            channel.close(promise: nil)
+        }
     }
 
     /// Runs the connection until it closes.
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         logger.debug("WebSocket connected")
+        self.outbound.withLock { $0 = outbound }
         let outbox = self.outbox
         let channel = self.channel
         // No need to wait: frames queued before the writer is attached are drained when it is.
@@ -79,36 +99,21 @@ final class Connection: Sendable {
                 channel.close(promise: nil)
             }
         }
+        let timeout = channel.eventLoop.scheduleTask(in: TimeAmount(configuration.helloTimeout)) {
+            self.perform(self.machine.withLock { $0.helloTimedOut() })
+        }
+        helloTimer.withLock { $0 = timeout }
+        // The connection ends when its reader does: the peer closed, or the channel was closed.
         do {
-            try await withThrowingTaskGroup(of: Loop.self) { group in
-                group.addTask {
-                    try await self.writeLoop(outbound)
-                    return .writer
-                }
-                group.addTask {
-                    try await self.readLoop(inbound)
-                    return .reader
-                }
-                group.addTask {
-                    try await Task.sleep(for: self.configuration.helloTimeout)
-                    self.perform(self.machine.withLock { $0.helloTimedOut() })
-                    return .timer
-                }
-                // The connection ends when its reader or its writer ends.
-                while let ended = try await group.next(), ended == .timer {}
-                group.cancelAll()
-            }
-        } catch is WebSocketClosing {
+            try await readLoop(inbound)
         } catch {
+            timeout.cancel()
             await ended()
             throw error
         }
+        timeout.cancel()
         await ended()
     }
-
-    private enum Loop { case reader, writer, timer }
-
-    private struct WebSocketClosing: Error {}
 
     private func ended() async {
         outbox.finish()
@@ -180,7 +185,7 @@ final class Connection: Sendable {
         case .close(let message, let code, let reason):
             if let message { send(message) }
             logger.debug("Closing", metadata: ["bridge.close.code": "\(code)", "bridge.close.reason": "\(reason)"])
-            outbox.enqueueClose(code: code, reason: reason)
+            enqueueClose(code: code, reason: reason)
         }
     }
 
@@ -200,6 +205,7 @@ final class Connection: Sendable {
             onOverflow: { [weak self] in self?.overflowed() }
         )
         self.session.withLock { $0 = session }
+        helloTimer.withLock { $0 }?.cancel()
         registry.authenticated(id, as: principal)
         let opening = await handler.sessionOpened(session)
         let ack = HelloAck(
@@ -226,21 +232,6 @@ final class Connection: Sendable {
             channel.writeAndFlush(frame, promise: nil)
             channel.eventLoop.scheduleTask(in: .milliseconds(200)) { channel.close(promise: nil) }
         }
-    }
-
-    /// Frames are written by the ``FrameWriterHandler``; this waits for the close request (after the frames
-    /// queued before it) and performs WSCore's close handshake.
-    private func writeLoop(_ outbound: WebSocketOutboundWriter) async throws {
-        if case .close(let code, let reason) = await outbox.closeReached() {
-            try? await outbound.close(.init(codeNumber: Int(code)), reason: Self.truncated(reason))
-            // Wait for the peer's close (the read loop ends) but not forever.
-            try await Task.sleep(for: configuration.closeTimeout)
-            channel.close(promise: nil)
-            throw WebSocketClosing()
-        }
-        // The outbox was finished (overflow or teardown); keep the group alive until the read loop ends.
-        try await Task.sleep(for: configuration.closeTimeout)
-        channel.close(promise: nil)
     }
 
     /// A close reason must fit in 123 bytes of UTF-8.
