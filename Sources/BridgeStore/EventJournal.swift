@@ -108,22 +108,48 @@ public struct EventJournal: Sendable {
 
     /// Entries with `after < seq <= through`, of `threads` (nil: every thread), in seq order, at most `limit`.
     public func read(after: Int64, through: Int64 = .max, threads: Set<String>? = nil, limit: Int) async throws -> [JournalEntry] {
-        try await database.pool.read { db in
-            var sql = "SELECT seq, threadId, kind, type, turnId, approvalId, text, createdAt FROM journal WHERE seq > ? AND seq <= ?"
-            var arguments: StatementArguments = [after, through]
-            if let threads {
-                guard !threads.isEmpty else { return [] }
-                sql += " AND threadId IN (\(Array(repeating: "?", count: threads.count).joined(separator: ",")))"
-                arguments += StatementArguments(threads.sorted())
-            }
-            sql += " ORDER BY seq LIMIT ?"
-            arguments += [limit]
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+        guard let (sql, arguments) = Self.pageQuery(
+            columns: "seq, threadId, kind, type, turnId, approvalId, text, createdAt", after: after, through: through, threads: threads, limit: limit)
+        else { return [] }
+        return try await database.pool.read { db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 JournalEntry(
                     seq: row["seq"], threadId: row["threadId"], kind: row["kind"], type: row["type"], turnId: row["turnId"],
                     approvalId: row["approvalId"], text: row["text"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
             }
         }
+    }
+
+    /// Like ``read(after:through:threads:limit:)``, only the seq and the frame: what a replay sends.
+    public func readFrames(after: Int64, through: Int64 = .max, threads: Set<String>? = nil, limit: Int) async throws -> [(seq: Int64, text: String)] {
+        guard let (sql, arguments) = Self.pageQuery(columns: "seq, text", after: after, through: through, threads: threads, limit: limit) else {
+            return []
+        }
+        return try await database.pool.read { db in
+            var frames: [(seq: Int64, text: String)] = []
+            frames.reserveCapacity(limit)
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try rows.next() {
+                frames.append((seq: row[0], text: row[1]))
+            }
+            return frames
+        }
+    }
+
+    /// One page in seq order. The thread filter is applied while walking the primary key (`+threadId` keeps
+    /// SQLite off the thread index, which would read every row of the thread and sort them for each page): a
+    /// whole replay reads each row of its range once. Nil when `threads` is empty (nothing matches).
+    private static func pageQuery(columns: String, after: Int64, through: Int64, threads: Set<String>?, limit: Int) -> (String, StatementArguments)? {
+        var sql = "SELECT \(columns) FROM journal WHERE seq > ? AND seq <= ?"
+        var arguments: StatementArguments = [after, through]
+        if let threads {
+            guard !threads.isEmpty else { return nil }
+            sql += " AND +threadId IN (\(Array(repeating: "?", count: threads.count).joined(separator: ",")))"
+            arguments += StatementArguments(threads.sorted())
+        }
+        sql += " ORDER BY seq LIMIT ?"
+        arguments += [limit]
+        return (sql, arguments)
     }
 
     /// Total size of the journaled frames in bytes (what `maxBytes` bounds).

@@ -34,6 +34,10 @@ struct EventJournalTests {
         #expect(try await journal.read(after: 0, threads: ["even"], limit: 3).map(\.seq) == [2, 4, 6])
         #expect(try await journal.read(after: 0, threads: [], limit: 3).isEmpty)
         #expect(try await journal.read(after: 0, threads: ["odd", "even"], limit: 100).count == 10)
+        let frames = try await journal.readFrames(after: 3, threads: ["even"], limit: 2)
+        #expect(frames.map(\.seq) == [4, 6])
+        #expect(frames.map(\.text) == (try await journal.read(after: 3, threads: ["even"], limit: 2)).map(\.text))
+        #expect(try await journal.readFrames(after: 0, threads: [], limit: 3).isEmpty)
     }
 
     @Test func openTurnsAndApprovals() throws {

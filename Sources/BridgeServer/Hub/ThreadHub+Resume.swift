@@ -230,9 +230,9 @@ extension ThreadHub {
         var cursor = replay.after
         var sent = 0
         while cursor < replay.through, sessions[session.id] != nil {
-            let page: [JournalEntry]
+            let page: [(seq: Int64, text: String)]
             do {
-                page = try await journal.read(after: cursor, through: replay.through, threads: replay.threads, limit: Self.replayPageSize)
+                page = try await journal.readFrames(after: cursor, through: replay.through, threads: replay.threads, limit: Self.replayPageSize)
             } catch {
                 session.logger.error("Cannot read the journal; closing so that the client resumes", metadata: ["error": "\(error)"])
                 session.closeAsSlowReader()
