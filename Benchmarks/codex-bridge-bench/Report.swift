@@ -22,7 +22,7 @@ struct Report {
         pending.append((figure, reason))
     }
 
-    func markdown(machine: String, bounds: String, started: Date, seconds: Double) -> String {
+    func markdown(machine: String, bounds: String, conformance: String?, started: Date, seconds: Double) -> String {
         var out = "# Benchmarks\n\n"
         out += "Written by `Scripts/bench` (the `codex-bridge-bench` tool) from one run on \(ISO8601DateFormatter().string(from: started)) "
         out += String(format: "(%.0f s); every ratio compares figures of this same run. Rerun with `Scripts/bench`.\n\n", seconds)
@@ -38,6 +38,12 @@ struct Report {
         }
         out += "\n## How each figure is taken\n\n"
         for (figure, text) in notes { out += "- **\(figure)**: \(text)\n" }
+        if let conformance {
+            out += "\n## Hostile input: Autobahn|Testsuite\n\n"
+            out += "`Scripts/conformance` in the same run (the fuzzing client against `codex-bridge-echo`, the bridge's WebSocket "
+            out += "settings with an echo handler; 12.* and 13.*, permessage-deflate, excluded as the bridge offers no extension):\n\n"
+            out += "> \(conformance)\n"
+        }
         if !bounds.isEmpty { out += "\n## What bounds each figure\n\n" + bounds + "\n" }
         return out
     }

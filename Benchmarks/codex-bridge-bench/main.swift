@@ -13,12 +13,15 @@ struct BenchOptions {
     var machine = ""
     var figures: Set<String> = ["P1", "P2", "P3", "P4", "P5", "P6"]
     var quick = false
+    /// The summary line of `Scripts/conformance` from the same run, for the report.
+    var conformance: String?
 }
 
 func usage() -> Never {
     FileHandle.standardError.write(Data("""
         usage: codex-bridge-bench run [--bridge PATH] [--peer-codex PATH] [--out FILE] [--bounds FILE] [--machine TEXT]
                                       [--only P1,P2,...] [--quick]
+                                      [--conformance SUMMARY]
                codex-bridge-bench app-server      (a fake codex for the bridge under test)
 
         """.utf8))
@@ -46,6 +49,7 @@ while let flag = rest.popFirst() {
     case "--machine": options.machine = value()
     case "--only": options.figures = Set(value().split(separator: ",").map(String.init))
     case "--quick": options.quick = true
+    case "--conformance": options.conformance = value()
     default: usage()
     }
 }
@@ -67,7 +71,8 @@ for (name, step) in steps where options.figures.contains(name) {
     }
 }
 let bounds = options.bounds.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
-let text = figures.report.markdown(machine: options.machine, bounds: bounds, started: started, seconds: Date().timeIntervalSince(started))
+let text = figures.report.markdown(
+    machine: options.machine, bounds: bounds, conformance: options.conformance, started: started, seconds: Date().timeIntervalSince(started))
 try text.write(toFile: options.out, atomically: true, encoding: .utf8)
 print(text)
 try? FileManager.default.removeItem(at: options.workDir)

@@ -16,6 +16,23 @@ struct EventJournalTests {
         return EventJournal(database: database, logger: logger)
     }
 
+    @Test func storesEveryFieldExactly() async throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        let journal = try open(state)
+        let at = Date(timeIntervalSince1970: 1_700_000_000.25)
+        let entries = [
+            JournalEntry(seq: 1, threadId: "t", kind: "event", type: "", turnId: nil, text: "", createdAt: at),
+            JournalEntry(seq: 2, threadId: "t", kind: "approvalRequest", turnId: "u", approvalId: "ap-1", text: #"{"é":"\u0000 ✓"}"#, createdAt: at),
+        ]
+        try journal.append(contentsOf: entries)
+        #expect(try await journal.read(after: 0, limit: 10) == entries)
+        // A failed insert rolls back the whole batch and leaves the statement usable.
+        #expect(throws: (any Error).self) { try journal.append(contentsOf: [entry(3), entry(2)]) }
+        try journal.append(contentsOf: [entry(3)])
+        #expect(try await journal.read(after: 0, limit: 10).map(\.seq) == [1, 2, 3])
+    }
+
     @Test func appendsReadInOrderAndSurviveReopen() async throws {
         let state = try TemporaryState()
         defer { state.cleanup() }
