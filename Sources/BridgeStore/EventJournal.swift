@@ -232,7 +232,14 @@ public struct EventJournal: Sendable {
     public func prune(maxAge: TimeInterval, maxBytes: Int64) async throws -> JournalPruneResult {
         let cutoff = now().addingTimeInterval(-maxAge).timeIntervalSince1970
         let cut: Int64 = try await database.pool.read { db in
-            let byAge = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM journal WHERE createdAt < ?", arguments: [cutoff]) ?? 0
+            // The prefix written before the cutoff: walk from the oldest row to the first one that is recent
+            // enough (no index on createdAt: one less B-tree to update on every append).
+            let byAge: Int64
+            if let firstKept = try Int64.fetchOne(db, sql: "SELECT seq FROM journal WHERE createdAt >= ? ORDER BY seq LIMIT 1", arguments: [cutoff]) {
+                byAge = firstKept - 1
+            } else {
+                byAge = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM journal") ?? 0
+            }
             let total = try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(bytes), 0) FROM journal") ?? 0
             var bySize: Int64 = 0
             if total > maxBytes {

@@ -40,4 +40,18 @@ enum JournalMigrations {
             t.primaryKey(["deviceId", "requestId"])
         }
     }
+
+    /// Every append updated three secondary indexes; the relay appends one row per Codex event. Only the rows
+    /// the startup queries look for are indexed now (turn ends, approval resolutions), and retention walks the
+    /// primary key instead of an index on `createdAt`.
+    static func v3LeanIndexes(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP INDEX journal_createdAt;
+                DROP INDEX journal_thread_turn;
+                DROP INDEX journal_approval;
+                CREATE INDEX journal_turn_end ON journal(threadId, turnId) WHERE type IN ('turn/completed', 'bridge/turnFailed');
+                CREATE INDEX journal_approval_resolved ON journal(approvalId) WHERE kind = 'approvalResolved';
+                """)
+    }
 }

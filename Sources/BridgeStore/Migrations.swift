@@ -14,6 +14,7 @@ enum BridgeMigrations {
     static let all: [(String, @Sendable (Database) throws -> Void)] = [
         ("v1-devices", v1Devices),
         ("v2-journal", JournalMigrations.v2Journal),
+        ("v3-journal-lean-indexes", JournalMigrations.v3LeanIndexes),
     ]
 
     /// Paired devices and one-time pairing codes. Secrets are stored only as SHA-256 hashes.
