@@ -233,7 +233,12 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgeServerTests",
-            dependencies: ["BridgeServer", "BridgeProtocol", "BridgeStore"],
+            dependencies: [
+                "BridgeServer", "BridgeProtocol", "BridgeStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -3,16 +3,17 @@ import NIOWebSocket
 
 /// Writes a connection's ``Outbox`` on its event loop: as many text frames per flush as the socket takes.
 ///
-/// It sits between NIO's WebSocket frame encoder and the async channel WSCore reads and writes, and passes
-/// everything else through untouched (WSCore still reads, answers pings, sends its pings and the close
-/// handshake). Going around WSCore's writer for data frames saves a task wake-up, an event-loop hop and a
-/// flush per frame: a drain writes a whole fan-out or replay page in one `writev`. While the channel is not
-/// writable the drain stops and frames wait in the bounded outbox; it resumes when the channel is writable.
+/// It sits below NIO's WebSocket frame encoder (next to the socket, or to TLS) and passes everything else
+/// through untouched: WSCore still reads, answers pings, sends its pings and does the close handshake. Going
+/// around WSCore's writer for data frames saves a task wake-up, an event-loop hop and a flush per frame, and
+/// each frame is encoded straight into one buffer (a server frame is not masked): a drain writes a whole
+/// fan-out or replay page in one `writev`. While the channel is not writable the drain stops and frames wait in
+/// the bounded outbox; it resumes when the channel is writable again.
 final class FrameWriterHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = WebSocketFrame
-    typealias InboundOut = WebSocketFrame
-    typealias OutboundIn = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     /// Frames taken from the outbox between two writability checks.
     static let chunk = 64
@@ -57,8 +58,7 @@ final class FrameWriterHandler: ChannelDuplexHandler, RemovableChannelHandler {
         while context.channel.isWritable {
             let batch = outbox.take(limit: Self.chunk)
             for text in batch.frames {
-                let frame = WebSocketFrame(fin: true, opcode: .text, data: context.channel.allocator.buffer(string: text))
-                context.write(wrapOutboundOut(frame), promise: nil)
+                context.write(wrapOutboundOut(Self.textFrame(text, allocator: context.channel.allocator)), promise: nil)
             }
             wrote = wrote || !batch.frames.isEmpty
             if batch.close != nil { closeReached = true }
@@ -66,5 +66,23 @@ final class FrameWriterHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         if wrote { context.flush() }
         if closeReached { outbox.closeWritten() }
+    }
+
+    /// One unmasked, final text frame (RFC 6455 5.2): header and payload in one buffer.
+    static func textFrame(_ text: String, allocator: ByteBufferAllocator) -> ByteBuffer {
+        let count = text.utf8.count
+        var buffer = allocator.buffer(capacity: count + 10)
+        buffer.writeInteger(UInt8(0x81))  // FIN, opcode 1 (text)
+        if count < 126 {
+            buffer.writeInteger(UInt8(count))
+        } else if count <= Int(UInt16.max) {
+            buffer.writeInteger(UInt8(126))
+            buffer.writeInteger(UInt16(count))
+        } else {
+            buffer.writeInteger(UInt8(127))
+            buffer.writeInteger(UInt64(count))
+        }
+        buffer.writeString(text)
+        return buffer
     }
 }

@@ -110,8 +110,10 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                         guard case .upgrade(let handler) = decision.value else {
                             preconditionFailure("upgrade pipeline without an upgrade decision")
                         }
-                        // Data frames go out through this handler (batched), the rest through WSCore.
-                        try channel.pipeline.syncOperations.addHandler(FrameWriterHandler())
+                        // Data frames go out through this handler (batched, encoded by it), the rest through
+                        // WSCore and NIO's frame encoder, above it.
+                        let encoder = try channel.pipeline.syncOperations.handler(type: WebSocketFrameEncoder.self)
+                        try channel.pipeline.syncOperations.addHandler(FrameWriterHandler(), position: .before(encoder))
                         let asyncChannel = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
                             wrappingChannelSynchronously: channel,
                             configuration: .init(isOutboundHalfClosureEnabled: true)
