@@ -81,7 +81,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
             let shouldUpgrade = self.shouldUpgrade
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
                 maxFrameSize: maxFrameSize,
-                enableAutomaticErrorHandling: true,
+                enableAutomaticErrorHandling: false,  // WebSocketErrorCloser below instead
                 shouldUpgrade: { channel, head in
                     let request: HTTPRequest
                     do {
@@ -114,6 +114,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                         // WSCore and NIO's frame encoder, above it.
                         let encoder = try channel.pipeline.syncOperations.handler(type: WebSocketFrameEncoder.self)
                         try channel.pipeline.syncOperations.addHandler(FrameWriterHandler(), position: .before(encoder))
+                        try channel.pipeline.syncOperations.addHandler(WebSocketErrorCloser(linger: .seconds(2)))
                         let asyncChannel = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
                             wrappingChannelSynchronously: channel,
                             configuration: .init(isOutboundHalfClosureEnabled: true)
