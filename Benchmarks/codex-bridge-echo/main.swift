@@ -5,7 +5,8 @@ import NIOCore
 
 /// `codex-bridge-echo [PORT]`: an echo server on the bridge's WebSocket configuration, for the Autobahn
 /// fuzzing client (which cannot do the bridge's hello). Same settings as `BridgeServer`: no extensions,
-/// UTF-8 validated, frames and messages capped at 1 MiB, pings every 20 s, 3 s close timeout; messages read
+/// UTF-8 validated, frames and messages capped at 1 MiB, pings every 20 s (WSCore's auto-ping here, the
+/// bridge's `HeartbeatHandler` there), 3 s close timeout; messages read
 /// with `inbound.messages(maxSize:)` as `Connection` does. The upgrade path is Hummingbird's own (the bridge's
 /// `BridgeUpgradeChannel` is internal), the frame handling the same WSCore and NIOWebSocket code.
 let port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 9001 : 9001

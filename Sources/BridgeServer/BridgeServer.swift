@@ -59,7 +59,7 @@ public struct BridgeServer: Service, CustomStringConvertible {
         let configuration = self.configuration
         let webSocket = WebSocketHandler.Configuration(
             extensions: [],
-            autoPing: configuration.pingInterval.map { .enabled(timePeriod: $0) } ?? .disabled,
+            autoPing: .disabled,  // HeartbeatHandler: closes after two missed pings, not one
             closeTimeout: configuration.closeTimeout,
             validateUTF8: true,
             maxFrameSize: configuration.maxMessageBytes
@@ -69,6 +69,7 @@ public struct BridgeServer: Service, CustomStringConvertible {
                 responder: responder,
                 webSocket: webSocket,
                 maxFrameSize: configuration.maxMessageBytes,
+                pingInterval: configuration.pingInterval,
                 tls: configuration.tls,
                 shouldUpgrade: { request, channel, _ in self.shouldUpgrade(request, channel: channel) }
             )

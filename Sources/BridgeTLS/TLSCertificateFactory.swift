@@ -35,7 +35,10 @@ public struct TLSCertificateFactory: Sendable {
         let alternativeNames = Self.generalNames(names + Self.loopbackNames)
         let extensions = try Certificate.Extensions {
             Critical(BasicConstraints.notCertificateAuthority)
-            Critical(KeyUsage(digitalSignature: true))
+            // keyCertSign: the certificate signs itself, and BoringSSL (swift-nio-ssl) accepts a self-signed
+            // certificate as its own trust anchor only when its key usage allows that signature. A client that
+            // pins it as the one trust root (BridgeClient) fails verification without it.
+            Critical(KeyUsage(digitalSignature: true, keyCertSign: true))
             try ExtendedKeyUsage([.serverAuth])
             SubjectAlternativeNames(alternativeNames)
         }

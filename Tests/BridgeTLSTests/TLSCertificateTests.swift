@@ -23,6 +23,8 @@ import X509
         let constraints = try #require(try certificate.extensions.basicConstraints)
         #expect(constraints == .notCertificateAuthority)
         #expect(try certificate.extensions.extendedKeyUsage?.contains(.serverAuth) == true)
+        // Without keyCertSign, BoringSSL does not accept the certificate as its own (pinned) trust root.
+        #expect(try certificate.extensions.keyUsage == KeyUsage(digitalSignature: true, keyCertSign: true))
     }
 
     @Test func fingerprintIsSHA256OfTheDERInLowercaseHex() throws {

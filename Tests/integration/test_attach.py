@@ -179,3 +179,31 @@ def test_ctrl_c_interrupts_the_turn_then_quits(codex_bridge, model, workspace, t
     finally:
         model.release()
         term.close()
+
+
+def test_attach_over_tls_pins_the_fingerprint_from_the_pairing_url(bridge_factory, tmp_path):
+    """wss:// end to end: the pairing URL carries `fp=`; attach pairs over TLS with that pin. A URL whose pin does
+    not match the certificate is refused before hello (the one-time code is never sent)."""
+    bridge = bridge_factory(args=["--tls"])
+    url = pairing_url(bridge)
+    fingerprint = run_cli("tls", "show", state_dir=bridge.state_dir, check=True).stdout.strip()
+    assert f"fp={fingerprint}" in url
+
+    wrong = re.sub(r"fp=[0-9a-f]{64}", "fp=" + "0" * 64, url)
+    refused = run_cli("attach", wrong, "--state-dir", str(tmp_path / "wrong"), input="/quit\n", timeout=30)
+    assert refused.returncode != 0
+    assert "fingerprint" in (refused.stdout + refused.stderr).lower()
+    devices = json.loads(run_cli("devices", "list", "--json", state_dir=bridge.state_dir, check=True).stdout)
+    assert devices == []  # the code was never sent: the handshake stopped at TLS
+
+    client_dir = tmp_path / "client"
+    term = Terminal(["attach", url, "--state-dir", str(client_dir), "--device-name", "tls pty"])
+    try:
+        term.expect(r"connected to .* as device (\S+)")  # the port serves TLS only
+        term.expect(r"paired")
+        term.send("/quit")
+        assert term.wait() == 0
+    finally:
+        term.close()
+    devices = json.loads(run_cli("devices", "list", "--json", state_dir=bridge.state_dir, check=True).stdout)
+    assert [d["name"] for d in devices] == ["tls pty"]

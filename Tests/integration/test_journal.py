@@ -310,9 +310,13 @@ async def test_peer_that_stops_answering_pings_is_closed(bridge_factory):
         data += chunk
     closed_after = time.monotonic() - began
     sock.close()
-    assert data[0] == 0x89  # a ping came first
-    assert b"\x88" in data  # then a close frame
-    assert 0.9 <= closed_after <= 4.0, closed_after
+    # Pings every 0.5 s, each with an 8-byte payload; the peer is closed when a third would be due, i.e. after
+    # it missed two (not after one: ~1.0 s), with 1001 "Ping timeout".
+    assert data.startswith(b"\x89\x08"), data[:20]
+    close_at = data.index(b"\x88")
+    assert data[:close_at].count(b"\x89\x08") == 2, data
+    assert data[close_at + 2:close_at + 4] == (1001).to_bytes(2, "big") and b"Ping timeout" in data[close_at:]
+    assert 1.3 <= closed_after <= 4.0, closed_after
     # A client that answers (the websockets library does) stays connected, and app-level ping still works.
     ws, _ = await hello(bridge)
     await asyncio.sleep(2.0)

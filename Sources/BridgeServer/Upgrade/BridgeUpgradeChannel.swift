@@ -52,6 +52,8 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     let responder: HTTPChannelHandler.Responder
     let webSocket: WebSocketHandler.Configuration
     let maxFrameSize: Int
+    /// WebSocket pings (``HeartbeatHandler``); nil: none.
+    let pingInterval: Duration?
     let tls: NIOSSLContext?
     /// Runs on the channel's event loop: most upgrades are decided there, without a task hop.
     let shouldUpgrade: @Sendable (HTTPRequest, any Channel, Logger) -> UpgradeStep
@@ -60,12 +62,14 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
         responder: @escaping HTTPChannelHandler.Responder,
         webSocket: WebSocketHandler.Configuration,
         maxFrameSize: Int,
+        pingInterval: Duration? = nil,
         tls: NIOSSLContext? = nil,
         shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) -> UpgradeStep
     ) {
         self.responder = responder
         self.webSocket = webSocket
         self.maxFrameSize = maxFrameSize
+        self.pingInterval = pingInterval
         self.tls = tls
         self.shouldUpgrade = shouldUpgrade
     }
@@ -79,6 +83,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
             // Only touched on the channel's event loop.
             let decision = NIOLoopBoundBox<UpgradeDecision?>(nil, eventLoop: channel.eventLoop)
             let shouldUpgrade = self.shouldUpgrade
+            let pingInterval = self.pingInterval
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
                 maxFrameSize: maxFrameSize,
                 enableAutomaticErrorHandling: false,  // WebSocketErrorCloser below instead
@@ -115,6 +120,9 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                         let encoder = try channel.pipeline.syncOperations.handler(type: WebSocketFrameEncoder.self)
                         try channel.pipeline.syncOperations.addHandler(FrameWriterHandler(), position: .before(encoder))
                         try channel.pipeline.syncOperations.addHandler(WebSocketErrorCloser(linger: .seconds(2)))
+                        if let pingInterval {
+                            try channel.pipeline.syncOperations.addHandler(HeartbeatHandler(interval: TimeAmount(pingInterval)))
+                        }
                         let asyncChannel = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
                             wrappingChannelSynchronously: channel,
                             configuration: .init(isOutboundHalfClosureEnabled: true)
