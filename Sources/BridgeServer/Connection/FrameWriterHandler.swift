@@ -4,7 +4,8 @@ import NIOWebSocket
 /// Writes a connection's ``Outbox`` on its event loop: as many text frames per flush as the socket takes.
 ///
 /// It sits below NIO's WebSocket frame encoder (next to the socket, or to TLS) and passes everything else
-/// through untouched: WSCore still reads, answers pings, sends its pings and does the close handshake. Going
+/// through untouched: WSCore still reads, answers the peer's pings and does the close handshake, and the
+/// ``HeartbeatHandler`` sends the server's pings. Going
 /// around WSCore's writer for data frames saves a task wake-up, an event-loop hop and a flush per frame, and
 /// each frame is encoded straight into one buffer (a server frame is not masked): a drain writes a whole
 /// fan-out or replay page in one `writev`. While the channel is not writable the drain stops and frames wait in

@@ -130,12 +130,12 @@ final class Outbox: Sendable {
     /// itself, like a replay). One waiter at a time.
     func waitUntilQueued(atMost frames: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now: Bool = state.withLock { state in
-                if state.finished || state.items.count <= frames { return true }
-                state.roomWaiter?.continuation.resume()
-                state.roomWaiter = (frames, continuation)
-                return false
+            let (now, replaced): (Bool, CheckedContinuation<Void, Never>?) = state.withLock { state in
+                if state.finished || state.items.count <= frames { return (true, nil) }
+                defer { state.roomWaiter = (frames, continuation) }
+                return (false, state.roomWaiter?.continuation)
             }
+            replaced?.resume()
             if now { continuation.resume() }
         }
     }
