@@ -46,6 +46,9 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
     /// The next element if one is already waiting, without suspending (for a consumer that batches).
     public func poll() -> Element? { storage.poll() }
 
+    /// Up to `limit` elements already waiting, in order, taken in one step; empty when none wait.
+    public func poll(limit: Int) -> [Element] { storage.poll(limit: limit) }
+
     /// True while a producer waits for the consumer.
     var isProducerWaiting: Bool { storage.isProducerWaiting }
 
@@ -128,17 +131,23 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
         }
 
         func poll() -> Element? {
-            let (element, ready): (Element?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
-                guard let element = state.pop() else { return (nil, []) }
+            poll(limit: 1).first
+        }
+
+        func poll(limit: Int) -> [Element] {
+            let (elements, ready): ([Element], [CheckedContinuation<Void, Never>]) = state.withLock { state in
+                var elements: [Element] = []
+                while elements.count < limit, let element = state.pop() { elements.append(element) }
+                guard !elements.isEmpty else { return ([], []) }
                 var ready: [CheckedContinuation<Void, Never>] = []
                 if state.count <= capacity, !state.waiters.isEmpty {
                     ready = Array(state.waiters.values)
                     state.waiters.removeAll()
                 }
-                return (element, ready)
+                return (elements, ready)
             }
             for waiter in ready { waiter.resume() }
-            return element
+            return elements
         }
 
         func next() async -> Element? {

@@ -195,15 +195,13 @@ public final class CodexSupervisor: Service, CodexRequesting {
             for await first in server.inbound {
                 // Forward everything already waiting in one hand-off.
                 var batch: [CodexEvent] = []
-                var next: CodexInbound? = first
-                while let message = next {
-                    if case .exited(let reason) = message {
+                for message in CollectionOfOne(first) + server.inbound.poll(limit: Self.forwardBatch - 1) {
+                    if case .exited(let reason) = message {  // the last message of a child
                         exitReason = reason
                         exited = true
                         break
                     }
                     batch.append(.inbound(message))
-                    next = batch.count < Self.forwardBatch ? server.inbound.poll() : nil
                 }
                 if started { await events.send(contentsOf: batch) }
                 if exited { break }

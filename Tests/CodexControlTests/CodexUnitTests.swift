@@ -53,6 +53,26 @@ struct CodexUnitTests {
         #expect(await stream.send(1) == false)
     }
 
+    @Test("CodexStream batches: send(contentsOf:) hands over in order, poll(limit:) takes what waits and frees producers")
+    func streamBatches() async {
+        let stream = CodexStream<Int>(capacity: 8)
+        async let produced: Void = {
+            for start in stride(from: 0, to: 1000, by: 50) { await stream.send(contentsOf: Array(start..<start + 50)) }
+            stream.finish()
+        }()
+        var received: [Int] = []
+        var batches = 0
+        for await first in stream {
+            received.append(first)
+            received += stream.poll(limit: 31)
+            batches += 1
+        }
+        await produced
+        #expect(received == Array(0..<1000))
+        #expect(batches < 1000)  // several elements per wake-up
+        #expect(stream.poll(limit: 5).isEmpty)
+    }
+
     @Test("error codes compare and describe")
     func errors() {
         let error = CodexError.rpc(code: -32600, message: "Not initialized")

@@ -132,10 +132,8 @@ public actor ThreadHub: RequestHandling, Service {
             // one transaction before any of them is delivered.
             batch = Batch()
             process(event)
-            var count = 1
-            while count < Self.maxBatch, let next = codex.events.poll() {
+            for next in codex.events.poll(limit: Self.maxBatch - 1) {
                 process(next)
-                count += 1
             }
             flushBatch()
         }
