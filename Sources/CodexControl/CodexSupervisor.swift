@@ -136,16 +136,25 @@ public final class CodexSupervisor: Service, CodexRequesting {
     private func supervise() async {
         var generation = 0
         var backoff = configuration.initialBackoff
+        var reportedMissing = false
         while !isShuttingDown, !Task.isCancelled {
             let path: String
             do {
                 path = try await configuration.locator.locate()
             } catch {
-                logger.error("codex not found", metadata: ["error": "\(error.message)"])
+                // Once as an error (with the install hint); the retries that follow only at debug level.
+                logger.log(
+                    level: reportedMissing ? .debug : .error, "codex not found; looking again with backoff",
+                    metadata: ["error": "\(error.message)", "backoff": "\(backoff)"])
+                reportedMissing = true
                 state.withLock { $0.phase = .unavailable(error.message) }
                 await pause(backoff)
                 backoff = min(backoff * 2, configuration.maxBackoff)
                 continue
+            }
+            if reportedMissing {
+                logger.notice("codex found", metadata: ["codex.path": "\(path)"])
+                reportedMissing = false
             }
             generation += 1
             let server = CodexAppServer(

@@ -206,3 +206,6 @@ async def test_codex_missing_is_codex_unavailable(bridge_factory, workspace):
     assert "openai-codex-cli-bin" in answer["message"] or "install" in answer["message"].lower()
     await send(ws, {"kind": "ping", "nonce": "alive"})
     assert (await recv_kind(ws, "pong"))["nonce"] == "alive"
+    # The supervisor keeps looking (0.5 s, 1 s, ... backoff) but says so once, not on every retry.
+    await asyncio.sleep(2.0)
+    assert bridge.log().count("codex not found") == 1, bridge.log()
