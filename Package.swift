@@ -128,6 +128,7 @@ let package = Package(
         .target(
             name: "BridgeTLS",
             dependencies: [
+                "BridgeOps",
                 "BridgeStore",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

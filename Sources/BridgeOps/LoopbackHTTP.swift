@@ -34,10 +34,7 @@ public enum LoopbackHTTP {
             var length = socklen_t(MemoryLayout<Int32>.size)
             guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 else { return nil }
         }
-        var request = "GET \(path) HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        if let bearer { request += "Authorization: Bearer \(bearer)\r\n" }
-        request += "\r\n"
-        var bytes = Array(request.utf8)
+        var bytes = Array(request(port: port, path: path, bearer: bearer).utf8)
         while !bytes.isEmpty {
             guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return nil }
             let sent = send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL))
@@ -63,7 +60,15 @@ public enum LoopbackHTTP {
         return parse(received)
     }
 
-    static func parse(_ bytes: [UInt8]) -> Response? {
+    /// The request `get` sends (also over TLS by `TLSLoopbackHTTP`).
+    package static func request(port: Int, path: String, bearer: String?) -> String {
+        var request = "GET \(path) HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        if let bearer { request += "Authorization: Bearer \(bearer)\r\n" }
+        return request + "\r\n"
+    }
+
+    /// The status and body of a whole HTTP/1.x response; nil when it is not one.
+    package static func parse(_ bytes: [UInt8]) -> Response? {
         let text = String(decoding: bytes, as: UTF8.self)
         guard let headerEnd = text.range(of: "\r\n\r\n") else { return nil }
         let statusLine = text[..<headerEnd.lowerBound].split(separator: "\r\n").first ?? ""

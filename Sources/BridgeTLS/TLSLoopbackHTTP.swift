@@ -1,3 +1,4 @@
+import BridgeOps
 import Foundation
 import NIOCore
 import NIOPosix
@@ -8,20 +9,14 @@ import NIOTLS
 /// serving TLS for `/healthz` and `/metrics` with it. The request (and its bearer token) is sent only after
 /// the certificate's SHA-256 matched.
 public enum TLSLoopbackHTTP {
-    /// A response: the status code and the body.
-    public struct Response: Sendable, Hashable {
-        public var status: Int
-        public var body: String
-    }
+    public typealias Response = LoopbackHTTP.Response
 
     /// GETs `path` from `127.0.0.1:port` over TLS; nil when nothing answers within `timeout`, the TLS
     /// handshake fails, or the certificate's fingerprint is not `fingerprint`.
     public static func get(
         port: Int, path: String, fingerprint: String, bearer: String? = nil, timeout: Duration = .seconds(2)
     ) async -> Response? {
-        var request = "GET \(path) HTTP/1.0\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        if let bearer { request += "Authorization: Bearer \(bearer)\r\n" }
-        request += "\r\n"
+        let request = LoopbackHTTP.request(port: port, path: path, bearer: bearer)
         // One loop for the channel and the promise: a promise is completed on its own loop.
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let promise = loop.makePromise(of: [UInt8].self)
@@ -47,21 +42,13 @@ public enum TLSLoopbackHTTP {
                 channel.close(promise: nil)
             }
             let bytes = try await promise.futureResult.get()
-            return parse(bytes)
+            return LoopbackHTTP.parse(bytes)
         } catch {
             loop.execute { promise.fail(error) }
             return nil
         }
     }
 
-    static func parse(_ bytes: [UInt8]) -> Response? {
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let headerEnd = text.range(of: "\r\n\r\n") else { return nil }
-        let statusLine = text[..<headerEnd.lowerBound].split(separator: "\r\n").first ?? ""
-        let parts = statusLine.split(separator: " ")
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1]) else { return nil }
-        return Response(status: status, body: String(text[headerEnd.upperBound...]))
-    }
 }
 
 /// Sends the request once the handshake completed with the pinned certificate; collects the response

@@ -43,9 +43,6 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
     /// Ends the stream once the consumer has taken the elements already sent.
     func finish() { storage.finish() }
 
-    /// The next element if one is already waiting, without suspending (for a consumer that batches).
-    public func poll() -> Element? { storage.poll() }
-
     /// Up to `limit` elements already waiting, in order, taken in one step; empty when none wait.
     public func poll(limit: Int) -> [Element] { storage.poll(limit: limit) }
 
@@ -128,10 +125,6 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
                 }
                 return true
             }
-        }
-
-        func poll() -> Element? {
-            poll(limit: 1).first
         }
 
         func poll(limit: Int) -> [Element] {

@@ -54,9 +54,6 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
         onOverflow()
     }
 
-    /// Frames waiting to be written to this client.
-    public var queuedFrames: Int { outbox.count }
-
     /// Waits until at most `frames` frames wait to be written (at once when the connection is gone).
     public func waitUntilQueued(atMost frames: Int) async {
         await outbox.waitUntilQueued(atMost: frames)

@@ -31,10 +31,6 @@ final class FrameWriterHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.outbox = nil
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        context.fireChannelRead(data)
-    }
-
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         context.fireChannelWritabilityChanged()
         if context.channel.isWritable { drain() }
