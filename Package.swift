@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         // Wire messages. Foundation only: an iOS app imports this module.
@@ -48,6 +49,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Short helper programs (git, …): exact environment, bounded output and time, process-group teardown.
+        .target(
+            name: "ChildProcess",
+            dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: swiftSettings
         ),
 
@@ -70,6 +78,8 @@ let package = Package(
                 "BridgeProtocol",
                 "BridgeStore",
                 "CodexControl",
+                "BridgeWeb",
+                "ChildProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "WSCore", package: "swift-websocket"),
@@ -84,6 +94,18 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The web app (plain ES modules and CSS in Assets/, embedded in the binary) and how it is served.
+        .target(
+            name: "BridgeWeb",
+            dependencies: [
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.embedInCode("Assets")],
             swiftSettings: swiftSettings
         ),
 
@@ -177,6 +199,7 @@ let package = Package(
                 "BridgeOps",
                 "BridgeClient",
                 "BridgeTLS",
+                "BridgeWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -213,6 +236,7 @@ let package = Package(
         ),
 
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "BridgeWebTests", dependencies: ["BridgeWeb", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: swiftSettings),
         .testTarget(
             name: "BridgeStoreTests",
             dependencies: ["BridgeStore", .product(name: "GRDB", package: "GRDB.swift")],

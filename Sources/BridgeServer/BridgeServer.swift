@@ -52,9 +52,13 @@ public struct BridgeServer: Service, CustomStringConvertible {
 
     public func run() async throws {
         let router = Router()
+        router.add(middleware: SecurityHeadersMiddleware())
         router.get("/healthz") { _, _ in Self.health }
         router.get("/health") { _, _ in Self.health }
         extraRoutes(router)
+        if let assets = configuration.webAssets {
+            WebRoutes(assets: assets).addRoutes(to: router)
+        }
 
         let configuration = self.configuration
         let webSocket = WebSocketHandler.Configuration(

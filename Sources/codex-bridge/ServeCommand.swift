@@ -4,6 +4,7 @@ import BridgeServer
 import BridgeOps
 import BridgeStore
 import BridgeTLS
+import BridgeWeb
 import CodexControl
 import Discovery
 import Foundation
@@ -157,7 +158,8 @@ struct ServeCommand: AsyncParsableCommand {
             pingInterval: settings.pingInterval > 0 ? .milliseconds(Int64(settings.pingInterval * 1000)) : nil,
             tls: try tlsIdentity.map { identity in
                 do { return try identity.makeServerContext() } catch { throw CommandFailure("cannot set up TLS: \(error)") }
-            }
+            },
+            webAssets: WebAssets.fromEnvironment()
         )
         let publisher: MDNSPublisher? =
             !settings.mdns

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgeWeb
 import NIOSSL
 
 /// Everything the WebSocket server needs to know; each field has a documented default.
@@ -27,6 +28,8 @@ public struct BridgeServerConfiguration: Sendable {
     /// TLS for every connection (`wss://`, and HTTPS for `/healthz` and `/metrics` on the same port); nil
     /// serves plaintext.
     public var tls: NIOSSLContext?
+    /// The web app served on `GET /` and its files; nil serves none.
+    public var webAssets: WebAssets?
 
     public init(
         host: String = "0.0.0.0",
@@ -39,7 +42,8 @@ public struct BridgeServerConfiguration: Sendable {
         outboxCapacity: Int = 4096,
         pingInterval: Duration? = .seconds(20),
         closeTimeout: Duration = .seconds(3),
-        tls: NIOSSLContext? = nil
+        tls: NIOSSLContext? = nil,
+        webAssets: WebAssets? = nil
     ) {
         self.host = host
         self.port = port
@@ -52,5 +56,6 @@ public struct BridgeServerConfiguration: Sendable {
         self.pingInterval = pingInterval
         self.closeTimeout = closeTimeout
         self.tls = tls
+        self.webAssets = webAssets
     }
 }

@@ -1,0 +1,51 @@
+import Crypto
+import Foundation
+import NIOCore
+
+/// One file of the web app, ready to serve: its bytes, a gzip copy when that is smaller, and an entity tag.
+public struct WebAsset: Sendable {
+    /// The file name, e.g. `app.js`.
+    public let name: String
+    /// The `Content-Type` to answer with.
+    public let contentType: String
+    /// The file's bytes.
+    public let body: ByteBuffer
+    /// The same bytes gzip-compressed, for text files where that saves something; nil otherwise.
+    public let gzipped: ByteBuffer?
+    /// A strong entity tag (quoted): the first 16 bytes of the SHA-256 of `body`, hex.
+    public let etag: String
+
+    /// Prepares `body` for serving as `name`.
+    public init(name: String, body: [UInt8]) {
+        self.name = name
+        self.body = ByteBuffer(bytes: body)
+        self.contentType = Self.contentType(of: name)
+        let digest = SHA256.hash(data: body)
+        self.etag = "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        if Self.isText(name), let compressed = try? Gzip.compress(body), compressed.count < body.count {
+            self.gzipped = ByteBuffer(bytes: compressed)
+        } else {
+            self.gzipped = nil
+        }
+    }
+
+    /// The media type for a file name's extension (`application/octet-stream` when unknown).
+    static func contentType(of name: String) -> String {
+        switch (name as NSString).pathExtension.lowercased() {
+        case "html": "text/html; charset=utf-8"
+        case "js", "mjs": "text/javascript; charset=utf-8"
+        case "css": "text/css; charset=utf-8"
+        case "json": "application/json"
+        case "webmanifest": "application/manifest+json"
+        case "svg": "image/svg+xml"
+        case "png": "image/png"
+        case "ico": "image/x-icon"
+        case "txt": "text/plain; charset=utf-8"
+        default: "application/octet-stream"
+        }
+    }
+
+    static func isText(_ name: String) -> Bool {
+        ["html", "js", "mjs", "css", "json", "webmanifest", "svg", "txt"].contains((name as NSString).pathExtension.lowercased())
+    }
+}
