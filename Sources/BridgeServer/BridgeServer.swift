@@ -53,8 +53,9 @@ public struct BridgeServer: Service, CustomStringConvertible {
     public func run() async throws {
         let router = Router()
         router.add(middleware: SecurityHeadersMiddleware())
-        router.get("/healthz") { _, _ in Self.health }
-        router.get("/health") { _, _ in Self.health }
+        let health = Self.health(serverID: configuration.server.id)
+        router.get("/healthz") { _, _ in health }
+        router.get("/health") { _, _ in health }
         extraRoutes(router)
         if let assets = configuration.webAssets {
             WebRoutes(assets: assets).addRoutes(to: router)
@@ -108,8 +109,11 @@ public struct BridgeServer: Service, CustomStringConvertible {
 
     public var description: String { "BridgeServer" }
 
-    static var health: Response {
-        Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"status":"ok"}"#)))
+    /// `{"status":"ok","id":"<server id>"}`: the id lets `status` check that the process on the port is this
+    /// bridge before it sends a credential there. The id is not a secret (mDNS advertises it).
+    static func health(serverID: String) -> Response {
+        let body = #"{"status":"ok","id":"# + JSONValue.string(serverID).jsonText + "}"
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
     /// Decides an upgrade on the event loop; a Bearer header must be valid (401 otherwise, 429 when rate

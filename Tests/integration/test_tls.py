@@ -96,7 +96,7 @@ async def test_pinned_client_connects_and_every_source_agrees_on_the_fingerprint
 
     # /healthz shares the port under TLS.
     with urllib.request.urlopen(f"https://127.0.0.1:{bridge.port}/healthz", context=unverified_context(), timeout=5) as response:
-        assert response.status == 200 and json.loads(response.read()) == {"status": "ok"}
+        assert response.status == 200 and json.loads(response.read())["status"] == "ok"
 
     # The key is private, the directory too.
     tls_dir = bridge.state_dir / "tls"

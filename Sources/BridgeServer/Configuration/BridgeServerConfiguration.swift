@@ -30,6 +30,15 @@ public struct BridgeServerConfiguration: Sendable {
     public var tls: NIOSSLContext?
     /// The web app served on `GET /` and its files; nil serves none.
     public var webAssets: WebAssets?
+    /// How long a new connection may take to send its first request head (the upgrade or an HTTP request);
+    /// slower ones are closed (OpenSSH's LoginGraceTime, for the HTTP part).
+    public var requestHeadTimeout: Duration
+    /// Most connections not yet authenticated at once (plain HTTP requests included); past it the oldest is
+    /// closed to make room. Authenticated WebSocket clients never count and are never shed.
+    public var maxUnauthenticated: Int
+    /// Most connections not yet authenticated from one remote address at once; past it that address's oldest
+    /// is closed.
+    public var maxUnauthenticatedPerAddress: Int
 
     public init(
         host: String = "0.0.0.0",
@@ -43,7 +52,10 @@ public struct BridgeServerConfiguration: Sendable {
         pingInterval: Duration? = .seconds(20),
         closeTimeout: Duration = .seconds(3),
         tls: NIOSSLContext? = nil,
-        webAssets: WebAssets? = nil
+        webAssets: WebAssets? = nil,
+        requestHeadTimeout: Duration = .seconds(5),
+        maxUnauthenticated: Int = 512,
+        maxUnauthenticatedPerAddress: Int = 128
     ) {
         self.host = host
         self.port = port
@@ -57,5 +69,8 @@ public struct BridgeServerConfiguration: Sendable {
         self.closeTimeout = closeTimeout
         self.tls = tls
         self.webAssets = webAssets
+        self.requestHeadTimeout = requestHeadTimeout
+        self.maxUnauthenticated = maxUnauthenticated
+        self.maxUnauthenticatedPerAddress = maxUnauthenticatedPerAddress
     }
 }
