@@ -87,7 +87,9 @@ extension ClientMessage {
         case "unsubscribe": request = .unsubscribe(try payload(ThreadRef.self))
         case "readThread": request = .readThread(try payload(ThreadRef.self))
         case "getDiff": request = .getDiff(try payload(ThreadRef.self))
-        default: request = .approve(try payload(Approve.self))
+        case "approve": request = .approve(try payload(Approve.self))
+        case "listDirectory": request = .listDirectory(try payload(ListDirectory.self))
+        default: throw FrameDecodingError(kind: kind, id: id, code: .unknownKind, message: "unknown kind '\(kind.prefix(64))'")
         }
         return .request(id: id, request)
     }
@@ -107,6 +109,7 @@ extension ClientMessage {
                 return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .subscribe(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .approve(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .listDirectory(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

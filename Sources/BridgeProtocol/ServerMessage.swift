@@ -52,6 +52,7 @@ public enum ServerMessage: Sendable, Hashable {
                 return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .thread(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .diff(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .directory(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }
@@ -121,6 +122,7 @@ public enum ServerMessage: Sendable, Hashable {
         case "unsubscribed": return try response(.unsubscribed(payload(SubscriptionChanged.self)))
         case "thread": return try response(.thread(payload(ThreadSnapshot.self)))
         case "diff": return try response(.diff(payload(ThreadDiff.self)))
+        case "directory": return try response(.directory(payload(DirectoryListing.self)))
         default:
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
         }

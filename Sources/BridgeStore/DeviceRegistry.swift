@@ -18,6 +18,9 @@ public struct DeviceRegistry: Sendable {
     /// `authenticate` writes `lastSeenAt` at most this often per device (and whenever the address changes),
     /// so a reconnect storm does not turn into a write storm.
     public static let lastSeenWriteInterval: TimeInterval = 30
+    /// Wrong codes tried (from any address) while a code is live before that code is burnt: a guesser gets
+    /// this many tries against each live code in all, whatever the number of addresses it uses.
+    public static let maxFailedAttemptsPerCode = 20
     /// Used or expired codes are deleted this long after they expire.
     static let codeRetention: TimeInterval = 24 * 3600
 
@@ -75,20 +78,32 @@ public struct DeviceRegistry: Sendable {
             revokedAt: nil,
             ackedSeq: 0
         )
-        try await database.writeImmediate { db in
+        let redeemed = try await database.writeImmediate { db -> Bool in
             try db.execute(
                 sql: """
                     UPDATE pairingCode SET usedAt = ?, usedByDevice = ?
-                    WHERE codeHash = ? AND usedAt IS NULL AND expiresAt > ?
+                    WHERE codeHash = ? AND usedAt IS NULL AND expiresAt > ? AND failedAttempts < ?
                     """,
-                arguments: [at, record.id, codeHash, at])
+                arguments: [at, record.id, codeHash, at, Self.maxFailedAttemptsPerCode])
             guard db.changesCount == 1 else {
                 guard let existing = try PairingCodeRecord.fetchOne(db, key: codeHash) else {
-                    throw DeviceRegistryError.unknownCode
+                    return false
                 }
-                throw existing.usedAt != nil ? DeviceRegistryError.codeAlreadyUsed : DeviceRegistryError.codeExpired
+                if existing.usedAt != nil { throw DeviceRegistryError.codeAlreadyUsed }
+                if existing.expiresAt <= at { throw DeviceRegistryError.codeExpired }
+                throw DeviceRegistryError.codeBurnt
             }
             try record.insert(db)
+            return true
+        }
+        guard redeemed else {
+            // A wrong code counts against every live code (the guess could have been aimed at any of them).
+            try await database.pool.write { db in
+                try db.execute(
+                    sql: "UPDATE pairingCode SET failedAttempts = failedAttempts + 1 WHERE usedAt IS NULL AND expiresAt > ?",
+                    arguments: [at])
+            }
+            throw DeviceRegistryError.unknownCode
         }
         logger.notice(
             "device paired",

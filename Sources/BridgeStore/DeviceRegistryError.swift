@@ -8,6 +8,8 @@ public struct DeviceRegistryError: Error, Sendable, Hashable, CustomStringConver
         case codeAlreadyUsed
         /// The code's TTL has passed.
         case codeExpired
+        /// Too many wrong codes were tried while this one was live; it no longer pairs.
+        case codeBurnt
         /// No device with that id.
         case deviceNotFound
         /// The device is already revoked.
@@ -30,6 +32,10 @@ public struct DeviceRegistryError: Error, Sendable, Hashable, CustomStringConver
     public static let codeExpired = DeviceRegistryError(
         code: .codeExpired, message: "pairing code expired (run `codex-bridge pair` again)")
 
+    /// The pairing code was burnt by too many failed attempts.
+    public static let codeBurnt = DeviceRegistryError(
+        code: .codeBurnt, message: "pairing code withdrawn after too many wrong codes were tried (run `codex-bridge pair` again)")
+
     /// No device has this id.
     public static func deviceNotFound(_ id: String) -> DeviceRegistryError {
         DeviceRegistryError(code: .deviceNotFound, message: "no device with id \(id) (see `codex-bridge devices list`)")
@@ -43,7 +49,7 @@ public struct DeviceRegistryError: Error, Sendable, Hashable, CustomStringConver
     /// True for the failures a server answers with `unauthorized` (unknown, used, expired code).
     public var isUnauthorized: Bool {
         switch code {
-        case .unknownCode, .codeAlreadyUsed, .codeExpired: true
+        case .unknownCode, .codeAlreadyUsed, .codeExpired, .codeBurnt: true
         case .deviceNotFound, .alreadyRevoked: false
         }
     }

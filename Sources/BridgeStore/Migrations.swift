@@ -15,7 +15,21 @@ enum BridgeMigrations {
         ("v1-devices", v1Devices),
         ("v2-journal", JournalMigrations.v2Journal),
         ("v3-journal-lean-indexes", JournalMigrations.v3LeanIndexes),
+        ("v4-thread-policy-code-failures", v4ThreadPolicyCodeFailures),
     ]
+
+    /// The sandbox and approval policy each thread was started with (so a resume after a restart keeps them),
+    /// and a count of failed redemptions per live pairing code (a code is burnt after too many).
+    private static func v4ThreadPolicyCodeFailures(_ db: Database) throws {
+        try db.create(table: "threadPolicy") { t in
+            t.primaryKey("threadId", .text)
+            t.column("sandbox", .text).notNull()
+            t.column("approvalPolicy", .text).notNull()
+        }
+        try db.alter(table: "pairingCode") { t in
+            t.add(column: "failedAttempts", .integer).notNull().defaults(to: 0)
+        }
+    }
 
     /// Paired devices and one-time pairing codes. Secrets are stored only as SHA-256 hashes.
     private static func v1Devices(_ db: Database) throws {

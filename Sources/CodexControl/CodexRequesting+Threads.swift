@@ -24,9 +24,15 @@ extension CodexRequesting {
         return try Self.string(result["thread"]?["id"], "thread/start result.thread.id")
     }
 
-    /// `turn/start {threadId, input:[{type:"text", text}]}` → the new turn's id.
-    public func turnStart(threadId: String, text: String, timeout: Duration = .seconds(60)) async throws -> String {
-        let params: JSONValue = ["threadId": .string(threadId), "input": Self.textInput(text)]
+    /// `turn/start {threadId, input:[{type:"text", text}], sandboxPolicy?, approvalPolicy?}` → the new turn's id.
+    /// A sandbox or approval policy given here applies to this turn and the thread's later ones.
+    public func turnStart(
+        threadId: String, text: String, sandbox: String? = nil, approvalPolicy: String? = nil, timeout: Duration = .seconds(60)
+    ) async throws -> String {
+        var object: [String: JSONValue] = ["threadId": .string(threadId), "input": Self.textInput(text)]
+        if let sandbox { object["sandboxPolicy"] = Self.sandboxPolicy(sandbox) }
+        if let approvalPolicy { object["approvalPolicy"] = .string(approvalPolicy) }
+        let params = JSONValue.object(object)
         let result = try await request("turn/start", params: params, timeout: timeout)
         return try Self.string(result["turn"]?["id"], "turn/start result.turn.id")
     }
@@ -55,11 +61,17 @@ extension CodexRequesting {
         )
     }
 
-    /// `thread/resume {threadId}`: loads a stored thread into this child (needed after a restart) → the result
-    /// (`thread`, `cwd`, `model`, `approvalPolicy`, `sandbox`, ...).
+    /// `thread/resume {threadId, sandbox?, approvalPolicy?}`: loads a stored thread into this child (needed
+    /// after a restart) → the result (`thread`, `cwd`, `model`, `approvalPolicy`, `sandbox`, ...). Without a
+    /// sandbox and approval policy Codex keeps the ones stored with the thread.
     @discardableResult
-    public func threadResume(threadId: String, timeout: Duration = .seconds(60)) async throws -> JSONValue {
-        try await request("thread/resume", params: ["threadId": .string(threadId)], timeout: timeout)
+    public func threadResume(
+        threadId: String, sandbox: String? = nil, approvalPolicy: String? = nil, timeout: Duration = .seconds(60)
+    ) async throws -> JSONValue {
+        var params: [String: JSONValue] = ["threadId": .string(threadId)]
+        if let sandbox { params["sandbox"] = .string(sandbox) }
+        if let approvalPolicy { params["approvalPolicy"] = .string(approvalPolicy) }
+        return try await request("thread/resume", params: .object(params), timeout: timeout)
     }
 
     /// `thread/list {limit, cursor, sourceKinds}` → `{data:[Thread], nextCursor?}` (a Thread has `id`, `cwd`,
@@ -86,6 +98,15 @@ extension CodexRequesting {
             timeout: timeout
         )
         return result["thread"] ?? result
+    }
+
+    /// `turn/start`'s `sandboxPolicy` object for a `thread/start`-style sandbox mode name.
+    static func sandboxPolicy(_ mode: String) -> JSONValue {
+        switch mode {
+        case "read-only": ["type": "readOnly"]
+        case "danger-full-access": ["type": "dangerFullAccess"]
+        default: ["type": "workspaceWrite"]
+        }
     }
 
     private static func textInput(_ text: String) -> JSONValue {

@@ -61,6 +61,28 @@ public struct ServerInfo: Codable, Sendable, Hashable {
     }
 }
 
+/// What this bridge lets a client choose: where threads may run and with which sandbox and approval policy.
+public struct ClientPolicy: Codable, Sendable, Hashable {
+    /// The directories threads may run in (resolved absolute paths).
+    public var roots: [String]
+    /// The sandboxes `startThread` may name.
+    public var sandboxes: [String]
+    /// The sandbox used when `startThread` names none.
+    public var defaultSandbox: String
+    /// The approval policies `startThread` may name.
+    public var approvalPolicies: [String]
+    /// The approval policy used when `startThread` names none.
+    public var defaultApprovalPolicy: String
+
+    public init(roots: [String], sandboxes: [String], defaultSandbox: String, approvalPolicies: [String], defaultApprovalPolicy: String) {
+        self.roots = roots
+        self.sandboxes = sandboxes
+        self.defaultSandbox = defaultSandbox
+        self.approvalPolicies = approvalPolicies
+        self.defaultApprovalPolicy = defaultApprovalPolicy
+    }
+}
+
 /// The server's answer to `hello`.
 public struct HelloAck: Codable, Sendable, Hashable {
     /// The protocol version the server will speak: the client's own if the server supports it, else the
@@ -85,11 +107,13 @@ public struct HelloAck: Codable, Sendable, Hashable {
     public var resume: ResumeStatus?
     /// Thread ids this device was subscribed to and is again, without asking.
     public var restoredSubscriptions: [String]?
+    /// What the client may choose (roots, sandboxes, approval policies); absent on a failed handshake.
+    public var policy: ClientPolicy?
 
     public init(
         version: Int, ok: Bool, error: WireError? = nil, server: ServerInfo? = nil, versions: [Int]? = nil,
         deviceId: String? = nil, deviceToken: String? = nil, lastSeq: Int64? = nil, resume: ResumeStatus? = nil,
-        restoredSubscriptions: [String]? = nil
+        restoredSubscriptions: [String]? = nil, policy: ClientPolicy? = nil
     ) {
         self.version = version
         self.ok = ok
@@ -101,6 +125,7 @@ public struct HelloAck: Codable, Sendable, Hashable {
         self.lastSeq = lastSeq
         self.resume = resume
         self.restoredSubscriptions = restoredSubscriptions
+        self.policy = policy
     }
 }
 

@@ -72,6 +72,13 @@ public enum ApprovalDecision: String, Codable, Sendable, Hashable, CaseIterable 
     case cancel
 }
 
+/// `listDirectory {path}`: the entries of a directory inside the bridge's roots (for choosing a thread's cwd).
+public struct ListDirectory: Codable, Sendable, Hashable {
+    /// An absolute path inside one of the roots.
+    public var path: String
+    public init(path: String) { self.path = path }
+}
+
 /// Every request a client can make; each travels with a client-chosen `id`.
 public enum BridgeRequest: Sendable, Hashable {
     case listThreads(ListThreads)
@@ -83,6 +90,7 @@ public enum BridgeRequest: Sendable, Hashable {
     case readThread(ThreadRef)
     case getDiff(ThreadRef)
     case approve(Approve)
+    case listDirectory(ListDirectory)
 
     /// The wire `kind` of this request.
     public var kind: String {
@@ -96,12 +104,23 @@ public enum BridgeRequest: Sendable, Hashable {
         case .readThread: "readThread"
         case .getDiff: "getDiff"
         case .approve: "approve"
+        case .listDirectory: "listDirectory"
+        }
+    }
+
+    /// The thread this request acts on, when it names one (`"*"` names none).
+    public var threadId: String? {
+        switch self {
+        case .sendMessage(let message): message.threadId
+        case .interrupt(let ref), .unsubscribe(let ref), .readThread(let ref), .getDiff(let ref): ref.threadId
+        case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
+        case .listThreads, .startThread, .approve, .listDirectory: nil
         }
     }
 
     /// Every request kind.
     public static let kinds: Set<String> = [
         "listThreads", "startThread", "sendMessage", "interrupt", "subscribe", "unsubscribe", "readThread",
-        "getDiff", "approve",
+        "getDiff", "approve", "listDirectory",
     ]
 }

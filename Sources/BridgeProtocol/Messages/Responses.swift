@@ -78,6 +78,42 @@ public struct ThreadDiff: Codable, Sendable, Hashable {
     }
 }
 
+/// One entry of a `directory` answer.
+public struct DirectoryEntry: Codable, Sendable, Hashable {
+    /// What an entry is.
+    public enum Kind: String, Codable, Sendable, Hashable {
+        case dir
+        case file
+    }
+
+    /// The entry's name (no path).
+    public var name: String
+    public var kind: Kind
+    /// For a directory: whether it is the top of a git repository (holds `.git`).
+    public var git: Bool
+
+    public init(name: String, kind: Kind, git: Bool = false) {
+        self.name = name
+        self.kind = kind
+        self.git = git
+    }
+}
+
+/// `directory {path, entries}`: the answer to `listDirectory`; directories first, then files, each by name.
+public struct DirectoryListing: Codable, Sendable, Hashable {
+    /// The directory listed, resolved (symbolic links followed).
+    public var path: String
+    public var entries: [DirectoryEntry]
+    /// True when the directory held more entries than were returned.
+    public var truncated: Bool?
+
+    public init(path: String, entries: [DirectoryEntry], truncated: Bool? = nil) {
+        self.path = path
+        self.entries = entries
+        self.truncated = truncated
+    }
+}
+
 /// The successful answer to a request.
 public enum BridgeResponse: Sendable, Hashable {
     case threads(ThreadList)
@@ -87,6 +123,7 @@ public enum BridgeResponse: Sendable, Hashable {
     case unsubscribed(SubscriptionChanged)
     case thread(ThreadSnapshot)
     case diff(ThreadDiff)
+    case directory(DirectoryListing)
 
     /// The wire `kind` of this answer.
     public var kind: String {
@@ -98,6 +135,7 @@ public enum BridgeResponse: Sendable, Hashable {
         case .unsubscribed: "unsubscribed"
         case .thread: "thread"
         case .diff: "diff"
+        case .directory: "directory"
         }
     }
 }

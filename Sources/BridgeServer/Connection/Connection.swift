@@ -211,7 +211,7 @@ final class Connection: Sendable {
         let ack = HelloAck(
             version: version, ok: true, server: configuration.server, versions: Array(ProtocolVersion.supported),
             deviceId: principal.deviceId, deviceToken: newDeviceToken, lastSeq: opening.lastSeq, resume: opening.resume,
-            restoredSubscriptions: opening.restoredSubscriptions
+            restoredSubscriptions: opening.restoredSubscriptions, policy: opening.policy
         )
         send(.helloAck(ack))
         sessionLogger.info("Client authenticated", metadata: ["bridge.auth": principal.deviceId == nil ? "shared-secret" : "device"])

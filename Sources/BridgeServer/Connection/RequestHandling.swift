@@ -5,10 +5,13 @@ public struct SessionOpening: Sendable {
     public var lastSeq: Int64?
     public var resume: ResumeStatus?
     public var restoredSubscriptions: [String]?
-    public init(lastSeq: Int64? = nil, resume: ResumeStatus? = nil, restoredSubscriptions: [String]? = nil) {
+    /// What the client may choose (roots, sandboxes, approval policies).
+    public var policy: ClientPolicy?
+    public init(lastSeq: Int64? = nil, resume: ResumeStatus? = nil, restoredSubscriptions: [String]? = nil, policy: ClientPolicy? = nil) {
         self.lastSeq = lastSeq
         self.resume = resume
         self.restoredSubscriptions = restoredSubscriptions
+        self.policy = policy
     }
 }
 

@@ -9,11 +9,13 @@ public struct HubStorage: Sendable {
     public let memory: ClientMemory
     public let devices: DeviceRegistry
     public let retention: JournalRetention
+    public let threadPolicies: ThreadPolicyStore
 
     public init(database: BridgeDatabase, retention: JournalRetention = JournalRetention(), logger: Logger) {
         self.journal = EventJournal(database: database, logger: logger)
         self.memory = ClientMemory(database: database)
         self.devices = DeviceRegistry(database: database, logger: logger)
         self.retention = retention
+        self.threadPolicies = ThreadPolicyStore(database: database)
     }
 }

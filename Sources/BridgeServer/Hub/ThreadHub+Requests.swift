@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgeStore
 import CodexControl
 import Foundation
 import Logging
@@ -28,30 +29,95 @@ extension ThreadHub {
     }
 
     private func answer(_ request: BridgeRequest, session: ClientSession) async throws -> BridgeResponse {
+        // The gate first: every request that names a thread (or an approval's thread) is checked against the
+        // roots, and every turn runs with a policy this bridge allows.
+        var facts: PolicyGate.ThreadFacts?
+        if case .approve(let approve) = request {
+            guard let pending = pendingApprovals[approve.approvalId] else {
+                throw HubError(.approvalNotPending, "approval \(approve.approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
+            }
+            facts = try await threadFacts(pending.request.threadId)
+        } else if let threadId = request.threadId, !isUnsubscribe(request) {
+            try Self.checkThreadId(threadId)
+            facts = try await threadFacts(threadId)
+        }
+        let verdict = gate.decide(request, thread: facts)
+        guard case .allowed(let cwd, let turnPolicy) = verdict else {
+            if case .refused(let code, let message) = verdict { throw HubError(code, message) }
+            throw HubError(.internal, "no verdict")
+        }
+        if case .approve = request, case .refused(let code, let message) = gate.admitThread(facts ?? .init()) {
+            throw HubError(code, message)
+        }
         switch request {
         case .listThreads(let list):
             return .threads(try await listThreads(list))
         case .startThread(let start):
-            return .threadStarted(try await startThread(start, session: session))
+            return .threadStarted(try await startThread(start, cwd: cwd ?? start.cwd, policy: turnPolicy ?? gate.defaults, session: session))
         case .sendMessage(let message):
-            return .accepted(try await sendMessage(message))
+            return .accepted(try await sendMessage(message, policy: turnPolicy ?? gate.defaults))
         case .interrupt(let ref):
             return .accepted(try await interrupt(ref.threadId))
         case .subscribe(let subscription):
+            if subscription.threadId != "*" { try checkSubscriptionCount(session) }
             return .subscribed(await subscribeResuming(session, to: subscription.threadId, afterSeq: subscription.afterSeq))
         case .unsubscribe(let ref):
             unsubscribe(session, from: ref.threadId)
             await remember(session, subscribedTo: ref.threadId, false)
             return .unsubscribed(SubscriptionChanged(threadId: ref.threadId))
         case .readThread(let ref):
-            try await ensureLoaded(ref.threadId)
             let thread = try await codex.threadRead(threadId: ref.threadId, includeTurns: true, timeout: policy.codexTimeout)
             return .thread(ThreadSnapshot(thread: thread))
         case .getDiff(let ref):
-            return .diff(ThreadDiff(threadId: ref.threadId, diff: try await diff(of: ref.threadId)))
+            return .diff(ThreadDiff(threadId: ref.threadId, diff: await diff(of: ref.threadId, cwd: cwd)))
         case .approve(let approve):
             return .accepted(try approveRequest(approve, session: session))
+        case .listDirectory:
+            return .directory(try DirectoryLister().list(cwd ?? "/"))
         }
+    }
+
+    private func isUnsubscribe(_ request: BridgeRequest) -> Bool {
+        if case .unsubscribe = request { return true }
+        return false
+    }
+
+    /// Most threads one session may subscribe to (besides `*`).
+    static let maxSubscriptionsPerSession = 1000
+    /// Longest thread id accepted.
+    static let maxThreadIdBytes = 256
+
+    static func checkThreadId(_ threadId: String) throws {
+        guard !threadId.isEmpty, threadId.utf8.count <= maxThreadIdBytes else {
+            throw HubError(.badRequest, "threadId must be 1 to \(maxThreadIdBytes) bytes")
+        }
+    }
+
+    private func checkSubscriptionCount(_ session: ClientSession) throws {
+        let count = subscribers.values.reduce(0) { $0 + ($1.contains(session.id) ? 1 : 0) }
+        guard count < Self.maxSubscriptionsPerSession else {
+            throw HubError(.badRequest, "too many subscriptions (at most \(Self.maxSubscriptionsPerSession) threads; subscribe to \"*\" instead)")
+        }
+    }
+
+    /// What the gate needs about a thread: its cwd (from memory, else `thread/read`, which works on threads no
+    /// Codex child has loaded) and the policy this bridge runs it with.
+    func threadFacts(_ threadId: String) async throws -> PolicyGate.ThreadFacts {
+        if threads[threadId]?.cwd == nil {
+            let thread: JSONValue
+            do {
+                thread = try await codex.threadRead(threadId: threadId, includeTurns: false, timeout: policy.codexTimeout)
+            } catch let error as CodexError where error.code == .rpc {
+                throw HubError(.notFound, "no thread \(threadId.prefix(Self.maxThreadIdBytes))")
+            }
+            var state = threads[threadId] ?? ThreadState(loadedGeneration: -1)
+            state.cwd = thread["cwd"]?.stringValue
+            threads[threadId] = state
+        }
+        if threads[threadId]?.policy == nil, let stored = try? await storage?.threadPolicies.entry(for: threadId) {
+            threads[threadId]?.policy = TurnPolicy(sandbox: stored.sandbox, approvalPolicy: stored.approvalPolicy)
+        }
+        return PolicyGate.ThreadFacts(cwd: threads[threadId]?.cwd, remembered: threads[threadId]?.policy)
     }
 
     private func listThreads(_ list: ListThreads) async throws -> ThreadList {
@@ -61,6 +127,8 @@ extension ThreadHub {
         let result = try await codex.threadList(limit: list.limit ?? 50, cursor: list.cursor, timeout: policy.codexTimeout)
         let threads = (result["data"]?.arrayValue ?? []).compactMap { thread -> ThreadSummary? in
             guard let id = thread["id"]?.stringValue else { return nil }
+            // Threads outside this bridge's roots are not shown (the gate refuses them anyway).
+            guard gate.shows(cwd: thread["cwd"]?.stringValue) else { return nil }
             let status = thread["status"]?["type"]?.stringValue ?? thread["status"]?.stringValue
             return ThreadSummary(
                 threadId: id, cwd: thread["cwd"]?.stringValue, preview: thread["preview"]?.stringValue,
@@ -70,37 +138,38 @@ extension ThreadHub {
         return ThreadList(threads: threads, nextCursor: result["nextCursor"]?.stringValue)
     }
 
-    private func startThread(_ start: StartThread, session: ClientSession) async throws -> ThreadStarted {
-        guard let cwd = policy.roots.confine(start.cwd) else {
-            throw HubError(.forbiddenPath, "cwd must be an existing directory inside \(policy.roots.paths.joined(separator: ", "))")
-        }
+    private func startThread(_ start: StartThread, cwd: String, policy turnPolicy: TurnPolicy, session: ClientSession) async throws -> ThreadStarted {
         guard !start.prompt.isEmpty else { throw HubError(.badRequest, "prompt must not be empty") }
-        let sandbox = start.sandbox ?? policy.defaultSandbox
-        guard policy.allowedSandboxes.contains(sandbox) else {
-            throw HubError(.forbidden, "sandbox '\(sandbox)' is not allowed; allowed: \(policy.allowedSandboxes.sorted().joined(separator: ", "))")
-        }
-        let approvalPolicy = start.approvalPolicy ?? policy.defaultApprovalPolicy
-        guard policy.allowedApprovalPolicies.contains(approvalPolicy) else {
-            throw HubError(.forbidden, "approvalPolicy '\(approvalPolicy)' is not allowed; allowed: \(policy.allowedApprovalPolicies.sorted().joined(separator: ", "))")
-        }
         let before = lastSeq
         let threadId = try await codex.threadStart(
-            cwd: cwd, model: start.model, sandbox: sandbox, approvalPolicy: approvalPolicy, timeout: policy.codexTimeout
+            cwd: cwd, model: start.model, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy, timeout: policy.codexTimeout
         )
         if threads[threadId] == nil { threads[threadId] = ThreadState(cwd: cwd, loadedGeneration: generation) }
         threads[threadId]?.cwd = cwd
+        threads[threadId]?.policy = turnPolicy
+        await rememberPolicy(turnPolicy, of: threadId)
         // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.
         // before anyone could subscribe: replay those from the journal so the starter sees the thread whole.
         let covered = wildcardSubscribers.contains(session.id)
         _ = await subscribeResuming(session, to: threadId, afterSeq: covered ? nil : before)
-        let turnId = try await codex.turnStart(threadId: threadId, text: start.prompt, timeout: policy.codexTimeout)
+        let turnId = try await codex.turnStart(
+            threadId: threadId, text: start.prompt, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
+            timeout: policy.codexTimeout)
         session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
         return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd)
     }
 
-    private func sendMessage(_ message: SendMessage) async throws -> Accepted {
+    private func rememberPolicy(_ turnPolicy: TurnPolicy, of threadId: String) async {
+        do {
+            try await storage?.threadPolicies.remember(.init(sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy), for: threadId)
+        } catch {
+            logger.warning("Cannot remember a thread's policy", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
+        }
+    }
+
+    private func sendMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy) async throws -> Accepted {
         guard !message.text.isEmpty else { throw HubError(.badRequest, "text must not be empty") }
-        try await ensureLoaded(message.threadId)
+        try await ensureLoaded(message.threadId, policy: turnPolicy)
         if let running = threads[message.threadId]?.runningTurnId {
             do {
                 let turnId = try await codex.turnSteer(threadId: message.threadId, text: message.text, expectedTurnId: running, timeout: policy.codexTimeout)
@@ -109,7 +178,13 @@ extension ThreadHub {
                 // The turn ended meanwhile: start a new one.
             }
         }
-        let turnId = try await codex.turnStart(threadId: message.threadId, text: message.text, timeout: policy.codexTimeout)
+        let turnId = try await codex.turnStart(
+            threadId: message.threadId, text: message.text, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
+            timeout: policy.codexTimeout)
+        if threads[message.threadId]?.policy != turnPolicy {
+            threads[message.threadId]?.policy = turnPolicy
+            await rememberPolicy(turnPolicy, of: message.threadId)
+        }
         return Accepted(threadId: message.threadId, turnId: turnId)
     }
 
@@ -121,21 +196,16 @@ extension ThreadHub {
         return Accepted(threadId: threadId, turnId: turnId)
     }
 
-    private func diff(of threadId: String) async throws -> String {
-        if let diff = threads[threadId]?.lastDiff { return diff }
-        var cwd = threads[threadId]?.cwd
-        if cwd == nil {
-            try await ensureLoaded(threadId)
-            let thread = try await codex.threadRead(threadId: threadId, includeTurns: false, timeout: policy.codexTimeout)
-            cwd = thread["cwd"]?.stringValue
-        }
-        guard let cwd else { return "" }
-        return await GitDiff.diff(in: cwd)
+    /// git's view of the thread's directory (tracked and new files; see ``WorkspaceDiff``), else the last diff
+    /// Codex reported for the thread (a directory outside any repository).
+    private func diff(of threadId: String, cwd: String?) async -> String {
+        if let cwd, let diff = await workspaceDiff.diff(in: cwd) { return diff }
+        return threads[threadId]?.lastDiff ?? ""
     }
 
     private func approveRequest(_ approve: Approve, session: ClientSession) throws -> Accepted {
         guard let pending = pendingApprovals.removeValue(forKey: approve.approvalId) else {
-            throw HubError(.approvalNotPending, "approval \(approve.approvalId) is not pending (already answered, expired or unknown)")
+            throw HubError(.approvalNotPending, "approval \(approve.approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
         }
         do {
             try codex.respond(to: pending.codexId, result: ["decision": .string(approve.decision.rawValue)])
@@ -152,15 +222,18 @@ extension ThreadHub {
         return Accepted(threadId: threadId, approvalId: approve.approvalId)
     }
 
-    /// After a Codex restart a thread must be resumed before it can be used again.
-    func ensureLoaded(_ threadId: String) async throws {
+    /// After a Codex restart a thread must be resumed before it can be used again. The resume names the
+    /// sandbox and approval policy explicitly: Codex would otherwise keep what it stored with the thread.
+    func ensureLoaded(_ threadId: String, policy turnPolicy: TurnPolicy) async throws {
         guard let state = threads[threadId], state.loadedGeneration == generation else {
             // Unknown to this bridge (e.g. a CLI thread) or loaded by an earlier child: resume it.
             do {
-                let result = try await codex.threadResume(threadId: threadId, timeout: policy.codexTimeout)
+                let result = try await codex.threadResume(
+                    threadId: threadId, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy, timeout: policy.codexTimeout)
                 var state = threads[threadId] ?? ThreadState(loadedGeneration: generation)
                 state.loadedGeneration = generation
                 state.cwd = state.cwd ?? result["cwd"]?.stringValue ?? result["thread"]?["cwd"]?.stringValue
+                state.policy = turnPolicy
                 threads[threadId] = state
             } catch let error as CodexError where error.code == .rpc {
                 throw HubError(.notFound, "no thread \(threadId): \(error.message)")

@@ -70,7 +70,9 @@ extension ThreadHub {
         for threadId in recovered {
             Task {
                 do {
-                    try await self.ensureLoaded(threadId)
+                    let facts = try await self.threadFacts(threadId)
+                    guard case .allowed(_, let turnPolicy) = self.gate.admitThread(facts) else { return }
+                    try await self.ensureLoaded(threadId, policy: turnPolicy ?? self.gate.defaults)
                 } catch {
                     self.logger.notice("Cannot resume a thread of the previous run", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
                 }
@@ -173,7 +175,8 @@ extension ThreadHub {
         for threadId in restored {
             subscribe(session, to: threadId, sendPendingApprovals: status != .ok)
         }
-        return SessionOpening(lastSeq: seam, resume: status, restoredSubscriptions: key == nil ? nil : restored)
+        return SessionOpening(
+            lastSeq: seam, resume: status, restoredSubscriptions: key == nil ? nil : restored, policy: gate.clientPolicy)
     }
 
     /// Runs the replay asked for in the hello, after the helloAck was queued.

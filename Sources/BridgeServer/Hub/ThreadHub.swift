@@ -1,5 +1,6 @@
 import BridgeProtocol
 import BridgeStore
+import ChildProcess
 import CodexControl
 import Foundation
 import Logging
@@ -45,6 +46,8 @@ public actor ThreadHub: RequestHandling, Service {
 
     struct ThreadState {
         var cwd: String?
+        /// The sandbox and approval policy this bridge runs the thread's turns with (nil: not decided yet).
+        var policy: TurnPolicy?
         var runningTurnId: String?
         var lastDiff: String?
         /// The codex generation this thread is loaded in; a restart needs `thread/resume` first.
@@ -59,6 +62,9 @@ public actor ThreadHub: RequestHandling, Service {
 
     let codex: CodexSupervisor
     let policy: Policy
+    /// Every request passes it (roots, sandbox, approval policy).
+    let gate: PolicyGate
+    let workspaceDiff: WorkspaceDiff
     let logger: Logger
     /// The journal and client memory; nil keeps everything in memory (no resume across connections).
     let storage: HubStorage?
@@ -96,6 +102,8 @@ public actor ThreadHub: RequestHandling, Service {
         self.policy = policy
         self.logger = logger
         self.storage = nil
+        self.gate = Self.gate(for: policy)
+        self.workspaceDiff = WorkspaceDiff(git: ChildProcess.which("git", path: ProcessInfo.processInfo.environment["PATH"]))
     }
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
@@ -105,6 +113,8 @@ public actor ThreadHub: RequestHandling, Service {
         self.policy = policy
         self.logger = logger
         self.storage = storage
+        self.gate = Self.gate(for: policy)
+        self.workspaceDiff = WorkspaceDiff(git: ChildProcess.which("git", path: ProcessInfo.processInfo.environment["PATH"]))
         let recovery = try Self.recover(storage.journal, logger: logger)
         self.lastSeq = recovery.lastSeq
         self.recoveredThreads = recovery.threads
@@ -115,6 +125,12 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     public nonisolated var description: String { "ThreadHub" }
+
+    static func gate(for policy: Policy) -> PolicyGate {
+        PolicyGate(
+            roots: policy.roots, allowedSandboxes: policy.allowedSandboxes, allowedApprovalPolicies: policy.allowedApprovalPolicies,
+            defaults: TurnPolicy(sandbox: policy.defaultSandbox, approvalPolicy: policy.defaultApprovalPolicy))
+    }
 
     /// Messages published while a batch of Codex events is processed, journaled together.
     struct Batch {

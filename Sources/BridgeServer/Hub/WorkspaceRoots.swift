@@ -2,6 +2,9 @@ import Foundation
 
 /// The directories a thread may run in. A requested cwd is resolved (symlinks followed) and must lie inside
 /// one of them.
+///
+/// Paths are compared as bytes, never as Swift strings: `String` equality is Unicode canonical equivalence,
+/// under which `café` (NFC) and `café` (NFD), two different directories on Linux, are equal.
 public struct WorkspaceRoots: Sendable {
     /// The resolved roots.
     public let paths: [String]
@@ -17,13 +20,24 @@ public struct WorkspaceRoots: Sendable {
         }
     }
 
-    /// The resolved cwd when it lies inside a root; nil otherwise (also when it does not exist).
+    /// The resolved cwd when it is an existing directory inside a root; nil otherwise.
     public func confine(_ cwd: String) -> String? {
-        guard cwd.hasPrefix("/"), let resolved = Self.resolve(cwd), Self.isDirectory(resolved) else { return nil }
-        for root in paths where resolved == root || resolved.hasPrefix(root == "/" ? "/" : root + "/") {
-            return resolved
+        guard cwd.hasPrefix("/"), let resolved = Self.resolve(cwd), Self.isDirectory(resolved), contains(resolved: resolved) else {
+            return nil
         }
-        return nil
+        return resolved
+    }
+
+    /// Whether an already resolved absolute path is a root or lies below one (byte comparison).
+    public func contains(resolved path: String) -> Bool {
+        paths.contains { root in Self.isSameOrBelow(Array(path.utf8), Array(root.utf8)) }
+    }
+
+    /// Whether `path` equals `root` or starts with `root` followed by `/`, byte for byte.
+    static func isSameOrBelow(_ path: [UInt8], _ root: [UInt8]) -> Bool {
+        if root == [UInt8(ascii: "/")] { return path.first == UInt8(ascii: "/") }
+        guard path.count >= root.count, path[..<root.count].elementsEqual(root) else { return false }
+        return path.count == root.count || path[root.count] == UInt8(ascii: "/")
     }
 
     static func resolve(_ path: String) -> String? {

@@ -1,0 +1,84 @@
+import Foundation
+
+/// A unified diff that adds one untracked file, made by the bridge from the file itself (no git, no temporary
+/// index). A regular file is read (at most the budget); a symbolic link is shown as a link, never followed;
+/// anything else (a FIFO, a socket, a device) is skipped.
+enum NewFileDiff {
+    /// The diff for `path` (relative to `top`), or nil when it is skipped.
+    static func render(path: String, top: String, budget: Int) -> [UInt8]? {
+        let full = top + "/" + path
+        var info = stat()
+        guard lstat(full, &info) == 0 else { return nil }
+        let a = quote("a/" + path)
+        let b = quote("b/" + path)
+        switch info.st_mode & S_IFMT {
+        case S_IFLNK:
+            var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(full, &target, target.count - 1)
+            guard count >= 0 else { return nil }
+            let bytes = target.prefix(count).map { UInt8(bitPattern: $0) }
+            return header(a, b, mode: "120000") + hunk(bytes, b: b)
+        case S_IFREG:
+            let mode = (info.st_mode & 0o111) != 0 ? "100755" : "100644"
+            let size = Int(info.st_size)
+            guard size > 0 else { return header(a, b, mode: mode) }
+            guard let handle = FileHandle(forReadingAtPath: full) else { return nil }
+            defer { try? handle.close() }
+            let data = (try? handle.read(upToCount: max(0, min(size, budget)))) ?? Data()
+            let bytes = [UInt8](data)
+            if bytes.prefix(8000).contains(0) {
+                return header(a, b, mode: mode) + Array("Binary files /dev/null and \(b) differ\n".utf8)
+            }
+            return header(a, b, mode: mode) + hunk(bytes, b: b)
+        default:
+            return nil
+        }
+    }
+
+    private static func header(_ a: String, _ b: String, mode: String) -> [UInt8] {
+        Array("diff --git \(a) \(b)\nnew file mode \(mode)\n".utf8)
+    }
+
+    /// `--- /dev/null`, `+++ b/…` and one hunk adding every line.
+    private static func hunk(_ bytes: [UInt8], b: String) -> [UInt8] {
+        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        let endsWithNewline = bytes.last == UInt8(ascii: "\n")
+        if endsWithNewline { lines.removeLast() }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + lines.count * 2 + 64)
+        out += Array("--- /dev/null\n".utf8)
+        out += Array("+++ \(b)\n".utf8)
+        out += Array("@@ -0,0 +1\(lines.count == 1 ? "" : ",\(lines.count)") @@\n".utf8)
+        for line in lines {
+            out.append(UInt8(ascii: "+"))
+            out += line
+            out.append(UInt8(ascii: "\n"))
+        }
+        if !endsWithNewline { out += Array("\\ No newline at end of file\n".utf8) }
+        return out
+    }
+
+    /// git's quoting of a path with unusual bytes (`core.quotePath`): inside double quotes, C escapes.
+    static func quote(_ path: String) -> String {
+        let needs = path.utf8.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 >= 0x80 }
+        guard needs else { return path }
+        var out = "\""
+        for byte in path.utf8 {
+            switch byte {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x0A: out += "\\n"
+            case 0x09: out += "\\t"
+            case 0x20...0x7E: out.append(Character(UnicodeScalar(byte)))
+            default: out += "\\" + String(byte, radix: 8).leftPadded(to: 3)
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

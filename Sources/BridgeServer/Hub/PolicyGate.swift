@@ -1,0 +1,105 @@
+import BridgeProtocol
+
+/// The one gate every request passes: where threads may run (the roots) and with which sandbox and approval
+/// policy. A value type with no I/O apart from resolving paths; the hub gathers what it needs (a thread's cwd
+/// and remembered policy) and asks the gate before it acts.
+///
+/// Rules:
+/// - a request that names a thread is allowed only when the thread's cwd resolves inside a root (a thread of
+///   another bridge, or of the Codex CLI elsewhere, is `forbidden_path`; `listThreads` leaves it out);
+/// - every turn this bridge starts or resumes runs with a sandbox and approval policy this bridge allows: the
+///   policy remembered for the thread when it still is allowed, else the defaults — never a stored
+///   `danger-full-access` unless the bridge allows it;
+/// - `startThread` and `listDirectory` name a directory that must resolve inside a root.
+struct PolicyGate: Sendable {
+    let roots: WorkspaceRoots
+    let allowedSandboxes: Set<String>
+    let allowedApprovalPolicies: Set<String>
+    let defaults: TurnPolicy
+
+    /// What a thread-naming request needs to know about its thread.
+    struct ThreadFacts: Sendable, Hashable {
+        /// The thread's working directory as Codex reports it; nil when unknown.
+        var cwd: String?
+        /// The policy the bridge last ran it with, if any.
+        var remembered: TurnPolicy?
+    }
+
+    /// The gate's answer.
+    enum Verdict: Sendable, Hashable {
+        /// Go ahead; `cwd` is the resolved directory and `policy` what turns must run with (when relevant).
+        case allowed(cwd: String?, policy: TurnPolicy?)
+        case refused(BridgeErrorCode, String)
+    }
+
+    /// Decides `request`; `thread` describes the thread it names (``BridgeRequest/threadId``), nil when it
+    /// names none or the thread is unknown.
+    func decide(_ request: BridgeRequest, thread: ThreadFacts?) -> Verdict {
+        switch request {
+        case .listThreads, .approve:
+            return .allowed(cwd: nil, policy: nil)
+        case .subscribe(let subscription) where subscription.threadId == "*":
+            return .allowed(cwd: nil, policy: nil)
+        case .startThread(let start):
+            return admitNewThread(cwd: start.cwd, sandbox: start.sandbox, approvalPolicy: start.approvalPolicy)
+        case .listDirectory(let list):
+            guard let resolved = roots.confine(list.path) else {
+                return .refused(.forbiddenPath, "path must be an existing directory inside \(rootList)")
+            }
+            return .allowed(cwd: resolved, policy: nil)
+        case .sendMessage, .interrupt, .subscribe, .unsubscribe, .readThread, .getDiff:
+            guard let thread else { return .refused(.notFound, "unknown thread") }
+            return admitThread(thread)
+        }
+    }
+
+    /// A thread this bridge may act on: its cwd is inside a root. `unsubscribe` passes the same check so that
+    /// a client cannot learn whether a thread outside the roots exists.
+    func admitThread(_ thread: ThreadFacts) -> Verdict {
+        guard let cwd = thread.cwd, cwd.hasPrefix("/"), let resolved = WorkspaceRoots.resolve(cwd), roots.contains(resolved: resolved) else {
+            return .refused(.forbiddenPath, "the thread's directory is outside this bridge's roots (\(rootList))")
+        }
+        return .allowed(cwd: resolved, policy: turnPolicy(remembered: thread.remembered))
+    }
+
+    /// Whether `listThreads` shows a thread whose cwd is `cwd`.
+    func shows(cwd: String?) -> Bool {
+        guard let cwd, cwd.hasPrefix("/"), let resolved = WorkspaceRoots.resolve(cwd) else { return false }
+        return roots.contains(resolved: resolved)
+    }
+
+    /// The policy turns of an existing thread run with: the remembered one while it is still allowed, else
+    /// the defaults.
+    func turnPolicy(remembered: TurnPolicy?) -> TurnPolicy {
+        guard let remembered, allowedSandboxes.contains(remembered.sandbox),
+            allowedApprovalPolicies.contains(remembered.approvalPolicy)
+        else { return defaults }
+        return remembered
+    }
+
+    func admitNewThread(cwd: String, sandbox: String?, approvalPolicy: String?) -> Verdict {
+        guard let resolved = roots.confine(cwd) else {
+            return .refused(.forbiddenPath, "cwd must be an existing directory inside \(rootList)")
+        }
+        let sandbox = sandbox ?? defaults.sandbox
+        guard allowedSandboxes.contains(sandbox) else {
+            return .refused(.forbidden, "sandbox '\(sandbox.prefix(64))' is not allowed; allowed: \(allowedSandboxes.sorted().joined(separator: ", "))")
+        }
+        let approvalPolicy = approvalPolicy ?? defaults.approvalPolicy
+        guard allowedApprovalPolicies.contains(approvalPolicy) else {
+            return .refused(
+                .forbidden,
+                "approvalPolicy '\(approvalPolicy.prefix(64))' is not allowed; allowed: \(allowedApprovalPolicies.sorted().joined(separator: ", "))")
+        }
+        return .allowed(cwd: resolved, policy: TurnPolicy(sandbox: sandbox, approvalPolicy: approvalPolicy))
+    }
+
+    /// What `helloAck.policy` tells clients.
+    var clientPolicy: ClientPolicy {
+        ClientPolicy(
+            roots: roots.paths, sandboxes: allowedSandboxes.sorted(), defaultSandbox: defaults.sandbox,
+            approvalPolicies: allowedApprovalPolicies.sorted(), defaultApprovalPolicy: defaults.approvalPolicy)
+    }
+
+    private var rootList: String { roots.paths.joined(separator: ", ") }
+}

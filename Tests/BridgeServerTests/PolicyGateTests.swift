@@ -1,0 +1,112 @@
+import BridgeProtocol
+import Foundation
+import Testing
+
+@testable import BridgeServer
+
+/// The policy gate as a table: (request, the thread's cwd, its remembered policy) → allowed with a policy, or
+/// refused with a code. Directories are real (the gate resolves paths), in a fresh temporary tree.
+@Suite struct PolicyGateTests {
+    let base: String
+    let root: String
+    let inside: String
+    let outside: String
+    let gate: PolicyGate
+
+    init() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("gate-\(UUID().uuidString)")
+        base = url.path
+        root = base + "/root"
+        inside = root + "/project"
+        outside = base + "/elsewhere"
+        for path in [inside, outside] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        // A link inside the root that leads out of it.
+        try FileManager.default.createSymbolicLink(atPath: root + "/escape", withDestinationPath: outside)
+        let resolvedRoot = try #require(WorkspaceRoots.resolve(root))
+        gate = PolicyGate(
+            roots: try WorkspaceRoots([resolvedRoot]), allowedSandboxes: ["read-only", "workspace-write"],
+            allowedApprovalPolicies: ["untrusted", "on-request"],
+            defaults: TurnPolicy(sandbox: "workspace-write", approvalPolicy: "on-request"))
+    }
+
+    static let danger = TurnPolicy(sandbox: "danger-full-access", approvalPolicy: "never")
+    static let readOnly = TurnPolicy(sandbox: "read-only", approvalPolicy: "untrusted")
+    static let defaults = TurnPolicy(sandbox: "workspace-write", approvalPolicy: "on-request")
+
+    enum Expected: Equatable {
+        case allowed(TurnPolicy?)
+        case refused(BridgeErrorCode)
+    }
+
+    func check(_ request: BridgeRequest, cwd: String?, remembered: TurnPolicy? = nil, expect: Expected, _ note: String = "") {
+        let facts = request.threadId == nil ? nil : PolicyGate.ThreadFacts(cwd: cwd, remembered: remembered)
+        let verdict = gate.decide(request, thread: facts)
+        switch (verdict, expect) {
+        case (.allowed(_, let policy), .allowed(let expected)):
+            #expect(policy == expected, "\(request.kind) \(note)")
+        case (.refused(let code, _), .refused(let expected)):
+            #expect(code == expected, "\(request.kind) \(note)")
+        default:
+            Issue.record("\(request.kind) \(note): got \(verdict), expected \(expect)")
+        }
+    }
+
+    @Test func threadRequestsInsideTheRootsRunWithAnAllowedPolicy() {
+        let id = "t1"
+        let requests: [BridgeRequest] = [
+            .sendMessage(SendMessage(threadId: id, text: "go")), .interrupt(ThreadRef(threadId: id)),
+            .readThread(ThreadRef(threadId: id)), .getDiff(ThreadRef(threadId: id)), .subscribe(Subscribe(threadId: id)),
+        ]
+        for request in requests {
+            // Remembered and still allowed: kept.
+            check(request, cwd: inside, remembered: Self.readOnly, expect: .allowed(Self.readOnly), "remembered read-only")
+            // Never remembered (a thread of the Codex CLI): the defaults.
+            check(request, cwd: inside, remembered: nil, expect: .allowed(Self.defaults), "no policy")
+            // Stored danger-full-access is never inherited when not allowed.
+            check(request, cwd: inside, remembered: Self.danger, expect: .allowed(Self.defaults), "stored danger")
+            // Outside the roots, directly or through a link, or unknown: refused.
+            check(request, cwd: outside, expect: .refused(.forbiddenPath), "outside")
+            check(request, cwd: root + "/escape", expect: .refused(.forbiddenPath), "link out")
+            check(request, cwd: root + "/../elsewhere", expect: .refused(.forbiddenPath), "dot-dot")
+            check(request, cwd: nil, expect: .refused(.forbiddenPath), "no cwd")
+            check(request, cwd: "relative", expect: .refused(.forbiddenPath), "relative")
+            check(request, cwd: "/", expect: .refused(.forbiddenPath), "filesystem root")
+        }
+    }
+
+    @Test func unknownThreadIsNotFound() {
+        #expect(gate.decide(.getDiff(ThreadRef(threadId: "x")), thread: nil) == .refused(.notFound, "unknown thread"))
+    }
+
+    @Test func startThreadChecksDirectoryAndPolicy() {
+        let cases: [(StartThread, Expected)] = [
+            (StartThread(cwd: inside, prompt: "p"), .allowed(Self.defaults)),
+            (StartThread(cwd: inside, prompt: "p", sandbox: "read-only", approvalPolicy: "untrusted"), .allowed(Self.readOnly)),
+            (StartThread(cwd: inside, prompt: "p", sandbox: "danger-full-access"), .refused(.forbidden)),
+            (StartThread(cwd: inside, prompt: "p", approvalPolicy: "never"), .refused(.forbidden)),
+            (StartThread(cwd: outside, prompt: "p"), .refused(.forbiddenPath)),
+            (StartThread(cwd: root + "/escape", prompt: "p"), .refused(.forbiddenPath)),
+            (StartThread(cwd: root + "/missing", prompt: "p"), .refused(.forbiddenPath)),
+        ]
+        for (start, expected) in cases {
+            check(.startThread(start), cwd: nil, expect: expected, start.cwd)
+        }
+    }
+
+    @Test func listDirectoryAndWildcardAndListing() {
+        check(.listDirectory(ListDirectory(path: inside)), cwd: nil, expect: .allowed(nil))
+        check(.listDirectory(ListDirectory(path: outside)), cwd: nil, expect: .refused(.forbiddenPath))
+        check(.listDirectory(ListDirectory(path: root + "/escape")), cwd: nil, expect: .refused(.forbiddenPath))
+        check(.subscribe(Subscribe(threadId: "*")), cwd: nil, expect: .allowed(nil))
+        #expect(gate.shows(cwd: inside))
+        #expect(!gate.shows(cwd: outside))
+        #expect(!gate.shows(cwd: nil))
+    }
+
+    @Test func clientPolicyListsWhatMayBeChosen() {
+        let policy = gate.clientPolicy
+        #expect(policy.sandboxes == ["read-only", "workspace-write"])
+        #expect(policy.defaultSandbox == "workspace-write")
+        #expect(policy.roots.count == 1)
+    }
+}
