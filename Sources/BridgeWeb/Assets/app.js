@@ -1,0 +1,244 @@
+// The app: reads the pairing fragment (first, see fragment.js), holds the connection and the thread store,
+// and shows one screen at a time (hash routes: #/, #/new, #/t/ID, #/t/ID/diff).
+import { pairingFragment } from './fragment.js';
+import { h } from './dom.js';
+import * as saved from './store.js';
+import { Connection } from './connection.js';
+import { ThreadStore } from './threads.js';
+import { pairingScreen, deviceName } from './pairing.js';
+import { threadsScreen } from './threads-screen.js';
+import { threadScreen } from './thread-screen.js';
+import { newThreadScreen } from './new-thread-screen.js';
+import { diffScreen } from './diff-screen.js';
+import { toast } from './ui.js';
+
+const root = document.getElementById('app');
+const store = new ThreadStore();
+let conn = null;
+let credentials = null; // {serverId, token, static?, clientId?}
+let pairing = null; // {code} while a pairing code is being redeemed
+let policy = { roots: [] };
+let serverName = '';
+let deviceId = null;
+let nextCursor = null;
+let screen = null;
+
+// -- the connection indicator (role=status) and the "not encrypted" mark ------------------------------------
+const statusText = h('span', { class: 'status-text', text: 'Connecting…' });
+const status = h('span', { class: 'status connecting', attrs: { role: 'status' } }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), statusText);
+const loopback = ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(location.hostname);
+const insecure = location.protocol === 'http:' && !loopback
+  ? h('span', { class: 'insecure', title: 'This connection is plain http: anyone on the network can read it', text: 'not encrypted' })
+  : null;
+const indicator = h('div', { class: 'indicator' }, insecure, status);
+const banner = h('div', { class: 'banner', hidden: true, text: 'Workstation unreachable. The app keeps trying and reconnects by itself.' });
+
+const STATUS = { connected: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline', connecting: 'Connecting…', rejected: 'Offline' };
+function setStatus(s) {
+  statusText.textContent = STATUS[s] || s;
+  status.className = `status ${s}`;
+  banner.hidden = s !== 'offline' || !credentials;
+}
+
+// -- shared context for the screens -------------------------------------------------------------------------
+const ctx = {
+  store,
+  get conn() { return conn; },
+  indicator,
+  banner,
+  policy: () => policy,
+  serverName: () => serverName,
+  deviceId: () => deviceId,
+  nextCursor: () => nextCursor,
+  loadMore,
+  navigate,
+  back,
+};
+
+// -- routing ------------------------------------------------------------------------------------------------
+function depth() { return (history.state && history.state.depth) || 0; }
+
+function navigate(hash, { replace = false } = {}) {
+  if (replace) history.replaceState({ depth: depth() }, '', hash);
+  else history.pushState({ depth: depth() + 1 }, '', hash);
+  route();
+}
+
+function back(fallback) {
+  if (depth() > 0) history.back();
+  else navigate(fallback, { replace: true });
+}
+
+function show(next) {
+  if (screen && screen.destroy) screen.destroy();
+  screen = next;
+  root.replaceChildren(banner, screen.el);
+  document.title = `${screen.title()} · Codex Bridge`;
+}
+
+function route() {
+  if (!credentials && !pairing) return showPairing();
+  if (pairing) return undefined;
+  const hash = location.hash;
+  let m;
+  if ((m = /^#\/t\/([^/]+)\/diff$/.exec(hash))) show(diffScreen(ctx, decodeURIComponent(m[1])));
+  else if ((m = /^#\/t\/([^/]+)$/.exec(hash))) show(threadScreen(ctx, decodeURIComponent(m[1])));
+  else if (hash === '#/new') show(newThreadScreen(ctx));
+  else show(threadsScreen(ctx));
+  if (!/^#\/t\/[^/]+$/.test(hash)) window.scrollTo(0, 0);
+  return undefined;
+}
+
+function showPairing(message, error) {
+  const s = pairingScreen(ctx, {
+    message,
+    onCode(code) {
+      pairing = { code };
+      s.setBusy(true);
+      s.setError('');
+      connect();
+    },
+  });
+  show(s);
+  if (error) s.setError(error);
+  if (pairing) s.setBusy(true);
+  return s;
+}
+
+addEventListener('popstate', route);
+addEventListener('hashchange', route);
+
+// -- the connection -----------------------------------------------------------------------------------------
+function helloFields() {
+  if (pairing) return { token: pairing.code, device: { name: deviceName(), platform: 'web' } };
+  if (credentials.static) return { token: credentials.token, clientId: credentials.clientId };
+  return { token: credentials.token };
+}
+
+function connect() {
+  if (conn) conn.stop();
+  conn = new Connection({
+    helloFields,
+    onStatus: setStatus,
+    onAck,
+    onMessage: (msg) => store.applyMessage(msg),
+    onRejected,
+  });
+  conn.start();
+}
+
+async function refreshList() {
+  try {
+    const answer = await conn.request('listThreads', { limit: 50 });
+    nextCursor = answer.nextCursor || null;
+    store.applyList(answer.threads || []);
+  } catch (err) {
+    toast(`Could not list threads: ${err.message}`);
+  }
+}
+
+async function loadMore() {
+  if (!nextCursor) return;
+  try {
+    const answer = await conn.request('listThreads', { limit: 50, cursor: nextCursor });
+    nextCursor = answer.nextCursor || null;
+    store.applyList(answer.threads || []);
+  } catch (err) {
+    toast(`Could not list threads: ${err.message}`);
+  }
+}
+
+function onAck(ack, { first, gap }) {
+  const server = ack.server || {};
+  serverName = server.name || serverName;
+  deviceId = ack.deviceId || null;
+  if (ack.policy && typeof ack.policy === 'object') policy = { roots: [], ...ack.policy };
+  if (pairing) {
+    const id = server.id || 'default';
+    if (ack.deviceToken) credentials = { serverId: id, token: ack.deviceToken };
+    else credentials = { serverId: id, token: pairing.code };
+    saved.saveBridge(id, { token: credentials.token, name: serverName, deviceId, pairedAt: Date.now() });
+    pairing = null;
+    navigate('#/', { replace: true });
+  } else if (credentials && server.id && credentials.serverId !== server.id) {
+    // The same credential now answers under another id (the state was moved): remember it under that id.
+    saved.saveBridge(server.id, { token: credentials.token, name: serverName, deviceId, static: credentials.static, clientId: credentials.clientId });
+    credentials.serverId = server.id;
+  } else if (credentials) {
+    saved.saveBridge(credentials.serverId, { name: serverName, deviceId });
+  }
+  const restored = ack.restoredSubscriptions || [];
+  if (first || gap || !restored.includes('*')) {
+    if (!restored.includes('*')) conn.request('subscribe', { threadId: '*' }).catch(() => {});
+  }
+  if (first || gap) {
+    if (gap) store.invalidate();
+    refreshList();
+    if (screen && screen.reload) screen.reload();
+  }
+}
+
+function onRejected(ack) {
+  const code = ack.error && ack.error.code;
+  conn.stop();
+  conn = null;
+  setStatus('rejected');
+  if (pairing) {
+    pairing = null;
+    const message = code === 'unauthorized'
+      ? 'That code did not work: it is wrong, already used or expired. Run codex-bridge pair for a new one.'
+      : `Pairing failed: ${(ack.error && ack.error.message) || code}`;
+    if (credentials) connect();
+    showPairing(undefined, message);
+    return;
+  }
+  if (code === 'unauthorized') {
+    if (credentials) saved.forgetToken(credentials.serverId);
+    credentials = null;
+    store.threads.clear();
+    showPairing('This phone was unpaired; scan a new code.');
+  } else {
+    showPairing(`The workstation refused the connection: ${(ack.error && ack.error.message) || code}`);
+  }
+}
+
+// -- start --------------------------------------------------------------------------------------------------
+function randomId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function start() {
+  if (pairingFragment) {
+    if (pairingFragment.version !== 'v1') {
+      showPairing(undefined, 'This pairing link is from a newer version of codex-bridge; reload this page and scan again.');
+      return;
+    }
+    if (pairingFragment.code) {
+      pairing = { code: pairingFragment.code };
+      serverName = pairingFragment.name;
+      showPairing().setError(pairingFragment.name ? `Pairing with ${pairingFragment.name}…` : 'Pairing…');
+      connect();
+      return;
+    }
+    if (pairingFragment.token) {
+      const id = pairingFragment.serverId || 'default';
+      credentials = { serverId: id, token: pairingFragment.token, static: true, clientId: randomId() };
+      saved.saveBridge(id, { token: credentials.token, name: pairingFragment.name, static: true, clientId: credentials.clientId });
+    }
+  }
+  if (!credentials) {
+    const stored = saved.currentBridge();
+    if (stored) credentials = stored;
+  }
+  if (!credentials) { showPairing(); return; }
+  serverName = credentials.name || '';
+  route();
+  connect();
+}
+
+start();
+
+if ('serviceWorker' in navigator && window.isSecureContext) {
+  addEventListener('load', () => { navigator.serviceWorker.register('sw.js').catch(() => {}); });
+}

@@ -1,0 +1,80 @@
+// An approval in the thread: what Codex wants to do (a command, file changes, permissions), where and why,
+// with Approve, Approve for session and Decline. When anyone answers, the card says who and what.
+import { h, clear } from './dom.js';
+
+const TITLES = { command: 'Run this command?', fileChange: 'Apply these file changes?', permissions: 'Grant more permissions?' };
+const DECISIONS = {
+  accept: 'Approved',
+  acceptForSession: 'Approved for this session',
+  decline: 'Declined',
+  cancel: 'Cancelled',
+};
+
+function changeList(changes) {
+  if (!changes || typeof changes !== 'object') return null;
+  const entries = Array.isArray(changes)
+    ? changes.map((c) => [c && c.path, c])
+    : Object.entries(changes);
+  const paths = entries.filter(([p]) => typeof p === 'string');
+  if (!paths.length) return h('pre', { class: 'code-block', text: JSON.stringify(changes, null, 2) });
+  return h('ul', { class: 'change-list' }, paths.map(([path, c]) => {
+    const kind = c && (c.kind && (c.kind.type || c.kind)) || c && c.type || '';
+    return h('li', null, kind ? h('span', { class: 'chip', text: String(kind) }) : null, h('code', { text: path }));
+  }));
+}
+
+/**
+ * approval: the approvalRequest (+ resolved). ctx.decide(approval, decision) → Promise; ctx.deviceId: ours.
+ * Returns {el, update()}.
+ */
+export function approvalCard(approval, ctx) {
+  const actions = h('div', { class: 'approval-actions' });
+  const outcome = h('p', { class: 'approval-outcome', attrs: { 'aria-live': 'polite' } });
+  const el = h('section', { class: 'approval', attrs: { 'aria-label': 'Approval request' }, dataset: { approvalId: approval.approvalId } },
+    h('h2', { class: 'approval-title', text: TITLES[approval.type] || 'Approval needed' }),
+    approval.command ? h('pre', { class: 'code-block approval-command', tabIndex: 0 }, h('code', { text: approval.command })) : null,
+    approval.type !== 'command' ? changeList(approval.changes) || ctx.itemChanges?.(approval) : null,
+    approval.cwd ? h('p', { class: 'approval-meta' }, 'in ', h('code', { text: approval.cwd })) : null,
+    approval.reason ? h('p', { class: 'approval-reason', text: approval.reason }) : null,
+    actions, outcome);
+
+  let busy = false;
+  const decide = async (decision, button) => {
+    if (busy) return;
+    busy = true;
+    for (const b of actions.querySelectorAll('button')) b.disabled = true;
+    button.classList.add('busy');
+    try {
+      await ctx.decide(approval, decision);
+    } catch (err) {
+      if (err && err.code === 'approval_not_pending') outcome.textContent = 'Already answered.';
+      else outcome.textContent = `Could not send: ${err && err.message ? err.message : err}`;
+      busy = false;
+      update();
+    }
+  };
+  const button = (label, decision, cls) => {
+    const b = h('button', { type: 'button', class: cls, text: label });
+    b.addEventListener('click', () => decide(decision, b));
+    return b;
+  };
+
+  function update() {
+    clear(actions);
+    if (approval.resolved) {
+      el.classList.add('resolved', `decision-${approval.resolved.decision}`);
+      const who = approval.resolved.deviceId
+        ? (approval.resolved.deviceId === ctx.deviceId ? ' by this phone' : ` on another device (${approval.resolved.deviceId})`)
+        : (approval.resolved.decision === 'cancel' ? '' : ' on another client');
+      outcome.textContent = `${DECISIONS[approval.resolved.decision] || approval.resolved.decision}${who}.`;
+      return;
+    }
+    actions.append(
+      button('Approve', 'accept', 'primary'),
+      button('Approve for session', 'acceptForSession', 'secondary'),
+      button('Decline', 'decline', 'danger'));
+    if (busy) for (const b of actions.querySelectorAll('button')) b.disabled = true;
+  }
+  update();
+  return { el, update };
+}

@@ -1,0 +1,215 @@
+// The WebSocket to the bridge (same origin): hello/helloAck, requests with ids, a seq cursor so that every
+// event is delivered exactly once across reconnects (hello.resume), reconnect with backoff and jitter, and at
+// once when the page becomes visible again or the network comes back.
+
+export class RequestError extends Error {
+  constructor(code, message) {
+    super(message || code);
+    this.code = code;
+  }
+}
+
+const BASE_DELAY = 500;
+const MAX_DELAY = 20000;
+const OFFLINE_AFTER = 3; // consecutive failed attempts before the indicator says "Offline"
+
+export class Connection {
+  /**
+   * options.helloFields(): the token/device part of the next hello (called for every attempt).
+   * options.onAck(ack, {first, gap}), options.onMessage(msg), options.onStatus(status, detail),
+   * options.onRejected(ack): a failed handshake (unauthorized, version_unsupported…).
+   */
+  constructor(options) {
+    this.options = options;
+    this.url = options.url || `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
+    this.ws = null;
+    this.ready = false;
+    this.cursor = null; // the highest seq handled; null until the first helloAck
+    this.pending = new Map(); // id -> {frame, resolve, reject, timer}
+    this.prefix = `w${Math.random().toString(36).slice(2, 8)}${Date.now().toString(36)}-`;
+    this.counter = 0;
+    this.failures = 0;
+    this.timer = null;
+    this.stopped = false;
+    this.status = 'connecting';
+    this.ackedSeq = 0;
+    this.everConnected = false;
+    this.ackTimer = setInterval(() => this.sendAck(), 3000);
+    this.onVisible = () => { if (document.visibilityState === 'visible') this.check(); };
+    this.onOnline = () => this.reconnectNow();
+    this.onOffline = () => this.setStatus('offline');
+    document.addEventListener('visibilitychange', this.onVisible);
+    addEventListener('online', this.onOnline);
+    addEventListener('offline', this.onOffline);
+    addEventListener('pageshow', this.onVisible);
+  }
+
+  start() {
+    this.stopped = false;
+    this.open();
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.ackTimer);
+    document.removeEventListener('visibilitychange', this.onVisible);
+    removeEventListener('online', this.onOnline);
+    removeEventListener('offline', this.onOffline);
+    removeEventListener('pageshow', this.onVisible);
+    if (this.ws) this.ws.close(1000);
+    for (const p of this.pending.values()) p.reject(new RequestError('closed', 'The connection was closed'));
+    this.pending.clear();
+  }
+
+  setStatus(status, detail) {
+    if (this.status === status && !detail) return;
+    this.status = status;
+    this.options.onStatus?.(status, detail);
+  }
+
+  open() {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    let ws;
+    try {
+      ws = new WebSocket(this.url);
+    } catch (err) {
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    this.ready = false;
+    let acked = false;
+    ws.onopen = () => {
+      const frame = { kind: 'hello', version: 1, ...this.options.helloFields() };
+      if (this.cursor !== null) frame.resume = { lastSeq: this.cursor };
+      ws.send(JSON.stringify(frame));
+    };
+    ws.onmessage = (e) => {
+      if (ws !== this.ws) return;
+      let msg;
+      try { msg = JSON.parse(e.data); } catch (_) { return; }
+      if (!msg || typeof msg !== 'object') return;
+      if (!acked) {
+        if (msg.kind !== 'helloAck') return;
+        acked = true;
+        this.handleAck(ws, msg);
+        return;
+      }
+      this.dispatch(msg);
+    };
+    ws.onclose = (e) => {
+      if (ws !== this.ws) return;
+      this.ws = null;
+      this.ready = false;
+      if (this.stopped || this.rejected) return;
+      this.failures += acked ? 0 : 1;
+      this.scheduleReconnect(e.code);
+    };
+    ws.onerror = () => { /* onclose follows */ };
+  }
+
+  handleAck(ws, ack) {
+    if (!ack.ok) {
+      const code = ack.error && ack.error.code;
+      if (code === 'rate_limited') {
+        this.failures = Math.max(this.failures, 4);
+        return; // the close follows; retry with a long delay
+      }
+      this.rejected = true;
+      this.setStatus('rejected');
+      this.options.onRejected?.(ack);
+      return;
+    }
+    const first = this.cursor === null;
+    const gap = ack.resume === 'gap';
+    if (first || gap || typeof ack.lastSeq !== 'number') this.cursor = ack.lastSeq || 0;
+    this.failures = 0;
+    this.ready = true;
+    this.everConnected = true;
+    this.setStatus('connected');
+    this.options.onAck?.(ack, { first, gap });
+    // Requests whose answer never came are sent again with the same id: the bridge answers a repeated id once
+    // (startThread, sendMessage, interrupt, approve) and read-only requests are safe to repeat.
+    for (const p of this.pending.values()) ws.send(p.text);
+  }
+
+  dispatch(msg) {
+    if (typeof msg.seq === 'number') {
+      // A message at or below the cursor was handled already (a replay overlapping what came live). Pending
+      // approvals are sent again on (re)subscribe with their original seq; the store deduplicates them by id.
+      if (msg.seq <= this.cursor && msg.kind !== 'approvalRequest') return;
+      if (msg.seq > this.cursor) this.cursor = msg.seq;
+    } else if (msg.id !== undefined && msg.kind !== 'event') {
+      const p = this.pending.get(msg.id);
+      if (p) {
+        this.pending.delete(msg.id);
+        clearTimeout(p.timer);
+        if (msg.kind === 'error') p.reject(new RequestError(msg.code, msg.message));
+        else p.resolve(msg);
+        return;
+      }
+    }
+    if (msg.kind === 'pong') { this.lastPong = Date.now(); return; }
+    this.options.onMessage?.(msg);
+  }
+
+  /** Sends a request; resolves with its answer, rejects with a RequestError. Survives reconnects. */
+  request(kind, fields = {}, { timeout = 0 } = {}) {
+    const id = this.prefix + (++this.counter);
+    const text = JSON.stringify({ kind, id, ...fields });
+    return new Promise((resolve, reject) => {
+      const entry = { text, resolve, reject, timer: null };
+      if (timeout) {
+        entry.timer = setTimeout(() => {
+          this.pending.delete(id);
+          reject(new RequestError('timeout', 'The workstation did not answer in time'));
+        }, timeout);
+      }
+      this.pending.set(id, entry);
+      if (this.ready && this.ws) this.ws.send(text);
+    });
+  }
+
+  sendAck() {
+    if (!this.ready || !this.ws || this.cursor === null || this.cursor <= this.ackedSeq) return;
+    this.ackedSeq = this.cursor;
+    this.ws.send(JSON.stringify({ kind: 'ack', seq: this.cursor }));
+  }
+
+  scheduleReconnect() {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    const offline = (typeof navigator !== 'undefined' && navigator.onLine === false) || this.failures >= OFFLINE_AFTER;
+    this.setStatus(offline ? 'offline' : 'reconnecting');
+    // Exponential backoff with full jitter; the first retry comes quickly.
+    const cap = Math.min(MAX_DELAY, BASE_DELAY * 2 ** Math.min(this.failures, 6));
+    const delay = this.failures === 0 ? 150 + Math.random() * 250 : cap / 2 + Math.random() * cap / 2;
+    this.timer = setTimeout(() => this.open(), delay);
+  }
+
+  reconnectNow() {
+    if (this.stopped || this.rejected) return;
+    if (this.ws && (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING)) return;
+    this.failures = Math.min(this.failures, 1);
+    this.open();
+  }
+
+  /** After the page was hidden (the phone slept), the socket may be dead without knowing it: ping it. */
+  check() {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) { this.reconnectNow(); return; }
+    if (!this.ready) return;
+    const ws = this.ws;
+    const sent = Date.now();
+    ws.send(JSON.stringify({ kind: 'ping', nonce: String(sent) }));
+    setTimeout(() => {
+      if (this.ws !== ws || this.lastPong >= sent) return;
+      // A dead socket may take minutes to report its close: drop it and start over now.
+      this.ws = null;
+      this.ready = false;
+      try { ws.close(); } catch (_) { /* already closing */ }
+      this.open();
+    }, 4000);
+  }
+}

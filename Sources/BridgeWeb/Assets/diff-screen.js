@@ -1,0 +1,35 @@
+// The changes of a thread: getDiff, shown per file; refreshed when Codex reports a new turn diff.
+import { h } from './dom.js';
+import { header, describeError, displayPath } from './ui.js';
+import { renderDiff } from './diff-view.js';
+
+export function diffScreen(ctx, threadId) {
+  const { store, conn } = ctx;
+  const thread = store.ensure(threadId);
+  const head = header(ctx, { title: 'Changes', subtitle: displayPath(thread.cwd, ctx.policy().roots), back: () => ctx.back(`#/t/${encodeURIComponent(threadId)}`) });
+  const body = h('div', { class: 'diff-host' }, h('p', { class: 'empty', text: 'Loading…' }));
+  const el = h('div', { class: 'screen diff-screen' }, head.el, h('main', { class: 'diff-main' }, body));
+  let timer = null;
+  let alive = true;
+
+  async function load() {
+    try {
+      const answer = await conn.request('getDiff', { threadId });
+      if (alive) body.replaceChildren(renderDiff(answer.diff || ''));
+    } catch (err) {
+      if (alive) body.replaceChildren(h('p', { class: 'empty', text: `Could not load the changes: ${describeError(err)}` }));
+    }
+  }
+  const unwatch = store.watchThread(threadId, (change) => {
+    if (change.type !== 'diff' && !(change.type === 'turnStatus')) return;
+    clearTimeout(timer);
+    timer = setTimeout(load, 800);
+  });
+  load();
+  return {
+    el,
+    title: () => 'Changes',
+    reload: load,
+    destroy() { alive = false; unwatch(); clearTimeout(timer); },
+  };
+}

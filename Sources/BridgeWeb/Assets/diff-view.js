@@ -1,0 +1,98 @@
+// Unified diffs, per file: added and removed lines coloured, long lines scroll, large files collapsed.
+import { h } from './dom.js';
+
+const COLLAPSE_LINES = 400;
+
+/** Splits a unified diff (git's or plain ---/+++) into files. */
+export function parseDiff(text) {
+  const files = [];
+  let file = null;
+  const lines = String(text || '').replace(/\r\n/g, '\n').split('\n');
+  if (lines.length && lines[lines.length - 1] === '') lines.pop();
+  const start = (path) => {
+    file = { path, oldPath: null, newPath: null, lines: [], added: 0, removed: 0, binary: false, status: '' };
+    files.push(file);
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.startsWith('diff --git ')) {
+      const m = /^diff --git a\/(.*?) b\/(.*)$/.exec(line);
+      start(m ? m[2] : line.slice(11));
+      continue;
+    }
+    if (line.startsWith('--- ') && lines[i + 1] && lines[i + 1].startsWith('+++ ') && (!file || file.lines.length)) {
+      const newPath = stripPrefix(lines[i + 1].slice(4));
+      const oldPath = stripPrefix(line.slice(4));
+      if (!file || file.lines.some((l) => l.type !== 'meta')) start(newPath !== '/dev/null' ? newPath : oldPath);
+    }
+    if (!file) start('');
+    if (line.startsWith('--- ') && lines[i + 1] && lines[i + 1].startsWith('+++ ')) {
+      file.oldPath = stripPrefix(line.slice(4));
+      file.newPath = stripPrefix(lines[i + 1].slice(4));
+      if (file.oldPath === '/dev/null') file.status = 'added';
+      else if (file.newPath === '/dev/null') file.status = 'deleted';
+      if (!file.path || file.path === '') file.path = file.newPath !== '/dev/null' ? file.newPath : file.oldPath;
+      i++;
+      continue;
+    }
+    if (line.startsWith('@@')) { file.lines.push({ type: 'hunk', text: line }); continue; }
+    const inHunk = file.lines.some((l) => l.type === 'hunk');
+    if (!inHunk) {
+      if (/^Binary files /.test(line)) file.binary = true;
+      if (/^new file mode/.test(line)) file.status = 'added';
+      if (/^deleted file mode/.test(line)) file.status = 'deleted';
+      if (/^rename to /.test(line)) { file.status = 'renamed'; file.path = line.slice(10); }
+      continue;
+    }
+    if (line.startsWith('+')) { file.added++; file.lines.push({ type: 'add', text: line }); }
+    else if (line.startsWith('-')) { file.removed++; file.lines.push({ type: 'del', text: line }); }
+    else if (line.startsWith('\\')) file.lines.push({ type: 'meta', text: line });
+    else file.lines.push({ type: 'ctx', text: line });
+  }
+  return files.filter((f) => f.path || f.lines.length);
+}
+
+function stripPrefix(p) {
+  const path = p.replace(/\t.*$/, '').trim();
+  return path.startsWith('a/') || path.startsWith('b/') ? path.slice(2) : path;
+}
+
+function fillLines(pre, file) {
+  const frag = document.createDocumentFragment();
+  for (const line of file.lines) {
+    const span = document.createElement('span');
+    span.className = `dl ${line.type}`;
+    span.textContent = `${line.text}\n`;
+    frag.append(span);
+  }
+  pre.append(frag);
+}
+
+/** One collapsible section per file. */
+export function renderDiff(text) {
+  const files = parseDiff(text);
+  const root = h('div', { class: 'diff' });
+  if (!files.length) {
+    root.append(h('p', { class: 'empty', text: 'No changes.' }));
+    return root;
+  }
+  const total = files.reduce((n, f) => n + f.lines.length, 0);
+  for (const file of files) {
+    const big = file.lines.length > COLLAPSE_LINES || (files.length > 1 && total > COLLAPSE_LINES * 3);
+    const details = h('details', { class: 'diff-file', open: !big });
+    const counts = h('span', { class: 'diff-counts' },
+      h('span', { class: 'plus', text: `+${file.added}` }), ' ', h('span', { class: 'minus', text: `−${file.removed}` }));
+    details.append(h('summary', null,
+      h('span', { class: 'diff-path', text: file.path || '(unnamed)' }),
+      file.status ? h('span', { class: 'chip', text: file.status }) : null,
+      counts));
+    const pre = h('pre', { class: 'diff-lines', tabIndex: 0 });
+    if (file.binary) pre.append(h('span', { class: 'dl meta', text: 'Binary file' }));
+    // A collapsed big file is built when first opened.
+    if (details.open) fillLines(pre, file);
+    else details.addEventListener('toggle', () => { if (details.open && !pre.firstChild) fillLines(pre, file); });
+    details.append(pre);
+    root.append(details);
+  }
+  return root;
+}

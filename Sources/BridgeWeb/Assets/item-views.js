@@ -1,0 +1,183 @@
+// One view per thread item. Each returns {el, update(item), delta(field, text)}: a delta is appended to a
+// text node (batched per animation frame), never re-rendering the thread; an agent message is re-rendered as
+// Markdown at most a few times a second while it streams (and only while short), and once when it completes.
+import { h, icon } from './dom.js';
+import { renderMarkdown } from './markdown.js';
+import { userText } from './threads.js';
+
+const LIVE_MARKDOWN_LIMIT = 24000;
+const LIVE_MARKDOWN_EVERY = 350; // ms
+
+/** Appends text to a node once per frame, however many deltas arrive. */
+function appender(node) {
+  let pending = '';
+  let queued = false;
+  return {
+    push(text) {
+      pending += text;
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        if (pending) { node.appendData(pending); pending = ''; }
+      });
+    },
+    reset(text) { pending = ''; node.data = text; },
+  };
+}
+
+function userView(item) {
+  const text = h('div', { class: 'bubble', text: userText(item) });
+  const el = h('div', { class: 'msg user' }, text);
+  return { el, update(it) { text.textContent = userText(it); }, delta() {} };
+}
+
+function agentView(item, onLayout) {
+  const body = h('div', { class: 'agent-body' });
+  const el = h('div', { class: 'msg agent' }, body);
+  let rendered = null; // the Markdown of the text up to `renderedLength`
+  let renderedLength = 0;
+  const tailNode = document.createTextNode('');
+  const tail = h('span', { class: 'stream-tail' }, tailNode);
+  const out = appender(tailNode);
+  let lastRender = 0;
+  let timer = null;
+
+  function renderNow(text) {
+    clearTimeout(timer);
+    timer = null;
+    const md = renderMarkdown(text);
+    if (rendered) rendered.replaceWith(md); else body.prepend(md);
+    rendered = md;
+    renderedLength = text.length;
+    out.reset('');
+    lastRender = performance.now();
+    onLayout();
+  }
+
+  function final(it) {
+    el.classList.remove('streaming');
+    tail.remove();
+    renderNow(it.text || '');
+  }
+
+  if (item.done) final(item);
+  else {
+    el.classList.add('streaming');
+    body.append(tail);
+    if (item.text) renderNow(item.text);
+  }
+  return {
+    el,
+    update(it) { if (it.done) final(it); },
+    delta(field, text) {
+      if (item.done) return;
+      out.push(text);
+      const full = item.text || '';
+      if (full.length > LIVE_MARKDOWN_LIMIT) return; // long answers stream as plain text until they complete
+      if (timer) return;
+      const wait = Math.max(0, LIVE_MARKDOWN_EVERY - (performance.now() - lastRender));
+      timer = setTimeout(() => { timer = null; if (!item.done && item.text.length > renderedLength) renderNow(item.text); }, wait);
+    },
+  };
+}
+
+function reasoningText(item) {
+  const parts = [...(item.summary || []), ...(item.content || [])].filter((s) => typeof s === 'string');
+  return parts.length ? parts.join('\n\n') : item.liveText || '';
+}
+
+function reasoningView(item) {
+  const node = document.createTextNode(reasoningText(item));
+  const out = appender(node);
+  const el = h('details', { class: 'reasoning' },
+    h('summary', null, h('span', { text: 'Reasoning' })),
+    h('div', { class: 'reasoning-text' }, node));
+  return {
+    el,
+    update(it) { if (it.done) out.reset(reasoningText(it)); },
+    delta(field, text) { out.push(text); },
+  };
+}
+
+function commandState(item) {
+  if (item.status === 'declined') return ['declined', 'Declined'];
+  if (typeof item.exitCode === 'number') return [item.exitCode === 0 ? 'ok' : 'failed', `exit ${item.exitCode}`];
+  if (item.status === 'failed') return ['failed', 'failed'];
+  if (item.done || item.status === 'completed') return ['ok', 'done'];
+  return ['running', 'running'];
+}
+
+function commandView(item) {
+  const chip = h('span', { class: 'chip' });
+  const outNode = document.createTextNode(item.aggregatedOutput || '');
+  const out = appender(outNode);
+  const pre = h('pre', { class: 'output', tabIndex: 0 }, outNode);
+  const cmd = h('code', { class: 'command-text', text: item.command || '' });
+  const el = h('details', { class: 'command' },
+    h('summary', null, h('span', { class: 'prompt', text: '$', attrs: { 'aria-hidden': 'true' } }), cmd, chip),
+    pre);
+  function state(it) {
+    const [cls, label] = commandState(it);
+    chip.className = `chip ${cls}`;
+    chip.textContent = label;
+    pre.hidden = !it.aggregatedOutput && it.done;
+  }
+  state(item);
+  return {
+    el,
+    update(it) {
+      cmd.textContent = it.command || '';
+      if (it.done && typeof it.aggregatedOutput === 'string') out.reset(it.aggregatedOutput);
+      state(it);
+    },
+    delta(field, text) { pre.hidden = false; out.push(text); },
+  };
+}
+
+function fileChangeView(item, ctx) {
+  const list = h('ul', { class: 'change-list' });
+  const chip = h('span', { class: 'chip' });
+  const el = h('div', { class: 'file-change' },
+    h('div', { class: 'file-change-head' }, icon('file'), h('span', { text: 'Changed files' }), chip),
+    list,
+    h('a', { class: 'link', href: `#/t/${encodeURIComponent(ctx.threadId)}/diff`, text: 'View the changes' }));
+  function fill(it) {
+    list.replaceChildren(...(it.changes || []).map((c) => h('li', null,
+      h('span', { class: 'chip', text: (c.kind && (c.kind.type || c.kind)) || 'update' }),
+      h('code', { text: c.path || '' }))));
+    const status = it.status || (it.done ? 'completed' : 'inProgress');
+    chip.className = `chip ${status === 'completed' ? 'ok' : status === 'inProgress' ? 'running' : 'failed'}`;
+    chip.textContent = status === 'inProgress' ? 'pending' : status;
+  }
+  fill(item);
+  return { el, update: fill, delta() {} };
+}
+
+function planView(item) {
+  const el = h('div', { class: 'plan' });
+  const fill = (it) => el.replaceChildren(h('p', { class: 'plan-head', text: 'Plan' }), renderMarkdown(it.text || ''));
+  fill(item);
+  return { el, update: fill, delta() {} };
+}
+
+function otherView(item) {
+  const names = { webSearch: 'Web search', mcpToolCall: 'Tool call', dynamicToolCall: 'Tool call', imageView: 'Image', contextCompaction: 'Context compacted' };
+  const detail = item.query || item.tool || item.server || '';
+  const el = h('div', { class: 'other-item' },
+    h('span', { class: 'chip', text: names[item.type] || item.type || 'item' }),
+    detail ? h('span', { text: ` ${detail}` }) : null);
+  return { el, update() {}, delta() {} };
+}
+
+export function itemView(item, ctx) {
+  switch (item.type) {
+    case 'userMessage': return userView(item);
+    case 'agentMessage': return agentView(item, ctx.onLayout);
+    case 'reasoning': return reasoningView(item);
+    case 'commandExecution': return commandView(item);
+    case 'fileChange': return fileChangeView(item, ctx);
+    case 'plan': return planView(item);
+    default: return otherView(item);
+  }
+}

@@ -1,0 +1,141 @@
+// A new thread: pick the folder by browsing the bridge's roots (no typing paths), then the prompt and,
+// optionally, the sandbox and approval policy the bridge allows.
+import { h, icon } from './dom.js';
+import { header, toast, displayPath, basename, describeError } from './ui.js';
+import { pref, setPref } from './store.js';
+
+const SANDBOX_LABELS = { 'read-only': 'Read only', 'workspace-write': 'Workspace write', 'danger-full-access': 'Full access (dangerous)' };
+const APPROVAL_LABELS = { untrusted: 'Ask for anything untrusted', 'on-failure': 'Ask when a command fails', 'on-request': 'Ask when Codex wants to', never: 'Never ask' };
+
+export function newThreadScreen(ctx) {
+  const { conn } = ctx;
+  const head = header(ctx, { title: 'New thread', subtitle: 'Choose a folder', back: () => ctx.back('#/') });
+  const main = h('main', { class: 'new-main' });
+  const el = h('div', { class: 'screen new-screen' }, head.el, main);
+  let alive = true;
+  let path = null; // the folder shown; null: the list of roots
+  let chosen = null;
+  let entries = [];
+  let loading = false;
+
+  const roots = () => (ctx.policy().roots || []);
+  const isRoot = (p) => roots().some((r) => r.replace(/\/+$/, '') === p.replace(/\/+$/, ''));
+
+  function parentOf(p) {
+    const parts = p.replace(/\/+$/, '').split('/');
+    parts.pop();
+    return parts.join('/') || '/';
+  }
+
+  async function open(p) {
+    path = p;
+    loading = true;
+    render();
+    try {
+      const answer = await conn.request('listDirectory', { path: p });
+      if (!alive || path !== p) return;
+      entries = answer.entries || [];
+      path = answer.path || p;
+    } catch (err) {
+      entries = [];
+      toast(describeError(err));
+      if (err.code === 'forbidden_path' && !isRoot(p)) path = roots().length === 1 ? roots()[0] : null;
+    } finally {
+      loading = false;
+      if (alive) render();
+    }
+  }
+
+  function picker() {
+    const showHidden = pref('showHidden', false);
+    const items = [];
+    if (path === null) {
+      for (const r of roots()) {
+        items.push(h('li', null, h('button', { type: 'button', class: 'dir', on: { click: () => open(r) } },
+          icon('folder'), h('span', { class: 'dir-name', text: basename(r) }),
+          h('span', { class: 'dir-path', text: r, attrs: { 'aria-hidden': 'true' } }))));
+      }
+      if (!roots().length) items.push(h('li', { class: 'empty', text: 'The bridge has no folders configured (serve --root).' }));
+    } else {
+      for (const e of entries) {
+        if (!showHidden && e.name.startsWith('.')) continue;
+        if (e.kind === 'dir') {
+          const child = `${path.replace(/\/+$/, '')}/${e.name}`;
+          items.push(h('li', null, h('button', { type: 'button', class: 'dir', on: { click: () => open(child) } },
+            icon('folder'), h('span', { class: 'dir-name', text: e.name }),
+            e.git ? h('span', { class: 'chip git', text: 'git', attrs: { 'aria-hidden': 'true' } }) : null)));
+        } else {
+          items.push(h('li', { class: 'file' }, icon('file'), h('span', { text: e.name })));
+        }
+      }
+      if (!loading && !items.length) items.push(h('li', { class: 'empty', text: 'No folders here.' }));
+    }
+    const toggle = h('input', { type: 'checkbox', checked: showHidden, on: { change: (e) => { setPref('showHidden', e.target.checked); render(); } } });
+    const canGoUp = path !== null && (!isRoot(path) || roots().length > 1);
+    return h('div', { class: 'picker' },
+      h('div', { class: 'picker-bar' },
+        canGoUp ? h('button', { type: 'button', class: 'icon-button', attrs: { 'aria-label': 'Parent folder' }, on: { click: () => (isRoot(path) ? (path = null, render()) : open(parentOf(path))) } }, icon('up')) : null,
+        h('p', { class: 'picker-path', text: path === null ? 'Folders on the workstation' : displayPath(path, roots()) }),
+        h('label', { class: 'toggle' }, toggle, h('span', { text: 'Hidden' }))),
+      h('ul', { class: `dir-list${loading ? ' loading' : ''}` }, items),
+      path !== null ? h('div', { class: 'sticky-actions' }, h('button', { type: 'button', class: 'primary wide', text: 'Use this folder', on: { click: () => { chosen = path; render(); } } })) : null);
+  }
+
+  function select(label, name, values, labels, fallback) {
+    if (!values || values.length < 2) return null;
+    const s = h('select', { name }, values.map((v) => h('option', { value: v, text: labels[v] || v, selected: v === fallback })));
+    return h('label', { class: 'field' }, h('span', { text: label }), s);
+  }
+
+  function promptForm() {
+    const policy = ctx.policy();
+    const input = h('textarea', { class: 'prompt-input', rows: 5, placeholder: 'What should Codex do?', attrs: { 'aria-label': 'Message', autocomplete: 'off' } });
+    const sandbox = select('Sandbox', 'sandbox', policy.sandboxes, SANDBOX_LABELS, policy.defaultSandbox);
+    const approvals = select('Approval policy', 'approvalPolicy', policy.approvalPolicies, APPROVAL_LABELS, policy.defaultApprovalPolicy);
+    const start = h('button', { type: 'submit', class: 'primary wide', text: 'Start' });
+    const form = h('form', { class: 'prompt-form' },
+      h('div', { class: 'chosen' }, icon('folder'),
+        h('span', { class: 'chosen-path', text: displayPath(chosen, roots()) }),
+        h('button', { type: 'button', class: 'text-button', text: 'Change', on: { click: () => { chosen = null; render(); } } })),
+      input,
+      sandbox || approvals ? h('details', { class: 'options' }, h('summary', { text: 'Options' }), sandbox, approvals) : null,
+      start);
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const prompt = input.value.trim();
+      if (!prompt) { input.focus(); return; }
+      start.disabled = true;
+      const fields = { cwd: chosen, prompt };
+      const data = new FormData(form);
+      if (data.get('sandbox')) fields.sandbox = data.get('sandbox');
+      if (data.get('approvalPolicy')) fields.approvalPolicy = data.get('approvalPolicy');
+      try {
+        const answer = await conn.request('startThread', fields);
+        const t = ctx.store.ensure(answer.threadId);
+        // Subscribed from its first event: what arrives live is the whole thread.
+        Object.assign(t, { listed: true, loaded: true, complete: true, cwd: answer.cwd || chosen, preview: t.preview || prompt, updatedAt: Date.now() / 1000 });
+        ctx.store.listChanged();
+        ctx.navigate(`#/t/${encodeURIComponent(answer.threadId)}`, { replace: true });
+      } catch (err) {
+        start.disabled = false;
+        toast(`Could not start: ${describeError(err)}`);
+      }
+    });
+    setTimeout(() => input.focus(), 0);
+    return form;
+  }
+
+  function render() {
+    head.setSubtitle(chosen ? 'Tell Codex what to do' : 'Choose a folder');
+    main.replaceChildren(chosen ? promptForm() : picker());
+  }
+
+  if (roots().length === 1) open(roots()[0]);
+  else render();
+  return {
+    el,
+    title: () => 'New thread',
+    reload() { if (!chosen && path === null) { if (roots().length === 1) open(roots()[0]); else render(); } },
+    destroy() { alive = false; },
+  };
+}

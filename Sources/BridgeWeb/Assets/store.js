@@ -1,0 +1,62 @@
+// What the app remembers on this origin (localStorage, this origin only): for each bridge it paired with
+// (by server id) the device token, and which bridge this origin reached last.
+
+const KEY = 'codex-bridge/v1';
+let memory = null; // used when localStorage is unavailable (some private modes)
+
+function read() {
+  try {
+    const raw = localStorage.getItem(KEY);
+    const data = raw ? JSON.parse(raw) : null;
+    if (data && typeof data === 'object' && data.bridges) return data;
+  } catch (_) {
+    if (memory) return memory;
+  }
+  return memory || { bridges: {}, current: null };
+}
+
+function write(data) {
+  memory = data;
+  try { localStorage.setItem(KEY, JSON.stringify(data)); } catch (_) { /* memory only */ }
+}
+
+/** The bridge this origin talks to: {serverId, token, name, deviceId, fp} or null. */
+export function currentBridge() {
+  const data = read();
+  const id = data.current;
+  return id && data.bridges[id] && data.bridges[id].token ? { serverId: id, ...data.bridges[id] } : null;
+}
+
+export function saveBridge(serverId, fields) {
+  const data = read();
+  data.bridges[serverId] = { ...(data.bridges[serverId] || {}), ...fields };
+  data.current = serverId;
+  write(data);
+}
+
+/** Forgets the device token of a bridge (it was revoked); keeps its name so the app can say which one. */
+export function forgetToken(serverId) {
+  const data = read();
+  if (data.bridges[serverId]) {
+    delete data.bridges[serverId].token;
+    delete data.bridges[serverId].deviceId;
+  }
+  write(data);
+}
+
+export function allBridges() {
+  const data = read();
+  return Object.entries(data.bridges).map(([serverId, b]) => ({ serverId, ...b }));
+}
+
+/** Small UI preferences (e.g. show hidden folders). */
+export function pref(name, fallback) {
+  const data = read();
+  return data.prefs && name in data.prefs ? data.prefs[name] : fallback;
+}
+
+export function setPref(name, value) {
+  const data = read();
+  data.prefs = { ...(data.prefs || {}), [name]: value };
+  write(data);
+}

@@ -1,0 +1,213 @@
+// One thread as it streams: turns and their items, approval cards, the composer (Send steers a running turn),
+// Stop. The store tells it what changed; it appends and updates nodes, never re-rendering the whole thread
+// except when the store replaces its picture (a readThread snapshot).
+import { h, icon } from './dom.js';
+import { header, toast, displayPath, describeError } from './ui.js';
+import { itemView } from './item-views.js';
+import { approvalCard } from './approval-card.js';
+
+const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
+
+export function threadScreen(ctx, threadId) {
+  const { store, conn } = ctx;
+  const thread = store.ensure(threadId);
+  const diffButton = h('button', { type: 'button', class: 'text-button', text: 'Diff', on: { click: () => ctx.navigate(`#/t/${encodeURIComponent(threadId)}/diff`) } });
+  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [diffButton] });
+  const conversation = h('div', { class: 'conversation', attrs: { 'aria-live': 'off' } });
+  const placeholder = h('p', { class: 'empty', text: 'Loading…' });
+  const jump = h('button', { type: 'button', class: 'jump', hidden: true, attrs: { 'aria-label': 'Jump to latest' }, on: { click: () => scrollToEnd(true) } }, icon('down'));
+
+  const input = h('textarea', { class: 'composer-input', rows: 1, placeholder: 'Message Codex', attrs: { 'aria-label': 'Message', enterkeyhint: 'send', autocomplete: 'off' } });
+  const send = h('button', { type: 'submit', class: 'send', attrs: { 'aria-label': 'Send' } }, icon('send'));
+  const stop = h('button', { type: 'button', class: 'stop', hidden: true, attrs: { 'aria-label': 'Stop' } }, icon('stop'));
+  const form = h('form', { class: 'composer' }, input, stop, send);
+
+  const main = h('main', { class: 'thread-main' }, placeholder, conversation);
+  const el = h('div', { class: 'screen thread-screen' }, head.el, main, jump, form);
+
+  const views = new Map(); // itemId -> view
+  const turnEls = new Map(); // turnId -> {el, items, footer}
+  const cards = new Map(); // approvalId -> card
+  let stuck = true;
+
+  // -- scrolling -----------------------------------------------------------------------------------------
+  const atBottom = () => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 120;
+  let layoutQueued = false;
+  function onLayout() {
+    if (layoutQueued) return;
+    layoutQueued = true;
+    requestAnimationFrame(() => {
+      layoutQueued = false;
+      if (stuck) scrollToEnd(false);
+      else jump.hidden = false;
+    });
+  }
+  function scrollToEnd(smooth) {
+    window.scrollTo({ top: document.documentElement.scrollHeight, behavior: smooth ? 'smooth' : 'auto' });
+    stuck = true;
+    jump.hidden = true;
+  }
+  const onScroll = () => { stuck = atBottom(); if (stuck) jump.hidden = true; };
+  window.addEventListener('scroll', onScroll, { passive: true });
+
+  // -- rendering -----------------------------------------------------------------------------------------
+  const itemCtx = { threadId, onLayout };
+  const cardCtx = {
+    get deviceId() { return ctx.deviceId(); },
+    decide: (approval, decision) => conn.request('approve', { approvalId: approval.approvalId, decision }),
+    itemChanges: (approval) => {
+      const entry = approval.itemId && thread.itemMap.get(approval.itemId);
+      const changes = entry && entry.item.changes;
+      return changes && changes.length ? h('ul', { class: 'change-list' }, changes.map((c) => h('li', null, h('code', { text: c.path || '' })))) : null;
+    },
+  };
+
+  function turnEl(turn) {
+    let t = turnEls.get(turn.id);
+    if (!t) {
+      const items = h('div', { class: 'turn-items' });
+      const footer = h('div', { class: 'turn-footer' });
+      t = { el: h('section', { class: 'turn', dataset: { turnId: turn.id } }, items, footer), items, footer };
+      turnEls.set(turn.id, t);
+      conversation.append(t.el);
+    }
+    return t;
+  }
+
+  function turnStatus(turn) {
+    const t = turnEl(turn);
+    t.el.classList.toggle('running', !['completed', 'interrupted', 'failed'].includes(turn.status));
+    t.footer.replaceChildren();
+    if (t.el.classList.contains('running')) t.footer.append(h('span', { class: 'working' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), 'Working…'));
+    else if (TURN_LABELS[turn.status] || turn.error) {
+      t.footer.append(h('span', { class: `turn-end ${turn.status}`, text: `${TURN_LABELS[turn.status] || 'Error'}${turn.error ? `: ${turn.error}` : ''}` }));
+    }
+  }
+
+  function addItem(turn, item) {
+    if (views.has(item.id)) return;
+    const view = itemView(item, itemCtx);
+    views.set(item.id, view);
+    turnEl(turn).items.append(view.el);
+  }
+
+  function addCard(approval, turn) {
+    if (cards.has(approval.approvalId)) return;
+    const card = approvalCard(approval, cardCtx);
+    cards.set(approval.approvalId, card);
+    const t = turnEl(turn || { id: approval.turnId });
+    const after = approval.itemId && views.get(approval.itemId);
+    if (after && after.el.parentNode === t.items) after.el.after(card.el);
+    else t.items.append(card.el);
+  }
+
+  function renderAll() {
+    conversation.replaceChildren();
+    views.clear();
+    turnEls.clear();
+    cards.clear();
+    for (const turn of thread.turns) {
+      turnEl(turn);
+      for (const id of turn.items) {
+        const entry = thread.itemMap.get(id);
+        if (entry) addItem(turn, entry.item);
+      }
+      for (const aid of turn.approvals || []) {
+        const a = thread.approvals.get(aid);
+        if (a) addCard(a, turn);
+      }
+      turnStatus(turn);
+    }
+    placeholder.hidden = thread.turns.length > 0 || !thread.loaded;
+    if (thread.loaded && !thread.turns.length) placeholder.textContent = 'No messages yet.';
+    renderHeader();
+    scrollToEnd(false);
+  }
+
+  function renderHeader() {
+    head.setTitle(thread.name || thread.preview || 'Thread');
+    head.setSubtitle(displayPath(thread.cwd, ctx.policy().roots));
+    const running = store.isRunning(thread);
+    stop.hidden = !running;
+    el.classList.toggle('running', running);
+  }
+
+  const unwatch = store.watchThread(threadId, (change) => {
+    switch (change.type) {
+      case 'reset': renderAll(); return;
+      case 'turn': placeholder.hidden = true; turnEl(change.turn); turnStatus(change.turn); break;
+      case 'turnStatus': turnStatus(change.turn); renderHeader(); break;
+      case 'item': placeholder.hidden = true; addItem(change.turn, change.item); break;
+      case 'itemUpdate': { const v = views.get(change.item.id); if (v) v.update(change.item); break; }
+      case 'delta': { const v = views.get(change.item.id); if (v) v.delta(change.field, change.delta); break; }
+      case 'approval':
+        if (change.added) addCard(change.approval, change.turn);
+        else { const c = cards.get(change.approval.approvalId); if (c) c.update(); }
+        break;
+      case 'status': renderHeader(); return;
+      default: return;
+    }
+    renderHeader();
+    onLayout();
+  });
+
+  // -- composer ------------------------------------------------------------------------------------------
+  function grow() {
+    input.style.height = 'auto';
+    input.style.height = `${Math.min(input.scrollHeight, 180)}px`;
+  }
+  input.addEventListener('input', grow);
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) { e.preventDefault(); form.requestSubmit(); }
+  });
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
+    send.disabled = true;
+    input.value = '';
+    grow();
+    stuck = true;
+    try {
+      await conn.request('sendMessage', { threadId, text });
+    } catch (err) {
+      if (!input.value) input.value = text;
+      grow();
+      toast(`Not sent: ${describeError(err)}`);
+    } finally {
+      send.disabled = false;
+    }
+  });
+  stop.addEventListener('click', async () => {
+    stop.disabled = true;
+    try { await conn.request('interrupt', { threadId }); }
+    catch (err) { if (err.code !== 'conflict') toast(describeError(err)); }
+    finally { stop.disabled = false; }
+  });
+
+  // -- loading -------------------------------------------------------------------------------------------
+  function load() {
+    if (thread.loaded) { renderAll(); return; }
+    renderAll();
+    placeholder.hidden = false;
+    placeholder.textContent = 'Loading…';
+    conn.request('readThread', { threadId }).then((answer) => {
+      store.applySnapshot(answer.thread);
+    }).catch((err) => {
+      placeholder.hidden = false;
+      placeholder.textContent = err.code === 'not_found' ? 'This thread does not exist on the workstation.' : `Could not load the thread: ${describeError(err)}`;
+      if (thread.turns.length) placeholder.hidden = true;
+    });
+  }
+  load();
+
+  return {
+    el,
+    title: () => thread.name || thread.preview || 'Thread',
+    reload() { if (!thread.loaded) load(); },
+    destroy() {
+      unwatch();
+      window.removeEventListener('scroll', onScroll);
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// The thread list: newest first, live, with each thread's folder, state, last activity and pending approvals.
+import { h, icon, relativeTime } from './dom.js';
+import { header, displayPath } from './ui.js';
+
+const STATE = {
+  running: ['running', 'Running'],
+  failed: ['failed', 'Failed'],
+  idle: ['idle', 'Idle'],
+};
+
+function stateOf(store, t) {
+  if (store.isRunning(t)) return STATE.running;
+  if (t.lastTurnStatus === 'failed' || t.status === 'systemError') return STATE.failed;
+  return STATE.idle;
+}
+
+export function threadsScreen(ctx) {
+  const { store } = ctx;
+  const newButton = h('button', { type: 'button', class: 'primary new-thread', on: { click: () => ctx.navigate('#/new') } }, icon('plus'), h('span', { text: 'New thread' }));
+  const head = header(ctx, { title: ctx.serverName() || 'Codex', subtitle: 'Threads' });
+  const list = h('ul', { class: 'thread-list' });
+  const empty = h('div', { class: 'empty-state', hidden: true });
+  const more = h('button', { type: 'button', class: 'text-button more', hidden: true, text: 'Show older threads' });
+  const main = h('main', { class: 'list-main' }, ctx.banner, list, empty, more);
+  const el = h('div', { class: 'screen threads-screen' }, head.el, main, h('div', { class: 'fab-bar' }, newButton));
+
+  function row(t) {
+    const [cls, label] = stateOf(store, t);
+    const pending = store.pendingApprovals(t);
+    const where = displayPath(t.cwd, ctx.policy().roots);
+    const title = t.name || t.preview || '(no prompt yet)';
+    return h('li', null, h('a', { class: `thread-row ${cls}`, href: `#/t/${encodeURIComponent(t.id)}` },
+      h('div', { class: 'row-top' },
+        h('span', { class: 'row-title', text: title }),
+        pending ? h('span', { class: 'badge', text: pending === 1 ? '1 approval' : `${pending} approvals` }) : null),
+      h('div', { class: 'row-meta' },
+        h('span', { class: `state ${cls}` }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), label),
+        where ? h('span', { class: 'row-path', text: where }) : null,
+        h('span', { class: 'row-time', text: relativeTime(t.updatedAt) }))));
+  }
+
+  function render() {
+    head.setTitle(ctx.serverName() || 'Codex');
+    const threads = store.list();
+    list.replaceChildren(...threads.map(row));
+    empty.hidden = threads.length > 0 || !store.listLoaded;
+    empty.replaceChildren(
+      h('p', { class: 'empty-title', text: 'No threads yet' }),
+      h('p', { text: 'Start one with New thread: pick a folder on the workstation and tell Codex what to do.' }));
+    more.hidden = !ctx.nextCursor();
+    if (!store.listLoaded && !threads.length) list.replaceChildren(h('li', { class: 'empty', text: 'Loading…' }));
+  }
+
+  more.addEventListener('click', () => ctx.loadMore());
+  const unwatch = store.watchList(render);
+  const clock = setInterval(render, 30000);
+  render();
+  return {
+    el,
+    title: () => ctx.serverName() || 'Codex',
+    reload: render,
+    destroy() { unwatch(); clearInterval(clock); },
+  };
+}

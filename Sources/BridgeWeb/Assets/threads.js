@@ -1,0 +1,330 @@
+// The app's picture of the bridge's threads, built from listThreads/readThread answers and the live event
+// stream. Views watch it: the list listens for list changes, a thread screen for fine-grained change records
+// of one thread (a new item, a delta, a status), so streaming text is appended, never re-rendered.
+
+const TERMINAL = new Set(['completed', 'interrupted', 'failed']);
+
+function statusType(status) {
+  if (!status) return null;
+  return typeof status === 'string' ? status : status.type || null;
+}
+
+export class ThreadStore {
+  constructor() {
+    this.threads = new Map();
+    this.listWatchers = new Set();
+    this.threadWatchers = new Map(); // threadId -> Set(fn)
+    this.listQueued = false;
+    this.listLoaded = false;
+  }
+
+  // -- watching --------------------------------------------------------------------------------------------
+  watchList(fn) {
+    this.listWatchers.add(fn);
+    return () => this.listWatchers.delete(fn);
+  }
+
+  watchThread(id, fn) {
+    if (!this.threadWatchers.has(id)) this.threadWatchers.set(id, new Set());
+    const set = this.threadWatchers.get(id);
+    set.add(fn);
+    return () => set.delete(fn);
+  }
+
+  listChanged() {
+    if (this.listQueued) return;
+    this.listQueued = true;
+    queueMicrotask(() => {
+      this.listQueued = false;
+      for (const fn of this.listWatchers) fn();
+    });
+  }
+
+  emit(thread, change) {
+    const set = this.threadWatchers.get(thread.id);
+    if (set) for (const fn of set) fn(change);
+  }
+
+  // -- reading ---------------------------------------------------------------------------------------------
+  ensure(id) {
+    let t = this.threads.get(id);
+    if (!t) {
+      t = {
+        id, cwd: '', preview: '', name: '', status: 'notLoaded', lastTurnStatus: null, updatedAt: 0,
+        turns: [], turnMap: new Map(), itemMap: new Map(), approvals: new Map(),
+        diff: '', loaded: false, complete: false, listed: false,
+      };
+      this.threads.set(id, t);
+    }
+    return t;
+  }
+
+  get(id) { return this.threads.get(id); }
+
+  /** Threads newest first. */
+  list() {
+    return [...this.threads.values()].filter((t) => t.listed).sort((a, b) => b.updatedAt - a.updatedAt);
+  }
+
+  pendingApprovals(t) {
+    let n = 0;
+    for (const a of t.approvals.values()) if (!a.resolved) n++;
+    return n;
+  }
+
+  isRunning(t) {
+    const last = t.turns[t.turns.length - 1];
+    if (last) return !TERMINAL.has(last.status);
+    return t.status === 'active';
+  }
+
+  // -- answers -----------------------------------------------------------------------------------------------
+  applyList(threads) {
+    for (const s of threads) {
+      const t = this.ensure(s.threadId);
+      t.listed = true;
+      if (s.cwd) t.cwd = s.cwd;
+      if (s.preview && !t.preview) t.preview = s.preview;
+      if (s.status && !t.turns.length) t.status = s.status;
+      if (s.updatedAt) t.updatedAt = Math.max(t.updatedAt, s.updatedAt);
+    }
+    this.listLoaded = true;
+    this.listChanged();
+  }
+
+  /** Merges readThread's thread object with what arrived live. `fresh`: drop the live picture first (gap). */
+  applySnapshot(snapshot, { fresh = false } = {}) {
+    const t = this.ensure(snapshot.id);
+    t.listed = true;
+    if (snapshot.cwd) t.cwd = snapshot.cwd;
+    if (snapshot.preview) t.preview = snapshot.preview;
+    if (snapshot.name) t.name = snapshot.name;
+    if (snapshot.updatedAt) t.updatedAt = Math.max(t.updatedAt, snapshot.updatedAt);
+    if (snapshot.status && statusType(snapshot.status)) t.status = statusType(snapshot.status);
+    if (fresh) { t.turns = []; t.turnMap.clear(); t.itemMap.clear(); }
+    const turns = [];
+    const seen = new Set();
+    for (const st of snapshot.turns || []) {
+      seen.add(st.id);
+      const live = t.turnMap.get(st.id);
+      const turn = live || { id: st.id, status: st.status, items: [], error: null, sawStart: false };
+      if (!live || !live.sawStart) {
+        // Items the snapshot knows that the live stream did not show: before the live ones, in its order.
+        const ids = [];
+        for (const item of st.items || []) {
+          if (!item || !item.id) continue;
+          const existing = t.itemMap.get(item.id);
+          if (existing) {
+            if (!existing.done && TERMINAL.has(st.status)) Object.assign(existing, item, { done: true });
+          } else {
+            const copy = { ...item, done: TERMINAL.has(st.status) || item.status === 'completed' };
+            t.itemMap.set(item.id, { item: copy, turnId: st.id });
+            ids.push(item.id);
+          }
+        }
+        turn.items = [...ids, ...turn.items.filter((id) => !ids.includes(id))];
+      }
+      if (!TERMINAL.has(turn.status) || (TERMINAL.has(st.status) && !live)) turn.status = st.status;
+      if (st.error && !turn.error) turn.error = st.error.message || String(st.error);
+      if (!live) t.turnMap.set(st.id, turn);
+      turns.push(turn);
+    }
+    for (const turn of t.turns) if (!seen.has(turn.id)) turns.push(turn);
+    t.turns = turns;
+    const last = turns[turns.length - 1];
+    if (last) t.lastTurnStatus = last.status;
+    if (!t.preview) t.preview = firstPrompt(t) || '';
+    t.loaded = true;
+    this.emit(t, { type: 'reset' });
+    this.listChanged();
+  }
+
+  // -- the live stream ---------------------------------------------------------------------------------------
+  applyMessage(msg) {
+    switch (msg.kind) {
+      case 'event': return this.applyEvent(msg);
+      case 'approvalRequest': return this.applyApproval(msg);
+      case 'approvalResolved': return this.applyResolved(msg);
+      default: return undefined;
+    }
+  }
+
+  turn(t, turnId, create = true) {
+    if (!turnId) turnId = t.turns.length ? t.turns[t.turns.length - 1].id : 'unknown';
+    let turn = t.turnMap.get(turnId);
+    if (!turn && create) {
+      turn = { id: turnId, status: 'inProgress', items: [], error: null, sawStart: false };
+      t.turnMap.set(turnId, turn);
+      t.turns.push(turn);
+      this.emit(t, { type: 'turn', turn });
+    }
+    return turn;
+  }
+
+  item(t, turnId, itemId, type) {
+    const known = t.itemMap.get(itemId);
+    if (known) return known.item;
+    const turn = this.turn(t, turnId);
+    const item = { id: itemId, type, done: false };
+    t.itemMap.set(itemId, { item, turnId: turn.id });
+    turn.items.push(itemId);
+    this.emit(t, { type: 'item', turn, item });
+    return item;
+  }
+
+  applyEvent(msg) {
+    const data = msg.data || {};
+    const t = this.ensure(msg.threadId);
+    t.listed = true;
+    t.updatedAt = Math.max(t.updatedAt, Date.now() / 1000);
+    const turnId = msg.turnId || data.turnId || (data.turn && data.turn.id);
+    switch (msg.type) {
+      case 'thread/started': {
+        const th = data.thread || {};
+        if (th.cwd) t.cwd = th.cwd;
+        if (th.preview) t.preview = th.preview;
+        if (!t.turns.length) t.complete = true; // seen from its first event: no readThread needed
+        t.loaded = t.loaded || t.complete;
+        this.emit(t, { type: 'status' });
+        break;
+      }
+      case 'turn/started': {
+        const turn = this.turn(t, turnId);
+        turn.sawStart = true;
+        turn.status = (data.turn && data.turn.status) || 'inProgress';
+        t.status = 'active';
+        this.emit(t, { type: 'turnStatus', turn });
+        break;
+      }
+      case 'turn/completed': {
+        const turn = this.turn(t, turnId);
+        turn.status = (data.turn && data.turn.status) || 'completed';
+        if (data.turn && data.turn.error) turn.error = data.turn.error.message || 'failed';
+        t.lastTurnStatus = turn.status;
+        t.status = 'idle';
+        this.emit(t, { type: 'turnStatus', turn });
+        break;
+      }
+      case 'bridge/turnFailed': {
+        const turn = this.turn(t, turnId || data.turnId);
+        turn.status = 'failed';
+        turn.error = data.reason || 'Codex stopped during this turn';
+        t.lastTurnStatus = 'failed';
+        t.status = 'idle';
+        this.emit(t, { type: 'turnStatus', turn });
+        break;
+      }
+      case 'error': {
+        if (data.willRetry) break;
+        const turn = this.turn(t, turnId);
+        turn.error = (data.error && data.error.message) || 'error';
+        this.emit(t, { type: 'turnStatus', turn });
+        break;
+      }
+      case 'thread/status/changed': {
+        const s = statusType(data.status);
+        if (s) t.status = s;
+        this.emit(t, { type: 'status' });
+        break;
+      }
+      case 'thread/name/updated': {
+        if (data.name || data.threadName) t.name = data.name || data.threadName;
+        this.emit(t, { type: 'status' });
+        break;
+      }
+      case 'item/started':
+      case 'item/completed': {
+        const src = data.item;
+        if (!src || !src.id) break;
+        const known = t.itemMap.get(src.id);
+        const done = msg.type === 'item/completed';
+        if (known) {
+          const item = known.item;
+          // A started item keeps the text streamed so far; a completed one is authoritative.
+          if (done) Object.assign(item, src, { done: true });
+          else for (const [k, v] of Object.entries(src)) if (!(k in item) || item[k] === undefined) item[k] = v;
+          this.emit(t, { type: 'itemUpdate', item });
+        } else {
+          const turn = this.turn(t, turnId);
+          const item = { ...src, done };
+          t.itemMap.set(src.id, { item, turnId: turn.id });
+          turn.items.push(src.id);
+          this.emit(t, { type: 'item', turn, item });
+        }
+        if (src.type === 'userMessage' && !t.preview) { t.preview = userText(src); this.emit(t, { type: 'status' }); }
+        break;
+      }
+      case 'item/agentMessage/delta':
+        this.delta(t, turnId, data, 'agentMessage', 'text');
+        break;
+      case 'item/commandExecution/outputDelta':
+        this.delta(t, turnId, data, 'commandExecution', 'aggregatedOutput');
+        break;
+      case 'item/reasoning/summaryTextDelta':
+      case 'item/reasoning/textDelta':
+        this.delta(t, turnId, data, 'reasoning', 'liveText');
+        break;
+      case 'item/plan/delta':
+        this.delta(t, turnId, data, 'plan', 'text');
+        break;
+      case 'turn/diff/updated':
+        t.diff = data.diff || '';
+        this.emit(t, { type: 'diff' });
+        break;
+      default:
+        break;
+    }
+    this.listChanged();
+  }
+
+  delta(t, turnId, data, type, field) {
+    if (!data.itemId || typeof data.delta !== 'string') return;
+    const item = this.item(t, turnId, data.itemId, type);
+    if (item.done) return; // the completed item already holds the whole text
+    item[field] = (item[field] || '') + data.delta;
+    this.emit(t, { type: 'delta', item, field, delta: data.delta });
+  }
+
+  applyApproval(msg) {
+    const t = this.ensure(msg.threadId);
+    t.listed = true;
+    const existing = t.approvals.get(msg.approvalId);
+    if (existing) return; // sent again on resubscribe
+    const approval = { ...msg, resolved: null };
+    t.approvals.set(msg.approvalId, approval);
+    const turn = this.turn(t, msg.turnId);
+    turn.approvals = turn.approvals || [];
+    turn.approvals.push(msg.approvalId);
+    this.emit(t, { type: 'approval', approval, turn, added: true });
+    this.listChanged();
+  }
+
+  applyResolved(msg) {
+    const t = this.ensure(msg.threadId);
+    const approval = t.approvals.get(msg.approvalId);
+    if (!approval) return;
+    approval.resolved = { decision: msg.decision, deviceId: msg.deviceId || null };
+    this.emit(t, { type: 'approval', approval });
+    this.listChanged();
+  }
+
+  /** After a gap nothing is known for sure: threads are read again when shown. */
+  invalidate() {
+    for (const t of this.threads.values()) { t.loaded = false; t.complete = false; }
+  }
+}
+
+export function userText(item) {
+  if (typeof item.text === 'string') return item.text;
+  return (item.content || []).map((c) => (c && c.type === 'text' ? c.text : '')).filter(Boolean).join('\n');
+}
+
+function firstPrompt(t) {
+  for (const turn of t.turns) {
+    for (const id of turn.items) {
+      const entry = t.itemMap.get(id);
+      if (entry && entry.item.type === 'userMessage') return userText(entry.item);
+    }
+  }
+  return '';
+}

@@ -1,0 +1,33 @@
+"""Fixtures for the web app tests: Debian's chromium driven by Playwright on a phone viewport, against the
+real `codex-bridge serve` with the real codex and the scripted model (all on 127.0.0.1).
+
+The integration suite's helpers are reused: Tests/integration goes on sys.path and its conftest is loaded
+under another name; this module re-exports what codex_fixture.py imports from `conftest`.
+"""
+import importlib.util
+import os
+import pathlib
+import sys
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+INTEGRATION = ROOT / "Tests" / "integration"
+ASSETS = ROOT / "Sources" / "BridgeWeb" / "Assets"
+ARTIFACTS = HERE / "artifacts"
+
+if "BRIDGE_BIN" not in os.environ and not (ROOT / ".build" / "debug" / "codex-bridge").exists():
+    if pathlib.Path("/tmp/cb/codex-bridge").exists():  # the lead's development binary
+        os.environ["BRIDGE_BIN"] = "/tmp/cb/codex-bridge"
+sys.path.insert(0, str(INTEGRATION))
+_spec = importlib.util.spec_from_file_location("integration_conftest", INTEGRATION / "conftest.py")
+_it = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_it)
+
+BIN = _it.BIN
+Bridge = _it.Bridge
+run_cli = _it.run_cli
+bridge_factory = _it.bridge_factory
+
+from webutil import *  # noqa: E402,F401,F403  (fixtures: browser, phone, web_env, ...)

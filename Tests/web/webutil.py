@@ -1,0 +1,283 @@
+"""Browser fixtures and helpers for the web app tests (imported by conftest.py)."""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import os
+import re
+import socket
+import threading
+import time
+import urllib.parse
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from codex_fixture import bridge_codex_args, codex_bin, codex_home, workspace  # noqa: F401 (fixtures)
+from mock_model import USAGE, MockModel, _Handler, codex_env
+
+import conftest as _conftest
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+IPHONE_UA = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+             "Version/17.5 Mobile/15E148 Safari/604.1")
+LOOPBACK_ONLY = re.compile(r"^(?!(https?|wss?)://(127\.0\.0\.1|\[::1\]|localhost)(:\d+)?/).*")
+
+expect.set_options(timeout=20_000)
+
+
+# -- the scripted model, with two more response kinds for the browser tests ---------------------------------
+class WebModel(MockModel):
+    """MockModel plus:
+
+    {"kind": "slow", "deltas": [...], "delay": 0.05, "hold_after": k}  # streams deltas one by one; after k of
+        them waits until `open_gate()`; then the rest and the whole message
+    {"kind": "flood", "count": 20000, "piece": "x"}                    # `count` deltas as fast as possible
+    """
+
+    def __init__(self, script=None, max_stall_seconds: float = 120.0):
+        super().__init__(script, max_stall_seconds)
+        self.gate = threading.Event()
+        self.holding = threading.Event()
+
+    def open_gate(self):
+        self.gate.set()
+
+    def start(self):
+        model = self
+
+        class Handler(_WebHandler):
+            owner = model
+
+        from http.server import ThreadingHTTPServer
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="web-model", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self):
+        self.gate.set()
+        super().stop()
+
+
+class _WebHandler(_Handler):
+    def do_POST(self):
+        if not self.path.rstrip("/").endswith("/responses"):
+            return super().do_POST()
+        body = self._body()
+        n, spec = self.owner._next(body)
+        kind = spec.get("kind", "message")
+        if kind == "error":
+            return self._json(int(spec.get("status", 500)), {"error": {"message": spec.get("text", "boom")}})
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        rid = f"resp_{n}"
+        try:
+            self._event({"type": "response.created", "response": {"id": rid}})
+            if kind == "exec":
+                self._exec(spec, n)
+            elif kind == "stall":
+                if not self._stall():
+                    return
+                self._message(spec.get("text", "resumed"), None, n)
+            elif kind in ("slow", "flood"):
+                self._stream(spec, n)
+            else:
+                self._message(spec.get("text", "ok"), spec.get("deltas"), n)
+            self._event({"type": "response.completed", "response": {"id": rid, "usage": USAGE}})
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _stream(self, spec, n):
+        item_id = f"msg_{n}"
+        if spec["kind"] == "flood":
+            deltas = [spec.get("piece", "x")] * int(spec.get("count", 1000))
+        else:
+            deltas = list(spec["deltas"])
+        self._event({"type": "response.output_item.added", "output_index": 0,
+                     "item": {"type": "message", "role": "assistant", "id": item_id, "content": []}})
+        hold_after = spec.get("hold_after")
+        delay = float(spec.get("delay", 0.0))
+        chunk = []
+        for i, delta in enumerate(deltas):
+            if hold_after is not None and i == hold_after:
+                self.owner.holding.set()
+                while not self.owner.gate.wait(0.2):
+                    self.wfile.write(b": waiting\n\n")
+                    self.wfile.flush()
+            payload = {"type": "response.output_text.delta", "item_id": item_id, "output_index": 0,
+                       "content_index": 0, "delta": delta}
+            chunk.append(f"event: response.output_text.delta\ndata: {json.dumps(payload)}\n\n")
+            if delay or len(chunk) >= 200 or i == len(deltas) - 1:
+                self.wfile.write("".join(chunk).encode())
+                self.wfile.flush()
+                chunk = []
+            if delay:
+                time.sleep(delay)
+        self._event({"type": "response.output_item.done", "output_index": 0,
+                     "item": {"type": "message", "role": "assistant", "id": item_id,
+                              "content": [{"type": "output_text", "text": spec.get("text", "".join(deltas))}]}})
+
+
+@pytest.fixture
+def model():
+    m = WebModel().start()
+    yield m
+    m.stop()
+
+
+# -- the bridge -----------------------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def bridge_env(codex_home_dir):
+    env = codex_env(codex_home_dir)
+    if not os.environ.get("WEB_EMBEDDED"):  # serve the files of this working tree (no rebuild needed)
+        env["CODEX_BRIDGE_WEB_DIR"] = str(_conftest.ASSETS)
+    return env
+
+
+@pytest.fixture
+def web_bridge_factory(bridge_factory, model, codex_home, workspace):
+    """Bridges running the real codex against `model`, confined to `workspace`, serving the web app."""
+
+    def make(name="web-state", listen=None, extra=()):
+        args = ["--codex", codex_bin(), "--root", str(workspace), *bridge_codex_args(model.port), *extra]
+        kwargs = {"listen": listen} if listen else {}
+        return bridge_factory(name=name, args=args, env=bridge_env(codex_home), **kwargs)
+
+    return make
+
+
+@pytest.fixture
+def web_bridge(web_bridge_factory):
+    return web_bridge_factory()
+
+
+def pair_json(bridge) -> dict:
+    result = _conftest.run_cli("pair", "--json", state_dir=bridge.state_dir, check=True)
+    return json.loads(result.stdout)
+
+
+def pairing_url(bridge) -> str:
+    """The QR's web URL: `webUrl` from `pair --json` (built the same way when the binary predates it)."""
+    info = pair_json(bridge)
+    if info.get("webUrl"):
+        return info["webUrl"]
+    q = urllib.parse.quote
+    return (f"http://127.0.0.1:{bridge.port}/#pair=v1&code={q(info['code'])}&id={q(info['serverId'])}"
+            f"&name={q(info['name'])}")
+
+
+def base_url(bridge) -> str:
+    return f"http://127.0.0.1:{bridge.port}/"
+
+
+def run_async(coro, timeout=60):
+    """Runs a coroutine on a thread of its own (Playwright's sync API owns this thread's loop)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result(timeout)
+
+
+# -- the browser ----------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-background-networking",
+                                                               "--disable-component-update"])
+        yield b
+        b.close()
+
+
+class Phone:
+    """One browser context with a phone's screen, and its page. Records page errors, console errors and dialogs."""
+
+    def __init__(self, browser, color_scheme="light", service_workers="block"):
+        self.context = browser.new_context(
+            viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2,
+            user_agent=IPHONE_UA, color_scheme=color_scheme, service_workers=service_workers)
+        self.context.route(LOOPBACK_ONLY, lambda route: route.abort())
+        self.page = self.context.new_page()
+        self.errors, self.console, self.dialogs = [], [], []
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
+        self.page.on("dialog", self._dialog)
+
+    def _dialog(self, dialog):
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def shot(self, name, full_page=False):
+        _conftest.ARTIFACTS.mkdir(exist_ok=True)
+        path = _conftest.ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+    def csp_violations(self):
+        return [c for c in self.console if "Content Security Policy" in c or "Refused to" in c]
+
+    def button(self, name):
+        return self.page.get_by_role("button", name=name, exact=True)
+
+    def status(self):
+        return self.page.get_by_role("status")
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def phone_factory(browser):
+    made = []
+
+    def make(**kwargs):
+        p = Phone(browser, **kwargs)
+        made.append(p)
+        return p
+
+    yield make
+    for p in made:
+        try:
+            p.close()
+        except Exception:
+            pass
+
+
+@pytest.fixture
+def phone(phone_factory):
+    return phone_factory()
+
+
+def pair(phone: Phone, bridge) -> str:
+    """Opens the QR's URL and waits for the thread list; returns the URL opened."""
+    url = pairing_url(bridge)
+    phone.page.goto(url)
+    expect(phone.status()).to_have_text("Connected")
+    expect(phone.button("New thread")).to_be_visible()
+    return url
+
+
+def start_thread(phone: Phone, prompt: str, folder_path=()):
+    """New thread → (browse into folder_path) → Use this folder → prompt → Start; waits for the thread screen."""
+    page = phone.page
+    phone.button("New thread").click()
+    for name in folder_path:
+        phone.button(name).click()
+    phone.button("Use this folder").click()
+    page.get_by_label("Message").fill(prompt)
+    phone.button("Start").click()
+    page.wait_for_url(re.compile(r"#/t/"))
+    expect(phone.button("Send")).to_be_visible()
+
+
+def thread_id_of(page) -> str:
+    return urllib.parse.unquote(page.url.split("#/t/")[1].split("/")[0])
