@@ -82,16 +82,58 @@ public struct PairingURL: Sendable, Hashable {
         return "\(Self.scheme)://pair?" + items.map { "\($0)=\($1)" }.joined(separator: "&")
     }
 
-    /// Parses a pairing URL.
+    /// The web form, which a phone's camera opens in the browser (the bridge serves the web app on the same
+    /// port): `http(s)://HOST:PORT/#pair=v1&code=…&id=…&name=…[&fp=…]`. The pairing data is in the fragment,
+    /// which browsers never send to a server, so it appears in no request line or log. `https` when the
+    /// bridge serves TLS (a fingerprint is known).
+    public var webString: String {
+        var items: [(String, String)] = [("pair", "v\(version)")]
+        switch credential {
+        case .pairingCode(let code): items.append(("code", Self.encode(code)))
+        case .staticToken(let token): items.append(("token", Self.encode(token)))
+        }
+        items.append(("id", Self.encode(serverId)))
+        items.append(("name", Self.encode(serverName)))
+        if let fingerprint { items.append(("fp", Self.encode(fingerprint))) }
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        return "\(fingerprint == nil ? "http" : "https")://\(authority)/#" + items.map { "\($0)=\($1)" }.joined(separator: "&")
+    }
+
+    /// Parses a pairing URL: `codex-bridge://pair?…` or the web form (``webString``).
     /// - Throws: ``PairingURLError`` when it is not one, lacks a required field, or has a newer version.
     public init(parsing text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let web = try Self.parseWeb(trimmed) {
+            self = web
+            return
+        }
         let prefix = "\(Self.scheme)://pair?"
         guard trimmed.count > prefix.count, trimmed.prefix(prefix.count).lowercased() == prefix else {
             throw PairingURLError.notAPairingURL
         }
         var query = trimmed.dropFirst(prefix.count)
         if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+        try self.init(query: query, web: nil)
+    }
+
+    /// The web form, or nil when `text` is not an http(s) URL with a `#pair=` fragment.
+    private static func parseWeb(_ text: String) throws -> PairingURL? {
+        let lower = text.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), let hash = text.firstIndex(of: "#") else { return nil }
+        let fragment = text[text.index(after: hash)...]
+        guard fragment.hasPrefix("pair=") else { return nil }
+        guard let components = URLComponents(string: String(text[..<hash])), let host = components.host, !host.isEmpty else {
+            throw PairingURLError.invalid("host", "not a URL with a host")
+        }
+        let secure = lower.hasPrefix("https://")
+        let port = components.port ?? (secure ? 443 : 80)
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return try PairingURL(query: fragment, web: (bare, port))
+    }
+
+    /// Reads the `key=value&…` parameters of either form. `web`: the host and port the web form took from its
+    /// authority (the query form carries `host` and `port` parameters instead).
+    private init(query: Substring, web: (host: String, port: Int)?) throws {
         var fields: [String: String] = [:]
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -109,9 +151,11 @@ public struct PairingURL: Sendable, Hashable {
             return value
         }
 
-        guard let version = Int(try required("v")), version >= 1 else { throw PairingURLError.invalid("v", "not a version") }
+        let versionText: String = if web == nil { try required("v") } else { String(try required("pair").drop { $0 == "v" }) }
+        guard let version = Int(versionText), version >= 1 else { throw PairingURLError.invalid("v", "not a version") }
         guard version <= Self.currentVersion else { throw PairingURLError.unsupportedVersion(version) }
-        guard let port = Int(try required("port")), (1...65535).contains(port) else {
+        let portValue: Int? = if let web { web.port } else { Int(try required("port")) }
+        guard let port = portValue, (1...65535).contains(port) else {
             throw PairingURLError.invalid("port", "not a port number")
         }
         let credential: Credential
@@ -122,7 +166,7 @@ public struct PairingURL: Sendable, Hashable {
         } else {
             throw PairingURLError.missing("code")
         }
-        let host = try required("host")
+        let host: String = if let web { web.host } else { try required("host") }
         var addresses: [String] = []
         for item in (fields["addrs"] ?? "").split(separator: ",") {
             guard let address = String(item).removingPercentEncoding else {

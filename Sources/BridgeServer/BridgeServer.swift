@@ -120,6 +120,11 @@ public struct BridgeServer: Service, CustomStringConvertible {
     /// limited), which is checked off the loop.
     private func shouldUpgrade(_ request: HTTPRequest, channel: any Channel) -> UpgradeStep {
         let remote = Self.remoteAddress(channel)
+        guard OriginPolicy(secure: configuration.tls != nil).allows(origin: request.headerFields[.origin], authority: request.authority) else {
+            logger.notice("Upgrade refused: foreign Origin", metadata: ["bridge.remote": "\(remote)"])
+            BridgeMetrics.shared.handshake("forbidden_origin")
+            return .now(.refuse(.forbidden))
+        }
         guard let header = request.headerFields[.authorization] else {
             return .now(upgrade(channel: channel, remote: remote, preauthenticated: nil))
         }

@@ -39,18 +39,20 @@ public struct PairingInvitation: Sendable, Hashable {
             fingerprint: fingerprint)
     }
 
-    /// What `pair --json` prints: `{url, code, expiresAt, addresses, port, serverId, name, fingerprint}`.
+    /// What `pair --json` prints: `{url, webUrl, code, expiresAt, addresses, port, serverId, name, fingerprint}`.
     public var summary: Summary {
         Summary(
-            url: url.string, code: code?.code, expiresAt: code?.expiresAt, addresses: url.addresses, port: url.port,
+            url: url.string, webUrl: url.webString, code: code?.code, expiresAt: code?.expiresAt, addresses: url.addresses, port: url.port,
             serverId: url.serverId, name: url.serverName, fingerprint: url.fingerprint)
     }
 
-    /// The terminal block: the QR code, the URL, the addresses and the expiry.
+    /// The terminal block: the QR code of the web URL (a phone's camera opens it in the browser), the URL,
+    /// the addresses and the expiry. `app`: the `codex-bridge://` URL for native apps instead.
     /// - Throws: ``QRCodeError`` when the URL does not fit a QR code.
-    public func terminalText(renderer: TerminalQRRenderer = TerminalQRRenderer(), now: Date = Date()) throws(QRCodeError) -> String {
-        var text = renderer.render(try QRCode(encoding: url.string))
-        text += "\n\(url.string)\n\n"
+    public func terminalText(renderer: TerminalQRRenderer = TerminalQRRenderer(), now: Date = Date(), app: Bool = false) throws(QRCodeError) -> String {
+        let shown = app ? url.string : url.webString
+        var text = renderer.render(try QRCode(encoding: shown))
+        text += "\n\(shown)\n\n"
         text += "Addresses offered (best first), port \(url.port):\n"
         for address in addresses { text += "  \(address)\n" }
         if let fingerprint = url.fingerprint { text += "TLS (wss://), certificate SHA-256: \(fingerprint)\n" }
@@ -66,8 +68,10 @@ public struct PairingInvitation: Sendable, Hashable {
 
     /// The JSON form of an invitation (`pair --json`).
     public struct Summary: Sendable, Hashable, Codable {
-        /// The pairing URL.
+        /// The pairing URL for native apps (`codex-bridge://pair?…`).
         public var url: String
+        /// The web pairing URL (`http(s)://HOST:PORT/#pair=…`), the QR's content.
+        public var webUrl: String
         /// The one-time code; nil for `--static`.
         public var code: String?
         /// When the code expires; nil for `--static`.

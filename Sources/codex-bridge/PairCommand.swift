@@ -25,8 +25,11 @@ struct PairCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long the code stays valid: 90s, 10m, 1h or seconds.", valueName: "duration"))
     var ttl = DurationArgument(.seconds(600), text: "10m")
 
-    @Flag(help: "Print {url, code, expiresAt, addresses, port, serverId, name} as JSON, without the QR code.")
+    @Flag(help: "Print {url, webUrl, code, expiresAt, addresses, port, serverId, name, fingerprint} as JSON, without the QR code.")
     var json = false
+
+    @Flag(help: "Show the codex-bridge:// URL for native apps instead of the web URL a phone's camera opens.")
+    var app = false
 
     @Flag(name: .customLong("static"), help: "Put the shared secret in the QR instead of a one-time code (pre-shared-token clients).")
     var useStaticToken = false
@@ -61,7 +64,9 @@ struct PairCommand: AsyncParsableCommand {
                 print(String(decoding: try encoder.encode(invitation.summary), as: UTF8.self))
             } else {
                 let renderer = TerminalQRRenderer(invert: invert, style: ansi ? .ansi : .plain)
-                print(try invitation.terminalText(renderer: renderer), terminator: "")
+                print(
+                    (app ? "Scan with the codex-bridge app:\n\n" : "Scan with your phone's camera:\n\n")
+                        + (try invitation.terminalText(renderer: renderer, app: app)), terminator: "")
             }
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))

@@ -35,10 +35,13 @@ struct PairingInvitationTests {
         #expect(summary.code == code.code && summary.port == 8765 && summary.serverId == identity.id && summary.name == "box")
         let json = try JSONEncoder().encode(summary)
         let keys = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any]).keys
-        #expect(Set(keys) == ["url", "code", "expiresAt", "addresses", "port", "serverId", "name"])
+        #expect(Set(keys) == ["url", "webUrl", "code", "expiresAt", "addresses", "port", "serverId", "name"])
+        #expect(summary.webUrl == invitation.url.webString)
 
         let text = try invitation.terminalText(now: code.expiresAt.addingTimeInterval(-600))
-        #expect(text.contains(invitation.url.string))
+        // The QR and the text carry the web URL a phone's camera opens; --app shows the native one.
+        #expect(text.contains(invitation.url.webString) && !text.contains(invitation.url.string))
+        #expect(try invitation.terminalText(app: true).contains(invitation.url.string))
         #expect(text.contains(code.grouped) && text.contains("expires in 10 min"))
         #expect(text.contains("box.tail1234.ts.net (Tailscale MagicDNS)"))
     }

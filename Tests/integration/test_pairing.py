@@ -49,7 +49,8 @@ async def expect_unauthorized(bridge, token):
 
 async def test_full_pairing_then_device_token(bridge):
     summary = pair_json(bridge)
-    assert set(summary) == {"url", "code", "expiresAt", "addresses", "port", "serverId", "name"}
+    assert set(summary) == {"url", "webUrl", "code", "expiresAt", "addresses", "port", "serverId", "name"}
+    assert summary["webUrl"].startswith("http://") and f"#pair=v1&code={summary['code']}&" in summary["webUrl"]
     assert summary["port"] == bridge.port
     assert summary["addresses"] == ["127.0.0.1"]  # the server listens on 127.0.0.1 only
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(summary["url"]).query)
@@ -224,8 +225,14 @@ def test_serve_without_a_terminal_prints_no_qr_and_logs_one_hint(tmp_path):
 def test_pair_text_shows_url_and_qr_block(bridge):
     result = run_cli("pair", state_dir=bridge.state_dir, check=True)
     lines = result.stdout.splitlines()
-    url = next(line for line in lines if line.startswith("codex-bridge://pair?"))
-    assert f"port={bridge.port}" in url and "code=" in url
+    assert lines[0] == "Scan with your phone's camera:"
+    # The QR holds the web URL (the phone's browser opens the bridge's web app); the pairing data is in the
+    # fragment, which a browser never sends.
+    url = next(line for line in lines if line.startswith("http://"))
+    assert f":{bridge.port}/#pair=v1&code=" in url and "codex-bridge://" not in result.stdout
+    app = run_cli("pair", "--app", state_dir=bridge.state_dir, check=True).stdout
+    native = next(line for line in app.splitlines() if line.startswith("codex-bridge://pair?"))
+    assert f"port={bridge.port}" in native and "code=" in native
     qr = [line for line in lines if "█" in line]
     assert len(qr) > 10 and len({len(line) for line in qr}) == 1  # a square block of equal-width lines
     assert "127.0.0.1" in result.stdout and "expires in 10 min" in result.stdout
@@ -254,15 +261,16 @@ async def test_serve_on_a_terminal_prints_the_qr_and_its_code_pairs(tmp_path):
     reader.start()
     try:
         deadline = time.monotonic() + 20
-        while b"codex-bridge://pair?" not in b"".join(chunks) and time.monotonic() < deadline:
+        while b"#pair=v1" not in b"".join(chunks) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         output = b"".join(chunks).decode(errors="replace")
-        assert "codex-bridge://pair?" in output, output
+        assert "#pair=v1" in output and "Scan with your phone's camera" in output, output
         assert "█" in output and "127.0.0.1" in output and "expires in" in output
         info = json.loads((state / "server.json").read_text())
-        url = next(line.strip() for line in output.splitlines() if line.strip().startswith("codex-bridge://pair?"))
-        query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
-        assert query["port"] == [str(info["port"])]
+        url = next(line.strip() for line in output.splitlines() if line.strip().startswith("http://"))
+        parts = urllib.parse.urlsplit(url)
+        query = urllib.parse.parse_qs(parts.fragment)
+        assert parts.port == info["port"] and query["pair"] == ["v1"]
         ws, ack = await hello(f"ws://127.0.0.1:{info['port']}/", token=query["code"][0], extra={"device": PHONE})
         assert ack["ok"] is True and ack["deviceToken"]
         await ws.close()

@@ -204,6 +204,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
         case .unauthorized: #"{"code":"unauthorized","message":"invalid, expired or revoked token"}"#
         case .tooManyRequests: #"{"code":"rate_limited","message":"too many failed authentications from this address; try again later"}"#
         case .serviceUnavailable: #"{"code":"unavailable","message":"the server is shutting down"}"#
+        case .forbidden: #"{"code":"forbidden","message":"WebSocket connections from this page's origin are not allowed"}"#
         default: #"{"code":"bad_request","message":"invalid WebSocket upgrade request"}"#
         }
     }
