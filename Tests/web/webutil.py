@@ -31,18 +31,21 @@ expect.set_options(timeout=20_000)
 class WebModel(MockModel):
     """MockModel plus:
 
-    {"kind": "slow", "deltas": [...], "delay": 0.05, "hold_after": k}  # streams deltas one by one; after k of
-        them waits until `open_gate()`; then the rest and the whole message
+    {"kind": "slow", "deltas": [...], "delay": 0.05, "hold_after": [k, ...]}  # streams deltas one by one;
+        before delta k (the n-th hold point) sets `held[n]` and waits until `open_gate(n)`; then the whole message
     {"kind": "flood", "count": 20000, "piece": "x"}                    # `count` deltas as fast as possible
     """
 
     def __init__(self, script=None, max_stall_seconds: float = 120.0):
         super().__init__(script, max_stall_seconds)
-        self.gate = threading.Event()
-        self.holding = threading.Event()
+        self.gates = [threading.Event() for _ in range(8)]
+        self.held = [threading.Event() for _ in range(8)]
 
-    def open_gate(self):
-        self.gate.set()
+    def open_gate(self, n=0):
+        self.gates[n].set()
+
+    def wait_held(self, n=0, timeout=60):
+        assert self.held[n].wait(timeout), f"the model never reached hold point {n}"
 
     def start(self):
         model = self
@@ -58,7 +61,8 @@ class WebModel(MockModel):
         return self
 
     def stop(self):
-        self.gate.set()
+        for gate in self.gates:
+            gate.set()
         super().stop()
 
 
@@ -102,13 +106,19 @@ class _WebHandler(_Handler):
             deltas = list(spec["deltas"])
         self._event({"type": "response.output_item.added", "output_index": 0,
                      "item": {"type": "message", "role": "assistant", "id": item_id, "content": []}})
-        hold_after = spec.get("hold_after")
+        holds = spec.get("hold_after")
+        holds = [] if holds is None else [holds] if isinstance(holds, int) else list(holds)
         delay = float(spec.get("delay", 0.0))
         chunk = []
         for i, delta in enumerate(deltas):
-            if hold_after is not None and i == hold_after:
-                self.owner.holding.set()
-                while not self.owner.gate.wait(0.2):
+            if i in holds:
+                point = holds.index(i)
+                if chunk:
+                    self.wfile.write("".join(chunk).encode())
+                    self.wfile.flush()
+                    chunk = []
+                self.owner.held[point].set()
+                while not self.owner.gates[point].wait(0.2):
                     self.wfile.write(b": waiting\n\n")
                     self.wfile.flush()
             payload = {"type": "response.output_text.delta", "item_id": item_id, "output_index": 0,

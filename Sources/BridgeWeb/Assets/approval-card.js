@@ -1,6 +1,7 @@
 // An approval in the thread: what Codex wants to do (a command, file changes, permissions), where and why,
 // with Approve, Approve for session and Decline. When anyone answers, the card says who and what.
 import { h, clear } from './dom.js';
+import { displayCommand, displayPath } from './ui.js';
 
 const TITLES = { command: 'Run this command?', fileChange: 'Apply these file changes?', permissions: 'Grant more permissions?' };
 const DECISIONS = {
@@ -32,9 +33,9 @@ export function approvalCard(approval, ctx) {
   const outcome = h('p', { class: 'approval-outcome', attrs: { 'aria-live': 'polite' } });
   const el = h('section', { class: 'approval', attrs: { 'aria-label': 'Approval request' }, dataset: { approvalId: approval.approvalId } },
     h('h2', { class: 'approval-title', text: TITLES[approval.type] || 'Approval needed' }),
-    approval.command ? h('pre', { class: 'code-block approval-command', tabIndex: 0 }, h('code', { text: approval.command })) : null,
+    approval.command ? h('pre', { class: 'code-block approval-command', tabIndex: 0 }, h('code', { text: displayCommand(approval.command) })) : null,
     approval.type !== 'command' ? changeList(approval.changes) || ctx.itemChanges?.(approval) : null,
-    approval.cwd ? h('p', { class: 'approval-meta' }, 'in ', h('code', { text: approval.cwd })) : null,
+    approval.cwd ? h('p', { class: 'approval-meta', title: approval.cwd }, 'in ', h('code', { text: displayPath(approval.cwd, ctx.roots && ctx.roots()) })) : null,
     approval.reason ? h('p', { class: 'approval-reason', text: approval.reason }) : null,
     actions, outcome);
 

@@ -4,6 +4,7 @@
 import { h, icon } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 import { userText } from './threads.js';
+import { displayCommand } from './ui.js';
 
 const LIVE_MARKDOWN_LIMIT = 24000;
 const LIVE_MARKDOWN_EVERY = 350; // ms
@@ -113,7 +114,7 @@ function commandView(item) {
   const outNode = document.createTextNode(item.aggregatedOutput || '');
   const out = appender(outNode);
   const pre = h('pre', { class: 'output', tabIndex: 0 }, outNode);
-  const cmd = h('code', { class: 'command-text', text: item.command || '' });
+  const cmd = h('code', { class: 'command-text', text: displayCommand(item.command) });
   const el = h('details', { class: 'command' },
     h('summary', null, h('span', { class: 'prompt', text: '$', attrs: { 'aria-hidden': 'true' } }), cmd, chip),
     pre);
@@ -127,7 +128,7 @@ function commandView(item) {
   return {
     el,
     update(it) {
-      cmd.textContent = it.command || '';
+      cmd.textContent = displayCommand(it.command);
       if (it.done && typeof it.aggregatedOutput === 'string') out.reset(it.aggregatedOutput);
       state(it);
     },

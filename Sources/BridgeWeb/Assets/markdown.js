@@ -134,11 +134,14 @@ function list(lines, i, out, depth) {
   }
   const items = [];
   let loose = false;
+  const sameKind = (line) => {
+    const m = LIST.exec(line);
+    if (!m || m[4] === undefined || m[1].length > first[1].length + 1) return null;
+    return (ordered ? /\d/.test(m[2]) && m[2].slice(-1) === marker : m[2] === marker) ? m : null;
+  };
   while (i < lines.length) {
-    const m = LIST.exec(lines[i]);
-    if (!m || m[4] === undefined) break;
-    const sameKind = ordered ? /\d/.test(m[2]) && m[2].slice(-1) === marker : m[2] === marker;
-    if (!sameKind) break;
+    const m = sameKind(lines[i]);
+    if (!m) break;
     const contentIndent = m[1].length + m[2].length + (m[3].length - m[4].length);
     const body = [m[4]];
     i++;
@@ -157,16 +160,20 @@ function list(lines, i, out, depth) {
       break;
     }
     while (body.length && !body[body.length - 1].trim()) body.pop();
-    if (blank && i < lines.length && LIST.test(lines[i])) loose = true;
+    const next = i < lines.length && sameKind(lines[i]);
+    if (blank && next) loose = true;
     if (body.includes('')) loose = true;
     items.push(body);
-    if (blank && !(i < lines.length && LIST.test(lines[i]))) break;
+    if (blank && !next) break;
   }
   for (const body of items) {
     const li = el('li');
     const children = depth < 20 ? blocks(body, depth + 1) : [];
     for (const n of children) {
-      if (!loose && n.tagName === 'P') { while (n.firstChild) li.append(n.firstChild); li.append(document.createTextNode(' ')); }
+      if (!loose && n.tagName === 'P') {
+        if (li.lastChild) li.append(document.createTextNode(' '));
+        while (n.firstChild) li.append(n.firstChild);
+      }
       else li.append(n);
     }
     listEl.append(li);

@@ -54,6 +54,7 @@ export function threadScreen(ctx, threadId) {
   const itemCtx = { threadId, onLayout };
   const cardCtx = {
     get deviceId() { return ctx.deviceId(); },
+    roots: () => ctx.policy().roots,
     decide: (approval, decision) => conn.request('approve', { approvalId: approval.approvalId, decision }),
     itemChanges: (approval) => {
       const entry = approval.itemId && thread.itemMap.get(approval.itemId);

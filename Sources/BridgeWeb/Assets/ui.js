@@ -59,3 +59,10 @@ export function describeError(err) {
   };
   return messages[err.code] ? `${messages[err.code]}${err.code === 'codex_unavailable' && err.message ? `: ${err.message}` : ''}` : (err.message || String(err));
 }
+
+/** A command as a person would type it: Codex wraps commands in `/bin/bash -lc '…'`; show what is inside. */
+export function displayCommand(command) {
+  const text = String(command || '');
+  const m = /^(?:\/usr)?\/bin\/(?:ba|z)?sh -l?c '((?:[^']|'\\'')*)'$/s.exec(text);
+  return m ? m[1].replace(/'\\''/g, "'") : text;
+}

@@ -1,0 +1,114 @@
+"""The page's pure parts in the real browser: Markdown to DOM (safe by construction), diffs, pairing codes."""
+import os
+
+import pytest
+
+from webutil import CHROMIUM, Phone, bridge_env  # noqa: F401
+
+import conftest
+
+
+@pytest.fixture
+def page(bridge_factory, phone_factory, tmp_path):
+    env = dict(os.environ, CODEX_BRIDGE_WEB_DIR=str(conftest.ASSETS))
+    bridge = bridge_factory(name="plain", env=env)
+    phone = phone_factory()
+    phone.page.goto(f"http://127.0.0.1:{bridge.port}/")
+    phone.page.wait_for_selector(".pair-screen")
+    yield phone.page
+    assert not phone.errors, phone.errors
+
+
+def md(page, text):
+    """Renders Markdown with the app's renderer; returns a tree of [tag, attrs, children] / text."""
+    return page.evaluate("""async (text) => {
+        const { renderMarkdown } = await import('./markdown.js');
+        const walk = (n) => n.nodeType === 3 ? n.data : [n.tagName.toLowerCase(),
+            Object.fromEntries([...n.attributes].map(a => [a.name, a.value])), [...n.childNodes].map(walk)];
+        return walk(renderMarkdown(text));
+    }""", text)
+
+
+def tags(tree, out=None):
+    out = [] if out is None else out
+    if isinstance(tree, list):
+        out.append(tree[0])
+        for c in tree[2]:
+            tags(c, out)
+    return out
+
+
+def text(tree):
+    return tree if isinstance(tree, str) else "".join(text(c) for c in tree[2])
+
+
+def find(tree, tag):
+    if isinstance(tree, str):
+        return []
+    found = [tree] if tree[0] == tag else []
+    for c in tree[2]:
+        found += find(c, tag)
+    return found
+
+
+def test_blocks_and_inlines(page):
+    tree = md(page, "# Title\n\nSome **bold**, *em*, ~~gone~~ and `code <b>`.\n\n"
+                    "- one\n- two\n  - nested\n\n1. first\n2. second\n\n> quoted *text*\n\n---\n\n"
+                    "```python\nprint('<script>')\n    indented\n```\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n")
+    t = tags(tree)
+    for tag in ("h2", "p", "strong", "em", "del", "code", "ul", "ol", "li", "blockquote", "hr", "pre", "table", "th", "td"):
+        assert tag in t, (tag, tree)
+    pre = find(tree, "pre")[0]
+    assert text(pre) == "print('<script>')\n    indented"
+    assert find(tree, "code")[0][2] == ["code <b>"]
+    nested = find(find(tree, "ul")[0], "ul")[1:]
+    assert nested and text(nested[0]) == "nested"
+    assert text(find(tree, "td")[1]) == "2" and "align-right" in find(tree, "td")[1][1].get("class", "")
+
+
+def test_links_only_http_https_mailto(page):
+    tree = md(page, "[ok](https://example.com/a?b=1) [mail](mailto:a@b.c) [bad](javascript:alert(1)) "
+                    "[bad2]( JaVaScRiPt:alert(1)) [data](data:text/html,x) [rel](/etc/passwd) "
+                    "<https://auto.example/x> see https://bare.example/path. and javascript:alert(2) "
+                    "![img](javascript:alert(3)) ![pic](https://img.example/p.png)")
+    links = find(tree, "a")
+    hrefs = [a[1]["href"] for a in links]
+    assert hrefs == ["https://example.com/a?b=1", "mailto:a@b.c", "https://auto.example/x",
+                     "https://bare.example/path", "https://img.example/p.png"], hrefs
+    for a in links:
+        assert a[1]["target"] == "_blank" and a[1]["rel"] == "noopener noreferrer"
+    assert "bad" in text(tree) and "javascript:alert(2)" in text(tree)
+
+
+def test_html_is_text(page):
+    payload = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><svg onload=window.__xss=3>'
+    tree = md(page, payload + "\n\n<b>bold?</b>")
+    assert set(tags(tree)) == {"div", "p"}, tree
+    assert payload in text(tree) and "<b>bold?</b>" in text(tree)
+    assert page.evaluate("window.__xss") is None
+
+
+def test_no_html_sinks_in_the_app():
+    """No innerHTML/outerHTML/insertAdjacentHTML/document.write/eval anywhere in the app's code."""
+    for path in conftest.ASSETS.glob("*.js"):
+        source = path.read_text()
+        for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+            assert sink not in source, (path.name, sink)
+    html = (conftest.ASSETS / "index.html").read_text()
+    assert " on" not in html.replace("<noscript>", "").lower().split("<body>")[1] or "onclick" not in html
+    assert "<script>" not in html and "style=" not in html
+
+
+def test_diff_parsing(page):
+    diff = ("diff --git a/src/app.py b/src/app.py\nindex 1..2 100644\n--- a/src/app.py\n+++ b/src/app.py\n"
+            "@@ -1,2 +1,2 @@\n-old line\n+new line\n same\n"
+            "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n")
+    files = page.evaluate("async (d) => (await import('./diff-view.js')).parseDiff(d)", diff)
+    assert [(f["path"], f["added"], f["removed"], f["status"]) for f in files] == [
+        ("src/app.py", 1, 1, ""), ("new.txt", 1, 0, "added")]
+
+
+def test_pairing_codes(page):
+    got = page.evaluate("""async () => { const { normalizeCode } = await import('./pairing.js');
+        return ['7k3qz-9m2xa', ' 7K3QZ 9M2XA ', 'OIL23-45678', 'short', '7K3QZ9M2XU'].map(normalizeCode); }""")
+    assert got == ["7K3QZ9M2XA", "7K3QZ9M2XA", "01123456 78".replace(" ", ""), None, None]

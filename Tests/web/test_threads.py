@@ -1,0 +1,162 @@
+"""A person with a phone: pair by opening the QR's URL, start a thread by picking a folder, read the streamed
+answer, follow up, approve and decline, look at the diff."""
+import json
+import re
+
+from playwright.sync_api import expect
+
+from webutil import pair, pairing_url, start_thread, thread_id_of
+
+import conftest
+
+
+def test_pairing_url_pairs_and_shows_the_thread_list(web_bridge, phone):
+    url = pairing_url(web_bridge)
+    code = re.search(r"code=([^&]+)", url).group(1)
+    phone.page.goto(url)
+    expect(phone.status()).to_have_text("Connected")
+    expect(phone.button("New thread")).to_be_visible()
+    expect(phone.page.get_by_text("No threads yet")).to_be_visible()
+    # The fragment left the address bar (and the history entry) at once.
+    assert "#pair" not in phone.page.url and code not in phone.page.url
+    assert code not in phone.page.evaluate("history.state ? JSON.stringify(history.state) : ''")
+    # The device token is kept, not the code; the workstation lists the phone as a web device.
+    stored = phone.page.evaluate("localStorage.getItem('codex-bridge/v1')")
+    assert code not in stored and json.loads(stored)["current"]
+    devices = json.loads(conftest.run_cli("devices", "list", "--json", state_dir=web_bridge.state_dir, check=True).stdout)
+    assert [(d["name"], d["platform"]) for d in devices] == [("Safari on iOS", "web")]
+    # A later visit (no fragment) connects with the stored token.
+    phone.page.goto(f"http://127.0.0.1:{web_bridge.port}/")
+    expect(phone.status()).to_have_text("Connected")
+    expect(phone.button("New thread")).to_be_visible()
+    phone.shot("pair-thread-list-empty")
+    assert not phone.errors and not phone.csp_violations() and not phone.dialogs
+
+
+def test_bare_url_explains_pairing_and_takes_a_typed_code(web_bridge, phone):
+    phone.page.goto(f"http://127.0.0.1:{web_bridge.port}/")
+    expect(phone.page.get_by_text("codex-bridge pair")).to_be_visible()
+    phone.shot("pairing-screen")
+    field = phone.page.get_by_label("Pairing code")
+    field.fill("not-a-code")
+    phone.button("Pair").click()
+    expect(phone.page.get_by_text("A pairing code has 10")).to_be_visible()
+    field.fill("0000000000")
+    phone.button("Pair").click()
+    expect(phone.page.get_by_text("That code did not work")).to_be_visible()
+    code = json.loads(conftest.run_cli("pair", "--json", state_dir=web_bridge.state_dir, check=True).stdout)["code"]
+    typed = f"{code[:5].lower()}-{code[5:].lower()}"  # as a person types it
+    phone.page.get_by_label("Pairing code").fill(typed)
+    phone.button("Pair").click()
+    expect(phone.status()).to_have_text("Connected")
+    expect(phone.button("New thread")).to_be_visible()
+
+
+def test_new_thread_streams_the_answer_then_a_follow_up(web_bridge, model, phone, workspace):
+    model.queue({"kind": "slow", "deltas": ["Hello ", "from ", "the **mock** ", "model."], "delay": 0.15},
+                {"kind": "message", "text": "Second answer:\n\n```sh\nls -la\n```", "deltas": ["Second ", "answer:\n\n```sh\nls -la\n```"]})
+    (workspace / "sub").mkdir()
+    (workspace / ".hidden-dir").mkdir()
+    pair(phone, web_bridge)
+    page = phone.page
+    phone.button("New thread").click()
+    # The picker opens the only root: folders are buttons named by the folder, hidden ones behind a toggle.
+    expect(phone.button("sub")).to_be_visible()
+    expect(phone.button(".hidden-dir")).to_have_count(0)
+    expect(page.get_by_text("tracked.txt")).to_be_visible()
+    page.get_by_label("Hidden").check()
+    expect(phone.button(".hidden-dir")).to_be_visible()
+    page.get_by_label("Hidden").uncheck()
+    phone.shot("new-thread-picker")
+    phone.button("sub").click()
+    expect(page.locator(".picker-path")).to_have_text(re.compile(r"sub$"))
+    phone.button("Parent folder").click()
+    expect(phone.button("sub")).to_be_visible()
+    phone.button("Use this folder").click()
+    page.get_by_label("Message").fill("say hello")
+    phone.shot("new-thread-prompt")
+    phone.button("Start").click()
+    page.wait_for_url(re.compile(r"#/t/"))
+    answer = page.locator(".msg.agent").first
+    expect(answer).to_contain_text("Hello from")
+    expect(answer).to_have_text("Hello from the mock model.")
+    expect(answer.locator("strong")).to_have_text("mock")
+    expect(page.locator(".msg.user")).to_have_text(["say hello"])
+    expect(phone.button("Stop")).to_be_hidden()
+    page.get_by_label("Message").fill("and again")
+    phone.button("Send").click()
+    expect(page.locator(".msg.agent")).to_have_count(2)
+    expect(page.locator(".msg.agent").nth(1).locator("pre")).to_have_text("ls -la")
+    expect(page.locator(".msg.user")).to_have_text(["say hello", "and again"])
+    phone.shot("thread-follow-up")
+    # Back to the list: the thread is there, newest first, idle, in its folder.
+    phone.button("Back").click()
+    row = page.locator(".thread-row").first
+    expect(row).to_contain_text("say hello")
+    expect(row).to_contain_text("Idle")
+    expect(row.locator(".row-path")).to_have_text(workspace.name)
+    assert not phone.errors and not phone.csp_violations()
+
+
+def test_approve_then_another_phone_declines(web_bridge, model, phone_factory, workspace):
+    model.queue({"kind": "exec", "cmd": "echo approved-output > approved.txt && cat approved.txt"},
+                {"kind": "exec", "cmd": "touch declined.txt"},
+                {"kind": "message", "text": "done"})
+    first, second = phone_factory(), phone_factory()
+    pair(first, web_bridge)
+    pair(second, web_bridge)
+    page = first.page
+    first.button("New thread").click()
+    first.button("Use this folder").click()
+    page.get_by_label("Message").fill("make a file")
+    page.get_by_text("Options").click()
+    page.get_by_label("Approval policy").select_option("untrusted")
+    first.button("Start").click()
+    card = page.locator(".approval").first
+    expect(card).to_contain_text("echo approved-output")
+    expect(card).to_contain_text(str(workspace.name))
+    first.shot("thread-approval")
+    first.button("Approve").click()
+    expect(card).to_contain_text("Approved by this phone")
+    command = page.locator(".command").first
+    expect(command.locator(".chip")).to_have_text("exit 0")
+    command.locator("summary").click()
+    expect(command.locator(".output")).to_contain_text("approved-output")
+    assert (workspace / "approved.txt").read_text() == "approved-output\n"
+    # The second command's approval: the other phone sees a badge in its list, opens the thread, declines.
+    expect(page.locator(".approval")).to_have_count(2)
+    row = second.page.locator(".thread-row").first
+    expect(row.locator(".badge")).to_have_text("1 approval")
+    row.click()
+    other = second.page.locator(".approval:not(.resolved)")
+    expect(other).to_contain_text("touch declined.txt")
+    second.button("Decline").click()
+    expect(second.page.locator(".approval").nth(1)).to_contain_text("Declined by this phone")
+    expect(page.locator(".approval").nth(1)).to_contain_text(re.compile(r"Declined on another device"))
+    expect(page.locator(".approval").nth(1).get_by_role("button")).to_have_count(0)
+    expect(page.locator(".msg.agent").last).to_have_text("done")
+    assert not (workspace / "declined.txt").exists()
+    first.shot("thread-approvals-resolved")
+
+
+def test_diff_shows_the_changed_file(web_bridge, model, phone, workspace):
+    model.queue({"kind": "exec", "cmd": "printf 'one\\nchanged by the agent\\n' > tracked.txt"},
+                {"kind": "message", "text": "Edited `tracked.txt`."})
+    pair(phone, web_bridge)
+    page = phone.page
+    phone.button("New thread").click()
+    phone.button("Use this folder").click()
+    page.get_by_label("Message").fill("edit the file")
+    page.get_by_text("Options").click()
+    page.get_by_label("Approval policy").select_option("untrusted")
+    phone.button("Start").click()
+    phone.button("Approve").click()
+    expect(page.locator(".msg.agent")).to_contain_text("Edited tracked.txt")
+    phone.button("Diff").click()
+    file = page.locator(".diff-file").filter(has_text="tracked.txt")
+    expect(file).to_be_visible()
+    expect(file.locator(".dl.add")).to_have_text(["+changed by the agent"])
+    expect(file.locator(".diff-counts")).to_have_text("+1 −0")
+    phone.shot("diff")
+    phone.button("Back").click()
+    expect(phone.button("Send")).to_be_visible()
