@@ -233,8 +233,8 @@ function start() {
   }
   if (!credentials) { showPairing(); return; }
   serverName = credentials.name || '';
+  connect(); // first: screens send requests, which wait for the handshake
   route();
-  connect();
 }
 
 start();

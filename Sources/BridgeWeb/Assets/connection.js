@@ -81,6 +81,7 @@ export class Connection {
     this.ws = ws;
     this.ready = false;
     let acked = false;
+    const early = []; // frames that arrived before the helloAck (kept, handled right after it)
     ws.onopen = () => {
       const frame = { kind: 'hello', version: 1, ...this.options.helloFields() };
       if (this.cursor !== null) frame.resume = { lastSeq: this.cursor };
@@ -92,9 +93,10 @@ export class Connection {
       try { msg = JSON.parse(e.data); } catch (_) { return; }
       if (!msg || typeof msg !== 'object') return;
       if (!acked) {
-        if (msg.kind !== 'helloAck') return;
+        if (msg.kind !== 'helloAck') { early.push(msg); return; }
         acked = true;
         this.handleAck(ws, msg);
+        if (this.ready && ws === this.ws) for (const m of early.splice(0)) this.dispatch(m);
         return;
       }
       this.dispatch(msg);
@@ -128,11 +130,11 @@ export class Connection {
     this.failures = 0;
     this.ready = true;
     this.everConnected = true;
-    this.setStatus('connected');
-    this.options.onAck?.(ack, { first, gap });
     // Requests whose answer never came are sent again with the same id: the bridge answers a repeated id once
     // (startThread, sendMessage, interrupt, approve) and read-only requests are safe to repeat.
     for (const p of this.pending.values()) ws.send(p.text);
+    this.setStatus('connected');
+    this.options.onAck?.(ack, { first, gap });
   }
 
   dispatch(msg) {

@@ -187,14 +187,19 @@ export function threadScreen(ctx, threadId) {
   });
 
   // -- loading -------------------------------------------------------------------------------------------
+  let loading = false;
   function load() {
     if (thread.loaded) { renderAll(); return; }
+    if (loading) return;
+    loading = true;
     renderAll();
     placeholder.hidden = false;
     placeholder.textContent = 'Loading…';
     conn.request('readThread', { threadId }).then((answer) => {
+      loading = false;
       store.applySnapshot(answer.thread);
     }).catch((err) => {
+      loading = false;
       placeholder.hidden = false;
       placeholder.textContent = err.code === 'not_found' ? 'This thread does not exist on the workstation.' : `Could not load the thread: ${describeError(err)}`;
       if (thread.turns.length) placeholder.hidden = true;

@@ -1,0 +1,201 @@
+"""The connection: cut mid-turn, the bridge restarted mid-turn, a revoked device, a reload with an approval
+pending, the workstation unreachable, and a 20 000-delta turn that must not freeze the page."""
+import json
+import re
+import signal
+import socket
+import threading
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from webutil import free_port, pair, pairing_url, start_thread, thread_id_of
+
+import conftest
+
+WORDS = [f"w{i:02d} " for i in range(60)]
+
+
+class Proxy:
+    """A TCP relay on 127.0.0.1 that can cut every connection and refuse new ones (a network that drops)."""
+
+    def __init__(self, target_port):
+        self.target = target_port
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.conns = []
+        self.blocked = False
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            if self.blocked:
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target))
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.conns += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src, dst):
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def cut(self):
+        with self.lock:
+            for s in self.conns:
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                    s.close()
+                except OSError:
+                    pass
+            self.conns = []
+
+    def close(self):
+        self.cut()
+        self.sock.close()
+
+
+def agent_text(page):
+    return page.locator(".msg.agent").first.inner_text()
+
+
+def test_socket_cut_mid_turn_every_event_shows_once(web_bridge, model, phone):
+    model.queue({"kind": "slow", "deltas": WORDS, "delay": 0.02, "hold_after": [20, 40]})
+    proxy = Proxy(web_bridge.port)
+    try:
+        url = re.sub(r"^http://127\.0\.0\.1:\d+/", f"http://127.0.0.1:{proxy.port}/", pairing_url(web_bridge))
+        page = phone.page
+        page.goto(url)
+        expect(phone.status()).to_have_text("Connected")
+        start_thread(phone, "count for me")
+        model.wait_held(0)
+        expect(page.locator(".msg.agent")).to_have_text("".join(WORDS[:20]).strip())
+        # The network drops; while the phone is away the model streams twenty more words.
+        proxy.blocked = True
+        proxy.cut()
+        expect(phone.status()).to_have_text(re.compile("Reconnecting…|Offline"))
+        model.open_gate(0)
+        model.wait_held(1)
+        time.sleep(1.0)  # codex → bridge → journal
+        proxy.blocked = False
+        expect(phone.status()).to_have_text("Connected", timeout=30_000)
+        # Resumed from its last seq: the missed words once each, nothing twice, while the message still streams.
+        expect(page.locator(".msg.agent")).to_have_text("".join(WORDS[:40]).strip())
+        assert page.locator(".msg.agent.streaming").count() == 1
+        model.open_gate(1)
+        expect(page.locator(".msg.agent")).to_have_text("".join(WORDS).strip())
+        expect(page.locator(".msg.user")).to_have_count(1)
+        expect(page.locator(".msg.agent")).to_have_count(1)
+        phone.shot("reconnected-after-cut")
+        assert not phone.errors
+    finally:
+        proxy.close()
+
+
+def test_bridge_restarted_mid_turn(web_bridge_factory, model, phone):
+    port = free_port()
+    bridge = web_bridge_factory(listen=f"127.0.0.1:{port}")
+    model.queue({"kind": "slow", "deltas": WORDS[:30], "delay": 0.02, "hold_after": [10]},
+                {"kind": "message", "text": "after the restart"})
+    page = phone.page
+    pair(phone, bridge)
+    start_thread(phone, "start counting")
+    model.wait_held(0)
+    expect(page.locator(".msg.agent")).to_have_text("".join(WORDS[:10]).strip())
+    bridge.stop(signal.SIGTERM)
+    expect(phone.status()).to_have_text(re.compile("Reconnecting…|Offline"))
+    model.open_gate(0)
+    bridge.start()
+    expect(phone.status()).to_have_text("Connected", timeout=30_000)
+    # The turn ended with codex; what had streamed is shown once; the thread goes on.
+    expect(page.locator(".turn-end")).to_have_count(1, timeout=30_000)
+    text = agent_text(page)
+    assert text.count("w00") == 1 and text.count("w09") == 1, text
+    page.get_by_label("Message").fill("go on")
+    phone.button("Send").click()
+    expect(page.locator(".msg.agent").last).to_have_text("after the restart", timeout=60_000)
+    expect(page.locator(".msg.user")).to_have_text(["start counting", "go on"])
+    phone.shot("after-bridge-restart")
+
+
+def test_revoked_device_is_told_it_was_unpaired(web_bridge, phone):
+    pair(phone, web_bridge)
+    devices = json.loads(conftest.run_cli("devices", "list", "--json", state_dir=web_bridge.state_dir, check=True).stdout)
+    conftest.run_cli("devices", "revoke", devices[0]["id"], state_dir=web_bridge.state_dir, check=True)
+    expect(phone.page.get_by_text("This phone was unpaired; scan a new code")).to_be_visible(timeout=15_000)
+    expect(phone.page.get_by_label("Pairing code")).to_be_visible()
+    stored = json.loads(phone.page.evaluate("localStorage.getItem('codex-bridge/v1')"))
+    assert all("token" not in b for b in stored["bridges"].values()), stored
+    phone.shot("unpaired")
+    phone.page.reload()
+    expect(phone.page.get_by_label("Pairing code")).to_be_visible()
+
+
+def test_pending_approval_survives_a_reload(web_bridge, model, phone, workspace):
+    model.queue({"kind": "exec", "cmd": "touch after-reload.txt"}, {"kind": "message", "text": "made it"})
+    pair(phone, web_bridge)
+    page = phone.page
+    phone.button("New thread").click()
+    phone.button("Use this folder").click()
+    page.get_by_label("Message").fill("touch a file")
+    page.get_by_text("Options").click()
+    page.get_by_label("Approval policy").select_option("untrusted")
+    phone.button("Start").click()
+    expect(page.locator(".approval")).to_contain_text("touch after-reload.txt")
+    page.reload()
+    expect(phone.status()).to_have_text("Connected")
+    expect(page.locator(".approval")).to_have_count(1)
+    expect(page.locator(".msg.user")).to_have_text(["touch a file"])
+    phone.button("Approve").click()
+    expect(page.locator(".msg.agent")).to_have_text("made it")
+    assert (workspace / "after-reload.txt").exists()
+    phone.button("Back").click()
+    expect(page.locator(".thread-row .badge")).to_have_count(0)
+
+
+def test_twenty_thousand_deltas_do_not_freeze_the_page(web_bridge, model, phone):
+    count = 20_000
+    model.queue({"kind": "flood", "count": count, "piece": "ab "})
+    pair(phone, web_bridge)
+    page = phone.page
+    start_thread(phone, "flood")
+    # Measure how long the main thread is ever blocked while the deltas arrive.
+    page.evaluate("""() => { window.__gaps = []; let last = performance.now();
+        window.__tick = setInterval(() => { const now = performance.now(); window.__gaps.push(now - last); last = now; }, 50); }""")
+    started = time.monotonic()
+    expect(page.locator(".msg.agent:not(.streaming)")).to_have_count(1, timeout=240_000)
+    elapsed = time.monotonic() - started
+    text = agent_text(page)
+    assert text.count("ab") == count, text.count("ab")
+    worst = page.evaluate("Math.max(...window.__gaps)")
+    # The composer still answers.
+    page.get_by_label("Message").fill("still responsive")
+    expect(page.get_by_label("Message")).to_have_value("still responsive")
+    print(f"20k deltas in {elapsed:.1f}s; longest main-thread block {worst:.0f} ms")
+    assert worst < 1500, worst
+    phone.shot("flood")
