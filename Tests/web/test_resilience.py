@@ -136,6 +136,7 @@ def test_bridge_restarted_mid_turn(web_bridge_factory, model, phone):
     expect(page.locator(".turn-end")).to_have_count(1, timeout=30_000)
     text = agent_text(page)
     assert text.count("w00") == 1 and text.count("w09") == 1, text
+    expect(page.locator(".msg.agent.streaming")).to_have_count(0)
     page.get_by_label("Message").fill("go on")
     phone.button("Send").click()
     expect(page.locator(".msg.agent").last).to_have_text("after the restart", timeout=60_000)

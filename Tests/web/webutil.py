@@ -34,6 +34,7 @@ class WebModel(MockModel):
     {"kind": "slow", "deltas": [...], "delay": 0.05, "hold_after": [k, ...]}  # streams deltas one by one;
         before delta k (the n-th hold point) sets `held[n]` and waits until `open_gate(n)`; then the whole message
     {"kind": "flood", "count": 20000, "piece": "x"}                    # `count` deltas as fast as possible
+    {"kind": "say_exec", "text": "...", "cmd": "..."}                   # a message and a command in one response
     """
 
     def __init__(self, script=None, max_stall_seconds: float = 120.0):
@@ -92,6 +93,9 @@ class _WebHandler(_Handler):
                 self._message(spec.get("text", "resumed"), None, n)
             elif kind in ("slow", "flood"):
                 self._stream(spec, n)
+            elif kind == "say_exec":  # a message, then a command, in one response
+                self._message(spec["text"], spec.get("deltas"), n)
+                self._exec(spec, n)
             else:
                 self._message(spec.get("text", "ok"), spec.get("deltas"), n)
             self._event({"type": "response.completed", "response": {"id": rid, "usage": USAGE}})

@@ -26,7 +26,7 @@ let screen = null;
 // -- the connection indicator (role=status) and the "not encrypted" mark ------------------------------------
 const statusText = h('span', { class: 'status-text', text: 'Connecting…' });
 const status = h('span', { class: 'status connecting', attrs: { role: 'status' } }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), statusText);
-const loopback = ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(location.hostname);
+const loopback = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(location.hostname);
 const insecure = location.protocol === 'http:' && !loopback
   ? h('span', { class: 'insecure', title: 'This connection is plain http: anyone on the network can read it', text: 'not encrypted' })
   : null;
@@ -100,6 +100,7 @@ function showPairing(message, error) {
     },
   });
   show(s);
+  if (!conn) setStatus('rejected'); // no connection: the indicator says Offline
   if (error) s.setError(error);
   if (pairing) s.setBusy(true);
   return s;

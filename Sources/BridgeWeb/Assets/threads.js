@@ -117,7 +117,8 @@ export class ThreadStore {
           if (existing) {
             if (!existing.done && TERMINAL.has(st.status)) Object.assign(existing, item, { done: true });
           } else {
-            const copy = { ...item, done: TERMINAL.has(st.status) || item.status === 'completed' };
+            // Codex records an item once it is complete: only one still marked inProgress may change.
+            const copy = { ...item, done: TERMINAL.has(st.status) || item.status !== 'inProgress' };
             t.itemMap.set(item.id, { item: copy, turnId: st.id });
             ids.push(item.id);
           }
@@ -202,6 +203,7 @@ export class ThreadStore {
         if (data.turn && data.turn.error) turn.error = data.turn.error.message || 'failed';
         t.lastTurnStatus = turn.status;
         t.status = 'idle';
+        this.settle(t, turn);
         this.emit(t, { type: 'turnStatus', turn });
         break;
       }
@@ -211,6 +213,7 @@ export class ThreadStore {
         turn.error = data.reason || 'Codex stopped during this turn';
         t.lastTurnStatus = 'failed';
         t.status = 'idle';
+        this.settle(t, turn);
         this.emit(t, { type: 'turnStatus', turn });
         break;
       }
@@ -275,6 +278,18 @@ export class ThreadStore {
         break;
     }
     this.listChanged();
+  }
+
+  /** A turn that ended (or died) leaves no item streaming. */
+  settle(t, turn) {
+    for (const id of turn.items) {
+      const entry = t.itemMap.get(id);
+      if (entry && !entry.item.done) {
+        entry.item.done = true;
+        if (entry.item.status === 'inProgress') entry.item.status = turn.status === 'completed' ? 'completed' : 'failed';
+        this.emit(t, { type: 'itemUpdate', item: entry.item });
+      }
+    }
   }
 
   delta(t, turnId, data, type, field) {

@@ -63,6 +63,9 @@ export function describeError(err) {
 /** A command as a person would type it: Codex wraps commands in `/bin/bash -lc '…'`; show what is inside. */
 export function displayCommand(command) {
   const text = String(command || '');
-  const m = /^(?:\/usr)?\/bin\/(?:ba|z)?sh -l?c '((?:[^']|'\\'')*)'$/s.exec(text);
-  return m ? m[1].replace(/'\\''/g, "'") : text;
+  const single = /^(?:\/usr)?\/bin\/(?:ba|z)?sh -l?c '((?:[^']|'\\'')*)'$/s.exec(text);
+  if (single) return single[1].replace(/'\\''/g, "'");
+  const double = /^(?:\/usr)?\/bin\/(?:ba|z)?sh -l?c "((?:[^"\\]|\\.)*)"$/s.exec(text);
+  if (double) return double[1].replace(/\\([\\"$`])/g, '$1');
+  return text;
 }
