@@ -26,10 +26,12 @@ public struct BridgeServer: Service, CustomStringConvertible {
     private let logger: Logger
     private let onListening: @Sendable (Listening) async -> Void
     private let rateLimiter: AuthRateLimiter
-    private let extraRoutes: @Sendable (Router<BasicRequestContext>) -> Void
+    private let preAuth: PreAuthLedger
+    private let extraRoutes: @Sendable (Router<BridgeRequestContext>) -> Void
 
     /// - Parameters:
     ///   - onListening: called once the socket is bound (port 0 resolved).
+    ///   - rateLimiter: failed authentications per address; pass the one ``MetricsRoute`` uses.
     ///   - extraRoutes: adds HTTP routes (e.g. `/metrics`) next to `/healthz`.
     public init(
         configuration: BridgeServerConfiguration,
@@ -37,7 +39,8 @@ public struct BridgeServer: Service, CustomStringConvertible {
         handler: any RequestHandling = UnavailableRequestHandler(),
         registry: ConnectionRegistry = ConnectionRegistry(),
         logger: Logger,
-        extraRoutes: @escaping @Sendable (Router<BasicRequestContext>) -> Void = { _ in },
+        rateLimiter: AuthRateLimiter? = nil,
+        extraRoutes: @escaping @Sendable (Router<BridgeRequestContext>) -> Void = { _ in },
         onListening: @escaping @Sendable (Listening) async -> Void = { _ in }
     ) {
         self.configuration = configuration
@@ -47,11 +50,13 @@ public struct BridgeServer: Service, CustomStringConvertible {
         self.logger = logger
         self.onListening = onListening
         self.extraRoutes = extraRoutes
-        self.rateLimiter = AuthRateLimiter(limit: configuration.authFailureLimit, window: configuration.authFailureWindow)
+        self.rateLimiter = rateLimiter ?? AuthRateLimiter(configuration: configuration)
+        self.preAuth = PreAuthLedger(maxTotal: configuration.maxUnauthenticated, maxPerAddress: configuration.maxUnauthenticatedPerAddress)
     }
 
     public func run() async throws {
-        let router = Router()
+        FileLimit.raiseToHardLimit(logger: logger)
+        let router = Router(context: BridgeRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
         let health = Self.health(serverID: configuration.server.id)
         router.get("/healthz") { _, _ in health }
@@ -76,6 +81,8 @@ public struct BridgeServer: Service, CustomStringConvertible {
                 maxFrameSize: configuration.maxMessageBytes,
                 pingInterval: configuration.pingInterval,
                 tls: configuration.tls,
+                preAuth: preAuth,
+                requestHeadTimeout: configuration.requestHeadTimeout,
                 shouldUpgrade: { request, channel, _ in self.shouldUpgrade(request, channel: channel) }
             )
         }
@@ -128,23 +135,23 @@ public struct BridgeServer: Service, CustomStringConvertible {
         guard let header = request.headerFields[.authorization] else {
             return .now(upgrade(channel: channel, remote: remote, preauthenticated: nil))
         }
-        guard let token = Self.bearerToken(header) else {
+        // A pairing code is redeemed only in hello (which describes the device), never from a header.
+        guard let token = Self.bearerToken(header), !Authenticator.isPairingCode(token) else {
+            rateLimiter.recordFailure(remote)
             BridgeMetrics.shared.handshake("unauthorized")
             return .now(.refuse(.unauthorized))
         }
-        guard rateLimiter.beginAttempt(remote) else {
-            logger.notice("Upgrade refused: rate limited", metadata: ["bridge.remote": "\(remote)"])
-            BridgeMetrics.shared.handshake("rate_limited")
-            return .now(.refuse(.tooManyRequests))
-        }
+        // A valid high-entropy credential is never throttled (clients behind one NAT or proxy share an
+        // address with whoever fails); only failures count, and a limited address learns nothing more.
         return .later {
-            let result = await self.authenticator.authenticate(token: token, device: nil, remoteAddress: remote)
+            let result = await self.authenticator.authenticateCredential(token: token, remoteAddress: remote)
             guard case .accepted = result else {
+                let limited = self.rateLimiter.isLimited(remote)
+                self.rateLimiter.recordFailure(remote)
                 self.logger.notice("Upgrade refused: bad bearer token", metadata: ["bridge.remote": "\(remote)"])
-                BridgeMetrics.shared.handshake("unauthorized")
-                return .refuse(.unauthorized)
+                BridgeMetrics.shared.handshake(limited ? "rate_limited" : "unauthorized")
+                return .refuse(limited ? .tooManyRequests : .unauthorized)
             }
-            self.rateLimiter.succeeded(remote)
             return self.upgrade(channel: channel, remote: remote, preauthenticated: result)
         }
     }
@@ -155,6 +162,7 @@ public struct BridgeServer: Service, CustomStringConvertible {
         let configuration = self.configuration
         let authenticator = self.authenticator
         let rateLimiter = self.rateLimiter
+        let preAuth = self.preAuth
         let handler = self.handler
         let registry = self.registry
         let logger = self.logger
@@ -168,7 +176,7 @@ public struct BridgeServer: Service, CustomStringConvertible {
             let conn = Connection(
                 id: id, configuration: configuration, authenticator: authenticator, rateLimiter: rateLimiter,
                 handler: handler, registry: registry, preauthenticated: preauthenticatedResult, remoteAddress: remote,
-                channel: channel, logger: logger
+                channel: channel, preAuth: preAuth, logger: logger
             )
             connection.set(conn)
             defer { registry.unregister(id) }

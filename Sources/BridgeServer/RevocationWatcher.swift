@@ -1,9 +1,12 @@
 import BridgeProtocol
+import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Closes the connections of devices revoked since they authenticated, even by another process
-/// (`codex-bridge devices revoke` writes the database; this polls it).
+/// (`codex-bridge devices revoke` writes the database; this polls it), and the shared-secret sessions opened
+/// before the secret was rotated (`codex-bridge token rotate` rewrites the file; this watches it).
 ///
 /// Every `interval` it asks which of the devices with open connections are revoked, and closes their
 /// connections with 1008 "device revoked". Other devices are untouched. A `Service`: run it in the same
@@ -12,11 +15,14 @@ import ServiceLifecycle
 public struct RevocationWatcher: Service, CustomStringConvertible {
     /// The close reason revoked devices get.
     public static let closeReason = "device revoked"
+    /// The close reason shared-secret sessions get after `token rotate`.
+    public static let rotatedReason = "token rotated"
 
     private let registry: ConnectionRegistry
     private let interval: Duration
     private let logger: Logger
     private let revokedAmong: @Sendable (Set<String>) async -> Set<String>
+    private let sharedSecret: SharedSecretWatch?
 
     /// - Parameters:
     ///   - registry: the connections of the server to watch (the instance passed to ``BridgeServer``).
@@ -26,8 +32,10 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
         registry: ConnectionRegistry,
         interval: Duration = .seconds(1),
         logger: Logger,
+        sharedSecretFile: URL? = nil,
         revokedAmong: @escaping @Sendable (Set<String>) async -> Set<String>
     ) {
+        self.sharedSecret = sharedSecretFile.map { SharedSecretWatch(url: $0) }
         self.registry = registry
         self.interval = interval
         self.logger = logger
@@ -35,8 +43,13 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
     }
 
     /// Watches through ``RegistryDeviceAuthenticator``: one query per check for every connected device.
-    public init(registry: ConnectionRegistry, devices: RegistryDeviceAuthenticator, interval: Duration = .seconds(1), logger: Logger) {
-        self.init(registry: registry, interval: interval, logger: logger) { await devices.revokedDeviceIds(among: $0) }
+    public init(
+        registry: ConnectionRegistry, devices: RegistryDeviceAuthenticator, interval: Duration = .seconds(1), logger: Logger,
+        sharedSecretFile: URL? = nil
+    ) {
+        self.init(registry: registry, interval: interval, logger: logger, sharedSecretFile: sharedSecretFile) {
+            await devices.revokedDeviceIds(among: $0)
+        }
     }
 
     /// Watches through any ``DeviceAuthenticating``, one `isRevoked` call per connected device.
@@ -59,8 +72,19 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
                     return
                 }
                 await checkOnce()
+                checkSharedSecret()
             }
         }
+    }
+
+    /// Closes the shared-secret sessions opened before the secret changed; returns how many were closed.
+    @discardableResult
+    public func checkSharedSecret() -> Int {
+        guard let sharedSecret, let rotatedAt = sharedSecret.changedSince() else { return 0 }
+        let count = registry.closeSharedSecretSessions(
+            authenticatedBefore: rotatedAt, code: BridgeCloseCode.policyViolation, reason: Self.rotatedReason)
+        logger.notice("The shared secret was rotated: closed the sessions that used the old one", metadata: ["bridge.connections": "\(count)"])
+        return count
     }
 
     /// Closes the connections of every revoked device that is connected; returns how many were closed.
@@ -77,5 +101,31 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
                 metadata: ["bridge.device.id": "\(deviceId)", "bridge.connections": "\(count)"])
         }
         return closed
+    }
+}
+
+/// Notices when the shared secret's value changes.
+final class SharedSecretWatch: Sendable {
+    private let source: SharedSecretSource
+    private let url: URL
+    private let last: Mutex<String?>
+
+    init(url: URL) {
+        self.url = url
+        self.source = SharedSecretSource(url: url)
+        self.last = Mutex(source.current())
+    }
+
+    /// When the secret last changed (the file's modification time) if its value differs from the last call's;
+    /// nil when it did not change.
+    func changedSince() -> Date? {
+        let now = source.current()
+        let changed = last.withLock { last -> Bool in
+            defer { last = now }
+            return now != nil && last != nil && !ConstantTime.equals(now!, last!)
+        }
+        guard changed else { return nil }
+        let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? Date()
+        return modified
     }
 }

@@ -100,7 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
         let settings = try settings(paths: paths)
         let level = Logger.Level(rawValue: settings.logLevel) ?? .info
         LoggingSystem.bootstrap { [logFormat = settings.logFormat] label in
-            var handler: any LogHandler = logFormat == "json" ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+            var handler: any LogHandler = logFormat == "json" ? JSONLogHandler(label: label) : TextLogHandler(label: label)
             handler.logLevel = level
             return handler
         }
@@ -170,15 +170,18 @@ struct ServeCommand: AsyncParsableCommand {
                     tls: fingerprint != nil, certificateFingerprint: fingerprint),
                 logger: logger
             )
+        let rateLimiter = AuthRateLimiter(configuration: configuration)
         let bridge = BridgeServer(
             configuration: configuration,
             authenticator: Authenticator(sharedSecretFile: paths.tokenFile, devices: pairing.devices),
             handler: hub,
             registry: pairing.connections,
             logger: logger,
+            rateLimiter: rateLimiter,
             extraRoutes: MetricsRoute(
                 registry: metricsRegistry, sharedSecretFile: paths.tokenFile, devices: pairing.registry, connections: pairing.connections,
-                hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")]
+                hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")],
+                rateLimiter: rateLimiter
             ).addRoutes(to:),
             onListening: { [qr = settings.qr] listening in
                 await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)

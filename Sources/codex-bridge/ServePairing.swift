@@ -45,9 +45,10 @@ struct ServePairing: Sendable {
         }
     }
 
-    /// Closes the connections of devices revoked by another process within 2 s.
+    /// Closes the connections of devices revoked by another process, and shared-secret sessions after
+    /// `token rotate`, within 2 s.
     var revocationWatcher: RevocationWatcher {
-        RevocationWatcher(registry: connections, devices: devices, logger: logger)
+        RevocationWatcher(registry: connections, devices: devices, logger: logger, sharedSecretFile: paths.tokenFile)
     }
 
     /// Once the socket is bound: records `server.json` and shows the pairing QR (or the hint to run `pair`).

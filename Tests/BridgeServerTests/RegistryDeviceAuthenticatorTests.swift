@@ -46,21 +46,21 @@ private final class LogLines: Sendable {
         try await Self.withRegistry { registry, logs in
             let auth = RegistryDeviceAuthenticator(registry: registry, logger: logs.logger)
             let code = try await registry.mintPairingCode(ttl: .seconds(60))
-            let first = await auth.authenticate(token: code.grouped.lowercased(), device: DeviceInfo(name: "Phone", platform: "ios"), remoteAddress: "10.0.0.2")
+            let first = await auth.redeem(code: code.grouped.lowercased(), device: DeviceInfo(name: "Phone", platform: "ios"), remoteAddress: "10.0.0.2")
             guard case .accepted(.device(let id), let token?) = first else {
                 Issue.record("expected a new device, got \(first)")
                 return
             }
-            #expect(await auth.authenticate(token: code.code, device: nil, remoteAddress: "10.0.0.2") == .rejected)
-            #expect(await auth.authenticate(token: token, device: nil, remoteAddress: "10.0.0.3") == .accepted(.device(id: id)))
-            #expect(await auth.authenticate(token: "not-a-token", device: nil, remoteAddress: "10.0.0.3") == .rejected)
+            #expect(await auth.redeem(code: code.code, device: nil, remoteAddress: "10.0.0.2") == .rejected)
+            #expect(await auth.authenticateDevice(token: token, remoteAddress: "10.0.0.3") == .accepted(.device(id: id)))
+            #expect(await auth.authenticateDevice(token: "not-a-token", remoteAddress: "10.0.0.3") == .rejected)
             #expect(await !auth.isRevoked(deviceId: id))
             #expect(await auth.isRevoked(deviceId: "nosuchdevice"))
 
             try await registry.revoke(id: id)
             #expect(await auth.isRevoked(deviceId: id))
             #expect(await auth.revokedDeviceIds(among: [id, "other"]) == [id, "other"])
-            #expect(await auth.authenticate(token: token, device: nil, remoteAddress: "10.0.0.3") == .rejected)
+            #expect(await auth.authenticateDevice(token: token, remoteAddress: "10.0.0.3") == .rejected)
 
             let text = logs.all
             #expect(!text.contains(code.code) && !text.contains(code.grouped) && !text.contains(token))
@@ -71,8 +71,27 @@ private final class LogLines: Sendable {
     @Test func unknownCodeIsRejected() async throws {
         try await Self.withRegistry { registry, logs in
             let auth = RegistryDeviceAuthenticator(registry: registry, logger: logs.logger)
-            #expect(await auth.authenticate(token: "ABCDE-FGHJK", device: nil, remoteAddress: "::1") == .rejected)
+            #expect(await auth.redeem(code: "ABCDE-FGHJK", device: nil, remoteAddress: "::1") == .rejected)
             #expect(!logs.all.contains("ABCDE"))
+        }
+    }
+
+    /// Regression (issue 11, finding 5): wrong codes from many addresses burn a live code (it was guessable
+    /// without bound across addresses). Failed before the per-code cap.
+    @Test func liveCodeIsBurntAfterTooManyWrongCodes() async throws {
+        try await Self.withRegistry { registry, logs in
+            let auth = RegistryDeviceAuthenticator(registry: registry, logger: logs.logger)
+            let code = try await registry.mintPairingCode(ttl: .seconds(600))
+            for index in 0..<DeviceRegistry.maxFailedAttemptsPerCode {
+                #expect(await auth.redeem(code: "ABCDE-FGHJ\(index % 2 == 0 ? "K" : "M")", device: nil, remoteAddress: "10.0.\(index).1") == .rejected)
+            }
+            #expect(await auth.redeem(code: code.code, device: nil, remoteAddress: "10.9.9.9") == .rejected)
+            #expect(logs.all.contains("codeBurnt"))
+            let fresh = try await registry.mintPairingCode(ttl: .seconds(600))
+            guard case .accepted = await auth.redeem(code: fresh.code, device: nil, remoteAddress: "10.9.9.9") else {
+                Issue.record("a code minted after the storm must pair")
+                return
+            }
         }
     }
 

@@ -4,7 +4,7 @@ import Synchronization
 /// limit it is refused until its oldest failure leaves the window; other addresses are unaffected.
 ///
 /// Memory is bounded: at most `maxTrackedAddresses` addresses are kept (the stalest are dropped first).
-final class AuthRateLimiter: Sendable {
+public final class AuthRateLimiter: Sendable {
     private struct State {
         var failures: [String: [ContinuousClock.Instant]] = [:]
     }
@@ -13,6 +13,11 @@ final class AuthRateLimiter: Sendable {
     private let window: Duration
     private let maxTrackedAddresses: Int
     private let state = Mutex(State())
+
+    /// The limiter a server with `configuration` uses (share it with ``MetricsRoute``).
+    public convenience init(configuration: BridgeServerConfiguration) {
+        self.init(limit: configuration.authFailureLimit, window: configuration.authFailureWindow)
+    }
 
     init(limit: Int, window: Duration, maxTrackedAddresses: Int = 10_000) {
         self.limit = limit

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgeStore
 import Foundation
 
 /// Who a connection is authenticated as.
@@ -25,8 +26,10 @@ public enum AuthenticationResult: Sendable, Hashable {
 
 /// Checks device tokens and redeems pairing codes; implemented over the device database.
 public protocol DeviceAuthenticating: Sendable {
-    /// Checks `token` as a device token, then as a one-time pairing code (which it redeems for a new device).
-    func authenticate(token: String, device: DeviceInfo?, remoteAddress: String) async -> AuthenticationResult
+    /// Checks `token` as a device token (never as a pairing code).
+    func authenticateDevice(token: String, remoteAddress: String) async -> AuthenticationResult
+    /// Redeems `code`, a one-time pairing code, for a new device.
+    func redeem(code: String, device: DeviceInfo?, remoteAddress: String) async -> AuthenticationResult
     /// Whether the device was revoked (possibly by another process).
     func isRevoked(deviceId: String) async -> Bool
 }
@@ -44,14 +47,24 @@ public struct Authenticator: Sendable {
         self.devices = devices
     }
 
-    /// Checks `token`. Never logs it.
-    public func authenticate(token: String, device: DeviceInfo?, remoteAddress: String) async -> AuthenticationResult {
+    /// Whether `token` is shaped like a one-time pairing code (the only guessable credential: 50 bits).
+    public static func isPairingCode(_ token: String) -> Bool {
+        PairingCode.normalize(token) != nil
+    }
+
+    /// Checks `token` as a high-entropy credential: the shared secret or a device token (256 random bits
+    /// each, so checking them needs no throttling). A pairing code is not redeemed here. Never logs the token.
+    public func authenticateCredential(token: String, remoteAddress: String) async -> AuthenticationResult {
         if sharedSecret.matches(token) {
             return .accepted(.sharedSecret)
         }
-        if let devices {
-            return await devices.authenticate(token: token, device: device, remoteAddress: remoteAddress)
-        }
-        return .rejected
+        guard let devices, !Self.isPairingCode(token) else { return .rejected }
+        return await devices.authenticateDevice(token: token, remoteAddress: remoteAddress)
+    }
+
+    /// Redeems a one-time pairing code for a new device (only from `hello`, which describes the device).
+    public func redeem(code: String, device: DeviceInfo?, remoteAddress: String) async -> AuthenticationResult {
+        guard let devices, Self.isPairingCode(code) else { return .rejected }
+        return await devices.redeem(code: code, device: device, remoteAddress: remoteAddress)
     }
 }

@@ -4,8 +4,7 @@ import Logging
 
 /// Device tokens and one-time pairing codes, checked against the ``DeviceRegistry`` in the bridge database.
 ///
-/// A token shaped like a pairing code (``PairingCode/normalize(_:)``) is redeemed for a new device; anything
-/// else is looked up as a device token. Every failure, a database error included, is `.rejected`: a client
+/// Device tokens are looked up; pairing codes are redeemed for a new device. Every failure, a database error included, is `.rejected`: a client
 /// never learns more than `unauthorized`. Neither codes nor tokens are ever logged, only device ids and
 /// the kind of failure.
 public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
@@ -20,10 +19,7 @@ public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
         self.logger = logger
     }
 
-    public func authenticate(token: String, device: DeviceInfo?, remoteAddress: String) async -> AuthenticationResult {
-        if PairingCode.normalize(token) != nil {
-            return await redeem(code: token, device: device, remoteAddress: remoteAddress)
-        }
+    public func authenticateDevice(token: String, remoteAddress: String) async -> AuthenticationResult {
         do {
             guard let record = try await registry.authenticate(deviceToken: token, address: remoteAddress) else {
                 logger.debug("Unknown or revoked device token", metadata: ["bridge.remote": "\(remoteAddress)"])
@@ -53,7 +49,7 @@ public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
         }
     }
 
-    private func redeem(code: String, device: DeviceInfo?, remoteAddress: String) async -> AuthenticationResult {
+    public func redeem(code: String, device: DeviceInfo?, remoteAddress: String) async -> AuthenticationResult {
         do {
             let paired = try await registry.redeem(code: code, device: device ?? DeviceInfo(), address: remoteAddress)
             return .accepted(.device(id: paired.deviceId), newDeviceToken: paired.deviceToken)

@@ -16,6 +16,7 @@ final class Connection: Sendable {
     private let registry: ConnectionRegistry
     private let remoteAddress: String
     private let channel: any Channel
+    private let preAuth: PreAuthLedger?
     private let logger: Logger
     private let outbox: Outbox
     private let machine: Mutex<ConnectionStateMachine>
@@ -40,6 +41,7 @@ final class Connection: Sendable {
         preauthenticated: AuthenticationResult?,
         remoteAddress: String,
         channel: any Channel,
+        preAuth: PreAuthLedger? = nil,
         logger: Logger
     ) {
         self.id = id
@@ -50,6 +52,7 @@ final class Connection: Sendable {
         self.registry = registry
         self.remoteAddress = remoteAddress
         self.channel = channel
+        self.preAuth = preAuth
         var logger = logger
         logger[metadataKey: "bridge.connection.id"] = "\(id)"
         logger[metadataKey: "bridge.remote"] = "\(remoteAddress)"
@@ -142,13 +145,21 @@ final class Connection: Sendable {
     private func handle(_ action: ConnectionStateMachine.Action, requests: inout ThrowingDiscardingTaskGroup<any Error>) async throws {
         switch action {
         case .authenticate(let token, let device, _):
-            let limited = !rateLimiter.beginAttempt(remoteAddress)
-            let result: AuthenticationResult =
-                limited ? .rejected : await authenticator.authenticate(token: token, device: device, remoteAddress: remoteAddress)
+            // High-entropy credentials first and unthrottled; then a pairing code, the only guessable one,
+            // under the per-address limit (and the per-code cap in the registry).
+            var result = await authenticator.authenticateCredential(token: token, remoteAddress: remoteAddress)
+            var limited = false
+            if case .rejected = result {
+                if Authenticator.isPairingCode(token), rateLimiter.beginAttempt(remoteAddress) {
+                    result = await authenticator.redeem(code: token, device: device, remoteAddress: remoteAddress)
+                    if case .accepted = result { rateLimiter.succeeded(remoteAddress) }
+                } else {
+                    limited = rateLimiter.isLimited(remoteAddress)
+                    if !Authenticator.isPairingCode(token) { rateLimiter.recordFailure(remoteAddress) }
+                }
+            }
             if case .rejected = result {
                 logger.notice("Authentication failed", metadata: ["bridge.auth.rate_limited": "\(limited)"])
-            } else {
-                rateLimiter.succeeded(remoteAddress)
             }
             let next = machine.withLock { $0.authenticated(result, rateLimited: limited) }
             try await handle(next, requests: &requests)
@@ -206,6 +217,7 @@ final class Connection: Sendable {
         )
         self.session.withLock { $0 = session }
         helloTimer.withLock { $0 }?.cancel()
+        preAuth?.release(channel)
         registry.authenticated(id, as: principal)
         let opening = await handler.sessionOpened(session)
         let ack = HelloAck(

@@ -1,9 +1,12 @@
+import Foundation
 import Synchronization
 
 /// Every live connection, so that shutdown, revocation and metrics can reach them.
 public final class ConnectionRegistry: Sendable {
     struct Entry: Sendable {
         var principal: Principal?
+        /// When it authenticated (wall clock, to compare with a secret file's modification time).
+        var authenticatedAt: Date?
         var close: @Sendable (UInt16, String) -> Void
     }
 
@@ -23,14 +26,27 @@ public final class ConnectionRegistry: Sendable {
             guard state.accepting else { return nil }
             let id = state.nextId
             state.nextId += 1
-            state.entries[id] = Entry(principal: nil, close: close)
+            state.entries[id] = Entry(principal: nil, authenticatedAt: nil, close: close)
             return id
         }
     }
 
     /// Records who connection `id` authenticated as.
-    func authenticated(_ id: UInt64, as principal: Principal) {
-        state.withLock { $0.entries[id]?.principal = principal }
+    func authenticated(_ id: UInt64, as principal: Principal, at date: Date = Date()) {
+        state.withLock { state in
+            state.entries[id]?.principal = principal
+            state.entries[id]?.authenticatedAt = date
+        }
+    }
+
+    /// Closes every shared-secret connection that authenticated before `date`; returns how many.
+    @discardableResult
+    func closeSharedSecretSessions(authenticatedBefore date: Date, code: UInt16, reason: String) -> Int {
+        let closers = state.withLock { state in
+            state.entries.values.filter { $0.principal == .sharedSecret && ($0.authenticatedAt ?? .distantPast) < date }.map(\.close)
+        }
+        closers.forEach { $0(code, reason) }
+        return closers.count
     }
 
     func unregister(_ id: UInt64) {

@@ -17,6 +17,7 @@ public struct MetricsRoute: Sendable {
     private let connections: ConnectionRegistry?
     private let hub: ThreadHub?
     private let journalFiles: [URL]
+    private let rateLimiter: AuthRateLimiter?
 
     /// - Parameters:
     ///   - registry: the collector registry behind the `PrometheusMetricsFactory` that `metrics` was made with.
@@ -28,8 +29,10 @@ public struct MetricsRoute: Sendable {
     ///     becomes `codex_bridge_journal_bytes` when any exists.
     public init(
         registry: PrometheusCollectorRegistry, sharedSecretFile: URL, devices: DeviceRegistry?, metrics: BridgeMetrics = .shared,
-        connections: ConnectionRegistry? = nil, hub: ThreadHub? = nil, journalFiles: [URL] = []
+        connections: ConnectionRegistry? = nil, hub: ThreadHub? = nil, journalFiles: [URL] = [],
+        rateLimiter: AuthRateLimiter? = nil
     ) {
+        self.rateLimiter = rateLimiter
         self.registry = registry
         self.sharedSecret = SharedSecretSource(url: sharedSecretFile)
         self.devices = devices
@@ -47,15 +50,22 @@ public struct MetricsRoute: Sendable {
     }
 
     /// Adds `GET /metrics` to `router`; pass as `BridgeServer(extraRoutes:)`.
-    public func addRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/metrics") { request, _ in
-            await self.respond(authorization: request.headers[.authorization])
+    public func addRoutes(to router: Router<BridgeRequestContext>) {
+        router.get("/metrics") { request, context in
+            await self.respond(authorization: request.headers[.authorization], remoteAddress: context.remoteAddress)
         }
     }
 
     /// The response for a scrape carrying `authorization` (pure apart from the authenticator and the gauges).
-    func respond(authorization: String?) async -> Response {
+    func respond(authorization: String?, remoteAddress: String = "unknown") async -> Response {
+        // Failed token checks count towards the same per-address limit as failed handshakes.
+        if let rateLimiter, rateLimiter.isLimited(remoteAddress) {
+            return Response(
+                status: .tooManyRequests, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "60"],
+                body: .init(byteBuffer: ByteBuffer(string: "too many failed authentications from this address; try again later\n")))
+        }
         guard let header = authorization, let token = BridgeServer.bearerToken(header), await isAuthorized(token) else {
+            rateLimiter?.recordFailure(remoteAddress)
             return Response(
                 status: .unauthorized,
                 headers: [.contentType: "text/plain; charset=utf-8", .wwwAuthenticate: #"Bearer realm="codex-bridge""#],

@@ -55,6 +55,10 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     /// WebSocket pings (``HeartbeatHandler``); nil: none.
     let pingInterval: Duration?
     let tls: NIOSSLContext?
+    /// Unauthenticated connections, capped; nil: no pre-authentication limits.
+    let preAuth: PreAuthLedger?
+    /// How long a connection may take to send its first request head.
+    let requestHeadTimeout: Duration
     /// Runs on the channel's event loop: most upgrades are decided there, without a task hop.
     let shouldUpgrade: @Sendable (HTTPRequest, any Channel, Logger) -> UpgradeStep
 
@@ -64,6 +68,8 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
         maxFrameSize: Int,
         pingInterval: Duration? = nil,
         tls: NIOSSLContext? = nil,
+        preAuth: PreAuthLedger? = nil,
+        requestHeadTimeout: Duration = .seconds(5),
         shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) -> UpgradeStep
     ) {
         self.responder = responder
@@ -71,14 +77,24 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
         self.maxFrameSize = maxFrameSize
         self.pingInterval = pingInterval
         self.tls = tls
+        self.preAuth = preAuth
+        self.requestHeadTimeout = requestHeadTimeout
         self.shouldUpgrade = shouldUpgrade
     }
+
+    /// A plain HTTP connection (the web app's files, `/healthz`) idle this long between requests is closed.
+    static let httpIdleTimeout: Duration = .seconds(30)
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let secure = tls != nil
         return channel.eventLoop.makeCompletedFuture {
             if let tls {
                 try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+            }
+            if let preAuth {
+                let address = channel.remoteAddress?.ipAddress ?? "unknown"
+                try channel.pipeline.syncOperations.addHandler(
+                    PreAuthGuard(ledger: preAuth, address: address, headTimeout: TimeAmount(requestHeadTimeout), plaintext: tls == nil))
             }
             // Only touched on the channel's event loop.
             let decision = NIOLoopBoundBox<UpgradeDecision?>(nil, eventLoop: channel.eventLoop)
@@ -136,7 +152,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: secure))
-                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
+                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: Self.httpIdleTimeout, logger: logger))
                         let asyncChannel = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel,
                             configuration: .init(isOutboundHalfClosureEnabled: true)
@@ -150,7 +166,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
             )
             var configuration = NIOUpgradableHTTPServerPipelineConfiguration<UpgradeResult>(upgradeConfiguration: serverUpgradeConfiguration)
             configuration.enablePipelining = false
-            configuration.enableErrorHandling = false
+            configuration.enableErrorHandling = true  // a malformed request gets 400 and a close
             configuration.enableResponseHeaderValidation = false
             let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
             return Value(upgradeResult: result, channel: channel)

@@ -1,8 +1,8 @@
 import NIOCore
 import NIOWebSocket
 
-/// Answers a WebSocket protocol error (a frame over the size limit, a bad opcode, an unmasked frame) with
-/// its close code, then lets the peer read it.
+/// Answers a WebSocket protocol error (a frame over the size limit, a fragmented control frame, a frame the
+/// client did not mask) with its close code, then lets the peer read it.
 ///
 /// NIO's own error handler closes the socket right after writing the close frame. When the peer is still
 /// sending (the rest of an oversized frame), the kernel then resets the connection and the close frame is
@@ -23,6 +23,11 @@ final class WebSocketErrorCloser: ChannelInboundHandler, RemovableChannelHandler
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
+        // RFC 6455 §5.1: a server must close the connection on a frame from the client that is not masked.
+        guard unwrapInboundIn(data).maskKey != nil else {
+            fail(context: context, code: .protocolError)
+            return
+        }
         context.fireChannelRead(data)
     }
 
@@ -33,9 +38,13 @@ final class WebSocketErrorCloser: ChannelInboundHandler, RemovableChannelHandler
             context.fireErrorCaught(error)
             return
         }
+        fail(context: context, code: Self.closeCode(for: protocolError))
+    }
+
+    private func fail(context: ChannelHandlerContext, code: WebSocketErrorCode) {
         failed = true
         var data = context.channel.allocator.buffer(capacity: 2)
-        data.write(webSocketErrorCode: Self.closeCode(for: protocolError))
+        data.write(webSocketErrorCode: code)
         context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: nil)
         context.close(mode: .output, promise: nil)
         let channel = context.channel

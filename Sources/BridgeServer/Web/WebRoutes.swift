@@ -9,7 +9,7 @@ import NIOCore
 struct WebRoutes: Sendable {
     let assets: WebAssets
 
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<BridgeRequestContext>) {
         router.get("/") { request, _ in self.respond(to: request, path: "/") }
         router.get("/:file") { request, context in
             self.respond(to: request, path: "/" + (context.parameters.get("file") ?? ""))

@@ -1,0 +1,25 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import BridgeOps
+
+@Suite struct TextLogHandlerTests {
+    /// Regression (issue 11, finding 9): a device name with an escape sequence and a newline reached the text
+    /// log as is (swift-log's StreamLogHandler writes strings raw).
+    @Test func controlCharactersAreEscaped() {
+        let line = TextLogHandler.line(
+            date: Date(timeIntervalSince1970: 0), level: .notice, label: "codex-bridge", message: "device paired",
+            source: "BridgeStore",
+            metadata: ["bridge.device.name": "\u{1B}]0;pwned\u{07}phone\nFAKE error: line\u{202E}", "token": "s3cret"])
+        #expect(!line.dropLast().contains("\n"))
+        #expect(!line.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
+        #expect(line.contains(#"bridge.device.name=\u{1B}]0;pwned\u{7}phone\nFAKE error: line\u{202E}"#))
+        #expect(line.contains("token=<redacted>") && !line.contains("s3cret"))
+        #expect(line.hasSuffix("[BridgeStore] device paired\n"))
+    }
+
+    @Test func plainTextIsUnchanged() {
+        #expect(TextLogHandler.escaped("café 🚀 ok") == "café 🚀 ok")
+    }
+}
