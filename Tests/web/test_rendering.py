@@ -112,3 +112,17 @@ def test_pairing_codes(page):
     got = page.evaluate("""async () => { const { normalizeCode } = await import('./pairing.js');
         return ['7k3qz-9m2xa', ' 7K3QZ 9M2XA ', 'OIL23-45678', 'short', '7K3QZ9M2XU'].map(normalizeCode); }""")
     assert got == ["7K3QZ9M2XA", "7K3QZ9M2XA", "01123456 78".replace(" ", ""), None, None]
+
+
+def test_large_diff_files_start_collapsed(page):
+    big = "diff --git a/big.txt b/big.txt\n--- a/big.txt\n+++ b/big.txt\n@@ -1,600 +1,600 @@\n" + "".join(f"+line {i}\n" for i in range(600))
+    small = "diff --git a/small.txt b/small.txt\n--- a/small.txt\n+++ b/small.txt\n@@ -1 +1 @@\n-a\n+b\n"
+    state = page.evaluate("""async (d) => { const { renderDiff } = await import('./diff-view.js');
+        const el = renderDiff(d); document.body.append(el);
+        const files = [...el.querySelectorAll('details')];
+        const before = files.map(f => [f.open, f.querySelectorAll('.dl').length]);
+        files[0].open = true; await new Promise(r => setTimeout(r, 50));
+        return [before, files[0].querySelectorAll('.dl').length]; }""", big + small)
+    (big_state, small_state), opened_lines = state
+    assert big_state == [False, 0] and small_state == [True, 3]
+    assert opened_lines == 601

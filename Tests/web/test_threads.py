@@ -160,3 +160,22 @@ def test_diff_shows_the_changed_file(web_bridge, model, phone, workspace):
     phone.shot("diff")
     phone.button("Back").click()
     expect(phone.button("Send")).to_be_visible()
+
+
+def test_stop_interrupts_the_running_turn(web_bridge, model, phone):
+    model.queue({"kind": "stall", "text": "too late"}, {"kind": "message", "text": "after the stop"})
+    pair(phone, web_bridge)
+    start_thread(phone, "take your time")
+    page = phone.page
+    expect(phone.button("Stop")).to_be_visible()
+    expect(page.locator(".working")).to_be_visible()
+    model.wait_requests(1)
+    phone.button("Stop").click()
+    expect(page.locator(".turn-end")).to_have_text("Stopped")
+    expect(phone.button("Stop")).to_be_hidden()
+    model.release()
+    page.get_by_label("Message").fill("next")
+    phone.button("Send").click()
+    expect(page.locator(".msg.agent").last).to_have_text("after the stop")
+    phone.button("Back").click()
+    expect(page.locator(".thread-row").first).to_contain_text("Idle")

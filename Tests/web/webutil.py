@@ -239,7 +239,7 @@ class Phone:
     def csp_violations(self):
         return [c for c in self.console if "Content Security Policy" in c or "Refused to" in c]
 
-    def button(self, name):
+    def button(self, name):  # noqa: D102
         return self.page.get_by_role("button", name=name, exact=True)
 
     def status(self):

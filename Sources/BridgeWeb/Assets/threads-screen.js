@@ -48,7 +48,7 @@ export function threadsScreen(ctx) {
       h('p', { class: 'empty-title', text: 'No threads yet' }),
       h('p', { text: 'Start one with New thread: pick a folder on the workstation and tell Codex what to do.' }));
     more.hidden = !ctx.nextCursor();
-    if (!store.listLoaded && !threads.length) list.replaceChildren(h('li', { class: 'empty', text: 'Loading…' }));
+    if (!store.listLoaded && !threads.length) list.replaceChildren(h('li', { class: 'empty', text: 'Waiting for the workstation…' }));
   }
 
   more.addEventListener('click', () => ctx.loadMore());

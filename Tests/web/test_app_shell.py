@@ -1,0 +1,173 @@
+"""The app as an installed web app: manifest and icons, the service worker's offline shell, reconnecting when the
+network comes back, the "not encrypted" mark on plain http to a LAN name, https/wss with a certificate the
+browser trusts, touch targets, a desktop window."""
+import base64
+import json
+import re
+import subprocess
+import time
+import urllib.request
+
+import pytest
+from playwright.sync_api import expect
+
+from webutil import CHROMIUM, IPHONE_UA, Phone, base_url, pair, pairing_url, start_thread
+
+import conftest
+from test_resilience import Proxy
+
+
+def test_manifest_and_icons(web_bridge):
+    base = base_url(web_bridge)
+    with urllib.request.urlopen(base + "manifest.webmanifest", timeout=10) as resp:
+        manifest = json.loads(resp.read())
+    assert manifest["display"] == "standalone" and manifest["name"] and manifest["theme_color"]
+    sizes = {icon["sizes"] for icon in manifest["icons"]}
+    assert {"192x192", "512x512"} <= sizes
+    for icon in manifest["icons"]:
+        with urllib.request.urlopen(base + icon["src"], timeout=10) as resp:
+            assert resp.status == 200 and resp.headers["Content-Type"] == icon["type"]
+
+
+def test_offline_the_service_worker_serves_the_shell(web_bridge, phone_factory):
+    phone = phone_factory(service_workers="allow")
+    pair(phone, web_bridge)
+    page = phone.page
+    page.wait_for_function("navigator.serviceWorker.controller !== null || navigator.serviceWorker.ready.then(() => true)")
+    page.evaluate("navigator.serviceWorker.ready")
+    page.reload()  # now controlled: the shell is cached
+    expect(phone.status()).to_have_text("Connected")
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    web_bridge.stop()
+    page.reload()
+    # The app opens from the cache and says the workstation cannot be reached; no browser error page.
+    expect(phone.button("New thread")).to_be_visible()
+    expect(phone.status()).to_have_text("Offline", timeout=30_000)
+    expect(page.get_by_text("Workstation unreachable")).to_be_visible()
+    phone.shot("offline-shell")
+
+
+def test_reconnects_at_once_when_the_network_returns(web_bridge, phone):
+    proxy = Proxy(web_bridge.port)
+    try:
+        url = re.sub(r"^http://127\.0\.0\.1:\d+/", f"http://127.0.0.1:{proxy.port}/", pairing_url(web_bridge))
+        page = phone.page
+        page.goto(url)
+        expect(phone.status()).to_have_text("Connected")
+        proxy.blocked = True
+        proxy.cut()
+        expect(phone.status()).to_have_text("Offline", timeout=30_000)
+        time.sleep(6)  # the backoff has grown to several seconds
+        proxy.blocked = False
+        started = time.monotonic()
+        page.evaluate("dispatchEvent(new Event('online'))")
+        expect(phone.status()).to_have_text("Connected", timeout=3_000)
+        assert time.monotonic() - started < 3
+        # And when the page becomes visible again (the phone was asleep).
+        proxy.blocked = True
+        proxy.cut()
+        expect(phone.status()).to_have_text(re.compile("Reconnecting…|Offline"))
+        time.sleep(6)
+        proxy.blocked = False
+        page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        expect(phone.status()).to_have_text("Connected", timeout=3_000)
+    finally:
+        proxy.close()
+
+
+def test_plain_http_to_a_lan_name_is_marked_not_encrypted(web_bridge, browser):
+    """http://workstation.test (mapped to 127.0.0.1 inside the browser) is not a secure context."""
+    from playwright.sync_api import sync_playwright  # noqa: F401 (the session browser cannot take new flags)
+    b = browser.browser_type.launch(executable_path=CHROMIUM, args=[
+        "--no-sandbox", "--host-resolver-rules=MAP workstation.test 127.0.0.1"])
+    try:
+        context = b.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                user_agent=IPHONE_UA)
+        context.route(re.compile(r"^(?!(https?|wss?)://(127\.0\.0\.1|workstation\.test)(:\d+)?/).*"), lambda r: r.abort())
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        url = pairing_url(web_bridge).replace("127.0.0.1", "workstation.test")
+        page.goto(url)
+        expect(page.get_by_role("status")).to_have_text("Connected")
+        expect(page.get_by_text("not encrypted")).to_be_visible()
+        assert page.evaluate("window.isSecureContext") is False
+        assert page.evaluate("navigator.serviceWorker ? navigator.serviceWorker.getRegistrations().then(r => r.length) : 0") == 0
+        page.screenshot(path=str(conftest.ARTIFACTS / "not-encrypted.png"))
+        assert not errors, errors
+    finally:
+        b.close()
+
+
+def spki_hash(cert_pem: str) -> str:
+    pub = subprocess.run(["openssl", "x509", "-pubkey", "-noout"], input=cert_pem.encode(), capture_output=True, check=True).stdout
+    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=pub, capture_output=True, check=True).stdout
+    digest = subprocess.run(["openssl", "dgst", "-sha256", "-binary"], input=der, capture_output=True, check=True).stdout
+    return base64.b64encode(digest).decode()
+
+
+def test_https_and_wss_with_a_certificate_the_browser_trusts(web_bridge_factory, browser, model):
+    bridge = web_bridge_factory(name="tls-state", extra=["--tls"])
+    cert = (bridge.state_dir / "tls" / "cert.pem").read_text()
+    b = browser.browser_type.launch(executable_path=CHROMIUM, args=[
+        "--no-sandbox", f"--ignore-certificate-errors-spki-list={spki_hash(cert)}"])
+    try:
+        context = b.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                user_agent=IPHONE_UA, service_workers="block")
+        page = context.new_page()
+        url = pairing_url(bridge)
+        url = re.sub(r"^https?://[^/]+/", f"https://127.0.0.1:{bridge.port}/", url)
+        page.goto(url)
+        expect(page.get_by_role("status")).to_have_text("Connected")
+        assert page.url.startswith("https://") and page.evaluate("window.isSecureContext")
+        expect(page.get_by_text("not encrypted")).to_have_count(0)
+        phone = Phone.__new__(Phone)
+        phone.page = page
+        model.queue({"kind": "message", "text": "over wss"})
+        start_thread(phone, "secure hello")
+        expect(page.locator(".msg.agent")).to_have_text("over wss")
+    finally:
+        b.close()
+
+
+def test_touch_targets_are_at_least_44px(web_bridge, model, phone, workspace):
+    (workspace / "sub").mkdir()
+    model.queue({"kind": "exec", "cmd": "touch x.txt"}, {"kind": "message", "text": "ok"})
+    pair(phone, web_bridge)
+    page = phone.page
+
+    def check(screen):
+        small = page.evaluate("""() => [...document.querySelectorAll('button, a[href], input, select, textarea, summary')]
+            .filter(el => el.offsetParent !== null && !el.closest('.md'))
+            .map(el => { const r = el.getBoundingClientRect(); return [el.tagName, el.getAttribute('aria-label') || el.textContent.trim().slice(0, 30), Math.round(r.width), Math.round(r.height)]; })
+            .filter(([tag, name, w, h]) => (tag === 'INPUT' && w < 24) ? h < 20 : (h < 44 || w < 44))""")
+        assert not small, (screen, small)
+
+    check("list")
+    phone.button("New thread").click()
+    expect(phone.button("sub")).to_be_visible()
+    check("picker")
+    phone.button("Use this folder").click()
+    page.get_by_text("Options").click()
+    check("prompt")
+    page.get_by_label("Message").fill("touch")
+    page.get_by_label("Approval policy").select_option("untrusted")
+    phone.button("Start").click()
+    expect(page.locator(".approval")).to_be_visible()
+    check("thread")
+
+
+def test_desktop_window(web_bridge, model, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
+    try:
+        page = context.new_page()
+        page.goto(pairing_url(web_bridge))
+        expect(page.get_by_role("status")).to_have_text("Connected")
+        model.queue({"kind": "message", "text": "Hello, desktop.\n\n| a | b |\n|---|---|\n| 1 | 2 |"})
+        phone = Phone.__new__(Phone)
+        phone.page = page
+        start_thread(phone, "hello from a desktop")
+        expect(page.locator(".msg.agent table")).to_be_visible()
+        page.screenshot(path=str(conftest.ARTIFACTS / "desktop-thread.png"))
+    finally:
+        context.close()
