@@ -200,3 +200,36 @@ def test_twenty_thousand_deltas_do_not_freeze_the_page(web_bridge, model, phone)
     print(f"20k deltas in {elapsed:.1f}s; longest main-thread block {worst:.0f} ms")
     assert worst < 1500, worst
     phone.shot("flood")
+
+
+def test_gap_after_pruning_rereads_the_thread(web_bridge_factory, model, phone):
+    """Away longer than the journal keeps events: the resume answers "gap" and the page reads the thread again."""
+    bridge = web_bridge_factory(name="short-journal", extra=["--journal-max-age", "2s"])
+    model.queue({"kind": "slow", "deltas": WORDS[:20], "delay": 0.01, "hold_after": [5]},
+                {"kind": "message", "text": "second answer"})
+    proxy = Proxy(bridge.port)
+    try:
+        url = re.sub(r"^http://127\.0\.0\.1:\d+/", f"http://127.0.0.1:{proxy.port}/", pairing_url(bridge))
+        page = phone.page
+        acks = []
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: acks.append(json.loads(f)) if '"helloAck"' in f else None))
+        page.goto(url)
+        expect(phone.status()).to_have_text("Connected")
+        start_thread(phone, "count while I am away")
+        model.wait_held(0)
+        expect(page.locator(".msg.agent")).to_have_text("".join(WORDS[:5]).strip())
+        proxy.blocked = True
+        proxy.cut()
+        model.open_gate(0)
+        time.sleep(5)  # the turn ends, and its events age out of the journal
+        proxy.blocked = False
+        expect(phone.status()).to_have_text("Connected", timeout=30_000)
+        expect(page.locator(".msg.agent")).to_have_text("".join(WORDS[:20]).strip())
+        expect(page.locator(".msg.user")).to_have_text(["count while I am away"])
+        expect(page.locator(".working")).to_have_count(0)
+        assert [a.get("resume") for a in acks] == [None, "gap"], acks
+        page.get_by_label("Message").fill("again")
+        phone.button("Send").click()
+        expect(page.locator(".msg.agent")).to_have_text(["".join(WORDS[:20]).strip(), "second answer"])
+    finally:
+        proxy.close()

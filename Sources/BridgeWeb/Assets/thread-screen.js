@@ -140,7 +140,7 @@ export function threadScreen(ctx, threadId) {
       case 'turnStatus': turnStatus(change.turn); renderHeader(); break;
       case 'item': placeholder.hidden = true; addItem(change.turn, change.item); break;
       case 'itemUpdate': { const v = views.get(change.item.id); if (v) v.update(change.item); break; }
-      case 'delta': { const v = views.get(change.item.id); if (v) v.delta(change.field, change.delta); break; }
+      case 'delta': { const v = views.get(change.item.id); if (v) v.delta(change.field, change.delta); onLayout(); return; }
       case 'approval':
         if (change.added) addCard(change.approval, change.turn);
         else { const c = cards.get(change.approval.approvalId); if (c) c.update(); }

@@ -31,13 +31,14 @@ export class ThreadStore {
     return () => set.delete(fn);
   }
 
+  /** The list is redrawn at most every 150 ms, however many events arrive (a streaming turn sends thousands). */
   listChanged() {
     if (this.listQueued) return;
     this.listQueued = true;
-    queueMicrotask(() => {
+    setTimeout(() => {
       this.listQueued = false;
       for (const fn of this.listWatchers) fn();
-    });
+    }, 150);
   }
 
   emit(thread, change) {
@@ -101,7 +102,8 @@ export class ThreadStore {
     if (snapshot.name) t.name = snapshot.name;
     if (snapshot.updatedAt) t.updatedAt = Math.max(t.updatedAt, snapshot.updatedAt);
     if (snapshot.status && statusType(snapshot.status)) t.status = statusType(snapshot.status);
-    if (fresh) { t.turns = []; t.turnMap.clear(); t.itemMap.clear(); }
+    if (fresh || t.stale) { t.turns = []; t.turnMap.clear(); t.itemMap.clear(); }
+    t.stale = false;
     const turns = [];
     const seen = new Set();
     for (const st of snapshot.turns || []) {
@@ -325,7 +327,7 @@ export class ThreadStore {
 
   /** After a gap nothing is known for sure: threads are read again when shown. */
   invalidate() {
-    for (const t of this.threads.values()) { t.loaded = false; t.complete = false; }
+    for (const t of this.threads.values()) { t.loaded = false; t.complete = false; t.stale = true; }
   }
 }
 
