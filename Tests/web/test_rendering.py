@@ -1,5 +1,6 @@
 """The page's pure parts in the real browser: Markdown to DOM (safe by construction), diffs, pairing codes."""
 import os
+import re
 
 import pytest
 
@@ -95,8 +96,9 @@ def test_no_html_sinks_in_the_app():
         for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
             assert sink not in source, (path.name, sink)
     html = (conftest.ASSETS / "index.html").read_text()
-    assert " on" not in html.replace("<noscript>", "").lower().split("<body>")[1] or "onclick" not in html
-    assert "<script>" not in html and "style=" not in html
+    assert not re.search(r"\son[a-z]+\s*=", html, re.I), "inline event handler"
+    assert all("src=" in tag for tag in re.findall(r"<script[^>]*>", html)), "inline script"
+    assert "style=" not in html and "<style" not in html
 
 
 def test_diff_parsing(page):
@@ -126,3 +128,12 @@ def test_large_diff_files_start_collapsed(page):
     (big_state, small_state), opened_lines = state
     assert big_state == [False, 0] and small_state == [True, 3]
     assert opened_lines == 601
+
+
+def test_service_worker_precaches_every_file_the_app_loads():
+    import re as _re
+    sw = (conftest.ASSETS / "sw.js").read_text()
+    shell = set(_re.findall(r"'([^']+)'", sw.split("const SHELL = [")[1].split("];")[0]))
+    wanted = {p.name for p in conftest.ASSETS.glob("*.js") if p.name != "sw.js"} | {"index.html", "app.css", "manifest.webmanifest"}
+    assert wanted <= shell, wanted - shell
+    assert all((conftest.ASSETS / name).exists() for name in shell if name != "./")

@@ -218,7 +218,7 @@ function start() {
     if (pairingFragment.code) {
       pairing = { code: pairingFragment.code };
       serverName = pairingFragment.name;
-      showPairing().setError(pairingFragment.name ? `Pairing with ${pairingFragment.name}…` : 'Pairing…');
+      showPairing().setInfo(pairingFragment.name ? `Pairing with ${pairingFragment.name}…` : 'Pairing…');
       connect();
       return;
     }

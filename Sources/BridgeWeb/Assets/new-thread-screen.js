@@ -18,8 +18,11 @@ export function newThreadScreen(ctx) {
   let entries = [];
   let loading = false;
 
+  let truncated = false;
+  const resolvedRoots = new Set(); // a root as listDirectory resolved it (symbolic links followed)
   const roots = () => (ctx.policy().roots || []);
-  const isRoot = (p) => roots().some((r) => r.replace(/\/+$/, '') === p.replace(/\/+$/, ''));
+  const trim = (p) => p.replace(/\/+$/, '') || '/';
+  const isRoot = (p) => resolvedRoots.has(trim(p)) || roots().some((r) => trim(r) === trim(p));
 
   function parentOf(p) {
     const parts = p.replace(/\/+$/, '').split('/');
@@ -35,6 +38,8 @@ export function newThreadScreen(ctx) {
       const answer = await conn.request('listDirectory', { path: p });
       if (!alive || path !== p) return;
       entries = answer.entries || [];
+      truncated = !!answer.truncated;
+      if (isRoot(p) && answer.path) resolvedRoots.add(trim(answer.path));
       path = answer.path || p;
     } catch (err) {
       entries = [];
@@ -69,6 +74,7 @@ export function newThreadScreen(ctx) {
         }
       }
       if (!loading && !items.length) items.push(h('li', { class: 'empty', text: 'No folders here.' }));
+      if (truncated) items.push(h('li', { class: 'empty', text: 'This folder has more entries than can be shown.' }));
     }
     const toggle = h('input', { type: 'checkbox', checked: showHidden, on: { change: (e) => { setPref('showHidden', e.target.checked); render(); } } });
     const canGoUp = path !== null && (!isRoot(path) || roots().length > 1);

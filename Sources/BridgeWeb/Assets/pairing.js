@@ -34,13 +34,14 @@ export function deviceName(ua = navigator.userAgent) {
  */
 export function pairingScreen(ctx, { message, onCode }) {
   const error = h('p', { class: 'form-error', attrs: { role: 'alert' }, hidden: true });
+  const info = h('p', { class: 'form-info', attrs: { 'aria-live': 'polite' }, hidden: true });
   const input = h('input', {
     type: 'text', id: 'pair-code', class: 'code-input', placeholder: '7K3QZ-9M2XA', maxLength: 16,
     attrs: { autocomplete: 'one-time-code', autocapitalize: 'characters', autocorrect: 'off', spellcheck: 'false', inputmode: 'text', enterkeyhint: 'go' },
   });
   const submit = h('button', { type: 'submit', class: 'primary wide', text: 'Pair' });
   const form = h('form', { class: 'pair-form' },
-    h('label', { htmlFor: 'pair-code', text: 'Pairing code' }), input, error, submit);
+    h('label', { htmlFor: 'pair-code', text: 'Pairing code' }), input, error, info, submit);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     const code = normalizeCode(input.value);
@@ -68,6 +69,7 @@ export function pairingScreen(ctx, { message, onCode }) {
     el,
     title: () => 'Pair',
     setError: showError,
+    setInfo(text) { info.textContent = text || ''; info.hidden = !text; },
     setBusy(busy) { submit.disabled = busy; submit.textContent = busy ? 'Pairing…' : 'Pair'; },
     destroy() {},
   };

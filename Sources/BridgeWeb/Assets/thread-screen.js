@@ -127,6 +127,7 @@ export function threadScreen(ctx, threadId) {
 
   function renderHeader() {
     head.setTitle(thread.name || thread.preview || 'Thread');
+    document.title = `${thread.name || thread.preview || 'Thread'} · Codex Bridge`;
     head.setSubtitle(displayPath(thread.cwd, ctx.policy().roots));
     const running = store.isRunning(thread);
     stop.hidden = !running;
@@ -158,8 +159,11 @@ export function threadScreen(ctx, threadId) {
     input.style.height = `${Math.min(input.scrollHeight, 180)}px`;
   }
   input.addEventListener('input', grow);
+  // With a keyboard (a fine pointer), Enter sends and Shift+Enter starts a new line; on a phone Enter is a new line.
+  const keyboard = window.matchMedia && window.matchMedia('(pointer: fine)').matches;
   input.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && (e.metaKey || e.ctrlKey)) { e.preventDefault(); form.requestSubmit(); }
+    if (e.key !== 'Enter' || e.isComposing) return;
+    if (e.metaKey || e.ctrlKey || (keyboard && !e.shiftKey)) { e.preventDefault(); form.requestSubmit(); }
   });
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
