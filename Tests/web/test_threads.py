@@ -179,3 +179,17 @@ def test_stop_interrupts_the_running_turn(web_bridge, model, phone):
     expect(page.locator(".msg.agent").last).to_have_text("after the stop")
     phone.button("Back").click()
     expect(page.locator(".thread-row").first).to_contain_text("Idle")
+
+
+def test_reasoning_and_command_output_start_collapsed(web_bridge, model, phone):
+    model.queue({"kind": "think", "reasoning": "**Checking** the files first", "text": "Thought about it."})
+    pair(phone, web_bridge)
+    start_thread(phone, "think first")
+    page = phone.page
+    expect(page.locator(".msg.agent")).to_have_text("Thought about it.")
+    reasoning = page.locator("details.reasoning")
+    expect(reasoning).to_have_count(1)
+    expect(reasoning.locator(".reasoning-text")).to_be_hidden()
+    reasoning.locator("summary").click()
+    expect(reasoning.locator(".reasoning-text")).to_contain_text("Checking the files first")
+    expect(reasoning.locator("strong")).to_have_text("Checking")

@@ -35,6 +35,7 @@ class WebModel(MockModel):
         before delta k (the n-th hold point) sets `held[n]` and waits until `open_gate(n)`; then the whole message
     {"kind": "flood", "count": 20000, "piece": "x"}                    # `count` deltas as fast as possible
     {"kind": "say_exec", "text": "...", "cmd": "..."}                   # a message and a command in one response
+    {"kind": "think", "reasoning": "...", "text": "..."}                # a reasoning summary, then a message
     """
 
     def __init__(self, script=None, max_stall_seconds: float = 120.0):
@@ -93,6 +94,15 @@ class _WebHandler(_Handler):
                 self._message(spec.get("text", "resumed"), None, n)
             elif kind in ("slow", "flood"):
                 self._stream(spec, n)
+            elif kind == "think":  # a reasoning summary, then a message
+                self._event({"type": "response.output_item.added", "output_index": 0,
+                             "item": {"type": "reasoning", "id": f"rs_{n}", "summary": []}})
+                self._event({"type": "response.reasoning_summary_text.delta", "item_id": f"rs_{n}", "output_index": 0,
+                             "summary_index": 0, "delta": spec["reasoning"]})
+                self._event({"type": "response.output_item.done", "output_index": 0,
+                             "item": {"type": "reasoning", "id": f"rs_{n}",
+                                      "summary": [{"type": "summary_text", "text": spec["reasoning"]}]}})
+                self._message(spec.get("text", "ok"), spec.get("deltas"), n)
             elif kind == "say_exec":  # a message, then a command, in one response
                 self._message(spec["text"], spec.get("deltas"), n)
                 self._exec(spec, n)

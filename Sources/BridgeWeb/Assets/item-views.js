@@ -89,16 +89,16 @@ function reasoningText(item) {
 }
 
 function reasoningView(item) {
-  const node = document.createTextNode(reasoningText(item));
+  const node = document.createTextNode('');
   const out = appender(node);
-  const el = h('details', { class: 'reasoning' },
-    h('summary', null, h('span', { text: 'Reasoning' })),
-    h('div', { class: 'reasoning-text' }, node));
-  return {
-    el,
-    update(it) { if (it.done) out.reset(reasoningText(it)); },
-    delta(field, text) { out.push(text); },
-  };
+  const body = h('div', { class: 'reasoning-text' });
+  const el = h('details', { class: 'reasoning' }, h('summary', null, h('span', { text: 'Reasoning' })), body);
+  function fill(it) {
+    if (it.done) body.replaceChildren(renderMarkdown(reasoningText(it)));
+    else { out.reset(reasoningText(it)); body.replaceChildren(node); }
+  }
+  fill(item);
+  return { el, update: fill, delta(field, text) { out.push(text); } };
 }
 
 function commandState(item) {
