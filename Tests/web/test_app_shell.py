@@ -171,3 +171,47 @@ def test_desktop_window(web_bridge, model, browser):
         page.screenshot(path=str(conftest.ARTIFACTS / "desktop-thread.png"))
     finally:
         context.close()
+
+
+def test_small_phone_has_no_horizontal_scroll(web_bridge, model, browser, workspace):
+    """360 px wide (the narrowest phones in use): every screen fits, only code and diffs scroll sideways."""
+    long = "x" * 300
+    model.queue({"kind": "say_exec", "text": f"A long line:\n\n```\n{long}\n```\n\nand a long word {long}",
+                 "cmd": f"echo {long} > long.txt"},
+                {"kind": "message", "text": "done"})
+    context = browser.new_context(viewport={"width": 360, "height": 640}, is_mobile=True, has_touch=True,
+                                  device_scale_factor=2, user_agent=IPHONE_UA, service_workers="block")
+    try:
+        page = context.new_page()
+        phone = Phone.__new__(Phone)
+        phone.page = page
+        page.goto(pairing_url(web_bridge))
+        expect(page.get_by_role("status")).to_have_text("Connected")
+
+        def fits(screen):
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 360, (screen, width)
+
+        fits("list")
+        phone.button("New thread").click()
+        phone.button("Use this folder").click()
+        fits("prompt")
+        page.get_by_label("Message").fill(f"make a long file {long}")
+        page.get_by_text("Options").click()
+        page.get_by_label("Approval policy").select_option("untrusted")
+        phone.button("Start").click()
+        expect(page.locator(".approval")).to_be_visible()
+        fits("thread with approval")
+        page.screenshot(path=str(conftest.ARTIFACTS / "small-phone-thread.png"))
+        phone.button("Approve").click()
+        expect(page.locator(".msg.agent").last).to_have_text("done")
+        phone.button("Diff").click()
+        expect(page.locator(".diff-file")).to_have_count(1)
+        fits("diff")
+        phone.button("Back").click()
+        phone.button("Back").click()
+        expect(page.locator(".thread-row")).to_have_count(1)
+        fits("list with a thread")
+        page.screenshot(path=str(conftest.ARTIFACTS / "small-phone-list.png"))
+    finally:
+        context.close()
