@@ -22,8 +22,10 @@ export function threadScreen(ctx, threadId) {
   const stop = h('button', { type: 'button', class: 'stop', hidden: true, attrs: { 'aria-label': 'Stop' } }, icon('stop'));
   const form = h('form', { class: 'composer' }, input, stop, send);
 
+  const announcer = h('div', { class: 'visually-hidden', attrs: { 'aria-live': 'polite' } }); // for screen readers
   const main = h('main', { class: 'thread-main' }, placeholder, conversation);
-  const el = h('div', { class: 'screen thread-screen' }, head.el, main, jump, form);
+  const el = h('div', { class: 'screen thread-screen' }, head.el, main, jump, form, announcer);
+  const announce = (text) => { announcer.textContent = text; };
 
   const views = new Map(); // itemId -> view
   const turnEls = new Map(); // turnId -> {el, items, footer}
@@ -138,12 +140,16 @@ export function threadScreen(ctx, threadId) {
     switch (change.type) {
       case 'reset': renderAll(); return;
       case 'turn': placeholder.hidden = true; turnEl(change.turn); turnStatus(change.turn); break;
-      case 'turnStatus': turnStatus(change.turn); renderHeader(); break;
+      case 'turnStatus':
+        turnStatus(change.turn);
+        if (change.turn.status === 'completed') announce('Codex finished.');
+        else if (TURN_LABELS[change.turn.status]) announce(`Turn ${TURN_LABELS[change.turn.status].toLowerCase()}.`);
+        break;
       case 'item': placeholder.hidden = true; addItem(change.turn, change.item); break;
       case 'itemUpdate': { const v = views.get(change.item.id); if (v) v.update(change.item); break; }
       case 'delta': { const v = views.get(change.item.id); if (v) v.delta(change.field, change.delta); onLayout(); return; }
       case 'approval':
-        if (change.added) addCard(change.approval, change.turn);
+        if (change.added) { addCard(change.approval, change.turn); announce('Codex is asking for approval.'); }
         else { const c = cards.get(change.approval.approvalId); if (c) c.update(); }
         break;
       case 'status': renderHeader(); return;
