@@ -3,6 +3,8 @@ network comes back, the "not encrypted" mark on plain http to a LAN name, https/
 browser trusts, touch targets, a desktop window."""
 import base64
 import json
+import os
+import shutil
 import re
 import subprocess
 import time
@@ -215,3 +217,54 @@ def test_small_phone_has_no_horizontal_scroll(web_bridge, model, browser, worksp
         page.screenshot(path=str(conftest.ARTIFACTS / "small-phone-list.png"))
     finally:
         context.close()
+
+
+def make_test_ca(directory):
+    """A test CA and a leaf for 127.0.0.1/localhost signed by it (openssl CLI); returns (ca.pem, leaf.pem, leaf.key)."""
+    d = directory
+    run = lambda *args: subprocess.run(args, check=True, capture_output=True)  # noqa: E731
+    run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+        "-subj", "/CN=codex-bridge test CA", "-keyout", str(d / "ca.key"), "-out", str(d / "ca.pem"),
+        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    run("openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=127.0.0.1",
+        "-keyout", str(d / "leaf.key"), "-out", str(d / "leaf.csr"))
+    (d / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n"
+                               "keyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n")
+    run("openssl", "x509", "-req", "-in", str(d / "leaf.csr"), "-CA", str(d / "ca.pem"), "-CAkey", str(d / "ca.key"),
+        "-CAcreateserial", "-days", "2", "-extfile", str(d / "ext.cnf"), "-out", str(d / "leaf.pem"))
+    return d / "ca.pem", d / "leaf.pem", d / "leaf.key"
+
+
+def test_https_with_a_certificate_from_a_test_ca(web_bridge_factory, browser, model, tmp_path):
+    """`serve --tls-cert/--tls-key` with a certificate a test CA signed; the browser trusts that CA."""
+    help_text = subprocess.run([str(conftest.BIN), "serve", "--help"], capture_output=True, text=True).stdout
+    if "--tls-cert" not in help_text:
+        pytest.skip("this codex-bridge has no --tls-cert yet")
+    ca, leaf, key = make_test_ca(tmp_path)
+    bridge = web_bridge_factory(name="ca-state", extra=["--tls-cert", str(leaf), "--tls-key", str(key)])
+    if shutil.which("certutil"):  # the browser's own trust store (NSS, under HOME) holds the test CA
+        home = tmp_path / "browser-home"
+        nssdb = f"sql:{home}/.pki/nssdb"
+        (home / ".pki" / "nssdb").mkdir(parents=True)
+        subprocess.run(["certutil", "-N", "-d", nssdb, "--empty-password"], check=True, capture_output=True)
+        subprocess.run(["certutil", "-A", "-d", nssdb, "-n", "codex-bridge test CA", "-t", "C,,", "-i", str(ca)],
+                       check=True, capture_output=True)
+        b = browser.browser_type.launch(executable_path=CHROMIUM, args=["--no-sandbox"], env={**os.environ, "HOME": str(home)})
+    else:  # without libnss3-tools: trust the served certificate's key instead
+        b = browser.browser_type.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", f"--ignore-certificate-errors-spki-list={spki_hash(leaf.read_text())}"])
+    try:
+        context = b.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                user_agent=IPHONE_UA, service_workers="block")
+        page = context.new_page()
+        url = re.sub(r"^https?://[^/]+/", f"https://127.0.0.1:{bridge.port}/", pairing_url(bridge))
+        page.goto(url)
+        expect(page.get_by_role("status")).to_have_text("Connected")
+        assert page.evaluate("window.isSecureContext")
+        phone = Phone.__new__(Phone)
+        phone.page = page
+        model.queue({"kind": "message", "text": "trusted"})
+        start_thread(phone, "over a CA certificate")
+        expect(page.locator(".msg.agent")).to_have_text("trusted")
+    finally:
+        b.close()
