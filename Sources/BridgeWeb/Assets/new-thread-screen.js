@@ -99,13 +99,21 @@ export function newThreadScreen(ctx) {
     const sandbox = select('Sandbox', 'sandbox', policy.sandboxes, SANDBOX_LABELS, policy.defaultSandbox);
     const approvals = select('Approval policy', 'approvalPolicy', policy.approvalPolicies, APPROVAL_LABELS, policy.defaultApprovalPolicy);
     const start = h('button', { type: 'submit', class: 'primary wide', text: 'Start' });
+    const chosenOptions = h('span', { class: 'options-now', attrs: { 'aria-hidden': 'true' } });
     const form = h('form', { class: 'prompt-form' },
       h('div', { class: 'chosen' }, icon('folder'),
         h('span', { class: 'chosen-path', text: displayPath(chosen, roots()) }),
         h('button', { type: 'button', class: 'text-button', text: 'Change', on: { click: () => { chosen = null; render(); } } })),
       input,
-      sandbox || approvals ? h('details', { class: 'options' }, h('summary', { text: 'Options' }), sandbox, approvals) : null,
+      sandbox || approvals ? h('details', { class: 'options' }, h('summary', null, h('span', { text: 'Options' }), chosenOptions), sandbox, approvals) : null,
       start);
+    const describe = () => {
+      const data = new FormData(form);
+      chosenOptions.textContent = [SANDBOX_LABELS[data.get('sandbox')] || data.get('sandbox'), APPROVAL_LABELS[data.get('approvalPolicy')] || data.get('approvalPolicy')]
+        .filter(Boolean).join(' · ');
+    };
+    form.addEventListener('change', describe);
+    describe();
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       const prompt = input.value.trim();
