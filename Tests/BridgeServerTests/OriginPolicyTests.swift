@@ -14,6 +14,8 @@ import Testing
         #expect(!plain.allows(origin: "http://192.168.1.20:9100", authority: "192.168.1.20:9099"))
         #expect(!plain.allows(origin: "https://192.168.1.20:9099", authority: "192.168.1.20:9099"))
         #expect(!plain.allows(origin: "null", authority: "192.168.1.20:9099"))
+        // Not a web page's origin: a native WebSocket library (swift-websocket sends ws://HOST).
+        #expect(plain.allows(origin: "ws://192.168.1.20", authority: "192.168.1.20:9099"))
         #expect(!plain.allows(origin: "http://192.168.1.20:9099", authority: nil))
         #expect(!plain.allows(origin: "http://localhost:9099", authority: "127.0.0.1:9099"))
         let tls = OriginPolicy(secure: true)

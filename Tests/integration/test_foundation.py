@@ -116,13 +116,18 @@ async def test_rate_limit_per_address(bridge):
         ws, ack = await hello(bridge, token="bad")
         assert ack["error"]["code"] == "unauthorized"
         await expect_close(ws)
-    # The sixth attempt from 127.0.0.1 is refused even with the right token.
-    ws, ack = await hello(bridge)
+    # The sixth failure from 127.0.0.1 is refused as rate limited...
+    ws, ack = await hello(bridge, token="bad")
     assert ack["ok"] is False and ack["error"]["code"] == "rate_limited"
     assert (await expect_close(ws))[0] == 1008
     with pytest.raises(websockets.InvalidStatus) as info:
-        await connect(bridge, additional_headers={"Authorization": f"Bearer {bridge.token}"})
+        await connect(bridge, additional_headers={"Authorization": "Bearer bad"})
     assert info.value.response.status_code == 429
+    # ...but a valid credential from the same address is never throttled (issue 11, finding 5).
+    ws, ack = await hello(bridge)
+    assert ack["ok"] is True
+    ws = await connect(bridge, additional_headers={"Authorization": f"Bearer {bridge.token}"})
+    await ws.close()
     # Another address is not slowed down.
     started = time.monotonic()
     ws, ack = await hello(bridge, local_addr=("127.0.0.2", 0))

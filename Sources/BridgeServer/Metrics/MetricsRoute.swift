@@ -58,14 +58,18 @@ public struct MetricsRoute: Sendable {
 
     /// The response for a scrape carrying `authorization` (pure apart from the authenticator and the gauges).
     func respond(authorization: String?, remoteAddress: String = "unknown") async -> Response {
-        // Failed token checks count towards the same per-address limit as failed handshakes.
-        if let rateLimiter, rateLimiter.isLimited(remoteAddress) {
-            return Response(
-                status: .tooManyRequests, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "60"],
-                body: .init(byteBuffer: ByteBuffer(string: "too many failed authentications from this address; try again later\n")))
-        }
+        // A valid token always passes; failed checks count towards the same per-address limit as failed
+        // handshakes, and a limited address gets 429.
         guard let header = authorization, let token = BridgeServer.bearerToken(header), await isAuthorized(token) else {
-            rateLimiter?.recordFailure(remoteAddress)
+            if let rateLimiter {
+                let limited = rateLimiter.isLimited(remoteAddress)
+                rateLimiter.recordFailure(remoteAddress)
+                if limited {
+                    return Response(
+                        status: .tooManyRequests, headers: [.contentType: "text/plain; charset=utf-8", .retryAfter: "60"],
+                        body: .init(byteBuffer: ByteBuffer(string: "too many failed authentications from this address; try again later\n")))
+                }
+            }
             return Response(
                 status: .unauthorized,
                 headers: [.contentType: "text/plain; charset=utf-8", .wwwAuthenticate: #"Bearer realm="codex-bridge""#],

@@ -6,10 +6,14 @@ import NIOCore
 /// - closes the connection when its first request head (up to the blank line) has not arrived within
 ///   `headTimeout` (slow or silent peers, half-sent headers, a stalled TLS handshake);
 /// - on a plaintext port, closes at once a connection whose first byte starts a TLS handshake (a client
-///   that expected `wss://`), instead of letting the HTTP parser wait for a line that never comes.
-final class PreAuthGuard: ChannelInboundHandler, RemovableChannelHandler {
+///   that expected `wss://`), instead of letting the HTTP parser wait for a line that never comes;
+/// - closes the connection once a `400 Bad Request` is written (NIO's HTTP error handler answers a
+///   malformed request but leaves the socket open).
+final class PreAuthGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private let ledger: PreAuthLedger
     private let address: String
@@ -20,6 +24,7 @@ final class PreAuthGuard: ChannelInboundHandler, RemovableChannelHandler {
     private var firstByte = true
     /// The last bytes of the previous read, to find a `\r\n\r\n` split across reads.
     private var tail: [UInt8] = []
+    private var answered = false
 
     init(ledger: PreAuthLedger, address: String, headTimeout: TimeAmount, plaintext: Bool) {
         self.ledger = ledger
@@ -62,6 +67,25 @@ final class PreAuthGuard: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard !answered else {
+            context.write(data, promise: promise)
+            return
+        }
+        answered = true
+        let buffer = unwrapOutboundIn(data)
+        let badRequest = buffer.readableBytesView.starts(with: Array("HTTP/1.1 400".utf8))
+        guard badRequest else {
+            context.write(data, promise: promise)
+            return
+        }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.cascade(to: promise)
+        let channel = context.channel
+        written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        context.writeAndFlush(data, promise: written)
     }
 
     /// Whether `bytes` (after `tail`, the previous read's last 3 bytes) contain `\r\n\r\n`; updates `tail`.

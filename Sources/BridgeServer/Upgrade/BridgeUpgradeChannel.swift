@@ -195,8 +195,11 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
             }
         } catch let error as ChannelError where error == .inputClosed {
             logger.trace("Upgrade failed as input was closed")
+            value.channel.close(promise: nil)
         } catch {
+            // A malformed request (NIO's error handler has answered 400): nothing more will be read.
             logger.debug("Upgrade failed", metadata: ["error.type": "\(type(of: error))"])
+            value.channel.close(promise: nil)
         }
     }
 

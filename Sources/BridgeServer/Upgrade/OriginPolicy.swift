@@ -1,9 +1,10 @@
 import Foundation
 
 /// Which browser pages may open a WebSocket to the bridge: only its own origin (the scheme it serves and the
-/// `Host` the request came to). A browser always sends `Origin` on a WebSocket upgrade, so a page on another
-/// site (which could otherwise drive a paired phone's session, or probe the bridge) is refused; clients that
-/// send no `Origin` (native apps, `attach`, scripts) are not browsers and are unaffected.
+/// `Host` the request came to). A browser always sends `Origin` on a WebSocket upgrade, an `http(s)` origin
+/// or `null` (sandboxed frames, `file:` pages): a page on another site (which could otherwise drive a paired
+/// phone's session, or probe the bridge) is refused. Clients that are not browsers send no `Origin`, or one
+/// no page can have (swift-websocket's client sends `ws://HOST`), and are unaffected.
 struct OriginPolicy: Sendable {
     /// `https` when the bridge serves TLS.
     let secure: Bool
@@ -11,6 +12,8 @@ struct OriginPolicy: Sendable {
     /// Whether an upgrade carrying `origin` (nil: no header) to `authority` (the Host) may proceed.
     func allows(origin: String?, authority: String?) -> Bool {
         guard let origin else { return true }
+        let lowered = origin.lowercased()
+        guard lowered == "null" || lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else { return true }
         guard let authority, let own = Self.endpoint(authority: authority, secure: secure),
             let components = URLComponents(string: origin), let scheme = components.scheme?.lowercased(),
             let host = components.host?.lowercased(), components.path.isEmpty || components.path == "/"
