@@ -4,15 +4,14 @@ import re
 
 import pytest
 
-from webutil import CHROMIUM, Phone, bridge_env  # noqa: F401
+from webutil import web_env
 
 import conftest
 
 
 @pytest.fixture
 def page(bridge_factory, phone_factory, tmp_path):
-    env = dict(os.environ, CODEX_BRIDGE_WEB_DIR=str(conftest.ASSETS))
-    bridge = bridge_factory(name="plain", env=env)
+    bridge = bridge_factory(name="plain", env=web_env())
     phone = phone_factory()
     phone.page.goto(f"http://127.0.0.1:{bridge.port}/")
     phone.page.wait_for_selector(".pair-screen")

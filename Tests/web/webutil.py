@@ -163,11 +163,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def bridge_env(codex_home_dir):
-    env = codex_env(codex_home_dir)
-    if not os.environ.get("WEB_EMBEDDED"):  # serve the files of this working tree (no rebuild needed)
+def web_env(base=None):
+    """The environment for serve: the working tree's web files (no rebuild needed), or with WEB_EMBEDDED=1 the
+    copy compiled into the binary."""
+    env = dict(os.environ if base is None else base)
+    env.pop("CODEX_BRIDGE_WEB_DIR", None)
+    if not os.environ.get("WEB_EMBEDDED"):
         env["CODEX_BRIDGE_WEB_DIR"] = str(_conftest.ASSETS)
     return env
+
+
+def bridge_env(codex_home_dir):
+    return web_env(codex_env(codex_home_dir))
 
 
 @pytest.fixture
