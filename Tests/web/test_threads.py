@@ -193,3 +193,33 @@ def test_reasoning_and_command_output_start_collapsed(web_bridge, model, phone):
     reasoning.locator("summary").click()
     expect(reasoning.locator(".reasoning-text")).to_contain_text("Checking the files first")
     expect(reasoning.locator("strong")).to_have_text("Checking")
+
+
+PATCH = ("apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: hello.txt\n+hi there\n"
+         "*** Update File: tracked.txt\n@@\n-one\n+uno\n*** End Patch\nEOF\n")
+
+
+def test_file_change_approval_shows_the_changes(web_bridge, model, phone, workspace):
+    model.queue({"kind": "exec", "cmd": PATCH}, {"kind": "message", "text": "patched"})
+    pair(phone, web_bridge)
+    page = phone.page
+    phone.button("New thread").click()
+    phone.button("Use this folder").click()
+    page.get_by_label("Message").fill("patch it")
+    page.get_by_text("Options").click()
+    page.get_by_label("Approval policy").select_option("untrusted")
+    phone.button("Start").click()
+    card = page.locator(".approval")
+    expect(card).to_contain_text("Apply these file changes?")
+    # Small changes are open in the card: the paths relative to the thread's folder, the lines coloured.
+    expect(card.locator(".change-path")).to_have_text(["hello.txt", "tracked.txt"])
+    expect(card.locator(".dl.add")).to_have_text(["+hi there", "+uno"])
+    expect(card.locator(".dl.del")).to_have_text(["-one"])
+    phone.shot("thread-file-change-approval")
+    phone.button("Approve").click()
+    expect(page.locator(".msg.agent")).to_have_text("patched")
+    expect(page.locator(".file-change .chip").first).to_have_text("completed")
+    assert (workspace / "hello.txt").read_text() == "hi there\n"
+    page.get_by_role("link", name="View all changes").click()
+    expect(page.locator(".diff-file")).to_have_count(2)
+    assert sorted(page.locator(".diff-file .diff-path").all_inner_texts()) == ["hello.txt", "tracked.txt"]

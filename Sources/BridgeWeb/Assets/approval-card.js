@@ -2,6 +2,7 @@
 // with Approve, Approve for session and Decline. When anyone answers, the card says who and what.
 import { h, clear } from './dom.js';
 import { displayCommand, displayPath } from './ui.js';
+import { renderChanges } from './diff-view.js';
 
 const TITLES = { command: 'Run this command?', fileChange: 'Apply these file changes?', permissions: 'Grant more permissions?' };
 const DECISIONS = {
@@ -11,17 +12,13 @@ const DECISIONS = {
   cancel: 'Cancelled',
 };
 
-function changeList(changes) {
+function changeList(changes, base) {
   if (!changes || typeof changes !== 'object') return null;
-  const entries = Array.isArray(changes)
-    ? changes.map((c) => [c && c.path, c])
-    : Object.entries(changes);
-  const paths = entries.filter(([p]) => typeof p === 'string');
-  if (!paths.length) return h('pre', { class: 'code-block', text: JSON.stringify(changes, null, 2) });
-  return h('ul', { class: 'change-list' }, paths.map(([path, c]) => {
-    const kind = c && (c.kind && (c.kind.type || c.kind)) || c && c.type || '';
-    return h('li', null, kind ? h('span', { class: 'chip', text: String(kind) }) : null, h('code', { text: path }));
-  }));
+  const list = Array.isArray(changes)
+    ? changes
+    : Object.entries(changes).map(([path, c]) => ({ path, ...(c && typeof c === 'object' ? c : {}) }));
+  if (list.some((c) => c && typeof c.path === 'string')) return renderChanges(list, base, { openSmall: true });
+  return h('pre', { class: 'code-block', text: JSON.stringify(changes, null, 2) });
 }
 
 /**
@@ -34,7 +31,7 @@ export function approvalCard(approval, ctx) {
   const el = h('section', { class: 'approval', attrs: { 'aria-label': 'Approval request' }, dataset: { approvalId: approval.approvalId } },
     h('h2', { class: 'approval-title', text: TITLES[approval.type] || 'Approval needed' }),
     approval.command ? h('pre', { class: 'code-block approval-command', tabIndex: 0 }, h('code', { text: displayCommand(approval.command) })) : null,
-    approval.type !== 'command' ? changeList(approval.changes) || ctx.itemChanges?.(approval) : null,
+    approval.type !== 'command' ? changeList(approval.changes, approval.cwd) || ctx.itemChanges?.(approval) : null,
     approval.cwd ? h('p', { class: 'approval-meta', title: approval.cwd }, 'in ', h('code', { text: displayPath(approval.cwd, ctx.roots && ctx.roots()) })) : null,
     approval.reason ? h('p', { class: 'approval-reason', text: approval.reason }) : null,
     actions, outcome);

@@ -96,3 +96,46 @@ export function renderDiff(text) {
   }
   return root;
 }
+
+function relative(path, base) {
+  const b = String(base || '').replace(/\/+$/, '');
+  return b && path.startsWith(`${b}/`) ? path.slice(b.length + 1) : path;
+}
+
+/** A file change of a fileChange item ({path, kind: {type}, diff}) as unified lines. */
+function changeLines(change) {
+  const kind = (change.kind && (change.kind.type || change.kind)) || 'update';
+  const text = String(change.diff || '').replace(/\n$/, '');
+  if (!text) return [];
+  const lines = text.split('\n');
+  if (kind === 'add') return lines.map((l) => ({ type: 'add', text: `+${l}` }));
+  if (kind === 'delete') return lines.map((l) => ({ type: 'del', text: `-${l}` }));
+  return lines.map((l) => ({
+    type: l.startsWith('@@') ? 'hunk' : l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('\\') ? 'meta' : 'ctx',
+    text: l,
+  }));
+}
+
+/** The changes of a fileChange item or approval: one collapsible entry per file, paths relative to `base`. */
+export function renderChanges(changes, base, { openSmall = false } = {}) {
+  const list = h('div', { class: 'changes' });
+  const all = (changes || []).filter((c) => c && typeof c.path === 'string');
+  const total = all.reduce((n, c) => n + changeLines(c).length, 0);
+  for (const change of all) {
+    const kind = (change.kind && (change.kind.type || change.kind)) || 'update';
+    const lines = changeLines(change);
+    const file = { lines, added: lines.filter((l) => l.type === 'add').length, removed: lines.filter((l) => l.type === 'del').length };
+    const details = h('details', { class: 'change', open: openSmall && total <= 60 });
+    const moved = change.kind && change.kind.move_path ? ` → ${relative(change.kind.move_path, base)}` : '';
+    details.append(h('summary', null,
+      h('span', { class: `chip kind-${kind}`, text: kind }),
+      h('code', { class: 'change-path', text: relative(change.path, base) + moved }),
+      h('span', { class: 'diff-counts' }, h('span', { class: 'plus', text: `+${file.added}` }), ' ', h('span', { class: 'minus', text: `−${file.removed}` }))));
+    const pre = h('pre', { class: 'diff-lines', tabIndex: 0 });
+    if (details.open) fillLines(pre, file);
+    else details.addEventListener('toggle', () => { if (details.open && !pre.firstChild) fillLines(pre, file); });
+    details.append(pre);
+    list.append(details);
+  }
+  return list;
+}

@@ -5,6 +5,7 @@ import { h, icon } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 import { userText } from './threads.js';
 import { displayCommand } from './ui.js';
+import { renderChanges } from './diff-view.js';
 
 const LIVE_MARKDOWN_LIMIT = 24000;
 const LIVE_MARKDOWN_EVERY = 350; // ms
@@ -137,16 +138,14 @@ function commandView(item) {
 }
 
 function fileChangeView(item, ctx) {
-  const list = h('ul', { class: 'change-list' });
   const chip = h('span', { class: 'chip' });
+  const host = h('div');
   const el = h('div', { class: 'file-change' },
     h('div', { class: 'file-change-head' }, icon('file'), h('span', { text: 'Changed files' }), chip),
-    list,
-    h('a', { class: 'link', href: `#/t/${encodeURIComponent(ctx.threadId)}/diff`, text: 'View the changes' }));
+    host,
+    h('a', { class: 'link', href: `#/t/${encodeURIComponent(ctx.threadId)}/diff`, text: 'View all changes' }));
   function fill(it) {
-    list.replaceChildren(...(it.changes || []).map((c) => h('li', null,
-      h('span', { class: 'chip', text: (c.kind && (c.kind.type || c.kind)) || 'update' }),
-      h('code', { text: c.path || '' }))));
+    host.replaceChildren(renderChanges(it.changes, ctx.cwd()));
     const status = it.status || (it.done ? 'completed' : 'inProgress');
     chip.className = `chip ${status === 'completed' ? 'ok' : status === 'inProgress' ? 'running' : 'failed'}`;
     chip.textContent = status === 'inProgress' ? 'pending' : status;

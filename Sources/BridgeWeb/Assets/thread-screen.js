@@ -5,6 +5,7 @@ import { h, icon } from './dom.js';
 import { header, toast, displayPath, describeError } from './ui.js';
 import { itemView } from './item-views.js';
 import { approvalCard } from './approval-card.js';
+import { renderChanges } from './diff-view.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
@@ -53,7 +54,7 @@ export function threadScreen(ctx, threadId) {
   window.addEventListener('scroll', onScroll, { passive: true });
 
   // -- rendering -----------------------------------------------------------------------------------------
-  const itemCtx = { threadId, onLayout };
+  const itemCtx = { threadId, onLayout, cwd: () => thread.cwd };
   const cardCtx = {
     get deviceId() { return ctx.deviceId(); },
     roots: () => ctx.policy().roots,
@@ -61,7 +62,7 @@ export function threadScreen(ctx, threadId) {
     itemChanges: (approval) => {
       const entry = approval.itemId && thread.itemMap.get(approval.itemId);
       const changes = entry && entry.item.changes;
-      return changes && changes.length ? h('ul', { class: 'change-list' }, changes.map((c) => h('li', null, h('code', { text: c.path || '' })))) : null;
+      return changes && changes.length ? renderChanges(changes, thread.cwd, { openSmall: true }) : null;
     },
   };
 
