@@ -157,7 +157,7 @@ struct ServeCommand: AsyncParsableCommand {
             maxMessageBytes: settings.maxMessageBytes,
             pingInterval: settings.pingInterval > 0 ? .milliseconds(Int64(settings.pingInterval * 1000)) : nil,
             tls: try tlsIdentity.map { identity in
-                do { return try identity.makeServerContext() } catch { throw CommandFailure("cannot set up TLS: \(error)") }
+                do { return TLSContextSource(try identity.makeServerContext()) } catch { throw CommandFailure("cannot set up TLS: \(error)") }
             },
             webAssets: WebAssets.fromEnvironment()
         )

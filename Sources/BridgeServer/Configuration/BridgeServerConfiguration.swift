@@ -27,7 +27,7 @@ public struct BridgeServerConfiguration: Sendable {
     public var closeTimeout: Duration
     /// TLS for every connection (`wss://`, and HTTPS for `/healthz` and `/metrics` on the same port); nil
     /// serves plaintext.
-    public var tls: NIOSSLContext?
+    public var tls: TLSContextSource?
     /// The web app served on `GET /` and its files; nil serves none.
     public var webAssets: WebAssets?
     /// How long a new connection may take to send its first request head (the upgrade or an HTTP request);
@@ -51,7 +51,7 @@ public struct BridgeServerConfiguration: Sendable {
         outboxCapacity: Int = 4096,
         pingInterval: Duration? = .seconds(20),
         closeTimeout: Duration = .seconds(3),
-        tls: NIOSSLContext? = nil,
+        tls: TLSContextSource? = nil,
         webAssets: WebAssets? = nil,
         requestHeadTimeout: Duration = .seconds(5),
         maxUnauthenticated: Int = 512,

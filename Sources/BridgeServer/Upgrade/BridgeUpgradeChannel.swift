@@ -54,7 +54,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     let maxFrameSize: Int
     /// WebSocket pings (``HeartbeatHandler``); nil: none.
     let pingInterval: Duration?
-    let tls: NIOSSLContext?
+    let tls: TLSContextSource?
     /// Unauthenticated connections, capped; nil: no pre-authentication limits.
     let preAuth: PreAuthLedger?
     /// How long a connection may take to send its first request head.
@@ -67,7 +67,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
         webSocket: WebSocketHandler.Configuration,
         maxFrameSize: Int,
         pingInterval: Duration? = nil,
-        tls: NIOSSLContext? = nil,
+        tls: TLSContextSource? = nil,
         preAuth: PreAuthLedger? = nil,
         requestHeadTimeout: Duration = .seconds(5),
         shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) -> UpgradeStep
@@ -89,7 +89,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
         let secure = tls != nil
         return channel.eventLoop.makeCompletedFuture {
             if let tls {
-                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.current()))
             }
             if let preAuth {
                 let address = channel.remoteAddress?.ipAddress ?? "unknown"
