@@ -223,3 +223,30 @@ def test_file_change_approval_shows_the_changes(web_bridge, model, phone, worksp
     page.get_by_role("link", name="View all changes").click()
     expect(page.locator(".diff-file")).to_have_count(2)
     assert sorted(page.locator(".diff-file .diff-path").all_inner_texts()) == ["hello.txt", "tracked.txt"]
+
+
+def test_sending_while_a_turn_runs_steers_it(web_bridge, model, phone):
+    words = [f"s{i} " for i in range(10)]
+    model.queue({"kind": "slow", "deltas": words, "delay": 0.01, "hold_after": [5]},
+                {"kind": "message", "text": "steered answer"})
+    pair(phone, web_bridge)
+    start_thread(phone, "first instruction")
+    page = phone.page
+    model.wait_held(0)
+    expect(phone.button("Stop")).to_be_visible()
+    page.get_by_label("Message").fill("also do this")
+    phone.button("Send").click()
+    expect(page.get_by_label("Message")).to_have_value("")
+    model.open_gate(0)
+    expect(page.locator(".msg.user")).to_have_text(["first instruction", "also do this"], timeout=30_000)
+    expect(page.locator(".msg.agent").last).to_have_text("steered answer", timeout=30_000)
+    expect(page.locator(".turn")).to_have_count(1)
+    assert not page.locator(".toast").count()
+
+
+def test_codex_missing_is_explained_in_the_list(bridge_factory, phone):
+    from webutil import web_env
+    bridge = bridge_factory(name="no-codex", args=["--codex", "/nonexistent/codex", "--root", "/tmp"], env=web_env())
+    pair(phone, bridge)
+    expect(phone.page.get_by_text("Could not list the threads: Codex is not running")).to_be_visible(timeout=40_000)
+    expect(phone.button("Try again")).to_be_visible()

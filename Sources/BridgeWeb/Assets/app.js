@@ -10,7 +10,7 @@ import { threadsScreen } from './threads-screen.js';
 import { threadScreen } from './thread-screen.js';
 import { newThreadScreen } from './new-thread-screen.js';
 import { diffScreen } from './diff-screen.js';
-import { toast } from './ui.js';
+import { toast, describeError } from './ui.js';
 
 const root = document.getElementById('app');
 const store = new ThreadStore();
@@ -50,6 +50,8 @@ const ctx = {
   serverName: () => serverName,
   deviceId: () => deviceId,
   nextCursor: () => nextCursor,
+  listError: () => listError,
+  refreshList: () => refreshList(),
   loadMore,
   navigate,
   back,
@@ -128,13 +130,17 @@ function connect() {
   conn.start();
 }
 
+let listError = null;
 async function refreshList() {
   try {
     const answer = await conn.request('listThreads', { limit: 50 });
     nextCursor = answer.nextCursor || null;
+    listError = null;
     store.applyList(answer.threads || []);
   } catch (err) {
-    toast(`Could not list threads: ${err.message}`);
+    if (err.code === 'closed') return;
+    listError = describeError(err);
+    store.listChanged();
   }
 }
 

@@ -48,7 +48,13 @@ export function threadsScreen(ctx) {
       h('p', { class: 'empty-title', text: 'No threads yet' }),
       h('p', { text: 'Start one with New thread: pick a folder on the workstation and tell Codex what to do.' }));
     more.hidden = !ctx.nextCursor();
-    if (!store.listLoaded && !threads.length) list.replaceChildren(h('li', { class: 'empty', text: 'Waiting for the workstation…' }));
+    if (!store.listLoaded && !threads.length) {
+      const error = ctx.listError();
+      list.replaceChildren(error
+        ? h('li', { class: 'empty' }, h('p', { text: `Could not list the threads: ${error}` }),
+          h('button', { type: 'button', class: 'secondary', text: 'Try again', on: { click: () => ctx.refreshList() } }))
+        : h('li', { class: 'empty', text: 'Waiting for the workstation…' }));
+    }
   }
 
   more.addEventListener('click', () => ctx.loadMore());
