@@ -44,6 +44,7 @@ def test_bare_url_explains_pairing_and_takes_a_typed_code(web_bridge, phone):
     field.fill("0000000000")
     phone.button("Pair").click()
     expect(phone.page.get_by_text("That code did not work")).to_be_visible()
+    assert not phone.page.evaluate("localStorage.getItem('codex-bridge/v1')") or "0000000000" not in phone.page.evaluate("localStorage.getItem('codex-bridge/v1')")
     code = json.loads(conftest.run_cli("pair", "--json", state_dir=web_bridge.state_dir, check=True).stdout)["code"]
     typed = f"{code[:5].lower()}-{code[5:].lower()}"  # as a person types it
     phone.page.get_by_label("Pairing code").fill(typed)
@@ -250,3 +251,15 @@ def test_codex_missing_is_explained_in_the_list(bridge_factory, phone):
     pair(phone, bridge)
     expect(phone.page.get_by_text("Could not list the threads: Codex is not running")).to_be_visible(timeout=40_000)
     expect(phone.button("Try again")).to_be_visible()
+
+
+def test_too_many_wrong_codes_say_wait(web_bridge, phone):
+    phone.page.goto(f"http://127.0.0.1:{web_bridge.port}/")
+    field = phone.page.get_by_label("Pairing code")
+    for i in range(8):
+        field.fill(f"000000000{i}")
+        phone.button("Pair").click()
+        expect(phone.button("Pair")).to_be_enabled()
+        if phone.page.get_by_text("Too many failed attempts").count():
+            break
+    expect(phone.page.get_by_text("Too many failed attempts from this network")).to_be_visible()

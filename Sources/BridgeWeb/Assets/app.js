@@ -126,6 +126,7 @@ function connect() {
     onAck,
     onMessage: (msg) => store.applyMessage(msg),
     onRejected,
+    stopOnRateLimit: () => !!pairing, // a code is not retried: the person types another one
   });
   conn.start();
 }
@@ -174,10 +175,8 @@ function onAck(ack, { first, gap }) {
   } else if (credentials) {
     saved.saveBridge(credentials.serverId, { name: serverName, deviceId });
   }
-  const restored = ack.restoredSubscriptions || [];
-  if (first || gap || !restored.includes('*')) {
-    if (!restored.includes('*')) conn.request('subscribe', { threadId: '*' }).catch(() => {});
-  }
+  // Every thread's events (the list is live); a paired device's subscription is remembered by the bridge.
+  if (!(ack.restoredSubscriptions || []).includes('*')) conn.request('subscribe', { threadId: '*' }).catch(() => {});
   if (first || gap) {
     if (gap) store.invalidate();
     refreshList();
@@ -194,7 +193,9 @@ function onRejected(ack) {
     pairing = null;
     const message = code === 'unauthorized'
       ? 'That code did not work: it is wrong, already used or expired. Run codex-bridge pair for a new one.'
-      : `Pairing failed: ${(ack.error && ack.error.message) || code}`;
+      : code === 'rate_limited'
+        ? 'Too many failed attempts from this network: wait a minute, then try again.'
+        : `Pairing failed: ${(ack.error && ack.error.message) || code}`;
     if (credentials) connect();
     showPairing(undefined, message);
     return;

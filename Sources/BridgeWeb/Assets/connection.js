@@ -115,7 +115,7 @@ export class Connection {
   handleAck(ws, ack) {
     if (!ack.ok) {
       const code = ack.error && ack.error.code;
-      if (code === 'rate_limited') {
+      if (code === 'rate_limited' && !this.options.stopOnRateLimit?.()) {
         this.failures = Math.max(this.failures, 4);
         return; // the close follows; retry with a long delay
       }
