@@ -263,3 +263,28 @@ def test_too_many_wrong_codes_say_wait(web_bridge, phone):
         if phone.page.get_by_text("Too many failed attempts").count():
             break
     expect(phone.page.get_by_text("Too many failed attempts from this network")).to_be_visible()
+
+
+def test_the_list_is_live(web_bridge, model, phone, workspace):
+    """A thread another client starts appears at the top without a reload, with its state."""
+    from webutil import run_async
+    from wsutil import hello, recv, send
+
+    model.queue({"kind": "stall", "text": "done at last"})
+    pair(phone, web_bridge)
+    page = phone.page
+    expect(page.get_by_text("No threads yet")).to_be_visible()
+
+    async def start_elsewhere():
+        ws, _ = await hello(web_bridge)
+        await send(ws, {"kind": "startThread", "id": "x1", "cwd": str(workspace), "prompt": "started from the CLI"})
+        while (await recv(ws, 60)).get("id") != "x1":
+            pass
+        await ws.close()
+
+    run_async(start_elsewhere())
+    row = page.locator(".thread-row").first
+    expect(row).to_contain_text("started from the CLI")
+    expect(row).to_contain_text("Running")
+    model.release()
+    expect(row).to_contain_text("Idle", timeout=30_000)
