@@ -136,3 +136,24 @@ def test_service_worker_precaches_every_file_the_app_loads():
     wanted = {p.name for p in conftest.ASSETS.glob("*.js") if p.name != "sw.js"} | {"index.html", "app.css", "manifest.webmanifest"}
     assert wanted <= shell, wanted - shell
     assert all((conftest.ASSETS / name).exists() for name in shell if name != "./")
+
+
+def test_adversarial_markdown_renders_quickly(page):
+    """Attacker-shaped input (unclosed delimiters, deep nesting, huge tables) must not hang the page."""
+    timings = page.evaluate("""async () => {
+        const { renderMarkdown } = await import('./markdown.js');
+        const inputs = {
+            stars: '*a '.repeat(20000), unders: '_a '.repeat(20000), brackets: '['.repeat(20000),
+            brackets2: '[a]('.repeat(10000), backticks: '`a'.repeat(20000), nested: '> '.repeat(5000) + 'x',
+            lists: Array.from({length: 3000}, (_, i) => ' '.repeat(i % 40) + '- item').join('\\n'),
+            table: '| a | b |\\n|---|---|\\n' + '| 1 | 2 |\\n'.repeat(5000), links: '<http://x'.repeat(10000),
+            emph: '**a *b ~~c '.repeat(8000), fences: '```\\n'.repeat(5000),
+        };
+        const out = {};
+        for (const [name, text] of Object.entries(inputs)) {
+            const t = performance.now(); renderMarkdown(text); out[name] = performance.now() - t;
+        }
+        return out;
+    }""")
+    slow = {k: round(v) for k, v in timings.items() if v > 1000}
+    assert not slow, timings

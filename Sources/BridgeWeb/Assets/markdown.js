@@ -247,12 +247,16 @@ function findClose(text, from, delim) {
   return -1;
 }
 
+const MAX_LABEL = 1000; // link labels and targets longer than these are text: bounds the work per bracket
+const MAX_URL = 2048;
+
 function matchingBracket(text, open) {
   let depth = 0;
-  for (let k = open; k < text.length; k++) {
+  const end = Math.min(text.length, open + MAX_LABEL);
+  for (let k = open; k < end; k++) {
     const c = text[k];
     if (c === '\\') { k++; continue; }
-    if (c === '`') { const end = text.indexOf('`', k + 1); if (end > 0) { k = end; continue; } }
+    if (c === '`') { const close = text.indexOf('`', k + 1); if (close > 0 && close < end) { k = close; continue; } }
     if (c === '[') depth++;
     else if (c === ']' && --depth === 0) return k;
   }
@@ -273,7 +277,8 @@ function linkTarget(text, at) {
   } else {
     let depth = 0;
     const start = k;
-    for (; k < text.length; k++) {
+    const end = Math.min(text.length, k + MAX_URL);
+    for (; k < end; k++) {
       const c = text[k];
       if (c === '\\') { k++; continue; }
       if (c === '(') depth++;
@@ -305,6 +310,9 @@ function makeLink(href, parent) {
 const BARE_URL = /^(https?:\/\/|mailto:)[^\s<>"]+/i;
 
 function inline(text, parent, depth = 0) {
+  // Searches that failed once fail for every later position too: remember them, so unclosed delimiters cost
+  // one scan in all instead of one each (attacker-shaped text stays linear).
+  const noClose = new Set();
   let buf = '';
   const flush = () => { if (buf) { parent.append(document.createTextNode(buf)); buf = ''; } };
   let k = 0;
@@ -324,8 +332,9 @@ function inline(text, parent, depth = 0) {
       let run = 1;
       while (text[k + run] === '`') run++;
       const fence = '`'.repeat(run);
-      let end = text.indexOf(fence, k + run);
+      let end = noClose.has(fence) ? -1 : text.indexOf(fence, k + run);
       while (end >= 0 && text[end + run] === '`') end = text.indexOf(fence, end + run + 1);
+      if (end < 0) noClose.add(fence);
       if (end >= 0) {
         flush();
         let body = text.slice(k + run, end).replace(/\n/g, ' ');
@@ -345,7 +354,8 @@ function inline(text, parent, depth = 0) {
       if (c === '~' && !double) { buf += c; k++; continue; }
       const delim = double ? c + c : c;
       const leftOk = !isSpace(text[k + delim.length]) && !(c === '_' && isWord(text[k - 1]));
-      const close = leftOk ? findClose(text, k + delim.length, delim) : -1;
+      const close = leftOk && !noClose.has(delim) ? findClose(text, k + delim.length, delim) : -1;
+      if (leftOk && close < 0) noClose.add(delim);
       if (close > k + delim.length - 1 && close !== k + delim.length) {
         flush();
         const tag = c === '~' ? 'del' : double ? 'strong' : 'em';
@@ -385,9 +395,10 @@ function inline(text, parent, depth = 0) {
         continue;
       }
     }
-    if (c === '<') {
+    if (c === '<' && !noClose.has('>')) {
       const end = text.indexOf('>', k);
-      if (end > 0) {
+      if (end < 0) noClose.add('>');
+      if (end > 0 && end - k < MAX_URL) {
         const inner = text.slice(k + 1, end);
         const href = /^[a-z][a-z0-9+.-]*:[^\s<>]*$/i.test(inner) ? safeHref(inner)
           : /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(inner) ? safeHref(`mailto:${inner}`) : null;
