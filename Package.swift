@@ -236,6 +236,14 @@ let package = Package(
         ),
 
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BridgeHubTests",
+            dependencies: [
+                "BridgeServer", "BridgeProtocol", "BridgeStore", "CodexControl",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "BridgeWebTests", dependencies: ["BridgeWeb", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: swiftSettings),
         .testTarget(
             name: "BridgeStoreTests",

@@ -10,7 +10,8 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
 
     let storage: Storage
 
-    init(capacity: Int) {
+    /// An empty stream; its producer (the supervisor, or a fake Codex in tests) calls ``send(_:)``.
+    public init(capacity: Int) {
         storage = Storage(capacity: Swift.max(1, capacity))
     }
 
@@ -30,7 +31,7 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
     /// Appends an element; waits while the consumer is `capacity` elements behind. False when the stream
     /// was finished or its consumer went away (the element is dropped).
     @discardableResult
-    func send(_ element: Element) async -> Bool { await storage.send(element) }
+    public func send(_ element: Element) async -> Bool { await storage.send(element) }
 
     /// Appends elements in order with one hand-off (the consumer takes them in one wake-up); waits while the
     /// consumer is `capacity` elements behind. False when the stream was finished or its consumer went away.
@@ -41,7 +42,7 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Ends the stream once the consumer has taken the elements already sent.
-    func finish() { storage.finish() }
+    public func finish() { storage.finish() }
 
     /// Up to `limit` elements already waiting, in order, taken in one step; empty when none wait.
     public func poll(limit: Int) -> [Element] { storage.poll(limit: limit) }

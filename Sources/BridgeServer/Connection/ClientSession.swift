@@ -15,7 +15,7 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
     /// Logger with this connection's metadata.
     public let logger: Logger
 
-    private let outbox: Outbox
+    let outbox: Outbox
     private let onOverflow: @Sendable () -> Void
 
     init(id: UInt64, principal: Principal, hello: Hello, remoteAddress: String, logger: Logger, outbox: Outbox, onOverflow: @escaping @Sendable () -> Void) {

@@ -60,7 +60,7 @@ public actor ThreadHub: RequestHandling, Service {
         var requestedAt = ContinuousClock.now
     }
 
-    let codex: CodexSupervisor
+    let codex: any CodexPort
     let policy: Policy
     /// Every request passes it (roots, sandbox, approval policy).
     let gate: PolicyGate
@@ -97,7 +97,7 @@ public actor ThreadHub: RequestHandling, Service {
     var batch: Batch?
 
     /// A hub without a journal: sequence numbers restart at 1, nothing is replayed.
-    public init(codex: CodexSupervisor, policy: Policy, logger: Logger) {
+    public init(codex: any CodexPort, policy: Policy, logger: Logger) {
         self.codex = codex
         self.policy = policy
         self.logger = logger
@@ -108,7 +108,7 @@ public actor ThreadHub: RequestHandling, Service {
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
-    public init(codex: CodexSupervisor, policy: Policy, storage: HubStorage, logger: Logger) throws {
+    public init(codex: any CodexPort, policy: Policy, storage: HubStorage, logger: Logger) throws {
         self.codex = codex
         self.policy = policy
         self.logger = logger

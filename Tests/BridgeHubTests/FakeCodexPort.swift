@@ -1,0 +1,54 @@
+import BridgeProtocol
+import CodexControl
+import Foundation
+import Synchronization
+
+/// A Codex for in-process hub tests: answers requests from a table of handlers, records every request and
+/// every answer the hub gives to Codex's own requests, and lets the test push events.
+final class FakeCodexPort: CodexPort {
+    typealias Handler = @Sendable (JSONValue) throws -> JSONValue
+
+    let events = CodexStream<CodexEvent>(capacity: 4096)
+    private let handlers = Mutex<[String: Handler]>([:])
+    private let log = Mutex<[(method: String, params: JSONValue)]>([])
+    private let answers = Mutex<[(id: CodexRequestID, result: JSONValue?, errorCode: Int?)]>([])
+
+    /// Answers `method` with `handler` from now on.
+    func on(_ method: String, _ handler: @escaping Handler) {
+        handlers.withLock { $0[method] = handler }
+    }
+
+    /// The requests the hub sent, in order.
+    var requests: [(method: String, params: JSONValue)] { log.withLock { $0 } }
+
+    func requests(_ method: String) -> [JSONValue] { requests.filter { $0.method == method }.map(\.params) }
+
+    /// The hub's answers to Codex's requests.
+    var responses: [(id: CodexRequestID, result: JSONValue?, errorCode: Int?)] { answers.withLock { $0 } }
+
+    func request(_ method: String, params: JSONValue, timeout: Duration) async throws -> JSONValue {
+        log.withLock { $0.append((method, params)) }
+        guard let handler = handlers.withLock({ $0[method] }) else {
+            throw CodexError.rpc(code: -32601, message: "fake codex: no handler for \(method)")
+        }
+        return try handler(params)
+    }
+
+    func respond(to id: CodexRequestID, result: JSONValue) throws {
+        answers.withLock { $0.append((id, result, nil)) }
+    }
+
+    func respond(to id: CodexRequestID, errorCode: Int, message: String) throws {
+        answers.withLock { $0.append((id, nil, errorCode)) }
+    }
+
+    /// Pushes a notification as Codex would send it (its params' JSON text included).
+    func notify(_ method: String, _ params: JSONValue) async {
+        await events.send(.inbound(.notification(method: method, params: params, paramsJSON: params.jsonText)))
+    }
+
+    /// Pushes a server request (an approval).
+    func ask(_ id: Int, _ method: String, _ params: JSONValue, generation: Int = 1) async {
+        await events.send(.inbound(.serverRequest(id: CodexRequestID(generation: generation, value: .number(Double(id))), method: method, params: params)))
+    }
+}

@@ -1,0 +1,156 @@
+import BridgeProtocol
+import CodexControl
+import BridgeStore
+import Foundation
+import Testing
+
+@testable import BridgeServer
+
+/// The hub in-process: a fake Codex, a real SQLite journal, sessions read from their outboxes.
+@Suite(.timeLimit(.minutes(1))) struct ThreadHubTests {
+    @Test func startThreadStreamsNumberedEventsAndRemembersThePolicy() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        let phone = await harness.session()
+        let answer = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "hi", sandbox: "read-only")), phone)
+        guard case .response(_, .threadStarted(let started)) = answer else { Issue.record("\(answer)"); return }
+        #expect(started.threadId == "t1" && started.turnId == "turn-1")
+        // Policy named explicitly on both thread/start and turn/start.
+        #expect(harness.codex.requests("thread/start").first?["sandbox"]?.stringValue == "read-only")
+        #expect(harness.codex.requests("turn/start").first?["sandboxPolicy"]?["type"]?.stringValue == "readOnly")
+        #expect(try await harness.storage.threadPolicies.entry(for: "t1")?.sandbox == "read-only")
+
+        await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "turn-1"]])
+        await harness.codex.notify("item/agentMessage/delta", ["threadId": "t1", "turnId": "turn-1", "delta": "Hel"])
+        await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "completed"]])
+        let frames = try await harness.waitFor(phone) { $0.event?.type == "turn/completed" }
+        let events = frames.compactMap(\.event)
+        #expect(events.map(\.type) == ["turn/started", "item/agentMessage/delta", "turn/completed"])
+        #expect(events.map(\.seq) == events.map(\.seq).sorted() && Set(events.map(\.seq)).count == 3)
+        #expect(try harness.storage.journal.lastSeq() == events.last?.seq)
+    }
+
+    @Test func requestsForAThreadOutsideTheRootsNeverReachCodex() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("foreign", cwd: harness.outside)
+        let phone = await harness.session()
+        let requests: [BridgeRequest] = [
+            .sendMessage(SendMessage(threadId: "foreign", text: "rm -rf ~")), .interrupt(ThreadRef(threadId: "foreign")),
+            .readThread(ThreadRef(threadId: "foreign")), .getDiff(ThreadRef(threadId: "foreign")),
+            .subscribe(Subscribe(threadId: "foreign")),
+        ]
+        for request in requests {
+            #expect(await harness.request(request, phone).errorCode == .forbiddenPath, "\(request.kind)")
+        }
+        let touched = Set(harness.codex.requests.map(\.method))
+        #expect(touched == ["thread/read"])  // only to learn the thread's cwd
+        #expect(await harness.request(.readThread(ThreadRef(threadId: "nope")), phone).errorCode == .notFound)
+    }
+
+    @Test func storedDangerIsNotInheritedOnResume() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("cli", cwd: harness.project, turnId: "turn-9")
+        // A thread another tool started with danger-full-access; this bridge allows only the defaults.
+        try await harness.storage.threadPolicies.remember(.init(sandbox: "danger-full-access", approvalPolicy: "never"), for: "cli")
+        let phone = await harness.session()
+        let answer = await harness.request(.sendMessage(SendMessage(threadId: "cli", text: "go on")), phone)
+        guard case .response(_, .accepted) = answer else { Issue.record("\(answer)"); return }
+        let resume = try #require(harness.codex.requests("thread/resume").first)
+        #expect(resume["sandbox"]?.stringValue == "workspace-write" && resume["approvalPolicy"]?.stringValue == "on-request")
+        #expect(harness.codex.requests("turn/start").first?["sandboxPolicy"]?["type"]?.stringValue == "workspaceWrite")
+    }
+
+    @Test func approvalsFirstAnswerWinsAndEveryoneSeesIt() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        let first = await harness.session(deviceId: "dev-a")
+        let second = await harness.session(deviceId: "dev-b")
+        for session in [first, second] {
+            _ = await harness.request(.subscribe(Subscribe(threadId: "*")), session)
+        }
+        _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), first)
+        await harness.codex.ask(
+            7, "item/commandExecution/requestApproval", ["threadId": "t1", "turnId": "turn-1", "itemId": "i1", "command": "touch x"])
+        let asked = try await harness.waitFor(second) { if case .approvalRequest = $0 { true } else { false } }
+        guard case .approvalRequest(let approval)? = asked.first(where: { if case .approvalRequest = $0 { true } else { false } }) else { return }
+        _ = harness.frames(first)
+        // Both answer; exactly one reaches Codex.
+        async let a = harness.request(.approve(Approve(approvalId: approval.approvalId, decision: .accept)), first)
+        async let b = harness.request(.approve(Approve(approvalId: approval.approvalId, decision: .decline)), second)
+        let answers = await [a, b]
+        #expect(answers.filter { $0.errorCode == nil }.count == 1)
+        #expect(answers.filter { $0.errorCode == .approvalNotPending }.count == 1)
+        #expect(harness.codex.responses.count == 1)
+        for session in [first, second] {
+            let resolved = try await harness.waitFor(session) { if case .approvalResolved = $0 { true } else { false } }
+            #expect(resolved.contains { if case .approvalResolved(let r) = $0 { r.approvalId == approval.approvalId } else { false } })
+        }
+    }
+
+    @Test func requestsCodexCannotRelayAreAnsweredNotLeftHanging() async throws {
+        let harness = try await HubHarness()
+        await harness.codex.ask(3, "item/tool/requestUserInput", ["threadId": "t1", "questions": []])
+        let deadline = ContinuousClock.now + .seconds(5)
+        while harness.codex.responses.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(harness.codex.responses.first?.errorCode == -32601)
+    }
+
+    @Test func resumeReplaysTheJournalExactlyOnceThenGoesLive() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        let phone = await harness.session(deviceId: "dev-a")
+        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
+        for index in 0..<50 {
+            await harness.codex.notify("item/agentMessage/delta", ["threadId": "t1", "turnId": "turn-1", "delta": .string("\(index)")])
+        }
+        let live = try await harness.waitFor(phone) { $0.event?.data["delta"]?.stringValue == "49" }.compactMap(\.event)
+        #expect(live.count == 50)
+        // The phone reconnects from the 20th event while more arrive: 30 replayed + 10 live, each once.
+        let cursor = live[19].seq
+        await harness.hub.sessionClosed(phone)
+        let again = await harness.session(deviceId: "dev-a")
+        _ = await harness.request(.subscribe(Subscribe(threadId: "t1", afterSeq: cursor)), again)
+        for index in 50..<60 {
+            await harness.codex.notify("item/agentMessage/delta", ["threadId": "t1", "turnId": "turn-1", "delta": .string("\(index)")])
+        }
+        let resumed = try await harness.waitFor(again) { $0.event?.data["delta"]?.stringValue == "59" }.compactMap(\.event)
+        #expect(resumed.map { $0.data["delta"]?.stringValue ?? "" } == (20..<60).map { "\($0)" })
+    }
+
+    @Test func aRestartedBridgeReportsTheTurnsItLeftOpen() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
+        do {
+            let harness = try await HubHarness(directory: directory)
+            harness.codexKnowsThread("t1", cwd: harness.project)
+            let phone = await harness.session()
+            _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), phone)
+            await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "turn-1"]])
+            _ = try await harness.waitFor(phone) { $0.event?.type == "turn/started" }
+        }
+        let restarted = try await HubHarness(directory: directory)
+        restarted.codexKnowsThread("t1", cwd: restarted.project)
+        let phone = await restarted.session()
+        _ = await restarted.request(.subscribe(Subscribe(threadId: "t1", afterSeq: 0)), phone)
+        let frames = try await restarted.waitFor(phone) { $0.event?.type == "bridge/turnFailed" }
+        #expect(frames.compactMap(\.event).last?.data["reason"]?.stringValue == "bridge restarted")
+        // Resumed in the new Codex with the remembered policy, explicitly.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while restarted.codex.requests("thread/resume").isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(restarted.codex.requests("thread/resume").first?["sandbox"]?.stringValue == "workspace-write")
+    }
+
+    @Test func listThreadsShowsOnlyThreadsInsideTheRoots() async throws {
+        let harness = try await HubHarness()
+        let project = harness.project
+        let outside = harness.outside
+        harness.codex.on("thread/list") { _ in
+            ["data": [["id": "in", "cwd": .string(project)], ["id": "out", "cwd": .string(outside)], ["id": "none"]]]
+        }
+        let phone = await harness.session()
+        guard case .response(_, .threads(let list)) = await harness.request(.listThreads(ListThreads()), phone) else {
+            Issue.record("no list")
+            return
+        }
+        #expect(list.threads.map(\.threadId) == ["in"])
+    }
+}
