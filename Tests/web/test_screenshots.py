@@ -1,5 +1,5 @@
-"""The screens a person sees, in light and dark, on a phone: saved as test artifacts, and the best ones copied
-to docs/ for the README (thread list, a streaming thread with an approval card, a diff)."""
+"""The screens a person sees, in light and dark, on a phone: saved as test artifacts; with WEB_UPDATE_DOCS=1
+the best ones are copied to docs/ for the README (thread list, a streaming thread with an approval card, a diff)."""
 import os
 import shutil
 import subprocess
@@ -83,7 +83,9 @@ def test_screens_light_and_dark(web_bridge, model, phone_factory, workspace):
         p.goto(thread_url)
         expect(p.locator(".approval")).to_be_visible()
         expect(p.locator(".msg.agent pre")).to_be_visible()
-        p.locator(".approval").scroll_into_view_if_needed()
+        expect(p.locator(".approval")).to_have_count(1)
+        p.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        p.wait_for_timeout(300)
         shots[f"thread-approval-{name}"] = phone.shot(f"thread-approval-{name}")
     light.button("Approve").click()
     expect(page.locator(".approval")).to_contain_text("Approved by this phone")
@@ -96,7 +98,8 @@ def test_screens_light_and_dark(web_bridge, model, phone_factory, workspace):
         shots[f"diff-{name}"] = phone.shot(f"diff-{name}")
     for phone in (light, dark):
         assert not phone.errors and not phone.csp_violations() and not phone.dialogs
-    docs = conftest.ROOT / "docs"
-    docs.mkdir(exist_ok=True)
-    for name, path in shots.items():
-        shutil.copyfile(path, docs / f"web-{name}.png")
+    if os.environ.get("WEB_UPDATE_DOCS"):  # refresh the README's pictures: WEB_UPDATE_DOCS=1 pytest test_screenshots.py
+        docs = conftest.ROOT / "docs"
+        docs.mkdir(exist_ok=True)
+        for name, path in shots.items():
+            shutil.copyfile(path, docs / f"web-{name}.png")
