@@ -137,6 +137,9 @@ def test_bridge_restarted_mid_turn(web_bridge_factory, model, phone):
     text = agent_text(page)
     assert text.count("w00") == 1 and text.count("w09") == 1, text
     expect(page.locator(".msg.agent.streaming")).to_have_count(0)
+    phone.button("Back").click()
+    expect(page.locator(".thread-row").first).to_contain_text("Failed")
+    page.locator(".thread-row").first.click()
     page.get_by_label("Message").fill("go on")
     phone.button("Send").click()
     expect(page.locator(".msg.agent").last).to_have_text("after the restart", timeout=60_000)
