@@ -67,12 +67,23 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Serve wss:// with the self-signed certificate in STATE/tls (made on first use; see `codex-bridge tls`).")
     var tls: Bool?
 
+    @Option(help: ArgumentHelp("A PEM certificate chain to serve instead of the self-signed one (a CA the phones trust); reloaded when it changes. Needs --tls-key.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert (mode 0600).", valueName: "file"))
+    var tlsKey: String?
+
     /// The flags as given; nil or empty where not given, so config.toml can fill them in.
     var flags: ServeSettings.Flags {
         ServeSettings.Flags(
             listen: listen, helloTimeout: helloTimeout, maxMessageBytes: maxMessageBytes, pingInterval: pingInterval, logLevel: logLevel,
             logFormat: logFormat, noQR: noQr, noMDNS: noMdns, mdnsName: mdnsName, codex: codex, codexConfig: codexConfig, roots: roots,
-            allowDangerFullAccess: allowDangerFullAccess, tls: tls, journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes)
+            allowDangerFullAccess: allowDangerFullAccess, tls: tls, tlsCert: tlsCert.map(Self.absolute), tlsKey: tlsKey.map(Self.absolute), journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes)
+    }
+
+    /// A path given on the command line, made absolute against the current directory.
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 
     func validate() throws {
@@ -131,7 +142,10 @@ struct ServeCommand: AsyncParsableCommand {
         let pairing = try ServePairing.prepare(paths: paths, listen: settings.listen.host, name: settings.mdnsName, logger: logger)
         let storage = JournalOptions.storage(database: pairing.registry.database, settings: settings, logger: logger)
         var tlsIdentity: TLSIdentity?
-        if settings.tls {
+        var userCertificate: CertificateFiles?
+        if let cert = settings.tlsCert, let key = settings.tlsKey {
+            userCertificate = CertificateFiles(certificate: URL(fileURLWithPath: cert), key: URL(fileURLWithPath: key))
+        } else if settings.tls {
             do {
                 tlsIdentity = try await ServeTLS.loadOrCreate(paths: paths, listenHosts: [pairing.host], logger: logger)
             } catch {
@@ -140,7 +154,20 @@ struct ServeCommand: AsyncParsableCommand {
         } else if let warning = ServeTLS.plaintextWarning(host: pairing.host) {
             logger.warning("\(warning)")
         }
-        let fingerprint = tlsIdentity?.fingerprint
+        var tlsFingerprint = tlsIdentity?.fingerprint
+        var tlsSource: TLSContextSource?
+        do {
+            if let files = userCertificate {
+                tlsSource = try TLSContextSource(load: { try files.makeServerContext() }, changeToken: { files.changeToken() }, logger: logger)
+                tlsFingerprint = try files.fingerprint()
+                logger.info("Serving the provided TLS certificate", metadata: ["bridge.tls.cert": "\(files.certificate.path)", "bridge.tls.fingerprint": "\(tlsFingerprint ?? "")"])
+            } else if let identity = tlsIdentity {
+                tlsSource = TLSContextSource(try identity.makeServerContext())
+            }
+        } catch {
+            throw CommandFailure("cannot set up TLS: \(error)")
+        }
+        let fingerprint = tlsFingerprint
         let hub: ThreadHub
         do {
             hub = try ThreadHub(
@@ -156,9 +183,7 @@ struct ServeCommand: AsyncParsableCommand {
             helloTimeout: .milliseconds(Int64(settings.helloTimeout * 1000)),
             maxMessageBytes: settings.maxMessageBytes,
             pingInterval: settings.pingInterval > 0 ? .milliseconds(Int64(settings.pingInterval * 1000)) : nil,
-            tls: try tlsIdentity.map { identity in
-                do { return TLSContextSource(try identity.makeServerContext()) } catch { throw CommandFailure("cannot set up TLS: \(error)") }
-            },
+            tls: tlsSource,
             webAssets: WebAssets.fromEnvironment()
         )
         let publisher: MDNSPublisher? =

@@ -35,13 +35,15 @@ struct ServeConfigFile: Equatable {
     var roots: [String]?
     var allowDangerFullAccess: Bool?
     var tls: Bool?
+    var tlsCert: String?
+    var tlsKey: String?
     var journalMaxAge: DurationArgument?
     var journalMaxBytes: Int64?
 
     /// Every key the file may hold.
     static let keys = [
         "listen", "hello_timeout", "max_message_bytes", "ping_interval", "log_level", "log_format", "qr", "no_qr", "mdns",
-        "no_mdns", "mdns_name", "codex", "codex_config", "roots", "allow_danger_full_access", "tls", "journal_max_age",
+        "no_mdns", "mdns_name", "codex", "codex_config", "roots", "allow_danger_full_access", "tls", "tls_cert", "tls_key", "journal_max_age",
         "journal_max_bytes",
     ]
 
@@ -205,6 +207,11 @@ struct ServeConfigFile: Equatable {
             config.roots = try strings("roots")?.map(expand)
             config.allowDangerFullAccess = try bool("allow_danger_full_access")
             config.tls = try bool("tls")
+            config.tlsCert = try string("tls_cert").map(expand)
+            config.tlsKey = try string("tls_key").map(expand)
+            if (config.tlsCert == nil) != (config.tlsKey == nil) {
+                throw fail(config.tlsCert == nil ? "tls_key" : "tls_cert", "needs tls_cert and tls_key together")
+            }
             if let value = table["journal_max_age"] {
                 if let text = value.string {
                     guard let age = DurationArgument(argument: text) else { throw fail("journal_max_age", "must be a duration like 7d, 12h or 30s, not \"\(text)\"") }

@@ -22,6 +22,9 @@ struct ServeSettings: Equatable {
     var roots: [String] = []
     var allowDangerFullAccess = false
     var tls = false
+    /// A certificate chain and key the user provides (both or neither); they imply TLS.
+    var tlsCert: String?
+    var tlsKey: String?
     var journalMaxAge = DurationArgument(.seconds(7 * 86400), text: "7d")
     var journalMaxBytes: Int64 = 256 << 20
 
@@ -41,6 +44,8 @@ struct ServeSettings: Equatable {
         var roots: [String] = []
         var allowDangerFullAccess = false
         var tls: Bool?
+        var tlsCert: String?
+        var tlsKey: String?
         var journalMaxAge: DurationArgument?
         var journalMaxBytes: Int64?
     }
@@ -61,7 +66,9 @@ struct ServeSettings: Equatable {
         settings.codexConfig = flags.codexConfig.isEmpty ? file.codexConfig ?? [] : flags.codexConfig
         settings.roots = flags.roots.isEmpty ? file.roots ?? [] : flags.roots
         settings.allowDangerFullAccess = flags.allowDangerFullAccess ? true : file.allowDangerFullAccess ?? false
-        settings.tls = flags.tls ?? file.tls ?? settings.tls
+        settings.tlsCert = flags.tlsCert ?? file.tlsCert
+        settings.tlsKey = flags.tlsKey ?? file.tlsKey
+        settings.tls = flags.tls ?? file.tls ?? (settings.tlsCert != nil || settings.tls)
         settings.journalMaxAge = flags.journalMaxAge ?? file.journalMaxAge ?? settings.journalMaxAge
         settings.journalMaxBytes = flags.journalMaxBytes ?? file.journalMaxBytes ?? settings.journalMaxBytes
         return settings
@@ -80,6 +87,8 @@ struct ServeSettings: Equatable {
             throw SettingsError("--log-level must be one of \(logLevels.joined(separator: ", "))")
         }
         if let value = flags.journalMaxBytes, value < 0 { throw SettingsError("--journal-max-bytes must not be negative") }
+        if (flags.tlsCert == nil) != (flags.tlsKey == nil) { throw SettingsError("--tls-cert and --tls-key go together: give both files") }
+        if flags.tls == false, flags.tlsCert != nil { throw SettingsError("--no-tls contradicts --tls-cert") }
     }
 
     /// The journal's maximum age in seconds.

@@ -204,3 +204,60 @@ def test_mdns_txt_carries_tls_and_the_fingerprint(bridge_factory):
     assert found["port"] == bridge.port
     assert found["txt"]["tls"] == "1"
     assert found["txt"]["fp"] == server_json(bridge)["fingerprint"] == tls_show(bridge.state_dir)
+
+
+def make_ca_and_leaf(d, name="leaf"):
+    """A test CA (reused when present) and a leaf for 127.0.0.1 signed by it; returns (ca.pem, leaf.pem, leaf.key)."""
+    import subprocess
+
+    def run(*args):
+        subprocess.run(args, check=True, capture_output=True)
+    if not (d / "ca.pem").exists():
+        run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+            "-subj", "/CN=codex-bridge test CA", "-keyout", str(d / "ca.key"), "-out", str(d / "ca.pem"))
+    run("openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=127.0.0.1",
+        "-keyout", str(d / f"{name}.key"), "-out", str(d / f"{name}.csr"))
+    (d / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    run("openssl", "x509", "-req", "-in", str(d / f"{name}.csr"), "-CA", str(d / "ca.pem"), "-CAkey", str(d / "ca.key"),
+        "-CAcreateserial", "-days", "2", "-extfile", str(d / "ext.cnf"), "-out", str(d / f"{name}.pem"))
+    (d / f"{name}.key").chmod(0o600)
+    return d / "ca.pem", d / f"{name}.pem", d / f"{name}.key"
+
+
+async def test_provided_certificate_is_served_verified_and_reloaded_without_dropping(bridge_factory, tmp_path):
+    certs = tmp_path / "certs"
+    certs.mkdir()
+    ca, leaf, key = make_ca_and_leaf(certs)
+    bridge = bridge_factory(args=["--tls-cert", str(leaf), "--tls-key", str(key)])
+    verified = ssl.create_default_context(cafile=str(ca))  # a client that trusts the CA, checking the name
+    with urllib.request.urlopen(f"https://127.0.0.1:{bridge.port}/healthz", context=verified, timeout=5) as response:
+        assert json.loads(response.read())["status"] == "ok"
+    first = peer_der(bridge.port)
+    assert server_json(bridge)["fingerprint"] == hashlib.sha256(first).hexdigest()
+    ws = await websockets.connect(f"wss://127.0.0.1:{bridge.port}/", ssl=verified)
+    await send(ws, {"kind": "hello", "version": 1, "token": bridge.token})
+    assert (await recv(ws))["ok"] is True
+    # Renew: new files in place; new connections get the new certificate, the open one stays.
+    _, renewed, renewed_key = make_ca_and_leaf(certs, "renewed")
+    leaf.write_bytes(renewed.read_bytes())
+    key.write_bytes(renewed_key.read_bytes())
+    deadline = asyncio.get_running_loop().time() + 5
+    while peer_der(bridge.port) == first and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.2)
+    assert peer_der(bridge.port) != first
+    await send(ws, {"kind": "ping", "nonce": "still"})
+    assert (await recv(ws))["nonce"] == "still"
+    await ws.close()
+
+
+def test_provided_key_readable_by_others_is_refused(bridge_factory, tmp_path):
+    certs = tmp_path / "certs"
+    certs.mkdir()
+    _, leaf, key = make_ca_and_leaf(certs)
+    key.chmod(0o644)
+    bridge = bridge_factory(args=["--tls-cert", str(leaf), "--tls-key", str(key)], start=False)
+    with pytest.raises(RuntimeError) as failure:
+        bridge.start(timeout=10)
+    assert "readable by others" in str(failure.value) and "chmod 600" in str(failure.value)
+    result = run_cli("serve", "--tls-cert", str(leaf), state_dir=tmp_path / "s")
+    assert result.returncode != 0 and "--tls-cert and --tls-key go together" in result.stderr
