@@ -88,6 +88,10 @@ def test_new_thread_streams_the_answer_then_a_follow_up(web_bridge, model, phone
     phone.button("Send").click()
     expect(page.locator(".msg.agent")).to_have_count(2)
     expect(page.locator(".msg.agent").nth(1).locator("pre")).to_have_text("ls -la")
+    phone.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    phone.button("Copy code").click()
+    expect(phone.button("Copied")).to_be_visible()
+    assert page.evaluate("navigator.clipboard.readText()") == "ls -la"
     expect(page.locator(".msg.user")).to_have_text(["say hello", "and again"])
     phone.shot("thread-follow-up")
     # Back to the list: the thread is there, newest first, idle, in its folder.

@@ -72,10 +72,14 @@ function back(fallback) {
 }
 
 function show(next) {
+  const moved = !!screen;
   if (screen && screen.destroy) screen.destroy();
   screen = next;
   root.replaceChildren(banner, screen.el);
   document.title = `${screen.title()} · Codex Bridge`;
+  // A screen reader starts reading the new screen at its title (not on the first screen: nothing moved).
+  const title = moved && screen.el.querySelector('h1');
+  if (title) title.focus({ preventScroll: true });
 }
 
 function route() {

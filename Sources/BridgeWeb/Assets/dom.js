@@ -48,6 +48,8 @@ const ICONS = {
   diff: 'M12 4v8M8 8h8M8 18h8',
   lock: 'M7 11V8a5 5 0 0 1 10 0v3M5 11h14v9H5z',
   down: 'M12 5v14M6 13l6 6 6-6',
+  copy: 'M9 9h10v10H9zM5 15V5h10',
+  check: 'M5 12l5 5 9-10',
 };
 
 export function icon(name) {

@@ -34,6 +34,25 @@ function userView(item) {
   return { el, update(it) { text.textContent = userText(it); }, delta() {} };
 }
 
+/** A Copy button on each code block (where the Clipboard API exists: secure contexts). */
+function addCopyButtons(root) {
+  if (!navigator.clipboard || !window.isSecureContext) return;
+  for (const pre of root.querySelectorAll('pre.code-block')) {
+    const button = h('button', { type: 'button', class: 'copy', attrs: { 'aria-label': 'Copy code' } }, icon('copy'));
+    button.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(pre.textContent);
+        button.replaceChildren(icon('check'));
+        button.setAttribute('aria-label', 'Copied');
+        setTimeout(() => { button.replaceChildren(icon('copy')); button.setAttribute('aria-label', 'Copy code'); }, 1500);
+      } catch (_) { /* permission refused: nothing to do */ }
+    });
+    const wrap = h('div', { class: 'code-wrap' });
+    pre.replaceWith(wrap);
+    wrap.append(pre, button);
+  }
+}
+
 function agentView(item, onLayout) {
   const body = h('div', { class: 'agent-body' });
   const el = h('div', { class: 'msg agent' }, body);
@@ -49,6 +68,7 @@ function agentView(item, onLayout) {
     clearTimeout(timer);
     timer = null;
     const md = renderMarkdown(text);
+    if (item.done) addCopyButtons(md);
     if (rendered) rendered.replaceWith(md); else body.prepend(md);
     rendered = md;
     renderedLength = text.length;

@@ -3,7 +3,7 @@ import { h, icon } from './dom.js';
 
 /** A screen header. `back`: a function (shows a Back button); `actions`: extra nodes on the right. */
 export function header(ctx, { title, subtitle, back, actions = [] }) {
-  const titleEl = h('h1', { class: 'title', text: title || '' });
+  const titleEl = h('h1', { class: 'title', text: title || '', tabIndex: -1 });
   const subEl = h('p', { class: 'subtitle', text: subtitle || '', hidden: !subtitle });
   const bar = h('header', { class: 'bar' },
     back ? h('button', { type: 'button', class: 'icon-button back', attrs: { 'aria-label': 'Back' }, on: { click: back } }, icon('back')) : null,
