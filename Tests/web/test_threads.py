@@ -292,3 +292,27 @@ def test_the_list_is_live(web_bridge, model, phone, workspace):
     expect(row).to_contain_text("Running")
     model.release()
     expect(row).to_contain_text("Idle", timeout=30_000)
+
+
+def test_picker_with_two_roots(web_bridge_factory, model, phone, tmp_path):
+    other = tmp_path / "other-project"
+    (other / "deep").mkdir(parents=True)
+    bridge = web_bridge_factory(name="two-roots", extra=["--root", str(other)])
+    model.queue({"kind": "message", "text": "in the other project"})
+    pair(phone, bridge)
+    page = phone.page
+    phone.button("New thread").click()
+    expect(phone.button("workspace")).to_be_visible()
+    phone.button("other-project").click()
+    phone.button("deep").click()
+    expect(page.locator(".picker-path")).to_have_text("other-project/deep")
+    phone.button("Parent folder").click()
+    phone.button("Parent folder").click()  # from a root back to the list of roots
+    expect(phone.button("workspace")).to_be_visible()
+    phone.button("other-project").click()
+    phone.button("deep").click()
+    phone.button("Use this folder").click()
+    page.get_by_label("Message").fill("work here")
+    phone.button("Start").click()
+    expect(page.locator(".msg.agent")).to_have_text("in the other project")
+    expect(page.locator(".bar .subtitle")).to_have_text("other-project/deep")
