@@ -123,6 +123,7 @@ let package = Package(
                 "BridgeProtocol",
                 "BridgeStore",
                 "CQRencode",
+                "ChildProcess",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -73,12 +73,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The PEM private key of --tls-cert (mode 0600).", valueName: "file"))
     var tlsKey: String?
 
+    @Flag(help: "Serve this machine's Tailscale certificate (`tailscale cert`, renewed daily) and offer its MagicDNS name first: phones on the tailnet get https:// their browsers trust.")
+    var tlsTailscale = false
+
     /// The flags as given; nil or empty where not given, so config.toml can fill them in.
     var flags: ServeSettings.Flags {
         ServeSettings.Flags(
             listen: listen, helloTimeout: helloTimeout, maxMessageBytes: maxMessageBytes, pingInterval: pingInterval, logLevel: logLevel,
             logFormat: logFormat, noQR: noQr, noMDNS: noMdns, mdnsName: mdnsName, codex: codex, codexConfig: codexConfig, roots: roots,
-            allowDangerFullAccess: allowDangerFullAccess, tls: tls, tlsCert: tlsCert.map(Self.absolute), tlsKey: tlsKey.map(Self.absolute), journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes)
+            allowDangerFullAccess: allowDangerFullAccess, tls: tls, tlsCert: tlsCert.map(Self.absolute), tlsKey: tlsKey.map(Self.absolute), tlsTailscale: tlsTailscale, journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes)
     }
 
     /// A path given on the command line, made absolute against the current directory.
@@ -139,11 +142,17 @@ struct ServeCommand: AsyncParsableCommand {
         )
         var sandboxes: Set<String> = ["read-only", "workspace-write"]
         if settings.allowDangerFullAccess { sandboxes.insert("danger-full-access") }
-        let pairing = try ServePairing.prepare(paths: paths, listen: settings.listen.host, name: settings.mdnsName, logger: logger)
+        var pairing = try ServePairing.prepare(paths: paths, listen: settings.listen.host, name: settings.mdnsName, logger: logger)
         let storage = JournalOptions.storage(database: pairing.registry.database, settings: settings, logger: logger)
         var tlsIdentity: TLSIdentity?
         var userCertificate: CertificateFiles?
-        if let cert = settings.tlsCert, let key = settings.tlsKey {
+        var tailscaleRenewal: TailscaleCertificate?
+        if settings.tlsTailscale {
+            let tailscale = try await TailscaleCertificate.obtain(paths: paths, logger: logger)
+            pairing.preferredHost = tailscale.domain
+            userCertificate = tailscale.files
+            tailscaleRenewal = tailscale
+        } else if let cert = settings.tlsCert, let key = settings.tlsKey {
             userCertificate = CertificateFiles(certificate: URL(fileURLWithPath: cert), key: URL(fileURLWithPath: key))
         } else if settings.tls {
             do {
@@ -208,7 +217,7 @@ struct ServeCommand: AsyncParsableCommand {
                 hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")],
                 rateLimiter: rateLimiter
             ).addRoutes(to:),
-            onListening: { [qr = settings.qr] listening in
+            onListening: { [qr = settings.qr, pairing] listening in
                 await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)
                 publisher?.serverListening(port: listening.port)
             }
@@ -217,7 +226,8 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: .init(
                 // Shut down in reverse: clients get 1001 first, then codex stops, then the hub drains its events.
                 services: [.init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
-                           .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger))] + (publisher.map { [.init(service: $0)] } ?? []),
+                           .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger))] + (publisher.map { [.init(service: $0)] } ?? [])
+                    + (tailscaleRenewal.map { [.init(service: $0)] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -37,6 +37,8 @@ struct ServeConfigFile: Equatable {
     var tls: Bool?
     var tlsCert: String?
     var tlsKey: String?
+    /// `tls = "tailscale"`.
+    var tlsTailscale: Bool?
     var journalMaxAge: DurationArgument?
     var journalMaxBytes: Int64?
 
@@ -206,7 +208,11 @@ struct ServeConfigFile: Equatable {
             }
             config.roots = try strings("roots")?.map(expand)
             config.allowDangerFullAccess = try bool("allow_danger_full_access")
-            config.tls = try bool("tls")
+            if table["tls"]?.string == "tailscale" {
+                config.tlsTailscale = true
+            } else {
+                config.tls = try bool("tls")
+            }
             config.tlsCert = try string("tls_cert").map(expand)
             config.tlsKey = try string("tls_key").map(expand)
             if (config.tlsCert == nil) != (config.tlsKey == nil) {

@@ -24,6 +24,9 @@ struct ServePairing: Sendable {
     let connections = ConnectionRegistry()
     /// What `--listen` asked for (`0.0.0.0`, an address, `tailscale`).
     let listen: String
+    /// A host name to offer first (the MagicDNS name whose certificate `--tls-tailscale` serves: the name a
+    /// browser's certificate check needs).
+    var preferredHost: String?
     /// The host to bind: `listen` itself, or the first Tailscale address (IPv4 first) for `tailscale`.
     let host: String
     let paths: StatePaths
@@ -54,7 +57,11 @@ struct ServePairing: Sendable {
     /// Once the socket is bound: records `server.json` and shows the pairing QR (or the hint to run `pair`).
     /// `fingerprint`: the TLS certificate's, when serving TLS (recorded and put in the pairing URL as `fp`).
     func listening(_ listening: BridgeServer.Listening, noQR: Bool, fingerprint: String? = nil) async {
-        let addresses = await Self.offeredAddresses(hosts: [host], logger: logger)
+        var addresses = await Self.offeredAddresses(hosts: [host], logger: logger)
+        if let preferredHost {
+            addresses.removeAll { $0.host == preferredHost }
+            addresses.insert(CandidateAddress(host: preferredHost, kind: .magicDNS, isTailscale: true), at: 0)
+        }
         Self.writeServerRecord(
             paths: paths, listen: listen, port: listening.port, addresses: addresses, fingerprint: fingerprint, logger: logger)
         await Self.startupQR(

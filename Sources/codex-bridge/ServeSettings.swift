@@ -25,6 +25,8 @@ struct ServeSettings: Equatable {
     /// A certificate chain and key the user provides (both or neither); they imply TLS.
     var tlsCert: String?
     var tlsKey: String?
+    /// Serve this machine's Tailscale certificate (`tailscale cert`), offering its MagicDNS name first.
+    var tlsTailscale = false
     var journalMaxAge = DurationArgument(.seconds(7 * 86400), text: "7d")
     var journalMaxBytes: Int64 = 256 << 20
 
@@ -46,6 +48,7 @@ struct ServeSettings: Equatable {
         var tls: Bool?
         var tlsCert: String?
         var tlsKey: String?
+        var tlsTailscale = false
         var journalMaxAge: DurationArgument?
         var journalMaxBytes: Int64?
     }
@@ -68,7 +71,9 @@ struct ServeSettings: Equatable {
         settings.allowDangerFullAccess = flags.allowDangerFullAccess ? true : file.allowDangerFullAccess ?? false
         settings.tlsCert = flags.tlsCert ?? file.tlsCert
         settings.tlsKey = flags.tlsKey ?? file.tlsKey
-        settings.tls = flags.tls ?? file.tls ?? (settings.tlsCert != nil || settings.tls)
+        settings.tlsTailscale = flags.tlsCert == nil && (flags.tlsTailscale || (flags.tls == nil && file.tlsTailscale == true))
+        if settings.tlsTailscale { settings.tlsCert = nil; settings.tlsKey = nil }
+        settings.tls = flags.tls ?? file.tls ?? (settings.tlsCert != nil || settings.tlsTailscale || settings.tls)
         settings.journalMaxAge = flags.journalMaxAge ?? file.journalMaxAge ?? settings.journalMaxAge
         settings.journalMaxBytes = flags.journalMaxBytes ?? file.journalMaxBytes ?? settings.journalMaxBytes
         return settings
@@ -88,7 +93,8 @@ struct ServeSettings: Equatable {
         }
         if let value = flags.journalMaxBytes, value < 0 { throw SettingsError("--journal-max-bytes must not be negative") }
         if (flags.tlsCert == nil) != (flags.tlsKey == nil) { throw SettingsError("--tls-cert and --tls-key go together: give both files") }
-        if flags.tls == false, flags.tlsCert != nil { throw SettingsError("--no-tls contradicts --tls-cert") }
+        if flags.tls == false, flags.tlsCert != nil || flags.tlsTailscale { throw SettingsError("--no-tls contradicts --tls-cert and --tls-tailscale") }
+        if flags.tlsTailscale, flags.tlsCert != nil { throw SettingsError("--tls-tailscale and --tls-cert are two different certificates: choose one") }
     }
 
     /// The journal's maximum age in seconds.

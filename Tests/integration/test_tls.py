@@ -261,3 +261,65 @@ def test_provided_key_readable_by_others_is_refused(bridge_factory, tmp_path):
     assert "readable by others" in str(failure.value) and "chmod 600" in str(failure.value)
     result = run_cli("serve", "--tls-cert", str(leaf), state_dir=tmp_path / "s")
     assert result.returncode != 0 and "--tls-cert and --tls-key go together" in result.stderr
+
+
+def fake_tailscale(bin_dir, certs, domain):
+    """A `tailscale` on PATH: `status --json` names `domain`; `cert` writes a leaf for it signed by the test CA
+    and records each call."""
+    _, leaf, key = make_ca_and_leaf_for(certs, domain)
+    script = bin_dir / "tailscale"
+    script.write_text(f"""#!/bin/sh
+echo "$@" >> {bin_dir}/calls
+case "$1" in
+  status) printf '{{"BackendState":"Running","Self":{{"DNSName":"{domain}."}}}}' ;;
+  cert) cp {leaf} "$3"; cp {key} "$5" ;;
+  *) exit 2 ;;
+esac
+""")
+    script.chmod(0o755)
+
+
+def make_ca_and_leaf_for(d, domain):
+    import subprocess
+    make_ca_and_leaf(d)  # the CA
+    (d / "ts.cnf").write_text(f"subjectAltName=DNS:{domain}\n")
+    for args in (
+        ["openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", f"/CN={domain}",
+         "-keyout", str(d / "ts.key"), "-out", str(d / "ts.csr")],
+        ["openssl", "x509", "-req", "-in", str(d / "ts.csr"), "-CA", str(d / "ca.pem"), "-CAkey", str(d / "ca.key"),
+         "-CAcreateserial", "-days", "2", "-extfile", str(d / "ts.cnf"), "-out", str(d / "ts.pem")],
+    ):
+        subprocess.run(args, check=True, capture_output=True)
+    return d / "ca.pem", d / "ts.pem", d / "ts.key"
+
+
+async def test_tls_tailscale_serves_the_magicdns_certificate_and_offers_its_name(bridge_factory, tmp_path):
+    import os
+    domain = "box.tail1234.ts.net"
+    bin_dir, certs = tmp_path / "bin", tmp_path / "certs"
+    bin_dir.mkdir()
+    certs.mkdir()
+    fake_tailscale(bin_dir, certs, domain)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    bridge = bridge_factory(args=["--tls-tailscale"], env=env)
+    assert f"--cert-file" in (bin_dir / "calls").read_text()
+    key_file = next((bridge.state_dir / "tls" / "tailscale").glob("*.key"))
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    # A client that trusts the CA and checks the MagicDNS name (as a phone's browser does).
+    verified = ssl.create_default_context(cafile=str(certs / "ca.pem"))
+    with socket.create_connection(("127.0.0.1", bridge.port), timeout=5) as raw:
+        with verified.wrap_socket(raw, server_hostname=domain) as tls:
+            assert tls.getpeercert()["subjectAltName"] == (("DNS", domain),)
+    assert server_json(bridge)["addresses"][0] == domain
+    summary = json.loads(run_cli("pair", "--json", state_dir=bridge.state_dir, env=env, check=True).stdout)
+    assert summary["webUrl"].startswith(f"https://{domain}:{bridge.port}/#pair=v1&code=")
+
+
+def test_tls_tailscale_without_tailscale_says_what_to_do(bridge_factory, tmp_path):
+    import os
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    env = dict(os.environ, PATH=f"{empty}:/usr/bin:/bin")
+    result = run_cli("serve", "--tls-tailscale", "--listen", "127.0.0.1:0", "--no-qr", "--no-mdns", state_dir=tmp_path / "s", env=env)
+    assert result.returncode != 0
+    assert "tailscale up" in result.stderr and "MagicDNS" in result.stderr

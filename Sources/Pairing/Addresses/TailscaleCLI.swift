@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Logging
 
@@ -8,10 +9,11 @@ public protocol TailscaleStatusProvider: Sendable {
     func magicDNSName() async -> String?
 }
 
-/// Runs `tailscale status --json` (the first `tailscale` on `PATH`) and reads `Self.DNSName`.
+/// Runs `tailscale status --json` (the first `tailscale` on `PATH`) and reads `Self.DNSName`; runs
+/// `tailscale cert`.
 ///
-/// Bounded by a timeout (the CLI can hang while tailscaled starts); the child's stdout goes to a temporary
-/// file rather than a pipe, so a large status (many peers) cannot block it and no pipe can keep us waiting.
+/// Through ``ChildProcess``: bounded by a timeout (the CLI can hang while tailscaled starts) and an output
+/// limit, the whole process group ended on timeout.
 public struct TailscaleCLI: TailscaleStatusProvider {
     /// The environment whose `PATH` is searched and which the child gets.
     public var environment: [String: String]
@@ -54,67 +56,45 @@ public struct TailscaleCLI: TailscaleStatusProvider {
         return name.isEmpty ? nil : name
     }
 
-    /// The first executable `name` in the colon-separated `path`.
-    static func find(_ name: String, path: String?) -> URL? {
-        let directories = (path ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin").split(separator: ":")
-        for directory in directories where !directory.isEmpty {
-            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-               access(candidate.path, X_OK) == 0 {
-                return candidate
-            }
-        }
-        return nil
-    }
-
-    /// Runs the executable with stdout to an unlinked temporary file; its output if it exits 0 in time.
-    private func run(_ executable: URL, _ arguments: [String]) async -> Data? {
-        var template = Array((NSTemporaryDirectory() + "/codex-bridge-tailscale.XXXXXX").utf8CString)
-        let fd = mkstemp(&template)
-        guard fd >= 0 else { return nil }
-        unlink(String(cString: template))  // the open descriptor keeps the file; nothing is left behind
-        let output = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let (exited, exit) = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { finished in
-            exit.yield(finished.terminationStatus)
-            exit.finish()
+    /// Runs `tailscale cert --cert-file CERT --key-file KEY DOMAIN`: obtains (or renews, when due) the
+    /// machine's Let's Encrypt certificate for its MagicDNS name. Needs MagicDNS and HTTPS certificates enabled
+    /// in the tailnet. Returns nil on success, else what went wrong (for `doctor` and the startup error).
+    public func fetchCertificate(domain: String, certFile: String, keyFile: String, timeout: Duration = .seconds(60)) async -> String? {
+        guard let executable = Self.find("tailscale", path: environment["PATH"]) else {
+            return "no tailscale CLI on PATH (install Tailscale and run `tailscale up`)"
         }
         do {
-            try process.run()
+            let outcome = try await ChildProcess.run(
+                executable.path, arguments: ["cert", "--cert-file", certFile, "--key-file", keyFile, domain],
+                environment: environment, outputLimit: 64 << 10, timeout: timeout)
+            if outcome.succeeded { return nil }
+            if outcome.timedOut { return "tailscale cert did not finish within \(timeout)" }
+            return "tailscale cert failed (enable MagicDNS and HTTPS certificates in the tailnet's DNS settings): "
+                + outcome.text.trimmingCharacters(in: .whitespacesAndNewlines).prefix(300)
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// The first executable `name` in the colon-separated `path`.
+    static func find(_ name: String, path: String?) -> URL? {
+        let path = path ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+        return ChildProcess.which(name, path: path).map { URL(fileURLWithPath: $0) }
+    }
+
+    /// Runs the executable; its output if it exits 0 in time.
+    private func run(_ executable: URL, _ arguments: [String]) async -> Data? {
+        do {
+            let outcome = try await ChildProcess.run(
+                executable.path, arguments: arguments, environment: environment, outputLimit: 16 << 20, timeout: timeout)
+            guard outcome.succeeded else {
+                logger.debug("tailscale failed", metadata: ["bridge.tailscale.status": "\(outcome.status.map(String.init) ?? "killed")"])
+                return nil
+            }
+            return Data(outcome.output)
         } catch {
             logger.debug("cannot run tailscale", metadata: ["bridge.error": "\(error)"])
             return nil
         }
-        let timeout = self.timeout
-        let status: Int32? = await withTaskGroup(of: Int32?.self) { group in
-            group.addTask {
-                for await status in exited { return status }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        guard let status else {
-            kill(process.processIdentifier, SIGKILL)
-            logger.debug("tailscale status timed out")
-            return nil
-        }
-        guard status == 0 else { return nil }
-        guard lseek(fd, 0, SEEK_SET) == 0 else { return nil }
-        return try? output.readToEnd()
     }
 }
