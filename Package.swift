@@ -183,7 +183,7 @@ let package = Package(
         // Operations: the systemd unit, doctor checks, status, the JSON log handler, loopback HTTP probes.
         .target(
             name: "BridgeOps",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["ChildProcess", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
 

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 
 /// The outcome of a short external command (`codex --version`, `avahi-daemon --check`, …).
@@ -30,19 +31,11 @@ public struct CommandRunner: Sendable {
         self.environment = environment
     }
 
-    /// The absolute path of `name` on `PATH` (or `name` itself when it contains a `/` and is executable).
+    /// The absolute path of `name` on `PATH` (or `name` itself when it contains a `/` and is executable). Only
+    /// absolute `PATH` entries are searched: a relative one (`.`) would run whatever the current directory holds.
     public func which(_ name: String) -> String? {
         if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
-        for directory in (environment["PATH"] ?? "").split(separator: ":") where !directory.isEmpty {
-            let candidate = "\(directory)/\(name)"
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
-                FileManager.default.isExecutableFile(atPath: candidate)
-            {
-                return candidate
-            }
-        }
-        return nil
+        return ChildProcess.which(name, path: environment["PATH"])
     }
 
     /// Runs `executable arguments…` (looked up on `PATH` when not a path), waiting at most `timeout`.

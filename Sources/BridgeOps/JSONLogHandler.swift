@@ -27,11 +27,17 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        let merged = Self.merged(metadata, provider: metadataProvider, event: event.metadata)
         write(Self.line(
             date: Date(), level: event.level, label: label, message: event.message.description, source: event.source, metadata: merged))
+    }
+
+    /// The handler's metadata, then the provider's, then the event's (later ones win).
+    static func merged(_ metadata: Logger.Metadata, provider: Logger.MetadataProvider?, event: Logger.Metadata?) -> Logger.Metadata {
+        var merged = metadata
+        if let provided = provider?.get() { merged.merge(provided) { _, new in new } }
+        if let event { merged.merge(event) { _, new in new } }
+        return merged
     }
 
     /// One log line (pure, for tests).

@@ -26,9 +26,7 @@ public struct TextLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
+        let merged = JSONLogHandler.merged(metadata, provider: metadataProvider, event: event.metadata)
         write(Self.line(date: Date(), level: event.level, label: label, message: event.message.description, source: event.source, metadata: merged))
     }
 
