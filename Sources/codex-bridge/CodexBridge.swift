@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `codex-bridge`: drive the Codex CLI on this machine from a phone.
 @main
@@ -11,6 +12,29 @@ struct CodexBridge: AsyncParsableCommand {
         subcommands: [ServeCommand.self, TokenCommand.self, PairCommand.self, DevicesCommand.self, DiscoverCommand.self, StatusCommand.self, DoctorCommand.self,
                       ServiceCommand.self, TLSCommand.self, AttachCommand.self]
     )
+
+    /// Runs the command; every error is one line `error: …` on stderr (usage errors add the usage after it),
+    /// in one style whatever the command.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+            } else if !message.isEmpty {
+                let text = message.hasPrefix("Error: ") ? "error: " + message.dropFirst("Error: ".count) : message
+                FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+            }
+            Foundation.exit(code.rawValue)
+        }
+    }
 }
 
 /// The software version.

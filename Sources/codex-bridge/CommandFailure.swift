@@ -1,4 +1,4 @@
-/// A command failed: ArgumentParser prints `Error: <message>` on one line and exits 1.
+/// A command failed: `main` prints `error: <message>` on one line and exits 1.
 struct CommandFailure: Error, CustomStringConvertible {
     let description: String
     init(_ message: String) { self.description = message }

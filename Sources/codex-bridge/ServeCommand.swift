@@ -112,6 +112,12 @@ struct ServeCommand: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let paths = state.paths
         let settings = try settings(paths: paths)
+        // A port in use is one clear line before any other output (the bind itself comes after the startup logs).
+        if settings.listen.port != 0, settings.listen.host.lowercased() != "tailscale",
+            PortProbe.bindError(host: settings.listen.host, port: settings.listen.port) == EADDRINUSE
+        {
+            throw CommandFailure(PortProbe.inUseMessage(host: settings.listen.host, port: settings.listen.port, paths: paths))
+        }
         let level = Logger.Level(rawValue: settings.logLevel) ?? .info
         LoggingSystem.bootstrap { [logFormat = settings.logFormat] label in
             var handler: any LogHandler = logFormat == "json" ? JSONLogHandler(label: label) : TextLogHandler(label: label)

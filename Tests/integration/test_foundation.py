@@ -222,5 +222,9 @@ def test_cli_errors_are_one_line_and_nonzero(tmp_path):
 
 def test_port_in_use_is_a_clear_error(bridge, tmp_path):
     result = run_cli("serve", "--listen", f"127.0.0.1:{bridge.port}", "--no-qr", "--no-mdns", state_dir=tmp_path / "other")
-    assert result.returncode != 0
-    assert "address already in use" in (result.stderr + result.stdout).lower()
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.splitlines()[0] == (
+        f"error: 127.0.0.1:{bridge.port} is already in use (by another program); stop it or choose --listen HOST:PORT")
+    mine = run_cli("serve", "--listen", f"127.0.0.1:{bridge.port}", "--no-qr", "--no-mdns", state_dir=bridge.state_dir)
+    assert mine.returncode == 1 and mine.stderr.splitlines()[0].startswith(
+        f"error: 127.0.0.1:{bridge.port} is already in use (by codex-bridge pid {bridge.proc.pid}, serving this state directory)")
