@@ -2,7 +2,13 @@ import Foundation
 import Subprocess
 
 /// Finds the `codex` executable: `--codex PATH`, then the config value, then `PATH`, then the PyPI package
-/// `openai-codex-cli-bin` (`codex_cli_bin/bin/codex` inside a known virtualenv, or whatever `python3` imports).
+/// `openai-codex-cli-bin` (`codex_cli_bin/bin/codex` inside a virtualenv of the checkout this binary was built
+/// in or of the user's data directory, or what an isolated `python3 -I` imports).
+///
+/// Only places the user controls are searched: never the working directory or the state directory's parent
+/// (`/tmp/.venv-codex` for `CODEX_BRIDGE_HOME=/tmp/x` is anyone's). A candidate found by searching must be
+/// owned by the user or root and not writable by group or others, and so must its directory; otherwise it is
+/// skipped (an explicit `--codex` that fails this is an error naming why).
 public struct CodexLocator: Sendable {
     /// `--codex PATH` from the command line; when set, nothing else is tried.
     public var explicitPath: String?
@@ -11,7 +17,7 @@ public struct CodexLocator: Sendable {
     /// The environment to read `PATH`, `HOME` and `CODEX_BRIDGE_HOME` from.
     public var environment: [String: String]
     /// Directories that may hold a `.venv-codex` made by `Scripts/run` (the repository checkout); the
-    /// executable's ancestors and the working directory are added automatically.
+    /// executable's ancestors are added automatically.
     public var searchRoots: [String]
     /// Whether to ask `python3 -c "import codex_cli_bin"` as the last resort.
     public var askPython: Bool
@@ -46,12 +52,13 @@ public struct CodexLocator: Sendable {
         if let configuredPath, !configuredPath.isEmpty {
             return try Self.checked(configuredPath, source: "the config file's codex path")
         }
-        for directory in (environment["PATH"] ?? "").split(separator: ":") where !directory.isEmpty {
+        // Absolute PATH entries only: a relative one (`.`) means the working directory.
+        for directory in (environment["PATH"] ?? "").split(separator: ":") where directory.hasPrefix("/") {
             let candidate = "\(directory)/codex"
-            if Self.isExecutable(candidate) { return Self.absolute(candidate) }
+            if Self.isExecutable(candidate), Self.trustProblem(candidate) == nil { return candidate }
         }
         for venv in virtualenvCandidates() {
-            if let found = Self.bundledCodex(inVirtualenv: venv) { return found }
+            if let found = Self.bundledCodex(inVirtualenv: venv), Self.trustProblem(found) == nil { return found }
         }
         if askPython, let found = await Self.askPythonForCodex(environment: environment) { return found }
         throw .unavailable(Self.installHint)
@@ -60,9 +67,6 @@ public struct CodexLocator: Sendable {
     /// Virtualenvs that `Scripts/run` or a user may have made, most specific first.
     func virtualenvCandidates() -> [String] {
         var candidates: [String] = []
-        if let bridgeHome = environment["CODEX_BRIDGE_HOME"], !bridgeHome.isEmpty {
-            candidates.append(URL(fileURLWithPath: bridgeHome).deletingLastPathComponent().appendingPathComponent(".venv-codex").path)
-        }
         var roots = searchRoots
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             var url = URL(fileURLWithPath: executable).deletingLastPathComponent()
@@ -71,7 +75,6 @@ public struct CodexLocator: Sendable {
                 url = url.deletingLastPathComponent()
             }
         }
-        roots.append(FileManager.default.currentDirectoryPath)
         candidates += roots.map { URL(fileURLWithPath: $0).appendingPathComponent(".venv-codex").path }
         if let home = environment["HOME"], !home.isEmpty {
             candidates.append("\(home)/.local/share/codex-bridge/venv")
@@ -95,9 +98,10 @@ public struct CodexLocator: Sendable {
         let script = "import codex_cli_bin; print(codex_cli_bin.bundled_codex_path())"
         do {
             let result = try await withCodexTimeout(.seconds(15), "python3 did not answer") {
+                // -I: isolated; neither the working directory nor PYTHON* variables reach sys.path.
                 try await Subprocess.run(
                     .name("python3"),
-                    arguments: ["-c", script],
+                    arguments: ["-I", "-c", script],
                     input: .none,
                     output: .string(limit: 64 * 1024),
                     error: .discarded
@@ -105,7 +109,7 @@ public struct CodexLocator: Sendable {
             }
             guard result.terminationStatus.isSuccess,
                 case let path = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines),
-                isExecutable(path)
+                isExecutable(path), trustProblem(path) == nil
             else { return nil }
             return path
         } catch {
@@ -117,7 +121,29 @@ public struct CodexLocator: Sendable {
         guard isExecutable(path) else {
             throw .unavailable("\(source) names \(path), which is not an executable file. \(installHint)")
         }
-        return absolute(path)
+        let resolved = absolute(path)
+        if let problem = trustProblem(resolved) {
+            throw .unavailable("\(source) names \(resolved), which is not run: \(problem)")
+        }
+        return resolved
+    }
+
+    /// Why a candidate must not be run: it (after following links) or its directory is not owned by this user
+    /// or root, or is writable by group or others (anyone who can write it chooses what the bridge runs).
+    public static func trustProblem(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return "it does not resolve" }
+        let resolved = String(cString: real)
+        free(real)
+        let me = getuid()
+        for item in [resolved, (resolved as NSString).deletingLastPathComponent] {
+            var info = stat()
+            guard stat(item, &info) == 0 else { return "\(item) cannot be read" }
+            if info.st_uid != me && info.st_uid != 0 { return "\(item) is owned by another user (uid \(info.st_uid))" }
+            if info.st_mode & 0o022 != 0 {
+                return "\(item) is writable by group or others (mode \(String(info.st_mode & 0o777, radix: 8)))"
+            }
+        }
+        return nil
     }
 
     static func isExecutable(_ path: String) -> Bool {

@@ -118,6 +118,14 @@ struct ServeCommand: AsyncParsableCommand {
         {
             throw CommandFailure(PortProbe.inUseMessage(host: settings.listen.host, port: settings.listen.port, paths: paths))
         }
+        // An explicit codex that cannot be run is a startup error, not a retry loop.
+        if let codex = settings.codex, codex.contains("/") {
+            do {
+                _ = try await CodexLocator(explicitPath: codex, askPython: false).locate()
+            } catch {
+                throw CommandFailure(error.message)
+            }
+        }
         let level = Logger.Level(rawValue: settings.logLevel) ?? .info
         LoggingSystem.bootstrap { [logFormat = settings.logFormat] label in
             var handler: any LogHandler = logFormat == "json" ? JSONLogHandler(label: label) : TextLogHandler(label: label)

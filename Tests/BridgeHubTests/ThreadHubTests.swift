@@ -87,6 +87,32 @@ import Testing
         }
     }
 
+    /// Regression (found by the web app's tests): the approvals pending on a device's restored subscriptions
+    /// were queued during `sessionOpened`, i.e. before the connection queued its helloAck.
+    @Test func nothingPrecedesTheHelloAck() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        let phone = await harness.session(deviceId: "dev-a")
+        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
+        _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), phone)
+        await harness.codex.ask(5, "item/commandExecution/requestApproval", ["threadId": "t1", "turnId": "turn-1", "itemId": "i", "command": "ls"])
+        _ = try await harness.waitFor(phone) { if case .approvalRequest = $0 { true } else { false } }
+        await harness.hub.sessionClosed(phone)
+
+        let again = ClientSession(
+            id: 9_999, principal: .device(id: "dev-a"), hello: Hello(), remoteAddress: "127.0.0.1",
+            logger: phone.logger, outbox: Outbox(capacity: 64), onOverflow: {})
+        let opening = await harness.hub.sessionOpened(again)
+        #expect(opening.restoredSubscriptions?.contains("*") == true)
+        // A live event between the handshake and the ack waits too.
+        await harness.codex.notify("item/agentMessage/delta", ["threadId": "t1", "turnId": "turn-1", "delta": "x"])
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(harness.frames(again).isEmpty)
+        await harness.hub.sessionReady(again)
+        let after = try await harness.waitFor(again) { $0.event != nil }
+        #expect(after.first.map { if case .approvalRequest = $0 { true } else { false } } == true)
+    }
+
     @Test func requestsCodexCannotRelayAreAnsweredNotLeftHanging() async throws {
         let harness = try await HubHarness()
         await harness.codex.ask(3, "item/tool/requestUserInput", ["threadId": "t1", "questions": []])

@@ -1,3 +1,4 @@
+import Foundation
 import BridgeProtocol
 @testable import CodexControl
 import Testing
@@ -81,5 +82,46 @@ struct CodexUnitTests {
         #expect(error.description.contains("Not initialized"))
         #expect(CodexError.unavailable("x").code != .exited)
         #expect(CodexRequestID(generation: 2, value: 5).description == "2:5")
+    }
+}
+
+/// Regression (issue 11, finding 7): the locator ran a `.venv-codex` planted in the working directory or next to
+/// the state directory, and candidates anyone could write.
+@Suite struct CodexLocatorTrustTests {
+    @Test func plantedVirtualenvsAreNotSearched() async throws {
+        let directory = try TestSupport.temporaryDirectory("planted")
+        let bin = directory.appendingPathComponent(".venv-codex/lib/python3.11/site-packages/codex_cli_bin/bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let codex = try FakeCodex.install(in: bin, mode: "normal")
+        try FileManager.default.moveItem(atPath: codex, toPath: bin.appendingPathComponent("codex").path)
+        let previous = FileManager.default.currentDirectoryPath
+        FileManager.default.changeCurrentDirectoryPath(directory.path)
+        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+        let locator = CodexLocator(
+            environment: ["PATH": "/nonexistent:.", "HOME": "/nonexistent", "CODEX_BRIDGE_HOME": directory.appendingPathComponent("state").path],
+            askPython: false)
+        #expect(locator.virtualenvCandidates().allSatisfy { !$0.hasPrefix(directory.path) })
+        await #expect(throws: CodexError.self) { _ = try await locator.locate() }
+    }
+
+    @Test func candidatesOthersCanWriteAreRefused() async throws {
+        let directory = try TestSupport.temporaryDirectory("writable")
+        let codex = try FakeCodex.install(in: directory, mode: "normal")
+        let named = directory.appendingPathComponent("codex").path
+        try FileManager.default.moveItem(atPath: codex, toPath: named)
+        chmod(directory.path, 0o755)
+        chmod(named, 0o755)
+        let onPath = CodexLocator(environment: ["PATH": directory.path], askPython: false)
+        #expect(try await onPath.locate() == named)
+        chmod(named, 0o777)
+        #expect(CodexLocator.trustProblem(named)?.contains("writable by group or others") == true)
+        await #expect(throws: CodexError.self) { _ = try await onPath.locate() }
+        chmod(named, 0o755)
+        chmod(directory.path, 0o777)
+        await #expect(throws: CodexError.self) { _ = try await onPath.locate() }
+        await #expect { _ = try await CodexLocator(explicitPath: named, askPython: false).locate() } throws: { error in
+            (error as? CodexError)?.message.contains("is not run") == true
+        }
+        chmod(directory.path, 0o755)
     }
 }

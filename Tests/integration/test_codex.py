@@ -197,8 +197,10 @@ async def test_cwd_outside_roots_is_forbidden(codex_bridge, workspace, tmp_path)
     assert bad["kind"] == "error" and bad["code"] == "forbidden"
 
 
-async def test_codex_missing_is_codex_unavailable(bridge_factory, workspace):
-    bridge = bridge_factory(args=["--codex", "/nonexistent/codex", "--root", str(workspace)])
+async def test_codex_missing_is_codex_unavailable(bridge_factory, workspace, tmp_path):
+    # No codex anywhere the locator looks (an explicit --codex that does not exist is a startup error instead).
+    env = dict(os.environ, PATH="/usr/bin:/bin", HOME=str(tmp_path / "home"))
+    bridge = bridge_factory(args=["--root", str(workspace)], env=env)
     ws, ack = await hello(bridge)
     assert ack["ok"]
     answer = await request(ws, "startThread", cwd=str(workspace), prompt="x", timeout=30)

@@ -228,3 +228,10 @@ def test_port_in_use_is_a_clear_error(bridge, tmp_path):
     mine = run_cli("serve", "--listen", f"127.0.0.1:{bridge.port}", "--no-qr", "--no-mdns", state_dir=bridge.state_dir)
     assert mine.returncode == 1 and mine.stderr.splitlines()[0].startswith(
         f"error: 127.0.0.1:{bridge.port} is already in use (by codex-bridge pid {bridge.proc.pid}, serving this state directory)")
+
+
+def test_explicit_codex_that_cannot_run_is_a_startup_error(tmp_path):
+    result = run_cli("serve", "--codex", "/nonexistent/codex", "--listen", "127.0.0.1:0", "--no-qr", "--no-mdns",
+                     state_dir=tmp_path / "s")
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0].startswith("error: --codex names /nonexistent/codex, which is not an executable file")

@@ -59,8 +59,9 @@ async def test_idle_and_half_open_sockets_never_lock_out_a_client(bridge):
     times = [await valid_handshake_seconds(bridge) for _ in range(5)]
     assert max(times) < 1.0, times
     assert await asyncio.to_thread(healthz, bridge.port) == 200
-    # Every junk socket is closed within the request-head grace time (5 s by default) plus slack.
-    results = await asyncio.gather(*(closed_within(reader, 8) for reader, _ in sockets))
+    # Every junk socket is closed within the request-head grace time (5 s by default, counted from the accept,
+    # which the kernel may delay for connections past its backlog) plus slack.
+    results = await asyncio.gather(*(closed_within(reader, 12) for reader, _ in sockets))
     kinds = [("idle", "half", "tls")[i % 3] for i in range(JUNK)]
     still = [(i, kinds[i]) for i, ok in enumerate(results) if not ok]
     assert not still, f"{len(still)} junk sockets still open: {still[:20]}"

@@ -163,6 +163,8 @@ extension ThreadHub {
         // From here to the return nothing suspends: subscriptions, seam and hold are taken in one step.
         sessions[session.id] = session
         clientKeys[session.id] = key
+        // Nothing reaches the session before its helloAck: live frames wait until `replayPending`.
+        beginHold(session.id)
         let seam = lastSeq
         var status: ResumeStatus?
         if let cursor = session.hello.resume?.lastSeq {
@@ -173,16 +175,28 @@ extension ThreadHub {
             }
         }
         for threadId in restored {
-            subscribe(session, to: threadId, sendPendingApprovals: status != .ok)
+            subscribe(session, to: threadId, sendPendingApprovals: false)
         }
+        if status != .ok, !restored.isEmpty { approvalsAfterAck.insert(session.id) }
         return SessionOpening(
             lastSeq: seam, resume: status, restoredSubscriptions: key == nil ? nil : restored, policy: gate.clientPolicy)
     }
 
     /// Runs the replay asked for in the hello, after the helloAck was queued.
+    /// Runs right after the session's helloAck was queued: the replay it asked for, then the approvals still
+    /// pending on its restored subscriptions (when it did not resume), then the live frames held meanwhile.
     func replayPending(_ session: ClientSession) async {
-        guard let replay = pendingReplays.removeValue(forKey: session.id) else { return }
-        await runReplay(replay, to: session)
+        if let replay = pendingReplays.removeValue(forKey: session.id) {
+            await runReplay(replay, to: session)
+            endHold(session.id)
+        }
+        if approvalsAfterAck.remove(session.id) != nil {
+            let covered = wildcardSubscribers.contains(session.id)
+            for pending in pendingApprovals.values.sorted(by: { $0.request.seq < $1.request.seq })
+            where covered || subscribers[pending.request.threadId]?.contains(session.id) == true {
+                session.send(.approvalRequest(pending.request))
+            }
+        }
         endHold(session.id)
     }
 

@@ -89,6 +89,8 @@ public actor ThreadHub: RequestHandling, Service {
     var replayTails: [UInt64: Task<Void, Never>] = [:]
     /// The replay a session asked for in its hello, run by `sessionReady` (its hold is already taken).
     var pendingReplays: [UInt64: Replay] = [:]
+    /// Sessions to send the approvals pending on their restored subscriptions once their helloAck is out.
+    var approvalsAfterAck: Set<UInt64> = []
     /// Requests (client key + id) being answered; retries wait here for the first answer.
     var inflight: [String: [CheckedContinuation<ServerMessage, Never>]] = [:]
     /// Threads whose turn was running when the bridge last stopped; resumed once Codex runs.
@@ -296,6 +298,7 @@ public actor ThreadHub: RequestHandling, Service {
         holds[session.id] = nil
         held[session.id] = nil
         pendingReplays[session.id] = nil
+        approvalsAfterAck.remove(session.id)
         wildcardSubscribers.remove(session.id)
         for threadId in subscribers.keys {
             subscribers[threadId]?.remove(session.id)
