@@ -13,8 +13,8 @@ struct CodexBridge: AsyncParsableCommand {
                       ServiceCommand.self, TLSCommand.self, AttachCommand.self]
     )
 
-    /// Runs the command; every error is one line `error: …` on stderr (usage errors add the usage after it),
-    /// in one style whatever the command.
+    /// Runs the command; every error is one line `error: …` on stderr (usage errors add the usage after it and
+    /// exit 2), in one style whatever the command.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -32,7 +32,8 @@ struct CodexBridge: AsyncParsableCommand {
                 let text = message.hasPrefix("Error: ") ? "error: " + message.dropFirst("Error: ".count) : message
                 FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
             }
-            Foundation.exit(code.rawValue)
+            // Usage errors exit 2 (as most Unix tools do), not ArgumentParser's 64.
+            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
         }
     }
 }

@@ -16,10 +16,6 @@ struct JournalOptions: ParsableArguments {
         help: ArgumentHelp("The oldest journaled events beyond this many bytes in total are pruned (default 268435456).", valueName: "bytes"))
     var maxBytes: Int64?
 
-    func validate() throws {
-        if let maxBytes, maxBytes < 0 { throw ValidationError("--journal-max-bytes must not be negative") }
-    }
-
     /// The hub's storage in `database`, with the retention `serve` resolved (flag, config.toml, default).
     static func storage(database: BridgeDatabase, settings: ServeSettings, logger: Logger) -> HubStorage {
         HubStorage(

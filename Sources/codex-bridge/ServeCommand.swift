@@ -37,6 +37,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds between WebSocket pings; 0 disables them (default 20).", valueName: "seconds"))
     var pingInterval: Double?
 
+    @Option(help: ArgumentHelp("Seconds a new connection has to send its first request head (default 5).", valueName: "seconds"))
+    var requestHeadTimeout: Double?
+
+    @Option(help: ArgumentHelp("Most connections not yet authenticated at once; past it the oldest is closed (default 512).", valueName: "n"))
+    var maxUnauthenticated: Int?
+
+    @Option(help: ArgumentHelp("Most connections not yet authenticated from one address (default 128).", valueName: "n"))
+    var maxUnauthenticatedPerAddress: Int?
+
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical (default info).", valueName: "level"))
     var logLevel: String?
 
@@ -81,7 +90,8 @@ struct ServeCommand: AsyncParsableCommand {
         ServeSettings.Flags(
             listen: listen, helloTimeout: helloTimeout, maxMessageBytes: maxMessageBytes, pingInterval: pingInterval, logLevel: logLevel,
             logFormat: logFormat, noQR: noQr, noMDNS: noMdns, mdnsName: mdnsName, codex: codex, codexConfig: codexConfig, roots: roots,
-            allowDangerFullAccess: allowDangerFullAccess, tls: tls, tlsCert: tlsCert.map(Self.absolute), tlsKey: tlsKey.map(Self.absolute), tlsTailscale: tlsTailscale, journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes)
+            allowDangerFullAccess: allowDangerFullAccess, tls: tls, tlsCert: tlsCert.map(Self.absolute), tlsKey: tlsKey.map(Self.absolute), tlsTailscale: tlsTailscale, journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes,
+            requestHeadTimeout: requestHeadTimeout, maxUnauthenticated: maxUnauthenticated, maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress)
     }
 
     /// A path given on the command line, made absolute against the current directory.
@@ -207,7 +217,10 @@ struct ServeCommand: AsyncParsableCommand {
             maxMessageBytes: settings.maxMessageBytes,
             pingInterval: settings.pingInterval > 0 ? .milliseconds(Int64(settings.pingInterval * 1000)) : nil,
             tls: tlsSource,
-            webAssets: WebAssets.fromEnvironment()
+            webAssets: WebAssets.fromEnvironment(),
+            requestHeadTimeout: .milliseconds(Int64(settings.requestHeadTimeout * 1000)),
+            maxUnauthenticated: settings.maxUnauthenticated,
+            maxUnauthenticatedPerAddress: settings.maxUnauthenticatedPerAddress
         )
         let publisher: MDNSPublisher? =
             !settings.mdns

@@ -37,6 +37,9 @@ struct ServeConfigFile: Equatable {
     var tls: Bool?
     var tlsCert: String?
     var tlsKey: String?
+    var requestHeadTimeout: Double?
+    var maxUnauthenticated: Int?
+    var maxUnauthenticatedPerAddress: Int?
     /// `tls = "tailscale"`.
     var tlsTailscale: Bool?
     var journalMaxAge: DurationArgument?
@@ -45,7 +48,8 @@ struct ServeConfigFile: Equatable {
     /// Every key the file may hold.
     static let keys = [
         "listen", "hello_timeout", "max_message_bytes", "ping_interval", "log_level", "log_format", "qr", "no_qr", "mdns",
-        "no_mdns", "mdns_name", "codex", "codex_config", "roots", "allow_danger_full_access", "tls", "tls_cert", "tls_key", "journal_max_age",
+        "no_mdns", "mdns_name", "codex", "codex_config", "roots", "allow_danger_full_access", "tls", "tls_cert", "tls_key", "request_head_timeout", "max_unauthenticated",
+        "max_unauthenticated_per_address", "journal_max_age",
         "journal_max_bytes",
     ]
 
@@ -166,18 +170,18 @@ struct ServeConfigFile: Equatable {
                 guard let listen = ListenAddress(argument: text) else { throw fail("listen", "must be HOST:PORT, :PORT or tailscale[:PORT], not \"\(text)\"") }
                 config.listen = listen
             }
-            if let value = try seconds("hello_timeout") {
-                guard value > 0 else { throw fail("hello_timeout", "must be positive") }
-                config.helloTimeout = value
+            func limited<Value>(_ key: String, _ value: Value?, _ limit: SettingLimits.Limit<Value>) throws(ConfigFileError) -> Value? {
+                guard let value else { return nil }
+                if let problem = limit.problem(value) { throw fail(key, problem) }
+                return value
             }
-            if let value = try integer("max_message_bytes") {
-                guard value >= 1024 else { throw fail("max_message_bytes", "must be at least 1024") }
-                config.maxMessageBytes = value
-            }
-            if let value = try seconds("ping_interval") {
-                guard value >= 0 else { throw fail("ping_interval", "must not be negative") }
-                config.pingInterval = value
-            }
+            config.helloTimeout = try limited("hello_timeout", try seconds("hello_timeout"), SettingLimits.helloTimeout)
+            config.maxMessageBytes = try limited("max_message_bytes", try integer("max_message_bytes"), SettingLimits.maxMessageBytes)
+            config.pingInterval = try limited("ping_interval", try seconds("ping_interval"), SettingLimits.pingInterval)
+            config.requestHeadTimeout = try limited("request_head_timeout", try seconds("request_head_timeout"), SettingLimits.requestHeadTimeout)
+            config.maxUnauthenticated = try limited("max_unauthenticated", try integer("max_unauthenticated"), SettingLimits.maxUnauthenticated)
+            config.maxUnauthenticatedPerAddress = try limited(
+                "max_unauthenticated_per_address", try integer("max_unauthenticated_per_address"), SettingLimits.maxUnauthenticatedPerAddress)
             if let value = try string("log_level") {
                 guard ServeSettings.logLevels.contains(value) else {
                     throw fail("log_level", "must be one of \(ServeSettings.logLevels.joined(separator: ", ")), not \"\(value)\"")
@@ -228,9 +232,9 @@ struct ServeConfigFile: Equatable {
                     throw fail("journal_max_age", "must be a duration like \"7d\" or a positive number of seconds, not \(describe(value))")
                 }
             }
-            if let value = try integer("journal_max_bytes") {
-                guard value >= 0 else { throw fail("journal_max_bytes", "must not be negative") }
-                config.journalMaxBytes = Int64(value)
+            config.journalMaxBytes = try limited("journal_max_bytes", try integer("journal_max_bytes").map(Int64.init), SettingLimits.journalMaxBytes)
+            if let age = config.journalMaxAge, let problem = SettingLimits.journalMaxAgeSeconds.problem(age.duration.components.seconds) {
+                throw fail("journal_max_age", problem)
             }
             return config
         }

@@ -29,6 +29,9 @@ struct ServeSettings: Equatable {
     var tlsTailscale = false
     var journalMaxAge = DurationArgument(.seconds(7 * 86400), text: "7d")
     var journalMaxBytes: Int64 = 256 << 20
+    var requestHeadTimeout: Double = 5
+    var maxUnauthenticated = 512
+    var maxUnauthenticatedPerAddress = 128
 
     /// The flags as given on the command line: nil (or empty, or false for `--no-…` flags) when not given.
     struct Flags: Equatable {
@@ -51,6 +54,9 @@ struct ServeSettings: Equatable {
         var tlsTailscale = false
         var journalMaxAge: DurationArgument?
         var journalMaxBytes: Int64?
+        var requestHeadTimeout: Double?
+        var maxUnauthenticated: Int?
+        var maxUnauthenticatedPerAddress: Int?
     }
 
     /// Flag, then file, then default, for every setting.
@@ -76,6 +82,10 @@ struct ServeSettings: Equatable {
         settings.tls = flags.tls ?? file.tls ?? (settings.tlsCert != nil || settings.tlsTailscale || settings.tls)
         settings.journalMaxAge = flags.journalMaxAge ?? file.journalMaxAge ?? settings.journalMaxAge
         settings.journalMaxBytes = flags.journalMaxBytes ?? file.journalMaxBytes ?? settings.journalMaxBytes
+        settings.requestHeadTimeout = flags.requestHeadTimeout ?? file.requestHeadTimeout ?? settings.requestHeadTimeout
+        settings.maxUnauthenticated = flags.maxUnauthenticated ?? file.maxUnauthenticated ?? settings.maxUnauthenticated
+        settings.maxUnauthenticatedPerAddress =
+            flags.maxUnauthenticatedPerAddress ?? file.maxUnauthenticatedPerAddress ?? settings.maxUnauthenticatedPerAddress
         return settings
     }
 
@@ -84,14 +94,21 @@ struct ServeSettings: Equatable {
         for entry in flags.codexConfig where !entry.contains("=") {
             throw SettingsError("--codex-config expects KEY=VALUE, got '\(entry)'")
         }
-        if let value = flags.helloTimeout, !(value > 0) { throw SettingsError("--hello-timeout must be positive") }
-        if let value = flags.maxMessageBytes, value < 1024 { throw SettingsError("--max-message-bytes must be at least 1024") }
-        if let value = flags.pingInterval, !(value >= 0) { throw SettingsError("--ping-interval must not be negative") }
+        func check<Value>(_ name: String, _ value: Value?, _ limit: SettingLimits.Limit<Value>) throws {
+            if let value, let problem = limit.problem(value) { throw SettingsError("\(name) \(problem)") }
+        }
+        try check("--hello-timeout", flags.helloTimeout, SettingLimits.helloTimeout)
+        try check("--ping-interval", flags.pingInterval, SettingLimits.pingInterval)
+        try check("--max-message-bytes", flags.maxMessageBytes, SettingLimits.maxMessageBytes)
+        try check("--journal-max-bytes", flags.journalMaxBytes, SettingLimits.journalMaxBytes)
+        try check("--journal-max-age", flags.journalMaxAge.map { $0.duration.components.seconds }, SettingLimits.journalMaxAgeSeconds)
+        try check("--request-head-timeout", flags.requestHeadTimeout, SettingLimits.requestHeadTimeout)
+        try check("--max-unauthenticated", flags.maxUnauthenticated, SettingLimits.maxUnauthenticated)
+        try check("--max-unauthenticated-per-address", flags.maxUnauthenticatedPerAddress, SettingLimits.maxUnauthenticatedPerAddress)
         if let value = flags.logFormat, !["text", "json"].contains(value) { throw SettingsError("--log-format must be text or json") }
         if let value = flags.logLevel, !logLevels.contains(value) {
             throw SettingsError("--log-level must be one of \(logLevels.joined(separator: ", "))")
         }
-        if let value = flags.journalMaxBytes, value < 0 { throw SettingsError("--journal-max-bytes must not be negative") }
         if (flags.tlsCert == nil) != (flags.tlsKey == nil) { throw SettingsError("--tls-cert and --tls-key go together: give both files") }
         if flags.tls == false, flags.tlsCert != nil || flags.tlsTailscale { throw SettingsError("--no-tls contradicts --tls-cert and --tls-tailscale") }
         if flags.tlsTailscale, flags.tlsCert != nil { throw SettingsError("--tls-tailscale and --tls-cert are two different certificates: choose one") }

@@ -66,3 +66,30 @@ def test_an_invalid_file_is_one_clear_error(tmp_path, text, line, needle):
     assert len(lines) == 1, result.stderr
     assert f"config.toml:{line}: " in lines[0] and needle in lines[0], lines[0]
     assert not (state / "server.json").exists()
+
+
+@pytest.mark.parametrize("flag,value", [
+    ("--hello-timeout", "inf"), ("--hello-timeout", "nan"), ("--hello-timeout", "0"), ("--ping-interval", "1e20"),
+    ("--ping-interval", "-1"), ("--max-message-bytes", "5000000000"), ("--max-message-bytes", "10"),
+    ("--request-head-timeout", "0"), ("--max-unauthenticated", "1"), ("--max-unauthenticated-per-address", "0"),
+    ("--journal-max-bytes", "-5"),
+])
+def test_numbers_out_of_range_are_usage_errors(tmp_path, flag, value):
+    """Regression (issue 11, finding 8): `--hello-timeout inf`, `--ping-interval 1e20` and
+    `--max-message-bytes 5000000000` were accepted, then the server crashed (SIGILL)."""
+    result = run_cli("serve", f"{flag}={value}", "--listen", "127.0.0.1:0", "--no-qr", "--no-mdns", state_dir=tmp_path / "s", timeout=10)
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"error: {flag} must be between "), first
+
+
+@pytest.mark.parametrize("line", ["hello_timeout = inf", "ping_interval = 1e20", "max_message_bytes = 5000000000",
+                                  "request_head_timeout = -1", "max_unauthenticated = 0", 'journal_max_age = "1s"'])
+def test_config_numbers_out_of_range_name_file_line_and_key(tmp_path, line):
+    state = tmp_path / "s"
+    state.mkdir()
+    (state / "config.toml").write_text(f"# comment\n{line}\n")
+    result = run_cli("serve", "--listen", "127.0.0.1:0", "--no-qr", "--no-mdns", state_dir=state, timeout=10)
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    key = line.split(" ")[0]
+    assert result.stderr.splitlines()[0].startswith(f"error: {state / 'config.toml'}:2: {key} must be between "), result.stderr
