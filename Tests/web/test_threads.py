@@ -249,9 +249,11 @@ def test_sending_while_a_turn_runs_steers_it(web_bridge, model, phone):
     assert not page.locator(".toast").count()
 
 
-def test_codex_missing_is_explained_in_the_list(bridge_factory, phone):
+def test_codex_missing_is_explained_in_the_list(bridge_factory, phone, tmp_path):
     from webutil import web_env
-    bridge = bridge_factory(name="no-codex", args=["--codex", "/nonexistent/codex", "--root", "/tmp"], env=web_env())
+    # No codex anywhere the locator looks (an explicit --codex that does not exist stops serve instead).
+    env = dict(web_env(), PATH="/usr/bin:/bin", HOME=str(tmp_path / "home"))
+    bridge = bridge_factory(name="no-codex", args=["--root", "/tmp"], env=env)
     pair(phone, bridge)
     expect(phone.page.get_by_text("Could not list the threads: Codex is not running")).to_be_visible(timeout=40_000)
     expect(phone.button("Try again")).to_be_visible()
