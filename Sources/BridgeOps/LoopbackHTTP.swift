@@ -13,20 +13,34 @@ public enum LoopbackHTTP {
         public var body: String
     }
 
-    /// GETs `path` from `127.0.0.1:port`; nil when nothing answers within `timeout`.
-    /// The bearer token, when given, goes only into the `Authorization` header.
-    public static func get(port: Int, path: String, bearer: String? = nil, timeout: Duration = .seconds(2)) -> Response? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// GETs `path` from `host:port` (an IP address; `127.0.0.1` by default); nil when nothing answers within
+    /// `timeout`. The bearer token, when given, goes only into the `Authorization` header.
+    public static func get(host: String = "127.0.0.1", port: Int, path: String, bearer: String? = nil, timeout: Duration = .seconds(2)) -> Response? {
+        var storage = sockaddr_storage()
+        var length: socklen_t = 0
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        var v4 = sockaddr_in()
+        var v6 = sockaddr_in6()
+        if inet_pton(AF_INET, bare, &v4.sin_addr) == 1 {
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+            withUnsafeBytes(of: v4) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        } else if inet_pton(AF_INET6, bare, &v6.sin6_addr) == 1 {
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+            withUnsafeBytes(of: v6) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        } else {
+            return nil
+        }
+        let fd = socket(Int32(storage.ss_family), Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         let deadline = ContinuousClock.now + timeout
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let connected = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
         }
         if connected != 0 {
             guard errno == EINPROGRESS, wait(fd, for: Int16(POLLOUT), until: deadline) else { return nil }

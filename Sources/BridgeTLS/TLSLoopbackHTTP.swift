@@ -14,7 +14,7 @@ public enum TLSLoopbackHTTP {
     /// GETs `path` from `127.0.0.1:port` over TLS; nil when nothing answers within `timeout`, the TLS
     /// handshake fails, or the certificate's fingerprint is not `fingerprint`.
     public static func get(
-        port: Int, path: String, fingerprint: String, bearer: String? = nil, timeout: Duration = .seconds(2)
+        host: String = "127.0.0.1", port: Int, path: String, fingerprint: String, bearer: String? = nil, timeout: Duration = .seconds(2)
     ) async -> Response? {
         let request = LoopbackHTTP.request(port: port, path: path, bearer: bearer)
         // One loop for the channel and the promise: a promise is completed on its own loop.
@@ -36,7 +36,7 @@ public enum TLSLoopbackHTTP {
                             PinnedRequestHandler(fingerprint: expected, request: requestBytes, promise: promise))
                     }
                 }
-                .connect(host: "127.0.0.1", port: port).get()
+                .connect(host: host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host, port: port).get()
             channel.eventLoop.scheduleTask(in: .milliseconds(milliseconds)) {
                 promise.fail(ChannelError.connectTimeout(.milliseconds(milliseconds)))
                 channel.close(promise: nil)

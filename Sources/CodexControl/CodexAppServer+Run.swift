@@ -32,10 +32,9 @@ extension CodexAppServer {
         var environment: [Environment.Key: String?] = [:]
         for (key, value) in options.environment { environment[Environment.Key(stringLiteral: key)] = value }
 
-        logger.info(
-            "starting codex app-server",
-            metadata: ["codex.path": "\(executablePath)", "codex.args": "\(options.arguments)"]
-        )
+        // The arguments carry `-c KEY=VALUE` overrides, which may hold keys: debug only.
+        logger.info("starting codex app-server", metadata: ["codex.path": "\(executablePath)"])
+        logger.debug("codex app-server arguments", metadata: ["codex.args": "\(options.arguments)"])
         var reason: CodexExitReason
         do {
             let result = try await Subprocess.run(

@@ -35,7 +35,11 @@ struct StatusCommand: AsyncParsableCommand {
         var runningThreads: Int?
         let record = ServerRecord.readRunning(paths: paths)
         if let record {
-            let healthy = await get(record, path: "/healthz")?.status == 200
+            // The process that answers on the port must be this state directory's bridge (a stale server.json
+            // whose pid was reused may point at someone else's port): compare the id /healthz answers before
+            // any credential is sent.
+            let health = await get(record, path: "/healthz")
+            let healthy = health?.status == 200 && Self.serverID(inHealth: health?.body) == Self.ownServerID(paths: paths)
             server = .init(pid: record.pid, host: record.host, port: record.port, addresses: record.addresses, startedAt: record.startedAt, healthy: healthy)
             if healthy, let secret = try? SecretFile.read(paths.tokenFile), !secret.isEmpty,
                 let metrics = await get(record, path: "/metrics", bearer: secret), metrics.status == 200
@@ -52,16 +56,36 @@ struct StatusCommand: AsyncParsableCommand {
             connections: connections, runningThreads: runningThreads)
     }
 
-    /// GETs `path` from the recorded server on 127.0.0.1: over TLS pinned to its recorded fingerprint when it
-    /// serves TLS, else plain HTTP.
+    /// GETs `path` from the recorded server at the address it listens on (127.0.0.1 when it listens on every
+    /// interface): over TLS pinned to its recorded fingerprint when it serves TLS, else plain HTTP.
     static func get(_ record: ServerRecord, path: String, bearer: String? = nil) async -> (status: Int, body: String)? {
+        let host = probeHost(record)
         if record.tls {
             guard let fingerprint = record.fingerprint,
-                let response = await TLSLoopbackHTTP.get(port: record.port, path: path, fingerprint: fingerprint, bearer: bearer)
+                let response = await TLSLoopbackHTTP.get(host: host, port: record.port, path: path, fingerprint: fingerprint, bearer: bearer)
             else { return nil }
             return (response.status, response.body)
         }
-        return LoopbackHTTP.get(port: record.port, path: path, bearer: bearer, timeout: .seconds(2)).map { ($0.status, $0.body) }
+        return LoopbackHTTP.get(host: host, port: record.port, path: path, bearer: bearer, timeout: .seconds(2)).map { ($0.status, $0.body) }
+    }
+
+    /// Where a server listening on `record.host` answers: that address, or loopback for a wildcard.
+    static func probeHost(_ record: ServerRecord) -> String {
+        let host = record.host
+        if ["", "0.0.0.0", "*", "tailscale"].contains(host.lowercased()) { return "127.0.0.1" }
+        if ["::", "[::]"].contains(host) { return "::1" }
+        return host
+    }
+
+    /// The `id` of a `/healthz` answer.
+    static func serverID(inHealth body: String?) -> String? {
+        guard let data = body?.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return object["id"] as? String
+    }
+
+    /// This state directory's server id, without creating one.
+    static func ownServerID(paths: StatePaths) -> String? {
+        (try? SecretFile.read(paths.serverIdFile)).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     static func codexStatus(explicitPath: String?) async -> StatusReport.Codex {

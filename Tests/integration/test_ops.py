@@ -202,3 +202,47 @@ def test_service_install_without_systemctl(tmp_path):
     removed = run_cli("service", "uninstall", env=env, state_dir=state)
     assert removed.returncode == 0, removed.stderr
     assert not unit.exists()
+
+
+def test_status_probes_the_recorded_address(bridge_factory):
+    """Issue 17/11: a bridge on a specific address other than 127.0.0.1 was reported down."""
+    bridge = bridge_factory(listen="127.0.0.2:0")
+    result = run_cli("status", "--json", state_dir=bridge.state_dir, timeout=20)
+    report = json.loads(result.stdout)
+    assert result.returncode == 0 and report["running"] is True, result.stdout
+
+
+def test_status_never_sends_the_secret_to_a_stranger_on_the_port(tmp_path):
+    """Regression (issue 11, finding 9): with a stale server.json whose pid is alive (reused), `status` sent the
+    shared secret to whatever now listens on the recorded port."""
+    import http.server
+    import threading
+    seen = []
+
+    class Stranger(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append((self.path, self.headers.get("Authorization")))
+            body = b'{"status":"ok","id":"someone-else"}' if self.path == "/healthz" else b"# nothing\n"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stranger)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        state = tmp_path / "state"
+        run_cli("token", "show", state_dir=state, check=True)  # makes the state directory and its secret
+        run_cli("pair", "--json", "--advertise", "127.0.0.1", state_dir=state, check=True)  # and the server id
+        (state / "server.json").write_text(json.dumps({
+            "pid": os.getpid(), "port": server.server_address[1], "host": "127.0.0.1", "addresses": ["127.0.0.1"],
+            "startedAt": "2026-01-01T00:00:00Z", "tls": False}))
+        result = run_cli("status", "--json", state_dir=state, timeout=20)
+        assert json.loads(result.stdout)["running"] is False and result.returncode == 3
+        assert ("/healthz", None) in seen
+        assert all(auth is None for _, auth in seen), seen
+    finally:
+        server.shutdown()
