@@ -9,11 +9,13 @@ public enum BridgeTarget: Sendable, Hashable {
     /// One or more addresses of the same bridge, tried in order, with an optional TLS pin.
     case endpoints([BridgeEndpoint], pin: CertificatePin?)
 
-    /// A pairing URL when `text` starts with `codex-bridge://`, else an address in any form
-    /// ``BridgeEndpoint/init(parsing:)`` accepts.
+    /// A pairing URL when `text` starts with `codex-bridge://` or is the web form (`http(s)://…/#pair=…`), else
+    /// an address in any form ``BridgeEndpoint/init(parsing:)`` accepts.
     public init(parsing text: String) throws(BridgeClientError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.lowercased().hasPrefix(PairingURL.scheme + "://") {
+        let lower = trimmed.lowercased()
+        let webPairing = (lower.hasPrefix("http://") || lower.hasPrefix("https://")) && trimmed.contains("#pair=")
+        if lower.hasPrefix(PairingURL.scheme + "://") || webPairing {
             do {
                 self = .pairing(try PairingURL(parsing: trimmed))
             } catch {

@@ -39,26 +39,9 @@ public struct TextLogHandler: LogHandler {
         return "\(timestamp(date)) \(level) \(escaped(label)):\(meta) [\(escaped(source))] \(escaped(message))\n"
     }
 
-    /// `text` with every C0/C1 control character, DEL and the Unicode line/paragraph separators and bidi
-    /// overrides written as escapes.
+    /// `text` with control characters escaped (``ControlCharacters``), newlines included.
     public static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where needsEscape(scalar): out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-
-    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
-            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+        ControlCharacters.escaped(text)
     }
 
     static func timestamp(_ date: Date) -> String {

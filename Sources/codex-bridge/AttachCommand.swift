@@ -36,14 +36,14 @@ struct AttachCommand: AsyncParsableCommand {
     func run() async throws {
         let store = ClientTokenStore(stateDirectory: state.paths.stateDirectory)
         let target: BridgeTarget
-        let discoveredId: String?
+        let discovered: DiscoveredBridge?
         do {
-            (target, discoveredId) = try await resolveTarget()
+            (target, discovered) = try await resolveTarget(store: store)
         } catch let error as BridgeClientError {
             throw CommandFailure(error.message)
         }
-        let (credential, serverId) = try credential(for: target, discoveredId: discoveredId, store: store)
-        var configuration = BridgeClientConfiguration(target: target, token: credential)
+        let (credential, serverId, bound) = try credential(for: target, discovered: discovered, store: store)
+        var configuration = BridgeClientConfiguration(target: bound, token: credential)
         if let deviceName { configuration.device.name = deviceName }
         var logger = Logger(label: "codex-bridge.attach")
         logger.logLevel = .critical  // the terminal shows what matters; BridgeClient's logs would interleave
@@ -56,17 +56,20 @@ struct AttachCommand: AsyncParsableCommand {
         }
         let server = ack.server?.id ?? serverId ?? "unknown"
         if let deviceToken = ack.deviceToken {
-            let endpoints = target.candidates.map { "\($0.urlHost):\($0.port)" }
-            try store.save(serverId: server, .init(token: deviceToken, deviceId: ack.deviceId, name: ack.server?.name, endpoints: endpoints))
+            let endpoints = bound.candidates.map { "\($0.urlHost):\($0.port)" }
+            try store.save(
+                serverId: server,
+                .init(token: deviceToken, deviceId: ack.deviceId, name: ack.server?.name, endpoints: endpoints, fingerprint: bound.pin?.fingerprint))
         }
         var session = AttachSession(client: client, approvalPolicy: approvalPolicy)
         await session.run(ack: ack, paired: ack.deviceToken != nil, tokenFile: store.file.path)
     }
 
-    /// The URL given, or a bridge picked from the ones discovered.
-    private func resolveTarget() async throws -> (BridgeTarget, String?) {
+    /// The URL given, or a bridge found over mDNS: the one this client holds a credential for when exactly one
+    /// does, else the person chooses.
+    private func resolveTarget(store: ClientTokenStore) async throws -> (BridgeTarget, DiscoveredBridge?) {
         if let url { return (try BridgeTarget(parsing: url), nil) }
-        let found: [DiscoveredBridge]
+        var found: [DiscoveredBridge]
         do {
             found = try await MDNSBrowser.browse(timeout: .seconds(3))
         } catch let error as DiscoveryError {
@@ -75,6 +78,9 @@ struct AttachCommand: AsyncParsableCommand {
         guard !found.isEmpty else {
             throw CommandFailure("no codex-bridge found on the local network; pass a URL (codex-bridge pair prints one)")
         }
+        let known = store.load()
+        let paired = found.filter { bridge in bridge.id.map { known[$0] != nil } ?? false }
+        if !paired.isEmpty { found = paired }
         var index = 0
         if found.count > 1 {
             for (number, bridge) in found.enumerated() {
@@ -89,25 +95,48 @@ struct AttachCommand: AsyncParsableCommand {
         let bridge = found[index]
         let hosts = bridge.addresses.isEmpty ? [bridge.host] : bridge.addresses
         let endpoints = hosts.map { BridgeEndpoint(host: $0, port: bridge.port, tls: bridge.tls) }
-        return (.endpoints(endpoints, pin: bridge.txt["fp"].flatMap(CertificatePin.init(fingerprint:))), bridge.id)
+        return (.endpoints(endpoints, pin: bridge.txt["fp"].flatMap(CertificatePin.init(fingerprint:))), bridge)
     }
 
-    /// `--token`, else a stored device token (by server id, or by address), else the pairing URL's own.
-    private func credential(for target: BridgeTarget, discoveredId: String?, store: ClientTokenStore) throws -> (String?, String?) {
-        if let token { return (token, target.serverId ?? discoveredId) }
-        // A pairing URL's code is always redeemed (the user asked to pair); stored tokens are for later attaches.
-        if case .pairing(let url) = target { return (nil, url.serverId) }
-        if let discoveredId, let entry = store.entry(serverId: discoveredId) { return (entry.token, discoveredId) }
-        for endpoint in target.candidates {
-            if let (serverId, entry) = store.entry(endpoint: "\(endpoint.urlHost):\(endpoint.port)") {
-                return (entry.token, serverId)
-            }
-        }
-        if case .endpoints = target, store.load().count == 1, let (serverId, entry) = store.load().first {
-            return (entry.token, serverId)
-        }
-        throw CommandFailure(
+    /// The credential to present and the target to present it to. A stored device token goes only where it
+    /// belongs: for a bridge paired over TLS, over TLS to the pinned certificate (a plain `host:port` or an
+    /// mDNS answer is upgraded to that; a plaintext answer is refused, never downgraded); for one paired in
+    /// plaintext, only to an address it was paired on. `--token` is used as given (the person named it).
+    private func credential(
+        for target: BridgeTarget, discovered: DiscoveredBridge?, store: ClientTokenStore
+    ) throws -> (String?, String?, BridgeTarget) {
+        if let token { return (token, target.serverId ?? discovered?.id, target) }
+        // A pairing URL's code is always redeemed (the person asked to pair); stored tokens are for later.
+        if case .pairing(let url) = target { return (nil, url.serverId, target) }
+        let noToken = CommandFailure(
             "no token for this bridge: pair with the URL `codex-bridge pair` prints, or pass --token (`codex-bridge token show`)")
+        var found: (String, ClientTokenStore.Entry)?
+        if let id = discovered?.id, let entry = store.entry(serverId: id) {
+            found = (id, entry)
+        } else {
+            found = target.candidates.lazy.compactMap { store.entry(endpoint: "\($0.urlHost):\($0.port)") }.first
+        }
+        guard let (serverId, entry) = found else { throw noToken }
+        if let fingerprint = entry.fingerprint {
+            guard let pin = CertificatePin(fingerprint: fingerprint) else { throw noToken }
+            if let discovered {
+                guard discovered.tls else {
+                    throw CommandFailure(
+                        "\(discovered.name) was paired over TLS but now answers without it; not sending its token in plaintext (pair again if this is expected)")
+                }
+                if let advertised = discovered.txt["fp"], advertised.lowercased() != fingerprint.lowercased() {
+                    throw CommandFailure("\(discovered.name) presents another certificate than the one paired; pair again (`codex-bridge pair`)")
+                }
+            }
+            let endpoints = target.candidates.map { BridgeEndpoint(host: $0.host, port: $0.port, tls: true, path: $0.path) }
+            return (entry.token, serverId, .endpoints(endpoints, pin: pin))
+        }
+        let paired = target.candidates.filter { entry.endpoints.contains("\($0.urlHost):\($0.port)") }
+        guard !paired.isEmpty else {
+            throw CommandFailure(
+                "this bridge's token was paired on \(entry.endpoints.joined(separator: ", ")), not this address; pass --token to use it here anyway")
+        }
+        return (entry.token, serverId, .endpoints(paired, pin: nil))
     }
 }
 

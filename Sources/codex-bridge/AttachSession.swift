@@ -1,4 +1,5 @@
 import BridgeClient
+import BridgeOps
 import BridgeProtocol
 import Foundation
 import UnixSignals
@@ -322,7 +323,9 @@ struct AttachSession {
         }
     }
 
+    /// Everything attach prints goes through here: agent and command output is hostile (prompt injection), so
+    /// terminal control sequences are shown escaped, never sent to the terminal.
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        FileHandle.standardOutput.write(Data(ControlCharacters.escaped(text, keepingLines: true).utf8))
     }
 }

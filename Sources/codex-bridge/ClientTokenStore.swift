@@ -1,15 +1,19 @@
 import BridgeStore
 import Foundation
 
-/// `client-tokens.json` in the state directory: the device tokens `attach` received by pairing, by server id
-/// (0600, like every secret file).
+/// `client-tokens.json` in the state directory: the device tokens `attach` received by pairing, by server id,
+/// each bound to where it belongs (the addresses it was paired on, and the pinned certificate for TLS); 0600,
+/// like every secret file.
 struct ClientTokenStore {
     struct Entry: Codable, Equatable {
         var token: String
         var deviceId: String?
         var name: String?
-        /// The addresses (`host:port`) the token was used with, so `attach ws://…` can find it.
+        /// The addresses (`host:port`) the token was paired on: the only places a plaintext token is sent.
         var endpoints: [String]
+        /// The TLS certificate pinned at pairing (64 hex digits); set when the bridge was paired over TLS, and
+        /// then the token is sent only over TLS to a server presenting this certificate.
+        var fingerprint: String?
     }
 
     let file: URL

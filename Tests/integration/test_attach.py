@@ -207,3 +207,53 @@ def test_attach_over_tls_pins_the_fingerprint_from_the_pairing_url(bridge_factor
         term.close()
     devices = json.loads(run_cli("devices", "list", "--json", state_dir=bridge.state_dir, check=True).stdout)
     assert [d["name"] for d in devices] == ["tls pty"]
+
+    # Later attaches by plain address (issue 11, finding 6): the stored pin makes it wss:// to that certificate,
+    # for `host:port` as for `wss://` (which used to fail on the self-signed certificate).
+    for address in (f"127.0.0.1:{bridge.port}", f"wss://127.0.0.1:{bridge.port}/"):
+        term = Terminal(["attach", address, "--state-dir", str(client_dir)])
+        try:
+            term.expect(r"connected to .* as device")
+            term.send("/quit")
+            assert term.wait() == 0
+        finally:
+            term.close()
+
+
+def test_a_stored_token_goes_only_to_its_bridge(bridge_factory, tmp_path):
+    """Regression (issue 11, finding 6): with one stored device token, attach sent it to any address it was
+    given. Now a token goes only to an address it was paired on."""
+    mine = bridge_factory(name="mine")
+    other = bridge_factory(name="other")
+    client_dir = tmp_path / "client"
+    term = Terminal(["attach", pairing_url(mine), "--state-dir", str(client_dir), "--device-name", "bound"])
+    try:
+        term.expect(r"paired")
+        term.send("/quit")
+        assert term.wait() == 0
+    finally:
+        term.close()
+    stored = json.loads((client_dir / "client-tokens.json").read_text())
+    (entry,) = stored.values()
+    assert entry["endpoints"] == [f"127.0.0.1:{mine.port}"] and stat.S_IMODE((client_dir / "client-tokens.json").stat().st_mode) == 0o600
+    refused = run_cli("attach", f"127.0.0.1:{other.port}", "--state-dir", str(client_dir), input="/quit\n", timeout=30)
+    assert refused.returncode != 0 and "no token for this bridge" in refused.stderr, refused.stderr
+    time.sleep(0.5)
+    assert "Authentication failed" not in other.log() and "Client authenticated" not in other.log()
+
+
+def test_attach_neutralises_terminal_control_sequences(codex_bridge, model, workspace, tmp_path):
+    """Agent output is hostile: an OSC title change, a clipboard write and colours must not reach the terminal."""
+    model.queue({"kind": "message", "text": "hi \x1b]0;pwned\x07 \x1b]52;c;ZXZpbA==\x07 \x1b[31mred\x1b[0m \x9b2J end"})
+    term = attach(codex_bridge, tmp_path / "client")
+    try:
+        term.expect(r"connected to")
+        term.send(f"/new {workspace} say hi")
+        term.expect(r"end")
+        term.expect(r"-- turn completed")
+        assert "\x1b" not in term.seen and "\x07" not in term.seen and "\x9b" not in term.seen
+        assert "\\u{1B}]0;pwned" in term.seen
+        term.send("/quit")
+        term.wait()
+    finally:
+        term.close()
