@@ -1,6 +1,7 @@
 import ArgumentParser
 
-/// `HOST:PORT`, `[IPv6]:PORT`, `:PORT`, `PORT`, or `tailscale[:PORT]` (the Tailscale addresses).
+/// `HOST:PORT`, `[IPv6]:PORT`, `:PORT`, `PORT`, `HOST` (port 9099), or `tailscale[:PORT]` (the Tailscale
+/// addresses). A URL (`http://…`) is not an address.
 struct ListenAddress: ExpressibleByArgument, Equatable {
     var host: String
     var port: Int
@@ -18,6 +19,7 @@ struct ListenAddress: ExpressibleByArgument, Equatable {
             self.port = 9099
             return
         }
+        guard !text.contains("/") else { return nil }
         var host = "0.0.0.0"
         var portText = text
         if text.hasPrefix("[") {
@@ -26,6 +28,9 @@ struct ListenAddress: ExpressibleByArgument, Equatable {
             let rest = text[text.index(after: close)...]
             guard rest.hasPrefix(":") else { return nil }
             portText = String(rest.dropFirst())
+        } else if !text.contains(":"), Int(text) == nil {
+            host = text  // a bare host: the default port
+            portText = "9099"
         } else if let colon = text.lastIndex(of: ":") {
             let hostPart = String(text[..<colon])
             if !hostPart.isEmpty { host = hostPart }
@@ -37,6 +42,17 @@ struct ListenAddress: ExpressibleByArgument, Equatable {
     }
 
     var defaultValueDescription: String { "\(host):\(port)" }
+
+    /// Parses `--listen`, saying what is wrong (for `@Option(transform:)`).
+    static func parse(_ argument: String) throws -> ListenAddress {
+        if argument.contains("://") {
+            throw ValidationError("--listen takes HOST:PORT, without a scheme: write \(argument.split(separator: "/").dropFirst().first.map(String.init) ?? "HOST:PORT"), not \(argument)")
+        }
+        guard let address = ListenAddress(argument: argument) else {
+            throw ValidationError("--listen \(argument) is not an address: write HOST:PORT, [IPv6]:PORT, :PORT, HOST (port 9099) or tailscale[:PORT]")
+        }
+        return address
+    }
 }
 
 import Foundation

@@ -25,7 +25,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var journal: JournalOptions
 
-    @Option(help: ArgumentHelp("Address and port to listen on; port 0 picks a free one (default 0.0.0.0:9099).", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp("Address and port to listen on; port 0 picks a free one (default 0.0.0.0:9099).", valueName: "host:port"),
+        transform: ListenAddress.parse)
     var listen: ListenAddress?
 
     @Option(help: ArgumentHelp("Seconds a client has to send hello (default 10).", valueName: "seconds"))

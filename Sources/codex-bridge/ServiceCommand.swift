@@ -25,7 +25,7 @@ struct ServiceCommand: ParsableCommand {
         @Flag(help: "Print the unit and the commands; write and run nothing.")
         var dryRun = false
 
-        @Option(name: .customLong("root"), help: ArgumentHelp("A directory threads may run in, passed to serve (repeatable; default: your home directory).", valueName: "dir"))
+        @Option(name: .customLong("root"), help: ArgumentHelp("A directory threads may run in, passed to serve (repeatable). Without it, the current directory after asking on a terminal (never your whole home directory unless given as --root ~).", valueName: "dir"))
         var roots: [String] = []
 
         @Option(name: .customLong("listen"), help: ArgumentHelp("Passed to serve as --listen.", valueName: "host:port"))
@@ -33,6 +33,10 @@ struct ServiceCommand: ParsableCommand {
 
         func run() throws {
             let environment = ProcessInfo.processInfo.environment
+            if let listen, ListenAddress(argument: listen) == nil {
+                throw CommandFailure("--listen \(listen) is not an address: write HOST:PORT, :PORT or tailscale[:PORT]")
+            }
+            let roots = try ServiceCommand.roots(given: roots, environment: environment)
             let unit = ServiceCommand.unit(state: state, roots: roots, listen: listen, environment: environment)
             let file = SystemdUnit.directory(environment: environment).appendingPathComponent(SystemdUnit.fileName)
             let commands = SystemdUnit.enableCommands(now: now)
@@ -103,6 +107,32 @@ struct ServiceCommand: ParsableCommand {
             environment: unitEnvironment,
             workingDirectory: environment["HOME"]
         )
+    }
+
+    /// The roots the unit passes to serve: each given one, which must be an existing directory; none given: the
+    /// current directory, but only when a person at a terminal says yes, and never the home directory itself
+    /// (a phone could then run Codex over every file the user has) unless given explicitly.
+    static func roots(given: [String], environment: [String: String], isTerminal: Bool = isatty(STDIN_FILENO) == 1) throws -> [String] {
+        for root in given {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CommandFailure("--root \(root) is not an existing directory")
+            }
+        }
+        if !given.isEmpty { return given.map(absolute) }
+        let current = absolute(FileManager.default.currentDirectoryPath)
+        if let home = environment["HOME"], absolute(home) == current {
+            throw CommandFailure(
+                "not giving phones your whole home directory: pass --root DIR (e.g. --root ~/src), or --root ~ if you mean it")
+        }
+        guard isTerminal else {
+            throw CommandFailure("service install needs --root DIR: the directories phones may run Codex in (no terminal to ask about \(current))")
+        }
+        FileHandle.standardOutput.write(Data("Let phones run Codex in \(current)? [y/N] ".utf8))
+        guard let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), answer == "y" || answer == "yes" else {
+            throw CommandFailure("no root chosen: pass --root DIR")
+        }
+        return [current]
     }
 
     static func absolute(_ path: String) -> String {

@@ -176,7 +176,7 @@ def test_serve_rejects_an_unknown_log_format(tmp_path):
 
 def test_service_install_dry_run_writes_nothing(tmp_path):
     env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "cfg"))
-    result = run_cli("service", "install", "--dry-run", env=env, state_dir=tmp_path / "state")
+    result = run_cli("service", "install", "--dry-run", "--root", str(tmp_path), env=env, state_dir=tmp_path / "state")
     assert result.returncode == 0, result.stderr
     assert "Restart=on-failure" in result.stdout
     assert "loginctl enable-linger" in result.stdout
@@ -186,12 +186,14 @@ def test_service_install_dry_run_writes_nothing(tmp_path):
 def test_service_install_without_systemctl(tmp_path):
     env = {"PATH": "/nonexistent", "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg"), "USER": "me"}
     state = tmp_path / "state"
-    result = run_cli("service", "install", env=env, state_dir=state)
+    work = tmp_path / "work"
+    work.mkdir()
+    result = run_cli("service", "install", "--root", str(work), env=env, state_dir=state)
     assert result.returncode == 0, result.stderr
     unit = tmp_path / "cfg" / "systemd" / "user" / "codex-bridge.service"
     text = unit.read_text()
     assert "Restart=on-failure" in text
-    assert f"ExecStart={BIN.resolve()} serve --no-qr --state-dir {state}" in text
+    assert f"ExecStart={BIN.resolve()} serve --no-qr --state-dir {state} --root {work}" in text
     assert "WantedBy=default.target" in text
     assert "systemctl --user enable codex-bridge.service" in result.stdout
     assert "loginctl enable-linger me" in result.stdout
@@ -246,3 +248,26 @@ def test_status_never_sends_the_secret_to_a_stranger_on_the_port(tmp_path):
         assert all(auth is None for _, auth in seen), seen
     finally:
         server.shutdown()
+
+
+def test_service_install_chooses_roots_deliberately(tmp_path):
+    """Regression (issue 11, finding 9): without --root the unit ran serve in $HOME, giving phones every file."""
+    import subprocess
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME=str(tmp_path / "cfg"), PATH="/nonexistent")
+    def install(*args, cwd):
+        return subprocess.run([str(BIN), "service", "install", "--dry-run", "--state-dir", str(tmp_path / "s"), *args],
+                              capture_output=True, text=True, env=env, cwd=cwd, stdin=subprocess.DEVNULL, timeout=30)
+    at_home = install(cwd=home)
+    assert at_home.returncode == 1 and "whole home directory" in at_home.stderr.splitlines()[0]
+    project = home / "project"
+    project.mkdir()
+    no_terminal = install(cwd=project)
+    assert no_terminal.returncode == 1 and "needs --root" in no_terminal.stderr.splitlines()[0]
+    explicit_home = install("--root", str(home), cwd=home)
+    assert explicit_home.returncode == 0 and f"--root {home}" in explicit_home.stdout
+    missing = install("--root", str(home / "nope"), cwd=home)
+    assert missing.returncode == 1 and "is not an existing directory" in missing.stderr
+    bad_listen = install("--root", str(project), "--listen", "http://127.0.0.1:9099", cwd=home)  # a URL is not an address
+    assert bad_listen.returncode == 1 and "--listen" in bad_listen.stderr.splitlines()[0]
