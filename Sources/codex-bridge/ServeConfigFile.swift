@@ -211,6 +211,12 @@ struct ServeConfigFile: Equatable {
                 config.codexConfig = entries
             }
             config.roots = try strings("roots")?.map(expand)
+            for root in config.roots ?? [] {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+                    throw fail("roots", "entry \"\(root)\" is not an existing directory")
+                }
+            }
             config.allowDangerFullAccess = try bool("allow_danger_full_access")
             if table["tls"]?.string == "tailscale" {
                 config.tlsTailscale = true

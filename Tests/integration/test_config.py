@@ -93,3 +93,14 @@ def test_config_numbers_out_of_range_name_file_line_and_key(tmp_path, line):
     assert result.returncode == 1, (result.returncode, result.stderr)
     key = line.split(" ")[0]
     assert result.stderr.splitlines()[0].startswith(f"error: {state / 'config.toml'}:2: {key} must be between "), result.stderr
+
+
+def test_a_bad_root_in_the_config_names_file_line_and_key(tmp_path):
+    """Issue 17, item 6: it was reported as `--root … is not an existing directory`."""
+    state = tmp_path / "s"
+    state.mkdir()
+    (state / "config.toml").write_text('listen = "127.0.0.1:0"\nroots = ["/nonexistent/src"]\n')
+    result = run_cli("serve", "--no-qr", "--no-mdns", state_dir=state, timeout=10)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0] == (
+        f'error: {state / "config.toml"}:2: roots entry "/nonexistent/src" is not an existing directory')
