@@ -17,8 +17,8 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Path of the codex binary to check (default: PATH, then the openai-codex-cli-bin venv).", valueName: "path"))
     var codex: String?
 
-    @Option(help: ArgumentHelp("The port serve listens on.", valueName: "port"))
-    var port: Int = 9099
+    @Option(help: ArgumentHelp("The port serve listens on (default: config.toml's, else 9099).", valueName: "port"))
+    var port: Int?
 
     @Flag(help: "Print the findings as a JSON array.")
     var json = false
@@ -27,14 +27,16 @@ struct DoctorCommand: AsyncParsableCommand {
         let paths = state.paths
         var codexPath: String?
         var codexError: String?
+        // The settings serve would use: config.toml's codex and port unless given here.
+        let config = try? ServeConfigFile.load(paths.configFile)
         do {
-            codexPath = try await CodexLocator(explicitPath: codex).locate()
+            codexPath = try await CodexLocator(explicitPath: codex, configuredPath: config?.codex).locate()
         } catch {
             codexError = "\(error)"
         }
         let running = ServerRecord.readRunning(paths: paths)
         let input = Doctor.Input(
-            codexPath: codexPath, codexError: codexError, port: port, runningBridgePort: running?.port,
+            codexPath: codexPath, codexError: codexError, port: port ?? config?.listen?.port ?? 9099, runningBridgePort: running?.port,
             stateDirectory: paths.stateDirectory.path)
         let findings = Doctor(probe: SystemProbe()).run(input) + [ServeTLS.doctorFinding(paths: paths, running: running)]
         if json {

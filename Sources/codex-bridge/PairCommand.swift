@@ -82,8 +82,11 @@ struct PairCommand: AsyncParsableCommand {
         } else if let running {
             chosenPort = running.port
         } else {
-            chosenPort = Self.defaultPort
-            FileHandle.standardError.write(Data("no server running; using port \(chosenPort)\n".utf8))
+            // What `serve` would use: config.toml's listen port, else the default.
+            let configured = (try? ServeConfigFile.load(paths.configFile))?.listen?.port
+            chosenPort = configured.flatMap { $0 == 0 ? nil : $0 } ?? Self.defaultPort
+            FileHandle.standardError.write(
+                Data("no server running; using port \(chosenPort)\(configured == nil ? "" : " (from \(paths.configFile.path))")\n".utf8))
         }
         let identity = try ServerIdentity.loadOrCreate(paths: paths)
         let addresses = try await AddressDiscovery(logger: logger).candidates(advertise: offered(running: running))
@@ -103,7 +106,11 @@ struct PairCommand: AsyncParsableCommand {
     /// config.toml says `tls = true` (the server that starts will serve it).
     private func fingerprint(running: ServerRecord?) -> String? {
         if let running { return running.fingerprint }
-        guard (try? ServeConfigFile.load(state.paths.configFile))?.tls == true else { return nil }
+        let config = try? ServeConfigFile.load(state.paths.configFile)
+        if let cert = config?.tlsCert, let key = config?.tlsKey {
+            return try? CertificateFiles(certificate: URL(fileURLWithPath: cert), key: URL(fileURLWithPath: key)).fingerprint()
+        }
+        guard config?.tls == true else { return nil }
         return (try? TLSStore(paths: state.paths).load())?.fingerprint
     }
 

@@ -52,7 +52,8 @@ struct StatusCommand: AsyncParsableCommand {
         return StatusReport(
             running: running, version: BridgeVersion.current, stateDirectory: paths.stateDirectory.path, server: server,
             tls: record?.tls ?? false, fingerprint: record?.fingerprint, mdns: running ? "unknown" : "off",
-            codex: await codexStatus(explicitPath: codex), devices: await deviceCount(paths: paths),
+            codex: await codexStatus(explicitPath: codex, configuredPath: (try? ServeConfigFile.load(paths.configFile))?.codex),
+            devices: await deviceCount(paths: paths),
             connections: connections, runningThreads: runningThreads)
     }
 
@@ -88,8 +89,8 @@ struct StatusCommand: AsyncParsableCommand {
         (try? SecretFile.read(paths.serverIdFile)).flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    static func codexStatus(explicitPath: String?) async -> StatusReport.Codex {
-        guard let path = try? await CodexLocator(explicitPath: explicitPath).locate() else {
+    static func codexStatus(explicitPath: String?, configuredPath: String? = nil) async -> StatusReport.Codex {
+        guard let path = try? await CodexLocator(explicitPath: explicitPath, configuredPath: configuredPath).locate() else {
             return .init(path: nil, version: nil, loggedIn: nil)
         }
         let runner = CommandRunner()

@@ -2,6 +2,7 @@
 naming the key and line, and a non-zero exit."""
 import asyncio
 import json
+import os
 
 import pytest
 import websockets
@@ -104,3 +105,21 @@ def test_a_bad_root_in_the_config_names_file_line_and_key(tmp_path):
     assert result.returncode == 1
     assert result.stderr.splitlines()[0] == (
         f'error: {state / "config.toml"}:2: roots entry "/nonexistent/src" is not an existing directory')
+
+
+def test_pair_doctor_and_status_read_the_config_file(tmp_path):
+    """Issue 17, item 2: pair minted codes for port 9099 and doctor said codex was missing although config.toml
+    named both."""
+    from codex_fixture import codex_bin
+    state = tmp_path / "s"
+    state.mkdir()
+    (state / "config.toml").write_text(f'listen = "127.0.0.1:9123"\ncodex = "{codex_bin()}"\n')
+    env = dict(os.environ, PATH="/usr/bin:/bin")
+    pair = run_cli("pair", "--json", "--advertise", "127.0.0.1", state_dir=state, env=env, check=True)
+    assert json.loads(pair.stdout)["port"] == 9123 and "from " in pair.stderr
+    doctor = json.loads(run_cli("doctor", "--json", state_dir=state, env=env, timeout=60).stdout)
+    codex = next(f for f in doctor if f["check"] == "codex")
+    assert codex["severity"] != "problem" and codex_bin() in json.dumps(codex), codex
+    assert any("9123" in json.dumps(f) for f in doctor if f["check"] == "port"), doctor
+    status = json.loads(run_cli("status", "--json", state_dir=state, env=env, timeout=60).stdout)
+    assert status["codex"]["path"] == codex_bin()
