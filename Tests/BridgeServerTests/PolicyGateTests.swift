@@ -39,7 +39,9 @@ import Testing
     }
 
     func check(_ request: BridgeRequest, cwd: String?, remembered: TurnPolicy? = nil, expect: Expected, _ note: String = "") {
-        let facts = request.threadId == nil ? nil : PolicyGate.ThreadFacts(cwd: cwd, remembered: remembered)
+        var namesThread = request.threadId != nil
+        if case .approve = request { namesThread = true }
+        let facts = namesThread ? PolicyGate.ThreadFacts(cwd: cwd, remembered: remembered) : nil
         let verdict = gate.decide(request, thread: facts)
         switch (verdict, expect) {
         case (.allowed(_, let policy), .allowed(let expected)):
@@ -56,6 +58,7 @@ import Testing
         let requests: [BridgeRequest] = [
             .sendMessage(SendMessage(threadId: id, text: "go")), .interrupt(ThreadRef(threadId: id)),
             .readThread(ThreadRef(threadId: id)), .getDiff(ThreadRef(threadId: id)), .subscribe(Subscribe(threadId: id)),
+            .approve(Approve(approvalId: "a1", decision: .accept)),  // the approval's thread
         ]
         for request in requests {
             // Remembered and still allowed: kept.

@@ -32,12 +32,16 @@ struct PolicyGate: Sendable {
         case refused(BridgeErrorCode, String)
     }
 
-    /// Decides `request`; `thread` describes the thread it names (``BridgeRequest/threadId``), nil when it
-    /// names none or the thread is unknown.
+    /// Decides `request`; `thread` describes the thread it names (``BridgeRequest/threadId``, or for `approve`
+    /// the approval's thread), nil when it names none or the thread is unknown.
     func decide(_ request: BridgeRequest, thread: ThreadFacts?) -> Verdict {
         switch request {
-        case .listThreads, .approve:
+        case .listThreads:
             return .allowed(cwd: nil, policy: nil)
+        case .approve:
+            // `thread` is the thread of the approval answered.
+            guard let thread else { return .refused(.approvalNotPending, "no such approval") }
+            return admitThread(thread)
         case .subscribe(let subscription) where subscription.threadId == "*":
             return .allowed(cwd: nil, policy: nil)
         case .startThread(let start):

@@ -46,9 +46,6 @@ extension ThreadHub {
             if case .refused(let code, let message) = verdict { throw HubError(code, message) }
             throw HubError(.internal, "no verdict")
         }
-        if case .approve = request, case .refused(let code, let message) = gate.admitThread(facts ?? .init()) {
-            throw HubError(code, message)
-        }
         switch request {
         case .listThreads(let list):
             return .threads(try await listThreads(list))
