@@ -245,7 +245,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "BridgeWebTests", dependencies: ["BridgeWeb", .product(name: "NIOCore", package: "swift-nio")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BridgeWebTests", dependencies: ["BridgeWeb", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "BridgeStoreTests",
             dependencies: ["BridgeStore", .product(name: "GRDB", package: "GRDB.swift")],

@@ -1,7 +1,8 @@
 import NIOCore
 import NIOPosix
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A minimal WebSocket client on NIO, written for load: it sends the upgrade by hand, parses server frames

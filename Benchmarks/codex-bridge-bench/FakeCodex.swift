@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `codex-bridge-bench app-server`: a fake `codex app-server` fast enough not to bound the relay figures.
@@ -47,7 +48,8 @@ enum FakeCodex {
         let count = words.count > 1 ? Int(words[1]) ?? 1 : 1
         let pacedMicros = words.first == "paced" && words.count > 2 ? Int(words[2]) ?? 1000 : nil
         emit(#"{"method":"turn/started","params":{"threadId":"\#(threadId)","turn":{"id":"\#(turnId)","status":"inProgress"}}}"#)
-        let prefix = #"{"method":"item/agentMessage/delta","params":{"threadId":"\#(threadId)","turnId":"\#(turnId)","itemId":"msg-1","delta":""#
+        let prefix =
+            #"{"method":"item/agentMessage/delta","params":{"threadId":"\#(threadId)","turnId":"\#(turnId)","itemId":"msg-1","delta":""#
         for i in 0..<max(0, count) {
             if let pacedMicros {
                 fflush(output)

@@ -26,17 +26,24 @@ extension Figures {
         writer.channel?.close(promise: nil)
         sleep(1)
 
-        struct State { var lastSeq: Int64 = -1; var received = 0; var ackHasResume = false }
+        struct State {
+            var lastSeq: Int64 = -1
+            var received = 0
+            var ackHasResume = false
+        }
         let state = NIOLoopBoundBox.makeBoxSendingValue(State(), eventLoop: loop)
         let caughtUp = loop.makePromise(of: UInt64.self)
         let start = monotonicNanos()
         let resumeHello = #"{"kind":"hello","version":1,"token":"\#(bridge.token)","clientId":"p5-bench","resume":{"lastSeq":0}}"#
         let (reader, _) = try waitFor(
-            Client.open(group: loop, port: bridge.port, first: resumeHello, done: { ack in
-                state.value.lastSeq = ack.integer(after: "lastSeq") ?? -1
-                state.value.ackHasResume = ack.contains("\"resume\"")
-                return true
-            }) { _, message in
+            Client.open(
+                group: loop, port: bridge.port, first: resumeHello,
+                done: { ack in
+                    state.value.lastSeq = ack.integer(after: "lastSeq") ?? -1
+                    state.value.ackHasResume = ack.contains("\"resume\"")
+                    return true
+                }
+            ) { _, message in
                 state.value.received += 1
                 if let seq = message.integer(after: "seq"), seq >= state.value.lastSeq { caughtUp.succeed(monotonicNanos() - start) }
             }, seconds: 10, "P5 resume hello")
@@ -44,7 +51,11 @@ extension Figures {
         let ack = try loop.submit { state.value }.wait()
         guard ack.ackHasResume else {
             report.add("P5 replay of \(count) events", ours: "pending", peer: "n/a (no replay)", ratio: "—", target: "≤ 250 ms", met: nil)
-            report.pending.append(("P5", "the bridge under test does not answer `hello.resume` (the journal of issue 6 is not in this build), so there is nothing to replay"))
+            report.pending.append(
+                (
+                    "P5",
+                    "the bridge under test does not answer `hello.resume` (the journal of issue 6 is not in this build), so there is nothing to replay"
+                ))
             return
         }
         let ns = try waitFor(caughtUp.futureResult, seconds: 60, "P5 caught up")
@@ -52,7 +63,8 @@ extension Figures {
         let ms = Double(ns) / 1e6
         log("P5 replay \(received) frames up to seq \(ack.lastSeq) in \(ms) ms")
         report.add(
-            "P5 replay of \(count) journaled events from 0", ours: String(format: "%.0f ms (%d frames)", ms, received), peer: "n/a (no replay)",
+            "P5 replay of \(count) journaled events from 0", ours: String(format: "%.0f ms (%d frames)", ms, received),
+            peer: "n/a (no replay)",
             ratio: "—", target: "≤ 250 ms", met: ms <= 250)
         report.note(
             "P5",

@@ -47,16 +47,22 @@ struct Figures {
         _ = try Client.handshakes(count: 50, concurrency: 1, seconds: 10) { EchoClient.once(group: group, port: echoPort) }
         if let floor { _ = try Client.handshakes(count: 50, concurrency: 1, seconds: 10) { floorOnce(floor) } }
 
-        let oursSeq = Percentiles(try Client.handshakes(count: n, concurrency: 1, seconds: 10) { Client.bridge(group: group, server: bridge) }.latencies)
-        let oursConc = Percentiles(try Client.handshakes(count: c, concurrency: c, seconds: 20) { Client.bridge(group: group, server: bridge) }.latencies)
+        let oursSeq = Percentiles(
+            try Client.handshakes(count: n, concurrency: 1, seconds: 10) { Client.bridge(group: group, server: bridge) }.latencies)
+        let oursConc = Percentiles(
+            try Client.handshakes(count: c, concurrency: c, seconds: 20) { Client.bridge(group: group, server: bridge) }.latencies)
         var peerSeq: Percentiles?
         var peerConc: Percentiles?
         if let peer {
-            peerSeq = Percentiles(try Client.handshakes(count: n, concurrency: 1, seconds: 10) { Client.peer(group: group, server: peer) }.latencies)
-            peerConc = Percentiles(try Client.handshakes(count: c, concurrency: c, seconds: 20) { Client.peer(group: group, server: peer) }.latencies)
+            peerSeq = Percentiles(
+                try Client.handshakes(count: n, concurrency: 1, seconds: 10) { Client.peer(group: group, server: peer) }.latencies)
+            peerConc = Percentiles(
+                try Client.handshakes(count: c, concurrency: c, seconds: 20) { Client.peer(group: group, server: peer) }.latencies)
         }
-        let limitSeq = Percentiles(try Client.handshakes(count: n, concurrency: 1, seconds: 10) { EchoClient.once(group: group, port: echoPort) }.latencies)
-        let limitConc = Percentiles(try Client.handshakes(count: c, concurrency: c, seconds: 20) { EchoClient.once(group: group, port: echoPort) }.latencies)
+        let limitSeq = Percentiles(
+            try Client.handshakes(count: n, concurrency: 1, seconds: 10) { EchoClient.once(group: group, port: echoPort) }.latencies)
+        let limitConc = Percentiles(
+            try Client.handshakes(count: c, concurrency: c, seconds: 20) { EchoClient.once(group: group, port: echoPort) }.latencies)
         let floorSeq = try floor.map { server in
             Percentiles(try Client.handshakes(count: n, concurrency: 1, seconds: 10) { floorOnce(server) }.latencies)
         }
@@ -77,7 +83,8 @@ struct Figures {
             ratio: ratioText(oursSeq.p99, peerSeq?.p99) + ", limit \(ms(limitSeq.p99))", target: "(reported)", met: nil)
         if let floorSeq {
             report.add(
-                "P1 handshake, \(n) sequential, p50, framework floor", ours: ms(oursSeq.p50), peer: ms(floorSeq.p50) + " (Hummingbird echo)",
+                "P1 handshake, \(n) sequential, p50, framework floor", ours: ms(oursSeq.p50),
+                peer: ms(floorSeq.p50) + " (Hummingbird echo)",
                 ratio: String(format: "%.2f× the floor", oursSeq.p50 / floorSeq.p50), target: "(reported)", met: nil)
         }
         report.add(
@@ -91,7 +98,8 @@ struct Figures {
             "Peer: `codex app-server --listen` with `--ws-auth capability-token` (Bearer upgrade + `initialize` round trip)\(peer == nil ? " (not available in this run)" : ""). "
                 + "Limit: a bare TCP connect plus one 100-byte echo against a NIO echo server in the bench process. "
                 + "Framework floor: `codex-bridge-echo` (Hummingbird's own WebSocket upgrade, the bridge's WebSocket settings, an echo handler) echoing the same hello frame\(floor == nil ? " (not built for this run)" : ""). "
-                + "Each sample is connect + HTTP upgrade + first message → first answer, measured by the client; the socket is then closed.")
+                + "Each sample is connect + HTTP upgrade + first message → first answer, measured by the client; the socket is then closed."
+        )
     }
 
     // MARK: P2 relay throughput
@@ -101,11 +109,18 @@ struct Figures {
         defer { bridge.stop() }
         let count = options.quick ? 50_000 : 200_000
         let loop = group.next()
-        struct Tally { var events = 0; var bytes = 0; var first: UInt64 = 0; var last: UInt64 = 0; var closeCode: UInt16? }
+        struct Tally {
+            var events = 0
+            var bytes = 0
+            var first: UInt64 = 0
+            var last: UInt64 = 0
+            var closeCode: UInt16?
+        }
         let tally = NIOLoopBoundBox.makeBoxSendingValue(Tally(), eventLoop: loop)
         let finished = loop.makePromise(of: Void.self)
         let socket = try waitFor(
-            Client.open(group: loop, port: bridge.port, first: Client.hello(bridge.token), done: { $0.contains("helloAck") }) { _, message in
+            Client.open(group: loop, port: bridge.port, first: Client.hello(bridge.token), done: { $0.contains("helloAck") }) {
+                _, message in
                 if tally.value.events == 0 { tally.value.first = monotonicNanos() }
                 // Every frame after the hello is an event of the turn, except the one `threadStarted` answer.
                 tally.value.events += 1
@@ -133,7 +148,9 @@ struct Figures {
         let raw = try rawLoopbackBytesPerSecond(totalBytes: t.bytes)
         let rawRate = raw / avg
         let cpuPerEvent = cpuMicros / Double(t.events)
-        log("P2 \(t.events) events, \(t.bytes) bytes in \(seconds) s: \(rate)/s, bridge CPU \(cpuPerEvent) µs/event; raw \(raw / 1e6) MB/s = \(rawRate) events/s")
+        log(
+            "P2 \(t.events) events, \(t.bytes) bytes in \(seconds) s: \(rate)/s, bridge CPU \(cpuPerEvent) µs/event; raw \(raw / 1e6) MB/s = \(rawRate) events/s"
+        )
         report.add(
             "P2 relay, \(count) deltas to one client", ours: String(format: "%.0f events/s (bridge CPU %.1f µs/event)", rate, cpuPerEvent),
             peer: String(format: "%.0f events/s (raw TCP, %.0f MB/s)", rawRate, raw / 1e6),
@@ -141,7 +158,10 @@ struct Figures {
             met: rate >= 200_000 && rate / rawRate >= 0.3)
         report.note(
             "P2",
-            String(format: "A fake codex (this bench binary, `app-server` mode) writes the deltas as fast as its pipe takes them; the rate is events received by one client between the first and the last event (%d events, %.0f bytes each on average, %.2f s). ", t.events, avg, seconds)
+            String(
+                format:
+                    "A fake codex (this bench binary, `app-server` mode) writes the deltas as fast as its pipe takes them; the rate is events received by one client between the first and the last event (%d events, %.0f bytes each on average, %.2f s). ",
+                t.events, avg, seconds)
                 + "The limit pushes the same number of bytes through a loopback TCP socket (blocking write/read, 64 KiB chunks).")
     }
 
@@ -221,10 +241,13 @@ struct Figures {
             "P3",
             "RSS (VmRSS) of the server after the connections are up and idle for 2 s, minus its RSS after a warm-up of 200 connections that were closed, divided by the count. "
                 + "The peer (each connection `initialize`d) is measured with \(peerCount) connections. "
-                + "Framework floor: `codex-bridge-echo` (Hummingbird's own WebSocket server, the bridge's WebSocket settings) with the same number of connections, each having echoed one hello frame.")
+                + "Framework floor: `codex-bridge-echo` (Hummingbird's own WebSocket server, the bridge's WebSocket settings) with the same number of connections, each having echoed one hello frame."
+        )
     }
 
-    private func perConnection(server: ServerProcess, count: Int, _ one: @escaping () -> EventLoopFuture<(BenchSocket, UInt64)>) throws -> Double {
+    private func perConnection(server: ServerProcess, count: Int, _ one: @escaping () -> EventLoopFuture<(BenchSocket, UInt64)>) throws
+        -> Double
+    {
         let warm = try Client.handshakes(count: 200, concurrency: 100, keepOpen: true, seconds: 20, one)
         for socket in warm.sockets { socket.channel?.close(promise: nil) }
         sleep(2)
@@ -263,7 +286,9 @@ struct Figures {
         let startedFlag = NIOLoopBoundBox.makeBoxSendingValue(false, eventLoop: loop)
         try loop.submit {
             first.onMessage = { socket, message in
-                if !startedFlag.value, message.contains("threadStarted"), let range = message.readableBytesView.firstRange(of: Array(#""threadId":""#.utf8)) {
+                if !startedFlag.value, message.contains("threadStarted"),
+                    let range = message.readableBytesView.firstRange(of: Array(#""threadId":""#.utf8))
+                {
                     startedFlag.value = true
                     let rest = message.readableBytesView[range.upperBound...]
                     let end = rest.firstIndex(of: UInt8(ascii: "\"")) ?? rest.endIndex
@@ -279,7 +304,8 @@ struct Figures {
         var others: [BenchSocket] = []
         for _ in 1..<clients {
             let (socket, _) = try waitFor(
-                Client.open(group: loop, port: bridge.port, first: Client.hello(bridge.token), done: { $0.contains("helloAck") }, then: onEvent),
+                Client.open(
+                    group: loop, port: bridge.port, first: Client.hello(bridge.token), done: { $0.contains("helloAck") }, then: onEvent),
                 seconds: 10, "P4 hello")
             let subscribed = loop.makePromise(of: Void.self)
             try loop.submit {
@@ -303,7 +329,8 @@ struct Figures {
         report.note(
             "P4",
             "The fake codex writes \(deltas) deltas 2 ms apart, each stamped with CLOCK_MONOTONIC just before its line is written; every one of the \(clients) subscribed clients "
-                + "(one NIO event loop in the bench) computes receive time minus stamp: \(p.count) samples (expected \(clients * deltas)). The peer has no multi-client fan-out.")
+                + "(one NIO event loop in the bench) computes receive time minus stamp: \(p.count) samples (expected \(clients * deltas)). The peer has no multi-client fan-out."
+        )
     }
 
     // MARK: P6 cold start and idle CPU
@@ -316,22 +343,35 @@ struct Figures {
         let runs = options.quick ? 3 : 10
         var ours: [Double] = []
         for _ in 0..<runs {
-            ours.append(try timedStart(token: token, headers: []) { port in
-                let dir = options.workDir.appendingPathComponent("p6-bridge")
-                return (options.bridge, [
-                    "serve", "--listen", "127.0.0.1:\(port)", "--state-dir", dir.path, "--no-qr", "--no-mdns",
-                    "--codex", options.selfPath, "--root", dir.appendingPathComponent("ws").path, "--log-level", "warning",
-                ], [:])
-            } first: { Client.hello(token) } done: { $0.contains("helloAck") })
+            ours.append(
+                try timedStart(token: token, headers: []) { port in
+                    let dir = options.workDir.appendingPathComponent("p6-bridge")
+                    return (
+                        options.bridge,
+                        [
+                            "serve", "--listen", "127.0.0.1:\(port)", "--state-dir", dir.path, "--no-qr", "--no-mdns",
+                            "--codex", options.selfPath, "--root", dir.appendingPathComponent("ws").path, "--log-level", "warning",
+                        ], [:]
+                    )
+                } first: {
+                    Client.hello(token)
+                } done: {
+                    $0.contains("helloAck")
+                })
         }
         var peer: [Double] = []
         if let codex = options.peerCodex, let probe = try? ServerProcess.peer(options, name: "p6-peer") {
             probe.stop()
             let dir = options.workDir.appendingPathComponent("p6-peer")
             let command: (Int) -> (String, [String], [String: String]) = { port in
-                (codex, ["app-server", "--listen", "ws://127.0.0.1:\(port)", "--ws-auth", "capability-token",
-                         "--ws-token-file", dir.appendingPathComponent("token").path],
-                 ["CODEX_HOME": dir.appendingPathComponent("home").path, "OPENAI_API_KEY": "sk-bench"])
+                (
+                    codex,
+                    [
+                        "app-server", "--listen", "ws://127.0.0.1:\(port)", "--ws-auth", "capability-token",
+                        "--ws-token-file", dir.appendingPathComponent("token").path,
+                    ],
+                    ["CODEX_HOME": dir.appendingPathComponent("home").path, "OPENAI_API_KEY": "sk-bench"]
+                )
             }
             for _ in 0..<runs {
                 if let t = try? timedStart(
@@ -355,7 +395,9 @@ struct Figures {
         let bridge = try ServerProcess.bridge(options, name: "p6-idle")
         defer { bridge.stop() }
         let group = self.group
-        let held = try Client.handshakes(count: 100, concurrency: 100, keepOpen: true, seconds: 20) { Client.bridge(group: group, server: bridge) }
+        let held = try Client.handshakes(count: 100, concurrency: 100, keepOpen: true, seconds: 20) {
+            Client.bridge(group: group, server: bridge)
+        }
         let peerServer = try? ServerProcess.peer(options, name: "p6-idle-peer")
         defer { peerServer?.stop() }
         let peerHeld = try peerServer.map { server in
@@ -371,7 +413,8 @@ struct Figures {
         for socket in held.sockets + (peerHeld?.sockets ?? []) { socket.channel?.close(promise: nil) }
         log("P6 idle CPU ours \(ourCPU) s peer \(String(describing: peerCPU)) s over \(seconds) s")
         report.add(
-            "P6 idle CPU, 100 clients over \(seconds) s", ours: String(format: "%.2f s (%.2f%% of a core)", ourCPU, 100 * ourCPU / Double(seconds)),
+            "P6 idle CPU, 100 clients over \(seconds) s",
+            ours: String(format: "%.2f s (%.2f%% of a core)", ourCPU, 100 * ourCPU / Double(seconds)),
             peer: peerCPU.map { String(format: "%.2f s", $0) } ?? "n/a", ratio: "—", target: "≈ 0", met: ourCPU / Double(seconds) < 0.005)
         report.note(
             "P6",

@@ -22,10 +22,11 @@ final class ServerProcess {
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("ws"), withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: options.bridge)
-        process.arguments = [
-            "serve", "--listen", "127.0.0.1:0", "--state-dir", dir.path, "--no-qr", "--no-mdns",
-            "--codex", options.selfPath, "--root", dir.appendingPathComponent("ws").path, "--log-level", "warning",
-        ] + extra
+        process.arguments =
+            [
+                "serve", "--listen", "127.0.0.1:0", "--state-dir", dir.path, "--no-qr", "--no-mdns",
+                "--codex", options.selfPath, "--root", dir.appendingPathComponent("ws").path, "--log-level", "warning",
+            ] + extra
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "CODEX_BRIDGE_HOME" }
         process.standardInput = FileHandle.nullDevice
         let log = FileManager.default.createFile(atPath: dir.path + ".log", contents: nil)
@@ -148,7 +149,9 @@ func freePort() -> Int {
     addr.sin_family = sa_family_t(AF_INET)
     addr.sin_addr.s_addr = inet_addr("127.0.0.1")
     addr.sin_port = 0
-    _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    _ = withUnsafePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
     var len = socklen_t(MemoryLayout<sockaddr_in>.size)
     _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
     return Int(UInt16(bigEndian: addr.sin_port))

@@ -18,13 +18,15 @@ struct BenchOptions {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("""
-        usage: codex-bridge-bench run [--bridge PATH] [--peer-codex PATH] [--out FILE] [--bounds FILE] [--machine TEXT]
-                                      [--only P1,P2,...] [--quick]
-                                      [--conformance SUMMARY]
-               codex-bridge-bench app-server      (a fake codex for the bridge under test)
+    FileHandle.standardError.write(
+        Data(
+            """
+            usage: codex-bridge-bench run [--bridge PATH] [--peer-codex PATH] [--out FILE] [--bounds FILE] [--machine TEXT]
+                                          [--only P1,P2,...] [--quick]
+                                          [--conformance SUMMARY]
+                   codex-bridge-bench app-server      (a fake codex for the bridge under test)
 
-        """.utf8))
+            """.utf8))
     exit(2)
 }
 
@@ -72,7 +74,8 @@ for (name, step) in steps where options.figures.contains(name) {
 }
 let bounds = options.bounds.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
 let text = figures.report.markdown(
-    machine: options.machine, bounds: bounds, conformance: options.conformance, started: started, seconds: Date().timeIntervalSince(started))
+    machine: options.machine, bounds: bounds, conformance: options.conformance, started: started, seconds: Date().timeIntervalSince(started)
+)
 try text.write(toFile: options.out, atomically: true, encoding: .utf8)
 print(text)
 try? FileManager.default.removeItem(at: options.workDir)

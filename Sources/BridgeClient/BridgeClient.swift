@@ -25,7 +25,9 @@ public actor BridgeClient {
     }
 
     private enum State {
-        case idle, connected, reconnecting, failed(BridgeClientError), closed
+        case idle, connected, reconnecting
+        case failed(BridgeClientError)
+        case closed
     }
 
     private struct Pending {
@@ -282,7 +284,7 @@ public actor BridgeClient {
                     adopt(connection, ack: ack, endpoint: endpoint)
                     current = connection
                     break
-                } catch where !error.isRetryable {
+                } catch  where !error.isRetryable {
                     return fail(error)
                 } catch {
                     last = error.message

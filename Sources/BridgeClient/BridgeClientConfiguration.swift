@@ -41,13 +41,13 @@ public struct BridgeClientConfiguration: Sendable {
     /// This system, as `device.platform`.
     public static var platform: String {
         #if os(Linux)
-        "linux"
+            "linux"
         #elseif os(iOS)
-        "ios"
+            "ios"
         #elseif os(macOS)
-        "macos"
+            "macos"
         #else
-        "unknown"
+            "unknown"
         #endif
     }
 }

@@ -33,7 +33,9 @@ public enum BridgeTarget: Sendable, Hashable {
             var seen = Set<String>()
             let hosts = ([url.host] + url.addresses).filter { seen.insert($0.lowercased()).inserted }
             // `host` is documented as the first of `addrs`; keep the URL's order when it is.
-            let ordered = url.addresses.first == url.host || url.addresses.isEmpty ? hosts : url.addresses + hosts.filter { !url.addresses.contains($0) }
+            let ordered =
+                url.addresses.first == url.host || url.addresses.isEmpty
+                ? hosts : url.addresses + hosts.filter { !url.addresses.contains($0) }
             return ordered.map { BridgeEndpoint(host: $0, port: url.port, tls: url.fingerprint != nil) }
         case .endpoints(let endpoints, _):
             return endpoints

@@ -42,7 +42,8 @@ public struct CommandRunner: Sendable {
     public func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(5)) -> CommandOutcome {
         guard let path = which(executable) else { return CommandOutcome(status: nil, output: "\(executable): not found") }
         let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("codex-bridge-cmd-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: outputURL.path, contents: nil), let handle = try? FileHandle(forWritingTo: outputURL) else {
+        guard FileManager.default.createFile(atPath: outputURL.path, contents: nil), let handle = try? FileHandle(forWritingTo: outputURL)
+        else {
             return CommandOutcome(status: nil, output: "cannot create a temporary file")
         }
         defer {

@@ -77,21 +77,29 @@ public struct Doctor: Sendable {
     /// codex present, its version, logged in.
     public func codex(_ input: Input) -> [DoctorFinding] {
         guard let path = input.codexPath else {
-            return [DoctorFinding(check: "codex", severity: .problem, summary: "codex is not installed (threads cannot run)", fix: Self.codexInstallFix)]
+            return [
+                DoctorFinding(
+                    check: "codex", severity: .problem, summary: "codex is not installed (threads cannot run)", fix: Self.codexInstallFix)
+            ]
         }
         let version = probe.run(path, ["--version"], timeout: commandTimeout)
         guard version.succeeded else {
             let why = version.timedOut ? "timed out" : firstLine(version.output)
-            return [DoctorFinding(check: "codex", severity: .problem, summary: "\(path) --version failed: \(why)", fix: Self.codexInstallFix)]
+            return [
+                DoctorFinding(check: "codex", severity: .problem, summary: "\(path) --version failed: \(why)", fix: Self.codexInstallFix)
+            ]
         }
         var findings = [DoctorFinding(check: "codex", severity: .ok, summary: "\(firstLine(version.output)) (\(path))")]
         let login = probe.run(path, ["login", "status"], timeout: commandTimeout)
         if login.succeeded {
-            findings.append(DoctorFinding(check: "codex-login", severity: .ok, summary: firstLine(login.output).isEmpty ? "logged in" : firstLine(login.output)))
+            findings.append(
+                DoctorFinding(
+                    check: "codex-login", severity: .ok, summary: firstLine(login.output).isEmpty ? "logged in" : firstLine(login.output)))
         } else {
-            findings.append(DoctorFinding(
-                check: "codex-login", severity: .problem, summary: "codex is not logged in",
-                fix: "\(path) login   (or: printenv OPENAI_API_KEY | \(path) login --with-api-key)"))
+            findings.append(
+                DoctorFinding(
+                    check: "codex-login", severity: .problem, summary: "codex is not logged in",
+                    fix: "\(path) login   (or: printenv OPENAI_API_KEY | \(path) login --with-api-key)"))
         }
         return findings
     }
@@ -123,7 +131,8 @@ public struct Doctor: Sendable {
         if ip.succeeded, !ip.output.isEmpty {
             return DoctorFinding(check: "tailscale", severity: .ok, summary: "tailscale is up (\(firstLine(ip.output)))")
         }
-        return DoctorFinding(check: "tailscale", severity: .info, summary: "tailscale is installed but not up (optional)", fix: "sudo tailscale up")
+        return DoctorFinding(
+            check: "tailscale", severity: .info, summary: "tailscale is installed but not up (optional)", fix: "sudo tailscale up")
     }
 
     /// The listen port is free, or held by this bridge.
@@ -146,18 +155,20 @@ public struct Doctor: Sendable {
         }
         var findings: [DoctorFinding] = []
         if mode & 0o077 != 0 {
-            findings.append(DoctorFinding(
-                check: "state-dir", severity: .problem, summary: "\(directory) is \(octal(mode)); others can read the bridge's secrets",
-                fix: "chmod 700 \(shellQuoted(directory))"))
+            findings.append(
+                DoctorFinding(
+                    check: "state-dir", severity: .problem, summary: "\(directory) is \(octal(mode)); others can read the bridge's secrets",
+                    fix: "chmod 700 \(shellQuoted(directory))"))
         }
         let loose = probe.regularFiles(in: directory).filter { name in
             (probe.permissions(ofItemAt: "\(directory)/\(name)") ?? 0) & 0o077 != 0
         }
         if !loose.isEmpty {
             let paths = loose.map { shellQuoted("\(directory)/\($0)") }
-            findings.append(DoctorFinding(
-                check: "state-dir", severity: .problem, summary: "readable by others: \(loose.joined(separator: ", "))",
-                fix: "chmod 600 " + paths.joined(separator: " ")))
+            findings.append(
+                DoctorFinding(
+                    check: "state-dir", severity: .problem, summary: "readable by others: \(loose.joined(separator: ", "))",
+                    fix: "chmod 600 " + paths.joined(separator: " ")))
         }
         if findings.isEmpty {
             findings.append(DoctorFinding(check: "state-dir", severity: .ok, summary: "\(directory) is \(octal(mode)), its files private"))
@@ -180,7 +191,8 @@ public struct Doctor: Sendable {
         if let path = probe.which("python3") {
             return DoctorFinding(check: "python3", severity: .ok, summary: "python3 is installed (\(path))")
         }
-        return DoctorFinding(check: "python3", severity: .problem, summary: "python3 is not installed", fix: "sudo apt-get install python3 python3-venv")
+        return DoctorFinding(
+            check: "python3", severity: .problem, summary: "python3 is not installed", fix: "sudo apt-get install python3 python3-venv")
     }
 
     private func firstLine(_ text: String) -> String {
@@ -192,7 +204,8 @@ public struct Doctor: Sendable {
     }
 
     private func shellQuoted(_ path: String) -> String {
-        path.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:@".contains($0) } ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        path.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:@".contains($0) }
+            ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
 
@@ -205,7 +218,8 @@ extension DoctorFinding {
         case .problem: label = "PROBLEM"
         case .info: label = "info"
         }
-        var line = label.padding(toLength: 8, withPad: " ", startingAt: 0) + check.padding(toLength: 12, withPad: " ", startingAt: 0) + summary
+        var line =
+            label.padding(toLength: 8, withPad: " ", startingAt: 0) + check.padding(toLength: 12, withPad: " ", startingAt: 0) + summary
         if let fix, severity != .ok { line += "\n" + String(repeating: " ", count: 20) + "fix: " + fix }
         return line
     }

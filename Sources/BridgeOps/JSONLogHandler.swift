@@ -15,7 +15,10 @@ public struct JSONLogHandler: LogHandler {
     private let write: @Sendable (String) -> Void
 
     /// - Parameter write: receives each line, newline included; defaults to standard error.
-    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil, write: @escaping @Sendable (String) -> Void = JSONLogHandler.standardError) {
+    public init(
+        label: String, metadataProvider: Logger.MetadataProvider? = nil,
+        write: @escaping @Sendable (String) -> Void = JSONLogHandler.standardError
+    ) {
         self.label = label
         self.metadataProvider = metadataProvider
         self.write = write
@@ -28,8 +31,9 @@ public struct JSONLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         let merged = Self.merged(metadata, provider: metadataProvider, event: event.metadata)
-        write(Self.line(
-            date: Date(), level: event.level, label: label, message: event.message.description, source: event.source, metadata: merged))
+        write(
+            Self.line(
+                date: Date(), level: event.level, label: label, message: event.message.description, source: event.source, metadata: merged))
     }
 
     /// The handler's metadata, then the provider's, then the event's (later ones win).
@@ -41,7 +45,9 @@ public struct JSONLogHandler: LogHandler {
     }
 
     /// One log line (pure, for tests).
-    public static func line(date: Date, level: Logger.Level, label: String, message: String, source: String, metadata: Logger.Metadata) -> String {
+    public static func line(date: Date, level: Logger.Level, label: String, message: String, source: String, metadata: Logger.Metadata)
+        -> String
+    {
         var object: [String: Any] = [:]
         for (key, value) in metadata {
             object[key] = isSecretKey(key) ? "<redacted>" : json(value)

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A minimal HTTP/1.0 GET to `127.0.0.1` with a deadline: enough for `status` to ask a running bridge for
@@ -15,7 +15,9 @@ public enum LoopbackHTTP {
 
     /// GETs `path` from `host:port` (an IP address; `127.0.0.1` by default); nil when nothing answers within
     /// `timeout`. The bearer token, when given, goes only into the `Authorization` header.
-    public static func get(host: String = "127.0.0.1", port: Int, path: String, bearer: String? = nil, timeout: Duration = .seconds(2)) -> Response? {
+    public static func get(host: String = "127.0.0.1", port: Int, path: String, bearer: String? = nil, timeout: Duration = .seconds(2))
+        -> Response?
+    {
         var storage = sockaddr_storage()
         var length: socklen_t = 0
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host

@@ -36,7 +36,8 @@ public struct SystemdUnit: Sendable, Hashable {
         if let value = environment["XDG_CONFIG_HOME"], value.hasPrefix("/") {
             config = URL(fileURLWithPath: value, isDirectory: true)
         } else {
-            let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+            let home =
+                environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
                 ?? FileManager.default.homeDirectoryForCurrentUser
             config = home.appendingPathComponent(".config", isDirectory: true)
         }

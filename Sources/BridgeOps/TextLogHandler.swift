@@ -27,11 +27,15 @@ public struct TextLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         let merged = JSONLogHandler.merged(metadata, provider: metadataProvider, event: event.metadata)
-        write(Self.line(date: Date(), level: event.level, label: label, message: event.message.description, source: event.source, metadata: merged))
+        write(
+            Self.line(
+                date: Date(), level: event.level, label: label, message: event.message.description, source: event.source, metadata: merged))
     }
 
     /// One log line (pure, for tests).
-    public static func line(date: Date, level: Logger.Level, label: String, message: String, source: String, metadata: Logger.Metadata) -> String {
+    public static func line(date: Date, level: Logger.Level, label: String, message: String, source: String, metadata: Logger.Metadata)
+        -> String
+    {
         let pairs = metadata.sorted { $0.key < $1.key }.map { key, value in
             "\(escaped(key))=\(JSONLogHandler.isSecretKey(key) ? "<redacted>" : escaped("\(value)"))"
         }
@@ -45,6 +49,8 @@ public struct TextLogHandler: LogHandler {
     }
 
     static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon).timeZone(separator: .omitted))
+        date.formatted(
+            .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon).timeZone(
+                separator: .omitted))
     }
 }

@@ -62,7 +62,8 @@ extension ClientMessage {
             do {
                 return try decoder.decode(T.self, from: data)
             } catch {
-                throw FrameDecodingError(kind: kind, id: envelope.id, code: .badRequest, message: "invalid '\(kind)': \(Self.describe(error))")
+                throw FrameDecodingError(
+                    kind: kind, id: envelope.id, code: .badRequest, message: "invalid '\(kind)': \(Self.describe(error))")
             }
         }
         switch kind {
@@ -75,7 +76,8 @@ extension ClientMessage {
             throw FrameDecodingError(kind: kind, id: envelope.id, code: .unknownKind, message: "unknown kind '\(kind.prefix(64))'")
         }
         guard let id = envelope.id, !id.isEmpty, id.utf8.count <= 128 else {
-            throw FrameDecodingError(kind: kind, id: nil, code: .badRequest, message: "request '\(kind)' needs a string 'id' of 1 to 128 bytes")
+            throw FrameDecodingError(
+                kind: kind, id: nil, code: .badRequest, message: "request '\(kind)' needs a string 'id' of 1 to 128 bytes")
         }
         let request: BridgeRequest
         switch kind {

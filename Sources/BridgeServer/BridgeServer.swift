@@ -103,7 +103,10 @@ public struct BridgeServer: Service, CustomStringConvertible {
         // application stops listening.
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: app), .init(service: ShutdownCoordinator(registry: registry, timeout: configuration.closeTimeout, logger: logger))],
+                services: [
+                    .init(service: app),
+                    .init(service: ShutdownCoordinator(registry: registry, timeout: configuration.closeTimeout, logger: logger)),
+                ],
                 logger: logger
             )
         )
@@ -127,7 +130,8 @@ public struct BridgeServer: Service, CustomStringConvertible {
     /// limited), which is checked off the loop.
     private func shouldUpgrade(_ request: HTTPRequest, channel: any Channel) -> UpgradeStep {
         let remote = Self.remoteAddress(channel)
-        guard OriginPolicy(secure: configuration.tls != nil).allows(origin: request.headerFields[.origin], authority: request.authority) else {
+        guard OriginPolicy(secure: configuration.tls != nil).allows(origin: request.headerFields[.origin], authority: request.authority)
+        else {
             logger.notice("Upgrade refused: foreign Origin", metadata: ["bridge.remote": "\(remote)"])
             BridgeMetrics.shared.handshake("forbidden_origin")
             return .now(.refuse(.forbidden))

@@ -83,7 +83,8 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
         guard let sharedSecret, let rotatedAt = sharedSecret.changedSince() else { return 0 }
         let count = registry.closeSharedSecretSessions(
             authenticatedBefore: rotatedAt, code: BridgeCloseCode.policyViolation, reason: Self.rotatedReason)
-        logger.notice("The shared secret was rotated: closed the sessions that used the old one", metadata: ["bridge.connections": "\(count)"])
+        logger.notice(
+            "The shared secret was rotated: closed the sessions that used the old one", metadata: ["bridge.connections": "\(count)"])
         return count
     }
 

@@ -94,7 +94,8 @@ public struct EventJournal: Sendable {
                 let code = sqlite3_step(handle)
                 guard code == SQLITE_DONE else {
                     sqlite3_reset(handle)
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                    throw DatabaseError(
+                        resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
                 }
             }
             sqlite3_reset(handle)
@@ -143,8 +144,10 @@ public struct EventJournal: Sendable {
 
     /// Entries with `after < seq <= through`, of `threads` (nil: every thread), in seq order, at most `limit`.
     public func read(after: Int64, through: Int64 = .max, threads: Set<String>? = nil, limit: Int) async throws -> [JournalEntry] {
-        guard let (sql, arguments) = Self.pageQuery(
-            columns: "seq, threadId, kind, type, turnId, approvalId, text, createdAt", after: after, through: through, threads: threads, limit: limit)
+        guard
+            let (sql, arguments) = Self.pageQuery(
+                columns: "seq, threadId, kind, type, turnId, approvalId, text, createdAt", after: after, through: through, threads: threads,
+                limit: limit)
         else { return [] }
         return try await database.pool.read { db in
             try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
@@ -156,8 +159,11 @@ public struct EventJournal: Sendable {
     }
 
     /// Like ``read(after:through:threads:limit:)``, only the seq and the frame: what a replay sends.
-    public func readFrames(after: Int64, through: Int64 = .max, threads: Set<String>? = nil, limit: Int) async throws -> [(seq: Int64, text: String)] {
-        guard let (sql, arguments) = Self.pageQuery(columns: "seq, text", after: after, through: through, threads: threads, limit: limit) else {
+    public func readFrames(after: Int64, through: Int64 = .max, threads: Set<String>? = nil, limit: Int) async throws -> [(
+        seq: Int64, text: String
+    )] {
+        guard let (sql, arguments) = Self.pageQuery(columns: "seq, text", after: after, through: through, threads: threads, limit: limit)
+        else {
             return []
         }
         return try await database.pool.read { db in
@@ -174,7 +180,9 @@ public struct EventJournal: Sendable {
     /// One page in seq order. The thread filter is applied while walking the primary key (`+threadId` keeps
     /// SQLite off the thread index, which would read every row of the thread and sort them for each page): a
     /// whole replay reads each row of its range once. Nil when `threads` is empty (nothing matches).
-    private static func pageQuery(columns: String, after: Int64, through: Int64, threads: Set<String>?, limit: Int) -> (String, StatementArguments)? {
+    private static func pageQuery(columns: String, after: Int64, through: Int64, threads: Set<String>?, limit: Int) -> (
+        String, StatementArguments
+    )? {
         var sql = "SELECT \(columns) FROM journal WHERE seq > ? AND seq <= ?"
         var arguments: StatementArguments = [after, through]
         if let threads {
@@ -235,7 +243,9 @@ public struct EventJournal: Sendable {
             // The prefix written before the cutoff: walk from the oldest row to the first one that is recent
             // enough (no index on createdAt: one less B-tree to update on every append).
             let byAge: Int64
-            if let firstKept = try Int64.fetchOne(db, sql: "SELECT seq FROM journal WHERE createdAt >= ? ORDER BY seq LIMIT 1", arguments: [cutoff]) {
+            if let firstKept = try Int64.fetchOne(
+                db, sql: "SELECT seq FROM journal WHERE createdAt >= ? ORDER BY seq LIMIT 1", arguments: [cutoff])
+            {
                 byAge = firstKept - 1
             } else {
                 byAge = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM journal") ?? 0
@@ -267,7 +277,8 @@ public struct EventJournal: Sendable {
                 try db.execute(sql: "DELETE FROM journal WHERE seq <= ?", arguments: [chunkEnd])
                 let count = db.changesCount
                 try db.execute(
-                    sql: "INSERT INTO journalMeta (key, value) VALUES ('prunedThrough', ?) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)",
+                    sql:
+                        "INSERT INTO journalMeta (key, value) VALUES ('prunedThrough', ?) ON CONFLICT(key) DO UPDATE SET value = max(value, excluded.value)",
                     arguments: [chunkEnd])
                 return (count, chunkEnd)
             }
@@ -276,7 +287,8 @@ public struct EventJournal: Sendable {
             if recorded >= cut || count == 0 { break }
         }
         if deleted > 0 {
-            logger.debug("journal pruned", metadata: ["bridge.journal.deleted": "\(deleted)", "bridge.journal.prunedThrough": "\(through)"])
+            logger.debug(
+                "journal pruned", metadata: ["bridge.journal.deleted": "\(deleted)", "bridge.journal.prunedThrough": "\(through)"])
         }
         return JournalPruneResult(deleted: deleted, prunedThrough: through)
     }

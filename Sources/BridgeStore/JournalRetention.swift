@@ -12,7 +12,9 @@ public struct JournalRetention: Sendable, Hashable {
     /// least 0.2 s).
     public var interval: TimeInterval
 
-    public init(maxAge: TimeInterval = 7 * 24 * 3600, maxBytes: Int64 = 256 << 20, answerMaxAge: TimeInterval = 3600, interval: TimeInterval? = nil) {
+    public init(
+        maxAge: TimeInterval = 7 * 24 * 3600, maxBytes: Int64 = 256 << 20, answerMaxAge: TimeInterval = 3600, interval: TimeInterval? = nil
+    ) {
         self.maxAge = maxAge
         self.maxBytes = maxBytes
         self.answerMaxAge = answerMaxAge

@@ -25,7 +25,8 @@ public struct StatePaths: Sendable, Hashable {
             let url = URL(fileURLWithPath: dir, isDirectory: true).standardizedFileURL
             return StatePaths(configDirectory: url, stateDirectory: url)
         }
-        let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+        let home =
+            environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? FileManager.default.homeDirectoryForCurrentUser
         func xdg(_ key: String, _ fallback: String) -> URL {
             if let value = environment[key], value.hasPrefix("/") {

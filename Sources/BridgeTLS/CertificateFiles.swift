@@ -32,12 +32,14 @@ public struct CertificateFiles: Sendable, Hashable {
         } catch {
             throw .invalid("\(key.path) is not a PEM private key: \(error)")
         }
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
         configuration.minimumTLSVersion = .tlsv12
         do {
             return try NIOSSLContext(configuration: configuration)
         } catch {
-            throw .invalid("\(certificate.path) and \(key.path) do not make a TLS identity (does the key belong to the certificate?): \(error)")
+            throw .invalid(
+                "\(certificate.path) and \(key.path) do not make a TLS identity (does the key belong to the certificate?): \(error)")
         }
     }
 

@@ -5,7 +5,8 @@ extension TLSIdentity {
     public func makeServerContext() throws -> NIOSSLContext {
         let certificate = try NIOSSLCertificate(bytes: certificateDER, format: .der)
         let key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
-        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
         return try NIOSSLContext(configuration: configuration)
     }

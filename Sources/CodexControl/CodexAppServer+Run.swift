@@ -1,13 +1,13 @@
-import Foundation
 import BridgeProtocol
+import Foundation
 import Logging
 import Subprocess
 import Synchronization
 
 #if canImport(System)
-import System
+    import System
 #else
-import SystemPackage
+    import SystemPackage
 #endif
 
 extension CodexAppServer {

@@ -36,7 +36,10 @@ public final class CodexAppServer: Sendable, CodexRequesting {
     let state = Mutex(State())
 
     struct State {
-        enum Phase { case idle, running, exited(CodexExitReason) }
+        enum Phase {
+            case idle, running
+            case exited(CodexExitReason)
+        }
         var phase = Phase.idle
         var nextID = 1
         var pending: [Int: CheckedContinuation<JSONValue, any Error>] = [:]
@@ -67,7 +70,10 @@ public final class CodexAppServer: Sendable, CodexRequesting {
     /// Waits until the `initialize` handshake is done and returns Codex's answer (`userAgent`, `codexHome`, ...).
     /// Throws `.exited` when the child ends first.
     public func ready() async throws -> JSONValue {
-        enum Start { case done(JSONValue), wait(Int) }
+        enum Start {
+            case done(JSONValue)
+            case wait(Int)
+        }
         let start: Start = try state.withLock { state in
             if let result = state.initializeResult { return .done(result) }
             if let failure = state.readyFailure { throw failure }
@@ -80,7 +86,11 @@ public final class CodexAppServer: Sendable, CodexRequesting {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONValue, any Error>) in
-                enum Now { case value(JSONValue), error(any Error), registered }
+                enum Now {
+                    case value(JSONValue)
+                    case error(any Error)
+                    case registered
+                }
                 let now: Now = state.withLock { state in
                     if let result = state.initializeResult { return .value(result) }
                     if let failure = state.readyFailure { return .error(failure) }

@@ -76,9 +76,18 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
             }
         }
 
-        private enum SendAction { case dropped, queued, mustWait(Int) }
-        private enum NextAction { case element(Element, [CheckedContinuation<Void, Never>]), end, wait }
-        private enum NextNow { case value(Element?), registered }
+        private enum SendAction {
+            case dropped, queued
+            case mustWait(Int)
+        }
+        private enum NextAction {
+            case element(Element, [CheckedContinuation<Void, Never>])
+            case end, wait
+        }
+        private enum NextNow {
+            case value(Element?)
+            case registered
+        }
 
         private let capacity: Int
         private let state = Mutex(State())

@@ -34,7 +34,12 @@ public final class CodexSupervisor: Service, CodexRequesting {
     private let state = Mutex(State())
 
     private struct State {
-        enum Phase { case starting, running(CodexAppServer), unavailable(String), stopped }
+        enum Phase {
+            case starting
+            case running(CodexAppServer)
+            case unavailable(String)
+            case stopped
+        }
         var phase = Phase.starting
         var current: CodexAppServer?
         var shuttingDown = false

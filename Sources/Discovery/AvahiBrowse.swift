@@ -1,7 +1,7 @@
 internal import CAvahiClient
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the Avahi thread reports to `MDNSBrowser.browse`.
@@ -164,11 +164,12 @@ final class AvahiBrowse {
             var size = 0
             if avahi_string_list_get_pair(current, &key, &value, &size) == 0, let key {
                 let name = String(cString: key)
-                let text = value.map { pointer in
-                    pointer.withMemoryRebound(to: UInt8.self, capacity: size) {
-                        String(decoding: UnsafeBufferPointer(start: $0, count: size), as: UTF8.self)
-                    }
-                } ?? ""
+                let text =
+                    value.map { pointer in
+                        pointer.withMemoryRebound(to: UInt8.self, capacity: size) {
+                            String(decoding: UnsafeBufferPointer(start: $0, count: size), as: UTF8.self)
+                        }
+                    } ?? ""
                 // avahi_string_list_add_pair prepends, so the list runs last-added first: later wins here.
                 result[name] = text
                 avahi_free(key)

@@ -49,7 +49,9 @@ public struct PairingInvitation: Sendable, Hashable {
     /// The terminal block: the QR code of the web URL (a phone's camera opens it in the browser), the URL,
     /// the addresses and the expiry. `app`: the `codex-bridge://` URL for native apps instead.
     /// - Throws: ``QRCodeError`` when the URL does not fit a QR code.
-    public func terminalText(renderer: TerminalQRRenderer = TerminalQRRenderer(), now: Date = Date(), app: Bool = false) throws(QRCodeError) -> String {
+    public func terminalText(renderer: TerminalQRRenderer = TerminalQRRenderer(), now: Date = Date(), app: Bool = false) throws(QRCodeError)
+        -> String
+    {
         let shown = app ? url.string : url.webString
         var text = renderer.render(try QRCode(encoding: shown))
         text += "\n\(shown)\n\n"

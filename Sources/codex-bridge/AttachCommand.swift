@@ -25,7 +25,9 @@ struct AttachCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A shared secret or device token (default: the token stored when pairing).", valueName: "token"))
     var token: String?
 
-    @Option(help: ArgumentHelp("approvalPolicy for /new: untrusted, on-failure, on-request or never (default: the bridge's).", valueName: "policy"))
+    @Option(
+        help: ArgumentHelp(
+            "approvalPolicy for /new: untrusted, on-failure, on-request or never (default: the bridge's).", valueName: "policy"))
     var approvalPolicy: String?
 
     @Option(help: ArgumentHelp("This device's name when pairing (default: the host name).", valueName: "name"))
@@ -59,7 +61,9 @@ struct AttachCommand: AsyncParsableCommand {
             let endpoints = bound.candidates.map { "\($0.urlHost):\($0.port)" }
             try store.save(
                 serverId: server,
-                .init(token: deviceToken, deviceId: ack.deviceId, name: ack.server?.name, endpoints: endpoints, fingerprint: bound.pin?.fingerprint))
+                .init(
+                    token: deviceToken, deviceId: ack.deviceId, name: ack.server?.name, endpoints: endpoints,
+                    fingerprint: bound.pin?.fingerprint))
         }
         var session = AttachSession(client: client, approvalPolicy: approvalPolicy)
         await session.run(ack: ack, paired: ack.deviceToken != nil, tokenFile: store.file.path)
@@ -87,7 +91,8 @@ struct AttachCommand: AsyncParsableCommand {
                 print("\(number + 1). \(bridge.name)  \(bridge.addresses.first ?? bridge.host):\(bridge.port)  id \(bridge.id ?? "-")")
             }
             FileHandle.standardOutput.write(Data("Which one? [1-\(found.count)] ".utf8))
-            guard let line = readLine(), let choice = Int(line.trimmingCharacters(in: .whitespaces)), (1...found.count).contains(choice) else {
+            guard let line = readLine(), let choice = Int(line.trimmingCharacters(in: .whitespaces)), (1...found.count).contains(choice)
+            else {
                 throw CommandFailure("no bridge chosen")
             }
             index = choice - 1
@@ -122,10 +127,12 @@ struct AttachCommand: AsyncParsableCommand {
             if let discovered {
                 guard discovered.tls else {
                     throw CommandFailure(
-                        "\(discovered.name) was paired over TLS but now answers without it; not sending its token in plaintext (pair again if this is expected)")
+                        "\(discovered.name) was paired over TLS but now answers without it; not sending its token in plaintext (pair again if this is expected)"
+                    )
                 }
                 if let advertised = discovered.txt["fp"], advertised.lowercased() != fingerprint.lowercased() {
-                    throw CommandFailure("\(discovered.name) presents another certificate than the one paired; pair again (`codex-bridge pair`)")
+                    throw CommandFailure(
+                        "\(discovered.name) presents another certificate than the one paired; pair again (`codex-bridge pair`)")
                 }
             }
             let endpoints = target.candidates.map { BridgeEndpoint(host: $0.host, port: $0.port, tls: true, path: $0.path) }
@@ -134,7 +141,8 @@ struct AttachCommand: AsyncParsableCommand {
         let paired = target.candidates.filter { entry.endpoints.contains("\($0.urlHost):\($0.port)") }
         guard !paired.isEmpty else {
             throw CommandFailure(
-                "this bridge's token was paired on \(entry.endpoints.joined(separator: ", ")), not this address; pass --token to use it here anyway")
+                "this bridge's token was paired on \(entry.endpoints.joined(separator: ", ")), not this address; pass --token to use it here anyway"
+            )
         }
         return (entry.token, serverId, .endpoints(paired, pin: nil))
     }

@@ -115,7 +115,8 @@ struct AttachSession {
         case "/quit", "/exit":
             return false
         case "/help":
-            say("""
+            say(
+                """
                 /list                 threads, newest first
                 /new DIR PROMPT       start a thread in DIR with PROMPT
                 /open THREAD          open a thread (an id, or a number from /list)

@@ -39,8 +39,9 @@ struct ClientTokenStore {
         all[serverId] = entry
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         try SecretFile.write(String(decoding: try encoder.encode(all), as: UTF8.self), to: file)
     }
 }

@@ -9,8 +9,11 @@ struct CodexBridge: AsyncParsableCommand {
         abstract: "Drive the Codex CLI on this workstation from a phone, over WebSocket.",
         discussion: "Start with `codex-bridge serve`, then scan the pairing QR with the phone. Protocol: BRIDGE.md.",
         version: BridgeVersion.current,
-        subcommands: [ServeCommand.self, TokenCommand.self, PairCommand.self, DevicesCommand.self, DiscoverCommand.self, StatusCommand.self, DoctorCommand.self,
-                      ServiceCommand.self, TLSCommand.self, AttachCommand.self]
+        subcommands: [
+            ServeCommand.self, TokenCommand.self, PairCommand.self, DevicesCommand.self, DiscoverCommand.self, StatusCommand.self,
+            DoctorCommand.self,
+            ServiceCommand.self, TLSCommand.self, AttachCommand.self,
+        ]
     )
 
     /// Runs the command; every error is one line `error: …` on stderr (usage errors add the usage after it and

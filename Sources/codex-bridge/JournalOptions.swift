@@ -13,7 +13,8 @@ struct JournalOptions: ParsableArguments {
 
     @Option(
         name: .customLong("journal-max-bytes"),
-        help: ArgumentHelp("The oldest journaled events beyond this many bytes in total are pruned (default 268435456).", valueName: "bytes"))
+        help: ArgumentHelp(
+            "The oldest journaled events beyond this many bytes in total are pruned (default 268435456).", valueName: "bytes"))
     var maxBytes: Int64?
 
     /// The hub's storage in `database`, with the retention `serve` resolved (flag, config.toml, default).

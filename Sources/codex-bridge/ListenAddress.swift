@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `HOST:PORT`, `[IPv6]:PORT`, `:PORT`, `PORT`, `HOST` (port 9099), or `tailscale[:PORT]` (the Tailscale
 /// addresses). A URL (`http://…`) is not an address.
@@ -46,13 +47,14 @@ struct ListenAddress: ExpressibleByArgument, Equatable {
     /// Parses `--listen`, saying what is wrong (for `@Option(transform:)`).
     static func parse(_ argument: String) throws -> ListenAddress {
         if argument.contains("://") {
-            throw ValidationError("--listen takes HOST:PORT, without a scheme: write \(argument.split(separator: "/").dropFirst().first.map(String.init) ?? "HOST:PORT"), not \(argument)")
+            throw ValidationError(
+                "--listen takes HOST:PORT, without a scheme: write \(argument.split(separator: "/").dropFirst().first.map(String.init) ?? "HOST:PORT"), not \(argument)"
+            )
         }
         guard let address = ListenAddress(argument: argument) else {
-            throw ValidationError("--listen \(argument) is not an address: write HOST:PORT, [IPv6]:PORT, :PORT, HOST (port 9099) or tailscale[:PORT]")
+            throw ValidationError(
+                "--listen \(argument) is not an address: write HOST:PORT, [IPv6]:PORT, :PORT, HOST (port 9099) or tailscale[:PORT]")
         }
         return address
     }
 }
-
-import Foundation

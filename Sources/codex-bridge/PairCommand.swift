@@ -1,10 +1,10 @@
 import ArgumentParser
 import BridgeProtocol
 import BridgeStore
+import BridgeTLS
 import Foundation
 import Logging
 import Pairing
-import BridgeTLS
 
 /// `codex-bridge pair`: mint a one-time pairing code and show it as a QR code, a URL and a JSON summary.
 struct PairCommand: AsyncParsableCommand {
@@ -34,7 +34,8 @@ struct PairCommand: AsyncParsableCommand {
     @Flag(name: .customLong("static"), help: "Put the shared secret in the QR instead of a one-time code (pre-shared-token clients).")
     var useStaticToken = false
 
-    @Option(parsing: .singleValue, help: ArgumentHelp("Offer this host instead of the discovered addresses (repeatable).", valueName: "host"))
+    @Option(
+        parsing: .singleValue, help: ArgumentHelp("Offer this host instead of the discovered addresses (repeatable).", valueName: "host"))
     var advertise: [String] = []
 
     @Flag(help: "Swap light and dark in the QR code (dark text on a light terminal).")

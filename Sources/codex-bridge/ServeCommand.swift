@@ -1,7 +1,7 @@
 import ArgumentParser
+import BridgeOps
 import BridgeProtocol
 import BridgeServer
-import BridgeOps
 import BridgeStore
 import BridgeTLS
 import BridgeWeb
@@ -42,7 +42,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds a new connection has to send its first request head (default 5).", valueName: "seconds"))
     var requestHeadTimeout: Double?
 
-    @Option(help: ArgumentHelp("Most connections not yet authenticated at once; past it the oldest is closed (default 512).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp("Most connections not yet authenticated at once; past it the oldest is closed (default 512).", valueName: "n"))
     var maxUnauthenticated: Int?
 
     @Option(help: ArgumentHelp("Most connections not yet authenticated from one address (default 128).", valueName: "n"))
@@ -63,28 +64,39 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Instance name advertised over mDNS (default: the host name).", valueName: "name"))
     var mdnsName: String?
 
-    @Option(help: ArgumentHelp("Path of the codex binary (default: config, then PATH, then the openai-codex-cli-bin venv).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp("Path of the codex binary (default: config, then PATH, then the openai-codex-cli-bin venv).", valueName: "path"))
     var codex: String?
 
     @Option(name: .customLong("codex-config"), help: ArgumentHelp("Passed to codex as -c KEY=VALUE (repeatable).", valueName: "key=value"))
     var codexConfig: [String] = []
 
-    @Option(name: .customLong("root"), help: ArgumentHelp("A directory threads may run in (repeatable; default: the current directory).", valueName: "dir"))
+    @Option(
+        name: .customLong("root"),
+        help: ArgumentHelp("A directory threads may run in (repeatable; default: the current directory).", valueName: "dir"))
     var roots: [String] = []
 
     @Flag(help: "Let clients choose the danger-full-access sandbox.")
     var allowDangerFullAccess = false
 
-    @Flag(inversion: .prefixedNo, help: "Serve wss:// with the self-signed certificate in STATE/tls (made on first use; see `codex-bridge tls`).")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Serve wss:// with the self-signed certificate in STATE/tls (made on first use; see `codex-bridge tls`).")
     var tls: Bool?
 
-    @Option(help: ArgumentHelp("A PEM certificate chain to serve instead of the self-signed one (a CA the phones trust); reloaded when it changes. Needs --tls-key.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A PEM certificate chain to serve instead of the self-signed one (a CA the phones trust); reloaded when it changes. Needs --tls-key.",
+            valueName: "file"))
     var tlsCert: String?
 
     @Option(help: ArgumentHelp("The PEM private key of --tls-cert (mode 0600).", valueName: "file"))
     var tlsKey: String?
 
-    @Flag(help: "Serve this machine's Tailscale certificate (`tailscale cert`, renewed daily) and offer its MagicDNS name first: phones on the tailnet get https:// their browsers trust.")
+    @Flag(
+        help:
+            "Serve this machine's Tailscale certificate (`tailscale cert`, renewed daily) and offer its MagicDNS name first: phones on the tailnet get https:// their browsers trust."
+    )
     var tlsTailscale = false
 
     /// The flags as given; nil or empty where not given, so config.toml can fill them in.
@@ -92,8 +104,10 @@ struct ServeCommand: AsyncParsableCommand {
         ServeSettings.Flags(
             listen: listen, helloTimeout: helloTimeout, maxMessageBytes: maxMessageBytes, pingInterval: pingInterval, logLevel: logLevel,
             logFormat: logFormat, noQR: noQr, noMDNS: noMdns, mdnsName: mdnsName, codex: codex, codexConfig: codexConfig, roots: roots,
-            allowDangerFullAccess: allowDangerFullAccess, tls: tls, tlsCert: tlsCert.map(Self.absolute), tlsKey: tlsKey.map(Self.absolute), tlsTailscale: tlsTailscale, journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes,
-            requestHeadTimeout: requestHeadTimeout, maxUnauthenticated: maxUnauthenticated, maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress)
+            allowDangerFullAccess: allowDangerFullAccess, tls: tls, tlsCert: tlsCert.map(Self.absolute), tlsKey: tlsKey.map(Self.absolute),
+            tlsTailscale: tlsTailscale, journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes,
+            requestHeadTimeout: requestHeadTimeout, maxUnauthenticated: maxUnauthenticated,
+            maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress)
     }
 
     /// A path given on the command line, made absolute against the current directory.
@@ -193,9 +207,12 @@ struct ServeCommand: AsyncParsableCommand {
         var tlsSource: TLSContextSource?
         do {
             if let files = userCertificate {
-                tlsSource = try TLSContextSource(load: { try files.makeServerContext() }, changeToken: { files.changeToken() }, logger: logger)
+                tlsSource = try TLSContextSource(
+                    load: { try files.makeServerContext() }, changeToken: { files.changeToken() }, logger: logger)
                 tlsFingerprint = try files.fingerprint()
-                logger.info("Serving the provided TLS certificate", metadata: ["bridge.tls.cert": "\(files.certificate.path)", "bridge.tls.fingerprint": "\(tlsFingerprint ?? "")"])
+                logger.info(
+                    "Serving the provided TLS certificate",
+                    metadata: ["bridge.tls.cert": "\(files.certificate.path)", "bridge.tls.fingerprint": "\(tlsFingerprint ?? "")"])
             } else if let identity = tlsIdentity {
                 tlsSource = TLSContextSource(try identity.makeServerContext())
             }
@@ -254,8 +271,10 @@ struct ServeCommand: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: .init(
                 // Shut down in reverse: clients get 1001 first, then codex stops, then the hub drains its events.
-                services: [.init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
-                           .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger))] + (publisher.map { [.init(service: $0)] } ?? [])
+                services: [
+                    .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
+                    .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger)),
+                ] + (publisher.map { [.init(service: $0)] } ?? [])
                     + (tailscaleRenewal.map { [.init(service: $0)] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger

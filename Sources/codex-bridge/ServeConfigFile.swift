@@ -48,7 +48,8 @@ struct ServeConfigFile: Equatable {
     /// Every key the file may hold.
     static let keys = [
         "listen", "hello_timeout", "max_message_bytes", "ping_interval", "log_level", "log_format", "qr", "no_qr", "mdns",
-        "no_mdns", "mdns_name", "codex", "codex_config", "roots", "allow_danger_full_access", "tls", "tls_cert", "tls_key", "request_head_timeout", "max_unauthenticated",
+        "no_mdns", "mdns_name", "codex", "codex_config", "roots", "allow_danger_full_access", "tls", "tls_cert", "tls_key",
+        "request_head_timeout", "max_unauthenticated",
         "max_unauthenticated_per_address", "journal_max_age",
         "journal_max_bytes",
     ]
@@ -167,7 +168,9 @@ struct ServeConfigFile: Equatable {
             }
             var config = ServeConfigFile()
             if let text = try string("listen") {
-                guard let listen = ListenAddress(argument: text) else { throw fail("listen", "must be HOST:PORT, :PORT or tailscale[:PORT], not \"\(text)\"") }
+                guard let listen = ListenAddress(argument: text) else {
+                    throw fail("listen", "must be HOST:PORT, :PORT or tailscale[:PORT], not \"\(text)\"")
+                }
                 config.listen = listen
             }
             func limited<Value>(_ key: String, _ value: Value?, _ limit: SettingLimits.Limit<Value>) throws(ConfigFileError) -> Value? {
@@ -178,10 +181,13 @@ struct ServeConfigFile: Equatable {
             config.helloTimeout = try limited("hello_timeout", try seconds("hello_timeout"), SettingLimits.helloTimeout)
             config.maxMessageBytes = try limited("max_message_bytes", try integer("max_message_bytes"), SettingLimits.maxMessageBytes)
             config.pingInterval = try limited("ping_interval", try seconds("ping_interval"), SettingLimits.pingInterval)
-            config.requestHeadTimeout = try limited("request_head_timeout", try seconds("request_head_timeout"), SettingLimits.requestHeadTimeout)
-            config.maxUnauthenticated = try limited("max_unauthenticated", try integer("max_unauthenticated"), SettingLimits.maxUnauthenticated)
+            config.requestHeadTimeout = try limited(
+                "request_head_timeout", try seconds("request_head_timeout"), SettingLimits.requestHeadTimeout)
+            config.maxUnauthenticated = try limited(
+                "max_unauthenticated", try integer("max_unauthenticated"), SettingLimits.maxUnauthenticated)
             config.maxUnauthenticatedPerAddress = try limited(
-                "max_unauthenticated_per_address", try integer("max_unauthenticated_per_address"), SettingLimits.maxUnauthenticatedPerAddress)
+                "max_unauthenticated_per_address", try integer("max_unauthenticated_per_address"),
+                SettingLimits.maxUnauthenticatedPerAddress)
             if let value = try string("log_level") {
                 guard ServeSettings.logLevels.contains(value) else {
                     throw fail("log_level", "must be one of \(ServeSettings.logLevels.joined(separator: ", ")), not \"\(value)\"")
@@ -230,7 +236,9 @@ struct ServeConfigFile: Equatable {
             }
             if let value = table["journal_max_age"] {
                 if let text = value.string {
-                    guard let age = DurationArgument(argument: text) else { throw fail("journal_max_age", "must be a duration like 7d, 12h or 30s, not \"\(text)\"") }
+                    guard let age = DurationArgument(argument: text) else {
+                        throw fail("journal_max_age", "must be a duration like 7d, 12h or 30s, not \"\(text)\"")
+                    }
                     config.journalMaxAge = age
                 } else if let seconds = value.int, seconds > 0 {
                     config.journalMaxAge = DurationArgument(.seconds(seconds), text: "\(seconds)s")
@@ -238,7 +246,8 @@ struct ServeConfigFile: Equatable {
                     throw fail("journal_max_age", "must be a duration like \"7d\" or a positive number of seconds, not \(describe(value))")
                 }
             }
-            config.journalMaxBytes = try limited("journal_max_bytes", try integer("journal_max_bytes").map(Int64.init), SettingLimits.journalMaxBytes)
+            config.journalMaxBytes = try limited(
+                "journal_max_bytes", try integer("journal_max_bytes").map(Int64.init), SettingLimits.journalMaxBytes)
             if let age = config.journalMaxAge, let problem = SettingLimits.journalMaxAgeSeconds.problem(age.duration.components.seconds) {
                 throw fail("journal_max_age", problem)
             }

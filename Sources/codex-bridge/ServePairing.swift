@@ -126,7 +126,8 @@ struct ServePairing: Sendable {
             let invitation = try await PairingInvitation.mint(
                 registry: registry, ttl: startupCodeTTL, identity: identity, port: port, addresses: addresses, fingerprint: fingerprint)
             let text = try invitation.terminalText()
-            FileHandle.standardOutput.write(Data(("\nScan with your phone's camera to open codex-bridge in its browser and pair it:\n\n" + text + "\n").utf8))
+            FileHandle.standardOutput.write(
+                Data(("\nScan with your phone's camera to open codex-bridge in its browser and pair it:\n\n" + text + "\n").utf8))
         } catch {
             logger.warning("Cannot show the pairing QR code", metadata: ["error": "\(error)"])
             logger.notice("\(pairHint)")

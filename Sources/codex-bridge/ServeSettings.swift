@@ -78,7 +78,10 @@ struct ServeSettings: Equatable {
         settings.tlsCert = flags.tlsCert ?? file.tlsCert
         settings.tlsKey = flags.tlsKey ?? file.tlsKey
         settings.tlsTailscale = flags.tlsCert == nil && (flags.tlsTailscale || (flags.tls == nil && file.tlsTailscale == true))
-        if settings.tlsTailscale { settings.tlsCert = nil; settings.tlsKey = nil }
+        if settings.tlsTailscale {
+            settings.tlsCert = nil
+            settings.tlsKey = nil
+        }
         settings.tls = flags.tls ?? file.tls ?? (settings.tlsCert != nil || settings.tlsTailscale || settings.tls)
         settings.journalMaxAge = flags.journalMaxAge ?? file.journalMaxAge ?? settings.journalMaxAge
         settings.journalMaxBytes = flags.journalMaxBytes ?? file.journalMaxBytes ?? settings.journalMaxBytes
@@ -110,8 +113,12 @@ struct ServeSettings: Equatable {
             throw SettingsError("--log-level must be one of \(logLevels.joined(separator: ", "))")
         }
         if (flags.tlsCert == nil) != (flags.tlsKey == nil) { throw SettingsError("--tls-cert and --tls-key go together: give both files") }
-        if flags.tls == false, flags.tlsCert != nil || flags.tlsTailscale { throw SettingsError("--no-tls contradicts --tls-cert and --tls-tailscale") }
-        if flags.tlsTailscale, flags.tlsCert != nil { throw SettingsError("--tls-tailscale and --tls-cert are two different certificates: choose one") }
+        if flags.tls == false, flags.tlsCert != nil || flags.tlsTailscale {
+            throw SettingsError("--no-tls contradicts --tls-cert and --tls-tailscale")
+        }
+        if flags.tlsTailscale, flags.tlsCert != nil {
+            throw SettingsError("--tls-tailscale and --tls-cert are two different certificates: choose one")
+        }
     }
 
     /// The journal's maximum age in seconds.

@@ -1,6 +1,6 @@
 import BridgeOps
-import BridgeTLS
 import BridgeStore
+import BridgeTLS
 import Foundation
 import Logging
 import Pairing

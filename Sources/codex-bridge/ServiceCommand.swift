@@ -25,7 +25,11 @@ struct ServiceCommand: ParsableCommand {
         @Flag(help: "Print the unit and the commands; write and run nothing.")
         var dryRun = false
 
-        @Option(name: .customLong("root"), help: ArgumentHelp("A directory threads may run in, passed to serve (repeatable). Without it, the current directory after asking on a terminal (never your whole home directory unless given as --root ~).", valueName: "dir"))
+        @Option(
+            name: .customLong("root"),
+            help: ArgumentHelp(
+                "A directory threads may run in, passed to serve (repeatable). Without it, the current directory after asking on a terminal (never your whole home directory unless given as --root ~).",
+                valueName: "dir"))
         var roots: [String] = []
 
         @Option(name: .customLong("listen"), help: ArgumentHelp("Passed to serve as --listen.", valueName: "host:port"))
@@ -55,7 +59,11 @@ struct ServiceCommand: ParsableCommand {
                 throw CommandFailure("cannot write \(file.path): \(error)")
             }
             print("Wrote \(file.path)")
-            ServiceCommand.runOrPrint(commands, done: now ? "The service is enabled and running." : "The service is enabled; it starts at your next login (or now with: systemctl --user start codex-bridge).")
+            ServiceCommand.runOrPrint(
+                commands,
+                done: now
+                    ? "The service is enabled and running."
+                    : "The service is enabled; it starts at your next login (or now with: systemctl --user start codex-bridge).")
             print(ServiceCommand.lingerText(user: user))
         }
     }
@@ -72,10 +80,13 @@ struct ServiceCommand: ParsableCommand {
                 return
             }
             if ServiceCommand.userManagerReachable() {
-                for command in SystemdUnit.disableCommands { _ = ServiceCommand.runner.run(command[0], Array(command.dropFirst()), timeout: .seconds(30)) }
+                for command in SystemdUnit.disableCommands {
+                    _ = ServiceCommand.runner.run(command[0], Array(command.dropFirst()), timeout: .seconds(30))
+                }
             } else {
-                print("systemctl --user is not reachable here; if the service runs, stop it with:\n  "
-                    + SystemdUnit.disableCommands[0].joined(separator: " "))
+                print(
+                    "systemctl --user is not reachable here; if the service runs, stop it with:\n  "
+                        + SystemdUnit.disableCommands[0].joined(separator: " "))
             }
             do {
                 try FileManager.default.removeItem(at: file)
@@ -93,14 +104,17 @@ struct ServiceCommand: ParsableCommand {
 
     /// The unit for this binary: `serve --no-qr` with the state directory, PATH (to find codex) and CODEX_HOME.
     static func unit(state: StateOptions, roots: [String], listen: String?, environment: [String: String]) -> SystemdUnit {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
         var extra: [String] = []
         if let listen { extra += ["--listen", listen] }
         for root in roots { extra += ["--root", absolute(root)] }
         var unitEnvironment: [String: String] = [:]
         for key in ["PATH", "CODEX_HOME"] { if let value = environment[key], !value.isEmpty { unitEnvironment[key] = value } }
-        if state.stateDir == nil, let home = environment["CODEX_BRIDGE_HOME"], !home.isEmpty { unitEnvironment["CODEX_BRIDGE_HOME"] = absolute(home) }
+        if state.stateDir == nil, let home = environment["CODEX_BRIDGE_HOME"], !home.isEmpty {
+            unitEnvironment["CODEX_BRIDGE_HOME"] = absolute(home)
+        }
         return SystemdUnit(
             executable: executable,
             arguments: SystemdUnit.serveArguments(stateDirectory: state.stateDir.map(absolute), extra: extra),
@@ -126,7 +140,8 @@ struct ServiceCommand: ParsableCommand {
                 "not giving phones your whole home directory: pass --root DIR (e.g. --root ~/src), or --root ~ if you mean it")
         }
         guard isTerminal else {
-            throw CommandFailure("service install needs --root DIR: the directories phones may run Codex in (no terminal to ask about \(current))")
+            throw CommandFailure(
+                "service install needs --root DIR: the directories phones may run Codex in (no terminal to ask about \(current))")
         }
         FileHandle.standardOutput.write(Data("Let phones run Codex in \(current)? [y/N] ".utf8))
         guard let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), answer == "y" || answer == "yes" else {
@@ -165,7 +180,9 @@ struct ServiceCommand: ParsableCommand {
     /// The lingering hint, or a note that it is already on.
     static func lingerText(user: String) -> String {
         let linger = runner.run("loginctl", ["show-user", user, "--property=Linger"], timeout: .seconds(5))
-        if linger.succeeded, linger.output.contains("Linger=yes") { return "Lingering is enabled: the service starts at boot without a login." }
+        if linger.succeeded, linger.output.contains("Linger=yes") {
+            return "Lingering is enabled: the service starts at boot without a login."
+        }
         return SystemdUnit.lingerHint(user: user)
     }
 }

@@ -40,7 +40,9 @@ struct StatusCommand: AsyncParsableCommand {
             // any credential is sent.
             let health = await get(record, path: "/healthz")
             let healthy = health?.status == 200 && Self.serverID(inHealth: health?.body) == Self.ownServerID(paths: paths)
-            server = .init(pid: record.pid, host: record.host, port: record.port, addresses: record.addresses, startedAt: record.startedAt, healthy: healthy)
+            server = .init(
+                pid: record.pid, host: record.host, port: record.port, addresses: record.addresses, startedAt: record.startedAt,
+                healthy: healthy)
             if healthy, let secret = try? SecretFile.read(paths.tokenFile), !secret.isEmpty,
                 let metrics = await get(record, path: "/metrics", bearer: secret), metrics.status == 200
             {
@@ -63,11 +65,14 @@ struct StatusCommand: AsyncParsableCommand {
         let host = probeHost(record)
         if record.tls {
             guard let fingerprint = record.fingerprint,
-                let response = await TLSLoopbackHTTP.get(host: host, port: record.port, path: path, fingerprint: fingerprint, bearer: bearer)
+                let response = await TLSLoopbackHTTP.get(
+                    host: host, port: record.port, path: path, fingerprint: fingerprint, bearer: bearer)
             else { return nil }
             return (response.status, response.body)
         }
-        return LoopbackHTTP.get(host: host, port: record.port, path: path, bearer: bearer, timeout: .seconds(2)).map { ($0.status, $0.body) }
+        return LoopbackHTTP.get(host: host, port: record.port, path: path, bearer: bearer, timeout: .seconds(2)).map {
+            ($0.status, $0.body)
+        }
     }
 
     /// Where a server listening on `record.host` answers: that address, or loopback for a wildcard.
@@ -80,7 +85,9 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// The `id` of a `/healthz` answer.
     static func serverID(inHealth body: String?) -> String? {
-        guard let data = body?.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        guard let data = body?.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            return nil
+        }
         return object["id"] as? String
     }
 

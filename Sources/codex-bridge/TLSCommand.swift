@@ -42,11 +42,13 @@ struct TLSCommand: AsyncParsableCommand {
                 Swift.print(String(decoding: try encoder.encode(self), as: UTF8.self))
             } else {
                 Swift.print(fingerprint)
-                FileHandle.standardError.write(Data("""
-                    certificate \(certificate) (SHA-256 fingerprint above)
-                    valid until \(notValidAfter.formatted(.iso8601)); names: \(subjectAlternativeNames.joined(separator: ", "))
+                FileHandle.standardError.write(
+                    Data(
+                        """
+                        certificate \(certificate) (SHA-256 fingerprint above)
+                        valid until \(notValidAfter.formatted(.iso8601)); names: \(subjectAlternativeNames.joined(separator: ", "))
 
-                    """.utf8))
+                        """.utf8))
             }
         }
     }
@@ -76,7 +78,8 @@ struct TLSCommand: AsyncParsableCommand {
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Replace the certificate with a new one and print its fingerprint.",
-            discussion: "A running server keeps the old certificate until it restarts. Phones that pinned the old fingerprint must pair again.")
+            discussion:
+                "A running server keeps the old certificate until it restarts. Phones that pinned the old fingerprint must pair again.")
 
         @OptionGroup var state: StateOptions
 
@@ -89,11 +92,13 @@ struct TLSCommand: AsyncParsableCommand {
             do {
                 try paths.prepare()
                 let running = ServerRecord.readRunning(paths: paths)
-                let names = await ServeTLS.certificateNames(listenHosts: running.map { [$0.host] + $0.addresses } ?? [], logger: TLSCommand.quietLogger)
+                let names = await ServeTLS.certificateNames(
+                    listenHosts: running.map { [$0.host] + $0.addresses } ?? [], logger: TLSCommand.quietLogger)
                 let identity = try store.rotate(names: names)
                 try Summary(identity, store: store).print(json: json)
                 if running?.tls == true {
-                    FileHandle.standardError.write(Data("the running server (pid \(running!.pid)) serves the old certificate until it restarts\n".utf8))
+                    FileHandle.standardError.write(
+                        Data("the running server (pid \(running!.pid)) serves the old certificate until it restarts\n".utf8))
                 }
                 FileHandle.standardError.write(Data("phones that pinned the old fingerprint must pair again (codex-bridge pair)\n".utf8))
             } catch {

@@ -24,7 +24,8 @@ struct TailscaleCertificate: Service {
         let cli = TailscaleCLI(timeout: .seconds(5), logger: logger)
         guard let domain = await cli.magicDNSName() else {
             throw CommandFailure(
-                "--tls-tailscale: Tailscale is not running or has no MagicDNS name; run `tailscale up` and enable MagicDNS in the tailnet's DNS settings")
+                "--tls-tailscale: Tailscale is not running or has no MagicDNS name; run `tailscale up` and enable MagicDNS in the tailnet's DNS settings"
+            )
         }
         let directory = paths.stateDirectory.appendingPathComponent("tls/tailscale", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -22,7 +22,10 @@ final class FakeConnection: BridgeConnection {
         if case .object(let object) = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) { sentInput.yield(object) }
     }
 
-    func close() { server.yield(.closed(code: 1000, reason: nil)); server.finish() }
+    func close() {
+        server.yield(.closed(code: 1000, reason: nil))
+        server.finish()
+    }
 
     func answer(_ message: ServerMessage) throws {
         server.yield(.text(String(decoding: try message.encoded(), as: UTF8.self)))
@@ -55,9 +58,13 @@ extension AsyncStream {
     let logger = Logger(label: "test")
     let server = ServerInfo(id: "SRV", name: "test", version: "0")
 
-    func client(_ transport: FakeTransport, target: String = "codex-bridge://pair?v=1&host=127.0.0.1&port=9&code=CODE&id=SRV&name=t", backoff: ReconnectBackoff = ReconnectBackoff(initialDelay: .milliseconds(10), maxAttempts: 3)) throws -> BridgeClient {
+    func client(
+        _ transport: FakeTransport, target: String = "codex-bridge://pair?v=1&host=127.0.0.1&port=9&code=CODE&id=SRV&name=t",
+        backoff: ReconnectBackoff = ReconnectBackoff(initialDelay: .milliseconds(10), maxAttempts: 3)
+    ) throws -> BridgeClient {
         BridgeClient(
-            configuration: BridgeClientConfiguration(target: try BridgeTarget(parsing: target), device: DeviceInfo(name: "t", platform: "linux"), backoff: backoff),
+            configuration: BridgeClientConfiguration(
+                target: try BridgeTarget(parsing: target), device: DeviceInfo(name: "t", platform: "linux"), backoff: backoff),
             transport: transport, logger: logger)
     }
 
@@ -65,7 +72,8 @@ extension AsyncStream {
         let connection = FakeConnection()
         let client = try client(FakeTransport([connection]))
         var sent = connection.sentFrames.makeAsyncIterator()
-        try connection.answer(.helloAck(HelloAck(version: 1, ok: true, server: server, deviceId: "dev", deviceToken: "DEVTOKEN", lastSeq: 5)))
+        try connection.answer(
+            .helloAck(HelloAck(version: 1, ok: true, server: server, deviceId: "dev", deviceToken: "DEVTOKEN", lastSeq: 5)))
         let ack = try await client.connect()
         #expect(ack.deviceToken == "DEVTOKEN")
         let hello = try #require(await sent.next())
@@ -79,7 +87,10 @@ extension AsyncStream {
         var ids: [String: String] = [:]
         for _ in 0..<2 {
             let frame = try #require(await sent.next())
-            guard case .string(let kind) = frame["kind"], case .string(let id) = frame["id"] else { Issue.record("no id"); return }
+            guard case .string(let kind) = frame["kind"], case .string(let id) = frame["id"] else {
+                Issue.record("no id")
+                return
+            }
             ids[kind] = id
         }
         try connection.answer(.error(ErrorMessage(id: ids["getDiff"], code: .notFound, message: "no thread T")))
@@ -105,7 +116,8 @@ extension AsyncStream {
     }
 
     @Test func reconnectsWithResumeResubscribesAndDropsDuplicates() async throws {
-        let first = FakeConnection(), second = FakeConnection()
+        let first = FakeConnection()
+        let second = FakeConnection()
         let client = try client(FakeTransport([first, second]), target: "ws://127.0.0.1:9")
         var sent1 = first.sentFrames.makeAsyncIterator()
         try first.answer(.helloAck(HelloAck(version: 1, ok: true, server: server, lastSeq: 3)))
@@ -113,7 +125,10 @@ extension AsyncStream {
         _ = await sent1.next()  // hello
         async let subscribed = client.send(.subscribe(Subscribe(threadId: "T")))
         let subscribe = try #require(await sent1.next())
-        guard case .string(let id) = subscribe["id"] else { Issue.record("no id"); return }
+        guard case .string(let id) = subscribe["id"] else {
+            Issue.record("no id")
+            return
+        }
         try first.answer(.response(id: id, .subscribed(SubscriptionChanged(threadId: "T", lastSeq: 3))))
         _ = try await subscribed
         let event4 = ThreadEvent(seq: 4, threadId: "T", type: "turn/started", data: .object([:]))

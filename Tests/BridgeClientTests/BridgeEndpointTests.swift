@@ -37,11 +37,13 @@ import Testing
     }
 
     @Test func pairingURLCandidates() throws {
-        let url = "codex-bridge://pair?v=1&host=192.168.1.20&port=9100&code=7K3QZ9M2XA&addrs=192.168.1.20,100.101.102.103,fd7a:115c:a1e0::1&id=SRV&name=W"
+        let url =
+            "codex-bridge://pair?v=1&host=192.168.1.20&port=9100&code=7K3QZ9M2XA&addrs=192.168.1.20,100.101.102.103,fd7a:115c:a1e0::1&id=SRV&name=W"
         let target = try BridgeTarget(parsing: url)
-        #expect(target.candidates.map(\.url) == [
-            "ws://192.168.1.20:9100/", "ws://100.101.102.103:9100/", "ws://[fd7a:115c:a1e0::1]:9100/",
-        ])
+        #expect(
+            target.candidates.map(\.url) == [
+                "ws://192.168.1.20:9100/", "ws://100.101.102.103:9100/", "ws://[fd7a:115c:a1e0::1]:9100/",
+            ])
         #expect(target.pin == nil && target.serverId == "SRV")
         let fp = String(repeating: "ab", count: 32)
         let tls = try BridgeTarget(parsing: "codex-bridge://pair?v=1&host=h&port=1&code=C&id=S&name=N&fp=\(fp)")

@@ -49,6 +49,8 @@ final class FakeCodexPort: CodexPort {
 
     /// Pushes a server request (an approval).
     func ask(_ id: Int, _ method: String, _ params: JSONValue, generation: Int = 1) async {
-        await events.send(.inbound(.serverRequest(id: CodexRequestID(generation: generation, value: .number(Double(id))), method: method, params: params)))
+        await events.send(
+            .inbound(.serverRequest(id: CodexRequestID(generation: generation, value: .number(Double(id))), method: method, params: params))
+        )
     }
 }

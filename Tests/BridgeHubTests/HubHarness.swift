@@ -44,7 +44,10 @@ final class HubHarness: Sendable {
 
     /// A session that completed its handshake (shared secret unless `deviceId`).
     func session(deviceId: String? = nil, clientId: String? = nil) async -> ClientSession {
-        let id = Self.nextID.withLock { $0 += 1; return $0 }
+        let id = Self.nextID.withLock {
+            $0 += 1
+            return $0
+        }
         let principal: Principal = deviceId.map { .device(id: $0) } ?? .sharedSecret
         let session = ClientSession(
             id: id, principal: principal, hello: Hello(clientId: clientId), remoteAddress: "127.0.0.1",
@@ -65,7 +68,9 @@ final class HubHarness: Sendable {
     }
 
     /// Waits until `session` has received a frame matching `predicate`; returns every frame taken meanwhile.
-    func waitFor(_ session: ClientSession, timeout: Duration = .seconds(5), _ predicate: (ServerMessage) -> Bool) async throws -> [ServerMessage] {
+    func waitFor(_ session: ClientSession, timeout: Duration = .seconds(5), _ predicate: (ServerMessage) -> Bool) async throws
+        -> [ServerMessage]
+    {
         var seen: [ServerMessage] = []
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

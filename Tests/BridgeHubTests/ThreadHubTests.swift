@@ -1,6 +1,6 @@
 import BridgeProtocol
-import CodexControl
 import BridgeStore
+import CodexControl
 import Foundation
 import Testing
 
@@ -13,7 +13,10 @@ import Testing
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session()
         let answer = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "hi", sandbox: "read-only")), phone)
-        guard case .response(_, .threadStarted(let started)) = answer else { Issue.record("\(answer)"); return }
+        guard case .response(_, .threadStarted(let started)) = answer else {
+            Issue.record("\(answer)")
+            return
+        }
         #expect(started.threadId == "t1" && started.turnId == "turn-1")
         // Policy named explicitly on both thread/start and turn/start.
         #expect(harness.codex.requests("thread/start").first?["sandbox"]?.stringValue == "read-only")
@@ -54,7 +57,10 @@ import Testing
         try await harness.storage.threadPolicies.remember(.init(sandbox: "danger-full-access", approvalPolicy: "never"), for: "cli")
         let phone = await harness.session()
         let answer = await harness.request(.sendMessage(SendMessage(threadId: "cli", text: "go on")), phone)
-        guard case .response(_, .accepted) = answer else { Issue.record("\(answer)"); return }
+        guard case .response(_, .accepted) = answer else {
+            Issue.record("\(answer)")
+            return
+        }
         let resume = try #require(harness.codex.requests("thread/resume").first)
         #expect(resume["sandbox"]?.stringValue == "workspace-write" && resume["approvalPolicy"]?.stringValue == "on-request")
         #expect(harness.codex.requests("turn/start").first?["sandboxPolicy"]?["type"]?.stringValue == "workspaceWrite")
@@ -72,7 +78,9 @@ import Testing
         await harness.codex.ask(
             7, "item/commandExecution/requestApproval", ["threadId": "t1", "turnId": "turn-1", "itemId": "i1", "command": "touch x"])
         let asked = try await harness.waitFor(second) { if case .approvalRequest = $0 { true } else { false } }
-        guard case .approvalRequest(let approval)? = asked.first(where: { if case .approvalRequest = $0 { true } else { false } }) else { return }
+        guard case .approvalRequest(let approval)? = asked.first(where: { if case .approvalRequest = $0 { true } else { false } }) else {
+            return
+        }
         _ = harness.frames(first)
         // Both answer; exactly one reaches Codex.
         async let a = harness.request(.approve(Approve(approvalId: approval.approvalId, decision: .accept)), first)
@@ -95,7 +103,8 @@ import Testing
         let phone = await harness.session(deviceId: "dev-a")
         _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
         _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), phone)
-        await harness.codex.ask(5, "item/commandExecution/requestApproval", ["threadId": "t1", "turnId": "turn-1", "itemId": "i", "command": "ls"])
+        await harness.codex.ask(
+            5, "item/commandExecution/requestApproval", ["threadId": "t1", "turnId": "turn-1", "itemId": "i", "command": "ls"])
         _ = try await harness.waitFor(phone) { if case .approvalRequest = $0 { true } else { false } }
         await harness.hub.sessionClosed(phone)
 
@@ -161,7 +170,9 @@ import Testing
         #expect(frames.compactMap(\.event).last?.data["reason"]?.stringValue == "bridge restarted")
         // Resumed in the new Codex with the remembered policy, explicitly.
         let deadline = ContinuousClock.now + .seconds(5)
-        while restarted.codex.requests("thread/resume").isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        while restarted.codex.requests("thread/resume").isEmpty && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(restarted.codex.requests("thread/resume").first?["sandbox"]?.stringValue == "workspace-write")
     }
 

@@ -57,7 +57,8 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         // ExecStart must name an existing executable for verify to pass.
-        let verifiable = SystemdUnit(executable: "/bin/true", arguments: unit.arguments, environment: unit.environment, workingDirectory: "/tmp")
+        let verifiable = SystemdUnit(
+            executable: "/bin/true", arguments: unit.arguments, environment: unit.environment, workingDirectory: "/tmp")
         let file = directory.appendingPathComponent(SystemdUnit.fileName)
         try verifiable.render().write(to: file, atomically: true, encoding: .utf8)
         let outcome = runner.run("systemd-analyze", ["verify", "--user", file.path], timeout: .seconds(30))

@@ -10,14 +10,24 @@ import Testing
     @Test func decodesHelloWithAndWithoutToken() throws {
         #expect(try decode(#"{"kind":"hello","version":1,"token":"s"}"#) == .hello(Hello(version: 1, token: "s")))
         #expect(try decode(#"{"kind":"hello","version":2,"future":true}"#) == .hello(Hello(version: 2)))
-        let paired = try decode(#"{"kind":"hello","version":1,"token":"c","device":{"name":"Ana","platform":"ios"},"resume":{"lastSeq":42}}"#)
-        #expect(paired == .hello(Hello(version: 1, token: "c", device: DeviceInfo(name: "Ana", platform: "ios"), resume: ResumeCursor(lastSeq: 42))))
+        let paired = try decode(
+            #"{"kind":"hello","version":1,"token":"c","device":{"name":"Ana","platform":"ios"},"resume":{"lastSeq":42}}"#)
+        #expect(
+            paired
+                == .hello(
+                    Hello(version: 1, token: "c", device: DeviceInfo(name: "Ana", platform: "ios"), resume: ResumeCursor(lastSeq: 42))))
     }
 
     @Test func decodesRequestsWithTheirId() throws {
-        #expect(try decode(#"{"kind":"startThread","id":"a","cwd":"/w","prompt":"hi"}"#) == .request(id: "a", .startThread(StartThread(cwd: "/w", prompt: "hi"))))
-        #expect(try decode(#"{"kind":"approve","id":"b","approvalId":"x","decision":"acceptForSession"}"#) == .request(id: "b", .approve(Approve(approvalId: "x", decision: .acceptForSession))))
-        #expect(try decode(#"{"kind":"subscribe","id":"c","threadId":"*","afterSeq":5}"#) == .request(id: "c", .subscribe(Subscribe(threadId: "*", afterSeq: 5))))
+        #expect(
+            try decode(#"{"kind":"startThread","id":"a","cwd":"/w","prompt":"hi"}"#)
+                == .request(id: "a", .startThread(StartThread(cwd: "/w", prompt: "hi"))))
+        #expect(
+            try decode(#"{"kind":"approve","id":"b","approvalId":"x","decision":"acceptForSession"}"#)
+                == .request(id: "b", .approve(Approve(approvalId: "x", decision: .acceptForSession))))
+        #expect(
+            try decode(#"{"kind":"subscribe","id":"c","threadId":"*","afterSeq":5}"#)
+                == .request(id: "c", .subscribe(Subscribe(threadId: "*", afterSeq: 5))))
     }
 
     @Test(arguments: [
@@ -45,7 +55,8 @@ import Testing
 
     @Test func roundTripsEveryRequest() throws {
         let requests: [BridgeRequest] = [
-            .listThreads(ListThreads(limit: 5, cursor: "c")), .startThread(StartThread(cwd: "/", prompt: "p", model: "m", sandbox: "read-only", approvalPolicy: "never")),
+            .listThreads(ListThreads(limit: 5, cursor: "c")),
+            .startThread(StartThread(cwd: "/", prompt: "p", model: "m", sandbox: "read-only", approvalPolicy: "never")),
             .sendMessage(SendMessage(threadId: "t", text: "x")), .interrupt(ThreadRef(threadId: "t")), .subscribe(Subscribe(threadId: "t")),
             .unsubscribe(ThreadRef(threadId: "t")), .readThread(ThreadRef(threadId: "t")), .getDiff(ThreadRef(threadId: "t")),
             .approve(Approve(approvalId: "a", decision: .decline)), .listDirectory(ListDirectory(path: "/src")),

@@ -22,8 +22,12 @@ import Testing
     }
 
     @Test(arguments: [
-        PairingURL(host: "box.tail1.ts.net", port: 9099, credential: .pairingCode("7K3QZ9M2XA"), addresses: ["box.tail1.ts.net"], serverId: "id", serverName: "Ana's box"),
-        PairingURL(host: "fd7a::1", port: 8443, credential: .staticToken("tok&en"), addresses: ["fd7a::1"], serverId: "id", serverName: "n", fingerprint: "ff"),
+        PairingURL(
+            host: "box.tail1.ts.net", port: 9099, credential: .pairingCode("7K3QZ9M2XA"), addresses: ["box.tail1.ts.net"], serverId: "id",
+            serverName: "Ana's box"),
+        PairingURL(
+            host: "fd7a::1", port: 8443, credential: .staticToken("tok&en"), addresses: ["fd7a::1"], serverId: "id", serverName: "n",
+            fingerprint: "ff"),
     ])
     func nativeClientsParseTheWebForm(_ url: PairingURL) throws {
         let parsed = try PairingURL(parsing: url.webString)

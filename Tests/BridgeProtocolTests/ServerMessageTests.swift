@@ -34,13 +34,20 @@ import Testing
     @Test func roundTripsEveryServerMessage() throws {
         let messages: [ServerMessage] = [
             .pong(Pong(nonce: "n")),
-            .response(id: "1", .threads(ThreadList(threads: [ThreadSummary(threadId: "t", cwd: "/", preview: "p", status: "idle", updatedAt: 1)], nextCursor: "c"))),
+            .response(
+                id: "1",
+                .threads(
+                    ThreadList(
+                        threads: [ThreadSummary(threadId: "t", cwd: "/", preview: "p", status: "idle", updatedAt: 1)], nextCursor: "c"))),
             .response(id: "2", .accepted(Accepted(threadId: "t", turnId: "u"))),
             .response(id: "3", .subscribed(SubscriptionChanged(threadId: "*", resume: .gap, lastSeq: 4))),
             .response(id: "4", .unsubscribed(SubscriptionChanged(threadId: "t"))),
             .response(id: "5", .thread(ThreadSnapshot(thread: ["id": "t", "turns": []]))),
             .response(id: "6", .diff(ThreadDiff(threadId: "t", diff: "--- a\n+++ b\n"))),
-            .approvalRequest(ApprovalRequest(seq: 1, approvalId: "a", threadId: "t", turnId: "u", itemId: "i", type: "command", command: "touch x", cwd: "/w", reason: "r")),
+            .approvalRequest(
+                ApprovalRequest(
+                    seq: 1, approvalId: "a", threadId: "t", turnId: "u", itemId: "i", type: "command", command: "touch x", cwd: "/w",
+                    reason: "r")),
             .approvalResolved(ApprovalResolved(seq: 2, approvalId: "a", threadId: "t", decision: .accept, deviceId: "d")),
         ]
         for message in messages {
@@ -76,7 +83,9 @@ import Testing
 
     @Test func eventFastPathMatchesTheEncoder() throws {
         let events: [ServerMessage] = [
-            .event(ThreadEvent(seq: 42, threadId: "t\"1", turnId: "u", type: "item/agentMessage/delta", data: ["delta": "a\nb", "n": .number(1.5)])),
+            .event(
+                ThreadEvent(
+                    seq: 42, threadId: "t\"1", turnId: "u", type: "item/agentMessage/delta", data: ["delta": "a\nb", "n": .number(1.5)])),
             .event(ThreadEvent(seq: 1, threadId: "t", turnId: nil, type: "thread/started", data: ["thread": ["id": "t"]])),
         ]
         for event in events {

@@ -128,7 +128,9 @@ import Testing
             return
         }
         #expect(again.code == .alreadyAuthenticated)
-        #expect(machine.receivedText(text(#"{"kind":"getDiff","id":"g","threadId":"t"}"#)) == .handle(id: "g", request: .getDiff(ThreadRef(threadId: "t"))))
+        #expect(
+            machine.receivedText(text(#"{"kind":"getDiff","id":"g","threadId":"t"}"#))
+                == .handle(id: "g", request: .getDiff(ThreadRef(threadId: "t"))))
         #expect(machine.receivedText(text(#"{"kind":"ack","seq":12}"#)) == .ack(seq: 12))
         #expect(machine.isReady)
     }

@@ -46,7 +46,8 @@ private final class LogLines: Sendable {
         try await Self.withRegistry { registry, logs in
             let auth = RegistryDeviceAuthenticator(registry: registry, logger: logs.logger)
             let code = try await registry.mintPairingCode(ttl: .seconds(60))
-            let first = await auth.redeem(code: code.grouped.lowercased(), device: DeviceInfo(name: "Phone", platform: "ios"), remoteAddress: "10.0.0.2")
+            let first = await auth.redeem(
+                code: code.grouped.lowercased(), device: DeviceInfo(name: "Phone", platform: "ios"), remoteAddress: "10.0.0.2")
             guard case .accepted(.device(let id), let token?) = first else {
                 Issue.record("expected a new device, got \(first)")
                 return
@@ -83,7 +84,9 @@ private final class LogLines: Sendable {
             let auth = RegistryDeviceAuthenticator(registry: registry, logger: logs.logger)
             let code = try await registry.mintPairingCode(ttl: .seconds(600))
             for index in 0..<DeviceRegistry.maxFailedAttemptsPerCode {
-                #expect(await auth.redeem(code: "ABCDE-FGHJ\(index % 2 == 0 ? "K" : "M")", device: nil, remoteAddress: "10.0.\(index).1") == .rejected)
+                #expect(
+                    await auth.redeem(code: "ABCDE-FGHJ\(index % 2 == 0 ? "K" : "M")", device: nil, remoteAddress: "10.0.\(index).1")
+                        == .rejected)
             }
             #expect(await auth.redeem(code: code.code, device: nil, remoteAddress: "10.9.9.9") == .rejected)
             #expect(logs.all.contains("codeBurnt"))

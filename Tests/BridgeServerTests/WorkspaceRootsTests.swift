@@ -21,7 +21,9 @@ import Testing
 
     @Test func prefixMustEndAtASeparator() throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("roots-\(UUID().uuidString)").path
-        for path in [base + "/app", base + "/app-evil"] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        for path in [base + "/app", base + "/app-evil"] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
         let roots = try WorkspaceRoots([base + "/app"])
         #expect(roots.confine(base + "/app-evil") == nil)
         #expect(WorkspaceRoots.isSameOrBelow(Array("/a/b".utf8), Array("/a".utf8)))

@@ -5,8 +5,12 @@ import Testing
 
 @Suite("EventJournal")
 struct EventJournalTests {
-    private func entry(_ seq: Int64, thread: String = "t1", type: String = "item/agentMessage/delta", turn: String? = "u1", at: Date = Date(), bytes: Int = 40) -> JournalEntry {
-        JournalEntry(seq: seq, threadId: thread, kind: "event", type: type, turnId: turn, text: String(repeating: "x", count: bytes), createdAt: at)
+    private func entry(
+        _ seq: Int64, thread: String = "t1", type: String = "item/agentMessage/delta", turn: String? = "u1", at: Date = Date(),
+        bytes: Int = 40
+    ) -> JournalEntry {
+        JournalEntry(
+            seq: seq, threadId: thread, kind: "event", type: type, turnId: turn, text: String(repeating: "x", count: bytes), createdAt: at)
     }
 
     private func open(_ state: TemporaryState, clock: TestClock? = nil) throws -> EventJournal {
@@ -23,7 +27,8 @@ struct EventJournalTests {
         let at = Date(timeIntervalSince1970: 1_700_000_000.25)
         let entries = [
             JournalEntry(seq: 1, threadId: "t", kind: "event", type: "", turnId: nil, text: "", createdAt: at),
-            JournalEntry(seq: 2, threadId: "t", kind: "approvalRequest", turnId: "u", approvalId: "ap-1", text: #"{"é":"\u0000 ✓"}"#, createdAt: at),
+            JournalEntry(
+                seq: 2, threadId: "t", kind: "approvalRequest", turnId: "u", approvalId: "ap-1", text: #"{"é":"\u0000 ✓"}"#, createdAt: at),
         ]
         try journal.append(contentsOf: entries)
         #expect(try await journal.read(after: 0, limit: 10) == entries)

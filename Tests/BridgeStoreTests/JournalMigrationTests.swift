@@ -24,7 +24,8 @@ struct JournalMigrationTests {
                 ]
                 for (seq, kind, type, turn, approval) in rows {
                     try db.execute(
-                        sql: "INSERT INTO journal (seq, threadId, kind, type, turnId, approvalId, text, bytes, createdAt) VALUES (?, 't', ?, ?, ?, ?, '{}', 2, 0)",
+                        sql:
+                            "INSERT INTO journal (seq, threadId, kind, type, turnId, approvalId, text, bytes, createdAt) VALUES (?, 't', ?, ?, ?, ?, '{}', 2, 0)",
                         arguments: [seq, kind, type, turn, approval])
                 }
             }
@@ -37,7 +38,8 @@ struct JournalMigrationTests {
         #expect(try journal.openTurns().map(\.turnId) == ["u2"])
         #expect(try journal.openApprovals().map(\.approvalId) == ["ap-1"])
         let indexes = try await database.pool.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'journal' AND sql IS NOT NULL ORDER BY name")
+            try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'journal' AND sql IS NOT NULL ORDER BY name")
         }
         #expect(indexes == ["journal_approval_resolved", "journal_turn_end"])
     }

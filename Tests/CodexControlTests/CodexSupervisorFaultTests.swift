@@ -40,7 +40,8 @@ struct CodexSupervisorFaultTests {
             #expect(supervisor.currentGeneration == 2)
             let events = recorder.events
             let startedIndex = try #require(events.firstIndex(of: .started(generation: 1)))
-            let turnStarted = try #require(events.firstIndex { if case .inbound(.notification("turn/started", _, _)) = $0 { true } else { false } })
+            let turnStarted = try #require(
+                events.firstIndex { if case .inbound(.notification("turn/started", _, _)) = $0 { true } else { false } })
             let stoppedIndex = try #require(events.firstIndex { if case .stopped(1, _) = $0 { true } else { false } })
             #expect(startedIndex < turnStarted && turnStarted < stoppedIndex)
         }

@@ -1,7 +1,8 @@
-import Foundation
 import BridgeProtocol
-@testable import CodexControl
+import Foundation
 import Testing
+
+@testable import CodexControl
 
 @Suite("CodexControl pure parts")
 struct CodexUnitTests {
@@ -98,7 +99,9 @@ struct CodexUnitTests {
         FileManager.default.changeCurrentDirectoryPath(directory.path)
         defer { FileManager.default.changeCurrentDirectoryPath(previous) }
         let locator = CodexLocator(
-            environment: ["PATH": "/nonexistent:.", "HOME": "/nonexistent", "CODEX_BRIDGE_HOME": directory.appendingPathComponent("state").path],
+            environment: [
+                "PATH": "/nonexistent:.", "HOME": "/nonexistent", "CODEX_BRIDGE_HOME": directory.appendingPathComponent("state").path,
+            ],
             askPython: false)
         #expect(locator.virtualenvCandidates().allSatisfy { !$0.hasPrefix(directory.path) })
         await #expect(throws: CodexError.self) { _ = try await locator.locate() }

@@ -86,13 +86,14 @@ struct AddressDiscoveryTests {
     // MARK: The tailscale CLI, faked on PATH
 
     @Test func magicDNSNameFromFakeCLI() async throws {
-        let fake = try FakeTailscale(script: """
-            #!/bin/sh
-            [ "$1 $2" = "status --json" ] || exit 2
-            cat <<'JSON'
-            {"Version":"1.80.0","BackendState":"Running","Self":{"DNSName":"box.tail1234.ts.net.","TailscaleIPs":["100.101.102.103"]},"Peer":{}}
-            JSON
-            """)
+        let fake = try FakeTailscale(
+            script: """
+                #!/bin/sh
+                [ "$1 $2" = "status --json" ] || exit 2
+                cat <<'JSON'
+                {"Version":"1.80.0","BackendState":"Running","Self":{"DNSName":"box.tail1234.ts.net.","TailscaleIPs":["100.101.102.103"]},"Peer":{}}
+                JSON
+                """)
         defer { fake.cleanup() }
         let cli = TailscaleCLI(environment: fake.environment, logger: Self.logger)
         #expect(await cli.magicDNSName() == "box.tail1234.ts.net")
@@ -132,12 +133,13 @@ struct AddressDiscoveryTests {
 
     @Test func largeStatusOutputIsRead() async throws {
         // Far more than a pipe buffer: the child must not block on its output.
-        let fake = try FakeTailscale(script: """
-            #!/bin/sh
-            printf '{"BackendState":"Running","Self":{"DNSName":"big.ts.net."},"Pad":"'
-            head -c 300000 /dev/zero | tr '\\0' 'x'
-            printf '"}'
-            """)
+        let fake = try FakeTailscale(
+            script: """
+                #!/bin/sh
+                printf '{"BackendState":"Running","Self":{"DNSName":"big.ts.net."},"Pad":"'
+                head -c 300000 /dev/zero | tr '\\0' 'x'
+                printf '"}'
+                """)
         defer { fake.cleanup() }
         #expect(await TailscaleCLI(environment: fake.environment, logger: Self.logger).magicDNSName() == "big.ts.net")
     }

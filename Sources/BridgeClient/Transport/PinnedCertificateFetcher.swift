@@ -60,7 +60,8 @@ final class PinnedCertificateFetcher: Sendable {
             throw BridgeClientError.connectionFailed("\(endpoint): \(error)")
         }
         channel.closeFuture.whenComplete { _ in
-            result.fail(BridgeClientError.connectionFailed("\(endpoint): the TLS handshake failed (is the bridge serving TLS on this port?)"))
+            result.fail(
+                BridgeClientError.connectionFailed("\(endpoint): the TLS handshake failed (is the bridge serving TLS on this port?)"))
         }
         let deadline = channel.eventLoop.scheduleTask(in: timeout) {
             result.fail(BridgeClientError.timeout("the TLS handshake with \(endpoint)"))

@@ -62,7 +62,8 @@ public final class TLSContextSource: Sendable {
             logger?.notice("TLS certificate reloaded")
             return fresh
         } catch {
-            logger?.warning("TLS certificate files changed but cannot be loaded; keeping the previous certificate", metadata: ["error": "\(error)"])
+            logger?.warning(
+                "TLS certificate files changed but cannot be loaded; keeping the previous certificate", metadata: ["error": "\(error)"])
             return context
         }
     }

@@ -18,7 +18,10 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
     let outbox: Outbox
     private let onOverflow: @Sendable () -> Void
 
-    init(id: UInt64, principal: Principal, hello: Hello, remoteAddress: String, logger: Logger, outbox: Outbox, onOverflow: @escaping @Sendable () -> Void) {
+    init(
+        id: UInt64, principal: Principal, hello: Hello, remoteAddress: String, logger: Logger, outbox: Outbox,
+        onOverflow: @escaping @Sendable () -> Void
+    ) {
         self.id = id
         self.principal = principal
         self.hello = hello

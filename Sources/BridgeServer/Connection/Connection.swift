@@ -169,7 +169,9 @@ final class Connection: Sendable {
             guard let session = session.withLock({ $0 }) else { return }
             guard requestsInFlight.add(1, ordering: .relaxed).newValue <= Self.maxRequestsInFlight else {
                 requestsInFlight.subtract(1, ordering: .relaxed)
-                session.send(.error(ErrorMessage(id: id, code: .rateLimited, message: "too many requests in flight (max \(Self.maxRequestsInFlight))")))
+                session.send(
+                    .error(
+                        ErrorMessage(id: id, code: .rateLimited, message: "too many requests in flight (max \(Self.maxRequestsInFlight))")))
                 return
             }
             requests.addTask {
@@ -233,7 +235,8 @@ final class Connection: Sendable {
     /// The client stopped reading and its queue filled: drop it without waiting on its socket.
     private func overflowed() {
         machine.withLock { $0.closing() }
-        logger.warning("Closing a client that does not read (outbound queue full)", metadata: ["bridge.outbox.capacity": "\(outbox.capacity)"])
+        logger.warning(
+            "Closing a client that does not read (outbound queue full)", metadata: ["bridge.outbox.capacity": "\(outbox.capacity)"])
         outbox.finish()
         let channel = self.channel
         var data = channel.allocator.buffer(capacity: 64)

@@ -75,7 +75,10 @@ struct ConnectionStateMachine {
             }
             switch message {
             case .hello:
-                return .send(.error(ErrorMessage(id: nil, code: .alreadyAuthenticated, message: "the handshake is already complete (version \(version))")))
+                return .send(
+                    .error(
+                        ErrorMessage(
+                            id: nil, code: .alreadyAuthenticated, message: "the handshake is already complete (version \(version))")))
             case .ping(let ping):
                 return .send(.pong(Pong(nonce: ping.nonce)))
             case .ack(let ack):
@@ -137,7 +140,8 @@ struct ConnectionStateMachine {
             state = .closed
             let error = WireError(
                 code: .versionUnsupported,
-                message: "protocol version \(hello.version) is not supported; this server speaks \(ProtocolVersion.supported.lowerBound)...\(ProtocolVersion.supported.upperBound)"
+                message:
+                    "protocol version \(hello.version) is not supported; this server speaks \(ProtocolVersion.supported.lowerBound)...\(ProtocolVersion.supported.upperBound)"
             )
             return .close(
                 .helloAck(HelloAck(version: ProtocolVersion.current, ok: false, error: error, versions: Array(ProtocolVersion.supported))),
@@ -157,7 +161,8 @@ struct ConnectionStateMachine {
         }
         state = .closed
         let error = WireError(code: .unauthorized, message: "hello needs a token (or an Authorization: Bearer header on the upgrade)")
-        return .close(.helloAck(HelloAck(version: version, ok: false, error: error)), code: BridgeCloseCode.policyViolation, reason: "unauthorized")
+        return .close(
+            .helloAck(HelloAck(version: version, ok: false, error: error)), code: BridgeCloseCode.policyViolation, reason: "unauthorized")
     }
 
     private mutating func closeBeforeHello(_ reason: String) -> Action {

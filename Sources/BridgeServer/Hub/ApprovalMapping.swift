@@ -21,7 +21,9 @@ enum ApprovalMapping {
         }
     }
 
-    static func approval(seq: Int64, approvalId: String, threadId: String, method: String, type: String, params: JSONValue) -> ApprovalRequest {
+    static func approval(seq: Int64, approvalId: String, threadId: String, method: String, type: String, params: JSONValue)
+        -> ApprovalRequest
+    {
         ApprovalRequest(
             seq: seq,
             approvalId: approvalId,

@@ -60,7 +60,8 @@ struct PolicyGate: Sendable {
     /// A thread this bridge may act on: its cwd is inside a root. `unsubscribe` passes the same check so that
     /// a client cannot learn whether a thread outside the roots exists.
     func admitThread(_ thread: ThreadFacts) -> Verdict {
-        guard let cwd = thread.cwd, cwd.hasPrefix("/"), let resolved = WorkspaceRoots.resolve(cwd), roots.contains(resolved: resolved) else {
+        guard let cwd = thread.cwd, cwd.hasPrefix("/"), let resolved = WorkspaceRoots.resolve(cwd), roots.contains(resolved: resolved)
+        else {
             return .refused(.forbiddenPath, "the thread's directory is outside this bridge's roots (\(rootList))")
         }
         return .allowed(cwd: resolved, policy: turnPolicy(remembered: thread.remembered))
@@ -87,13 +88,15 @@ struct PolicyGate: Sendable {
         }
         let sandbox = sandbox ?? defaults.sandbox
         guard allowedSandboxes.contains(sandbox) else {
-            return .refused(.forbidden, "sandbox '\(sandbox.prefix(64))' is not allowed; allowed: \(allowedSandboxes.sorted().joined(separator: ", "))")
+            return .refused(
+                .forbidden, "sandbox '\(sandbox.prefix(64))' is not allowed; allowed: \(allowedSandboxes.sorted().joined(separator: ", "))")
         }
         let approvalPolicy = approvalPolicy ?? defaults.approvalPolicy
         guard allowedApprovalPolicies.contains(approvalPolicy) else {
             return .refused(
                 .forbidden,
-                "approvalPolicy '\(approvalPolicy.prefix(64))' is not allowed; allowed: \(allowedApprovalPolicies.sorted().joined(separator: ", "))")
+                "approvalPolicy '\(approvalPolicy.prefix(64))' is not allowed; allowed: \(allowedApprovalPolicies.sorted().joined(separator: ", "))"
+            )
         }
         return .allowed(cwd: resolved, policy: TurnPolicy(sandbox: sandbox, approvalPolicy: approvalPolicy))
     }

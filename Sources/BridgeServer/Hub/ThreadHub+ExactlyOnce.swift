@@ -48,7 +48,8 @@ extension ThreadHub {
                 guard stored.kind == request.kind else {
                     return .error(ErrorMessage(id: id, code: .badRequest, message: "request id \(id) was already used for \(stored.kind)"))
                 }
-                session.logger.info("Retried request answered again", metadata: ["bridge.request.id": "\(id)", "bridge.request.kind": "\(request.kind)"])
+                session.logger.info(
+                    "Retried request answered again", metadata: ["bridge.request.id": "\(id)", "bridge.request.kind": "\(request.kind)"])
                 let answer = try ServerMessage.decode(Data(stored.answer.utf8))
                 await adopt(answer, by: session)
                 return answer

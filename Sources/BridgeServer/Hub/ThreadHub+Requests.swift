@@ -34,7 +34,8 @@ extension ThreadHub {
         var facts: PolicyGate.ThreadFacts?
         if case .approve(let approve) = request {
             guard let pending = pendingApprovals[approve.approvalId] else {
-                throw HubError(.approvalNotPending, "approval \(approve.approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
+                throw HubError(
+                    .approvalNotPending, "approval \(approve.approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
             }
             facts = try await threadFacts(pending.request.threadId)
         } else if let threadId = request.threadId, !isUnsubscribe(request) {
@@ -50,7 +51,8 @@ extension ThreadHub {
         case .listThreads(let list):
             return .threads(try await listThreads(list))
         case .startThread(let start):
-            return .threadStarted(try await startThread(start, cwd: cwd ?? start.cwd, policy: turnPolicy ?? gate.defaults, session: session))
+            return .threadStarted(
+                try await startThread(start, cwd: cwd ?? start.cwd, policy: turnPolicy ?? gate.defaults, session: session))
         case .sendMessage(let message):
             return .accepted(try await sendMessage(message, policy: turnPolicy ?? gate.defaults))
         case .interrupt(let ref):
@@ -93,7 +95,8 @@ extension ThreadHub {
     private func checkSubscriptionCount(_ session: ClientSession) throws {
         let count = subscribers.values.reduce(0) { $0 + ($1.contains(session.id) ? 1 : 0) }
         guard count < Self.maxSubscriptionsPerSession else {
-            throw HubError(.badRequest, "too many subscriptions (at most \(Self.maxSubscriptionsPerSession) threads; subscribe to \"*\" instead)")
+            throw HubError(
+                .badRequest, "too many subscriptions (at most \(Self.maxSubscriptionsPerSession) threads; subscribe to \"*\" instead)")
         }
     }
 
@@ -135,11 +138,14 @@ extension ThreadHub {
         return ThreadList(threads: threads, nextCursor: result["nextCursor"]?.stringValue)
     }
 
-    private func startThread(_ start: StartThread, cwd: String, policy turnPolicy: TurnPolicy, session: ClientSession) async throws -> ThreadStarted {
+    private func startThread(_ start: StartThread, cwd: String, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
+        -> ThreadStarted
+    {
         guard !start.prompt.isEmpty else { throw HubError(.badRequest, "prompt must not be empty") }
         let before = lastSeq
         let threadId = try await codex.threadStart(
-            cwd: cwd, model: start.model, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy, timeout: policy.codexTimeout
+            cwd: cwd, model: start.model, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
+            timeout: policy.codexTimeout
         )
         if threads[threadId] == nil { threads[threadId] = ThreadState(cwd: cwd, loadedGeneration: generation) }
         threads[threadId]?.cwd = cwd
@@ -158,7 +164,8 @@ extension ThreadHub {
 
     private func rememberPolicy(_ turnPolicy: TurnPolicy, of threadId: String) async {
         do {
-            try await storage?.threadPolicies.remember(.init(sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy), for: threadId)
+            try await storage?.threadPolicies.remember(
+                .init(sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy), for: threadId)
         } catch {
             logger.warning("Cannot remember a thread's policy", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
         }
@@ -169,7 +176,8 @@ extension ThreadHub {
         try await ensureLoaded(message.threadId, policy: turnPolicy)
         if let running = threads[message.threadId]?.runningTurnId {
             do {
-                let turnId = try await codex.turnSteer(threadId: message.threadId, text: message.text, expectedTurnId: running, timeout: policy.codexTimeout)
+                let turnId = try await codex.turnSteer(
+                    threadId: message.threadId, text: message.text, expectedTurnId: running, timeout: policy.codexTimeout)
                 return Accepted(threadId: message.threadId, turnId: turnId)
             } catch let error as CodexError where error.code == .rpc {
                 // The turn ended meanwhile: start a new one.
@@ -202,7 +210,8 @@ extension ThreadHub {
 
     private func approveRequest(_ approve: Approve, session: ClientSession) throws -> Accepted {
         guard let pending = pendingApprovals.removeValue(forKey: approve.approvalId) else {
-            throw HubError(.approvalNotPending, "approval \(approve.approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
+            throw HubError(
+                .approvalNotPending, "approval \(approve.approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
         }
         do {
             try codex.respond(to: pending.codexId, result: ["decision": .string(approve.decision.rawValue)])
@@ -213,9 +222,13 @@ extension ThreadHub {
         let threadId = pending.request.threadId
         let deviceId = session.principal.deviceId
         publish(threadId: threadId) { seq in
-            .approvalResolved(ApprovalResolved(seq: seq, approvalId: approve.approvalId, threadId: threadId, decision: approve.decision, deviceId: deviceId))
+            .approvalResolved(
+                ApprovalResolved(
+                    seq: seq, approvalId: approve.approvalId, threadId: threadId, decision: approve.decision, deviceId: deviceId))
         }
-        session.logger.info("Approval answered", metadata: ["bridge.approval.id": "\(approve.approvalId)", "bridge.approval.decision": "\(approve.decision.rawValue)"])
+        session.logger.info(
+            "Approval answered",
+            metadata: ["bridge.approval.id": "\(approve.approvalId)", "bridge.approval.decision": "\(approve.decision.rawValue)"])
         return Accepted(threadId: threadId, approvalId: approve.approvalId)
     }
 
@@ -226,7 +239,8 @@ extension ThreadHub {
             // Unknown to this bridge (e.g. a CLI thread) or loaded by an earlier child: resume it.
             do {
                 let result = try await codex.threadResume(
-                    threadId: threadId, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy, timeout: policy.codexTimeout)
+                    threadId: threadId, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy, timeout: policy.codexTimeout
+                )
                 var state = threads[threadId] ?? ThreadState(loadedGeneration: generation)
                 state.loadedGeneration = generation
                 state.cwd = state.cwd ?? result["cwd"]?.stringValue ?? result["thread"]?["cwd"]?.stringValue

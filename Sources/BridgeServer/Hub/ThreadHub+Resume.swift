@@ -49,15 +49,20 @@ extension ThreadHub {
             seq += 1
             threads.insert(threadId)
             let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "reason": "bridge restarted"]
-            try add(.event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data)), threadId: threadId)
+            try add(
+                .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data)), threadId: threadId
+            )
         }
         for (threadId, approvalId) in try journal.openApprovals() {
             seq += 1
-            try add(.approvalResolved(ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: .cancel)), threadId: threadId)
+            try add(
+                .approvalResolved(ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: .cancel)),
+                threadId: threadId)
         }
         try journal.append(contentsOf: entries)
         if !entries.isEmpty {
-            logger.notice("Reported turns and approvals left open by the previous run", metadata: ["bridge.journal.entries": "\(entries.count)"])
+            logger.notice(
+                "Reported turns and approvals left open by the previous run", metadata: ["bridge.journal.entries": "\(entries.count)"])
         }
         logger.info("Journal open", metadata: ["bridge.journal.lastSeq": "\(seq)"])
         return Recovery(lastSeq: seq, threads: threads)
@@ -74,7 +79,8 @@ extension ThreadHub {
                     guard case .allowed(_, let turnPolicy) = self.gate.admitThread(facts) else { return }
                     try await self.ensureLoaded(threadId, policy: turnPolicy ?? self.gate.defaults)
                 } catch {
-                    self.logger.notice("Cannot resume a thread of the previous run", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
+                    self.logger.notice(
+                        "Cannot resume a thread of the previous run", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
                 }
             }
         }
@@ -87,7 +93,9 @@ extension ThreadHub {
         case .event(let event):
             JournalEntry(seq: event.seq, threadId: threadId, kind: message.kind, type: event.type, turnId: event.turnId, text: text)
         case .approvalRequest(let request):
-            JournalEntry(seq: request.seq, threadId: threadId, kind: message.kind, turnId: request.turnId, approvalId: request.approvalId, text: text)
+            JournalEntry(
+                seq: request.seq, threadId: threadId, kind: message.kind, turnId: request.turnId, approvalId: request.approvalId, text: text
+            )
         case .approvalResolved(let resolved):
             JournalEntry(seq: resolved.seq, threadId: threadId, kind: message.kind, approvalId: resolved.approvalId, text: text)
         default:
@@ -249,7 +257,8 @@ extension ThreadHub {
         while cursor < replay.through, sessions[session.id] != nil {
             let page: [(seq: Int64, text: String)]
             do {
-                page = try await journal.readFrames(after: cursor, through: replay.through, threads: replay.threads, limit: Self.replayPageSize)
+                page = try await journal.readFrames(
+                    after: cursor, through: replay.through, threads: replay.threads, limit: Self.replayPageSize)
             } catch {
                 session.logger.error("Cannot read the journal; closing so that the client resumes", metadata: ["error": "\(error)"])
                 session.closeAsSlowReader()
@@ -263,6 +272,10 @@ extension ThreadHub {
             cursor = last.seq
             await session.waitUntilQueued(atMost: Self.replayHighWater)
         }
-        session.logger.debug("Replayed", metadata: ["bridge.replay.after": "\(replay.after)", "bridge.replay.through": "\(replay.through)", "bridge.replay.count": "\(sent)"])
+        session.logger.debug(
+            "Replayed",
+            metadata: [
+                "bridge.replay.after": "\(replay.after)", "bridge.replay.through": "\(replay.through)", "bridge.replay.count": "\(sent)",
+            ])
     }
 }

@@ -198,7 +198,9 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     private func serverRequest(id: CodexRequestID, method: String, params: JSONValue) {
-        guard let type = ApprovalMapping.type(of: method), let threadId = params["threadId"]?.stringValue ?? params["conversationId"]?.stringValue else {
+        guard let type = ApprovalMapping.type(of: method),
+            let threadId = params["threadId"]?.stringValue ?? params["conversationId"]?.stringValue
+        else {
             logger.warning("Declining a Codex request the bridge cannot relay", metadata: ["bridge.codex.method": "\(method)"])
             try? codex.respond(to: id, errorCode: -32601, message: "codex-bridge does not relay \(method)")
             return
@@ -206,11 +208,14 @@ public actor ThreadHub: RequestHandling, Service {
         nextApprovalNumber += 1
         let approvalId = "ap-\(generation)-\(nextApprovalNumber)-\(UUID().uuidString.prefix(8).lowercased())"
         publish(threadId: threadId) { seq in
-            let request = ApprovalMapping.approval(seq: seq, approvalId: approvalId, threadId: threadId, method: method, type: type, params: params)
+            let request = ApprovalMapping.approval(
+                seq: seq, approvalId: approvalId, threadId: threadId, method: method, type: type, params: params)
             self.pendingApprovals[approvalId] = PendingApproval(codexId: id, request: request)
             return .approvalRequest(request)
         }
-        logger.info("Approval requested", metadata: ["bridge.thread.id": "\(threadId)", "bridge.approval.id": "\(approvalId)", "bridge.approval.type": "\(type)"])
+        logger.info(
+            "Approval requested",
+            metadata: ["bridge.thread.id": "\(threadId)", "bridge.approval.id": "\(approvalId)", "bridge.approval.type": "\(type)"])
     }
 
     private func codexStopped(generation: Int, reason: String) {
@@ -219,7 +224,9 @@ public actor ThreadHub: RequestHandling, Service {
             if let turnId = state.runningTurnId {
                 threads[threadId]?.runningTurnId = nil
                 let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "reason": .string(reason)]
-                publish(threadId: threadId) { seq in .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data)) }
+                publish(threadId: threadId) { seq in
+                    .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data))
+                }
             }
         }
         for (approvalId, pending) in pendingApprovals where pending.codexId.generation == generation {
@@ -257,7 +264,8 @@ public actor ThreadHub: RequestHandling, Service {
             do {
                 try journal.append(contentsOf: pending.entries)
             } catch {
-                logger.error("Cannot write to the journal", metadata: ["bridge.seq": "\(pending.entries.first?.seq ?? 0)", "error": "\(error)"])
+                logger.error(
+                    "Cannot write to the journal", metadata: ["bridge.seq": "\(pending.entries.first?.seq ?? 0)", "error": "\(error)"])
             }
         }
         for (text, threadId) in pending.deliveries {
@@ -307,7 +315,8 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     func subscribe(_ session: ClientSession, to threadId: String, sendPendingApprovals: Bool = true) {
-        let alreadyCovered = wildcardSubscribers.contains(session.id) || (threadId != "*" && subscribers[threadId]?.contains(session.id) == true)
+        let alreadyCovered =
+            wildcardSubscribers.contains(session.id) || (threadId != "*" && subscribers[threadId]?.contains(session.id) == true)
         if threadId == "*" {
             wildcardSubscribers.insert(session.id)
         } else {

@@ -43,7 +43,8 @@ struct WorkspaceDiff: Sendable {
                 git, arguments: arguments, environment: environment, workingDirectory: directory, outputLimit: limit, timeout: timeout)
         }
         // Filter drivers named in any config file git reads here (the repository's, its includes).
-        let names = await run(["config", "--null", "--name-only", "--get-regexp", #"^filter\..*\.(clean|smudge|process|required)$"#], 1 << 20)
+        let names = await run(
+            ["config", "--null", "--name-only", "--get-regexp", #"^filter\..*\.(clean|smudge|process|required)$"#], 1 << 20)
         let overrides = Self.overrides(filterKeys: names?.output ?? [])
         var base = "HEAD"
         if await run(overrides + ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], 4096)?.status != 0 {
@@ -79,7 +80,9 @@ struct WorkspaceDiff: Sendable {
         var url = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
         while true {
             var info = stat()
-            if lstat(url.appendingPathComponent(".git").path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR || (info.st_mode & S_IFMT) == S_IFREG {
+            if lstat(url.appendingPathComponent(".git").path, &info) == 0,
+                (info.st_mode & S_IFMT) == S_IFDIR || (info.st_mode & S_IFMT) == S_IFREG
+            {
                 return url.path
             }
             let parent = url.deletingLastPathComponent()

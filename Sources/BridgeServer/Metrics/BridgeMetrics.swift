@@ -44,7 +44,8 @@ public final class BridgeMetrics: Sendable {
         codexRestarts = Counter(label: "codex_bridge_codex_restarts_total", dimensions: [], factory: factory)
         approvalsPending = Gauge(label: "codex_bridge_approvals_pending", dimensions: [], factory: factory)
         threadsRunning = Gauge(label: "codex_bridge_threads_running", dimensions: [], factory: factory)
-        approvalDecision = Metrics.Timer(label: "codex_bridge_approval_decision_seconds", dimensions: [], preferredDisplayUnit: .seconds, factory: factory)
+        approvalDecision = Metrics.Timer(
+            label: "codex_bridge_approval_decision_seconds", dimensions: [], preferredDisplayUnit: .seconds, factory: factory)
         journalBytes = Gauge(label: "codex_bridge_journal_bytes", dimensions: [], factory: factory)
     }
 
@@ -70,6 +71,7 @@ public final class BridgeMetrics: Sendable {
 
     /// Records how long an approval waited for its answer.
     public func approvalDecided(after duration: Duration) {
-        approvalDecision.recordNanoseconds(Int64(clamping: duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000))
+        approvalDecision.recordNanoseconds(
+            Int64(clamping: duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000))
     }
 }

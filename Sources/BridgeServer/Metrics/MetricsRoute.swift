@@ -45,7 +45,9 @@ public struct MetricsRoute: Sendable {
     /// A factory whose approval-decision histogram has buckets for human answers (seconds to minutes).
     public static func factory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
         var factory = PrometheusMetricsFactory(registry: registry)
-        factory.durationHistogramBuckets["codex_bridge_approval_decision_seconds"] = [1, 2, 5, 10, 30, 60, 120, 300, 600, 1800].map { .seconds($0) }
+        factory.durationHistogramBuckets["codex_bridge_approval_decision_seconds"] = [1, 2, 5, 10, 30, 60, 120, 300, 600, 1800].map {
+            .seconds($0)
+        }
         return factory
     }
 

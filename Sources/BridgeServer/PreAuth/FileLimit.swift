@@ -13,6 +13,10 @@ enum FileLimit {
             limit.rlim_cur = limit.rlim_max
             if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) != 0 { limit.rlim_cur = soft }
         }
-        logger.info("Open file limit", metadata: ["bridge.nofile.soft": "\(limit.rlim_cur)", "bridge.nofile.hard": "\(limit.rlim_max)", "bridge.nofile.was": "\(soft)"])
+        logger.info(
+            "Open file limit",
+            metadata: [
+                "bridge.nofile.soft": "\(limit.rlim_cur)", "bridge.nofile.hard": "\(limit.rlim_max)", "bridge.nofile.was": "\(soft)",
+            ])
     }
 }

@@ -152,7 +152,8 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: secure))
-                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: Self.httpIdleTimeout, logger: logger))
+                        try channel.pipeline.syncOperations.addHandler(
+                            HTTPConnectionStateHandler(idleTimeout: Self.httpIdleTimeout, logger: logger))
                         let asyncChannel = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel,
                             configuration: .init(isOutboundHalfClosureEnabled: true)
@@ -164,7 +165,8 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                     }
                 }
             )
-            var configuration = NIOUpgradableHTTPServerPipelineConfiguration<UpgradeResult>(upgradeConfiguration: serverUpgradeConfiguration)
+            var configuration = NIOUpgradableHTTPServerPipelineConfiguration<UpgradeResult>(
+                upgradeConfiguration: serverUpgradeConfiguration)
             configuration.enablePipelining = false
             configuration.enableErrorHandling = true  // a malformed request gets 400 and a close
             configuration.enableResponseHeaderValidation = false

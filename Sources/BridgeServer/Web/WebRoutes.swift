@@ -23,7 +23,9 @@ struct WebRoutes: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: #"{"code":"not_found","message":"no such file"}"#)))
         }
         var headers: HTTPFields = [.contentType: asset.contentType, .eTag: asset.etag, .cacheControl: "no-cache", .vary: "Accept-Encoding"]
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == asset.etag }) {
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == asset.etag })
+        {
             return Response(status: .notModified, headers: headers)
         }
         if let gzipped = asset.gzipped, Self.acceptsGzip(request.headers[.acceptEncoding]) {

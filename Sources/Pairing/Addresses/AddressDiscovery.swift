@@ -62,7 +62,7 @@ public struct AddressDiscovery: Sendable {
         var result: [CandidateAddress] = []
         for entry in interfaces where entry.isUp && !entry.isLoopback {
             guard !skippedInterfacePrefixes.contains(where: { entry.interface.hasPrefix($0) }),
-                  let (kind, inTailscaleRange) = IPAddressClass.of(entry.address), kind == .usable
+                let (kind, inTailscaleRange) = IPAddressClass.of(entry.address), kind == .usable
             else { continue }
             let host = entry.address.split(separator: "%", maxSplits: 1).first.map(String.init) ?? entry.address
             guard seen.insert(host).inserted else { continue }

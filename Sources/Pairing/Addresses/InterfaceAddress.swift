@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One address of one network interface, as `getifaddrs(3)` lists it.
@@ -42,7 +42,7 @@ public struct InterfaceAddress: Sendable, Hashable {
         for entry in sequence(first: first, next: { $0.pointee.ifa_next }) {
             let flags = Int32(bitPattern: UInt32(entry.pointee.ifa_flags))
             guard let socketAddress = entry.pointee.ifa_addr,
-                  let (family, text) = Self.text(of: socketAddress)
+                let (family, text) = Self.text(of: socketAddress)
             else { continue }
             result.append(
                 InterfaceAddress(
