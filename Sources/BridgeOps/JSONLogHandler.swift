@@ -63,9 +63,13 @@ public struct JSONLogHandler: LogHandler {
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 
+    /// Keys whose value is a secret: a token, secret, password or authorization, and a pairing code (a bare
+    /// `code` or `*.pairing.code`); a close code, an error code or an exit code is not one.
     static func isSecretKey(_ key: String) -> Bool {
-        let last = key.split(separator: ".").last.map { $0.lowercased() } ?? key.lowercased()
-        return ["token", "secret", "password", "code", "authorization"].contains { last.hasSuffix($0) }
+        let parts = key.lowercased().split(separator: ".")
+        guard let last = parts.last else { return false }
+        if ["token", "secret", "password", "authorization"].contains(where: { last.hasSuffix($0) }) { return true }
+        return last == "code" && (parts.count == 1 || parts[parts.count - 2] == "pairing")
     }
 
     static func json(_ value: Logger.Metadata.Value) -> Any {

@@ -140,7 +140,7 @@ extension CodexAppServer {
                 try await self.sendRequest("initialize", params: self.options.initializeParams)
             }
             try notify("initialized")
-            logger.info("codex app-server ready", metadata: ["codex.userAgent": "\(result["userAgent"] ?? .null)"])
+            logger.info("codex app-server ready", metadata: ["codex.userAgent": "\(result["userAgent"]?.stringValue ?? "unknown")"])
             finishHandshake(.success(result))
             return nil
         } catch {

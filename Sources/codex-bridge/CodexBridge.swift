@@ -12,7 +12,7 @@ struct CodexBridge: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, TokenCommand.self, PairCommand.self, DevicesCommand.self, DiscoverCommand.self, StatusCommand.self,
             DoctorCommand.self,
-            ServiceCommand.self, TLSCommand.self, AttachCommand.self,
+            ServiceCommand.self, TLSCommand.self, AttachCommand.self, CompletionsCommand.self,
         ]
     )
 

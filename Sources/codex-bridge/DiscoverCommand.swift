@@ -14,6 +14,9 @@ struct DiscoverCommand: AsyncParsableCommand {
     @Flag(help: "Print a JSON array instead of a table.")
     var json = false
 
+    /// Accepted like every command's (the README promises it); discovery reads nothing from it.
+    @OptionGroup var state: StateOptions
+
     @Option(help: ArgumentHelp("How long to browse at most: 3s, 500ms, 1.5s or a number of seconds.", valueName: "duration"))
     var timeout: String = "3s"
 

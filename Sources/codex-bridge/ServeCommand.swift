@@ -18,7 +18,11 @@ import UnixSignals
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the bridge: WebSocket clients, Codex, mDNS, pairing."
+        abstract: "Serve the bridge: the web app, WebSocket clients, Codex, mDNS, pairing.",
+        discussion: """
+            Every option can also be set in config.toml ($XDG_CONFIG_HOME/codex-bridge/config.toml, or in \
+            --state-dir / $CODEX_BRIDGE_HOME): a flag given here wins over the file. See the README's table.
+            """
     )
 
     @OptionGroup var state: StateOptions

@@ -19,6 +19,16 @@ import Testing
         #expect(line.hasSuffix("[BridgeStore] device paired\n"))
     }
 
+    /// Issue 17, item 8: `bridge.close.code` was redacted as if it were a pairing code.
+    @Test func onlySecretKeysAreRedacted() {
+        for key in ["token", "bridge.device.token", "secret", "code", "bridge.pairing.code", "authorization"] {
+            #expect(JSONLogHandler.isSecretKey(key), "\(key)")
+        }
+        for key in ["bridge.close.code", "bridge.error.code", "codex.exit", "bridge.codex.generation"] {
+            #expect(!JSONLogHandler.isSecretKey(key), "\(key)")
+        }
+    }
+
     @Test func plainTextIsUnchanged() {
         #expect(TextLogHandler.escaped("café 🚀 ok") == "café 🚀 ok")
     }

@@ -271,3 +271,32 @@ def test_service_install_chooses_roots_deliberately(tmp_path):
     assert missing.returncode == 1 and "is not an existing directory" in missing.stderr
     bad_listen = install("--root", str(project), "--listen", "http://127.0.0.1:9099", cwd=home)  # a URL is not an address
     assert bad_listen.returncode == 1 and "--listen" in bad_listen.stderr.splitlines()[0]
+
+
+# Issue 17, items 8 and 9: the small things a new user hits.
+
+def test_every_command_takes_state_dir_and_serve_help_names_the_config_file(tmp_path):
+    assert run_cli("discover", "--state-dir", str(tmp_path), "--timeout", "0.2").returncode in (0, 1)
+    assert "unexpected argument" not in run_cli("discover", "--state-dir", str(tmp_path), "--timeout", "0.2").stderr
+    assert "config.toml" in run_cli("serve", "--help").stdout
+    assert "fingerprint" in run_cli("pair", "--help").stdout
+
+
+@pytest.mark.parametrize("shell,check", [("bash", ["bash", "-n"]), ("zsh", None), ("fish", None)])
+def test_completion_scripts(tmp_path, shell, check):
+    result = run_cli("completions", shell, check=True)
+    assert "codex-bridge" in result.stdout and "serve" in result.stdout
+    if check and shutil.which(check[0]):
+        script = tmp_path / "completion"
+        script.write_text(result.stdout)
+        assert __import__("subprocess").run([*check, str(script)]).returncode == 0
+    bad = run_cli("completions", "tcsh")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: shell must be bash, zsh or fish")
+
+
+def test_codex_user_agent_is_logged_as_plain_text(bridge_factory, tmp_path):
+    from test_codex_faults import fake_bridge
+    bridge, _ = fake_bridge(bridge_factory, tmp_path, "normal")
+    log = bridge.wait_log("codex app-server ready")
+    line = next(line for line in log.splitlines() if "codex app-server ready" in line)
+    assert "codex.userAgent=" in line and 'string("' not in line, line
