@@ -28,10 +28,31 @@ public enum SecretFile {
     }
 
     /// Reads the file, trimmed of surrounding whitespace; nil when it does not exist.
+    /// - Throws: ``StoreError/io(_:)``: one line naming the path and what is wrong (not a Foundation dump).
     public static func read(_ url: URL) throws -> String? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        let data = try Data(contentsOf: url)
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw StoreError.io("cannot read \(url.path): \(access(url.path, R_OK) == 0 ? "read error" : "permission denied") (it should be yours, mode 0600)")
+        }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Makes sure a secret file is readable by its owner only. A file of this user that others can read is
+    /// tightened to 0600 (the returned message says so, for the log); one that belongs to someone else is an
+    /// error naming the fix, since this user cannot tighten it and must not trust it. Nil: nothing to do.
+    public static func secure(_ url: URL) throws -> String? {
+        var info = stat()
+        guard stat(url.path, &info) == 0, info.st_mode & 0o077 != 0 else { return nil }
+        let mode = String(info.st_mode & 0o777, radix: 8)
+        guard info.st_uid == getuid() else {
+            throw StoreError.io(
+                "\(url.path) is readable by others (mode \(mode)) and belongs to uid \(info.st_uid), not you: "
+                    + "remove it (its owner or root can) and let codex-bridge make a new one")
+        }
+        guard chmod(url.path, 0o600) == 0 else {
+            throw StoreError.io("cannot make \(url.path) private (mode \(mode)): \(String(cString: strerror(errno))); run: chmod 600 \(url.path)")
+        }
+        return "\(url.path) was readable by others (mode \(mode)); made it 0600"
     }
 }
 

@@ -167,6 +167,18 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "codex-bridge")
         do {
             try paths.prepare()
+        } catch {
+            throw CommandFailure("cannot prepare the state directory \(paths.stateDirectory.path): \(error)")
+        }
+        // Secrets this bridge owns are kept 0600 (tightened, and said so); one owned by someone else is refused.
+        do {
+            for file in [paths.tokenFile, paths.databaseFile, TLSStore(paths: paths).keyFile] {
+                if let tightened = try SecretFile.secure(file) { logger.warning("\(tightened)") }
+            }
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        do {
             _ = try SharedSecret(paths: paths).loadOrCreate()
         } catch {
             throw CommandFailure("cannot prepare the state directory \(paths.stateDirectory.path): \(error)")

@@ -235,3 +235,20 @@ def test_explicit_codex_that_cannot_run_is_a_startup_error(tmp_path):
                      state_dir=tmp_path / "s")
     assert result.returncode == 1
     assert result.stderr.splitlines()[0].startswith("error: --codex names /nonexistent/codex, which is not an executable file")
+
+
+def test_serve_tightens_its_own_secret_and_refuses_someone_elses(bridge_factory, tmp_path):
+    """Issue 17, item 5: serve accepted a 0644 token file silently."""
+    bridge = bridge_factory()
+    bridge.stop()
+    token = bridge.state_dir / "token"
+    token.chmod(0o644)
+    bridge.start()
+    assert stat.S_IMODE(token.stat().st_mode) == 0o600
+    assert "was readable by others (mode 644); made it 0600" in bridge.log()
+    bridge.stop()
+    token.chmod(0o644)
+    os.chown(token, 65534, 65534)  # another user's file: this user cannot tighten or trust it
+    result = run_cli("serve", "--listen", "127.0.0.1:0", "--no-qr", "--no-mdns", state_dir=bridge.state_dir, timeout=20)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0].startswith(f"error: {token} is readable by others (mode 644) and belongs to uid 65534")
