@@ -32,7 +32,9 @@ public enum SecretFile {
     public static func read(_ url: URL) throws -> String? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw StoreError.io("cannot read \(url.path): \(access(url.path, R_OK) == 0 ? "read error" : "permission denied") (it should be yours, mode 0600)")
+            throw StoreError.io(
+                "cannot read \(url.path): \(access(url.path, R_OK) == 0 ? "read error" : "permission denied") (it should be yours, mode 0600)"
+            )
         }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -50,7 +52,8 @@ public enum SecretFile {
                     + "remove it (its owner or root can) and let codex-bridge make a new one")
         }
         guard chmod(url.path, 0o600) == 0 else {
-            throw StoreError.io("cannot make \(url.path) private (mode \(mode)): \(String(cString: strerror(errno))); run: chmod 600 \(url.path)")
+            throw StoreError.io(
+                "cannot make \(url.path) private (mode \(mode)): \(String(cString: strerror(errno))); run: chmod 600 \(url.path)")
         }
         return "\(url.path) was readable by others (mode \(mode)); made it 0600"
     }
