@@ -91,6 +91,11 @@ extension ClientMessage {
         case "getDiff": request = .getDiff(try payload(ThreadRef.self))
         case "approve": request = .approve(try payload(Approve.self))
         case "listDirectory": request = .listDirectory(try payload(ListDirectory.self))
+        case "listModels": request = .listModels(try payload(ListModels.self))
+        case "renameThread": request = .renameThread(try payload(RenameThread.self))
+        case "archiveThread": request = .archiveThread(try payload(ThreadRef.self))
+        case "unarchiveThread": request = .unarchiveThread(try payload(ThreadRef.self))
+        case "readFile": request = .readFile(try payload(ReadFile.self))
         default: throw FrameDecodingError(kind: kind, id: id, code: .unknownKind, message: "unknown kind '\(kind.prefix(64))'")
         }
         return .request(id: id, request)
@@ -112,6 +117,11 @@ extension ClientMessage {
             case .subscribe(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .approve(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .listDirectory(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .listModels(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .renameThread(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .archiveThread(let value), .unarchiveThread(let value):
+                return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .readFile(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

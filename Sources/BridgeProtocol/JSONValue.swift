@@ -55,6 +55,12 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
+    /// The boolean payload, or nil.
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
     /// The numeric payload, or nil.
     public var numberValue: Double? {
         if case .number(let value) = self { return value }

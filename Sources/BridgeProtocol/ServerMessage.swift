@@ -53,6 +53,8 @@ public enum ServerMessage: Sendable, Hashable {
             case .thread(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .diff(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .directory(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .models(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .file(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }
@@ -123,6 +125,8 @@ public enum ServerMessage: Sendable, Hashable {
         case "thread": return try response(.thread(payload(ThreadSnapshot.self)))
         case "diff": return try response(.diff(payload(ThreadDiff.self)))
         case "directory": return try response(.directory(payload(DirectoryListing.self)))
+        case "models": return try response(.models(payload(ModelList.self)))
+        case "file": return try response(.file(payload(FileContent.self)))
         default:
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
         }

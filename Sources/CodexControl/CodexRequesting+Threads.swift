@@ -27,9 +27,12 @@ extension CodexRequesting {
     /// `turn/start {threadId, input:[{type:"text", text}], sandboxPolicy?, approvalPolicy?}` → the new turn's id.
     /// A sandbox or approval policy given here applies to this turn and the thread's later ones.
     public func turnStart(
-        threadId: String, text: String, sandbox: String? = nil, approvalPolicy: String? = nil, timeout: Duration = .seconds(60)
+        threadId: String, text: String, sandbox: String? = nil, approvalPolicy: String? = nil, model: String? = nil, effort: String? = nil,
+        timeout: Duration = .seconds(60)
     ) async throws -> String {
         var object: [String: JSONValue] = ["threadId": .string(threadId), "input": Self.textInput(text)]
+        if let model { object["model"] = .string(model) }
+        if let effort { object["effort"] = .string(effort) }
         if let sandbox { object["sandboxPolicy"] = Self.sandboxPolicy(sandbox) }
         if let approvalPolicy { object["approvalPolicy"] = .string(approvalPolicy) }
         let params = JSONValue.object(object)

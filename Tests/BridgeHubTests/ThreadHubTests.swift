@@ -176,6 +176,83 @@ import Testing
         #expect(restarted.codex.requests("thread/resume").first?["sandbox"]?.stringValue == "workspace-write")
     }
 
+    @Test func modelsAndEffortsAreCheckedAgainstWhatCodexOffers() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        harness.codex.on("model/list") { _ in
+            [
+                "data": [
+                    [
+                        "id": "gpt-x", "displayName": "GPT X", "isDefault": true, "defaultReasoningEffort": "medium",
+                        "supportedReasoningEfforts": [["reasoningEffort": "low"], ["reasoningEffort": "medium"]],
+                    ],
+                    ["id": "secret", "displayName": "Hidden", "hidden": true],
+                ]
+            ]
+        }
+        let phone = await harness.session()
+        guard case .response(_, .models(let list)) = await harness.request(.listModels(ListModels()), phone) else {
+            Issue.record("no models")
+            return
+        }
+        #expect(
+            list.models == [
+                ModelInfo(id: "gpt-x", displayName: "GPT X", efforts: ["low", "medium"], defaultEffort: "medium", isDefault: true)
+            ])
+        #expect(
+            await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p", model: "nope")), phone).errorCode
+                == .badRequest)
+        #expect(
+            await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p", effort: "ultra")), phone).errorCode
+                == .badRequest)
+        #expect(harness.codex.requests("thread/start").isEmpty)
+        guard
+            case .response = await harness.request(
+                .sendMessage(SendMessage(threadId: "t1", text: "go", model: "gpt-x", effort: "low")), phone)
+        else {
+            Issue.record("sendMessage refused")
+            return
+        }
+        let turn = try #require(harness.codex.requests("turn/start").last)
+        #expect(turn["model"]?.stringValue == "gpt-x" && turn["effort"]?.stringValue == "low")
+    }
+
+    @Test func housekeepingAndFilesPassTheGate() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        harness.codex.on("thread/name/set") { _ in [:] }
+        harness.codex.on("thread/archive") { _ in [:] }
+        let phone = await harness.session()
+        let project = harness.project
+        try "hello\n".write(toFile: project + "/notes.txt", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: project + "/.git", withIntermediateDirectories: true)
+        try "[core]\n".write(toFile: project + "/.git/config", atomically: true, encoding: .utf8)
+        try "secret\n".write(toFile: harness.outside + "/secret.txt", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: project + "/leak", withDestinationPath: harness.outside + "/secret.txt")
+        try Data(count: (1 << 20) + 1).write(to: URL(fileURLWithPath: project + "/big.bin"))
+
+        guard case .response(_, .file(let file)) = await harness.request(.readFile(ReadFile(threadId: "t1", path: "notes.txt")), phone)
+        else {
+            Issue.record("notes.txt not read")
+            return
+        }
+        #expect(file.text == "hello\n" && file.size == 6 && file.base64 == nil)
+        for path in ["../outside/secret.txt", harness.outside + "/secret.txt", "leak", ".git/config", "missing.txt", "."] {
+            #expect(await harness.request(.readFile(ReadFile(threadId: "t1", path: path)), phone).errorCode == .forbiddenPath, "\(path)")
+        }
+        #expect(await harness.request(.readFile(ReadFile(threadId: "t1", path: "big.bin")), phone).errorCode == .tooLarge)
+
+        #expect(await harness.request(.renameThread(RenameThread(threadId: "t1", name: "Fix tests")), phone).errorCode == nil)
+        #expect(harness.codex.requests("thread/name/set").first?["name"]?.stringValue == "Fix tests")
+        #expect(await harness.request(.renameThread(RenameThread(threadId: "t1", name: "a\u{1B}[31m")), phone).errorCode == .badRequest)
+        #expect(await harness.request(.archiveThread(ThreadRef(threadId: "t1")), phone).errorCode == nil)
+
+        harness.codexKnowsThread("foreign", cwd: harness.outside)
+        #expect(await harness.request(.renameThread(RenameThread(threadId: "foreign", name: "x")), phone).errorCode == .forbiddenPath)
+        #expect(await harness.request(.archiveThread(ThreadRef(threadId: "foreign")), phone).errorCode == .forbiddenPath)
+        #expect(await harness.request(.readFile(ReadFile(threadId: "foreign", path: "secret.txt")), phone).errorCode == .forbiddenPath)
+    }
+
     @Test func listThreadsShowsOnlyThreadsInsideTheRoots() async throws {
         let harness = try await HubHarness()
         let project = harness.project

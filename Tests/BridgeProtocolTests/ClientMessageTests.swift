@@ -60,6 +60,8 @@ import Testing
             .sendMessage(SendMessage(threadId: "t", text: "x")), .interrupt(ThreadRef(threadId: "t")), .subscribe(Subscribe(threadId: "t")),
             .unsubscribe(ThreadRef(threadId: "t")), .readThread(ThreadRef(threadId: "t")), .getDiff(ThreadRef(threadId: "t")),
             .approve(Approve(approvalId: "a", decision: .decline)), .listDirectory(ListDirectory(path: "/src")),
+            .listModels(ListModels()), .renameThread(RenameThread(threadId: "t", name: "n")), .archiveThread(ThreadRef(threadId: "t")),
+            .unarchiveThread(ThreadRef(threadId: "t")), .readFile(ReadFile(threadId: "t", path: "a.txt")),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

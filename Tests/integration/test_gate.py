@@ -173,3 +173,35 @@ async def test_list_directory_inside_the_roots(codex_bridge, workspace):
     for path in ("/", "/etc", str(workspace / ".."), "relative", str(workspace / "nope")):
         answer = await request(ws, "listDirectory", path=path)
         assert answer["kind"] == "error" and answer["code"] == "forbidden_path", (path, answer)
+
+
+async def test_models_rename_archive_and_files_with_the_real_codex(codex_bridge, model, workspace):
+    """Issue 15 (part): listModels, a model/effort on startThread, renameThread, archiveThread, readFile."""
+    ws, _ = await hello(codex_bridge)
+    models = await request(ws, "listModels")
+    assert models["kind"] == "models" and models["models"], models
+    default = next((m for m in models["models"] if m["isDefault"]), models["models"][0])
+    effort = default["efforts"][0] if default["efforts"] else None
+    bad = await request(ws, "startThread", cwd=str(workspace), prompt="x", model="no-such-model")
+    assert bad["kind"] == "error" and bad["code"] == "bad_request" and default["id"] in bad["message"]
+    model.queue({"kind": "message", "text": "ok"})
+    fields = {"effort": effort} if effort else {}
+    started = await request(ws, "startThread", cwd=str(workspace), prompt="hello", **fields)
+    assert started["kind"] == "threadStarted", started
+    thread = started["threadId"]
+    await until_turn_completed(ws, thread)
+    if effort:
+        assert model.requests[-1]["reasoning"].get("effort") == effort
+    renamed = await request(ws, "renameThread", threadId=thread, name="Fix the date test")
+    assert renamed["kind"] == "accepted", renamed
+    read = await request(ws, "readThread", threadId=thread)
+    assert read["thread"].get("name") == "Fix the date test"
+    (workspace / "notes.md").write_text("# Notes\n")
+    file = await request(ws, "readFile", threadId=thread, path="notes.md")
+    assert file["kind"] == "file" and file["text"] == "# Notes\n" and file["path"] == os.path.realpath(workspace / "notes.md")
+    outside = await request(ws, "readFile", threadId=thread, path="../../etc/passwd")
+    assert outside["kind"] == "error" and outside["code"] == "forbidden_path"
+    archived = await request(ws, "archiveThread", threadId=thread)
+    assert archived["kind"] == "accepted", archived
+    listed = await request(ws, "listThreads", limit=50)
+    assert thread not in [t["threadId"] for t in listed["threads"]]

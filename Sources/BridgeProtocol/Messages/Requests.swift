@@ -8,32 +8,67 @@ public struct ListThreads: Codable, Sendable, Hashable {
     }
 }
 
-/// `startThread {cwd, prompt, model?, sandbox?, approvalPolicy?}`.
+/// `startThread {cwd, prompt, model?, effort?, sandbox?, approvalPolicy?}`.
 public struct StartThread: Codable, Sendable, Hashable {
     public var cwd: String
     public var prompt: String
     public var model: String?
+    /// A reasoning effort the model supports (`listModels`), e.g. `low`, `medium`, `high`.
+    public var effort: String?
     /// `read-only`, `workspace-write` or `danger-full-access`.
     public var sandbox: String?
     /// `untrusted`, `on-failure`, `on-request` or `never`.
     public var approvalPolicy: String?
-    public init(cwd: String, prompt: String, model: String? = nil, sandbox: String? = nil, approvalPolicy: String? = nil) {
+    public init(
+        cwd: String, prompt: String, model: String? = nil, sandbox: String? = nil, approvalPolicy: String? = nil, effort: String? = nil
+    ) {
         self.cwd = cwd
         self.prompt = prompt
         self.model = model
+        self.effort = effort
         self.sandbox = sandbox
         self.approvalPolicy = approvalPolicy
     }
 }
 
-/// `sendMessage {threadId, text}`: steers the running turn, or starts a new one.
+/// `sendMessage {threadId, text, model?, effort?}`: steers the running turn, or starts a new one (with the model
+/// and effort given, which the thread then keeps).
 public struct SendMessage: Codable, Sendable, Hashable {
     public var threadId: String
     public var text: String
-    public init(threadId: String, text: String) {
+    public var model: String?
+    public var effort: String?
+    public init(threadId: String, text: String, model: String? = nil, effort: String? = nil) {
         self.threadId = threadId
         self.text = text
+        self.model = model
+        self.effort = effort
     }
+}
+
+/// `renameThread {threadId, name}`.
+public struct RenameThread: Codable, Sendable, Hashable {
+    public var threadId: String
+    public var name: String
+    public init(threadId: String, name: String) {
+        self.threadId = threadId
+        self.name = name
+    }
+}
+
+/// `readFile {threadId, path}`: a file under the thread's directory (relative to it, or absolute inside it).
+public struct ReadFile: Codable, Sendable, Hashable {
+    public var threadId: String
+    public var path: String
+    public init(threadId: String, path: String) {
+        self.threadId = threadId
+        self.path = path
+    }
+}
+
+/// `listModels {}`.
+public struct ListModels: Codable, Sendable, Hashable {
+    public init() {}
 }
 
 /// A request that names one thread: `interrupt`, `unsubscribe`, `readThread`, `getDiff`.
@@ -91,6 +126,11 @@ public enum BridgeRequest: Sendable, Hashable {
     case getDiff(ThreadRef)
     case approve(Approve)
     case listDirectory(ListDirectory)
+    case listModels(ListModels)
+    case renameThread(RenameThread)
+    case archiveThread(ThreadRef)
+    case unarchiveThread(ThreadRef)
+    case readFile(ReadFile)
 
     /// The wire `kind` of this request.
     public var kind: String {
@@ -105,6 +145,11 @@ public enum BridgeRequest: Sendable, Hashable {
         case .getDiff: "getDiff"
         case .approve: "approve"
         case .listDirectory: "listDirectory"
+        case .listModels: "listModels"
+        case .renameThread: "renameThread"
+        case .archiveThread: "archiveThread"
+        case .unarchiveThread: "unarchiveThread"
+        case .readFile: "readFile"
         }
     }
 
@@ -112,15 +157,19 @@ public enum BridgeRequest: Sendable, Hashable {
     public var threadId: String? {
         switch self {
         case .sendMessage(let message): message.threadId
-        case .interrupt(let ref), .unsubscribe(let ref), .readThread(let ref), .getDiff(let ref): ref.threadId
+        case .interrupt(let ref), .unsubscribe(let ref), .readThread(let ref), .getDiff(let ref), .archiveThread(let ref),
+            .unarchiveThread(let ref):
+            ref.threadId
+        case .renameThread(let rename): rename.threadId
+        case .readFile(let read): read.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
-        case .listThreads, .startThread, .approve, .listDirectory: nil
+        case .listThreads, .startThread, .approve, .listDirectory, .listModels: nil
         }
     }
 
     /// Every request kind.
     public static let kinds: Set<String> = [
         "listThreads", "startThread", "sendMessage", "interrupt", "subscribe", "unsubscribe", "readThread",
-        "getDiff", "approve", "listDirectory",
+        "getDiff", "approve", "listDirectory", "listModels", "renameThread", "archiveThread", "unarchiveThread", "readFile",
     ]
 }

@@ -114,6 +114,52 @@ public struct DirectoryListing: Codable, Sendable, Hashable {
     }
 }
 
+/// One model Codex offers (`listModels`).
+public struct ModelInfo: Codable, Sendable, Hashable {
+    public var id: String
+    public var displayName: String
+    public var description: String?
+    /// The reasoning efforts it supports, e.g. `["low", "medium", "high"]`.
+    public var efforts: [String]
+    public var defaultEffort: String?
+    public var isDefault: Bool
+
+    public init(id: String, displayName: String, description: String? = nil, efforts: [String], defaultEffort: String?, isDefault: Bool) {
+        self.id = id
+        self.displayName = displayName
+        self.description = description
+        self.efforts = efforts
+        self.defaultEffort = defaultEffort
+        self.isDefault = isDefault
+    }
+}
+
+/// `models {models}`: the answer to `listModels`.
+public struct ModelList: Codable, Sendable, Hashable {
+    public var models: [ModelInfo]
+    public init(models: [ModelInfo]) { self.models = models }
+}
+
+/// `file {path, size, mimeType, text? | base64?}`: the answer to `readFile`.
+public struct FileContent: Codable, Sendable, Hashable {
+    /// The file, resolved (absolute).
+    public var path: String
+    public var size: Int
+    public var mimeType: String
+    /// The contents when they are UTF-8 text.
+    public var text: String?
+    /// The contents otherwise (an image, a binary), base64.
+    public var base64: String?
+
+    public init(path: String, size: Int, mimeType: String, text: String? = nil, base64: String? = nil) {
+        self.path = path
+        self.size = size
+        self.mimeType = mimeType
+        self.text = text
+        self.base64 = base64
+    }
+}
+
 /// The successful answer to a request.
 public enum BridgeResponse: Sendable, Hashable {
     case threads(ThreadList)
@@ -124,6 +170,8 @@ public enum BridgeResponse: Sendable, Hashable {
     case thread(ThreadSnapshot)
     case diff(ThreadDiff)
     case directory(DirectoryListing)
+    case models(ModelList)
+    case file(FileContent)
 
     /// The wire `kind` of this answer.
     public var kind: String {
@@ -136,6 +184,8 @@ public enum BridgeResponse: Sendable, Hashable {
         case .thread: "thread"
         case .diff: "diff"
         case .directory: "directory"
+        case .models: "models"
+        case .file: "file"
         }
     }
 }

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import Foundation
 
 /// The one gate every request passes: where threads may run (the roots) and with which sandbox and approval
 /// policy. A value type with no I/O apart from resolving paths; the hub gathers what it needs (a thread's cwd
@@ -36,8 +37,12 @@ struct PolicyGate: Sendable {
     /// the approval's thread), nil when it names none or the thread is unknown.
     func decide(_ request: BridgeRequest, thread: ThreadFacts?) -> Verdict {
         switch request {
-        case .listThreads:
+        case .listThreads, .listModels:
             return .allowed(cwd: nil, policy: nil)
+        case .readFile(let read):
+            guard let thread else { return .refused(.notFound, "unknown thread") }
+            guard case .allowed(let cwd?, let policy) = admitThread(thread) else { return admitThread(thread) }
+            return admitFile(read.path, in: cwd, policy: policy)
         case .approve:
             // `thread` is the thread of the approval answered.
             guard let thread else { return .refused(.approvalNotPending, "no such approval") }
@@ -51,7 +56,7 @@ struct PolicyGate: Sendable {
                 return .refused(.forbiddenPath, "path must be an existing directory inside \(rootList)")
             }
             return .allowed(cwd: resolved, policy: nil)
-        case .sendMessage, .interrupt, .subscribe, .unsubscribe, .readThread, .getDiff:
+        case .sendMessage, .interrupt, .subscribe, .unsubscribe, .readThread, .getDiff, .renameThread, .archiveThread, .unarchiveThread:
             guard let thread else { return .refused(.notFound, "unknown thread") }
             return admitThread(thread)
         }
@@ -65,6 +70,25 @@ struct PolicyGate: Sendable {
             return .refused(.forbiddenPath, "the thread's directory is outside this bridge's roots (\(rootList))")
         }
         return .allowed(cwd: resolved, policy: turnPolicy(remembered: thread.remembered))
+    }
+
+    /// A file a client may read: relative to the thread's directory (or absolute), resolved (symbolic links
+    /// followed), still inside that directory, a regular file, and not inside a `.git` directory. The verdict's
+    /// `cwd` is the resolved file.
+    func admitFile(_ path: String, in directory: String, policy: TurnPolicy?) -> Verdict {
+        let joined = path.hasPrefix("/") ? path : directory + "/" + path
+        guard let resolved = WorkspaceRoots.resolve(joined),
+            WorkspaceRoots.isSameOrBelow(Array(resolved.utf8), Array(directory.utf8)), resolved != directory
+        else {
+            return .refused(.forbiddenPath, "path must name an existing file inside the thread's directory (\(directory))")
+        }
+        let components = resolved.dropFirst(directory.count).split(separator: "/")
+        guard !components.contains(".git") else { return .refused(.forbiddenPath, "files inside .git are not shown") }
+        var info = stat()
+        guard stat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            return .refused(.forbiddenPath, "\(path) is not a regular file")
+        }
+        return .allowed(cwd: resolved, policy: policy)
     }
 
     /// Whether `listThreads` shows a thread whose cwd is `cwd`.

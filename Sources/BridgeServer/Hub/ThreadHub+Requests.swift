@@ -73,6 +73,22 @@ extension ThreadHub {
             return .accepted(try approveRequest(approve, session: session))
         case .listDirectory:
             return .directory(try DirectoryLister().list(cwd ?? "/"))
+        case .listModels:
+            return .models(ModelList(models: try await models()))
+        case .renameThread(let rename):
+            let name = rename.name.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard (1...200).contains(name.count), !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw HubError(.badRequest, "name must be 1 to 200 characters without control characters")
+            }
+            _ = try await codex.request(
+                "thread/name/set", params: ["threadId": .string(rename.threadId), "name": .string(name)], timeout: policy.codexTimeout)
+            return .accepted(Accepted(threadId: rename.threadId))
+        case .archiveThread(let ref), .unarchiveThread(let ref):
+            let method = if case .archiveThread = request { "thread/archive" } else { "thread/unarchive" }
+            _ = try await codex.request(method, params: ["threadId": .string(ref.threadId)], timeout: policy.codexTimeout)
+            return .accepted(Accepted(threadId: ref.threadId))
+        case .readFile:
+            return .file(try FileReader().read(cwd ?? ""))
         }
     }
 
@@ -142,6 +158,7 @@ extension ThreadHub {
         -> ThreadStarted
     {
         guard !start.prompt.isEmpty else { throw HubError(.badRequest, "prompt must not be empty") }
+        try await checkModel(start.model, effort: start.effort)
         let before = lastSeq
         let threadId = try await codex.threadStart(
             cwd: cwd, model: start.model, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
@@ -157,7 +174,7 @@ extension ThreadHub {
         _ = await subscribeResuming(session, to: threadId, afterSeq: covered ? nil : before)
         let turnId = try await codex.turnStart(
             threadId: threadId, text: start.prompt, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
-            timeout: policy.codexTimeout)
+            effort: start.effort, timeout: policy.codexTimeout)
         session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
         return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd)
     }
@@ -173,6 +190,7 @@ extension ThreadHub {
 
     private func sendMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy) async throws -> Accepted {
         guard !message.text.isEmpty else { throw HubError(.badRequest, "text must not be empty") }
+        try await checkModel(message.model, effort: message.effort)
         try await ensureLoaded(message.threadId, policy: turnPolicy)
         if let running = threads[message.threadId]?.runningTurnId {
             do {
@@ -185,7 +203,7 @@ extension ThreadHub {
         }
         let turnId = try await codex.turnStart(
             threadId: message.threadId, text: message.text, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
-            timeout: policy.codexTimeout)
+            model: message.model, effort: message.effort, timeout: policy.codexTimeout)
         if threads[message.threadId]?.policy != turnPolicy {
             threads[message.threadId]?.policy = turnPolicy
             await rememberPolicy(turnPolicy, of: message.threadId)

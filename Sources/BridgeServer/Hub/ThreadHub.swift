@@ -97,6 +97,8 @@ public actor ThreadHub: RequestHandling, Service {
     var recoveredThreads: Set<String> = []
     /// The batch being collected by `run()`, if any.
     var batch: Batch?
+    /// The last `model/list` answer.
+    var modelCache: ModelCache?
 
     /// A hub without a journal: sequence numbers restart at 1, nothing is replayed.
     public init(codex: any CodexPort, policy: Policy, logger: Logger) {
