@@ -122,6 +122,9 @@ struct AttachSession {
                 /open THREAD          open a thread (an id, or a number from /list)
                 /interrupt            interrupt the running turn (or Ctrl-C)
                 /diff                 the thread's latest diff
+                /cat PATH             a file under the thread's directory
+                /rename NAME          rename the open thread; /archive archives it
+                /models               the models Codex offers (and their efforts)
                 /quit                 leave (or Ctrl-C twice)
                 any other line        a message to the open thread
                 at an approval prompt: y = accept, n = decline, a = accept for the session
@@ -164,6 +167,31 @@ struct AttachSession {
             await request(.getDiff(ThreadRef(threadId: thread))) { answer in
                 guard case .diff(let diff) = answer else { return nil }
                 return diff.diff.isEmpty ? "(no changes)" : diff.diff
+            }
+        case "/models":
+            await request(.listModels(ListModels())) { answer in
+                guard case .models(let list) = answer else { return nil }
+                return list.models.map { model in
+                    "\(model.isDefault ? "*" : " ") \(model.id)  efforts: \(model.efforts.joined(separator: ", "))"
+                        + (model.defaultEffort.map { " (default \($0))" } ?? "")
+                }.joined(separator: "\n")
+            }
+        case "/rename", "/cat", "/archive":
+            guard let thread else {
+                say("no thread open")
+                return true
+            }
+            let argument = parts.count > 1 ? parts[1...].joined(separator: " ") : ""
+            switch parts[0] {
+            case "/rename":
+                await request(.renameThread(RenameThread(threadId: thread, name: argument))) { _ in "renamed" }
+            case "/archive":
+                await request(.archiveThread(ThreadRef(threadId: thread))) { _ in "archived \(thread)" }
+            default:
+                await request(.readFile(ReadFile(threadId: thread, path: argument))) { answer in
+                    guard case .file(let file) = answer else { return nil }
+                    return file.text ?? "(\(file.mimeType), \(file.size) bytes: not text)"
+                }
             }
         default:
             say("unknown command \(parts[0]); /help lists them")

@@ -257,3 +257,25 @@ def test_attach_neutralises_terminal_control_sequences(codex_bridge, model, work
         term.wait()
     finally:
         term.close()
+
+
+def test_attach_models_files_and_rename(codex_bridge, model, workspace, tmp_path):
+    model.queue({"kind": "message", "text": "hello"})
+    (workspace / "notes.md").write_text("# Notes from the workspace\n")
+    term = attach(codex_bridge, tmp_path / "client")
+    try:
+        term.expect(r"connected to")
+        term.send("/models")
+        term.expect(r"\* \S+  efforts: ")
+        term.send(f"/new {workspace} say hello")
+        term.expect(r"-- turn completed")
+        term.send("/cat notes.md")
+        term.expect(r"# Notes from the workspace")
+        term.send("/cat ../../etc/passwd")
+        term.expect(r"error: .*inside the thread's directory")
+        term.send("/rename Fix the tests")
+        term.expect(r"renamed")
+        term.send("/quit")
+        term.wait()
+    finally:
+        term.close()
