@@ -318,3 +318,24 @@ def test_picker_with_two_roots(web_bridge_factory, model, phone, tmp_path):
     phone.button("Start").click()
     expect(page.locator(".msg.agent")).to_have_text("in the other project")
     expect(page.locator(".bar .subtitle")).to_have_text("other-project/deep")
+
+
+def test_new_thread_with_a_model_and_effort_from_the_pickers(web_bridge, model, phone, workspace):
+    """Issue 15 (part): the Options hold Model and Effort pickers filled from listModels; the effort reaches Codex."""
+    model.queue({"kind": "message", "text": "thought hard"})
+    pair(phone, web_bridge)
+    page = phone.page
+    phone.button("New thread").click()
+    phone.button("Use this folder").click()
+    page.get_by_label("Message").fill("think about it")
+    page.get_by_text("Options").click()
+    models = page.get_by_label("Model")
+    expect(models.locator("option")).not_to_have_count(1)  # filled from listModels beyond "Default"
+    efforts = page.get_by_label("Effort")
+    expect(efforts.locator("option")).not_to_have_count(1)
+    efforts.select_option(index=1)
+    chosen = efforts.input_value()
+    phone.shot("new-thread-options")
+    phone.button("Start").click()
+    expect(page.get_by_text("thought hard")).to_be_visible()
+    assert model.requests[-1]["reasoning"].get("effort") == chosen

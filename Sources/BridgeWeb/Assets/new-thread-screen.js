@@ -1,5 +1,5 @@
 // A new thread: pick the folder by browsing the bridge's roots (no typing paths), then the prompt and,
-// optionally, the sandbox and approval policy the bridge allows.
+// optionally, the model and reasoning effort Codex offers and the sandbox and approval policy the bridge allows.
 import { h, icon } from './dom.js';
 import { header, toast, displayPath, basename, describeError } from './ui.js';
 import { pref, setPref } from './store.js';
@@ -93,6 +93,30 @@ export function newThreadScreen(ctx) {
     return h('label', { class: 'field' }, h('span', { text: label }), s);
   }
 
+  // The models Codex offers (listModels), asked once per screen; until they arrive the pickers say "Default".
+  let models = null;
+  const modelsReady = conn.request('listModels', {}).then((a) => { models = a.models || []; }, () => { models = []; });
+
+  /// Model and Effort pickers: "Default" leaves the choice to Codex; the efforts follow the chosen model.
+  function modelPickers() {
+    const model = h('select', { name: 'model' }, h('option', { value: '', text: 'Default' }));
+    const effort = h('select', { name: 'effort' }, h('option', { value: '', text: 'Default' }));
+    const fillEfforts = () => {
+      const list = models || [];
+      const chosenModel = list.find((m) => m.id === model.value) || list.find((m) => m.isDefault);
+      const efforts = chosenModel ? chosenModel.efforts : [];
+      effort.replaceChildren(h('option', { value: '', text: chosenModel && chosenModel.defaultEffort ? `Default (${chosenModel.defaultEffort})` : 'Default' }),
+        ...efforts.map((e) => h('option', { value: e, text: e })));
+    };
+    modelsReady.then(() => {
+      model.replaceChildren(h('option', { value: '', text: 'Default' }),
+        ...(models || []).map((m) => h('option', { value: m.id, text: m.isDefault ? `${m.displayName} (default)` : m.displayName })));
+      fillEfforts();
+    });
+    model.addEventListener('change', fillEfforts);
+    return [h('label', { class: 'field' }, h('span', { text: 'Model' }), model), h('label', { class: 'field' }, h('span', { text: 'Effort' }), effort)];
+  }
+
   function promptForm() {
     const policy = ctx.policy();
     const input = h('textarea', { class: 'prompt-input', rows: 5, placeholder: 'What should Codex do?', attrs: { 'aria-label': 'Message', autocomplete: 'off' } });
@@ -105,11 +129,11 @@ export function newThreadScreen(ctx) {
         h('span', { class: 'chosen-path', text: displayPath(chosen, roots()) }),
         h('button', { type: 'button', class: 'text-button', text: 'Change', on: { click: () => { chosen = null; render(); } } })),
       input,
-      sandbox || approvals ? h('details', { class: 'options' }, h('summary', null, h('span', { text: 'Options' }), chosenOptions), sandbox, approvals) : null,
+      h('details', { class: 'options' }, h('summary', null, h('span', { text: 'Options' }), chosenOptions), ...modelPickers(), sandbox, approvals),
       start);
     const describe = () => {
       const data = new FormData(form);
-      chosenOptions.textContent = [SANDBOX_LABELS[data.get('sandbox')] || data.get('sandbox'), APPROVAL_LABELS[data.get('approvalPolicy')] || data.get('approvalPolicy')]
+      chosenOptions.textContent = [data.get('model'), data.get('effort'), SANDBOX_LABELS[data.get('sandbox')] || data.get('sandbox'), APPROVAL_LABELS[data.get('approvalPolicy')] || data.get('approvalPolicy')]
         .filter(Boolean).join(' · ');
     };
     form.addEventListener('change', describe);
@@ -123,6 +147,8 @@ export function newThreadScreen(ctx) {
       const data = new FormData(form);
       if (data.get('sandbox')) fields.sandbox = data.get('sandbox');
       if (data.get('approvalPolicy')) fields.approvalPolicy = data.get('approvalPolicy');
+      if (data.get('model')) fields.model = data.get('model');
+      if (data.get('effort')) fields.effort = data.get('effort');
       try {
         const answer = await conn.request('startThread', fields);
         const t = ctx.store.ensure(answer.threadId);
