@@ -29,8 +29,9 @@ public struct WebAsset: Sendable {
         }
     }
 
-    /// The media type for a file name's extension (`application/octet-stream` when unknown).
-    static func contentType(of name: String) -> String {
+    /// The media type for a file name's extension (`application/octet-stream` when unknown); also what
+    /// `readFile` reports for a workspace file.
+    public static func contentType(of name: String) -> String {
         switch (name as NSString).pathExtension.lowercased() {
         case "html": "text/html; charset=utf-8"
         case "js", "mjs": "text/javascript; charset=utf-8"
@@ -39,6 +40,11 @@ public struct WebAsset: Sendable {
         case "webmanifest": "application/manifest+json"
         case "svg": "image/svg+xml"
         case "png": "image/png"
+        case "jpg", "jpeg": "image/jpeg"
+        case "gif": "image/gif"
+        case "webp": "image/webp"
+        case "pdf": "application/pdf"
+        case "md", "markdown": "text/markdown; charset=utf-8"
         case "ico": "image/x-icon"
         case "txt": "text/plain; charset=utf-8"
         default: "application/octet-stream"

@@ -198,17 +198,24 @@ class _Handler(BaseHTTPRequestHandler):
         rid = f"resp_{n}"
         try:
             self._event({"type": "response.created", "response": {"id": rid}})
-            if kind == "exec":
-                self._exec(spec, n)
-            elif kind == "stall":
-                if not self._stall():
-                    return
-                self._message(spec.get("text", "resumed"), None, n)
-            else:
-                self._message(spec.get("text", "ok"), spec.get("deltas"), n)
+            if not self._respond(kind, spec, n):
+                return
             self._event({"type": "response.completed", "response": {"id": rid, "usage": USAGE}})
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    def _respond(self, kind: str, spec: dict, n: int) -> bool:
+        """Writes the response's output items for one scripted `spec`; False when the stream must end without
+        `response.completed` (a stall whose client went away). Subclasses add kinds and fall back to this."""
+        if kind == "exec":
+            self._exec(spec, n)
+        elif kind == "stall":
+            if not self._stall():
+                return False
+            self._message(spec.get("text", "resumed"), None, n)
+        else:
+            self._message(spec.get("text", "ok"), spec.get("deltas"), n)
+        return True
 
     def _event(self, payload: dict) -> None:
         self.wfile.write(f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n".encode())

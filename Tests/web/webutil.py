@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from codex_fixture import bridge_codex_args, codex_bin, codex_home, workspace  # noqa: F401 (fixtures)
-from mock_model import USAGE, MockModel, _Handler, codex_env
+from mock_model import MockModel, _Handler, codex_env
 
 import conftest as _conftest
 
@@ -69,48 +69,27 @@ class WebModel(MockModel):
 
 
 class _WebHandler(_Handler):
-    def do_POST(self):
-        if not self.path.rstrip("/").endswith("/responses"):
-            return super().do_POST()
-        body = self._body()
-        n, spec = self.owner._next(body)
-        kind = spec.get("kind", "message")
-        if kind == "error":
-            return self._json(int(spec.get("status", 500)), {"error": {"message": spec.get("text", "boom")}})
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
-        rid = f"resp_{n}"
-        try:
-            self._event({"type": "response.created", "response": {"id": rid}})
-            if kind == "exec":
-                self._exec(spec, n)
-            elif kind == "stall":
-                if not self._stall():
-                    return
-                self._message(spec.get("text", "resumed"), None, n)
-            elif kind in ("slow", "flood"):
-                self._stream(spec, n)
-            elif kind == "think":  # a reasoning summary, then a message
-                self._event({"type": "response.output_item.added", "output_index": 0,
-                             "item": {"type": "reasoning", "id": f"rs_{n}", "summary": []}})
-                self._event({"type": "response.reasoning_summary_text.delta", "item_id": f"rs_{n}", "output_index": 0,
-                             "summary_index": 0, "delta": spec["reasoning"]})
-                self._event({"type": "response.output_item.done", "output_index": 0,
-                             "item": {"type": "reasoning", "id": f"rs_{n}",
-                                      "summary": [{"type": "summary_text", "text": spec["reasoning"]}]}})
-                self._message(spec.get("text", "ok"), spec.get("deltas"), n)
-            elif kind == "say_exec":  # a message, then a command, in one response
-                self._message(spec["text"], spec.get("deltas"), n)
-                self._exec(spec, n)
-            else:
-                self._message(spec.get("text", "ok"), spec.get("deltas"), n)
-            self._event({"type": "response.completed", "response": {"id": rid, "usage": USAGE}})
-        except (BrokenPipeError, ConnectionResetError):
-            pass
+    """The scripted model's handler with the kinds the web tests add: slow or flooding streams (with hold points),
+    a reasoning summary, a message then a command."""
+
+    def _respond(self, kind, spec, n):
+        if kind in ("slow", "flood"):
+            self._stream(spec, n)
+        elif kind == "think":  # a reasoning summary, then a message
+            self._event({"type": "response.output_item.added", "output_index": 0,
+                         "item": {"type": "reasoning", "id": f"rs_{n}", "summary": []}})
+            self._event({"type": "response.reasoning_summary_text.delta", "item_id": f"rs_{n}", "output_index": 0,
+                         "summary_index": 0, "delta": spec["reasoning"]})
+            self._event({"type": "response.output_item.done", "output_index": 0,
+                         "item": {"type": "reasoning", "id": f"rs_{n}",
+                                  "summary": [{"type": "summary_text", "text": spec["reasoning"]}]}})
+            self._message(spec.get("text", "ok"), spec.get("deltas"), n)
+        elif kind == "say_exec":  # a message, then a command, in one response
+            self._message(spec["text"], spec.get("deltas"), n)
+            self._exec(spec, n)
+        else:
+            return super()._respond(kind, spec, n)
+        return True
 
     def _stream(self, spec, n):
         item_id = f"msg_{n}"

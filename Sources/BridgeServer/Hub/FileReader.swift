@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgeWeb
 import Foundation
 
 /// Reads a file for `readFile` (the path already passed the gate): at most 1 MiB, as text when it is UTF-8
@@ -16,27 +17,12 @@ struct FileReader: Sendable {
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
         guard data.count <= limit else { throw HubError(.tooLarge, "\(path) grew past \(limit) bytes") }
-        let type = Self.mimeType(of: path)
+        let type = WebAsset.contentType(of: path)
         if !data.contains(0), let text = String(data: data, encoding: .utf8) {
             return FileContent(
                 path: path, size: data.count,
-                mimeType: type.hasPrefix("text/") || type == "application/octet-stream" ? "text/plain; charset=utf-8" : type, text: text)
+                mimeType: type.hasPrefix("text/") || type == "application/json" ? type : "text/plain; charset=utf-8", text: text)
         }
         return FileContent(path: path, size: data.count, mimeType: type, base64: data.base64EncodedString())
-    }
-
-    static func mimeType(of path: String) -> String {
-        switch (path as NSString).pathExtension.lowercased() {
-        case "png": "image/png"
-        case "jpg", "jpeg": "image/jpeg"
-        case "gif": "image/gif"
-        case "webp": "image/webp"
-        case "svg": "image/svg+xml"
-        case "pdf": "application/pdf"
-        case "json": "application/json"
-        case "md", "txt", "swift", "py", "js", "ts", "c", "h", "rs", "go", "java", "sh", "toml", "yaml", "yml", "html", "css":
-            "text/plain; charset=utf-8"
-        default: "application/octet-stream"
-        }
     }
 }
