@@ -96,6 +96,7 @@ extension ClientMessage {
         case "archiveThread": request = .archiveThread(try payload(ThreadRef.self))
         case "unarchiveThread": request = .unarchiveThread(try payload(ThreadRef.self))
         case "readFile": request = .readFile(try payload(ReadFile.self))
+        case "usage": request = .usage(try payload(UsageRequest.self))
         default: throw FrameDecodingError(kind: kind, id: id, code: .unknownKind, message: "unknown kind '\(kind.prefix(64))'")
         }
         return .request(id: id, request)
@@ -122,6 +123,7 @@ extension ClientMessage {
             case .archiveThread(let value), .unarchiveThread(let value):
                 return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .readFile(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .usage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

@@ -55,6 +55,7 @@ public enum ServerMessage: Sendable, Hashable {
             case .directory(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .models(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .file(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .usage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }
@@ -127,6 +128,7 @@ public enum ServerMessage: Sendable, Hashable {
         case "directory": return try response(.directory(payload(DirectoryListing.self)))
         case "models": return try response(.models(payload(ModelList.self)))
         case "file": return try response(.file(payload(FileContent.self)))
+        case "usage": return try response(.usage(payload(Usage.self)))
         default:
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
         }

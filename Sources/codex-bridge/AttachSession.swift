@@ -125,6 +125,7 @@ struct AttachSession {
                 /cat PATH             a file under the thread's directory
                 /rename NAME          rename the open thread; /archive archives it
                 /models               the models Codex offers (and their efforts)
+                /usage                what is left of the account's rate limits
                 /quit                 leave (or Ctrl-C twice)
                 any other line        a message to the open thread
                 at an approval prompt: y = accept, n = decline, a = accept for the session
@@ -167,6 +168,11 @@ struct AttachSession {
             await request(.getDiff(ThreadRef(threadId: thread))) { answer in
                 guard case .diff(let diff) = answer else { return nil }
                 return diff.diff.isEmpty ? "(no changes)" : diff.diff
+            }
+        case "/usage":
+            await request(.usage(UsageRequest())) { answer in
+                guard case .usage(let usage) = answer else { return nil }
+                return usage.rateLimits.jsonText
             }
         case "/models":
             await request(.listModels(ListModels())) { answer in

@@ -253,6 +253,25 @@ import Testing
         #expect(await harness.request(.readFile(ReadFile(threadId: "foreign", path: "secret.txt")), phone).errorCode == .forbiddenPath)
     }
 
+    @Test func usageIsCodexsRateLimitsOrItsReasonWhyNot() async throws {
+        let harness = try await HubHarness()
+        let phone = await harness.session()
+        harness.codex.on("account/rateLimits/read") { _ in ["rateLimits": ["primary": ["usedPercent": 42]]] }
+        guard case .response(_, .usage(let usage)) = await harness.request(.usage(UsageRequest()), phone) else {
+            Issue.record("no usage")
+            return
+        }
+        #expect(usage.rateLimits["primary"]?["usedPercent"]?.intValue == 42)
+        harness.codex.on("account/rateLimits/read") { _ in
+            throw CodexError.rpc(code: -32600, message: "codex account authentication required to read rate limits")
+        }
+        guard case .error(let error) = await harness.request(.usage(UsageRequest()), phone) else {
+            Issue.record("expected an error")
+            return
+        }
+        #expect(error.code == .codexError && error.message.contains("authentication required"))
+    }
+
     @Test func listThreadsShowsOnlyThreadsInsideTheRoots() async throws {
         let harness = try await HubHarness()
         let project = harness.project

@@ -61,7 +61,7 @@ import Testing
             .unsubscribe(ThreadRef(threadId: "t")), .readThread(ThreadRef(threadId: "t")), .getDiff(ThreadRef(threadId: "t")),
             .approve(Approve(approvalId: "a", decision: .decline)), .listDirectory(ListDirectory(path: "/src")),
             .listModels(ListModels()), .renameThread(RenameThread(threadId: "t", name: "n")), .archiveThread(ThreadRef(threadId: "t")),
-            .unarchiveThread(ThreadRef(threadId: "t")), .readFile(ReadFile(threadId: "t", path: "a.txt")),
+            .unarchiveThread(ThreadRef(threadId: "t")), .readFile(ReadFile(threadId: "t", path: "a.txt")), .usage(UsageRequest()),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

@@ -201,6 +201,9 @@ async def test_models_rename_archive_and_files_with_the_real_codex(codex_bridge,
     assert file["kind"] == "file" and file["text"] == "# Notes\n" and file["path"] == os.path.realpath(workspace / "notes.md")
     outside = await request(ws, "readFile", threadId=thread, path="../../etc/passwd")
     assert outside["kind"] == "error" and outside["code"] == "forbidden_path"
+    # Without a ChatGPT login Codex cannot read rate limits: its own reason reaches the client.
+    usage = await request(ws, "usage")
+    assert usage["kind"] == "error" and usage["code"] == "codex_error" and "authentication" in usage["message"], usage
     archived = await request(ws, "archiveThread", threadId=thread)
     assert archived["kind"] == "accepted", archived
     listed = await request(ws, "listThreads", limit=50)

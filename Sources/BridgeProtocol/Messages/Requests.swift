@@ -66,6 +66,11 @@ public struct ReadFile: Codable, Sendable, Hashable {
     }
 }
 
+/// `usage {}`: what is left of the account's rate limits.
+public struct UsageRequest: Codable, Sendable, Hashable {
+    public init() {}
+}
+
 /// `listModels {}`.
 public struct ListModels: Codable, Sendable, Hashable {
     public init() {}
@@ -131,6 +136,7 @@ public enum BridgeRequest: Sendable, Hashable {
     case archiveThread(ThreadRef)
     case unarchiveThread(ThreadRef)
     case readFile(ReadFile)
+    case usage(UsageRequest)
 
     /// The wire `kind` of this request.
     public var kind: String {
@@ -150,6 +156,7 @@ public enum BridgeRequest: Sendable, Hashable {
         case .archiveThread: "archiveThread"
         case .unarchiveThread: "unarchiveThread"
         case .readFile: "readFile"
+        case .usage: "usage"
         }
     }
 
@@ -163,13 +170,13 @@ public enum BridgeRequest: Sendable, Hashable {
         case .renameThread(let rename): rename.threadId
         case .readFile(let read): read.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
-        case .listThreads, .startThread, .approve, .listDirectory, .listModels: nil
+        case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage: nil
         }
     }
 
     /// Every request kind.
     public static let kinds: Set<String> = [
         "listThreads", "startThread", "sendMessage", "interrupt", "subscribe", "unsubscribe", "readThread",
-        "getDiff", "approve", "listDirectory", "listModels", "renameThread", "archiveThread", "unarchiveThread", "readFile",
+        "getDiff", "approve", "listDirectory", "listModels", "renameThread", "archiveThread", "unarchiveThread", "readFile", "usage",
     ]
 }

@@ -160,6 +160,12 @@ public struct FileContent: Codable, Sendable, Hashable {
     }
 }
 
+/// `usage {rateLimits}`: the answer to `usage`; `rateLimits` is Codex's object (`account/rateLimits/read`).
+public struct Usage: Codable, Sendable, Hashable {
+    public var rateLimits: JSONValue
+    public init(rateLimits: JSONValue) { self.rateLimits = rateLimits }
+}
+
 /// The successful answer to a request.
 public enum BridgeResponse: Sendable, Hashable {
     case threads(ThreadList)
@@ -172,6 +178,7 @@ public enum BridgeResponse: Sendable, Hashable {
     case directory(DirectoryListing)
     case models(ModelList)
     case file(FileContent)
+    case usage(Usage)
 
     /// The wire `kind` of this answer.
     public var kind: String {
@@ -186,6 +193,7 @@ public enum BridgeResponse: Sendable, Hashable {
         case .directory: "directory"
         case .models: "models"
         case .file: "file"
+        case .usage: "usage"
         }
     }
 }

@@ -89,6 +89,10 @@ extension ThreadHub {
             return .accepted(Accepted(threadId: ref.threadId))
         case .readFile:
             return .file(try FileReader().read(cwd ?? ""))
+        case .usage:
+            // Codex's own refusal (no ChatGPT login, say) is passed on as `codex_error` with its message.
+            let result = try await codex.request("account/rateLimits/read", params: [:], timeout: policy.codexTimeout)
+            return .usage(Usage(rateLimits: result["rateLimits"] ?? result))
         }
     }
 
