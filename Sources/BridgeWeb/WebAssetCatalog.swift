@@ -11,6 +11,7 @@ enum WebAssetCatalog {
             ("diff-screen.js", PackageResources.diff_screen_js),
             ("diff-view.js", PackageResources.diff_view_js),
             ("dom.js", PackageResources.dom_js),
+            ("file-screen.js", PackageResources.file_screen_js),
             ("fragment.js", PackageResources.fragment_js),
             ("icon-192.png", PackageResources.icon_192_png),
             ("icon-512.png", PackageResources.icon_512_png),

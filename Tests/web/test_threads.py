@@ -339,3 +339,29 @@ def test_new_thread_with_a_model_and_effort_from_the_pickers(web_bridge, model, 
     phone.button("Start").click()
     expect(page.get_by_text("thought hard")).to_be_visible()
     assert model.requests[-1]["reasoning"].get("effort") == chosen
+
+
+def test_a_file_from_the_diff_opens_in_a_viewer(web_bridge, model, phone, workspace):
+    """Issue 15 (part): View on a changed file shows it (readFile), with line numbers, as text; a new file the
+    agent created is in the diff too."""
+    model.queue({"kind": "exec", "cmd": "printf 'first line\\n<script>window.pwned=1</script>\\n' > created.md"},
+                {"kind": "message", "text": "Created it."})
+    pair(phone, web_bridge)
+    page = phone.page
+    phone.button("New thread").click()
+    phone.button("Use this folder").click()
+    page.get_by_label("Message").fill("make a file")
+    page.get_by_text("Options").click()
+    page.get_by_label("Approval policy").select_option("untrusted")
+    phone.button("Start").click()
+    phone.button("Approve").click()
+    expect(page.locator(".msg.agent")).to_contain_text("Created it.")
+    phone.button("Diff").click()
+    phone.button("View created.md").click()
+    lines = page.locator(".file-lines .fl")
+    expect(lines).to_have_count(2)
+    expect(lines.nth(1)).to_contain_text("<script>window.pwned=1</script>")
+    assert page.evaluate("window.pwned") is None
+    phone.shot("file-viewer")
+    phone.button("Back").click()
+    expect(page.locator(".diff-file").filter(has_text="created.md")).to_be_visible()

@@ -1,5 +1,5 @@
 // The app: reads the pairing fragment (first, see fragment.js), holds the connection and the thread store,
-// and shows one screen at a time (hash routes: #/, #/new, #/t/ID, #/t/ID/diff).
+// and shows one screen at a time (hash routes: #/, #/new, #/t/ID, #/t/ID/diff, #/t/ID/file/PATH).
 import { pairingFragment } from './fragment.js';
 import { h } from './dom.js';
 import * as saved from './store.js';
@@ -10,6 +10,7 @@ import { threadsScreen } from './threads-screen.js';
 import { threadScreen } from './thread-screen.js';
 import { newThreadScreen } from './new-thread-screen.js';
 import { diffScreen } from './diff-screen.js';
+import { fileScreen } from './file-screen.js';
 import { toast, describeError } from './ui.js';
 
 const root = document.getElementById('app');
@@ -88,6 +89,7 @@ function route() {
   const hash = location.hash;
   let m;
   if ((m = /^#\/t\/([^/]+)\/diff$/.exec(hash))) show(diffScreen(ctx, decodeURIComponent(m[1])));
+  else if ((m = /^#\/t\/([^/]+)\/file\/(.+)$/.exec(hash))) show(fileScreen(ctx, decodeURIComponent(m[1]), decodeURIComponent(m[2])));
   else if ((m = /^#\/t\/([^/]+)$/.exec(hash))) show(threadScreen(ctx, decodeURIComponent(m[1])));
   else if (hash === '#/new') show(newThreadScreen(ctx));
   else show(threadsScreen(ctx));

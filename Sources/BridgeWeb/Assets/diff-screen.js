@@ -15,7 +15,7 @@ export function diffScreen(ctx, threadId) {
   async function load() {
     try {
       const answer = await conn.request('getDiff', { threadId });
-      if (alive) body.replaceChildren(renderDiff(answer.diff || ''));
+      if (alive) body.replaceChildren(renderDiff(answer.diff || '', (path) => ctx.navigate(`#/t/${encodeURIComponent(threadId)}/file/${encodeURIComponent(path)}`)));
     } catch (err) {
       if (alive) body.replaceChildren(h('p', { class: 'empty', text: `Could not load the changes: ${describeError(err)}` }));
     }

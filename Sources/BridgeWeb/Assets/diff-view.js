@@ -69,7 +69,8 @@ function fillLines(pre, file) {
 }
 
 /** One collapsible section per file. */
-export function renderDiff(text) {
+/** `onView(path)`, when given, adds a "View" button to every file that still exists. */
+export function renderDiff(text, onView) {
   const files = parseDiff(text);
   const root = h('div', { class: 'diff' });
   if (!files.length) {
@@ -82,10 +83,15 @@ export function renderDiff(text) {
     const details = h('details', { class: 'diff-file', open: !big });
     const counts = h('span', { class: 'diff-counts' },
       h('span', { class: 'plus', text: `+${file.added}` }), ' ', h('span', { class: 'minus', text: `−${file.removed}` }));
+    // View opens the file itself; it sits in the summary row, so its click must not also fold the file.
+    const view = onView && file.path && file.status !== 'deleted'
+      ? h('button', { type: 'button', class: 'text-button diff-view', text: 'View', attrs: { 'aria-label': `View ${file.path}` },
+        on: { click: (e) => { e.preventDefault(); e.stopPropagation(); onView(file.path); } } })
+      : null;
     details.append(h('summary', null,
       h('span', { class: 'diff-path', text: file.path || '(unnamed)' }),
       file.status ? h('span', { class: 'chip', text: file.status }) : null,
-      counts));
+      counts, view));
     const pre = h('pre', { class: 'diff-lines', tabIndex: 0 });
     if (file.binary) pre.append(h('span', { class: 'dl meta', text: 'Binary file' }));
     // A collapsed big file is built when first opened.

@@ -1,0 +1,33 @@
+// One file of a thread's directory (readFile): text with line numbers, an image shown, anything else named.
+import { h } from './dom.js';
+import { header, describeError } from './ui.js';
+
+export function fileScreen(ctx, threadId, path) {
+  const { conn } = ctx;
+  const head = header(ctx, { title: path.split('/').pop() || path, subtitle: path, back: () => ctx.back(`#/t/${encodeURIComponent(threadId)}/diff`) });
+  const body = h('div', { class: 'file-host' }, h('p', { class: 'empty', text: 'Loading…' }));
+  const el = h('div', { class: 'screen file-screen' }, head.el, h('main', { class: 'diff-main' }, body));
+  let alive = true;
+
+  async function load() {
+    try {
+      const file = await conn.request('readFile', { threadId, path });
+      if (!alive) return;
+      if (typeof file.text === 'string') {
+        const lines = file.text.replace(/\n$/, '').split('\n');
+        const pre = h('pre', { class: 'file-lines', tabIndex: 0 });
+        lines.forEach((line, i) => pre.append(h('span', { class: 'fl' }, h('span', { class: 'ln', text: String(i + 1), attrs: { 'aria-hidden': 'true' } }), h('span', { text: line }))));
+        body.replaceChildren(pre);
+      } else if (/^image\/(png|jpeg|gif|webp)$/.test(file.mimeType) && file.base64) {
+        // A data: URL of the bytes as an image (the CSP allows data: images); never SVG, which could script.
+        body.replaceChildren(h('img', { class: 'file-image', src: `data:${file.mimeType};base64,${file.base64}`, alt: path }));
+      } else {
+        body.replaceChildren(h('p', { class: 'empty', text: `${file.mimeType}, ${file.size} bytes: not shown here.` }));
+      }
+    } catch (err) {
+      if (alive) body.replaceChildren(h('p', { class: 'empty', text: `Could not open ${path}: ${describeError(err)}` }));
+    }
+  }
+  load();
+  return { el, title: () => path, reload: load, destroy() { alive = false; } };
+}
