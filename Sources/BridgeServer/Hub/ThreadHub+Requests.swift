@@ -68,7 +68,7 @@ extension ThreadHub {
             let thread = try await codex.threadRead(threadId: ref.threadId, includeTurns: true, timeout: policy.codexTimeout)
             return .thread(ThreadSnapshot(thread: thread))
         case .getDiff(let ref):
-            return .diff(ThreadDiff(threadId: ref.threadId, diff: await diff(of: ref.threadId, cwd: cwd)))
+            return .diff(ThreadDiff(threadId: ref.threadId, diff: try await diff(of: ref.threadId, cwd: cwd)))
         case .approve(let approve):
             return .accepted(try approveRequest(approve, session: session))
         case .listDirectory:
@@ -225,8 +225,8 @@ extension ThreadHub {
 
     /// git's view of the thread's directory (tracked and new files; see ``WorkspaceDiff``), else the last diff
     /// Codex reported for the thread (a directory outside any repository).
-    private func diff(of threadId: String, cwd: String?) async -> String {
-        if let cwd, let diff = await workspaceDiff.diff(in: cwd) { return diff }
+    private func diff(of threadId: String, cwd: String?) async throws -> String {
+        if let cwd, let diff = try await workspaceDiff.diff(in: cwd) { return diff }
         return threads[threadId]?.lastDiff ?? ""
     }
 

@@ -1,3 +1,4 @@
+import BridgeProtocol
 import ChildProcess
 import Foundation
 
@@ -26,7 +27,7 @@ struct WorkspaceDiff: Sendable {
     let maxUntrackedFiles: Int
     let timeout: Duration
 
-    init(git: String?, limit: Int = 4 << 20, maxUntrackedFiles: Int = 1000, timeout: Duration = .seconds(10)) {
+    init(git: String?, limit: Int = 4 << 20, maxUntrackedFiles: Int = 1000, timeout: Duration = .seconds(30)) {
         self.git = git
         self.limit = limit
         self.maxUntrackedFiles = maxUntrackedFiles
@@ -34,8 +35,9 @@ struct WorkspaceDiff: Sendable {
     }
 
     /// The diff under `directory` (resolved, absolute); nil when it is not inside a git work tree or git is
-    /// missing or fails.
-    func diff(in directory: String) async -> String? {
+    /// missing.
+    /// - Throws: ``HubError`` when git fails or does not finish in time (never a silent empty diff).
+    func diff(in directory: String) async throws -> String? {
         guard let git, let top = Self.repositoryTop(containing: directory) else { return nil }
         let environment = Self.environment(top: top)
         let run = { (arguments: [String], limit: Int) async -> ChildProcess.Outcome? in
@@ -48,14 +50,18 @@ struct WorkspaceDiff: Sendable {
         let overrides = Self.overrides(filterKeys: names?.output ?? [])
         var base = "HEAD"
         if await run(overrides + ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], 4096)?.status != 0 {
-            guard let empty = await run(overrides + ["hash-object", "-t", "tree", "/dev/null"], 4096), empty.status == 0 else { return nil }
+            guard let empty = await run(overrides + ["hash-object", "-t", "tree", "/dev/null"], 4096), empty.status == 0 else {
+                throw HubError(.internal, "git could not read the repository at \(top)")
+            }
             base = empty.text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         guard
             let tracked = await run(
                 overrides + ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index", base, "--", "."], limit),
             tracked.status == 0 || tracked.truncated
-        else { return nil }
+        else {
+            throw HubError(.internal, "git diff failed or took longer than \(timeout) in \(top)")
+        }
         var out = tracked.output
         if tracked.truncated { return Self.truncatedText(out, limit: limit) }
         guard
