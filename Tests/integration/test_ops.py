@@ -273,6 +273,67 @@ def test_service_install_chooses_roots_deliberately(tmp_path):
     assert bad_listen.returncode == 1 and "--listen" in bad_listen.stderr.splitlines()[0]
 
 
+
+def test_service_install_takes_a_literal_tilde_as_home(tmp_path):
+    """`--root=~` reaches the program unexpanded (bash expands `~` only at the start of a word), and the refusal
+    above tells people to write `--root ~`: both `~` and `~/DIR` mean the home directory."""
+    import subprocess
+    home = tmp_path / "home"
+    (home / "src").mkdir(parents=True)
+    env = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME=str(tmp_path / "cfg"), PATH="/nonexistent")
+    for given, expected in (("--root=~", home), ("--root=~/src", home / "src")):
+        result = subprocess.run([str(BIN), "service", "install", "--dry-run", "--state-dir", str(tmp_path / "s"), given],
+                                capture_output=True, text=True, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, timeout=30)
+        assert result.returncode == 0, (given, result.stderr)
+        assert f"--root {expected}\n" in result.stdout or f"--root {expected} " in result.stdout, result.stdout
+
+
+def test_service_install_knows_home_through_a_link(tmp_path):
+    """$HOME may name the home directory through a link while the working directory is always the resolved path:
+    running in it must still be refused, not offered."""
+    import subprocess
+    real = tmp_path / "real-home"
+    real.mkdir()
+    (tmp_path / "home").symlink_to(real)
+    env = dict(os.environ, HOME=str(tmp_path / "home"), XDG_CONFIG_HOME=str(tmp_path / "cfg"), PATH="/nonexistent")
+    result = subprocess.run([str(BIN), "service", "install", "--dry-run", "--state-dir", str(tmp_path / "s")],
+                            capture_output=True, text=True, env=env, cwd=real, stdin=subprocess.DEVNULL, timeout=30)
+    assert result.returncode == 1 and "whole home directory" in result.stderr.splitlines()[0], result.stderr
+
+
+def test_doctor_port_has_a_range(tmp_path):
+    """Issue 11, finding 8 (every numeric option has a range): `doctor --port 70000` reported 'port 70000 is free'."""
+    for value in ("65536", "70000", "-1"):
+        result = run_cli("doctor", f"--port={value}", state_dir=tmp_path / "s", timeout=30)
+        assert result.returncode == 2, (value, result.returncode, result.stdout)
+        assert result.stderr.splitlines()[0] == f"error: --port must be between 0 and 65535, not {value}", result.stderr
+
+
+def test_a_codex_link_in_a_directory_others_can_write_is_not_run(tmp_path):
+    """Issue 11, finding 7 ("and its directory likewise"): a `codex` on PATH that is a link to a safe file, in a
+    directory anyone can write, was run: the link can be repointed between the check and the exec."""
+    marker = tmp_path / "ran"
+    safe = tmp_path / "safe"
+    safe.mkdir()
+    target = safe / "codex"
+    target.write_text(f"#!/bin/sh\ntouch {marker}\necho codex-cli 0.0.1\n")
+    target.chmod(0o755)
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    (open_dir / "codex").symlink_to(target)
+    open_dir.chmod(0o777)
+    env = {"PATH": f"{open_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    try:
+        for command in (["status", "--json"], ["doctor", "--json"]):
+            run_cli(*command, state_dir=tmp_path / "s", env=env, timeout=60)
+        assert not marker.exists()
+        assert json.loads(run_cli("status", "--json", state_dir=tmp_path / "s", env=env, timeout=60).stdout)["codex"]["path"] is None
+        open_dir.chmod(0o755)
+        report = json.loads(run_cli("status", "--json", state_dir=tmp_path / "s", env=env, timeout=60).stdout)
+        assert report["codex"]["path"] == str(open_dir / "codex") and marker.exists()
+    finally:
+        open_dir.chmod(0o755)
+
 # Issue 17, items 8 and 9: the small things a new user hits.
 
 def test_every_command_takes_state_dir_and_serve_help_names_the_config_file(tmp_path):
