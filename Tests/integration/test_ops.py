@@ -12,6 +12,8 @@ import urllib.request
 import pytest
 
 from conftest import BIN, run_cli
+from codex_fixture import codex_bin, codex_home  # noqa: F401 (fixture)
+from mock_model import codex_env
 import wsutil
 
 
@@ -333,6 +335,18 @@ def test_a_codex_link_in_a_directory_others_can_write_is_not_run(tmp_path):
         assert report["codex"]["path"] == str(open_dir / "codex") and marker.exists()
     finally:
         open_dir.chmod(0o755)
+
+
+def test_codex_config_values_are_logged_at_debug_only(bridge_factory, codex_home):
+    """Issue 11, finding 9: `--codex-config` values may hold keys; the info log names codex, never the values."""
+    secret = "sk-test-DO-NOT-LOG-4711"
+    args = ["--codex", codex_bin(), "--codex-config", f'x_bridge_test_api_key="{secret}"']
+    bridge = bridge_factory(args=args, env=codex_env(codex_home))
+    bridge.wait_log("starting codex app-server", timeout=20)
+    bridge.wait_log("codex app-server ready", timeout=30)
+    assert secret not in bridge.log()
+    debug = bridge_factory(name="debug", args=[*args, "--log-level", "debug"], env=codex_env(codex_home))
+    debug.wait_log(secret, timeout=20)  # still there for whoever asks for debug logs
 
 # Issue 17, items 8 and 9: the small things a new user hits.
 
