@@ -128,14 +128,30 @@ public struct CodexLocator: Sendable {
         return resolved
     }
 
-    /// Why a candidate must not be run: it (after following links) or its directory is not owned by this user
-    /// or root, or is writable by group or others (anyone who can write it chooses what the bridge runs).
+    /// Why a candidate must not be run: it (after following links) or its directory, or the directory of any
+    /// link on the way to it, is not owned by this user or root, or is writable by group or others (anyone who
+    /// can write one of them chooses what the bridge runs, e.g. by swapping a link between check and exec).
     public static func trustProblem(_ path: String) -> String? {
+        var checked: [String] = []
+        // Each link on the way: the directory holding it decides who may repoint it.
+        var item = absolute(path)
+        for _ in 0..<32 {
+            let directory = (item as NSString).deletingLastPathComponent
+            checked.append(directory)
+            var info = stat()
+            guard lstat(item, &info) == 0 else { return "\(item) cannot be read" }
+            guard info.st_mode & S_IFMT == S_IFLNK else { break }
+            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: item) else {
+                return "\(item) cannot be read"
+            }
+            item = destination.hasPrefix("/") ? destination : (directory as NSString).appendingPathComponent(destination)
+        }
         guard let real = realpath(path, nil) else { return "it does not resolve" }
         let resolved = String(cString: real)
         free(real)
+        checked += [resolved, (resolved as NSString).deletingLastPathComponent]
         let me = getuid()
-        for item in [resolved, (resolved as NSString).deletingLastPathComponent] {
+        for item in checked {
             var info = stat()
             guard stat(item, &info) == 0 else { return "\(item) cannot be read" }
             if info.st_uid != me && info.st_uid != 0 { return "\(item) is owned by another user (uid \(info.st_uid))" }

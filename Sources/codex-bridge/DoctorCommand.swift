@@ -17,11 +17,16 @@ struct DoctorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Path of the codex binary to check (default: PATH, then the openai-codex-cli-bin venv).", valueName: "path"))
     var codex: String?
 
-    @Option(help: ArgumentHelp("The port serve listens on (default: config.toml's, else 9099).", valueName: "port"))
+    @Option(help: ArgumentHelp("The port serve listens on, 0 to 65535 (default: config.toml's, else 9099).", valueName: "port"))
     var port: Int?
 
     @Flag(help: "Print the findings as a JSON array.")
     var json = false
+
+    func validate() throws {
+        // As serve's --listen: 0 stands for "any free port".
+        if let port, !(0...65535).contains(port) { throw ValidationError("--port must be between 0 and 65535, not \(port)") }
+    }
 
     func run() async throws {
         let paths = state.paths

@@ -126,16 +126,23 @@ struct ServiceCommand: ParsableCommand {
     /// The roots the unit passes to serve: each given one, which must be an existing directory; none given: the
     /// current directory, but only when a person at a terminal says yes, and never the home directory itself
     /// (a phone could then run Codex over every file the user has) unless given explicitly.
+    /// `~` and `~/…` are the home directory even when no shell expanded them (`--root=~`, a quoted `"~"`), as
+    /// the refusal below tells people to write.
     static func roots(given: [String], environment: [String: String], isTerminal: Bool = isatty(STDIN_FILENO) == 1) throws -> [String] {
-        for root in given {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let expanded = given.map { root in
+            guard let home, root == "~" || root.hasPrefix("~/") else { return root }
+            return home + root.dropFirst()
+        }
+        for (root, path) in zip(given, expanded) {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw CommandFailure("--root \(root) is not an existing directory")
             }
         }
-        if !given.isEmpty { return given.map(absolute) }
+        if !expanded.isEmpty { return expanded.map(absolute) }
         let current = absolute(FileManager.default.currentDirectoryPath)
-        if let home = environment["HOME"], absolute(home) == current {
+        if let home, resolved(home) == resolved(current) {
             throw CommandFailure(
                 "not giving phones your whole home directory: pass --root DIR (e.g. --root ~/src), or --root ~ if you mean it")
         }
@@ -152,6 +159,14 @@ struct ServiceCommand: ParsableCommand {
 
     static func absolute(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    /// `path` with links resolved, for comparing directories (the working directory is always resolved; `$HOME`
+    /// may name it through a link).
+    static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return absolute(path) }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     /// Whether `systemctl --user` can talk to a user manager.

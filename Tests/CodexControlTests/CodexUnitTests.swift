@@ -127,4 +127,30 @@ struct CodexUnitTests {
         }
         chmod(directory.path, 0o755)
     }
+
+    @Test("a link in a directory others can write is refused, even when it points to a safe file")
+    func linksInWritableDirectoriesAreRefused() async throws {
+        let directory = try TestSupport.temporaryDirectory("linked")
+        let safe = directory.appendingPathComponent("safe")
+        let open = directory.appendingPathComponent("open")
+        try FileManager.default.createDirectory(at: safe, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: open, withIntermediateDirectories: true)
+        let codex = try FakeCodex.install(in: safe, mode: "normal")
+        let target = safe.appendingPathComponent("codex").path
+        try FileManager.default.moveItem(atPath: codex, toPath: target)
+        chmod(safe.path, 0o755)
+        chmod(target, 0o755)
+        let link = open.appendingPathComponent("codex").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        // In a directory only its owner writes, the link is fine.
+        chmod(open.path, 0o755)
+        #expect(CodexLocator.trustProblem(link) == nil)
+        #expect(try await CodexLocator(environment: ["PATH": open.path], askPython: false).locate() == link)
+        // Anyone can swap the link in an open directory between the check and the exec.
+        chmod(open.path, 0o777)
+        #expect(CodexLocator.trustProblem(link)?.contains(open.path) == true)
+        await #expect(throws: CodexError.self) { _ = try await CodexLocator(environment: ["PATH": open.path], askPython: false).locate() }
+        await #expect(throws: CodexError.self) { _ = try await CodexLocator(explicitPath: link, askPython: false).locate() }
+        chmod(open.path, 0o755)
+    }
 }

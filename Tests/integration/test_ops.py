@@ -12,6 +12,8 @@ import urllib.request
 import pytest
 
 from conftest import BIN, run_cli
+from codex_fixture import codex_bin, codex_home  # noqa: F401 (fixture)
+from mock_model import codex_env
 import wsutil
 
 
@@ -272,6 +274,79 @@ def test_service_install_chooses_roots_deliberately(tmp_path):
     bad_listen = install("--root", str(project), "--listen", "http://127.0.0.1:9099", cwd=home)  # a URL is not an address
     assert bad_listen.returncode == 1 and "--listen" in bad_listen.stderr.splitlines()[0]
 
+
+
+def test_service_install_takes_a_literal_tilde_as_home(tmp_path):
+    """`--root=~` reaches the program unexpanded (bash expands `~` only at the start of a word), and the refusal
+    above tells people to write `--root ~`: both `~` and `~/DIR` mean the home directory."""
+    import subprocess
+    home = tmp_path / "home"
+    (home / "src").mkdir(parents=True)
+    env = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME=str(tmp_path / "cfg"), PATH="/nonexistent")
+    for given, expected in (("--root=~", home), ("--root=~/src", home / "src")):
+        result = subprocess.run([str(BIN), "service", "install", "--dry-run", "--state-dir", str(tmp_path / "s"), given],
+                                capture_output=True, text=True, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, timeout=30)
+        assert result.returncode == 0, (given, result.stderr)
+        assert f"--root {expected}\n" in result.stdout or f"--root {expected} " in result.stdout, result.stdout
+
+
+def test_service_install_knows_home_through_a_link(tmp_path):
+    """$HOME may name the home directory through a link while the working directory is always the resolved path:
+    running in it must still be refused, not offered."""
+    import subprocess
+    real = tmp_path / "real-home"
+    real.mkdir()
+    (tmp_path / "home").symlink_to(real)
+    env = dict(os.environ, HOME=str(tmp_path / "home"), XDG_CONFIG_HOME=str(tmp_path / "cfg"), PATH="/nonexistent")
+    result = subprocess.run([str(BIN), "service", "install", "--dry-run", "--state-dir", str(tmp_path / "s")],
+                            capture_output=True, text=True, env=env, cwd=real, stdin=subprocess.DEVNULL, timeout=30)
+    assert result.returncode == 1 and "whole home directory" in result.stderr.splitlines()[0], result.stderr
+
+
+def test_doctor_port_has_a_range(tmp_path):
+    """Issue 11, finding 8 (every numeric option has a range): `doctor --port 70000` reported 'port 70000 is free'."""
+    for value in ("65536", "70000", "-1"):
+        result = run_cli("doctor", f"--port={value}", state_dir=tmp_path / "s", timeout=30)
+        assert result.returncode == 2, (value, result.returncode, result.stdout)
+        assert result.stderr.splitlines()[0] == f"error: --port must be between 0 and 65535, not {value}", result.stderr
+
+
+def test_a_codex_link_in_a_directory_others_can_write_is_not_run(tmp_path):
+    """Issue 11, finding 7 ("and its directory likewise"): a `codex` on PATH that is a link to a safe file, in a
+    directory anyone can write, was run: the link can be repointed between the check and the exec."""
+    marker = tmp_path / "ran"
+    safe = tmp_path / "safe"
+    safe.mkdir()
+    target = safe / "codex"
+    target.write_text(f"#!/bin/sh\ntouch {marker}\necho codex-cli 0.0.1\n")
+    target.chmod(0o755)
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    (open_dir / "codex").symlink_to(target)
+    open_dir.chmod(0o777)
+    env = {"PATH": f"{open_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    try:
+        for command in (["status", "--json"], ["doctor", "--json"]):
+            run_cli(*command, state_dir=tmp_path / "s", env=env, timeout=60)
+        assert not marker.exists()
+        assert json.loads(run_cli("status", "--json", state_dir=tmp_path / "s", env=env, timeout=60).stdout)["codex"]["path"] is None
+        open_dir.chmod(0o755)
+        report = json.loads(run_cli("status", "--json", state_dir=tmp_path / "s", env=env, timeout=60).stdout)
+        assert report["codex"]["path"] == str(open_dir / "codex") and marker.exists()
+    finally:
+        open_dir.chmod(0o755)
+
+
+def test_codex_config_values_are_logged_at_debug_only(bridge_factory, codex_home):
+    """Issue 11, finding 9: `--codex-config` values may hold keys; the info log names codex, never the values."""
+    secret = "sk-test-DO-NOT-LOG-4711"
+    args = ["--codex", codex_bin(), "--codex-config", f'x_bridge_test_api_key="{secret}"']
+    bridge = bridge_factory(args=args, env=codex_env(codex_home))
+    bridge.wait_log("starting codex app-server", timeout=20)
+    bridge.wait_log("codex app-server ready", timeout=30)
+    assert secret not in bridge.log()
+    debug = bridge_factory(name="debug", args=[*args, "--log-level", "debug"], env=codex_env(codex_home))
+    debug.wait_log(secret, timeout=20)  # still there for whoever asks for debug logs
 
 # Issue 17, items 8 and 9: the small things a new user hits.
 
