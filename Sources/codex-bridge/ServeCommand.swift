@@ -29,6 +29,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var journal: JournalOptions
 
+    @OptionGroup var push: PushOptions
+
     @Option(
         help: ArgumentHelp("Address and port to listen on; port 0 picks a free one (default 0.0.0.0:9099).", valueName: "host:port"),
         transform: ListenAddress.parse)
@@ -111,7 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
             allowDangerFullAccess: allowDangerFullAccess, tls: tls, tlsCert: tlsCert.map(Self.absolute), tlsKey: tlsKey.map(Self.absolute),
             tlsTailscale: tlsTailscale, journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes,
             requestHeadTimeout: requestHeadTimeout, maxUnauthenticated: maxUnauthenticated,
-            maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress)
+            maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress, push: push.flags)
     }
 
     /// A path given on the command line, made absolute against the current directory.
@@ -243,7 +245,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("cannot open the event journal in \(paths.databaseFile.path): \(error)")
         }
-        let server = ServerInfo(id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current)
+        let notifications = try await ServePush.prepare(settings.push, paths: paths, devices: pairing.registry, hub: hub, logger: logger)
+        let server = ServerInfo(
+            id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current, pushPublicKey: notifications.publicKey)
         let configuration = BridgeServerConfiguration(
             host: pairing.host,
             port: settings.listen.port,
@@ -274,11 +278,15 @@ struct ServeCommand: AsyncParsableCommand {
             registry: pairing.connections,
             logger: logger,
             rateLimiter: rateLimiter,
-            extraRoutes: MetricsRoute(
-                registry: metricsRegistry, sharedSecretFile: paths.tokenFile, devices: pairing.registry, connections: pairing.connections,
-                hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")],
-                rateLimiter: rateLimiter
-            ).addRoutes(to:),
+            extraRoutes: { [notifications] router in
+                MetricsRoute(
+                    registry: metricsRegistry, sharedSecretFile: paths.tokenFile, devices: pairing.registry,
+                    connections: pairing.connections,
+                    hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")],
+                    rateLimiter: rateLimiter
+                ).addRoutes(to: router)
+                notifications.addRoutes(to: router)
+            },
             onListening: { [qr = settings.qr, pairing] listening in
                 await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)
                 publisher?.serverListening(port: listening.port)
@@ -290,7 +298,7 @@ struct ServeCommand: AsyncParsableCommand {
                 services: [
                     .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
                     .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger)),
-                ] + (publisher.map { [.init(service: $0)] } ?? [])
+                ] + notifications.services + (publisher.map { [.init(service: $0)] } ?? [])
                     + (tailscaleRenewal.map { [.init(service: $0)] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger

@@ -20,6 +20,12 @@ import TOMLKit
 ///     tls = true                       # --tls / --no-tls
 ///     journal_max_age = "7d"           # --journal-max-age
 ///     journal_max_bytes = 268435456    # --journal-max-bytes
+///     push = true                      # false = --no-push
+///     push_subject = "mailto:me@host"  # --push-subject
+///     push_delay = "20s"               # --push-delay
+///     notify = ["https://ntfy.sh/t"]   # --notify-url
+///     notify_action_url = "https://…"  # --notify-action-url
+///     inhibit = true                   # false = --no-inhibit
 struct ServeConfigFile: Equatable {
     var listen: ListenAddress?
     var helloTimeout: Double?
@@ -44,15 +50,17 @@ struct ServeConfigFile: Equatable {
     var tlsTailscale: Bool?
     var journalMaxAge: DurationArgument?
     var journalMaxBytes: Int64?
+    var push = PushSettings.File()
 
     /// Every key the file may hold.
-    static let keys = [
-        "listen", "hello_timeout", "max_message_bytes", "ping_interval", "log_level", "log_format", "qr", "no_qr", "mdns",
-        "no_mdns", "mdns_name", "codex", "codex_config", "roots", "allow_danger_full_access", "tls", "tls_cert", "tls_key",
-        "request_head_timeout", "max_unauthenticated",
-        "max_unauthenticated_per_address", "journal_max_age",
-        "journal_max_bytes",
-    ]
+    static let keys =
+        [
+            "listen", "hello_timeout", "max_message_bytes", "ping_interval", "log_level", "log_format", "qr", "no_qr", "mdns",
+            "no_mdns", "mdns_name", "codex", "codex_config", "roots", "allow_danger_full_access", "tls", "tls_cert", "tls_key",
+            "request_head_timeout", "max_unauthenticated",
+            "max_unauthenticated_per_address", "journal_max_age",
+            "journal_max_bytes",
+        ] + PushSettings.keys
 
     /// Reads `url`; an empty configuration when the file does not exist.
     /// - Throws: ``ConfigFileError`` naming the key and line of the first problem.
@@ -251,7 +259,32 @@ struct ServeConfigFile: Equatable {
             if let age = config.journalMaxAge, let problem = SettingLimits.journalMaxAgeSeconds.problem(age.duration.components.seconds) {
                 throw fail("journal_max_age", problem)
             }
+            try readPush(into: &config)
             return config
+        }
+
+        /// The notification keys (see ``PushSettings``).
+        func readPush(into config: inout ServeConfigFile) throws(ConfigFileError) {
+            config.push.push = try bool("push")
+            config.push.inhibit = try bool("inhibit")
+            config.push.subject = try string("push_subject")
+            if let subject = config.push.subject, let problem = PushSettings.subjectProblem(subject) { throw fail("push_subject", problem) }
+            if let value = table["push_delay"] {
+                guard
+                    let delay = value.string.flatMap(DurationArgument.init(argument:))
+                        ?? value.int.map({ DurationArgument(.seconds($0), text: "\($0)s") }),
+                    delay.duration > .zero, delay.duration <= .seconds(3600)
+                else { throw fail("push_delay", "must be a duration like \"20s\" (at most 1h)") }
+                config.push.delay = delay
+            }
+            config.push.notifyURLs = try strings("notify")
+            for url in config.push.notifyURLs ?? [] {
+                if let problem = PushSettings.notifyProblem(url) { throw fail("notify", problem) }
+            }
+            config.push.actionURL = try string("notify_action_url")
+            if let url = config.push.actionURL, let problem = PushSettings.actionURLProblem(url) {
+                throw fail("notify_action_url", problem)
+            }
         }
     }
 }

@@ -32,6 +32,7 @@ struct ServeSettings: Equatable {
     var requestHeadTimeout: Double = 5
     var maxUnauthenticated = 512
     var maxUnauthenticatedPerAddress = 128
+    var push = PushSettings()
 
     /// The flags as given on the command line: nil (or empty, or false for `--no-…` flags) when not given.
     struct Flags: Equatable {
@@ -57,6 +58,7 @@ struct ServeSettings: Equatable {
         var requestHeadTimeout: Double?
         var maxUnauthenticated: Int?
         var maxUnauthenticatedPerAddress: Int?
+        var push = PushSettings.Flags()
     }
 
     /// Flag, then file, then default, for every setting.
@@ -89,11 +91,13 @@ struct ServeSettings: Equatable {
         settings.maxUnauthenticated = flags.maxUnauthenticated ?? file.maxUnauthenticated ?? settings.maxUnauthenticated
         settings.maxUnauthenticatedPerAddress =
             flags.maxUnauthenticatedPerAddress ?? file.maxUnauthenticatedPerAddress ?? settings.maxUnauthenticatedPerAddress
+        settings.push = PushSettings.resolve(flags: flags.push, file: file.push)
         return settings
     }
 
     /// Checks the flags' values (the file's are checked as it is read, naming the key).
     static func validate(_ flags: Flags) throws {
+        try PushSettings.validate(flags.push)
         for entry in flags.codexConfig where !entry.contains("=") {
             throw SettingsError("--codex-config expects KEY=VALUE, got '\(entry)'")
         }
