@@ -89,24 +89,24 @@ async function answer(notification, decision) {
   }
 }
 
-self.addEventListener('notificationclick', (event) => {
-  const notification = event.notification;
+// What a tap on a notification (or one of its buttons) does; a function of its own so that it can be driven
+// directly in tests (a headless browser cannot click a system notification).
+async function handleNotificationClick(notification, action) {
   const d = notification.data || {};
   notification.close();
-  if ((event.action === 'accept' || event.action === 'decline') && d.token) {
-    event.waitUntil(answer(notification, event.action));
-    return;
-  }
+  if ((action === 'accept' || action === 'decline') && d.token) return answer(notification, action);
   const target = sameOrigin(d.url);
-  event.waitUntil((async () => {
-    const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-    for (const client of windows) {
-      if (new URL(client.url).origin === self.location.origin && 'focus' in client) {
-        await client.focus();
-        if ('navigate' in client) await client.navigate(target.href).catch(() => {});
-        return;
-      }
+  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  for (const client of windows) {
+    if (new URL(client.url).origin === self.location.origin && 'focus' in client) {
+      await client.focus();
+      if ('navigate' in client) await client.navigate(target.href).catch(() => {});
+      return undefined;
     }
-    await self.clients.openWindow(target.href);
-  })());
+  }
+  return self.clients.openWindow(target.href);
+}
+
+self.addEventListener('notificationclick', (event) => {
+  event.waitUntil(handleNotificationClick(event.notification, event.action));
 });
