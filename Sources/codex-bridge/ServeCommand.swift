@@ -271,6 +271,11 @@ struct ServeCommand: AsyncParsableCommand {
                 logger: logger
             )
         let rateLimiter = AuthRateLimiter(configuration: configuration)
+        let metricsRoute = MetricsRoute(
+            registry: metricsRegistry, sharedSecretFile: paths.tokenFile, devices: pairing.registry, connections: pairing.connections,
+            hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")],
+            rateLimiter: rateLimiter
+        )
         let bridge = BridgeServer(
             configuration: configuration,
             authenticator: Authenticator(sharedSecretFile: paths.tokenFile, devices: pairing.devices),
@@ -278,13 +283,8 @@ struct ServeCommand: AsyncParsableCommand {
             registry: pairing.connections,
             logger: logger,
             rateLimiter: rateLimiter,
-            extraRoutes: { [notifications] router in
-                MetricsRoute(
-                    registry: metricsRegistry, sharedSecretFile: paths.tokenFile, devices: pairing.registry,
-                    connections: pairing.connections,
-                    hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")],
-                    rateLimiter: rateLimiter
-                ).addRoutes(to: router)
+            extraRoutes: { [metricsRoute, notifications] router in
+                metricsRoute.addRoutes(to: router)
                 notifications.addRoutes(to: router)
             },
             onListening: { [qr = settings.qr, pairing] listening in

@@ -11,13 +11,14 @@ import ServiceLifecycle
 struct ServePush: Sendable {
     let coordinator: PushCoordinator?
     let route: PushActionRoute?
+    let inhibitor: SleepInhibitor?
 
     /// The VAPID public key for `helloAck.server.pushPublicKey`; nil with push off.
     var publicKey: String? { coordinator?.publicKey }
 
     /// The coordinator as a service (nil: none).
     var services: [ServiceGroupConfiguration.ServiceConfiguration] {
-        coordinator.map { [.init(service: $0)] } ?? []
+        (coordinator.map { [.init(service: $0)] } ?? []) + (inhibitor.map { [.init(service: $0)] } ?? [])
     }
 
     func addRoutes(to router: Router<BridgeRequestContext>) {
@@ -31,7 +32,7 @@ struct ServePush: Sendable {
         let pushOn = settings.enabled || !settings.notifyURLs.isEmpty
         guard pushOn else {
             await hub.attach(push: nil, inhibitor: inhibitor)
-            return ServePush(coordinator: nil, route: nil)
+            return ServePush(coordinator: nil, route: nil, inhibitor: inhibitor)
         }
         let keyFile = VAPIDKey.file(in: paths)
         let key: VAPIDKey
@@ -62,6 +63,7 @@ struct ServePush: Sendable {
                 "bridge.push.web": "\(settings.enabled)", "bridge.push.delay": "\(settings.delay)",
                 "bridge.notify.targets": "\(targets.map(\.description).joined(separator: ", "))",
             ])
-        return ServePush(coordinator: coordinator, route: PushActionRoute(hub: hub, push: coordinator, devices: devices))
+        return ServePush(
+            coordinator: coordinator, route: PushActionRoute(hub: hub, push: coordinator, devices: devices), inhibitor: inhibitor)
     }
 }

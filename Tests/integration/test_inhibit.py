@@ -56,7 +56,8 @@ async def test_inhibitor_held_for_the_life_of_a_turn(bridge_factory, model, code
     started = await request(ws, "startThread", cwd=str(workspace), prompt="think long")
     assert wait_for(lambda: any(line.startswith("start") for line in lines(log))), bridge.log()
     [first] = lines(log)
-    assert "--what=sleep:idle" in first and "Codex turn running" in first and first.endswith("sleep infinity")
+    assert "--what=sleep:idle" in first and "Codex turn running" in first
+    assert first.endswith(f"tail --pid={bridge.proc.pid} -f /dev/null"), first
     time.sleep(0.5)
     assert not any(line.startswith("stop") for line in lines(log)), "released while the turn runs"
     model.release()

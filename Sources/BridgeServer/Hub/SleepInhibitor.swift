@@ -1,13 +1,15 @@
 import ChildProcess
 import Foundation
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// Keeps the workstation awake while a turn runs: holds a logind inhibitor
-/// (`systemd-inhibit --what=sleep:idle … sleep infinity`, run through ``ChildProcess``) from the first running
-/// turn to the end of the last. Where there is no `systemd-inhibit` or no logind, one debug line and nothing
-/// else.
-public final class SleepInhibitor: Sendable {
+/// (`systemd-inhibit --what=sleep:idle … tail --pid=<bridge> -f /dev/null`, run through ``ChildProcess``) from
+/// the first running turn to the end of the last. The held command ends by itself when the bridge dies, so even
+/// a killed bridge leaves no inhibitor behind. Where there is no `systemd-inhibit` or no logind, one debug line
+/// and nothing else. A `Service`: graceful shutdown releases it.
+public final class SleepInhibitor: Service, Sendable {
     private struct State {
         var task: Task<Void, Never>?
         var unavailable = false
@@ -45,7 +47,8 @@ public final class SleepInhibitor: Sendable {
                     let outcome = try? await ChildProcess.run(
                         executable,
                         arguments: [
-                            "--what=sleep:idle", "--who=codex-bridge", "--why=Codex turn running", "--mode=block", "sleep", "infinity",
+                            "--what=sleep:idle", "--who=codex-bridge", "--why=Codex turn running", "--mode=block", "tail",
+                            "--pid=\(getpid())", "-f", "/dev/null",
                         ],
                         environment: environment, outputLimit: 4096, timeout: .seconds(366 * 86400))
                     guard !Task.isCancelled else { return }
@@ -53,7 +56,7 @@ public final class SleepInhibitor: Sendable {
                     logger.debug(
                         "Cannot hold a sleep inhibitor (is logind running?); turns do not keep the machine awake",
                         metadata: [
-                            "bridge.inhibit.status": "\(outcome?.status.map(String.init) ?? "none")",
+                            "bridge.inhibit.status": "\(outcome?.status.map { String($0) } ?? "none")",
                             "bridge.inhibit.after": "\(ContinuousClock.now - started)",
                         ])
                     self.gaveUp()
@@ -68,6 +71,19 @@ public final class SleepInhibitor: Sendable {
             stop.cancel()
             logger.debug("Released the sleep inhibitor")
         }
+    }
+
+    public var description: String { "SleepInhibitor" }
+
+    /// Waits for shutdown, then releases the inhibitor and waits until its child is gone.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        let task = state.withLock { state in
+            defer { state.task = nil }
+            return state.task
+        }
+        task?.cancel()
+        await task?.value
     }
 
     private func gaveUp() {

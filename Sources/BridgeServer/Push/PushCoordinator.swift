@@ -98,7 +98,9 @@ public actor PushCoordinator: Service {
         self.notifier = NotifySender(client: client, logger: logger)
         self.logger = logger
         self.tokens = ActionTokenBook(lifetime: configuration.tokenLifetime)
-        (signals, continuation) = AsyncStream.makeStream(of: Signal.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: Signal.self)
+        self.signals = stream
+        self.continuation = continuation
     }
 
     public nonisolated var description: String { "PushCoordinator" }
