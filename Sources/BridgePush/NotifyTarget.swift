@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// A `--notify-url`: an ntfy topic (ntfy's headers and `http` action buttons) or any other URL (a JSON body).
 ///

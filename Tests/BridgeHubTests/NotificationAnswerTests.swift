@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgeStore
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgePush
 import BridgeStore
 import Foundation
 import HTTPTypes

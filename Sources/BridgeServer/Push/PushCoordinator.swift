@@ -4,6 +4,7 @@ import BridgePush
 import BridgeStore
 import Foundation
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// Decides who is told what, and when: Web Push to subscribed devices that are away (not on a visible page),
@@ -296,7 +297,7 @@ public actor PushCoordinator: Service {
                 let token = tokens.mint(approvalId: approvalId, owner: "notify:\(index)")
                 actions = .init(url: base + "/push/action", token: token)
             }
-            spawn { [notifier] in await notifier.send(notice, to: target, actions: actions) }
+            spawn { [notifier, actions] in await notifier.send(notice, to: target, actions: actions) }
         }
     }
 
