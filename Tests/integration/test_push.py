@@ -206,10 +206,11 @@ async def test_action_tokens_refused_when_expired_foreign_or_resolved(bridge_fac
     thread_id, approval = await start_approval(desk, workspace, model)
     phone_token_a = phone.decrypt(push_service.wait(1, "/push/phone")[0]["body"])["token"]
     tablet_token_a = tablet.decrypt(push_service.wait(1, "/push/tablet")[0]["body"])["token"]
-    # Bad bodies: 400 with a JSON error.
-    assert (await asyncio.to_thread(post_action, bridge, b"not json"))[0] == 400
+    # Bad bodies: 422 with a JSON error.
+    status, answer = await asyncio.to_thread(post_action, bridge, b"not json")
+    assert status == 422 and answer["code"] == "bad_request" and "token" in answer["message"], answer
     status, answer = await asyncio.to_thread(post_action, bridge, {"token": phone_token_a, "decision": "maybe"})
-    assert status == 400 and answer["code"] == "bad_request"
+    assert status == 422 and answer["code"] == "bad_request"
     # Another device's token (the tablet presents the phone's): refused, and the phone's token still works later.
     status, answer = await asyncio.to_thread(post_action, bridge, {"token": phone_token_a, "decision": "accept"},
                                              {"Authorization": f"Bearer {tablet_token}"})
@@ -227,9 +228,14 @@ async def test_action_tokens_refused_when_expired_foreign_or_resolved(bridge_fac
     assert (await request(desk, "approve", approvalId=approval["approvalId"], decision="decline"))["kind"] == "accepted"
     await until_turn_completed(desk, thread_id)
     _, approval2 = await start_approval(desk, workspace, model, cmd="touch later.txt")
-    pushes = push_service.wait(2, "/push/tablet")
-    fresh = [tablet.decrypt(p["body"]) for p in pushes]
-    token2 = next(p["token"] for p in fresh if p.get("approvalId") == approval2["approvalId"] and p["type"] == "approval")
+    token2 = None
+    for _ in range(200):
+        fresh = [tablet.decrypt(p["body"]) for p in push_service.seen("/push/tablet")]
+        token2 = next((p["token"] for p in fresh if p.get("approvalId") == approval2["approvalId"] and p["type"] == "approval"), None)
+        if token2:
+            break
+        await asyncio.sleep(0.1)
+    assert token2, fresh
     assert (await request(desk, "approve", approvalId=approval2["approvalId"], decision="decline"))["kind"] == "accepted"
     status, answer = await asyncio.to_thread(post_action, bridge, {"token": token2, "decision": "accept"})
     assert status == 403, answer

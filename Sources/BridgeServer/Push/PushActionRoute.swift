@@ -8,7 +8,8 @@ import NIOCore
 
 /// `POST /push/action {token, decision}`: answers an approval from a notification's button. The single-use
 /// token is the credential (an `Authorization: Bearer` device token, when sent, must be the token's device).
-/// 200 `{"ok":true,…}`; 400 for a bad body; 403 for a used, expired, unknown or foreign token; 409 when the
+/// 200 `{"ok":true,…}`; 422 for a bad body (not 400: the first 400 on a connection is taken for a malformed
+/// request and the connection closed after its head, see ``PreAuthGuard``); 403 for a used, expired, unknown or foreign token; 409 when the
 /// approval was answered meanwhile. Nothing changes on a refusal.
 public struct PushActionRoute: Sendable {
     let hub: ThreadHub
@@ -44,10 +45,11 @@ public struct PushActionRoute: Sendable {
         }
         guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView)) else {
             return Self.error(
-                .badRequest, .badRequest, "the body must be a JSON object {\"token\": string, \"decision\": \"accept\" or \"decline\"}")
+                .unprocessableContent, .badRequest,
+                "the body must be a JSON object {\"token\": string, \"decision\": \"accept\" or \"decline\"}")
         }
         guard let decision = ApprovalDecision(rawValue: body.decision), decision != .cancel else {
-            return Self.error(.badRequest, .badRequest, "decision must be accept, acceptForSession or decline")
+            return Self.error(.unprocessableContent, .badRequest, "decision must be accept, acceptForSession or decline")
         }
         var presenter: String?
         if let header = request.headers[.authorization] {
