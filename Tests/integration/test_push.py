@@ -336,3 +336,42 @@ async def test_no_push_turns_it_off(bridge_factory, model, codex_home, workspace
     assert answer["kind"] == "error" and answer["code"] == "forbidden"
     assert not (bridge.state_dir / "push-vapid.pem").exists()
     await ws.close()
+
+
+@pytest.mark.parametrize("text,needle", [
+    ('push_delay = "soon"\n', "push_delay must be a duration"),
+    ('notify = ["mailto:ana@example.org"]\n', "notify must be an http(s) URL"),
+    ('push_subject = "ana@example.org"\n', "push_subject must be a mailto: or https:// URI"),
+    ('notify_action_url = "phone"\n', "notify_action_url must be an http(s) base URL"),
+    ('inhibit = "no"\n', "inhibit must be true or false"),
+])
+def test_bad_push_settings_in_the_config_are_one_clear_error(tmp_path, text, needle):
+    from conftest import run_cli
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "config.toml").write_text("# notifications\n" + text)
+    result = run_cli("serve", "--no-qr", "--no-mdns", "--listen", "127.0.0.1:0", state_dir=state, timeout=30)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines()[0].startswith(f"error: {state / 'config.toml'}:2: ") and needle in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("flag,value,needle", [
+    ("--push-subject", "ana", "--push-subject must be a mailto: or https:// URI"),
+    ("--notify-url", "ftp://x/y", "--notify-url must be an http(s) URL"),
+    ("--push-delay", "2h", "--push-delay must be at most 1h"),
+])
+def test_bad_push_flags_are_usage_errors(tmp_path, flag, value, needle):
+    from conftest import run_cli
+    result = run_cli("serve", flag, value, "--no-qr", "--no-mdns", "--listen", "127.0.0.1:0", state_dir=tmp_path / "s", timeout=10)
+    assert result.returncode == 2 and needle in result.stderr, (result.returncode, result.stderr)
+
+
+async def test_push_off_from_the_config_file(bridge_factory):
+    """push = false in config.toml turns Web Push off."""
+    b = bridge_factory(name="cfg-state", start=False)
+    b.state_dir.mkdir(parents=True, exist_ok=True)
+    (b.state_dir / "config.toml").write_text('push = false\n')
+    b.start()
+    ws, ack = await hello(b)
+    assert "pushPublicKey" not in ack["server"]
+    await ws.close()

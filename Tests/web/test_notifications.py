@@ -130,6 +130,12 @@ def test_iphone_safari_is_told_to_add_to_home_screen(web_bridge, phone):
     expect(phone.page.get_by_text("add this app to the Home Screen")).to_be_visible()
     assert phone.page.get_by_role("button", name="Notify me", exact=True).count() == 0
     phone.shot("notify-iphone-light")
+    # The hint can be put away, and stays away.
+    phone.button("Hide").click()
+    expect(phone.page.get_by_text("add this app to the Home Screen")).to_be_hidden()
+    phone.page.reload()
+    expect(phone.button("New thread")).to_be_visible()
+    expect(phone.page.get_by_text("add this app to the Home Screen")).to_be_hidden()
 
 
 def test_notify_me_dark(web_bridge, browser):

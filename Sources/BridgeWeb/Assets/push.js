@@ -5,6 +5,7 @@ import { h } from './dom.js';
 import { toast, describeError } from './ui.js';
 
 const SAVED = 'codex-bridge-push';
+const HINT_HIDDEN = 'codex-bridge-push-hint-hidden';
 
 /** iPhone/iPad Safari outside the Home Screen app: push exists only in the installed web app (iOS 16.4+). */
 export function needsHomeScreen() {
@@ -65,7 +66,8 @@ export async function disablePush(conn) {
 export function notifyControl(ctx) {
   const text = h('span', { class: 'notify-text' });
   const button = h('button', { type: 'button', class: 'secondary notify-button' });
-  const el = h('div', { class: 'notify-bar', hidden: true }, text, button);
+  const hide = h('button', { type: 'button', class: 'text-button notify-hide', text: 'Hide', hidden: true });
+  const el = h('div', { class: 'notify-bar', hidden: true }, text, button, hide);
   let busy = false;
 
   function render() {
@@ -73,10 +75,13 @@ export function notifyControl(ctx) {
     const state = savedState();
     const on = !!(state && state.key === key && typeof Notification !== 'undefined' && Notification.permission === 'granted');
     el.hidden = !key;
+    hide.hidden = true;
     if (!key) return;
     if (needsHomeScreen()) {
+      el.hidden = localStorage.getItem(HINT_HIDDEN) === '1';
       text.textContent = 'For notifications on this iPhone, add this app to the Home Screen (Share, then Add to Home Screen) and open it from there.';
       button.hidden = true;
+      hide.hidden = false;
       return;
     }
     if (!pushSupported()) {
@@ -91,6 +96,10 @@ export function notifyControl(ctx) {
     button.dataset.on = on ? '1' : '';
   }
 
+  hide.addEventListener('click', () => {
+    localStorage.setItem(HINT_HIDDEN, '1');
+    render();
+  });
   button.addEventListener('click', async () => {
     if (busy) return;
     busy = true;
