@@ -273,11 +273,12 @@ class FakeNtfy:
 
 
 async def test_ntfy_gets_title_priority_and_working_action_buttons(bridge_factory, model, codex_home, workspace):
-    ntfy = FakeNtfy()
+    ntfy, hook = FakeNtfy(), FakeNtfy()
     port = free_port()
     topic = f"ntfy:http://127.0.0.1:{ntfy.server.server_address[1]}/codex-topic?auth=tk_SECRETTOKEN"
-    bridge = start_bridge(bridge_factory, model, codex_home, workspace, "--notify-url", topic, "--notify-action-url",
-                          f"http://127.0.0.1:{port}", port=port)
+    webhook = f"http://127.0.0.1:{hook.server.server_address[1]}/hook/SECRETPATH"
+    bridge = start_bridge(bridge_factory, model, codex_home, workspace, "--notify-url", topic, "--notify-url", webhook,
+                          "--notify-action-url", f"http://127.0.0.1:{port}", port=port)
     desk, _ = await hello(bridge)
     await request(desk, "presence", visible=False)
     thread_id, approval = await start_approval(desk, workspace, model)
@@ -297,9 +298,23 @@ async def test_ntfy_gets_title_priority_and_working_action_buttons(bridge_factor
     assert status == 403
     await until_turn_completed(desk, thread_id)
     assert (workspace / "approved.txt").exists()
-    assert "tk_SECRETTOKEN" not in bridge.log() and "codex-topic" not in bridge.log()
+    assert "tk_SECRETTOKEN" not in bridge.log() and "codex-topic" not in bridge.log() and "SECRETPATH" not in bridge.log()
+    # The webhook got the same events as JSON: the approval (with its own action token) and the finished turn.
+    posts = hook.wait(2)
+    bodies = [json.loads(p["body"]) for p in posts]
+    assert all(p["headers"].get("Content-Type") == "application/json" for p in posts)
+    asked = next(b for b in bodies if b["event"] == "approval")
+    assert asked["approvalId"] == approval["approvalId"] and asked["threadId"] == thread_id
+    assert asked["title"] == "Approval needed" and "touch approved.txt" in asked["text"]
+    assert asked["actionUrl"] == f"http://127.0.0.1:{port}/push/action" and asked["actionToken"] != approve["token"]
+    # That token died with the approval.
+    status, _ = await asyncio.to_thread(post_action, bridge, {"token": asked["actionToken"], "decision": "decline"})
+    assert status == 403
+    done = next(b for b in bodies if b["event"] == "turnCompleted")
+    assert done["threadId"] == thread_id and done["text"].endswith("All done.")
     await desk.close()
     ntfy.server.shutdown()
+    hook.server.shutdown()
 
 
 async def test_push_requests_are_checked(bridge_factory, model, codex_home, workspace, push_service):
