@@ -22,12 +22,18 @@ ANDROID_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTM
 # The browser's own push service (FCM) is not reachable from a test machine: subscribe() is replaced by one that
 # returns a subscription at the test's push service, with keys the test holds. Everything else is real.
 FAKE_SUBSCRIBE = """
-window.__pushSubscription = null;
-PushManager.prototype.subscribe = async function (options) {
-  const sub = window.__testSubscription;
-  return { endpoint: sub.endpoint, options, toJSON: () => sub, unsubscribe: async () => true };
-};
-PushManager.prototype.getSubscription = async function () { return null; };
+(() => {
+  const make = (sub) => ({ endpoint: sub.endpoint, options: {}, toJSON: () => sub,
+                           unsubscribe: async () => { localStorage.removeItem('__testSubscription'); return true; } });
+  PushManager.prototype.subscribe = async function () {
+    localStorage.setItem('__testSubscription', JSON.stringify(window.__testSubscription));
+    return make(window.__testSubscription);
+  };
+  PushManager.prototype.getSubscription = async function () {
+    const saved = localStorage.getItem('__testSubscription');
+    return saved ? make(JSON.parse(saved)) : null;
+  };
+})();
 """
 
 
@@ -73,9 +79,18 @@ def test_notify_me_push_notification_and_approve_from_it(web_bridge_factory, mod
         payload = subscriber.decrypt(push["body"])
         assert payload["approvalId"] == approval["approvalId"]
 
-        # A real push event into the real service worker.
+        # A real push event into the real service worker. Opening the app again registers the same subscription
+        # again (same id: one row per endpoint) and still shows notifications as on.
         page.goto(base_url(bridge))
         expect(page.get_by_role("status")).to_have_text("Connected")
+        expect(page.get_by_role("button", name="Turn off", exact=True)).to_be_visible()
+        deadline = time.monotonic() + 10
+        while bridge.log().count("Push subscription saved") < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert bridge.log().count("Push subscription saved") == 2, bridge.log()
+        import sqlite3
+        with sqlite3.connect(bridge.state_dir / "bridge.sqlite") as db:
+            assert db.execute("SELECT count(*) FROM pushSubscription").fetchone()[0] == 1
         cdp = context.new_cdp_session(page)
         registrations = []
         cdp.on("ServiceWorker.workerRegistrationUpdated", lambda e: registrations.extend(e["registrations"]))

@@ -271,7 +271,8 @@ public actor PushCoordinator: Service {
         let payload = notice.payload(token: token)
         guard let endpoint = URL(string: entry.endpoint) else { return }
         let urgency: WebPushSender.Urgency = notice.kind == .approval ? .high : .normal
-        let ttl = notice.kind == .approval ? Int(configuration.tokenLifetime.components.seconds) : 24 * 3600
+        // An approval (and its follow-up) means nothing once its token expired.
+        let ttl = notice.approvalId != nil ? Int(configuration.tokenLifetime.components.seconds) : 24 * 3600
         let topic = notice.topic
         spawn { [sender, store, logger] in
             let outcome = await sender.send(

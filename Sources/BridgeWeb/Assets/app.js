@@ -12,7 +12,7 @@ import { newThreadScreen } from './new-thread-screen.js';
 import { diffScreen } from './diff-screen.js';
 import { fileScreen } from './file-screen.js';
 import { toast, describeError } from './ui.js';
-import { sendPresence } from './push.js';
+import { sendPresence, resyncPush } from './push.js';
 
 const root = document.getElementById('app');
 const store = new ThreadStore();
@@ -172,6 +172,7 @@ function onAck(ack, { first, gap }) {
   deviceId = ack.deviceId || null;
   pushPublicKey = typeof server.pushPublicKey === 'string' ? server.pushPublicKey : null;
   sendPresence(conn);
+  resyncPush(conn, pushPublicKey);
   if (ack.policy && typeof ack.policy === 'object') policy = { roots: [], ...ack.policy };
   if (pairing) {
     const id = server.id || 'default';

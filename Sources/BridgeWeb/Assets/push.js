@@ -53,6 +53,23 @@ export async function enablePush(conn, publicKey) {
   return answer.subscriptionId;
 }
 
+/**
+ * After each handshake: a browser that has notifications on registers its current subscription again (the
+ * endpoint may have changed, or the bridge dropped it); the bridge keeps one row per endpoint.
+ */
+export async function resyncPush(conn, publicKey) {
+  const state = savedState();
+  if (!state || !publicKey || state.key !== publicKey || !pushSupported() || Notification.permission !== 'granted') return;
+  try {
+    const registration = await navigator.serviceWorker.getRegistration();
+    const subscription = registration && await registration.pushManager.getSubscription();
+    if (!subscription) { localStorage.removeItem(SAVED); return; }
+    const json = subscription.toJSON();
+    const answer = await conn.request('pushSubscribe', { subscription: { endpoint: json.endpoint, keys: json.keys } });
+    localStorage.setItem(SAVED, JSON.stringify({ subscriptionId: answer.subscriptionId, key: publicKey }));
+  } catch (_) { /* tried again at the next connection */ }
+}
+
 export async function disablePush(conn) {
   const state = savedState();
   localStorage.removeItem(SAVED);
