@@ -24,4 +24,22 @@ import Testing
         #expect(presence.anyVisible())
         #expect(!presence.anyVisible(stalled: { _ in true }))
     }
+
+    @Test func aLookDuringTheDelayCounts() {
+        var presence = PushPresence()
+        presence.opened(1, owner: "dev-a")
+        presence.visibility(1, visible: false)
+        let before = presence.looks(of: "dev-a")
+        presence.visibility(1, visible: false)
+        #expect(presence.looks(of: "dev-a") == before)
+        // On screen and hidden again: the verdict is `later` again, but the device saw it.
+        presence.visibility(1, visible: true)
+        presence.visibility(1, visible: false)
+        #expect(presence.verdict(for: "dev-a") == .later)
+        #expect(presence.looks(of: "dev-a") == before + 1)
+        // Opening the app counts too.
+        presence.opened(2, owner: "dev-a")
+        #expect(presence.looks(of: "dev-a") == before + 2)
+        #expect(presence.looks(of: "dev-b") == 0)
+    }
 }

@@ -185,10 +185,19 @@ async def test_presence_visible_hidden_and_answered_during_the_delay(bridge_fact
     assert push_service.seen("/push/v") == []
     # Hidden and not answered: pushed after the delay.
     asked = time.monotonic()
-    _, approval = await start_approval(ws, workspace, model, cmd="touch three.txt")
+    thread_id, approval = await start_approval(ws, workspace, model, cmd="touch three.txt")
     [push] = push_service.wait(1, "/push/v", timeout=20)
     assert push["at"] - asked >= 2.5
     assert phone.decrypt(push["body"])["approvalId"] == approval["approvalId"]
+    assert (await request(ws, "approve", approvalId=approval["approvalId"], decision="decline"))["kind"] == "accepted"
+    await until_turn_completed(ws, thread_id)
+    pushed = len(push_service.seen("/push/v"))  # the approval and its follow-up
+    # Hidden, looked at during the delay, hidden again: it was seen; no push.
+    thread_id, approval = await start_approval(ws, workspace, model, cmd="touch four.txt")
+    assert (await request(ws, "presence", visible=True))["kind"] == "accepted"
+    assert (await request(ws, "presence", visible=False))["kind"] == "accepted"
+    await asyncio.sleep(4)
+    assert len(push_service.seen("/push/v")) == pushed
     await ws.close()
 
 

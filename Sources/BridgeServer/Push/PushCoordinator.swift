@@ -231,10 +231,11 @@ public actor PushCoordinator: Service {
             case .now:
                 deliver(notice, to: entry)
             case .later:
+                let looks = presence.looks(of: entry.owner)
                 spawn { [delay = configuration.delay] in
                     try? await Task.sleep(for: delay)
                     guard !Task.isCancelled else { return }
-                    await self.deliverLater(notice, to: entry)
+                    await self.deliverLater(notice, to: entry, looks: looks)
                 }
             }
         }
@@ -250,10 +251,10 @@ public actor PushCoordinator: Service {
         }
     }
 
-    /// After the delay: still unanswered and still not seen?
-    func deliverLater(_ notice: PushNotice, to entry: PushSubscriptionStore.Entry) {
+    /// After the delay: still unanswered, and not seen meanwhile (no page of the device came on screen)?
+    func deliverLater(_ notice: PushNotice, to entry: PushSubscriptionStore.Entry, looks: Int) {
         if let approvalId = notice.approvalId, pendingApprovals[approvalId] == nil { return }
-        guard presence.verdict(for: entry.owner, stalled: stalled) != .skip else { return }
+        guard presence.looks(of: entry.owner) == looks, presence.verdict(for: entry.owner, stalled: stalled) != .skip else { return }
         deliver(notice, to: entry)
     }
 

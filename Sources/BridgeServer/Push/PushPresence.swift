@@ -19,14 +19,23 @@ struct PushPresence: Sendable {
     }
 
     private var sessions: [UInt64: Entry] = [:]
+    /// Per owner, how often one of its pages came on screen (opened, or became visible): a delayed push is
+    /// dropped when this changed meanwhile (the device saw the event), even if it is hidden again.
+    private var looks: [String: Int] = [:]
 
     mutating func opened(_ session: UInt64, owner: String) {
         sessions[session] = Entry(owner: owner, visible: true)
+        looks[owner, default: 0] += 1
     }
 
     mutating func visibility(_ session: UInt64, visible: Bool) {
+        guard let owner = sessions[session]?.owner else { return }
+        if visible, sessions[session]?.visible == false { looks[owner, default: 0] += 1 }
         sessions[session]?.visible = visible
     }
+
+    /// How often a page of `owner` came on screen so far (compare before and after a delay).
+    func looks(of owner: String) -> Int { looks[owner] ?? 0 }
 
     mutating func closed(_ session: UInt64) {
         sessions[session] = nil
