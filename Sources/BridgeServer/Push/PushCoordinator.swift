@@ -328,7 +328,7 @@ public actor PushCoordinator: Service {
         let id = nextTask
         tasks[id] = Task {
             await work()
-            await self.finished(id)
+            self.finished(id)
         }
     }
 
