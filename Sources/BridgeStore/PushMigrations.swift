@@ -2,7 +2,7 @@ import GRDB
 
 /// The schema of ``PushSubscriptionStore``.
 enum PushMigrations {
-    /// Web Push subscriptions per owner (a device id, or `client:<clientId>`); a trigger deletes a device's
+    /// Web Push subscriptions per owner (a device id); a trigger deletes a device's
     /// rows when it is revoked, whichever process revokes it.
     static func v5PushSubscriptions(_ db: Database) throws {
         try db.create(table: "pushSubscription") { t in

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 
-/// Web Push subscriptions, per device (or `client:<clientId>` for a shared-secret client). A device's rows go
-/// when it is revoked (a trigger in the schema), so a revoked phone is never pushed to again.
+/// Web Push subscriptions, per paired device. A device's rows go when it is revoked (a trigger in the schema),
+/// so a revoked phone is never pushed to again.
 public struct PushSubscriptionStore: Sendable {
     /// One stored subscription.
     public struct Entry: Sendable, Hashable {
@@ -68,15 +68,15 @@ public struct PushSubscriptionStore: Sendable {
         }
     }
 
-    /// Every subscription of owners that are not revoked devices.
+    /// Every subscription of a device that is not revoked.
     public func all() async throws -> [Entry] {
         try await database.pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT p.id, p.owner, p.endpoint, p.p256dh, p.auth, p.events FROM pushSubscription p
-                    LEFT JOIN device d ON d.id = p.owner
-                    WHERE p.owner LIKE 'client:%' OR (d.id IS NOT NULL AND d.revokedAt IS NULL)
+                    JOIN device d ON d.id = p.owner
+                    WHERE d.revokedAt IS NULL
                     ORDER BY p.createdAt
                     """
             ).map {

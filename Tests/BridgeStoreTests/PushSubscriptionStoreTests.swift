@@ -20,16 +20,20 @@ import Testing
         let first = try await store.save(owner: phoneId, endpoint: "https://push.example/a", p256dh: key, auth: auth, events: "approval")
         let again = try await store.save(owner: phoneId, endpoint: "https://push.example/a", p256dh: key, auth: auth, events: "turnFailed")
         #expect(first == again)
-        _ = try await store.save(owner: "client:web-1", endpoint: "https://push.example/b", p256dh: key, auth: auth, events: "approval")
+        let code2 = try await registry.mintPairingCode(ttl: .seconds(600))
+        let tablet = try await registry.redeem(code: code2.code, device: DeviceInfo(name: "tablet"), address: nil)
+        _ = try await store.save(owner: tablet.record.id, endpoint: "https://push.example/b", p256dh: key, auth: auth, events: "approval")
+        // A row whose owner is no device is never used.
+        _ = try await store.save(owner: "nobody", endpoint: "https://push.example/c", p256dh: key, auth: auth, events: "approval")
         var all = try await store.all()
         #expect(all.count == 2)
         #expect(all.first { $0.owner == phoneId }?.events == "turnFailed")
         // Another owner cannot remove it.
-        #expect(try await store.remove(id: first, owner: "client:web-1") == false)
+        #expect(try await store.remove(id: first, owner: tablet.record.id) == false)
         // Revoking the device (as `devices revoke` does, from any process) deletes its rows.
         _ = try await registry.revoke(id: phoneId)
         all = try await store.all()
-        #expect(all.map(\.owner) == ["client:web-1"])
+        #expect(all.map(\.owner) == [tablet.record.id])
         let rows = try await database.pool.read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM pushSubscription WHERE owner = ?", arguments: [phoneId])
         }

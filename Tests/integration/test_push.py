@@ -352,6 +352,15 @@ async def test_push_requests_are_checked(bridge_factory, model, codex_home, work
     assert oct(key_file.stat().st_mode & 0o777) == "0o600"
 
 
+async def test_shared_secret_clients_cannot_subscribe(bridge_factory, model, codex_home, workspace, push_service):
+    bridge = start_bridge(bridge_factory, model, codex_home, workspace)
+    ws, ack = await hello(bridge, extra={"clientId": "web-static-1"})
+    assert ack["server"]["pushPublicKey"]
+    answer = await request(ws, "pushSubscribe", subscription=Subscriber().subscription(push_service.endpoint("x")))
+    assert answer["kind"] == "error" and answer["code"] == "forbidden" and "paired device" in answer["message"]
+    await ws.close()
+
+
 async def test_no_push_turns_it_off(bridge_factory, model, codex_home, workspace, push_service):
     bridge = start_bridge(bridge_factory, model, codex_home, workspace, "--no-push")
     ws, ack = await hello(bridge)

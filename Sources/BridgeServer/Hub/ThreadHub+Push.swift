@@ -66,8 +66,10 @@ extension ThreadHub {
             return .accepted(Accepted())
         }
         guard let push else { throw HubError(.forbidden, "push notifications are turned off on this bridge (--no-push)") }
-        guard let owner = clientKeys[session.id] else {
-            throw HubError(.forbidden, "push needs a paired device (or a shared-secret client that sends hello.clientId)")
+        // Only paired devices: revoking one deletes its subscriptions, while a rotated shared secret could not take
+        // a shared-secret client's back.
+        guard let owner = session.principal.deviceId else {
+            throw HubError(.forbidden, "push notifications need a paired device (codex-bridge pair), not the shared secret")
         }
         switch request {
         case .pushSubscribe(let subscribe):
@@ -108,7 +110,7 @@ extension ThreadHub {
         }
         BridgeMetrics.shared.approvalDecided(after: ContinuousClock.now - current.requestedAt)
         let threadId = current.request.threadId
-        let deviceId = owner.hasPrefix("client:") || owner.hasPrefix("notify:") ? nil : owner
+        let deviceId = owner.hasPrefix("notify:") ? nil : owner
         publish(threadId: threadId) { seq in
             .approvalResolved(
                 ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: decision, deviceId: deviceId))

@@ -66,7 +66,7 @@ public struct PushActionRoute: Sendable {
             return Self.error(.forbidden, .unauthorized, "the action token is used, expired, unknown or not this device's")
         }
         // A device revoked since the notification was sent cannot answer with it.
-        if !binding.owner.hasPrefix("client:"), !binding.owner.hasPrefix("notify:"),
+        if !binding.owner.hasPrefix("notify:"),
             (try? await devices?.isRevoked(id: binding.owner)) ?? false
         {
             return Self.error(.forbidden, .unauthorized, "the device this token was sent to is revoked")

@@ -101,6 +101,11 @@ export function notifyControl(ctx) {
       hide.hidden = false;
       return;
     }
+    if (!ctx.deviceId()) {
+      text.textContent = 'Notifications need a paired phone: scan a code from codex-bridge pair.';
+      button.hidden = true;
+      return;
+    }
     if (!pushSupported()) {
       text.textContent = window.isSecureContext ? 'This browser cannot show notifications.' : 'Notifications need https (codex-bridge serve --tls).';
       button.hidden = true;
