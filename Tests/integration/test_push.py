@@ -237,14 +237,23 @@ async def test_action_tokens_refused_when_expired_foreign_or_resolved(bridge_fac
     assert (await request(desk, "approve", approvalId=approval["approvalId"], decision="decline"))["kind"] == "accepted"
     await until_turn_completed(desk, thread_id)
     _, approval2 = await start_approval(desk, workspace, model, cmd="touch later.txt")
-    token2 = None
-    for _ in range(200):
-        fresh = [tablet.decrypt(p["body"]) for p in push_service.seen("/push/tablet")]
-        token2 = next((p["token"] for p in fresh if p.get("approvalId") == approval2["approvalId"] and p["type"] == "approval"), None)
-        if token2:
-            break
-        await asyncio.sleep(0.1)
-    assert token2, fresh
+
+    async def token_for(subscriber, path):
+        for _ in range(200):
+            fresh = [subscriber.decrypt(p["body"]) for p in push_service.seen(path)]
+            found = next((p["token"] for p in fresh if p.get("approvalId") == approval2["approvalId"] and p["type"] == "approval"), None)
+            if found:
+                return found
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"no push for {approval2['approvalId']} at {path}")
+
+    token2 = await token_for(tablet, "/push/tablet")
+    # A device revoked after its notification was sent cannot answer with it.
+    phone_token2 = await token_for(phone, "/push/phone")
+    from conftest import run_cli
+    run_cli("devices", "revoke", phone_id, state_dir=bridge.state_dir, check=True)
+    status, answer = await asyncio.to_thread(post_action, bridge, {"token": phone_token2, "decision": "accept"})
+    assert status == 403 and "revoked" in answer["message"], answer
     assert (await request(desk, "approve", approvalId=approval2["approvalId"], decision="decline"))["kind"] == "accepted"
     status, answer = await asyncio.to_thread(post_action, bridge, {"token": token2, "decision": "accept"})
     assert status == 403, answer
