@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Wire messages. Foundation only: an iOS app imports this module.
@@ -71,6 +72,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Notifications: Web Push (RFC 8030/8291/8292: VAPID key, aes128gcm, ES256 JWT), ntfy and webhooks,
+        // delivery over AsyncHTTPClient. Knows nothing of the hub or WebSockets.
+        .target(
+            name: "BridgePush",
+            dependencies: [
+                "BridgeStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // The WebSocket server: upgrade + auth, connections, routing, the thread hub.
         .target(
             name: "BridgeServer",
@@ -79,6 +95,7 @@ let package = Package(
                 "BridgeStore",
                 "CodexControl",
                 "BridgeWeb",
+                "BridgePush",
                 "ChildProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -260,6 +277,11 @@ let package = Package(
         .testTarget(
             name: "BridgeStoreTests",
             dependencies: ["BridgeStore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BridgePushTests",
+            dependencies: ["BridgePush", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CodexControlTests", dependencies: ["CodexControl"], swiftSettings: swiftSettings),

@@ -97,6 +97,9 @@ extension ClientMessage {
         case "unarchiveThread": request = .unarchiveThread(try payload(ThreadRef.self))
         case "readFile": request = .readFile(try payload(ReadFile.self))
         case "usage": request = .usage(try payload(UsageRequest.self))
+        case "pushSubscribe": request = .pushSubscribe(try payload(PushSubscribe.self))
+        case "pushUnsubscribe": request = .pushUnsubscribe(try payload(PushUnsubscribe.self))
+        case "presence": request = .presence(try payload(Presence.self))
         default: throw FrameDecodingError(kind: kind, id: id, code: .unknownKind, message: "unknown kind '\(kind.prefix(64))'")
         }
         return .request(id: id, request)
@@ -124,6 +127,9 @@ extension ClientMessage {
                 return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .readFile(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .usage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .pushSubscribe(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .pushUnsubscribe(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .presence(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

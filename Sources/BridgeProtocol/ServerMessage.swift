@@ -56,6 +56,7 @@ public enum ServerMessage: Sendable, Hashable {
             case .models(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .file(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .usage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .pushSubscribed(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }
@@ -129,6 +130,7 @@ public enum ServerMessage: Sendable, Hashable {
         case "models": return try response(.models(payload(ModelList.self)))
         case "file": return try response(.file(payload(FileContent.self)))
         case "usage": return try response(.usage(payload(Usage.self)))
+        case "pushSubscribed": return try response(.pushSubscribed(payload(PushSubscribed.self)))
         default:
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
         }

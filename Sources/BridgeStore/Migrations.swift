@@ -16,6 +16,7 @@ enum BridgeMigrations {
         ("v2-journal", JournalMigrations.v2Journal),
         ("v3-journal-lean-indexes", JournalMigrations.v3LeanIndexes),
         ("v4-thread-policy-code-failures", v4ThreadPolicyCodeFailures),
+        ("v5-push-subscriptions", PushMigrations.v5PushSubscriptions),
     ]
 
     /// The sandbox and approval policy each thread was started with (so a resume after a restart keeps them),

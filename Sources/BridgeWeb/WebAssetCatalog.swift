@@ -23,6 +23,7 @@ enum WebAssetCatalog {
             ("markdown.js", PackageResources.markdown_js),
             ("new-thread-screen.js", PackageResources.new_thread_screen_js),
             ("pairing.js", PackageResources.pairing_js),
+            ("push.js", PackageResources.push_js),
             ("store.js", PackageResources.store_js),
             ("sw.js", PackageResources.sw_js),
             ("thread-screen.js", PackageResources.thread_screen_js),

@@ -29,6 +29,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var journal: JournalOptions
 
+    @OptionGroup var push: PushOptions
+
     @Option(
         help: ArgumentHelp("Address and port to listen on; port 0 picks a free one (default 0.0.0.0:9099).", valueName: "host:port"),
         transform: ListenAddress.parse)
@@ -113,7 +115,9 @@ struct ServeCommand: AsyncParsableCommand {
             codexConfig: codexConfig.isEmpty ? nil : codexConfig, roots: roots.isEmpty ? nil : roots,
             allowDangerFullAccess: allowDangerFullAccess ? true : nil, tls: tls, tlsCert: tlsCert.map(Self.absolute),
             tlsKey: tlsKey.map(Self.absolute), tlsTailscale: tlsTailscale ? true : nil, journalMaxAge: journal.maxAge,
-            journalMaxBytes: journal.maxBytes)
+            journalMaxBytes: journal.maxBytes, push: push.noPush ? false : nil, pushSubject: push.subject, pushDelay: push.delay,
+            notify: push.notifyURLs.isEmpty ? nil : push.notifyURLs, notifyActionURL: push.actionURL,
+            inhibit: push.noInhibit ? false : nil, pushTokenLifetime: push.tokenLifetime)
     }
 
     /// A path given on the command line, made absolute against the current directory.
@@ -245,7 +249,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("cannot open the event journal in \(paths.databaseFile.path): \(error)")
         }
-        let server = ServerInfo(id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current)
+        let notifications = try await ServePush.prepare(settings.push, paths: paths, devices: pairing.registry, hub: hub, logger: logger)
+        let server = ServerInfo(
+            id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current, pushPublicKey: notifications.publicKey)
         let configuration = BridgeServerConfiguration(
             host: pairing.host,
             port: settings.listen.port,
@@ -269,6 +275,11 @@ struct ServeCommand: AsyncParsableCommand {
                 logger: logger
             )
         let rateLimiter = AuthRateLimiter(configuration: configuration)
+        let metricsRoute = MetricsRoute(
+            registry: metricsRegistry, sharedSecretFile: paths.tokenFile, devices: pairing.registry, connections: pairing.connections,
+            hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")],
+            rateLimiter: rateLimiter
+        )
         let bridge = BridgeServer(
             configuration: configuration,
             authenticator: Authenticator(sharedSecretFile: paths.tokenFile, devices: pairing.devices),
@@ -276,11 +287,10 @@ struct ServeCommand: AsyncParsableCommand {
             registry: pairing.connections,
             logger: logger,
             rateLimiter: rateLimiter,
-            extraRoutes: MetricsRoute(
-                registry: metricsRegistry, sharedSecretFile: paths.tokenFile, devices: pairing.registry, connections: pairing.connections,
-                hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")],
-                rateLimiter: rateLimiter
-            ).addRoutes(to:),
+            extraRoutes: { [metricsRoute, notifications] router in
+                metricsRoute.addRoutes(to: router)
+                notifications.addRoutes(to: router)
+            },
             onListening: { [qr = settings.qr, pairing] listening in
                 await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)
                 publisher?.serverListening(port: listening.port)
@@ -292,7 +302,7 @@ struct ServeCommand: AsyncParsableCommand {
                 services: [
                     .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
                     .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger)),
-                ] + (publisher.map { [.init(service: $0)] } ?? [])
+                ] + notifications.services + (publisher.map { [.init(service: $0)] } ?? [])
                     + (tailscaleRenewal.map { [.init(service: $0)] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger

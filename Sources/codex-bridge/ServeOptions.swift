@@ -29,6 +29,14 @@ struct ServeOptions: Equatable, Sendable {
     var tlsTailscale: Bool?
     var journalMaxAge: DurationArgument?
     var journalMaxBytes: Int64?
+    var push: Bool?
+    var pushSubject: String?
+    var pushDelay: DurationArgument?
+    var notify: [String]?
+    var notifyActionURL: String?
+    var inhibit: Bool?
+    /// A hidden flag for tests: how long a notification's action token lives.
+    var pushTokenLifetime: DurationArgument?
 
     /// These options where they say something, else `base`'s. The TLS choice (`tls`, the certificate files,
     /// Tailscale) is taken whole from one side: a command line that says anything about TLS replaces the file's.
@@ -42,7 +50,10 @@ struct ServeOptions: Equatable, Sendable {
             logLevel: logLevel ?? base.logLevel, logFormat: logFormat ?? base.logFormat, qr: qr ?? base.qr, mdns: mdns ?? base.mdns,
             mdnsName: mdnsName ?? base.mdnsName, codex: codex ?? base.codex, codexConfig: codexConfig ?? base.codexConfig,
             roots: roots ?? base.roots, allowDangerFullAccess: allowDangerFullAccess ?? base.allowDangerFullAccess,
-            journalMaxAge: journalMaxAge ?? base.journalMaxAge, journalMaxBytes: journalMaxBytes ?? base.journalMaxBytes)
+            journalMaxAge: journalMaxAge ?? base.journalMaxAge, journalMaxBytes: journalMaxBytes ?? base.journalMaxBytes,
+            push: push ?? base.push, pushSubject: pushSubject ?? base.pushSubject, pushDelay: pushDelay ?? base.pushDelay,
+            notify: notify ?? base.notify, notifyActionURL: notifyActionURL ?? base.notifyActionURL, inhibit: inhibit ?? base.inhibit,
+            pushTokenLifetime: pushTokenLifetime ?? base.pushTokenLifetime)
         let tlsSource = saysAnythingAboutTLS ? self : base
         merged.tls = tlsSource.tls
         merged.tlsCert = tlsSource.tlsCert
@@ -81,6 +92,14 @@ struct ServeOptions: Equatable, Sendable {
             guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw SettingProblem(.roots, "entry \"\(root)\" is not an existing directory")
             }
+        }
+        if let pushSubject, let problem = PushSettings.subjectProblem(pushSubject) { throw SettingProblem(.pushSubject, problem) }
+        if let pushDelay, pushDelay.duration > .seconds(3600) { throw SettingProblem(.pushDelay, "must be at most 1h, not \(pushDelay)") }
+        for url in notify ?? [] {
+            if let problem = PushSettings.notifyProblem(url) { throw SettingProblem(.notify, problem) }
+        }
+        if let notifyActionURL, let problem = PushSettings.actionURLProblem(notifyActionURL) {
+            throw SettingProblem(.notifyActionURL, problem)
         }
         if (tlsCert == nil) != (tlsKey == nil) {
             throw SettingProblem(

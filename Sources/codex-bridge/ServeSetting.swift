@@ -27,6 +27,12 @@ enum ServeSetting: String, CaseIterable, Sendable {
     case tlsTailscale = "tls_tailscale"
     case journalMaxAge = "journal_max_age"
     case journalMaxBytes = "journal_max_bytes"
+    case push
+    case pushSubject = "push_subject"
+    case pushDelay = "push_delay"
+    case notify
+    case notifyActionURL = "notify_action_url"
+    case inhibit
 
     /// The key in `config.toml`.
     var key: String { self == .tlsTailscale ? ServeSetting.tls.rawValue : rawValue }
@@ -49,6 +55,9 @@ enum ServeSetting: String, CaseIterable, Sendable {
         case .qr: "--no-qr"
         case .mdns: "--no-mdns"
         case .roots: "--root"
+        case .push: "--no-push"
+        case .notify: "--notify-url"
+        case .inhibit: "--no-inhibit"
         default: "--" + rawValue.replacingOccurrences(of: "_", with: "-")
         }
     }

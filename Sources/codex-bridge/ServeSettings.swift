@@ -27,6 +27,7 @@ struct ServeSettings: Equatable {
     var requestHeadTimeout: Double = 5
     var maxUnauthenticated = 512
     var maxUnauthenticatedPerAddress = 128
+    var push = PushSettings()
 
     /// The defaults.
     init() {}
@@ -58,6 +59,7 @@ struct ServeSettings: Equatable {
         requestHeadTimeout = options.requestHeadTimeout ?? requestHeadTimeout
         maxUnauthenticated = options.maxUnauthenticated ?? maxUnauthenticated
         maxUnauthenticatedPerAddress = options.maxUnauthenticatedPerAddress ?? maxUnauthenticatedPerAddress
+        push = PushSettings(options)
     }
 
     /// The journal's maximum age in seconds.

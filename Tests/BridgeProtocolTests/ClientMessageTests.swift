@@ -62,11 +62,52 @@ import Testing
             .approve(Approve(approvalId: "a", decision: .decline)), .listDirectory(ListDirectory(path: "/src")),
             .listModels(ListModels()), .renameThread(RenameThread(threadId: "t", name: "n")), .archiveThread(ThreadRef(threadId: "t")),
             .unarchiveThread(ThreadRef(threadId: "t")), .readFile(ReadFile(threadId: "t", path: "a.txt")), .usage(UsageRequest()),
+            .pushSubscribe(
+                PushSubscribe(
+                    subscription: WebPushSubscription(endpoint: "https://p.example/x", keys: .init(p256dh: "BA", auth: "AA")),
+                    events: ["approval"])),
+            .pushUnsubscribe(PushUnsubscribe(subscriptionId: "ps-1")), .presence(Presence(visible: false)),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {
             let message = ClientMessage.request(id: "id-\(request.kind)", request)
             #expect(try ClientMessage.decode(message.encoded()) == message)
         }
+    }
+}
+
+@Suite struct PushMessageTests {
+    @Test func decodesPushRequestsAsABrowserSendsThem() throws {
+        let text = #"""
+            {"kind":"pushSubscribe","id":"7","subscription":{"endpoint":"https://fcm.googleapis.com/fcm/send/dQ","expirationTime":null,
+             "keys":{"p256dh":"BCVx","auth":"BTBZ"}}}
+            """#
+        guard case .request("7", .pushSubscribe(let subscribe)) = try ClientMessage.decode(Data(text.utf8)) else {
+            Issue.record("not a pushSubscribe")
+            return
+        }
+        #expect(subscribe.subscription.endpoint == "https://fcm.googleapis.com/fcm/send/dQ" && subscribe.events == nil)
+        #expect(subscribe.subscription.keys == .init(p256dh: "BCVx", auth: "BTBZ"))
+        #expect(
+            try ClientMessage.decode(Data(#"{"kind":"presence","id":"8","visible":true}"#.utf8))
+                == .request(id: "8", .presence(Presence(visible: true))))
+        #expect(throws: FrameDecodingError.self) { try ClientMessage.decode(Data(#"{"kind":"presence","id":"9"}"#.utf8)) }
+        #expect(throws: FrameDecodingError.self) {
+            try ClientMessage.decode(Data(#"{"kind":"pushSubscribe","id":"9","subscription":{"endpoint":"x"}}"#.utf8))
+        }
+    }
+
+    @Test func pushSubscribedAndThePublicKeyRoundTrip() throws {
+        let answer = ServerMessage.response(id: "7", .pushSubscribed(PushSubscribed(subscriptionId: "ps-1")))
+        #expect(try ServerMessage.decode(answer.encoded()) == answer)
+        let ack = ServerMessage.helloAck(
+            HelloAck(version: 1, ok: true, server: ServerInfo(id: "s", name: "n", version: "1", pushPublicKey: "BKey")))
+        let text = try ack.encodedText()
+        #expect(text.contains(#""pushPublicKey":"BKey""#))
+        #expect(try ServerMessage.decode(Data(text.utf8)) == ack)
+        // Absent when push is off.
+        #expect(
+            !(try ServerMessage.helloAck(HelloAck(version: 1, ok: true, server: ServerInfo(id: "s", name: "n", version: "1"))).encodedText()
+                .contains("push")))
     }
 }

@@ -53,11 +53,15 @@ public struct ServerInfo: Codable, Sendable, Hashable {
     public var name: String
     /// The bridge's software version.
     public var version: String
+    /// The VAPID public key for Web Push (`applicationServerKey`): base64url of the uncompressed P-256 point;
+    /// absent when push is off. Only in an authenticated `helloAck`.
+    public var pushPublicKey: String?
 
-    public init(id: String, name: String, version: String) {
+    public init(id: String, name: String, version: String, pushPublicKey: String? = nil) {
         self.id = id
         self.name = name
         self.version = version
+        self.pushPublicKey = pushPublicKey
     }
 }
 

@@ -137,6 +137,9 @@ public enum BridgeRequest: Sendable, Hashable {
     case unarchiveThread(ThreadRef)
     case readFile(ReadFile)
     case usage(UsageRequest)
+    case pushSubscribe(PushSubscribe)
+    case pushUnsubscribe(PushUnsubscribe)
+    case presence(Presence)
 
     /// The wire `kind` of this request.
     public var kind: String {
@@ -157,6 +160,9 @@ public enum BridgeRequest: Sendable, Hashable {
         case .unarchiveThread: "unarchiveThread"
         case .readFile: "readFile"
         case .usage: "usage"
+        case .pushSubscribe: "pushSubscribe"
+        case .pushUnsubscribe: "pushUnsubscribe"
+        case .presence: "presence"
         }
     }
 
@@ -170,7 +176,7 @@ public enum BridgeRequest: Sendable, Hashable {
         case .renameThread(let rename): rename.threadId
         case .readFile(let read): read.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
-        case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage: nil
+        case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence: nil
         }
     }
 
@@ -178,5 +184,6 @@ public enum BridgeRequest: Sendable, Hashable {
     public static let kinds: Set<String> = [
         "listThreads", "startThread", "sendMessage", "interrupt", "subscribe", "unsubscribe", "readThread",
         "getDiff", "approve", "listDirectory", "listModels", "renameThread", "archiveThread", "unarchiveThread", "readFile", "usage",
+        "pushSubscribe", "pushUnsubscribe", "presence",
     ]
 }

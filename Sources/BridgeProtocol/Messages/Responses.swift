@@ -179,6 +179,7 @@ public enum BridgeResponse: Sendable, Hashable {
     case models(ModelList)
     case file(FileContent)
     case usage(Usage)
+    case pushSubscribed(PushSubscribed)
 
     /// The wire `kind` of this answer.
     public var kind: String {
@@ -194,6 +195,7 @@ public enum BridgeResponse: Sendable, Hashable {
         case .models: "models"
         case .file: "file"
         case .usage: "usage"
+        case .pushSubscribed: "pushSubscribed"
         }
     }
 }

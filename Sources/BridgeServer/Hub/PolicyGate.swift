@@ -37,7 +37,7 @@ struct PolicyGate: Sendable {
     /// the approval's thread), nil when it names none or the thread is unknown.
     func decide(_ request: BridgeRequest, thread: ThreadFacts?) -> Verdict {
         switch request {
-        case .listThreads, .listModels, .usage:
+        case .listThreads, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence:
             return .allowed(cwd: nil, policy: nil)
         case .readFile(let read):
             guard let thread else { return .refused(.notFound, "unknown thread") }

@@ -93,6 +93,8 @@ extension ThreadHub {
             // Codex's own refusal (no ChatGPT login, say) is passed on as `codex_error` with its message.
             let result = try await codex.request("account/rateLimits/read", params: [:], timeout: policy.codexTimeout)
             return .usage(Usage(rateLimits: result["rateLimits"] ?? result))
+        case .pushSubscribe, .pushUnsubscribe, .presence:
+            return try await answerPush(request, session: session)
         }
     }
 
@@ -248,6 +250,7 @@ extension ThreadHub {
                 ApprovalResolved(
                     seq: seq, approvalId: approve.approvalId, threadId: threadId, decision: approve.decision, deviceId: deviceId))
         }
+        approvalResolvedForPush(approve.approvalId, decision: approve.decision, deviceId: deviceId)
         session.logger.info(
             "Approval answered",
             metadata: ["bridge.approval.id": "\(approve.approvalId)", "bridge.approval.decision": "\(approve.decision.rawValue)"])

@@ -99,6 +99,9 @@ public actor ThreadHub: RequestHandling, Service {
     var batch: Batch?
     /// The last `model/list` answer.
     var modelCache: ModelCache?
+    /// Notifications (nil: off) and the sleep inhibitor (nil: off); see ThreadHub+Push.swift.
+    var push: PushCoordinator?
+    var inhibitor: SleepInhibitor?
 
     /// A hub without a journal: sequence numbers restart at 1, nothing is replayed.
     public init(codex: any CodexPort, policy: Policy, logger: Logger) {
@@ -197,6 +200,7 @@ public actor ThreadHub: RequestHandling, Service {
         publish(threadId: threadId, eventDataJSON: paramsJSON) { seq in
             .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: method, data: params))
         }
+        observeForPush(method: method, params: params, threadId: threadId)
     }
 
     private func serverRequest(id: CodexRequestID, method: String, params: JSONValue) {
@@ -215,6 +219,7 @@ public actor ThreadHub: RequestHandling, Service {
             self.pendingApprovals[approvalId] = PendingApproval(codexId: id, request: request)
             return .approvalRequest(request)
         }
+        approvalRequestedForPush(approvalId)
         logger.info(
             "Approval requested",
             metadata: ["bridge.thread.id": "\(threadId)", "bridge.approval.id": "\(approvalId)", "bridge.approval.type": "\(type)"])
@@ -229,6 +234,7 @@ public actor ThreadHub: RequestHandling, Service {
                 publish(threadId: threadId) { seq in
                     .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data))
                 }
+                observeForPush(method: "bridge/turnFailed", params: data, threadId: threadId)
             }
         }
         for (approvalId, pending) in pendingApprovals where pending.codexId.generation == generation {
@@ -237,6 +243,7 @@ public actor ThreadHub: RequestHandling, Service {
             publish(threadId: threadId) { seq in
                 .approvalResolved(ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: .cancel))
             }
+            approvalResolvedForPush(approvalId, decision: .cancel, deviceId: nil)
         }
     }
 
@@ -286,7 +293,9 @@ public actor ThreadHub: RequestHandling, Service {
     // MARK: Sessions
 
     public func sessionOpened(_ session: ClientSession) async -> SessionOpening {
-        await open(session)
+        let opening = await open(session)
+        push?.signal(.sessionOpened(session, owner: clientKeys[session.id]))
+        return opening
     }
 
     public func sessionReady(_ session: ClientSession) async {
@@ -303,6 +312,7 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     public func sessionClosed(_ session: ClientSession) async {
+        push?.signal(.sessionClosed(session.id))
         sessions[session.id] = nil
         clientKeys[session.id] = nil
         holds[session.id] = nil

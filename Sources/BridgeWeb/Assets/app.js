@@ -12,6 +12,7 @@ import { newThreadScreen } from './new-thread-screen.js';
 import { diffScreen } from './diff-screen.js';
 import { fileScreen } from './file-screen.js';
 import { toast, describeError } from './ui.js';
+import { sendPresence, resyncPush } from './push.js';
 
 const root = document.getElementById('app');
 const store = new ThreadStore();
@@ -21,6 +22,7 @@ let pairing = null; // {code} while a pairing code is being redeemed
 let policy = { roots: [] };
 let serverName = '';
 let deviceId = null;
+let pushPublicKey = null; // the bridge's VAPID key (helloAck.server.pushPublicKey); null: no push
 let nextCursor = null;
 let screen = null;
 
@@ -50,6 +52,7 @@ const ctx = {
   policy: () => policy,
   serverName: () => serverName,
   deviceId: () => deviceId,
+  pushPublicKey: () => pushPublicKey,
   nextCursor: () => nextCursor,
   listError: () => listError,
   refreshList: () => refreshList(),
@@ -115,6 +118,7 @@ function showPairing(message, error) {
 }
 
 addEventListener('popstate', route);
+document.addEventListener('visibilitychange', () => { if (conn && conn.ready) sendPresence(conn); });
 addEventListener('hashchange', route);
 
 // -- the connection -----------------------------------------------------------------------------------------
@@ -166,6 +170,9 @@ function onAck(ack, { first, gap }) {
   const server = ack.server || {};
   serverName = server.name || serverName;
   deviceId = ack.deviceId || null;
+  pushPublicKey = typeof server.pushPublicKey === 'string' ? server.pushPublicKey : null;
+  sendPresence(conn);
+  resyncPush(conn, pushPublicKey);
   if (ack.policy && typeof ack.policy === 'object') policy = { roots: [], ...ack.policy };
   if (pairing) {
     const id = server.id || 'default';

@@ -1,6 +1,7 @@
 // The thread list: newest first, live, with each thread's folder, state, last activity and pending approvals.
 import { h, icon, relativeTime } from './dom.js';
 import { header, displayPath } from './ui.js';
+import { notifyControl } from './push.js';
 
 const STATE = {
   running: ['running', 'Running'],
@@ -21,7 +22,8 @@ export function threadsScreen(ctx) {
   const list = h('ul', { class: 'thread-list' });
   const empty = h('div', { class: 'empty-state', hidden: true });
   const more = h('button', { type: 'button', class: 'text-button more', hidden: true, text: 'Show older threads' });
-  const main = h('main', { class: 'list-main' }, ctx.banner, list, empty, more);
+  const notify = notifyControl(ctx);
+  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, list, empty, more);
   const el = h('div', { class: 'screen threads-screen' }, head.el, main, h('div', { class: 'fab-bar' }, newButton));
 
   function row(t) {
@@ -41,6 +43,7 @@ export function threadsScreen(ctx) {
 
   function render() {
     head.setTitle(ctx.serverName() || 'Codex');
+    notify.render();
     const threads = store.list();
     list.replaceChildren(...threads.map(row));
     empty.hidden = threads.length > 0 || !store.listLoaded;

@@ -1,0 +1,126 @@
+import BridgeProtocol
+import BridgePush
+import BridgeStore
+import CodexControl
+import Foundation
+import Logging
+
+/// Notifications: the hub tells the ``PushCoordinator`` what happens (approvals, their answers, turns that end,
+/// who is looking), keeps the ``SleepInhibitor`` held while a turn runs, answers `pushSubscribe`,
+/// `pushUnsubscribe` and `presence`, and resolves approvals answered from a notification.
+extension ThreadHub {
+    /// Connects the coordinator (nil: push off) and the inhibitor (nil: `--no-inhibit`). Call before `run()`.
+    public func attach(push: PushCoordinator?, inhibitor: SleepInhibitor?) {
+        self.push = push
+        self.inhibitor = inhibitor
+    }
+
+    /// After a Codex notification was published: turn ends, names and agent messages for the notices; the
+    /// inhibitor follows whether any turn runs.
+    func observeForPush(method: String, params: JSONValue, threadId: String) {
+        if method == "turn/started" || method == "turn/completed" || method == "bridge/turnFailed" {
+            inhibitor?.update(running: threads.values.contains { $0.runningTurnId != nil })
+        }
+        guard let push else { return }
+        switch method {
+        case "thread/started":
+            if let name = params["thread"]?["name"]?.stringValue ?? params["thread"]?["preview"]?.stringValue, !name.isEmpty {
+                push.signal(.threadNamed(threadId: threadId, name: PushNotice.firstLine(name, limit: 80)))
+            }
+        case "thread/name/updated":
+            if let name = params["threadName"]?.stringValue ?? params["name"]?.stringValue, !name.isEmpty {
+                push.signal(.threadNamed(threadId: threadId, name: PushNotice.firstLine(name, limit: 80)))
+            }
+        case "item/completed":
+            if params["item"]?["type"]?.stringValue == "agentMessage", let text = params["item"]?["text"]?.stringValue {
+                push.signal(.agentMessage(threadId: threadId, text: text))
+            }
+        case "turn/completed":
+            let status = params["turn"]?["status"]?.stringValue
+            guard status != "interrupted" else { return }
+            let failed = status == "failed"
+            let reason = params["turn"]?["error"]?["message"]?.stringValue
+            push.signal(.turnEnded(threadId: threadId, failed: failed, reason: reason))
+        case "bridge/turnFailed":
+            push.signal(.turnEnded(threadId: threadId, failed: true, reason: params["reason"]?.stringValue))
+        default:
+            break
+        }
+    }
+
+    /// A new approval was published.
+    func approvalRequestedForPush(_ approvalId: String) {
+        guard let push, let request = pendingApprovals[approvalId]?.request else { return }
+        push.signal(.approvalRequested(request))
+    }
+
+    /// An approval was answered or cancelled.
+    func approvalResolvedForPush(_ approvalId: String, decision: ApprovalDecision, deviceId: String?) {
+        push?.signal(.approvalResolved(approvalId: approvalId, decision: decision, deviceId: deviceId))
+    }
+
+    /// `pushSubscribe`, `pushUnsubscribe`, `presence`.
+    func answerPush(_ request: BridgeRequest, session: ClientSession) async throws -> BridgeResponse {
+        if case .presence(let presence) = request {
+            push?.signal(.presence(sessionId: session.id, visible: presence.visible))
+            return .accepted(Accepted())
+        }
+        guard let push else { throw HubError(.forbidden, "push notifications are turned off on this bridge (--no-push)") }
+        // Only paired devices: revoking one deletes its subscriptions, while a rotated shared secret could not take
+        // a shared-secret client's back.
+        guard let owner = session.principal.deviceId else {
+            throw HubError(.forbidden, "push notifications need a paired device (codex-bridge pair), not the shared secret")
+        }
+        switch request {
+        case .pushSubscribe(let subscribe):
+            do {
+                return .pushSubscribed(PushSubscribed(subscriptionId: try await push.subscribe(owner: owner, subscribe)))
+            } catch {
+                throw HubError(BridgeErrorCode(error.code), error.message)
+            }
+        case .pushUnsubscribe(let unsubscribe):
+            guard try await push.unsubscribe(owner: owner, id: unsubscribe.subscriptionId) else {
+                throw HubError(.notFound, "no push subscription \(unsubscribe.subscriptionId.prefix(64)) for this device")
+            }
+            return .accepted(Accepted())
+        default:
+            throw HubError(.internal, "not a push request")
+        }
+    }
+
+    /// Answers an approval from a notification's action (`POST /push/action`), exactly as `approve` does: first
+    /// answer wins, `approvalResolved` (with the device, when `owner` is one) to every client, journaled.
+    public func answerFromNotification(approvalId: String, decision: ApprovalDecision, owner: String) async throws -> Accepted {
+        guard let pending = pendingApprovals[approvalId] else {
+            throw HubError(.approvalNotPending, "approval \(approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
+        }
+        let facts = try await threadFacts(pending.request.threadId)
+        if case .refused(let code, let message) = gate.decide(.approve(Approve(approvalId: approvalId, decision: decision)), thread: facts)
+        {
+            throw HubError(code, message)
+        }
+        // The check above suspended: the approval may have been answered meanwhile.
+        guard let current = pendingApprovals.removeValue(forKey: approvalId) else {
+            throw HubError(.approvalNotPending, "approval \(approvalId.prefix(128)) was answered meanwhile")
+        }
+        do {
+            try codex.respond(to: current.codexId, result: ["decision": .string(decision.rawValue)])
+        } catch {
+            throw HubError(.approvalNotPending, "approval \(approvalId) can no longer be answered: codex restarted")
+        }
+        BridgeMetrics.shared.approvalDecided(after: ContinuousClock.now - current.requestedAt)
+        let threadId = current.request.threadId
+        let deviceId = owner.hasPrefix("notify:") ? nil : owner
+        publish(threadId: threadId) { seq in
+            .approvalResolved(
+                ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: decision, deviceId: deviceId))
+        }
+        approvalResolvedForPush(approvalId, decision: decision, deviceId: deviceId)
+        logger.info(
+            "Approval answered from a notification",
+            metadata: [
+                "bridge.approval.id": "\(approvalId)", "bridge.approval.decision": "\(decision.rawValue)", "bridge.push.owner": "\(owner)",
+            ])
+        return Accepted(threadId: threadId, approvalId: approvalId)
+    }
+}

@@ -1,0 +1,92 @@
+import BridgeProtocol
+import BridgePush
+import BridgeStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// `POST /push/action {token, decision}`: answers an approval from a notification's button. The single-use
+/// token is the credential (an `Authorization: Bearer` device token, when sent, must be the token's device).
+/// 200 `{"ok":true,…}`; 422 for a bad body (not 400: the first 400 on a connection is taken for a malformed
+/// request and the connection closed after its head, see ``PreAuthGuard``); 403 for a used, expired, unknown or foreign token; 409 when the
+/// approval was answered meanwhile. Nothing changes on a refusal.
+public struct PushActionRoute: Sendable {
+    let hub: ThreadHub
+    let push: PushCoordinator
+    let devices: DeviceRegistry?
+
+    /// Largest accepted body.
+    static let maxBody = 4096
+
+    public init(hub: ThreadHub, push: PushCoordinator, devices: DeviceRegistry?) {
+        self.hub = hub
+        self.push = push
+        self.devices = devices
+    }
+
+    public func addRoutes(to router: Router<BridgeRequestContext>) {
+        router.post("/push/action") { request, _ in await self.respond(to: request) }
+    }
+
+    struct Body: Decodable {
+        var token: String
+        var decision: String
+        var approvalId: String?
+    }
+
+    func respond(to request: Request) async -> Response {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: Self.maxBody)
+        } catch {
+            return Self.error(.contentTooLarge, .tooLarge, "the body must be at most \(Self.maxBody) bytes")
+        }
+        guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView)) else {
+            return Self.error(
+                .unprocessableContent, .badRequest,
+                "the body must be a JSON object {\"token\": string, \"decision\": \"accept\" or \"decline\"}")
+        }
+        guard let decision = ApprovalDecision(rawValue: body.decision), decision != .cancel else {
+            return Self.error(.unprocessableContent, .badRequest, "decision must be accept, acceptForSession or decline")
+        }
+        var presenter: String?
+        if let header = request.headers[.authorization] {
+            guard let bearer = BridgeServer.bearerToken(header),
+                let device = try? await devices?.authenticate(deviceToken: bearer, address: nil)
+            else {
+                return Self.error(.forbidden, .unauthorized, "the Authorization header is not a device token of this bridge")
+            }
+            presenter = device.id
+        }
+        guard let binding = await push.redeem(token: body.token, presenter: presenter),
+            body.approvalId == nil || body.approvalId == binding.approvalId
+        else {
+            return Self.error(.forbidden, .unauthorized, "the action token is used, expired, unknown or not this device's")
+        }
+        // A device revoked since the notification was sent cannot answer with it.
+        if !binding.owner.hasPrefix("notify:"),
+            (try? await devices?.isRevoked(id: binding.owner)) ?? false
+        {
+            return Self.error(.forbidden, .unauthorized, "the device this token was sent to is revoked")
+        }
+        do {
+            let accepted = try await hub.answerFromNotification(approvalId: binding.approvalId, decision: decision, owner: binding.owner)
+            let text =
+                #"{"approvalId":"# + JSONValue.string(accepted.approvalId ?? binding.approvalId).jsonText + #","decision":""#
+                + decision.rawValue + #"","ok":true}"#
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        } catch let error as HubError {
+            let status: HTTPResponse.Status = error.code == .approvalNotPending ? .conflict : .forbidden
+            return Self.error(status, error.code, error.message)
+        } catch {
+            return Self.error(.internalServerError, .internal, "internal error")
+        }
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ code: BridgeErrorCode, _ message: String) -> Response {
+        let text = #"{"code":"# + JSONValue.string(code.rawValue).jsonText + #","message":"# + JSONValue.string(message).jsonText + "}"
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}

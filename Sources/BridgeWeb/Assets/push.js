@@ -1,0 +1,146 @@
+// Notifications: the "Notify me" control (permission is asked only after a tap, as browsers require), the
+// Web Push subscription sent to the bridge (pushSubscribe), and presence: the bridge pushes only to devices
+// whose page is not on screen, so the page says when it is hidden or visible.
+import { h } from './dom.js';
+import { toast, describeError } from './ui.js';
+
+const SAVED = 'codex-bridge-push';
+const HINT_HIDDEN = 'codex-bridge-push-hint-hidden';
+
+/** iPhone/iPad Safari outside the Home Screen app: push exists only in the installed web app (iOS 16.4+). */
+export function needsHomeScreen() {
+  const ios = /iPhone|iPad|iPod/.test(navigator.userAgent) || (navigator.platform === 'MacIntel' && navigator.maxTouchPoints > 1);
+  const standalone = navigator.standalone === true || matchMedia('(display-mode: standalone)').matches;
+  return ios && !standalone;
+}
+
+export function pushSupported() {
+  return window.isSecureContext && 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window;
+}
+
+function keyBytes(base64url) {
+  const base64 = base64url.replace(/-/g, '+').replace(/_/g, '/');
+  const raw = atob(base64 + '='.repeat((4 - (base64.length % 4)) % 4));
+  return Uint8Array.from(raw, (c) => c.charCodeAt(0));
+}
+
+function savedState() {
+  try { return JSON.parse(localStorage.getItem(SAVED) || 'null'); } catch (_) { return null; }
+}
+
+/** Tells the bridge whether this page is on screen, now and on every change. */
+export function sendPresence(conn) {
+  if (!conn) return;
+  conn.request('presence', { visible: document.visibilityState === 'visible' }).catch(() => {});
+}
+
+/** Subscribes this browser and registers the subscription with the bridge; returns the subscription id. */
+export async function enablePush(conn, publicKey) {
+  const permission = await Notification.requestPermission();
+  if (permission !== 'granted') throw new Error('Notifications are blocked for this site in the browser settings.');
+  const registration = await navigator.serviceWorker.ready;
+  let subscription = await registration.pushManager.getSubscription();
+  if (subscription) {
+    // A subscription made for another key (another bridge) cannot be used: make a new one.
+    const current = subscription.options && subscription.options.applicationServerKey;
+    const wanted = keyBytes(publicKey);
+    if (current && new Uint8Array(current).join() !== wanted.join()) { await subscription.unsubscribe(); subscription = null; }
+  }
+  if (!subscription) subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(publicKey) });
+  const json = subscription.toJSON();
+  const answer = await conn.request('pushSubscribe', { subscription: { endpoint: json.endpoint, keys: json.keys } });
+  localStorage.setItem(SAVED, JSON.stringify({ subscriptionId: answer.subscriptionId, key: publicKey }));
+  return answer.subscriptionId;
+}
+
+/**
+ * After each handshake: a browser that has notifications on registers its current subscription again (the
+ * endpoint may have changed, or the bridge dropped it); the bridge keeps one row per endpoint.
+ */
+export async function resyncPush(conn, publicKey) {
+  const state = savedState();
+  if (!state || !publicKey || state.key !== publicKey || !pushSupported() || Notification.permission !== 'granted') return;
+  try {
+    const registration = await navigator.serviceWorker.getRegistration();
+    const subscription = registration && await registration.pushManager.getSubscription();
+    if (!subscription) { localStorage.removeItem(SAVED); return; }
+    const json = subscription.toJSON();
+    const answer = await conn.request('pushSubscribe', { subscription: { endpoint: json.endpoint, keys: json.keys } });
+    localStorage.setItem(SAVED, JSON.stringify({ subscriptionId: answer.subscriptionId, key: publicKey }));
+  } catch (_) { /* tried again at the next connection */ }
+}
+
+export async function disablePush(conn) {
+  const state = savedState();
+  localStorage.removeItem(SAVED);
+  if (state && state.subscriptionId) await conn.request('pushUnsubscribe', { subscriptionId: state.subscriptionId }).catch(() => {});
+  const registration = await navigator.serviceWorker.getRegistration();
+  const subscription = registration && await registration.pushManager.getSubscription();
+  if (subscription) await subscription.unsubscribe();
+}
+
+/** The control on the threads screen; hidden when the bridge offers no push. */
+export function notifyControl(ctx) {
+  const text = h('span', { class: 'notify-text' });
+  const button = h('button', { type: 'button', class: 'secondary notify-button' });
+  const hide = h('button', { type: 'button', class: 'text-button notify-hide', text: 'Hide', hidden: true });
+  const el = h('div', { class: 'notify-bar', hidden: true }, text, button, hide);
+  let busy = false;
+
+  function render() {
+    const key = ctx.pushPublicKey();
+    const state = savedState();
+    const on = !!(state && state.key === key && typeof Notification !== 'undefined' && Notification.permission === 'granted');
+    el.hidden = !key;
+    hide.hidden = true;
+    if (!key) return;
+    if (needsHomeScreen()) {
+      el.hidden = localStorage.getItem(HINT_HIDDEN) === '1';
+      text.textContent = 'For notifications on this iPhone, add this app to the Home Screen (Share, then Add to Home Screen) and open it from there.';
+      button.hidden = true;
+      hide.hidden = false;
+      return;
+    }
+    if (!ctx.deviceId()) {
+      text.textContent = 'Notifications need a paired phone: scan a code from codex-bridge pair.';
+      button.hidden = true;
+      return;
+    }
+    if (!pushSupported()) {
+      text.textContent = window.isSecureContext ? 'This browser cannot show notifications.' : 'Notifications need https (codex-bridge serve --tls).';
+      button.hidden = true;
+      return;
+    }
+    button.hidden = false;
+    button.disabled = busy;
+    text.textContent = on ? 'Notifications are on for approvals and finished turns while this app is closed.' : 'Get a notification when Codex needs an approval or finishes.';
+    button.textContent = on ? 'Turn off' : 'Notify me';
+    button.dataset.on = on ? '1' : '';
+  }
+
+  hide.addEventListener('click', () => {
+    localStorage.setItem(HINT_HIDDEN, '1');
+    render();
+  });
+  button.addEventListener('click', async () => {
+    if (busy) return;
+    busy = true;
+    render();
+    try {
+      if (button.dataset.on) {
+        await disablePush(ctx.conn);
+        toast('Notifications off');
+      } else {
+        await enablePush(ctx.conn, ctx.pushPublicKey());
+        toast('Notifications on');
+      }
+    } catch (err) {
+      toast(`Could not turn notifications on: ${describeError(err)}`);
+    } finally {
+      busy = false;
+      render();
+    }
+  });
+  render();
+  return { el, render };
+}

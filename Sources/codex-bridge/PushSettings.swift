@@ -1,0 +1,94 @@
+import ArgumentParser
+import BridgePush
+import Foundation
+
+/// `serve` options for notifications and the sleep inhibitor.
+struct PushOptions: ParsableArguments {
+    @Flag(name: .customLong("no-push"), help: "Turn Web Push notifications off (no VAPID key, no pushSubscribe).")
+    var noPush = false
+
+    @Option(
+        name: .customLong("push-subject"),
+        help: ArgumentHelp("The VAPID contact push services see: mailto:… or https://… (default mailto:USER@HOST).", valueName: "uri"))
+    var subject: String?
+
+    @Option(
+        name: .customLong("push-delay"),
+        help: ArgumentHelp(
+            "How long a connected but hidden device has to see an event before it is pushed (default 20s).", valueName: "duration"))
+    var delay: DurationArgument?
+
+    @Option(
+        name: .customLong("notify-url"),
+        help: ArgumentHelp(
+            "Also post events to this URL (repeatable): an ntfy topic (ntfy.sh/…, ntfy.… or ntfy:URL) with action buttons, else a JSON webhook.",
+            valueName: "url"))
+    var notifyURLs: [String] = []
+
+    @Option(
+        name: .customLong("notify-action-url"),
+        help: ArgumentHelp(
+            "The base URL phones reach this bridge at (e.g. https://host:9099), for the Approve/Decline buttons of --notify-url.",
+            valueName: "url"))
+    var actionURL: String?
+
+    @Flag(name: .customLong("no-inhibit"), help: "Do not hold a logind sleep inhibitor while a turn runs.")
+    var noInhibit = false
+
+    /// Tests: how long an action token lives (default 15m).
+    @Option(name: .customLong("push-token-lifetime"), help: .hidden)
+    var tokenLifetime: DurationArgument?
+}
+
+/// What `serve` notifies with, resolved from ``ServeOptions`` (flag, then config.toml, then default).
+struct PushSettings: Equatable {
+    var enabled = true
+    /// nil: `mailto:USER@HOST`.
+    var subject: String?
+    var delay = DurationArgument(.seconds(20), text: "20s")
+    var notifyURLs: [String] = []
+    var actionURL: String?
+    var inhibit = true
+    var tokenLifetime = DurationArgument(.seconds(15 * 60), text: "15m")
+
+    /// The defaults.
+    init() {}
+
+    /// What `options` (flags over config.toml) say, else the defaults.
+    init(_ options: ServeOptions) {
+        enabled = options.push ?? enabled
+        subject = options.pushSubject
+        delay = options.pushDelay ?? delay
+        notifyURLs = options.notify ?? []
+        actionURL = options.notifyActionURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        inhibit = options.inhibit ?? inhibit
+        tokenLifetime = options.pushTokenLifetime ?? tokenLifetime
+    }
+
+    /// The problem with a value (the caller names the flag or key); nil when fine.
+    static func subjectProblem(_ subject: String) -> String? {
+        subject.hasPrefix("mailto:") || subject.hasPrefix("https://") ? nil : "must be a mailto: or https:// URI"
+    }
+
+    static func notifyProblem(_ url: String) -> String? {
+        do {
+            _ = try NotifyTarget(url)
+            return nil
+        } catch {
+            return "must be an http(s) URL (ntfy: prefix for an ntfy topic)"
+        }
+    }
+
+    static func actionURLProblem(_ url: String) -> String? {
+        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil,
+            parsed.query == nil
+        else { return "must be an http(s) base URL such as https://host:9099" }
+        return nil
+    }
+
+    /// `mailto:USER@HOST` of this process.
+    static func defaultSubject(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let user = environment["USER"] ?? environment["LOGNAME"] ?? "codex-bridge"
+        return "mailto:\(user)@\(ProcessInfo.processInfo.hostName)"
+    }
+}
