@@ -168,7 +168,6 @@ let package = Package(
         .target(
             name: "BridgeTLS",
             dependencies: [
-                "BridgeOps",
                 "BridgeStore",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -197,10 +196,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // Operations: the systemd unit, doctor checks, status, the JSON log handler, loopback HTTP probes.
+        // Operations: the systemd unit, doctor checks, status, log handlers, the loopback HTTP probe (TLS-pinned), the
+        // port probe, the command runner.
         .target(
             name: "BridgeOps",
-            dependencies: ["ChildProcess", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ChildProcess",
+                "BridgeTLS",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
 
@@ -254,6 +262,7 @@ let package = Package(
         ),
 
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "CodexBridgeCommandTests", dependencies: ["codex-bridge"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BridgeHubTests",
             dependencies: [

@@ -20,9 +20,8 @@ public struct CommandOutcome: Sendable, Hashable {
     public var succeeded: Bool { status == 0 }
 }
 
-/// Runs short commands with a deadline and finds executables on `PATH`.
-///
-/// Output goes to a temporary file, not a pipe: a grandchild that keeps a pipe open cannot make the wait hang.
+/// Runs short commands with a deadline (through ``ChildProcess``, the one way the bridge runs a program) and
+/// finds executables on `PATH`.
 public struct CommandRunner: Sendable {
     /// The environment commands see and whose `PATH` is searched.
     public var environment: [String: String]
@@ -38,46 +37,18 @@ public struct CommandRunner: Sendable {
         return ChildProcess.which(name, path: environment["PATH"])
     }
 
-    /// Runs `executable arguments…` (looked up on `PATH` when not a path), waiting at most `timeout`.
-    public func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(5)) -> CommandOutcome {
+    /// Runs `executable arguments…` (looked up on `PATH` when not a path), waiting at most `timeout`; standard
+    /// output and error together, at most 1 MiB.
+    public func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(5)) async -> CommandOutcome {
         guard let path = which(executable) else { return CommandOutcome(status: nil, output: "\(executable): not found") }
-        let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("codex-bridge-cmd-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: outputURL.path, contents: nil), let handle = try? FileHandle(forWritingTo: outputURL)
-        else {
-            return CommandOutcome(status: nil, output: "cannot create a temporary file")
-        }
-        defer {
-            try? handle.close()
-            try? FileManager.default.removeItem(at: outputURL)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = handle
-        process.standardError = handle
         do {
-            try process.run()
+            let outcome = try await ChildProcess.run(
+                path, arguments: arguments, environment: environment, includeStandardError: true, timeout: timeout)
+            return CommandOutcome(
+                status: outcome.timedOut ? nil : outcome.status, output: outcome.text.trimmingCharacters(in: .whitespacesAndNewlines),
+                timedOut: outcome.timedOut)
         } catch {
             return CommandOutcome(status: nil, output: "\(executable): \(error)")
         }
-        let deadline = ContinuousClock.now + timeout
-        var timedOut = false
-        while process.isRunning {
-            if ContinuousClock.now >= deadline {
-                timedOut = true
-                process.terminate()
-                let grace = ContinuousClock.now + .seconds(1)
-                while process.isRunning, ContinuousClock.now < grace { usleep(10_000) }
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                break
-            }
-            usleep(10_000)
-        }
-        process.waitUntilExit()
-        let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
-        let output = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return CommandOutcome(status: timedOut ? nil : process.terminationStatus, output: output, timedOut: timedOut)
     }
 }

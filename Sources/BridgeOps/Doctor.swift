@@ -65,8 +65,10 @@ public struct Doctor: Sendable {
     }
 
     /// Runs every check, in a stable order.
-    public func run(_ input: Input) -> [DoctorFinding] {
-        codex(input) + [avahi(), tailscale(), port(input)] + stateDirectory(input.stateDirectory) + [bubblewrap(), python()]
+    public func run(_ input: Input) async -> [DoctorFinding] {
+        await codex(input) + [await avahi(), await tailscale(), port(input)] + stateDirectory(input.stateDirectory) + [
+            bubblewrap(), python(),
+        ]
     }
 
     /// Whether any finding is a problem.
@@ -75,14 +77,14 @@ public struct Doctor: Sendable {
     }
 
     /// codex present, its version, logged in.
-    public func codex(_ input: Input) -> [DoctorFinding] {
+    public func codex(_ input: Input) async -> [DoctorFinding] {
         guard let path = input.codexPath else {
             return [
                 DoctorFinding(
                     check: "codex", severity: .problem, summary: "codex is not installed (threads cannot run)", fix: Self.codexInstallFix)
             ]
         }
-        let version = probe.run(path, ["--version"], timeout: commandTimeout)
+        let version = await probe.run(path, ["--version"], timeout: commandTimeout)
         guard version.succeeded else {
             let why = version.timedOut ? "timed out" : firstLine(version.output)
             return [
@@ -90,7 +92,7 @@ public struct Doctor: Sendable {
             ]
         }
         var findings = [DoctorFinding(check: "codex", severity: .ok, summary: "\(firstLine(version.output)) (\(path))")]
-        let login = probe.run(path, ["login", "status"], timeout: commandTimeout)
+        let login = await probe.run(path, ["login", "status"], timeout: commandTimeout)
         if login.succeeded {
             findings.append(
                 DoctorFinding(
@@ -105,13 +107,13 @@ public struct Doctor: Sendable {
     }
 
     /// avahi-daemon installed and running (mDNS discovery).
-    public func avahi() -> DoctorFinding {
+    public func avahi() async -> DoctorFinding {
         guard let daemon = probe.which("avahi-daemon") else {
             return DoctorFinding(
                 check: "avahi", severity: .problem, summary: "avahi-daemon is not installed (phones cannot discover the bridge over mDNS)",
                 fix: "sudo apt-get install avahi-daemon && sudo systemctl enable --now avahi-daemon   (or serve --no-mdns)")
         }
-        let check = probe.run(daemon, ["--check"], timeout: commandTimeout)
+        let check = await probe.run(daemon, ["--check"], timeout: commandTimeout)
         guard check.succeeded else {
             return DoctorFinding(
                 check: "avahi", severity: .problem, summary: "avahi-daemon is not running (phones cannot discover the bridge over mDNS)",
@@ -121,13 +123,13 @@ public struct Doctor: Sendable {
     }
 
     /// Tailscale: optional, informational.
-    public func tailscale() -> DoctorFinding {
+    public func tailscale() async -> DoctorFinding {
         guard let cli = probe.which("tailscale") else {
             return DoctorFinding(
                 check: "tailscale", severity: .info, summary: "tailscale is not installed (optional: reach the bridge away from the LAN)",
                 fix: "see https://tailscale.com/download/linux, then: sudo tailscale up")
         }
-        let ip = probe.run(cli, ["ip", "-4"], timeout: commandTimeout)
+        let ip = await probe.run(cli, ["ip", "-4"], timeout: commandTimeout)
         if ip.succeeded, !ip.output.isEmpty {
             return DoctorFinding(check: "tailscale", severity: .ok, summary: "tailscale is up (\(firstLine(ip.output)))")
         }
@@ -158,17 +160,16 @@ public struct Doctor: Sendable {
             findings.append(
                 DoctorFinding(
                     check: "state-dir", severity: .problem, summary: "\(directory) is \(octal(mode)); others can read the bridge's secrets",
-                    fix: "chmod 700 \(shellQuoted(directory))"))
+                    fix: tighten([directory], to: "700")))
         }
         let loose = probe.regularFiles(in: directory).filter { name in
             (probe.permissions(ofItemAt: "\(directory)/\(name)") ?? 0) & 0o077 != 0
         }
         if !loose.isEmpty {
-            let paths = loose.map { shellQuoted("\(directory)/\($0)") }
             findings.append(
                 DoctorFinding(
                     check: "state-dir", severity: .problem, summary: "readable by others: \(loose.joined(separator: ", "))",
-                    fix: "chmod 600 " + paths.joined(separator: " ")))
+                    fix: tighten(loose.map { "\(directory)/\($0)" }, to: "600")))
         }
         if findings.isEmpty {
             findings.append(DoctorFinding(check: "state-dir", severity: .ok, summary: "\(directory) is \(octal(mode)), its files private"))
@@ -193,6 +194,15 @@ public struct Doctor: Sendable {
         }
         return DoctorFinding(
             check: "python3", severity: .problem, summary: "python3 is not installed", fix: "sudo apt-get install python3 python3-venv")
+    }
+
+    /// The command that gives `paths` the mode: a plain `chmod` when they are the user's, else first taking them
+    /// back (a `chmod` of another user's file fails; they were most likely made by `sudo codex-bridge`).
+    private func tighten(_ paths: [String], to mode: String) -> String {
+        let quoted = paths.map(shellQuoted).joined(separator: " ")
+        let chmod = "chmod \(mode) \(quoted)"
+        guard paths.contains(where: probe.isOwnedByAnotherUser) else { return chmod }
+        return "sudo chown \"$(id -un)\" \(quoted) && \(chmod)"
     }
 
     private func firstLine(_ text: String) -> String {

@@ -5,13 +5,16 @@ public protocol DoctorProbing: Sendable {
     /// The absolute path of an executable named `name` (on `PATH`, then `/usr/sbin` and `/sbin`), or nil.
     func which(_ name: String) -> String?
     /// Runs a command with a deadline.
-    func run(_ executable: String, _ arguments: [String], timeout: Duration) -> CommandOutcome
+    func run(_ executable: String, _ arguments: [String], timeout: Duration) async -> CommandOutcome
     /// Whether `127.0.0.1:port` can be bound now.
     func isPortFree(_ port: Int) -> Bool
     /// The permission bits of a file or directory, or nil when it does not exist.
     func permissions(ofItemAt path: String) -> UInt16?
     /// The names of the regular files directly in `directory`.
     func regularFiles(in directory: String) -> [String]
+    /// Whether a file or directory belongs to someone else than the user running `doctor` (so a `chmod` of
+    /// theirs would fail).
+    func isOwnedByAnotherUser(_ path: String) -> Bool
 }
 
 /// The real machine.
@@ -30,8 +33,8 @@ public struct SystemProbe: DoctorProbing {
 
     public func which(_ name: String) -> String? { runner.which(name) }
 
-    public func run(_ executable: String, _ arguments: [String], timeout: Duration) -> CommandOutcome {
-        runner.run(executable, arguments, timeout: timeout)
+    public func run(_ executable: String, _ arguments: [String], timeout: Duration) async -> CommandOutcome {
+        await runner.run(executable, arguments, timeout: timeout)
     }
 
     public func isPortFree(_ port: Int) -> Bool { PortProbe.isFree(port: port) }
@@ -41,6 +44,11 @@ public struct SystemProbe: DoctorProbing {
             let mode = attributes[.posixPermissions] as? NSNumber
         else { return nil }
         return UInt16(truncatingIfNeeded: mode.intValue & 0o7777)
+    }
+
+    public func isOwnedByAnotherUser(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_uid != geteuid()
     }
 
     public func regularFiles(in directory: String) -> [String] {

@@ -137,32 +137,12 @@ public struct EventJournal: Sendable {
         try database.pool.read { db in try Self.prunedThrough(db) }
     }
 
-    /// The oldest journaled seq, nil when the journal is empty.
-    public func oldestSeq() throws -> Int64? {
-        try database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM journal") }
-    }
-
-    /// Entries with `after < seq <= through`, of `threads` (nil: every thread), in seq order, at most `limit`.
-    public func read(after: Int64, through: Int64 = .max, threads: Set<String>? = nil, limit: Int) async throws -> [JournalEntry] {
-        guard
-            let (sql, arguments) = Self.pageQuery(
-                columns: "seq, threadId, kind, type, turnId, approvalId, text, createdAt", after: after, through: through, threads: threads,
-                limit: limit)
-        else { return [] }
-        return try await database.pool.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                JournalEntry(
-                    seq: row["seq"], threadId: row["threadId"], kind: row["kind"], type: row["type"], turnId: row["turnId"],
-                    approvalId: row["approvalId"], text: row["text"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
-            }
-        }
-    }
-
-    /// Like ``read(after:through:threads:limit:)``, only the seq and the frame: what a replay sends.
+    /// Frames with `after < seq <= through`, of `threads` (nil: every thread), in seq order, at most `limit`: what
+    /// a replay sends.
     public func readFrames(after: Int64, through: Int64 = .max, threads: Set<String>? = nil, limit: Int) async throws -> [(
         seq: Int64, text: String
     )] {
-        guard let (sql, arguments) = Self.pageQuery(columns: "seq, text", after: after, through: through, threads: threads, limit: limit)
+        guard let (sql, arguments) = Self.pageQuery(after: after, through: through, threads: threads, limit: limit)
         else {
             return []
         }
@@ -180,10 +160,10 @@ public struct EventJournal: Sendable {
     /// One page in seq order. The thread filter is applied while walking the primary key (`+threadId` keeps
     /// SQLite off the thread index, which would read every row of the thread and sort them for each page): a
     /// whole replay reads each row of its range once. Nil when `threads` is empty (nothing matches).
-    private static func pageQuery(columns: String, after: Int64, through: Int64, threads: Set<String>?, limit: Int) -> (
+    private static func pageQuery(after: Int64, through: Int64, threads: Set<String>?, limit: Int) -> (
         String, StatementArguments
     )? {
-        var sql = "SELECT \(columns) FROM journal WHERE seq > ? AND seq <= ?"
+        var sql = "SELECT seq, text FROM journal WHERE seq > ? AND seq <= ?"
         var arguments: StatementArguments = [after, through]
         if let threads {
             guard !threads.isEmpty else { return nil }
@@ -193,11 +173,6 @@ public struct EventJournal: Sendable {
         sql += " ORDER BY seq LIMIT ?"
         arguments += [limit]
         return (sql, arguments)
-    }
-
-    /// Total size of the journaled frames in bytes (what `maxBytes` bounds).
-    public func totalBytes() throws -> Int64 {
-        try database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(bytes), 0) FROM journal") ?? 0 }
     }
 
     /// Turns with a `turn/started` and no later `turn/completed` or `bridge/turnFailed`: they were running when

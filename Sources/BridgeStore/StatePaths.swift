@@ -49,16 +49,42 @@ public struct StatePaths: Sendable, Hashable {
     /// The stable server id.
     public var serverIdFile: URL { stateDirectory.appendingPathComponent("server-id") }
     /// The config file.
+    /// `STATE/tls`: the TLS certificate and key.
+    public var tlsDirectory: URL { stateDirectory.appendingPathComponent("tls", isDirectory: true) }
     public var configFile: URL { configDirectory.appendingPathComponent("config.toml") }
 
     /// Creates the state directory (0700) and the config directory if missing, and tightens the state
     /// directory's mode if it exists with a looser one.
+    /// - Throws: ``StoreError/io(_:)``: one line naming the directory, what is wrong and the fix.
     public func prepare() throws {
-        let fm = FileManager.default
-        try fm.createDirectory(at: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try fm.setAttributes([.posixPermissions: 0o700], ofItemAtPath: stateDirectory.path)
+        try Self.makePrivateDirectory(stateDirectory)
         if configDirectory != stateDirectory {
-            try fm.createDirectory(at: configDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try Self.makePrivateDirectory(configDirectory, tighten: false)
+        }
+    }
+
+    /// Creates `directory` (and its parents) 0700, or, with `tighten`, makes an existing one 0700.
+    private static func makePrivateDirectory(_ directory: URL, tighten: Bool = true) throws {
+        let path = directory.path
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            var reason = "permission denied"
+            if let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+                reason = String(cString: strerror(Int32(posix.code)))
+            }
+            throw StoreError.io("cannot create \(path): \(reason); choose another --state-dir or fix the parent directory's permissions")
+        }
+        var info = stat()
+        guard tighten, stat(path, &info) == 0, info.st_mode & 0o777 != 0o700 else { return }
+        guard info.st_uid == geteuid() else {
+            throw StoreError.io(
+                "\(path) belongs to uid \(info.st_uid), not you (mode \(String(info.st_mode & 0o777, radix: 8))): "
+                    + "run `sudo chown -R \"$(id -un)\" \(path)` or choose another --state-dir")
+        }
+        guard chmod(path, 0o700) == 0 else {
+            throw StoreError.io("cannot make \(path) private: \(String(cString: strerror(errno))); run: chmod 700 \(path)")
         }
     }
 }

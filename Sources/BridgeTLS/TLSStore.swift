@@ -1,15 +1,16 @@
 import BridgeStore
 import Foundation
 
-/// The bridge's TLS identity on disk: `tls/cert.pem` and `tls/key.pem` in the state directory (directory
-/// 0700, key 0600), made on first use and kept until ``rotate(names:)``.
+/// The bridge's TLS identity on disk: `cert.pem` and `key.pem` in its directory (`STATE/tls`, 0700; the key
+/// 0600), made on first use and kept until ``rotate(names:)``.
 public struct TLSStore: Sendable {
     /// `STATE/tls`.
     public let directory: URL
     private let factory: TLSCertificateFactory
 
-    public init(paths: StatePaths, factory: TLSCertificateFactory = TLSCertificateFactory()) {
-        self.directory = paths.stateDirectory.appendingPathComponent("tls", isDirectory: true)
+    /// - Parameter directory: where the files live (`STATE/tls`, ``StatePaths/tlsDirectory``).
+    public init(directory: URL, factory: TLSCertificateFactory = TLSCertificateFactory()) {
+        self.directory = directory
         self.factory = factory
     }
 

@@ -36,67 +36,86 @@ public enum ChildProcess {
     }
 
     /// Runs `executable` (an absolute path: nothing is looked up on PATH here) with exactly `environment`
-    /// (nothing is inherited), standard input from /dev/null and standard error discarded.
+    /// (nothing is inherited) and standard input from /dev/null. Standard error is discarded, or with
+    /// `includeStandardError` joined to the output (as `2>&1` would).
     public static func run(
         _ executable: String,
         arguments: [String],
         environment: [String: String],
         workingDirectory: String? = nil,
+        includeStandardError: Bool = false,
         outputLimit: Int = 1 << 20,
         timeout: Duration = .seconds(10)
     ) async throws -> Outcome {
-        var options = PlatformOptions()
-        options.processGroupID = 0
-        options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: .milliseconds(500))]
-        let teardown = options.teardownSequence
-        var custom: [Environment.Key: String] = [:]
-        for (key, value) in environment { custom[Environment.Key(stringLiteral: key)] = value }
-        let deadline = ContinuousClock.now + timeout
-        do {
-            let result = try await Subprocess.run(
-                .path(FilePath(executable)),
-                arguments: Arguments(arguments),
-                environment: .custom(custom),
-                workingDirectory: workingDirectory.map { FilePath($0) },
-                platformOptions: options,
-                input: .none,
-                output: .sequence,
-                error: .discarded
-            ) { execution -> (output: [UInt8], truncated: Bool, timedOut: Bool) in
-                try await withThrowingTaskGroup(of: (output: [UInt8], truncated: Bool, timedOut: Bool)?.self) { group in
-                    group.addTask {
-                        var output: [UInt8] = []
-                        for try await buffer in execution.standardOutput {
-                            buffer.withUnsafeBytes { bytes in output.append(contentsOf: bytes.prefix(outputLimit + 1 - output.count)) }
-                            if output.count > outputLimit {
-                                await execution.teardown(using: teardown)
-                                return (Array(output.prefix(outputLimit)), true, false)
+        let request = Request(
+            executable: executable, arguments: arguments, environment: environment, workingDirectory: workingDirectory,
+            outputLimit: outputLimit, timeout: timeout)
+        return includeStandardError ? try await request.run(error: .combinedWithOutput) : try await request.run(error: .discarded)
+    }
+
+    /// What ``run(_:arguments:environment:workingDirectory:includeStandardError:outputLimit:timeout:)`` runs.
+    private struct Request {
+        let executable: String
+        let arguments: [String]
+        let environment: [String: String]
+        let workingDirectory: String?
+        let outputLimit: Int
+        let timeout: Duration
+
+        func run<ErrorOutput: ErrorOutputProtocol>(error: ErrorOutput) async throws -> Outcome {
+            var options = PlatformOptions()
+            options.processGroupID = 0
+            options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: .milliseconds(500))]
+            let teardown = options.teardownSequence
+            var custom: [Environment.Key: String] = [:]
+            for (key, value) in environment { custom[Environment.Key(stringLiteral: key)] = value }
+            let deadline = ContinuousClock.now + timeout
+            do {
+                let result = try await Subprocess.run(
+                    .path(FilePath(executable)),
+                    arguments: Arguments(arguments),
+                    environment: .custom(custom),
+                    workingDirectory: workingDirectory.map { FilePath($0) },
+                    platformOptions: options,
+                    input: .none,
+                    output: .sequence,
+                    error: error
+                ) { execution -> (output: [UInt8], truncated: Bool, timedOut: Bool) in
+                    try await withThrowingTaskGroup(of: (output: [UInt8], truncated: Bool, timedOut: Bool)?.self) { group in
+                        group.addTask {
+                            var output: [UInt8] = []
+                            for try await buffer in execution.standardOutput {
+                                buffer.withUnsafeBytes { bytes in output.append(contentsOf: bytes.prefix(outputLimit + 1 - output.count)) }
+                                if output.count > outputLimit {
+                                    await execution.teardown(using: teardown)
+                                    return (Array(output.prefix(outputLimit)), true, false)
+                                }
                             }
+                            return (output, false, false)
                         }
-                        return (output, false, false)
+                        group.addTask {
+                            try? await Task.sleep(until: deadline)
+                            guard !Task.isCancelled else { return nil }
+                            await execution.teardown(using: teardown)
+                            return ([], false, true)
+                        }
+                        var outcome: (output: [UInt8], truncated: Bool, timedOut: Bool) = ([], false, false)
+                        for try await next in group {
+                            guard let next else { continue }
+                            outcome = next
+                            group.cancelAll()
+                            break
+                        }
+                        return outcome
                     }
-                    group.addTask {
-                        try? await Task.sleep(until: deadline)
-                        guard !Task.isCancelled else { return nil }
-                        await execution.teardown(using: teardown)
-                        return ([], false, true)
-                    }
-                    var outcome: (output: [UInt8], truncated: Bool, timedOut: Bool) = ([], false, false)
-                    for try await next in group {
-                        guard let next else { continue }
-                        outcome = next
-                        group.cancelAll()
-                        break
-                    }
-                    return outcome
                 }
+                var status: Int32?
+                if case .exited(let code) = result.terminationStatus { status = code }
+                let (output, truncated, timedOut) = result.closureResult
+                return Outcome(status: status, output: output, truncated: truncated, timedOut: timedOut)
+            } catch let error as SubprocessError {
+                throw LaunchError(executable: executable, reason: "\(error)")
             }
-            var status: Int32?
-            if case .exited(let code) = result.terminationStatus { status = code }
-            let (output, truncated, timedOut) = result.closureResult
-            return Outcome(status: status, output: output, truncated: truncated, timedOut: timedOut)
-        } catch let error as SubprocessError {
-            throw LaunchError(executable: executable, reason: "\(error)")
         }
     }
 

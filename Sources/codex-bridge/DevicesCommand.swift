@@ -19,8 +19,10 @@ struct DevicesCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            let registry = try DevicesCommand.openRegistry(state.paths)
-            let devices = try await registry.list().map(Entry.init)
+            // Nothing paired yet: say so without creating the state directory or the database.
+            let devices =
+                FileManager.default.fileExists(atPath: state.paths.databaseFile.path)
+                ? try await DevicesCommand.openRegistry(state.paths).list().map(Entry.init) : []
             if json {
                 let encoder = JSONEncoder()
                 encoder.dateEncodingStrategy = .iso8601

@@ -17,17 +17,15 @@ struct DiscoverCommand: AsyncParsableCommand {
     /// Accepted like every command's (the README promises it); discovery reads nothing from it.
     @OptionGroup var state: StateOptions
 
-    @Option(help: ArgumentHelp("How long to browse at most: 3s, 500ms, 1.5s or a number of seconds.", valueName: "duration"))
-    var timeout: String = "3s"
+    @Option(help: ArgumentHelp("How long to browse at most: 3s, 500ms, 1.5s or a number of seconds (at most 1h).", valueName: "duration"))
+    var timeout = DurationArgument(.seconds(3), text: "3s")
 
     func validate() throws {
-        guard DurationText.parse(timeout) != nil else {
-            throw ValidationError("--timeout must be a positive duration such as 3s, 500ms or 3 (got \"\(timeout)\")")
-        }
+        guard timeout.duration <= .seconds(3600) else { throw ValidationError("--timeout must be at most 1h (got \"\(timeout)\")") }
     }
 
     func run() async throws {
-        let duration = DurationText.parse(timeout) ?? .seconds(3)
+        let duration = timeout.duration
         let bridges: [DiscoveredBridge]
         do {
             bridges = try await MDNSBrowser.browse(timeout: duration)

@@ -1,7 +1,8 @@
 import ArgumentParser
-import Foundation
+import BridgeOps
 
-/// A positive duration on the command line: `90s`, `10m`, `1h`, `500ms`, `1.5m`, or a plain number of seconds.
+/// A positive duration on the command line, in the one grammar of ``DurationText``: `90s`, `10m`, `1h`, `500ms`,
+/// `1.5m`, `7d`, or a plain number of seconds.
 struct DurationArgument: ExpressibleByArgument, Hashable, CustomStringConvertible {
     /// The parsed value.
     var duration: Duration
@@ -14,20 +15,8 @@ struct DurationArgument: ExpressibleByArgument, Hashable, CustomStringConvertibl
     }
 
     init?(argument: String) {
-        let text = argument.trimmingCharacters(in: .whitespaces).lowercased()
-        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
-        var number = Substring(text)
-        var scale = 1.0
-        // "ms" before "m" and "s": the first matching suffix wins.
-        for unit in units where text.hasSuffix(unit.suffix) {
-            number = text.dropLast(unit.suffix.count)
-            scale = unit.seconds
-            break
-        }
-        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value > 0 else { return nil }
-        let milliseconds = (value * scale * 1000).rounded()
-        guard milliseconds >= 1, milliseconds < Double(Int64.max) else { return nil }
-        self.init(.milliseconds(Int64(milliseconds)), text: argument)
+        guard let duration = DurationText.parse(argument) else { return nil }
+        self.init(duration, text: argument)
     }
 
     var description: String { text }

@@ -112,7 +112,7 @@ struct PairCommand: AsyncParsableCommand {
             return try? CertificateFiles(certificate: URL(fileURLWithPath: cert), key: URL(fileURLWithPath: key)).fingerprint()
         }
         guard config?.tls == true else { return nil }
-        return (try? TLSStore(paths: state.paths).load())?.fingerprint
+        return (try? TLSStore(directory: state.paths.tlsDirectory).load())?.fingerprint
     }
 
     /// `--advertise`, else what a server bound to specific addresses listens on, else nothing (discover).

@@ -105,15 +105,19 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var tlsTailscale = false
 
-    /// The flags as given; nil or empty where not given, so config.toml can fill them in.
-    var flags: ServeSettings.Flags {
-        ServeSettings.Flags(
-            listen: listen, helloTimeout: helloTimeout, maxMessageBytes: maxMessageBytes, pingInterval: pingInterval, logLevel: logLevel,
-            logFormat: logFormat, noQR: noQr, noMDNS: noMdns, mdnsName: mdnsName, codex: codex, codexConfig: codexConfig, roots: roots,
-            allowDangerFullAccess: allowDangerFullAccess, tls: tls, tlsCert: tlsCert.map(Self.absolute), tlsKey: tlsKey.map(Self.absolute),
-            tlsTailscale: tlsTailscale, journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes,
+    /// The settings the command line gives; nil where it says nothing, so config.toml can fill them in.
+    var options: ServeOptions {
+        var options = ServeOptions(
+            listen: listen, helloTimeout: helloTimeout, maxMessageBytes: maxMessageBytes, pingInterval: pingInterval,
             requestHeadTimeout: requestHeadTimeout, maxUnauthenticated: maxUnauthenticated,
-            maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress, push: push.flags)
+            maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress, logLevel: logLevel, logFormat: logFormat,
+            qr: noQr ? false : nil, mdns: noMdns ? false : nil, mdnsName: mdnsName, codex: codex,
+            codexConfig: codexConfig.isEmpty ? nil : codexConfig, roots: roots.isEmpty ? nil : roots,
+            allowDangerFullAccess: allowDangerFullAccess ? true : nil, tls: tls, tlsCert: tlsCert.map(Self.absolute),
+            tlsKey: tlsKey.map(Self.absolute), tlsTailscale: tlsTailscale ? true : nil, journalMaxAge: journal.maxAge,
+            journalMaxBytes: journal.maxBytes)
+        push.fill(&options)
+        return options
     }
 
     /// A path given on the command line, made absolute against the current directory.
@@ -123,9 +127,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         do {
-            try ServeSettings.validate(flags)
+            try options.check(naming: \.flag)
         } catch {
-            throw ValidationError("\(error)")
+            throw ValidationError("\(error.setting.flag) \(error.message)")
         }
     }
 
@@ -133,7 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// and exits non-zero.
     func settings(paths: StatePaths) throws -> ServeSettings {
         do {
-            return ServeSettings.resolve(flags: flags, file: try ServeConfigFile.load(paths.configFile))
+            return ServeSettings(options.overriding(try ServeConfigFile.load(paths.configFile)))
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode.failure
@@ -174,7 +178,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // Secrets this bridge owns are kept 0600 (tightened, and said so); one owned by someone else is refused.
         do {
-            for file in [paths.tokenFile, paths.databaseFile, TLSStore(paths: paths).keyFile] {
+            for file in [paths.tokenFile, paths.databaseFile, TLSStore(directory: paths.tlsDirectory).keyFile] {
                 if let tightened = try SecretFile.secure(file) { logger.warning("\(tightened)") }
             }
         } catch {

@@ -1,71 +1,20 @@
 import Foundation
 import TOMLKit
 
-/// `config.toml` in the config directory: a key for every `serve` flag. Every field is nil when the file
-/// does not set it; ``ServeSettings`` resolves flag, then file, then default.
+/// `config.toml` in the config directory: a key for every `serve` flag (``ServeSetting``), read into
+/// ``ServeOptions`` (nil where the file says nothing) and checked like the flags, naming file, line and key.
 ///
 ///     listen = "0.0.0.0:9099"          # --listen
 ///     hello_timeout = 10               # --hello-timeout (seconds)
-///     max_message_bytes = 1048576      # --max-message-bytes
-///     ping_interval = 20               # --ping-interval (seconds; 0 disables)
-///     log_level = "info"               # --log-level
-///     log_format = "text"              # --log-format
 ///     qr = true                        # false = --no-qr (also: no_qr = true)
-///     mdns = true                      # false = --no-mdns (also: no_mdns = true)
-///     mdns_name = "My Workstation"     # --mdns-name
-///     codex = "/usr/local/bin/codex"   # --codex
-///     codex_config = ["model=o4"]      # --codex-config (each KEY=VALUE)
 ///     roots = ["~/src"]                # --root
-///     allow_danger_full_access = false # --allow-danger-full-access
-///     tls = true                       # --tls / --no-tls
+///     tls = true                       # --tls / --no-tls; "tailscale" = --tls-tailscale
 ///     journal_max_age = "7d"           # --journal-max-age
-///     journal_max_bytes = 268435456    # --journal-max-bytes
-///     push = true                      # false = --no-push
-///     push_subject = "mailto:me@host"  # --push-subject
-///     push_delay = "20s"               # --push-delay
-///     notify = ["https://ntfy.sh/t"]   # --notify-url
-///     notify_action_url = "https://…"  # --notify-action-url
-///     inhibit = true                   # false = --no-inhibit
-struct ServeConfigFile: Equatable {
-    var listen: ListenAddress?
-    var helloTimeout: Double?
-    var maxMessageBytes: Int?
-    var pingInterval: Double?
-    var logLevel: String?
-    var logFormat: String?
-    var qr: Bool?
-    var mdns: Bool?
-    var mdnsName: String?
-    var codex: String?
-    var codexConfig: [String]?
-    var roots: [String]?
-    var allowDangerFullAccess: Bool?
-    var tls: Bool?
-    var tlsCert: String?
-    var tlsKey: String?
-    var requestHeadTimeout: Double?
-    var maxUnauthenticated: Int?
-    var maxUnauthenticatedPerAddress: Int?
-    /// `tls = "tailscale"`.
-    var tlsTailscale: Bool?
-    var journalMaxAge: DurationArgument?
-    var journalMaxBytes: Int64?
-    var push = PushSettings.File()
-
-    /// Every key the file may hold.
-    static let keys =
-        [
-            "listen", "hello_timeout", "max_message_bytes", "ping_interval", "log_level", "log_format", "qr", "no_qr", "mdns",
-            "no_mdns", "mdns_name", "codex", "codex_config", "roots", "allow_danger_full_access", "tls", "tls_cert", "tls_key",
-            "request_head_timeout", "max_unauthenticated",
-            "max_unauthenticated_per_address", "journal_max_age",
-            "journal_max_bytes",
-        ] + PushSettings.keys
-
+enum ServeConfigFile {
     /// Reads `url`; an empty configuration when the file does not exist.
     /// - Throws: ``ConfigFileError`` naming the key and line of the first problem.
-    static func load(_ url: URL, home: String? = ProcessInfo.processInfo.environment["HOME"]) throws(ConfigFileError) -> ServeConfigFile {
-        guard FileManager.default.fileExists(atPath: url.path) else { return ServeConfigFile() }
+    static func load(_ url: URL, home: String? = ProcessInfo.processInfo.environment["HOME"]) throws(ConfigFileError) -> ServeOptions {
+        guard FileManager.default.fileExists(atPath: url.path) else { return ServeOptions() }
         let text: String
         do {
             text = try String(contentsOf: url, encoding: .utf8)
@@ -77,7 +26,7 @@ struct ServeConfigFile: Equatable {
 
     /// Parses the text of a config file. Relative paths (`codex`, `roots`) are taken from `baseDirectory`;
     /// `~/` is the home directory.
-    static func parse(_ text: String, path: String, baseDirectory: String, home: String?) throws(ConfigFileError) -> ServeConfigFile {
+    static func parse(_ text: String, path: String, baseDirectory: String, home: String?) throws(ConfigFileError) -> ServeOptions {
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)
@@ -86,7 +35,7 @@ struct ServeConfigFile: Equatable {
         } catch {
             throw ConfigFileError(path: path, line: nil, key: nil, message: "invalid TOML: \(error)")
         }
-        var reader = Reader(table: table, text: text, path: path, baseDirectory: baseDirectory, home: home)
+        let reader = Reader(table: table, text: text, path: path, baseDirectory: baseDirectory, home: home)
         return try reader.read()
     }
 
@@ -170,67 +119,31 @@ struct ServeConfigFile: Equatable {
             return URL(fileURLWithPath: baseDirectory, isDirectory: true).appendingPathComponent(path).standardizedFileURL.path
         }
 
-        mutating func read() throws(ConfigFileError) -> ServeConfigFile {
-            for key in table.keys where !ServeConfigFile.keys.contains(key) {
-                throw fail(key, "is not a config key; known keys: \(ServeConfigFile.keys.joined(separator: ", "))")
+        func read() throws(ConfigFileError) -> ServeOptions {
+            for key in table.keys where !ServeSetting.fileKeys.contains(key) {
+                throw fail(key, "is not a config key; known keys: \(ServeSetting.fileKeys.joined(separator: ", "))")
             }
-            var config = ServeConfigFile()
+            var config = ServeOptions()
             if let text = try string("listen") {
                 guard let listen = ListenAddress(argument: text) else {
                     throw fail("listen", "must be HOST:PORT, :PORT or tailscale[:PORT], not \"\(text)\"")
                 }
                 config.listen = listen
             }
-            func limited<Value>(_ key: String, _ value: Value?, _ limit: SettingLimits.Limit<Value>) throws(ConfigFileError) -> Value? {
-                guard let value else { return nil }
-                if let problem = limit.problem(value) { throw fail(key, problem) }
-                return value
-            }
-            config.helloTimeout = try limited("hello_timeout", try seconds("hello_timeout"), SettingLimits.helloTimeout)
-            config.maxMessageBytes = try limited("max_message_bytes", try integer("max_message_bytes"), SettingLimits.maxMessageBytes)
-            config.pingInterval = try limited("ping_interval", try seconds("ping_interval"), SettingLimits.pingInterval)
-            config.requestHeadTimeout = try limited(
-                "request_head_timeout", try seconds("request_head_timeout"), SettingLimits.requestHeadTimeout)
-            config.maxUnauthenticated = try limited(
-                "max_unauthenticated", try integer("max_unauthenticated"), SettingLimits.maxUnauthenticated)
-            config.maxUnauthenticatedPerAddress = try limited(
-                "max_unauthenticated_per_address", try integer("max_unauthenticated_per_address"),
-                SettingLimits.maxUnauthenticatedPerAddress)
-            if let value = try string("log_level") {
-                guard ServeSettings.logLevels.contains(value) else {
-                    throw fail("log_level", "must be one of \(ServeSettings.logLevels.joined(separator: ", ")), not \"\(value)\"")
-                }
-                config.logLevel = value
-            }
-            if let value = try string("log_format") {
-                guard ["text", "json"].contains(value) else { throw fail("log_format", "must be text or json, not \"\(value)\"") }
-                config.logFormat = value
-            }
-            config.qr = try bool("qr")
-            if let noQR = try bool("no_qr") {
-                if let qr = config.qr, qr == noQR { throw fail("no_qr", "contradicts qr") }
-                config.qr = !noQR
-            }
-            config.mdns = try bool("mdns")
-            if let noMDNS = try bool("no_mdns") {
-                if let mdns = config.mdns, mdns == noMDNS { throw fail("no_mdns", "contradicts mdns") }
-                config.mdns = !noMDNS
-            }
+            config.helloTimeout = try seconds("hello_timeout")
+            config.maxMessageBytes = try integer("max_message_bytes")
+            config.pingInterval = try seconds("ping_interval")
+            config.requestHeadTimeout = try seconds("request_head_timeout")
+            config.maxUnauthenticated = try integer("max_unauthenticated")
+            config.maxUnauthenticatedPerAddress = try integer("max_unauthenticated_per_address")
+            config.logLevel = try string("log_level")
+            config.logFormat = try string("log_format")
+            config.qr = try boolWithInvertedAlias(.qr)
+            config.mdns = try boolWithInvertedAlias(.mdns)
             config.mdnsName = try string("mdns_name")
             config.codex = try string("codex").map { $0.contains("/") ? expand($0) : $0 }
-            if let entries = try strings("codex_config") {
-                for entry in entries where !entry.contains("=") {
-                    throw fail("codex_config", "expects KEY=VALUE strings, got \"\(entry)\"")
-                }
-                config.codexConfig = entries
-            }
+            config.codexConfig = try strings("codex_config")
             config.roots = try strings("roots")?.map(expand)
-            for root in config.roots ?? [] {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
-                    throw fail("roots", "entry \"\(root)\" is not an existing directory")
-                }
-            }
             config.allowDangerFullAccess = try bool("allow_danger_full_access")
             if table["tls"]?.string == "tailscale" {
                 config.tlsTailscale = true
@@ -239,9 +152,6 @@ struct ServeConfigFile: Equatable {
             }
             config.tlsCert = try string("tls_cert").map(expand)
             config.tlsKey = try string("tls_key").map(expand)
-            if (config.tlsCert == nil) != (config.tlsKey == nil) {
-                throw fail(config.tlsCert == nil ? "tls_key" : "tls_cert", "needs tls_cert and tls_key together")
-            }
             if let value = table["journal_max_age"] {
                 if let text = value.string {
                     guard let age = DurationArgument(argument: text) else {
@@ -254,37 +164,41 @@ struct ServeConfigFile: Equatable {
                     throw fail("journal_max_age", "must be a duration like \"7d\" or a positive number of seconds, not \(describe(value))")
                 }
             }
-            config.journalMaxBytes = try limited(
-                "journal_max_bytes", try integer("journal_max_bytes").map(Int64.init), SettingLimits.journalMaxBytes)
-            if let age = config.journalMaxAge, let problem = SettingLimits.journalMaxAgeSeconds.problem(age.duration.components.seconds) {
-                throw fail("journal_max_age", problem)
-            }
+            config.journalMaxBytes = try integer("journal_max_bytes").map(Int64.init)
             try readPush(into: &config)
+            do {
+                try config.check(naming: \.fileName)
+            } catch {
+                throw fail(error.setting.key, error.message)
+            }
             return config
         }
 
-        /// The notification keys (see ``PushSettings``).
-        func readPush(into config: inout ServeConfigFile) throws(ConfigFileError) {
-            config.push.push = try bool("push")
-            config.push.inhibit = try bool("inhibit")
-            config.push.subject = try string("push_subject")
-            if let subject = config.push.subject, let problem = PushSettings.subjectProblem(subject) { throw fail("push_subject", problem) }
+        /// The notification keys (see PushSettings.swift); their values are checked with the rest.
+        func readPush(into config: inout ServeOptions) throws(ConfigFileError) {
+            config.push = try bool("push")
+            config.inhibit = try bool("inhibit")
+            config.pushSubject = try string("push_subject")
+            config.notify = try strings("notify")
+            config.notifyActionURL = try string("notify_action_url")
             if let value = table["push_delay"] {
                 guard
                     let delay = value.string.flatMap(DurationArgument.init(argument:))
-                        ?? value.int.map({ DurationArgument(.seconds($0), text: "\($0)s") }),
-                    delay.duration > .zero, delay.duration <= .seconds(3600)
-                else { throw fail("push_delay", "must be a duration like \"20s\" (at most 1h)") }
-                config.push.delay = delay
+                        ?? value.int.flatMap({ $0 > 0 ? DurationArgument(.seconds($0), text: "\($0)s") : nil })
+                else { throw fail("push_delay", "must be a duration like \"20s\" or a positive number of seconds, not \(describe(value))") }
+                config.pushDelay = delay
             }
-            config.push.notifyURLs = try strings("notify")
-            for url in config.push.notifyURLs ?? [] {
-                if let problem = PushSettings.notifyProblem(url) { throw fail("notify", problem) }
+        }
+
+        /// `key = true|false`, or its inverted alias (`no_qr = true`); both given must agree.
+        func boolWithInvertedAlias(_ setting: ServeSetting) throws(ConfigFileError) -> Bool? {
+            var value = try bool(setting.key)
+            for alias in setting.invertedAliases {
+                guard let inverted = try bool(alias) else { continue }
+                if let value, value == inverted { throw fail(alias, "contradicts \(setting.key)") }
+                value = !inverted
             }
-            config.push.actionURL = try string("notify_action_url")
-            if let url = config.push.actionURL, let problem = PushSettings.actionURLProblem(url) {
-                throw fail("notify_action_url", problem)
-            }
+            return value
         }
     }
 }

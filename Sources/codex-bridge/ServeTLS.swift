@@ -22,7 +22,7 @@ enum ServeTLS {
 
     /// The stored identity, or a new one (logged with its fingerprint) when there is none.
     static func loadOrCreate(paths: StatePaths, listenHosts: [String], logger: Logger) async throws -> TLSIdentity {
-        let store = TLSStore(paths: paths)
+        let store = TLSStore(directory: paths.tlsDirectory)
         let identity: TLSIdentity
         if let stored = try store.load() {
             identity = stored
@@ -75,10 +75,10 @@ extension ServeTLS {
     /// `doctor`'s `tls` check. A running server that serves plaintext on an address other than loopback or
     /// Tailscale is a problem; with none running, what `serve` would do with config.toml is reported as info.
     static func doctorFinding(paths: StatePaths, running: ServerRecord?) -> DoctorFinding {
-        let file = (try? ServeConfigFile.load(paths.configFile)) ?? ServeConfigFile()
-        let tls = running?.tls ?? file.tls ?? false
+        let file = (try? ServeConfigFile.load(paths.configFile)) ?? ServeOptions()
+        let tls = running?.tls ?? ServeSettings(file).tls
         if tls {
-            let store = TLSStore(paths: paths)
+            let store = TLSStore(directory: paths.tlsDirectory)
             do {
                 guard let identity = try store.load() else {
                     return DoctorFinding(check: "tls", severity: .ok, summary: "TLS is on; serve makes the certificate on first start")

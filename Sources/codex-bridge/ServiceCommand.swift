@@ -10,7 +10,7 @@ struct ServiceCommand: ParsableCommand {
         subcommands: [Install.self, Uninstall.self]
     )
 
-    struct Install: ParsableCommand {
+    struct Install: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write ~/.config/systemd/user/codex-bridge.service and enable it.",
             discussion: "Restart=on-failure. Without a reachable `systemctl --user`, prints the commands to run. "
@@ -35,7 +35,7 @@ struct ServiceCommand: ParsableCommand {
         @Option(name: .customLong("listen"), help: ArgumentHelp("Passed to serve as --listen.", valueName: "host:port"))
         var listen: String?
 
-        func run() throws {
+        func run() async throws {
             let environment = ProcessInfo.processInfo.environment
             if let listen, ListenAddress(argument: listen) == nil {
                 throw CommandFailure("--listen \(listen) is not an address: write HOST:PORT, :PORT or tailscale[:PORT]")
@@ -59,29 +59,29 @@ struct ServiceCommand: ParsableCommand {
                 throw CommandFailure("cannot write \(file.path): \(error)")
             }
             print("Wrote \(file.path)")
-            ServiceCommand.runOrPrint(
+            await ServiceCommand.runOrPrint(
                 commands,
                 done: now
                     ? "The service is enabled and running."
                     : "The service is enabled; it starts at your next login (or now with: systemctl --user start codex-bridge).")
-            print(ServiceCommand.lingerText(user: user))
+            print(await ServiceCommand.lingerText(user: user))
         }
     }
 
-    struct Uninstall: ParsableCommand {
+    struct Uninstall: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Stop, disable and remove the systemd user service.")
 
         @OptionGroup var state: StateOptions
 
-        func run() throws {
+        func run() async throws {
             let file = SystemdUnit.directory().appendingPathComponent(SystemdUnit.fileName)
             guard FileManager.default.fileExists(atPath: file.path) else {
                 print("Not installed (no \(file.path)).")
                 return
             }
-            if ServiceCommand.userManagerReachable() {
+            if await ServiceCommand.userManagerReachable() {
                 for command in SystemdUnit.disableCommands {
-                    _ = ServiceCommand.runner.run(command[0], Array(command.dropFirst()), timeout: .seconds(30))
+                    _ = await ServiceCommand.runner.run(command[0], Array(command.dropFirst()), timeout: .seconds(30))
                 }
             } else {
                 print(
@@ -94,8 +94,8 @@ struct ServiceCommand: ParsableCommand {
                 throw CommandFailure("cannot remove \(file.path): \(error)")
             }
             print("Removed \(file.path)")
-            if ServiceCommand.userManagerReachable() {
-                _ = ServiceCommand.runner.run("systemctl", ["--user", "daemon-reload"], timeout: .seconds(30))
+            if await ServiceCommand.userManagerReachable() {
+                _ = await ServiceCommand.runner.run("systemctl", ["--user", "daemon-reload"], timeout: .seconds(30))
             }
         }
     }
@@ -170,19 +170,20 @@ struct ServiceCommand: ParsableCommand {
     }
 
     /// Whether `systemctl --user` can talk to a user manager.
-    static func userManagerReachable() -> Bool {
-        runner.which("systemctl") != nil && runner.run("systemctl", ["--user", "show-environment"], timeout: .seconds(5)).succeeded
+    static func userManagerReachable() async -> Bool {
+        guard runner.which("systemctl") != nil else { return false }
+        return await runner.run("systemctl", ["--user", "show-environment"], timeout: .seconds(5)).succeeded
     }
 
     /// Runs the commands when a user manager is reachable; otherwise prints them.
-    static func runOrPrint(_ commands: [[String]], done: String) {
-        guard userManagerReachable() else {
+    static func runOrPrint(_ commands: [[String]], done: String) async {
+        guard await userManagerReachable() else {
             print("systemctl --user is not reachable here (no user systemd session); run these in your login session:")
             for command in commands { print("  " + command.joined(separator: " ")) }
             return
         }
         for command in commands {
-            let outcome = runner.run(command[0], Array(command.dropFirst()), timeout: .seconds(30))
+            let outcome = await runner.run(command[0], Array(command.dropFirst()), timeout: .seconds(30))
             guard outcome.succeeded else {
                 print("`\(command.joined(separator: " "))` failed: \(outcome.output)\nRun the rest yourself:")
                 for rest in commands.drop(while: { $0 != command }) { print("  " + rest.joined(separator: " ")) }
@@ -193,8 +194,8 @@ struct ServiceCommand: ParsableCommand {
     }
 
     /// The lingering hint, or a note that it is already on.
-    static func lingerText(user: String) -> String {
-        let linger = runner.run("loginctl", ["show-user", user, "--property=Linger"], timeout: .seconds(5))
+    static func lingerText(user: String) async -> String {
+        let linger = await runner.run("loginctl", ["show-user", user, "--property=Linger"], timeout: .seconds(5))
         if linger.succeeded, linger.output.contains("Linger=yes") {
             return "Lingering is enabled: the service starts at boot without a login."
         }

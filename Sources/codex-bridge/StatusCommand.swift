@@ -62,17 +62,10 @@ struct StatusCommand: AsyncParsableCommand {
     /// GETs `path` from the recorded server at the address it listens on (127.0.0.1 when it listens on every
     /// interface): over TLS pinned to its recorded fingerprint when it serves TLS, else plain HTTP.
     static func get(_ record: ServerRecord, path: String, bearer: String? = nil) async -> (status: Int, body: String)? {
-        let host = probeHost(record)
-        if record.tls {
-            guard let fingerprint = record.fingerprint,
-                let response = await TLSLoopbackHTTP.get(
-                    host: host, port: record.port, path: path, fingerprint: fingerprint, bearer: bearer)
-            else { return nil }
-            return (response.status, response.body)
-        }
-        return LoopbackHTTP.get(host: host, port: record.port, path: path, bearer: bearer, timeout: .seconds(2)).map {
-            ($0.status, $0.body)
-        }
+        if record.tls && record.fingerprint == nil { return nil }
+        return await LoopbackHTTP.get(
+            host: probeHost(record), port: record.port, path: path, bearer: bearer, pin: record.tls ? record.fingerprint : nil
+        ).map { ($0.status, $0.body) }
     }
 
     /// Where a server listening on `record.host` answers: that address, or loopback for a wildcard.
@@ -101,8 +94,8 @@ struct StatusCommand: AsyncParsableCommand {
             return .init(path: nil, version: nil, loggedIn: nil)
         }
         let runner = CommandRunner()
-        let version = runner.run(path, ["--version"], timeout: .seconds(5))
-        let login = runner.run(path, ["login", "status"], timeout: .seconds(5))
+        let version = await runner.run(path, ["--version"], timeout: .seconds(5))
+        let login = await runner.run(path, ["login", "status"], timeout: .seconds(5))
         return .init(
             path: path,
             version: version.succeeded ? version.output.split(separator: "\n").first.map(String.init) : nil,

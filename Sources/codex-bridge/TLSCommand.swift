@@ -64,8 +64,13 @@ struct TLSCommand: AsyncParsableCommand {
 
         func run() async throws {
             let paths = state.paths
-            let store = TLSStore(paths: paths)
+            let store = TLSStore(directory: paths.tlsDirectory)
             do {
+                // Reading needs no write access: only a missing certificate makes the directory and the files.
+                if let identity = try store.load() {
+                    try Summary(identity, store: store).print(json: json)
+                    return
+                }
                 try paths.prepare()
                 let identity = try await ServeTLS.loadOrCreate(paths: paths, listenHosts: [], logger: TLSCommand.quietLogger)
                 try Summary(identity, store: store).print(json: json)
@@ -88,7 +93,7 @@ struct TLSCommand: AsyncParsableCommand {
 
         func run() async throws {
             let paths = state.paths
-            let store = TLSStore(paths: paths)
+            let store = TLSStore(directory: paths.tlsDirectory)
             do {
                 try paths.prepare()
                 let running = ServerRecord.readRunning(paths: paths)

@@ -15,8 +15,17 @@ struct TokenCommand: ParsableCommand {
 
         func run() throws {
             let paths = state.paths
-            try paths.prepare()
-            print(try SharedSecret(paths: paths).loadOrCreate())
+            do {
+                // Reading needs no write access: only a missing secret makes the directory and the file.
+                if let secret = try SecretFile.read(paths.tokenFile), !secret.isEmpty {
+                    print(secret)
+                    return
+                }
+                try paths.prepare()
+                print(try SharedSecret(paths: paths).loadOrCreate())
+            } catch {
+                throw CommandFailure("\(error)")
+            }
         }
     }
 

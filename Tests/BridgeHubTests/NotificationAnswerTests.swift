@@ -35,7 +35,7 @@ import Testing
         }
         #expect(harness.codex.responses.count == 1)
         // Journaled: a client resuming from before sees the resolution.
-        let journaled = try await harness.storage.journal.read(after: 0, limit: 100)
-        #expect(journaled.contains { $0.kind == "approvalResolved" && $0.text.contains("dev-phone") })
+        let journaled = try await harness.storage.journal.readFrames(after: 0, limit: 100)
+        #expect(journaled.contains { $0.text.contains(#""kind":"approvalResolved""#) && $0.text.contains("dev-phone") })
     }
 }

@@ -9,15 +9,17 @@ struct FakeProbe: DoctorProbing {
     var freePorts: Set<Int> = []
     var modes: [String: UInt16] = [:]
     var files: [String: [String]] = [:]
+    var othersFiles: Set<String> = []
 
     func which(_ name: String) -> String? { executables[name] }
-    func run(_ executable: String, _ arguments: [String], timeout: Duration) -> CommandOutcome {
+    func run(_ executable: String, _ arguments: [String], timeout: Duration) async -> CommandOutcome {
         outcomes(([executable] + arguments).joined(separator: " "))
     }
     func outcomes(_ key: String) -> CommandOutcome { outcomes[key] ?? CommandOutcome(status: nil, output: "\(key): not found") }
     func isPortFree(_ port: Int) -> Bool { freePorts.contains(port) }
     func permissions(ofItemAt path: String) -> UInt16? { modes[path] }
     func regularFiles(in directory: String) -> [String] { files[directory] ?? [] }
+    func isOwnedByAnotherUser(_ path: String) -> Bool { othersFiles.contains(path) }
 
     /// Everything present and fine.
     static var healthy: FakeProbe {
@@ -38,36 +40,36 @@ struct FakeProbe: DoctorProbing {
 @Suite struct DoctorTests {
     let input = Doctor.Input(codexPath: "/bin/codex", port: 9099, stateDirectory: "/s")
 
-    @Test func healthyMachineHasNoProblems() {
-        let findings = Doctor(probe: FakeProbe.healthy).run(input)
+    @Test func healthyMachineHasNoProblems() async {
+        let findings = await Doctor(probe: FakeProbe.healthy).run(input)
         #expect(!Doctor.hasProblems(findings), "\(findings)")
         #expect(findings.first { $0.check == "codex" }?.summary.contains("codex-cli 0.50.0") == true)
         #expect(findings.first { $0.check == "tailscale" }?.severity == .info)
     }
 
-    @Test func codexMissing() {
-        let findings = Doctor(probe: FakeProbe.healthy).run(Doctor.Input(codexPath: nil, port: 9099, stateDirectory: "/s"))
+    @Test func codexMissing() async {
+        let findings = await Doctor(probe: FakeProbe.healthy).run(Doctor.Input(codexPath: nil, port: 9099, stateDirectory: "/s"))
         let codex = findings.first { $0.check == "codex" }
         #expect(codex?.severity == .problem)
         #expect(codex?.fix?.contains("pip install openai-codex-cli-bin") == true)
         #expect(Doctor.hasProblems(findings))
     }
 
-    @Test func codexNotLoggedIn() {
+    @Test func codexNotLoggedIn() async {
         var probe = FakeProbe.healthy
         probe.outcomes["/bin/codex login status"] = .init(status: 1, output: "Not logged in")
-        let login = Doctor(probe: probe).codex(input).first { $0.check == "codex-login" }
+        let login = await Doctor(probe: probe).codex(input).first { $0.check == "codex-login" }
         #expect(login?.severity == .problem)
         #expect(login?.fix?.contains("/bin/codex login") == true)
     }
 
-    @Test func avahiMissingOrStopped() {
+    @Test func avahiMissingOrStopped() async {
         var probe = FakeProbe.healthy
         probe.outcomes["/usr/sbin/avahi-daemon --check"] = .init(status: 255, output: "Daemon not running")
-        #expect(Doctor(probe: probe).avahi().severity == .problem)
-        #expect(Doctor(probe: probe).avahi().fix?.contains("systemctl enable --now avahi-daemon") == true)
+        #expect(await Doctor(probe: probe).avahi().severity == .problem)
+        #expect(await Doctor(probe: probe).avahi().fix?.contains("systemctl enable --now avahi-daemon") == true)
         probe.executables["avahi-daemon"] = nil
-        #expect(Doctor(probe: probe).avahi().fix?.contains("apt-get install avahi-daemon") == true)
+        #expect(await Doctor(probe: probe).avahi().fix?.contains("apt-get install avahi-daemon") == true)
     }
 
     @Test func portInUse() {
@@ -88,6 +90,14 @@ struct FakeProbe: DoctorProbing {
         #expect(findings.allSatisfy { $0.severity == .problem })
         #expect(findings.contains { $0.fix == "chmod 700 /s" })
         #expect(findings.contains { $0.fix == "chmod 600 /s/token" })
+    }
+
+    @Test func anotherUsersFileIsTakenBackBeforeChmod() {
+        var probe = FakeProbe.healthy
+        probe.modes["/s/token"] = 0o644
+        probe.othersFiles = ["/s/token"]
+        let fix = Doctor(probe: probe).stateDirectory("/s").first?.fix
+        #expect(fix == #"sudo chown "$(id -un)" /s/token && chmod 600 /s/token"#)
     }
 
     @Test func missingStateDirectoryIsFine() {

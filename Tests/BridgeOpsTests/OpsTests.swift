@@ -68,15 +68,20 @@ final class LockedLines: @unchecked Sendable {
         #expect(PrometheusText.value(of: "codex_bridge_missing", in: text) == nil)
     }
 
-    @Test func loopbackGetWithNothingListening() {
+    @Test func loopbackGetWithNothingListening() async {
         // Port 1 on loopback: refused at once (or never answers); either way nil within the deadline.
-        #expect(LoopbackHTTP.get(port: 1, path: "/healthz", timeout: .milliseconds(500)) == nil)
+        #expect(await LoopbackHTTP.get(port: 1, path: "/healthz", timeout: .milliseconds(500)) == nil)
+        #expect(
+            await LoopbackHTTP.get(port: 1, path: "/healthz", pin: String(repeating: "0", count: 64), timeout: .milliseconds(500)) == nil)
     }
 
-    @Test func commandRunnerTimesOut() {
-        let outcome = CommandRunner().run("sleep", ["5"], timeout: .milliseconds(200))
+    @Test func commandRunnerTimesOutAndJoinsStandardError() async {
+        let outcome = await CommandRunner().run("sleep", ["5"], timeout: .milliseconds(200))
         #expect(outcome.timedOut)
-        #expect(CommandRunner().run("true", []).succeeded)
-        #expect(CommandRunner().run("definitely-not-a-command-xyz", []).status == nil)
+        #expect(await CommandRunner().run("true", []).succeeded)
+        #expect(await CommandRunner().run("definitely-not-a-command-xyz", []).status == nil)
+        let both = await CommandRunner().run("sh", ["-c", "echo out; echo err >&2; exit 3"])
+        #expect(both.status == 3)
+        #expect(both.output == "out\nerr")
     }
 }

@@ -50,7 +50,7 @@ import Testing
     }
 
     /// `systemd-analyze verify` when the machine has it (no running systemd needed).
-    @Test func systemdAnalyzeVerify() throws {
+    @Test func systemdAnalyzeVerify() async throws {
         let runner = CommandRunner()
         guard runner.which("systemd-analyze") != nil else { return }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("unit-\(UUID().uuidString)")
@@ -61,7 +61,7 @@ import Testing
             executable: "/bin/true", arguments: unit.arguments, environment: unit.environment, workingDirectory: "/tmp")
         let file = directory.appendingPathComponent(SystemdUnit.fileName)
         try verifiable.render().write(to: file, atomically: true, encoding: .utf8)
-        let outcome = runner.run("systemd-analyze", ["verify", "--user", file.path], timeout: .seconds(30))
+        let outcome = await runner.run("systemd-analyze", ["verify", "--user", file.path], timeout: .seconds(30))
         // Lines about the machine's own units or a missing user bus are not about our file.
         let ours = outcome.output.split(separator: "\n").filter { $0.contains(SystemdUnit.fileName) }
         #expect(ours.isEmpty, "\(outcome.output)")

@@ -1,5 +1,6 @@
 import BridgeStore
 import Foundation
+import GRDB
 import Logging
 import Testing
 
@@ -20,6 +21,32 @@ struct EventJournalTests {
         return EventJournal(database: database, logger: logger)
     }
 
+    /// What the journal table holds, read with SQL beside the journal (which has no such query: the bridge
+    /// only replays frames).
+    private struct Table {
+        let database: BridgeDatabase
+
+        init(_ state: TemporaryState) throws { database = try BridgeDatabase(paths: state.paths, logger: CapturedLogs().logger) }
+
+        func entries() throws -> [JournalEntry] {
+            try database.pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM journal ORDER BY seq").map { row in
+                    JournalEntry(
+                        seq: row["seq"], threadId: row["threadId"], kind: row["kind"], type: row["type"], turnId: row["turnId"],
+                        approvalId: row["approvalId"], text: row["text"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+                }
+            }
+        }
+
+        func oldestSeq() throws -> Int64? {
+            try database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM journal") }
+        }
+
+        func totalBytes() throws -> Int64 {
+            try database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(SUM(bytes), 0) FROM journal") ?? 0 }
+        }
+    }
+
     @Test func storesEveryFieldExactly() async throws {
         let state = try TemporaryState()
         defer { state.cleanup() }
@@ -31,11 +58,11 @@ struct EventJournalTests {
                 seq: 2, threadId: "t", kind: "approvalRequest", turnId: "u", approvalId: "ap-1", text: #"{"é":"\u0000 ✓"}"#, createdAt: at),
         ]
         try journal.append(contentsOf: entries)
-        #expect(try await journal.read(after: 0, limit: 10) == entries)
+        #expect(try Table(state).entries() == entries)
         // A failed insert rolls back the whole batch and leaves the statement usable.
         #expect(throws: (any Error).self) { try journal.append(contentsOf: [entry(3), entry(2)]) }
         try journal.append(contentsOf: [entry(3)])
-        #expect(try await journal.read(after: 0, limit: 10).map(\.seq) == [1, 2, 3])
+        #expect(try Table(state).entries().map(\.seq) == [1, 2, 3])
     }
 
     @Test func appendsReadInOrderAndSurviveReopen() async throws {
@@ -44,21 +71,21 @@ struct EventJournalTests {
         do {
             let journal = try open(state)
             #expect(try journal.lastSeq() == 0)
-            #expect(try journal.oldestSeq() == nil)
+            #expect(try Table(state).oldestSeq() == nil)
             for seq in Int64(1)...10 { try journal.append(entry(seq, thread: seq % 2 == 0 ? "even" : "odd")) }
             #expect(throws: (any Error).self) { try journal.append(entry(5)) }  // a seq is written once
         }
         let journal = try open(state)
         #expect(try journal.lastSeq() == 10)
-        #expect(try journal.oldestSeq() == 1)
-        #expect(try await journal.read(after: 0, limit: 100).map(\.seq) == Array(1...10))
-        #expect(try await journal.read(after: 3, through: 8, limit: 100).map(\.seq) == [4, 5, 6, 7, 8])
-        #expect(try await journal.read(after: 0, threads: ["even"], limit: 3).map(\.seq) == [2, 4, 6])
-        #expect(try await journal.read(after: 0, threads: [], limit: 3).isEmpty)
-        #expect(try await journal.read(after: 0, threads: ["odd", "even"], limit: 100).count == 10)
+        #expect(try Table(state).oldestSeq() == 1)
+        #expect(try await journal.readFrames(after: 0, limit: 100).map(\.seq) == Array(1...10))
+        #expect(try await journal.readFrames(after: 3, through: 8, limit: 100).map(\.seq) == [4, 5, 6, 7, 8])
+        #expect(try await journal.readFrames(after: 0, threads: ["even"], limit: 3).map(\.seq) == [2, 4, 6])
+        #expect(try await journal.readFrames(after: 0, threads: [], limit: 3).isEmpty)
+        #expect(try await journal.readFrames(after: 0, threads: ["odd", "even"], limit: 100).count == 10)
         let frames = try await journal.readFrames(after: 3, threads: ["even"], limit: 2)
         #expect(frames.map(\.seq) == [4, 6])
-        #expect(frames.map(\.text) == (try await journal.read(after: 3, threads: ["even"], limit: 2)).map(\.text))
+        #expect(frames.map(\.text) == (try Table(state).entries()).filter { [4, 6].contains($0.seq) }.map(\.text))
         #expect(try await journal.readFrames(after: 0, threads: [], limit: 3).isEmpty)
     }
 
@@ -89,11 +116,11 @@ struct EventJournalTests {
         for seq in Int64(6)...8 { try journal.append(entry(seq, at: clock.now)) }
         let result = try await journal.prune(maxAge: 50, maxBytes: 1 << 30)
         #expect(result.deleted == 5 && result.prunedThrough == 5)
-        #expect(try journal.oldestSeq() == 6)
+        #expect(try Table(state).oldestSeq() == 6)
         #expect(try journal.prunedThrough() == 5)
         clock.advance(by: 100)
         #expect(try await journal.prune(maxAge: 50, maxBytes: 1 << 30).deleted == 3)
-        #expect(try journal.oldestSeq() == nil)
+        #expect(try Table(state).oldestSeq() == nil)
         #expect(try journal.lastSeq() == 8)  // an empty journal still continues after 8
         #expect(try journal.prunedThrough() == 8)
     }
@@ -103,11 +130,11 @@ struct EventJournalTests {
         defer { state.cleanup() }
         let journal = try open(state)
         for seq in Int64(1)...20_000 { try journal.append(entry(seq, bytes: 100)) }
-        #expect(try journal.totalBytes() == 2_000_000)
+        #expect(try Table(state).totalBytes() == 2_000_000)
         let result = try await journal.prune(maxAge: 3600, maxBytes: 550_000)
         #expect(result.prunedThrough == 14_500)  // 5,500 entries of 100 bytes fit
-        #expect(try journal.totalBytes() == 550_000)
-        #expect(try journal.oldestSeq() == 14_501)
+        #expect(try Table(state).totalBytes() == 550_000)
+        #expect(try Table(state).oldestSeq() == 14_501)
         #expect(try await journal.prune(maxAge: 3600, maxBytes: 550_000).deleted == 0)
     }
 

@@ -56,7 +56,7 @@ import X509
     @Test func storeKeepsTheIdentityUntilRotated() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = TLSStore(paths: StatePaths(configDirectory: directory, stateDirectory: directory))
+        let store = TLSStore(directory: directory.appendingPathComponent("tls"))
         #expect(try store.load() == nil)
         let (first, created) = try store.loadOrCreate(names: ["box"])
         #expect(created)

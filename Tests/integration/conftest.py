@@ -15,7 +15,8 @@ BIN = pathlib.Path(os.environ.get("BRIDGE_BIN", ROOT / ".build" / "debug" / "cod
 class Bridge:
     """One `codex-bridge serve` process with its own state directory."""
 
-    def __init__(self, state_dir: pathlib.Path, args=(), env=None, listen="127.0.0.1:0", mdns=False):
+    def __init__(self, state_dir: pathlib.Path, args=(), env=None, listen="127.0.0.1:0", mdns=False, binary=None):
+        self.binary = pathlib.Path(binary or BIN)
         self.state_dir = pathlib.Path(state_dir)
         self.args = list(args)
         self.env = dict(os.environ if env is None else env)
@@ -31,7 +32,7 @@ class Bridge:
         server_file = self.state_dir / "server.json"
         if server_file.exists():
             server_file.unlink()
-        cmd = [str(BIN), "serve", "--listen", self.listen, "--state-dir", str(self.state_dir), "--no-qr"]
+        cmd = [str(self.binary), "serve", "--listen", self.listen, "--state-dir", str(self.state_dir), "--no-qr"]
         if not self.mdns:
             cmd.append("--no-mdns")
         cmd += self.args

@@ -375,3 +375,21 @@ def test_codex_user_agent_is_logged_as_plain_text(bridge_factory, tmp_path):
     log = bridge.wait_log("codex app-server ready")
     line = next(line for line in log.splitlines() if "codex app-server ready" in line)
     assert "codex.userAgent=" in line and 'string("' not in line, line
+
+
+def test_read_only_commands_change_nothing_in_the_state_directory(tmp_path):
+    """Issue 17, item 5: `devices list` created the state directory and a database; `token show` and `tls show`
+    re-created and re-moded a directory they only read from."""
+    fresh = tmp_path / "fresh"
+    listed = run_cli("devices", "list", "--json", state_dir=fresh)
+    assert listed.returncode == 0 and json.loads(listed.stdout) == [], listed.stderr
+    assert not fresh.exists()
+
+    state = tmp_path / "state"
+    token = run_cli("token", "show", state_dir=state, check=True).stdout.strip()
+    shown = run_cli("tls", "show", "--json", state_dir=state, check=True)
+    fingerprint = json.loads(shown.stdout)["fingerprint"]
+    os.chmod(state, 0o750)  # looser than serve keeps it: a read must not be what changes that
+    assert run_cli("token", "show", state_dir=state, check=True).stdout.strip() == token
+    assert json.loads(run_cli("tls", "show", "--json", state_dir=state, check=True).stdout)["fingerprint"] == fingerprint
+    assert stat.S_IMODE(state.stat().st_mode) == 0o750

@@ -1,11 +1,14 @@
-import BridgeStore
 import Foundation
 
-/// Whether `serve` can bind its address, checked before anything else is printed, so that a port in use is
-/// one clear line instead of a bind error after the startup logs.
-enum PortProbe {
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Whether a TCP address can be bound right now: `serve` checks its address before anything else is printed
+/// (a port in use is one clear line, not a bind error after the startup logs), and `doctor` checks the port.
+public enum PortProbe {
     /// nil when `host:port` can be bound now; else the reason (`EADDRINUSE` or another bind error).
-    static func bindError(host: String, port: Int) -> Int32? {
+    public static func bindError(host: String, port: Int) -> Int32? {
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -21,13 +24,6 @@ enum PortProbe {
         return bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 ? nil : errno
     }
 
-    /// The one-line error for a port in use: who holds it when that is this state directory's server.
-    static func inUseMessage(host: String, port: Int, paths: StatePaths) -> String {
-        let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        var holder = "another program"
-        if let record = ServerRecord.readRunning(paths: paths), record.port == port {
-            holder = "codex-bridge pid \(record.pid), serving this state directory"
-        }
-        return "\(shown) is already in use (by \(holder)); stop it or choose --listen HOST:PORT"
-    }
+    /// True when `127.0.0.1:port` can be bound (it is free).
+    public static func isFree(port: Int) -> Bool { bindError(host: "127.0.0.1", port: port) == nil }
 }
