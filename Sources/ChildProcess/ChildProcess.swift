@@ -111,7 +111,10 @@ public enum ChildProcess {
                 }
                 var status: Int32?
                 if case .exited(let code) = result.terminationStatus { status = code }
-                let (output, truncated, timedOut) = result.closureResult
+                let (output, truncated, stoppedAtDeadline) = result.closureResult
+                // The deadline's teardown also ends the output, so the reader may be the one that reports: a
+                // child killed by a signal once the deadline has passed was stopped there.
+                let timedOut = stoppedAtDeadline || (!truncated && status == nil && ContinuousClock.now >= deadline)
                 return Outcome(status: status, output: output, truncated: truncated, timedOut: timedOut)
             } catch let error as SubprocessError {
                 throw LaunchError(executable: executable, reason: "\(error)")
