@@ -27,6 +27,7 @@ struct ServeSettings: Equatable {
     var requestHeadTimeout: Double = 5
     var maxUnauthenticated = 512
     var maxUnauthenticatedPerAddress = 128
+    /// Notifications and the sleep inhibitor.
     var push = PushSettings()
 
     /// The defaults.
