@@ -97,6 +97,9 @@ extension ClientMessage {
         case "unarchiveThread": request = .unarchiveThread(try payload(ThreadRef.self))
         case "readFile": request = .readFile(try payload(ReadFile.self))
         case "usage": request = .usage(try payload(UsageRequest.self))
+        case "answerInput": request = .answerInput(try payload(AnswerInput.self))
+        case "cancelQueued": request = .cancelQueued(try payload(CancelQueued.self))
+        case "searchFiles": request = .searchFiles(try payload(SearchFiles.self))
         default: throw FrameDecodingError(kind: kind, id: id, code: .unknownKind, message: "unknown kind '\(kind.prefix(64))'")
         }
         return .request(id: id, request)
@@ -124,6 +127,9 @@ extension ClientMessage {
                 return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .readFile(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .usage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .answerInput(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .cancelQueued(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .searchFiles(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

@@ -40,6 +40,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest accepted message in bytes; larger ones close with 1009 (default 1048576).", valueName: "bytes"))
     var maxMessageBytes: Int?
 
+    @Option(help: ArgumentHelp("Largest attachment (POST /uploads) in bytes (default 20971520).", valueName: "bytes"))
+    var maxUploadBytes: Int?
+
     @Option(help: ArgumentHelp("Seconds between WebSocket pings; 0 disables them (default 20).", valueName: "seconds"))
     var pingInterval: Double?
 
@@ -111,7 +114,7 @@ struct ServeCommand: AsyncParsableCommand {
             allowDangerFullAccess: allowDangerFullAccess, tls: tls, tlsCert: tlsCert.map(Self.absolute), tlsKey: tlsKey.map(Self.absolute),
             tlsTailscale: tlsTailscale, journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes,
             requestHeadTimeout: requestHeadTimeout, maxUnauthenticated: maxUnauthenticated,
-            maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress)
+            maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress, maxUploadBytes: maxUploadBytes)
     }
 
     /// A path given on the command line, made absolute against the current directory.
@@ -243,6 +246,13 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("cannot open the event journal in \(paths.databaseFile.path): \(error)")
         }
+        let uploads: UploadStore
+        do {
+            uploads = try UploadStore(directory: paths.stateDirectory.appendingPathComponent("uploads"), maxBytes: settings.maxUploadBytes)
+        } catch {
+            throw CommandFailure("cannot prepare \(paths.stateDirectory.path)/uploads: \(error)")
+        }
+        await hub.useUploads(uploads)
         let server = ServerInfo(id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current)
         let configuration = BridgeServerConfiguration(
             host: pairing.host,
@@ -274,11 +284,21 @@ struct ServeCommand: AsyncParsableCommand {
             registry: pairing.connections,
             logger: logger,
             rateLimiter: rateLimiter,
-            extraRoutes: MetricsRoute(
-                registry: metricsRegistry, sharedSecretFile: paths.tokenFile, devices: pairing.registry, connections: pairing.connections,
-                hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")],
-                rateLimiter: rateLimiter
-            ).addRoutes(to:),
+            extraRoutes: {
+                [
+                    metrics = MetricsRoute(
+                        registry: metricsRegistry, sharedSecretFile: paths.tokenFile, devices: pairing.registry,
+                        connections: pairing.connections,
+                        hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")],
+                        rateLimiter: rateLimiter
+                    ),
+                    upload = UploadRoute(
+                        store: uploads, sharedSecretFile: paths.tokenFile, devices: pairing.registry, rateLimiter: rateLimiter,
+                        logger: logger)
+                ] router in
+                metrics.addRoutes(to: router)
+                upload.addRoutes(to: router)
+            },
             onListening: { [qr = settings.qr, pairing] listening in
                 await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)
                 publisher?.serverListening(port: listening.port)

@@ -7,6 +7,7 @@ import TOMLKit
 ///     listen = "0.0.0.0:9099"          # --listen
 ///     hello_timeout = 10               # --hello-timeout (seconds)
 ///     max_message_bytes = 1048576      # --max-message-bytes
+///     max_upload_bytes = 20971520      # --max-upload-bytes
 ///     ping_interval = 20               # --ping-interval (seconds; 0 disables)
 ///     log_level = "info"               # --log-level
 ///     log_format = "text"              # --log-format
@@ -24,6 +25,7 @@ struct ServeConfigFile: Equatable {
     var listen: ListenAddress?
     var helloTimeout: Double?
     var maxMessageBytes: Int?
+    var maxUploadBytes: Int?
     var pingInterval: Double?
     var logLevel: String?
     var logFormat: String?
@@ -47,7 +49,8 @@ struct ServeConfigFile: Equatable {
 
     /// Every key the file may hold.
     static let keys = [
-        "listen", "hello_timeout", "max_message_bytes", "ping_interval", "log_level", "log_format", "qr", "no_qr", "mdns",
+        "listen", "hello_timeout", "max_message_bytes", "max_upload_bytes", "ping_interval", "log_level", "log_format", "qr", "no_qr",
+        "mdns",
         "no_mdns", "mdns_name", "codex", "codex_config", "roots", "allow_danger_full_access", "tls", "tls_cert", "tls_key",
         "request_head_timeout", "max_unauthenticated",
         "max_unauthenticated_per_address", "journal_max_age",
@@ -180,6 +183,7 @@ struct ServeConfigFile: Equatable {
             }
             config.helloTimeout = try limited("hello_timeout", try seconds("hello_timeout"), SettingLimits.helloTimeout)
             config.maxMessageBytes = try limited("max_message_bytes", try integer("max_message_bytes"), SettingLimits.maxMessageBytes)
+            config.maxUploadBytes = try limited("max_upload_bytes", try integer("max_upload_bytes"), SettingLimits.maxUploadBytes)
             config.pingInterval = try limited("ping_interval", try seconds("ping_interval"), SettingLimits.pingInterval)
             config.requestHeadTimeout = try limited(
                 "request_head_timeout", try seconds("request_head_timeout"), SettingLimits.requestHeadTimeout)

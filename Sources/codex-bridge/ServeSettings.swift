@@ -32,6 +32,8 @@ struct ServeSettings: Equatable {
     var requestHeadTimeout: Double = 5
     var maxUnauthenticated = 512
     var maxUnauthenticatedPerAddress = 128
+    /// Largest `POST /uploads` body.
+    var maxUploadBytes = 20 << 20
 
     /// The flags as given on the command line: nil (or empty, or false for `--no-…` flags) when not given.
     struct Flags: Equatable {
@@ -57,6 +59,7 @@ struct ServeSettings: Equatable {
         var requestHeadTimeout: Double?
         var maxUnauthenticated: Int?
         var maxUnauthenticatedPerAddress: Int?
+        var maxUploadBytes: Int?
     }
 
     /// Flag, then file, then default, for every setting.
@@ -89,6 +92,7 @@ struct ServeSettings: Equatable {
         settings.maxUnauthenticated = flags.maxUnauthenticated ?? file.maxUnauthenticated ?? settings.maxUnauthenticated
         settings.maxUnauthenticatedPerAddress =
             flags.maxUnauthenticatedPerAddress ?? file.maxUnauthenticatedPerAddress ?? settings.maxUnauthenticatedPerAddress
+        settings.maxUploadBytes = flags.maxUploadBytes ?? file.maxUploadBytes ?? settings.maxUploadBytes
         return settings
     }
 
@@ -108,6 +112,7 @@ struct ServeSettings: Equatable {
         try check("--request-head-timeout", flags.requestHeadTimeout, SettingLimits.requestHeadTimeout)
         try check("--max-unauthenticated", flags.maxUnauthenticated, SettingLimits.maxUnauthenticated)
         try check("--max-unauthenticated-per-address", flags.maxUnauthenticatedPerAddress, SettingLimits.maxUnauthenticatedPerAddress)
+        try check("--max-upload-bytes", flags.maxUploadBytes, SettingLimits.maxUploadBytes)
         if let value = flags.logFormat, !["text", "json"].contains(value) { throw SettingsError("--log-format must be text or json") }
         if let value = flags.logLevel, !logLevels.contains(value) {
             throw SettingsError("--log-level must be one of \(logLevels.joined(separator: ", "))")

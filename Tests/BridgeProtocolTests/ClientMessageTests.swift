@@ -62,6 +62,10 @@ import Testing
             .approve(Approve(approvalId: "a", decision: .decline)), .listDirectory(ListDirectory(path: "/src")),
             .listModels(ListModels()), .renameThread(RenameThread(threadId: "t", name: "n")), .archiveThread(ThreadRef(threadId: "t")),
             .unarchiveThread(ThreadRef(threadId: "t")), .readFile(ReadFile(threadId: "t", path: "a.txt")), .usage(UsageRequest()),
+            .answerInput(AnswerInput(requestId: "in-1", answers: ["q": ["Blue"]], content: ["n": 1], action: .accept)),
+            .cancelQueued(CancelQueued(threadId: "t", queuedId: "q-1")), .searchFiles(SearchFiles(threadId: "t", query: "dat", limit: 5)),
+            .sendMessage(SendMessage(threadId: "t", text: "x", mode: .queue, attachments: ["up-1"])),
+            .startThread(StartThread(cwd: "/", prompt: "p", attachments: ["up-2"])),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

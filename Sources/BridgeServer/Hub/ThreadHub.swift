@@ -58,6 +58,9 @@ public actor ThreadHub: RequestHandling, Service {
         var codexId: CodexRequestID
         var request: ApprovalRequest
         var requestedAt = ContinuousClock.now
+        /// Codex's method and params (its answer's shape depends on them).
+        var method = ""
+        var params: JSONValue = .null
     }
 
     let codex: any CodexPort
@@ -75,6 +78,14 @@ public actor ThreadHub: RequestHandling, Service {
     var wildcardSubscribers: Set<UInt64> = []
     var threads: [String: ThreadState] = [:]
     var pendingApprovals: [String: PendingApproval] = [:]
+    /// The agent's questions waiting for their first answer (ThreadHub+Input).
+    var pendingInputs: [String: PendingInput] = [:]
+    /// Server request methods already logged as not relayed.
+    var refusedMethods: Set<String> = []
+    /// Follow-ups held until the running turn ends (ThreadHub+Queue).
+    var messageQueue = MessageQueue()
+    /// Attachments (ThreadHub+Uploads); nil: none accepted.
+    var uploads: UploadStore?
     var lastSeq: Int64 = 0
     var generation = 0
     var nextApprovalNumber = 0
@@ -197,14 +208,22 @@ public actor ThreadHub: RequestHandling, Service {
         publish(threadId: threadId, eventDataJSON: paramsJSON) { seq in
             .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: method, data: params))
         }
+        switch method {
+        case "serverRequest/resolved": codexResolvedRequest(params)
+        case "turn/completed":
+            cancelInputs { $0.request.threadId == threadId && ($0.request.turnId == turnId || turnId == nil) }
+            uploads?.turnEnded(threadId)
+            turnEnded(threadId)
+        default: break
+        }
     }
 
     private func serverRequest(id: CodexRequestID, method: String, params: JSONValue) {
+        if relayInput(id: id, method: method, params: params) { return }
         guard let type = ApprovalMapping.type(of: method),
             let threadId = params["threadId"]?.stringValue ?? params["conversationId"]?.stringValue
         else {
-            logger.warning("Declining a Codex request the bridge cannot relay", metadata: ["bridge.codex.method": "\(method)"])
-            try? codex.respond(to: id, errorCode: -32601, message: "codex-bridge does not relay \(method)")
+            refuse(id: id, method: method)
             return
         }
         nextApprovalNumber += 1
@@ -212,7 +231,7 @@ public actor ThreadHub: RequestHandling, Service {
         publish(threadId: threadId) { seq in
             let request = ApprovalMapping.approval(
                 seq: seq, approvalId: approvalId, threadId: threadId, method: method, type: type, params: params)
-            self.pendingApprovals[approvalId] = PendingApproval(codexId: id, request: request)
+            self.pendingApprovals[approvalId] = PendingApproval(codexId: id, request: request, method: method, params: params)
             return .approvalRequest(request)
         }
         logger.info(
@@ -238,6 +257,8 @@ public actor ThreadHub: RequestHandling, Service {
                 .approvalResolved(ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: .cancel))
             }
         }
+        cancelInputs { $0.codexId.generation == generation }
+        queueCodexStopped(reason: reason)
     }
 
     /// Numbers a message, journals it, then delivers it to every subscriber of `threadId` (and of `*`),
@@ -324,12 +345,13 @@ public actor ThreadHub: RequestHandling, Service {
         } else {
             subscribers[threadId, default: []].insert(session.id)
         }
-        // Approvals nobody answered yet reach a client that subscribes later.
+        // Approvals, questions and queued messages nobody answered yet reach a client that subscribes later.
         guard !alreadyCovered, sendPendingApprovals else { return }
         for pending in pendingApprovals.values.sorted(by: { $0.request.seq < $1.request.seq })
         where threadId == "*" || pending.request.threadId == threadId {
             session.send(.approvalRequest(pending.request))
         }
+        sendPendingExtras(to: session, on: threadId)
     }
 
     func unsubscribe(_ session: ClientSession, from threadId: String) {

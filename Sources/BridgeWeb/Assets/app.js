@@ -50,6 +50,7 @@ const ctx = {
   policy: () => policy,
   serverName: () => serverName,
   deviceId: () => deviceId,
+  token: () => credentials && credentials.token,
   nextCursor: () => nextCursor,
   listError: () => listError,
   refreshList: () => refreshList(),

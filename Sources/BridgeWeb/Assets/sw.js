@@ -1,11 +1,11 @@
 // The service worker serves the app shell when the workstation cannot be reached, so an installed app opens
 // and says "workstation unreachable" instead of showing a browser error page. Network first: a reachable
 // bridge always serves its current files; the cache is only the fallback.
-const CACHE = 'codex-bridge-shell-v2';
+const CACHE = 'codex-bridge-shell-v3';
 const SHELL = [
   './', 'index.html', 'app.css', 'app.js', 'fragment.js', 'dom.js', 'store.js', 'connection.js', 'threads.js',
   'ui.js', 'markdown.js', 'diff-view.js', 'approval-card.js', 'item-views.js', 'pairing.js', 'threads-screen.js',
-  'thread-screen.js', 'new-thread-screen.js', 'diff-screen.js', 'file-screen.js', 'manifest.webmanifest', 'icon.svg', 'icon-192.png',
+  'thread-screen.js', 'new-thread-screen.js', 'diff-screen.js', 'file-screen.js', 'question-card.js', 'thread-extras.js', 'attachments.js', 'manifest.webmanifest', 'icon.svg', 'icon-192.png',
 ];
 
 self.addEventListener('install', (event) => {

@@ -1,6 +1,7 @@
 // The app's picture of the bridge's threads, built from listThreads/readThread answers and the live event
 // stream. Views watch it: the list listens for list changes, a thread screen for fine-grained change records
 // of one thread (a new item, a delta, a status), so streaming text is appended, never re-rendered.
+import { applyExtra } from './thread-extras.js';
 
 const TERMINAL = new Set(['completed', 'interrupted', 'failed']);
 
@@ -148,7 +149,7 @@ export class ThreadStore {
       case 'event': return this.applyEvent(msg);
       case 'approvalRequest': return this.applyApproval(msg);
       case 'approvalResolved': return this.applyResolved(msg);
-      default: return undefined;
+      default: applyExtra(this, msg); return undefined;
     }
   }
 

@@ -1,0 +1,117 @@
+"""Issue 15 in the browser: the agent's question as a card, and queued follow-ups (phone viewport, real codex)."""
+import json
+import re
+
+from playwright.sync_api import expect
+
+from webutil import pair, start_thread
+
+QUESTION = {"id": "colour", "header": "Colour", "question": "Which colour <b>should</b> it be?",
+            "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]}
+
+
+def test_a_question_card_answers_the_agent(web_bridge, model, phone_factory):
+    model.queue({"kind": "ask", "questions": [QUESTION]}, {"kind": "echo_output"})
+    phone, other = phone_factory(), phone_factory(color_scheme="dark")
+    pair(phone, web_bridge)
+    pair(other, web_bridge)
+    start_thread(phone, "ask me something")
+    page = phone.page
+    card = page.locator(".question-card")
+    # The agent's text is text: the markup in the question is shown, never rendered.
+    expect(card).to_contain_text("Which colour <b>should</b> it be?")
+    expect(card.locator("b")).to_have_count(0)
+    expect(card.get_by_text("cool")).to_be_visible()
+    phone.shot("question-card")
+    # Sending nothing says what is missing and sends nothing.
+    phone.button("Send answer").click()
+    expect(card).to_contain_text("Pick or type an answer first.")
+    # The other phone (dark) sees the same question in the thread.
+    other.page.locator(".thread-row").first.click()
+    expect(other.page.locator(".question-card")).to_contain_text("Which colour")
+    other.shot("question-card-dark")
+    card.get_by_text("Blue", exact=True).click()
+    phone.button("Send answer").click()
+    expect(card).to_contain_text("Answered on this phone")
+    expect(card.get_by_role("button")).to_have_count(0)
+    expect(other.page.locator(".question-card")).to_contain_text(re.compile(r"Answered on another device"))
+    answer = page.locator(".msg.agent").last
+    expect(answer).to_contain_text("Blue", timeout=30_000)
+    assert json.loads(answer.inner_text()) == {"answers": {"colour": {"answers": ["Blue"]}}}
+    phone.shot("question-card-answered")
+    assert not phone.errors and not phone.csp_violations() and not other.errors
+
+
+def test_queue_holds_a_follow_up_until_the_turn_ends(web_bridge, model, phone_factory):
+    words = [f"w{i} " for i in range(10)]
+    model.queue({"kind": "slow", "deltas": words, "delay": 0.01, "hold_after": [5]},
+                {"kind": "message", "text": "queued answer"})
+    phone = phone_factory()
+    pair(phone, web_bridge)
+    start_thread(phone, "first instruction")
+    page = phone.page
+    model.wait_held(0)
+    toggle = phone.button("Queue")
+    expect(toggle).to_be_visible()
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    page.get_by_label("Message").fill("then run the tests")
+    phone.button("Send").click()
+    page.get_by_label("Message").fill("xyzzy never mind")
+    phone.button("Send").click()
+    queued = page.locator(".queued")
+    expect(queued).to_have_count(2)
+    expect(queued.first).to_contain_text("then run the tests")
+    phone.shot("queued-messages")
+    page.get_by_role("button", name=re.compile(r"Cancel queued message: xyzzy")).click()
+    expect(queued).to_have_count(1)
+    model.open_gate(0)
+    # The queued one becomes the next turn once the first ends.
+    expect(page.locator(".turn")).to_have_count(2, timeout=30_000)
+    expect(page.locator(".msg.user")).to_have_text(["first instruction", "then run the tests"], timeout=30_000)
+    expect(page.locator(".msg.agent").last).to_have_text("queued answer", timeout=30_000)
+    expect(queued).to_have_count(0)
+    expect(toggle).to_be_hidden()
+    assert "xyzzy" not in json.dumps(model.requests)
+    assert not phone.errors and not phone.csp_violations()
+
+
+def tiny_png() -> bytes:
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    raw = b"".join(b"\x00" + b"\x20\x80\xe0" * 16 for _ in range(16))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 16, 16, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def test_a_photo_is_attached_and_reaches_codex(web_bridge, model, phone):
+    model.queue({"kind": "message", "text": "first"}, {"kind": "echo_images"})
+    pair(phone, web_bridge)
+    start_thread(phone, "hello")
+    page = phone.page
+    expect(page.locator(".msg.agent").last).to_have_text("first", timeout=30_000)
+    picker = page.locator("input[type=file]")
+    # A file that is not an image is refused by the bridge (its bytes, not its name or type, decide).
+    picker.set_input_files(files=[{"name": "fake.png", "mimeType": "image/png", "buffer": b"<svg></svg>"}])
+    expect(page.locator(".toast")).to_contain_text("Not attached")
+    expect(page.locator(".attachment")).to_have_count(0)
+    picker.set_input_files(files=[{"name": "photo.png", "mimeType": "image/png", "buffer": tiny_png()}])
+    thumb = page.locator(".attachment-tray .attachment-thumb")
+    expect(thumb).to_be_visible()
+    expect(page.locator(".attachment.uploading")).to_have_count(0)
+    page.get_by_label("Message").fill("what is in this photo?")
+    phone.shot("attachment-in-composer")
+    phone.button("Send").click()
+    expect(page.locator(".attachment-tray")).to_be_hidden()
+    sent = page.locator(".msg.user").last
+    expect(sent.locator("img.attachment-thumb")).to_be_visible(timeout=30_000)
+    answer = page.locator(".msg.agent").last
+    expect(answer).to_contain_text("image/png", timeout=30_000)
+    seen = json.loads(answer.inner_text())
+    assert [i["mime"] for i in seen["images"]] == ["image/png"] and seen["images"][0]["bytes"] > 0
+    assert any("up-" in note for note in seen["notes"])
+    phone.shot("attachment-sent")
+    assert not phone.errors and not phone.csp_violations()
