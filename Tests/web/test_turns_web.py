@@ -63,7 +63,7 @@ def test_queue_holds_a_follow_up_until_the_turn_ends(web_bridge, model, phone_fa
     expect(queued).to_have_count(2)
     expect(queued.first).to_contain_text("then run the tests")
     phone.shot("queued-messages")
-    page.get_by_role("button", name=re.compile(r"Cancel queued message: xyzzy")).click()
+    page.get_by_role("button", name=re.compile(r"Cancel queued: xyzzy")).click()
     expect(queued).to_have_count(1)
     model.open_gate(0)
     # The queued one becomes the next turn once the first ends.
@@ -110,7 +110,9 @@ def test_a_photo_is_attached_and_reaches_codex(web_bridge, model, phone):
     expect(sent.locator("img.attachment-thumb")).to_be_visible(timeout=30_000)
     answer = page.locator(".msg.agent").last
     expect(answer).to_contain_text("image/png", timeout=30_000)
-    seen = json.loads(answer.inner_text())
+    # The model's echo (its JSON shown as Markdown) names the image; what reached it is checked in its request.
+    from mock_model import _input_images
+    seen = _input_images(model.requests[-1])
     assert [i["mime"] for i in seen["images"]] == ["image/png"] and seen["images"][0]["bytes"] > 0
     assert any("up-" in note for note in seen["notes"])
     phone.shot("attachment-sent")

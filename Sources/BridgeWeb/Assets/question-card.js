@@ -129,8 +129,8 @@ export function questionCard(input, ctx) {
     }
     actions.append(
       button(isForm && input.url ? 'Done' : 'Send answer', 'primary', isForm && input.url ? () => ({ action: 'accept' }) : collect),
-      button('Skip', 'secondary', () => ({ action: 'decline' })),
-      isForm ? button('Cancel', 'danger', () => ({ action: 'cancel' })) : null);
+      button('Skip', 'secondary', () => ({ action: 'decline' })));
+    if (isForm) actions.append(button('Cancel', 'danger', () => ({ action: 'cancel' })));
     if (busy) for (const b of actions.querySelectorAll('button')) b.disabled = true;
   }
   update();

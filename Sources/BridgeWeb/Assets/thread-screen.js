@@ -26,7 +26,7 @@ export function threadScreen(ctx, threadId) {
   // While a turn runs, Queue holds the message until it ends instead of steering the turn with it.
   const queueToggle = h('button', { type: 'button', class: 'queue-toggle', hidden: true, text: 'Queue', attrs: { 'aria-pressed': 'false', title: 'Send after the running turn ends' } });
   queueToggle.addEventListener('click', () => queueToggle.setAttribute('aria-pressed', String(queueToggle.getAttribute('aria-pressed') !== 'true')));
-  const queuedList = h('ul', { class: 'queued-list', hidden: true, attrs: { 'aria-label': 'Queued messages' } });
+  const queuedList = h('ul', { class: 'queued-list', hidden: true, attrs: { 'aria-label': 'Waiting to be sent' } });
   const attached = attachments(() => ctx.token && ctx.token(), (text) => toast(text));
   input.addEventListener('paste', attached.onPaste);
   const form = h('form', { class: 'composer' }, queuedList, attached.tray, attached.file, attached.button, input, queueToggle, stop, send);
@@ -126,7 +126,7 @@ export function threadScreen(ctx, threadId) {
     queuedList.replaceChildren(...queued.map((q) => h('li', { class: 'queued', dataset: { queuedId: q.queuedId } },
       h('span', { class: 'queued-label', text: 'Queued' }),
       h('span', { class: 'queued-text', text: String(q.text || '') }),
-      h('button', { type: 'button', class: 'text-button', text: 'Cancel', attrs: { 'aria-label': `Cancel queued message: ${String(q.text || '').slice(0, 40)}` },
+      h('button', { type: 'button', class: 'text-button', text: 'Cancel', attrs: { 'aria-label': `Cancel queued: ${String(q.text || '').slice(0, 40)}` },
         on: { click: async (e) => {
           e.currentTarget.disabled = true;
           try { await conn.request('cancelQueued', { threadId, queuedId: q.queuedId }); }
@@ -170,6 +170,7 @@ export function threadScreen(ctx, threadId) {
     const running = store.isRunning(thread);
     stop.hidden = !running;
     queueToggle.hidden = !running;
+    input.placeholder = running ? 'Message' : 'Message Codex'; // room for Queue beside it on a phone
     el.classList.toggle('running', running);
   }
 
