@@ -22,6 +22,7 @@ enum WebAssetCatalog {
             ("item-views.js", PackageResources.item_views_js),
             ("manifest.webmanifest", PackageResources.manifest_webmanifest),
             ("markdown.js", PackageResources.markdown_js),
+            ("mention-picker.js", PackageResources.mention_picker_js),
             ("new-thread-screen.js", PackageResources.new_thread_screen_js),
             ("pairing.js", PackageResources.pairing_js),
             ("question-card.js", PackageResources.question_card_js),

@@ -167,3 +167,25 @@ async def test_an_attached_image_reaches_the_model_and_is_deleted_after_the_turn
     assert list((bridge.state_dir / "uploads").iterdir()) == []
     again = await request(ws, "sendMessage", threadId=started["threadId"], text="again", attachments=[upload_id])
     assert again["kind"] == "error" and again["code"] == "not_found", again
+
+
+async def test_search_files_finds_files_of_the_thread_only(codex_bridge, model, workspace, tmp_path):
+    (workspace / "app").mkdir()
+    (workspace / "app" / "dates.py").write_text("x\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "dates_secret.py").write_text("secret\n")
+    (workspace / "linked").symlink_to(outside)
+    model.queue({"kind": "message", "text": "ok"})
+    ws, _ = await hello(codex_bridge)
+    started = await request(ws, "startThread", cwd=str(workspace), prompt="hi")
+    await until_turn_completed(ws, started["threadId"])
+    found = await request(ws, "searchFiles", threadId=started["threadId"], query="dates")
+    assert found["kind"] == "files", found
+    paths = [f["path"] for f in found["files"]]
+    assert "app/dates.py" in paths, found
+    assert not any("secret" in p for p in paths), found
+    bad = await request(ws, "searchFiles", threadId=started["threadId"], query="")
+    assert bad["kind"] == "error" and bad["code"] == "bad_request"
+    unknown = await request(ws, "searchFiles", threadId="00000000-0000-0000-0000-000000000000", query="dates")
+    assert unknown["kind"] == "error" and unknown["code"] in ("not_found", "codex_error"), unknown

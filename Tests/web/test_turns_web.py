@@ -117,3 +117,26 @@ def test_a_photo_is_attached_and_reaches_codex(web_bridge, model, phone):
     assert any("up-" in note for note in seen["notes"])
     phone.shot("attachment-sent")
     assert not phone.errors and not phone.csp_violations()
+
+
+def test_at_mentions_a_file_of_the_thread(web_bridge, model, phone, workspace):
+    (workspace / "app").mkdir()
+    (workspace / "app" / "dates.py").write_text("x = 1\n")
+    model.queue({"kind": "message", "text": "first"}, {"kind": "message", "text": "second"})
+    pair(phone, web_bridge)
+    start_thread(phone, "hello")
+    page = phone.page
+    expect(page.locator(".msg.agent").last).to_have_text("first", timeout=30_000)
+    box = page.get_by_label("Message")
+    box.click()
+    box.press_sequentially("look at @dat")
+    option = page.get_by_role("option").filter(has_text="app/dates.py")
+    expect(option).to_be_visible()
+    phone.shot("mention-list")
+    option.get_by_role("button").click()
+    expect(box).to_have_value("look at app/dates.py ")
+    expect(page.get_by_role("listbox")).to_be_hidden()
+    phone.button("Send").click()
+    expect(page.locator(".msg.agent").last).to_have_text("second", timeout=30_000)
+    assert "look at app/dates.py" in json.dumps(model.requests[-1])
+    assert not phone.errors and not phone.csp_violations()

@@ -7,6 +7,7 @@ import { itemView } from './item-views.js';
 import { approvalCard } from './approval-card.js';
 import { questionCard } from './question-card.js';
 import { attachments } from './attachments.js';
+import { mentionPicker } from './mention-picker.js';
 import { renderChanges } from './diff-view.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
@@ -29,7 +30,8 @@ export function threadScreen(ctx, threadId) {
   const queuedList = h('ul', { class: 'queued-list', hidden: true, attrs: { 'aria-label': 'Waiting to be sent' } });
   const attached = attachments(() => ctx.token && ctx.token(), (text) => toast(text));
   input.addEventListener('paste', attached.onPaste);
-  const form = h('form', { class: 'composer' }, queuedList, attached.tray, attached.file, attached.button, input, queueToggle, stop, send);
+  const mentions = mentionPicker(input, (query) => conn.request('searchFiles', { threadId, query, limit: 8 }), () => onLayout());
+  const form = h('form', { class: 'composer' }, queuedList, mentions.el, attached.tray, attached.file, attached.button, input, queueToggle, stop, send);
 
   const announcer = h('div', { class: 'visually-hidden', attrs: { 'aria-live': 'polite' } }); // for screen readers
   const main = h('main', { class: 'thread-main' }, placeholder, conversation);
@@ -221,6 +223,7 @@ export function threadScreen(ctx, threadId) {
     e.preventDefault();
     const text = input.value.trim();
     if (!text) return;
+    mentions.close();
     send.disabled = true;
     input.value = '';
     grow();
