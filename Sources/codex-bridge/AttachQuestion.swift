@@ -62,7 +62,9 @@ struct AttachQuestion {
     private mutating func takeAnswer(_ text: String) -> Step {
         let question = questions[index]
         let options = question["options"]?.arrayValue ?? []
-        if let number = Int(text), (1...max(options.count, 1)).contains(number), number <= options.count {
+        if let number = Int(text), !options.isEmpty {
+            // A number picks an option; one that names none is a slip, not an answer.
+            guard (1...options.count).contains(number) else { return .ask("pick 1 to \(options.count)\n" + questionPrompt(index)) }
             answers[question["id"]?.stringValue ?? ""] = [options[number - 1]["label"]?.stringValue ?? ""]
         } else if !text.isEmpty, question["isOther"]?.boolValue != false || options.isEmpty {
             answers[question["id"]?.stringValue ?? ""] = [text]
