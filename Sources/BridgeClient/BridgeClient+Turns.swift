@@ -43,6 +43,11 @@ extension BridgeClient {
         return files
     }
 
+    /// `startReview`: Codex reviews the thread's directory as a new turn (`turnId`); its findings stream as events.
+    public func startReview(threadId: String, target: ReviewTarget) async throws -> Accepted {
+        try Self.accepted(await send(.startReview(StartReview(threadId: threadId, target: target))))
+    }
+
     private static func accepted(_ answer: BridgeResponse) throws -> Accepted {
         guard case .accepted(let accepted) = answer else { throw UnexpectedAnswer(expected: "accepted", got: answer.kind) }
         return accepted

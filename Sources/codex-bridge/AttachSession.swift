@@ -130,6 +130,7 @@ struct AttachSession {
                 /diff                 the thread's latest diff
                 /cat PATH             a file under the thread's directory
                 /rename NAME          rename the open thread; /archive archives it
+                /review [base B|commit SHA]  Codex reviews the uncommitted changes (or against a branch, or a commit)
                 /queue TEXT           send TEXT as the next turn once the running one ends
                 /unqueue ID           take a queued message back
                 /models               the models Codex offers (and their efforts)
@@ -141,6 +142,24 @@ struct AttachSession {
                 """)
         case "/list":
             await list()
+        case "/review":
+            guard let thread else {
+                say("no thread open")
+                return true
+            }
+            let target: ReviewTarget? =
+                switch (parts.count > 1 ? parts[1] : "", parts.count > 2 ? parts[2] : "") {
+                case ("", _): .uncommitted
+                case ("base", let branch) where !branch.isEmpty: .base(branch)
+                case ("commit", let sha) where !sha.isEmpty: .commit(sha)
+                default: nil
+                }
+            guard let target else {
+                say("usage: /review [base BRANCH | commit SHA]")
+                return true
+            }
+            runningTurns.insert(thread)
+            await request(.startReview(StartReview(threadId: thread, target: target))) { _ in "reviewing" }
         case "/queue", "/unqueue":
             guard let thread, parts.count >= 2 else {
                 say(thread == nil ? "no thread open" : "usage: \(parts[0]) \(parts[0] == "/queue" ? "TEXT" : "ID")")

@@ -63,6 +63,12 @@ import Testing
         try connection.answer(.response(id: search["id"]?.stringValue ?? "", .files(matches)))
         #expect(try await found == matches)
 
+        async let reviewed = client.startReview(threadId: "t", target: .base("main"))
+        let review = try #require(await sent.next())
+        #expect(review["kind"] == "startReview" && review["target"] == ["base": "main"])
+        try connection.answer(.response(id: review["id"]?.stringValue ?? "", .accepted(Accepted(threadId: "t", turnId: "rv"))))
+        #expect(try await reviewed.turnId == "rv")
+
         // An answer of the wrong kind is an error, not a silent nil.
         let wrong = Task { try await client.searchFiles(threadId: "t", query: "x") }
         let third = try #require(await sent.next())

@@ -125,3 +125,42 @@ import Testing
         #expect(throws: UploadStore.Refusal.self) { try uploads.uploads([upload.uploadId]) }
     }
 }
+
+/// `startReview`: Codex's review/start with the target in its shape; bad targets and a running turn refused.
+@Suite(.timeLimit(.minutes(1))) struct ThreadHubReviewTests {
+    @Test func aReviewStartsAsATurnOfTheThread() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        harness.codex.on("review/start") { _ in ["reviewThreadId": "t1", "turn": ["id": "rv-1"]] }
+        let phone = await harness.session()
+        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
+        for target in [ReviewTarget.commit("xyz"), .commit("ab"), .base("--upload-pack=evil"), .base("a b"), .base("a..b")] {
+            #expect(
+                await harness.request(.startReview(StartReview(threadId: "t1", target: target)), phone).errorCode == .badRequest,
+                "\(target)")
+        }
+        #expect(harness.codex.requests("review/start").isEmpty)
+        guard
+            case .response(_, .accepted(let accepted)) = await harness.request(
+                .startReview(StartReview(threadId: "t1", target: .base("main"))), phone)
+        else {
+            Issue.record("not accepted")
+            return
+        }
+        #expect(accepted.turnId == "rv-1")
+        #expect(
+            harness.codex.requests("review/start").first
+                == ["threadId": "t1", "target": ["type": "baseBranch", "branch": "main"], "delivery": "inline"])
+        // Codex reports the review's child turn with its root: the thread's turn is the root.
+        await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "child", "rootTurnId": "rv-1"]])
+        let frames = try await harness.waitFor(phone) { $0.event?.type == "turn/started" }
+        #expect(frames.compactMap(\.event).last?.turnId == "rv-1")
+        #expect(await harness.request(.startReview(StartReview(threadId: "t1", target: .uncommitted)), phone).errorCode == .conflict)
+        await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "rv-1", "status": "completed"]])
+        _ = try await harness.waitFor(phone) { $0.event?.type == "turn/completed" }
+        #expect(await harness.request(.interrupt(ThreadRef(threadId: "t1")), phone).errorCode == .conflict)
+        harness.codexKnowsThread("foreign", cwd: harness.outside)
+        #expect(
+            await harness.request(.startReview(StartReview(threadId: "foreign", target: .uncommitted)), phone).errorCode == .forbiddenPath)
+    }
+}

@@ -66,6 +66,8 @@ import Testing
             .cancelQueued(CancelQueued(threadId: "t", queuedId: "q-1")), .searchFiles(SearchFiles(threadId: "t", query: "dat", limit: 5)),
             .sendMessage(SendMessage(threadId: "t", text: "x", mode: .queue, attachments: ["up-1"])),
             .startThread(StartThread(cwd: "/", prompt: "p", attachments: ["up-2"])),
+            .startReview(StartReview(threadId: "t", target: .uncommitted)), .startReview(StartReview(threadId: "t", target: .base("main"))),
+            .startReview(StartReview(threadId: "t", target: .commit("abc123"))),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

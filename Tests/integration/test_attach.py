@@ -312,3 +312,24 @@ def test_attach_answers_the_agents_question_and_queues(codex_bridge, model, work
     finally:
         term.close()
     assert "then this" in json.dumps(model.requests[-1])
+
+
+def test_attach_review(codex_bridge, model, workspace, tmp_path):
+    from test_turns import REVIEW
+    model.queue({"kind": "message", "text": "hello"}, {"kind": "message", "text": json.dumps(REVIEW)})
+    term = attach(codex_bridge, tmp_path / "client")
+    try:
+        term.expect(r"connected to")
+        term.send(f"/new {workspace} say hello")
+        term.expect(r"-- turn completed")
+        (workspace / "tracked.txt").write_text("changed\n")
+        term.send("/review commit nothex")
+        term.expect(r"error: commit must be a hexadecimal sha")
+        term.send("/review")
+        term.expect(r"reviewing")
+        term.expect(r"Off by one in the loop")
+        term.expect(r"-- turn completed")
+        term.send("/quit")
+        term.wait()
+    finally:
+        term.close()

@@ -189,3 +189,34 @@ async def test_search_files_finds_files_of_the_thread_only(codex_bridge, model, 
     assert bad["kind"] == "error" and bad["code"] == "bad_request"
     unknown = await request(ws, "searchFiles", threadId="00000000-0000-0000-0000-000000000000", query="dates")
     assert unknown["kind"] == "error" and unknown["code"] in ("not_found", "codex_error"), unknown
+
+
+REVIEW = {"findings": [{"title": "Off by one in the loop", "body": "The loop stops one early.", "confidence_score": 0.9,
+                        "priority": 1, "code_location": {"absolute_file_path": "tracked.txt",
+                                                         "line_range": {"start": 1, "end": 1}}}],
+          "overall_correctness": "patch is incorrect", "overall_explanation": "One bug.", "overall_confidence_score": 0.8}
+
+
+async def test_a_review_streams_its_findings_as_a_turn(codex_bridge, model, workspace):
+    model.queue({"kind": "message", "text": "ok"}, {"kind": "message", "text": json.dumps(REVIEW)})
+    ws, _ = await hello(codex_bridge)
+    started = await request(ws, "startThread", cwd=str(workspace), prompt="hi")
+    thread = started["threadId"]
+    await until_turn_completed(ws, thread)
+    (workspace / "tracked.txt").write_text("two\n")
+    bad = await request(ws, "startReview", threadId=thread, target={"commit": "not-a-sha"})
+    assert bad["kind"] == "error" and bad["code"] == "bad_request", bad
+    flag = await request(ws, "startReview", threadId=thread, target={"base": "--output=/tmp/x"})
+    assert flag["kind"] == "error" and flag["code"] == "bad_request", flag
+    review = await request(ws, "startReview", threadId=thread, target="uncommitted")
+    assert review["kind"] == "accepted" and review["turnId"] and review["turnId"] != started["turnId"], review
+    events, _ = await until_turn_completed(ws, thread)
+    assert completed_status(events) == "completed"
+    assert all(e["turnId"] == review["turnId"] for e in events if e["type"].startswith("turn/"))
+    texts = json.dumps([e["data"] for e in events if e["type"] == "item/completed"])
+    assert "Off by one in the loop" in texts, [e["type"] for e in events]
+    # The model was asked to review (Codex's review prompt), not to answer a chat message.
+    assert "review" in json.dumps(model.requests[-1]).lower()
+    # The review's turn is over for the bridge too: nothing to interrupt, and a follow-up starts a new turn.
+    none = await request(ws, "interrupt", threadId=thread)
+    assert none["kind"] == "error" and none["code"] == "conflict", none

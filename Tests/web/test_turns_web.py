@@ -140,3 +140,25 @@ def test_at_mentions_a_file_of_the_thread(web_bridge, model, phone, workspace):
     expect(page.locator(".msg.agent").last).to_have_text("second", timeout=30_000)
     assert "look at app/dates.py" in json.dumps(model.requests[-1])
     assert not phone.errors and not phone.csp_violations()
+
+
+def test_review_runs_as_a_turn_and_shows_its_findings(web_bridge, model, phone, workspace):
+    review = {"findings": [{"title": "Off by one in the loop", "body": "The loop <i>stops</i> one early.",
+                            "confidence_score": 0.9, "priority": 1,
+                            "code_location": {"absolute_file_path": "tracked.txt", "line_range": {"start": 1, "end": 1}}}],
+              "overall_correctness": "patch is incorrect", "overall_explanation": "One bug.", "overall_confidence_score": 0.8}
+    model.queue({"kind": "message", "text": "first"}, {"kind": "message", "text": json.dumps(review)})
+    pair(phone, web_bridge)
+    start_thread(phone, "hello")
+    page = phone.page
+    expect(page.locator(".msg.agent").last).to_have_text("first", timeout=30_000)
+    (workspace / "tracked.txt").write_text("changed\n")
+    phone.button("Review").click()
+    expect(page.locator(".turn")).to_have_count(2, timeout=30_000)
+    expect(page.locator(".msg.agent").last).to_contain_text("Off by one in the loop", timeout=30_000)
+    expect(page.locator(".chip", has_text="Review finished")).to_be_visible()
+    expect(page.locator(".turn").last.locator(".working")).to_have_count(0)
+    expect(phone.button("Review")).to_be_visible()
+    phone.shot("review-findings")
+    assert "Review the current code changes" in json.dumps(model.requests[-1])
+    assert not phone.errors and not phone.csp_violations()

@@ -153,6 +153,7 @@ public enum BridgeRequest: Sendable, Hashable {
     case answerInput(AnswerInput)
     case cancelQueued(CancelQueued)
     case searchFiles(SearchFiles)
+    case startReview(StartReview)
 
     /// The wire `kind` of this request.
     public var kind: String {
@@ -176,6 +177,7 @@ public enum BridgeRequest: Sendable, Hashable {
         case .answerInput: "answerInput"
         case .cancelQueued: "cancelQueued"
         case .searchFiles: "searchFiles"
+        case .startReview: "startReview"
         }
     }
 
@@ -190,6 +192,7 @@ public enum BridgeRequest: Sendable, Hashable {
         case .readFile(let read): read.threadId
         case .cancelQueued(let cancel): cancel.threadId
         case .searchFiles(let search): search.threadId
+        case .startReview(let review): review.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .answerInput: nil
         }
@@ -199,6 +202,6 @@ public enum BridgeRequest: Sendable, Hashable {
     public static let kinds: Set<String> = [
         "listThreads", "startThread", "sendMessage", "interrupt", "subscribe", "unsubscribe", "readThread",
         "getDiff", "approve", "listDirectory", "listModels", "renameThread", "archiveThread", "unarchiveThread", "readFile", "usage",
-        "answerInput", "cancelQueued", "searchFiles",
+        "answerInput", "cancelQueued", "searchFiles", "startReview",
     ]
 }

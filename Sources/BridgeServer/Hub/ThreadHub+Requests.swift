@@ -101,6 +101,8 @@ extension ThreadHub {
             return .accepted(try cancelQueuedMessage(cancel))
         case .searchFiles(let search):
             return .files(try await searchFiles(search, cwd: cwd ?? ""))
+        case .startReview(let review):
+            return .accepted(try await startReview(review, policy: turnPolicy ?? gate.defaults))
         }
     }
 

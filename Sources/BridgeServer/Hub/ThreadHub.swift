@@ -195,7 +195,9 @@ public actor ThreadHub: RequestHandling, Service {
 
     private func notification(method: String, params: JSONValue, paramsJSON: String?) {
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
-        let turnId = params["turnId"]?.stringValue ?? params["turn"]?["id"]?.stringValue
+        // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
+        // which its items and `turn/completed` carry): the root is the thread's turn.
+        let turnId = params["turnId"]?.stringValue ?? params["turn"]?["rootTurnId"]?.stringValue ?? params["turn"]?["id"]?.stringValue
         var state = threads[threadId] ?? ThreadState(cwd: params["thread"]?["cwd"]?.stringValue, loadedGeneration: generation)
         switch method {
         case "turn/started": state.runningTurnId = turnId

@@ -187,7 +187,7 @@ function planView(item) {
 }
 
 function otherView(item) {
-  const names = { webSearch: 'Web search', mcpToolCall: 'Tool call', dynamicToolCall: 'Tool call', imageView: 'Image', contextCompaction: 'Context compacted' };
+  const names = { webSearch: 'Web search', mcpToolCall: 'Tool call', dynamicToolCall: 'Tool call', imageView: 'Image', contextCompaction: 'Context compacted', enteredReviewMode: 'Review started', exitedReviewMode: 'Review finished' };
   const detail = item.query || item.tool || item.server || '';
   const el = h('div', { class: 'other-item' },
     h('span', { class: 'chip', text: names[item.type] || item.type || 'item' }),

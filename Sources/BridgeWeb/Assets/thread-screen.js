@@ -16,7 +16,15 @@ export function threadScreen(ctx, threadId) {
   const { store, conn } = ctx;
   const thread = store.ensure(threadId);
   const diffButton = h('button', { type: 'button', class: 'text-button', text: 'Diff', on: { click: () => ctx.navigate(`#/t/${encodeURIComponent(threadId)}/diff`) } });
-  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [diffButton] });
+  // Review: Codex reviews the folder's uncommitted changes as a new turn (startReview).
+  const reviewButton = h('button', { type: 'button', class: 'text-button', text: 'Review', attrs: { title: 'Codex reviews the uncommitted changes' } });
+  reviewButton.addEventListener('click', async () => {
+    reviewButton.disabled = true;
+    try { await conn.request('startReview', { threadId, target: 'uncommitted' }); stuck = true; }
+    catch (err) { toast(`No review: ${describeError(err)}`); }
+    finally { reviewButton.disabled = false; }
+  });
+  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [reviewButton, diffButton] });
   const conversation = h('div', { class: 'conversation', attrs: { 'aria-live': 'off' } });
   const placeholder = h('p', { class: 'empty', text: 'Loading…' });
   const jump = h('button', { type: 'button', class: 'jump', hidden: true, attrs: { 'aria-label': 'Jump to latest' }, on: { click: () => scrollToEnd(true) } }, icon('down'));
@@ -172,6 +180,7 @@ export function threadScreen(ctx, threadId) {
     const running = store.isRunning(thread);
     stop.hidden = !running;
     queueToggle.hidden = !running;
+    reviewButton.hidden = running;
     input.placeholder = running ? 'Message' : 'Message Codex'; // room for Queue beside it on a phone
     el.classList.toggle('running', running);
   }
