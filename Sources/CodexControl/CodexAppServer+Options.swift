@@ -47,8 +47,9 @@ extension CodexAppServer {
         }
 
         /// Settings the bridge gives every child, before the configured overrides (a later `-c` wins): the agent
-        /// may ask the person questions in Default mode too, since the bridge relays them (`inputRequest`).
-        static let bridgeDefaults = ["features.default_mode_request_user_input=true"]
+        /// may ask the person questions in Default mode too, since the bridge relays them (`inputRequest`), without
+        /// a "under-development feature" warning in every thread for it.
+        static let bridgeDefaults = ["features.default_mode_request_user_input=true", "suppress_unstable_features_warning=true"]
 
         /// `app-server` followed by `-c KEY=VALUE` per bridge default and per override.
         var arguments: [String] {

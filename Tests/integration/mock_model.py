@@ -12,7 +12,9 @@ Response kinds (dicts):
     {"kind": "stall", "text": "late"}                                  # keeps the stream open until released
                                                                        # (release()/POST /control/release), the
                                                                        # client goes away, or `max_seconds`
-    {"kind": "error", "status": 500}                                   # an HTTP error status
+    {"kind": "error", "status": 500}                                   # an HTTP error status (optional "text",
+                                                                       # and "type"/"code" in the error object,
+                                                                       # e.g. 429 usage_limit_reached)
     {"kind": "ask", "questions": [{"id", "header", "question",         # a `request_user_input` function call
               "options": [{"label", "description"}]}]}                  # (codex needs
                                                                        # features.default_mode_request_user_input)
@@ -197,7 +199,9 @@ class _Handler(BaseHTTPRequestHandler):
         n, spec = self.owner._next(body)
         kind = spec.get("kind", "message")
         if kind == "error":
-            return self._json(int(spec.get("status", 500)), {"error": {"message": spec.get("text", "boom")}})
+            error = {"message": spec.get("text", "boom")}
+            error.update({k: spec[k] for k in ("type", "code") if k in spec})
+            return self._json(int(spec.get("status", 500)), {"error": error})
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")

@@ -162,3 +162,19 @@ def test_review_runs_as_a_turn_and_shows_its_findings(web_bridge, model, phone, 
     phone.shot("review-findings")
     assert "Review the current code changes" in json.dumps(model.requests[-1])
     assert not phone.errors and not phone.csp_violations()
+
+
+def test_a_usage_limit_says_why_the_turn_failed(web_bridge, model, phone):
+    model.queue({"kind": "error", "status": 429, "type": "usage_limit_reached", "text": "You've hit your usage limit."})
+    pair(phone, web_bridge)
+    start_thread(phone, "hello")
+    page = phone.page
+    footer = page.locator(".turn-end.failed")
+    expect(footer).to_contain_text("Usage limit reached: ", timeout=30_000)
+    expect(footer).to_contain_text("usage limit")
+    phone.button("Show usage").click()
+    # Without a ChatGPT login Codex cannot say what is left: its own reason is shown, not a silent nothing.
+    expect(page.locator(".usage-text")).to_contain_text("Usage unknown: ")
+    expect(page.locator(".usage-text")).to_contain_text("authentication required")
+    phone.shot("usage-limit")
+    assert not phone.errors and not phone.csp_violations()

@@ -8,6 +8,7 @@ import { approvalCard } from './approval-card.js';
 import { questionCard } from './question-card.js';
 import { attachments } from './attachments.js';
 import { mentionPicker } from './mention-picker.js';
+import { failureTitle, describeUsage } from './thread-extras.js';
 import { renderChanges } from './diff-view.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
@@ -103,8 +104,22 @@ export function threadScreen(ctx, threadId) {
     t.footer.replaceChildren();
     if (t.el.classList.contains('running')) t.footer.append(h('span', { class: 'working' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), 'Working…'));
     else if (TURN_LABELS[turn.status] || turn.error) {
-      t.footer.append(h('span', { class: `turn-end ${turn.status}`, text: `${TURN_LABELS[turn.status] || 'Error'}${turn.error ? `: ${turn.error}` : ''}` }));
+      t.footer.append(h('span', { class: `turn-end ${turn.status}`, text: `${failureTitle(turn, TURN_LABELS[turn.status] || 'Error')}${turn.error ? `: ${turn.error}` : ''}` }));
+      // A usage limit: what is left, on request (Codex's own answer, or its reason why it cannot say).
+      if (turn.errorKind === 'usageLimitExceeded') t.footer.append(usageButton());
     }
+  }
+
+  function usageButton() {
+    const out = h('p', { class: 'usage-text', attrs: { 'aria-live': 'polite' } });
+    const b = h('button', { type: 'button', class: 'text-button', text: 'Show usage' });
+    b.addEventListener('click', async () => {
+      b.disabled = true;
+      try { out.textContent = describeUsage((await conn.request('usage', {})).rateLimits); }
+      catch (err) { out.textContent = `Usage unknown: ${describeError(err)}`; }
+      finally { b.disabled = false; }
+    });
+    return h('span', { class: 'usage' }, b, out);
   }
 
   function addItem(turn, item) {
