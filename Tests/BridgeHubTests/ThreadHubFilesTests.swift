@@ -117,6 +117,20 @@ import Testing
         #expect(upload.mimeType == "image/png" && upload.size == ThreadHubFilesTests.png.count)
     }
 
+    @Test func atMostMaxCountWait() throws {
+        let uploads = try UploadStore(
+            directory: FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID().uuidString)"), maxCount: 2)
+        _ = try uploads.store(ThreadHubFilesTests.png)
+        _ = try uploads.store(ThreadHubFilesTests.png)
+        do {
+            _ = try uploads.store(ThreadHubFilesTests.png)
+            Issue.record("a third upload was accepted")
+        } catch {
+            #expect(error.code == .rateLimited)
+        }
+        #expect(uploads.count == 2)
+    }
+
     @Test func expiredUploadsAreDeleted() throws {
         let uploads = try store(lifetime: .seconds(60))
         let upload = try uploads.store(ThreadHubFilesTests.png)

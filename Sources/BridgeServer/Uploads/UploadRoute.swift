@@ -75,6 +75,7 @@ public struct UploadRoute: Sendable {
                 switch error.code {
                 case .tooLarge: .contentTooLarge
                 case .unsupportedMedia: .unsupportedMediaType
+                case .rateLimited: .tooManyRequests
                 case .internal: .internalServerError
                 default: .badRequest
                 }

@@ -29,6 +29,8 @@ public final class UploadStore: Sendable {
     public let directory: URL
     public let maxBytes: Int
     public let lifetime: Duration
+    /// Most uploads held at once (a client that uploads without sending fills no disk).
+    public let maxCount: Int
     private let state = Mutex<State>(State())
 
     private struct State {
@@ -38,8 +40,9 @@ public final class UploadStore: Sendable {
     }
 
     /// Prepares `directory` (created 0700; files left by an earlier run are deleted: their turns are over).
-    public init(directory: URL, maxBytes: Int = 20 << 20, lifetime: Duration = .seconds(24 * 3600)) throws {
+    public init(directory: URL, maxBytes: Int = 20 << 20, lifetime: Duration = .seconds(24 * 3600), maxCount: Int = 64) throws {
         self.directory = directory
+        self.maxCount = maxCount
         self.maxBytes = maxBytes
         self.lifetime = lifetime
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -60,6 +63,9 @@ public final class UploadStore: Sendable {
                 code: .unsupportedMedia, message: "not an image (PNG, JPEG, WebP, HEIC) or audio clip (MP3, M4A, WAV, OGG, FLAC, WebM)")
         }
         sweep()
+        guard count < maxCount else {
+            throw Refusal(code: .rateLimited, message: "\(maxCount) uploads are waiting to be used; send them or wait for them to expire")
+        }
         let id = "up-" + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let path = directory.appendingPathComponent("\(id).\(media.fileExtension)").path
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
