@@ -15,7 +15,7 @@ export function thumbnailFor(path) {
 /** getToken(): the Bearer credential; onError(text): tells the person. */
 export function attachments(getToken, onError) {
   const tray = h('ul', { class: 'attachment-tray', hidden: true, attrs: { 'aria-label': 'Attachments' } });
-  const file = h('input', { type: 'file', class: 'visually-hidden', multiple: true, tabIndex: -1,
+  const file = h('input', { type: 'file', hidden: true, multiple: true, tabIndex: -1,
     accept: 'image/png,image/jpeg,image/webp,image/heic,image/heif,audio/*', attrs: { 'aria-hidden': 'true' } });
   const button = h('button', { type: 'button', class: 'attach', attrs: { 'aria-label': 'Attach a photo' } }, icon('image'));
   button.addEventListener('click', () => file.click());
