@@ -18,6 +18,8 @@ Response kinds (dicts):
     {"kind": "ask", "questions": [{"id", "header", "question",         # a `request_user_input` function call
               "options": [{"label", "description"}]}]}                  # (codex needs
                                                                        # features.default_mode_request_user_input)
+    {"kind": "call", "name": "y", "namespace": "mcp__x",              # a function call of any tool (MCP tools
+     "arguments": {}}                                                  # are named within their namespace)
     {"kind": "echo_output"}                                            # a message whose text is the output of the
                                                                        # last function call in the request (what
                                                                        # the tool answered the model)
@@ -224,6 +226,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._exec(spec, n)
         elif kind == "ask":
             self._function_call("request_user_input", {"questions": spec.get("questions", [])}, spec, n)
+        elif kind == "call":
+            self._function_call(spec["name"], spec.get("arguments", {}), spec, n)
         elif kind == "echo_images":
             self._message(json.dumps(_input_images(self.owner.requests[-1] if self.owner.requests else None)), None, n)
         elif kind == "echo_output":
@@ -272,11 +276,11 @@ class _Handler(BaseHTTPRequestHandler):
         })
 
     def _function_call(self, name: str, arguments: dict, spec: dict, n: int) -> None:
-        self._event({
-            "type": "response.output_item.done", "output_index": 0,
-            "item": {"type": "function_call", "id": f"fc_{n}", "call_id": spec.get("call_id", f"call_{n}"),
-                     "name": name, "arguments": json.dumps(arguments)},
-        })
+        item = {"type": "function_call", "id": f"fc_{n}", "call_id": spec.get("call_id", f"call_{n}"),
+                "name": name, "arguments": json.dumps(arguments)}
+        if "namespace" in spec:
+            item["namespace"] = spec["namespace"]
+        self._event({"type": "response.output_item.done", "output_index": 0, "item": item})
 
     def _stall(self) -> bool:
         """Waits until released; False when the client went away (e.g. the turn was interrupted)."""

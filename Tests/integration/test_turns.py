@@ -220,3 +220,35 @@ async def test_a_review_streams_its_findings_as_a_turn(codex_bridge, model, work
     # The review's turn is over for the bridge too: nothing to interrupt, and a follow-up starts a new turn.
     none = await request(ws, "interrupt", threadId=thread)
     assert none["kind"] == "error" and none["code"] == "conflict", none
+
+
+async def test_an_mcp_servers_form_reaches_the_phone_and_its_answer_the_server(bridge_factory, model, codex_home, workspace):
+    import pathlib
+    import sys
+
+    from codex_fixture import bridge_codex_args, codex_bin
+    from mcp_elicit import mcp_args
+    from mock_model import codex_env
+    script = str(pathlib.Path(__file__).with_name("mcp_elicit.py"))
+    extra = [a for value in mcp_args(sys.executable, script) for a in ("--codex-config", value)]
+    bridge = bridge_factory(name="mcp", env=codex_env(codex_home), args=[
+        "--codex", codex_bin(), "--root", str(workspace), *bridge_codex_args(model.port), *extra])
+    model.queue({"kind": "call", "namespace": "mcp__tickets", "name": "ask_ticket"}, {"kind": "echo_output"})
+    ws, _ = await hello(bridge)
+    started = await request(ws, "startThread", cwd=str(workspace), prompt="pick a ticket")
+    assert started["kind"] == "threadStarted", started
+    # Codex itself first asks, as an elicitation with no fields, whether the tool may run.
+    allow = await next_kind(ws, "inputRequest", timeout=60)
+    assert allow["type"] == "elicitation" and "ask_ticket" in allow["message"], allow
+    assert (await request(ws, "answerInput", requestId=allow["requestId"], action="accept", content={}))["kind"] == "accepted"
+    asked = await next_kind(ws, "inputRequest", timeout=60)
+    assert asked["type"] == "elicitation" and asked["serverName"] == "tickets", asked
+    assert asked["message"] == "Which ticket should I work on?" and asked["schema"]["required"] == ["ticket"]
+    missing = await request(ws, "answerInput", requestId=asked["requestId"], action="accept", content={})
+    assert missing["kind"] == "error" and missing["code"] == "bad_request", missing
+    answer = await request(ws, "answerInput", requestId=asked["requestId"], action="accept", content={"ticket": 42})
+    assert answer["kind"] == "accepted", answer
+    events, _ = await until_turn_completed(ws, started["threadId"])
+    assert completed_status(events) == "completed"
+    # The server got the phone's answer and returned it as the tool's result, which the model read.
+    assert '\\"ticket\\": 42' in agent_text(events) and '\\"action\\": \\"accept\\"' in agent_text(events), agent_text(events)
