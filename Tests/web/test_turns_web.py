@@ -178,3 +178,30 @@ def test_a_usage_limit_says_why_the_turn_failed(web_bridge, model, phone):
     expect(page.locator(".usage-text")).to_contain_text("authentication required")
     phone.shot("usage-limit")
     assert not phone.errors and not phone.csp_violations()
+
+
+def test_an_mcp_form_is_answered_from_the_card(web_bridge_factory, model, phone):
+    import pathlib
+    import sys
+
+    from mcp_elicit import mcp_args
+    script = str(pathlib.Path(__file__).parents[1] / "integration" / "mcp_elicit.py")
+    bridge = web_bridge_factory(extra=[a for value in mcp_args(sys.executable, script) for a in ("--codex-config", value)])
+    model.queue({"kind": "call", "namespace": "mcp__tickets", "name": "ask_ticket"}, {"kind": "echo_output"})
+    pair(phone, bridge)
+    start_thread(phone, "pick a ticket")
+    page = phone.page
+    allow = page.locator(".question-card").first
+    expect(allow).to_contain_text("ask_ticket")
+    allow.get_by_role("button", name="Allow").click()
+    expect(allow).to_contain_text("Answered on this phone")
+    form = page.locator(".question-card").nth(1)
+    expect(form).to_contain_text("Which ticket should I work on?")
+    expect(form).to_contain_text("tickets asks")
+    form.get_by_label("Ticket number").fill("42")
+    phone.shot("question-form")
+    form.get_by_role("button", name="Send answer").click()
+    expect(form).to_contain_text("Answered on this phone")
+    expect(page.locator(".msg.agent").last).to_contain_text("42", timeout=30_000)
+    assert '\\"ticket\\": 42' in json.dumps(model.requests[-1])
+    assert not phone.errors and not phone.csp_violations()

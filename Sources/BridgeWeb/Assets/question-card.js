@@ -127,8 +127,10 @@ export function questionCard(input, ctx) {
       outcome.textContent = `${ACTIONS[input.resolved.action] || input.resolved.action}${who}.`;
       return;
     }
+    // A form with no fields is a yes/no question (Codex asks so whether an MCP tool may run).
+    const label = isForm && input.url ? 'Done' : isForm && !fields.length ? 'Allow' : 'Send answer';
     actions.append(
-      button(isForm && input.url ? 'Done' : 'Send answer', 'primary', isForm && input.url ? () => ({ action: 'accept' }) : collect),
+      button(label, 'primary', isForm && input.url ? () => ({ action: 'accept' }) : collect),
       button('Skip', 'secondary', () => ({ action: 'decline' })));
     if (isForm) actions.append(button('Cancel', 'danger', () => ({ action: 'cancel' })));
     if (busy) for (const b of actions.querySelectorAll('button')) b.disabled = true;
