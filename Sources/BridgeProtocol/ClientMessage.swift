@@ -100,6 +100,10 @@ extension ClientMessage {
         case "pushSubscribe": request = .pushSubscribe(try payload(PushSubscribe.self))
         case "pushUnsubscribe": request = .pushUnsubscribe(try payload(PushUnsubscribe.self))
         case "presence": request = .presence(try payload(Presence.self))
+        case "answerInput": request = .answerInput(try payload(AnswerInput.self))
+        case "cancelQueued": request = .cancelQueued(try payload(CancelQueued.self))
+        case "searchFiles": request = .searchFiles(try payload(SearchFiles.self))
+        case "startReview": request = .startReview(try payload(StartReview.self))
         default: throw FrameDecodingError(kind: kind, id: id, code: .unknownKind, message: "unknown kind '\(kind.prefix(64))'")
         }
         return .request(id: id, request)
@@ -130,6 +134,10 @@ extension ClientMessage {
             case .pushSubscribe(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .pushUnsubscribe(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .presence(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .answerInput(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .cancelQueued(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .searchFiles(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .startReview(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

@@ -46,9 +46,14 @@ extension CodexAppServer {
             self.terminationGracePeriod = terminationGracePeriod
         }
 
-        /// `app-server` followed by `-c KEY=VALUE` per override.
+        /// Settings the bridge gives every child, before the configured overrides (a later `-c` wins): the agent
+        /// may ask the person questions in Default mode too, since the bridge relays them (`inputRequest`), without
+        /// a "under-development feature" warning in every thread for it.
+        static let bridgeDefaults = ["features.default_mode_request_user_input=true", "suppress_unstable_features_warning=true"]
+
+        /// `app-server` followed by `-c KEY=VALUE` per bridge default and per override.
         var arguments: [String] {
-            ["app-server"] + configOverrides.flatMap { ["-c", $0] }
+            ["app-server"] + (Self.bridgeDefaults + configOverrides).flatMap { ["-c", $0] }
         }
 
         /// The `initialize` params.

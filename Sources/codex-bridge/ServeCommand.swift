@@ -42,6 +42,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest accepted message in bytes; larger ones close with 1009 (default 1048576).", valueName: "bytes"))
     var maxMessageBytes: Int?
 
+    @Option(help: ArgumentHelp("Largest attachment (POST /uploads) in bytes (default 20971520).", valueName: "bytes"))
+    var maxUploadBytes: Int?
+
     @Option(help: ArgumentHelp("Seconds between WebSocket pings; 0 disables them (default 20).", valueName: "seconds"))
     var pingInterval: Double?
 
@@ -116,6 +119,7 @@ struct ServeCommand: AsyncParsableCommand {
             allowDangerFullAccess: allowDangerFullAccess ? true : nil, tls: tls, tlsCert: tlsCert.map(Self.absolute),
             tlsKey: tlsKey.map(Self.absolute), tlsTailscale: tlsTailscale ? true : nil, journalMaxAge: journal.maxAge,
             journalMaxBytes: journal.maxBytes)
+        options.maxUploadBytes = maxUploadBytes
         push.fill(&options)
         return options
     }
@@ -250,6 +254,13 @@ struct ServeCommand: AsyncParsableCommand {
             throw CommandFailure("cannot open the event journal in \(paths.databaseFile.path): \(error)")
         }
         let notifications = try await ServePush.prepare(settings.push, paths: paths, devices: pairing.registry, hub: hub, logger: logger)
+        let uploads: UploadStore
+        do {
+            uploads = try UploadStore(directory: paths.stateDirectory.appendingPathComponent("uploads"), maxBytes: settings.maxUploadBytes)
+        } catch {
+            throw CommandFailure("cannot prepare \(paths.stateDirectory.path)/uploads: \(error)")
+        }
+        await hub.useUploads(uploads)
         let server = ServerInfo(
             id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current, pushPublicKey: notifications.publicKey)
         let configuration = BridgeServerConfiguration(
@@ -287,9 +298,16 @@ struct ServeCommand: AsyncParsableCommand {
             registry: pairing.connections,
             logger: logger,
             rateLimiter: rateLimiter,
-            extraRoutes: { [metricsRoute, notifications] router in
+            extraRoutes: {
+                [
+                    metricsRoute, notifications,
+                    upload = UploadRoute(
+                        store: uploads, sharedSecretFile: paths.tokenFile, devices: pairing.registry, rateLimiter: rateLimiter,
+                        logger: logger)
+                ] router in
                 metricsRoute.addRoutes(to: router)
                 notifications.addRoutes(to: router)
+                upload.addRoutes(to: router)
             },
             onListening: { [qr = settings.qr, pairing] listening in
                 await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)

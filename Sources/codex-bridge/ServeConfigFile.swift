@@ -132,6 +132,7 @@ enum ServeConfigFile {
             }
             config.helloTimeout = try seconds("hello_timeout")
             config.maxMessageBytes = try integer("max_message_bytes")
+            config.maxUploadBytes = try integer("max_upload_bytes")
             config.pingInterval = try seconds("ping_interval")
             config.requestHeadTimeout = try seconds("request_head_timeout")
             config.maxUnauthenticated = try integer("max_unauthenticated")

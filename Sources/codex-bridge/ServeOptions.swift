@@ -10,6 +10,7 @@ struct ServeOptions: Equatable, Sendable {
     var listen: ListenAddress?
     var helloTimeout: Double?
     var maxMessageBytes: Int?
+    var maxUploadBytes: Int?
     var pingInterval: Double?
     var requestHeadTimeout: Double?
     var maxUnauthenticated: Int?
@@ -43,7 +44,8 @@ struct ServeOptions: Equatable, Sendable {
     func overriding(_ base: ServeOptions) -> ServeOptions {
         var merged = ServeOptions(
             listen: listen ?? base.listen, helloTimeout: helloTimeout ?? base.helloTimeout,
-            maxMessageBytes: maxMessageBytes ?? base.maxMessageBytes, pingInterval: pingInterval ?? base.pingInterval,
+            maxMessageBytes: maxMessageBytes ?? base.maxMessageBytes, maxUploadBytes: maxUploadBytes ?? base.maxUploadBytes,
+            pingInterval: pingInterval ?? base.pingInterval,
             requestHeadTimeout: requestHeadTimeout ?? base.requestHeadTimeout,
             maxUnauthenticated: maxUnauthenticated ?? base.maxUnauthenticated,
             maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress ?? base.maxUnauthenticatedPerAddress,
@@ -76,6 +78,7 @@ struct ServeOptions: Equatable, Sendable {
         }
         try within(.helloTimeout, helloTimeout, SettingLimits.helloTimeout)
         try within(.maxMessageBytes, maxMessageBytes, SettingLimits.maxMessageBytes)
+        try within(.maxUploadBytes, maxUploadBytes, SettingLimits.maxUploadBytes)
         try within(.pingInterval, pingInterval, SettingLimits.pingInterval)
         try within(.requestHeadTimeout, requestHeadTimeout, SettingLimits.requestHeadTimeout)
         try within(.maxUnauthenticated, maxUnauthenticated, SettingLimits.maxUnauthenticated)

@@ -6,6 +6,7 @@ enum ServeSetting: String, CaseIterable, Sendable {
     case listen
     case helloTimeout = "hello_timeout"
     case maxMessageBytes = "max_message_bytes"
+    case maxUploadBytes = "max_upload_bytes"
     case pingInterval = "ping_interval"
     case requestHeadTimeout = "request_head_timeout"
     case maxUnauthenticated = "max_unauthenticated"

@@ -6,6 +6,7 @@ struct ServeSettings: Equatable {
     var listen = ListenAddress(host: "0.0.0.0", port: 9099)
     var helloTimeout: Double = 10
     var maxMessageBytes = 1 << 20
+    var maxUploadBytes = 20 << 20
     var pingInterval: Double = 20
     var logLevel = "info"
     var logFormat = "text"
@@ -39,6 +40,7 @@ struct ServeSettings: Equatable {
         listen = options.listen ?? listen
         helloTimeout = options.helloTimeout ?? helloTimeout
         maxMessageBytes = options.maxMessageBytes ?? maxMessageBytes
+        maxUploadBytes = options.maxUploadBytes ?? maxUploadBytes
         pingInterval = options.pingInterval ?? pingInterval
         logLevel = options.logLevel ?? logLevel
         logFormat = options.logFormat ?? logFormat

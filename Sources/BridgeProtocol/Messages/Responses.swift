@@ -38,12 +38,21 @@ public struct ThreadStarted: Codable, Sendable, Hashable {
     }
 }
 
-/// `accepted {threadId?, turnId?, approvalId?}`: the answer to `sendMessage`, `interrupt` and `approve`.
+/// `accepted {threadId?, turnId?, approvalId?, requestId?, queuedId?}`: the answer to `sendMessage`, `interrupt`,
+/// `approve`, `answerInput` and `cancelQueued`.
 public struct Accepted: Codable, Sendable, Hashable {
     public var threadId: String?
     public var turnId: String?
     public var approvalId: String?
-    public init(threadId: String? = nil, turnId: String? = nil, approvalId: String? = nil) {
+    /// `answerInput`: the question answered.
+    public var requestId: String?
+    /// `sendMessage` with `mode: "queue"` while a turn runs, and `cancelQueued`: the queued message.
+    public var queuedId: String?
+    public init(
+        threadId: String? = nil, turnId: String? = nil, approvalId: String? = nil, requestId: String? = nil, queuedId: String? = nil
+    ) {
+        self.requestId = requestId
+        self.queuedId = queuedId
         self.threadId = threadId
         self.turnId = turnId
         self.approvalId = approvalId
@@ -180,6 +189,7 @@ public enum BridgeResponse: Sendable, Hashable {
     case file(FileContent)
     case usage(Usage)
     case pushSubscribed(PushSubscribed)
+    case files(FileMatches)
 
     /// The wire `kind` of this answer.
     public var kind: String {
@@ -196,6 +206,7 @@ public enum BridgeResponse: Sendable, Hashable {
         case .file: "file"
         case .usage: "usage"
         case .pushSubscribed: "pushSubscribed"
+        case .files: "files"
         }
     }
 }
