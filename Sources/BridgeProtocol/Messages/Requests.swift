@@ -159,31 +159,34 @@ public enum BridgeRequest: Sendable, Hashable {
     case startReview(StartReview)
 
     /// The wire `kind` of this request.
-    public var kind: String {
+    public var kind: String { requestKind.rawValue }
+
+    /// The kind of this request.
+    public var requestKind: RequestKind {
         switch self {
-        case .listThreads: "listThreads"
-        case .startThread: "startThread"
-        case .sendMessage: "sendMessage"
-        case .interrupt: "interrupt"
-        case .subscribe: "subscribe"
-        case .unsubscribe: "unsubscribe"
-        case .readThread: "readThread"
-        case .getDiff: "getDiff"
-        case .approve: "approve"
-        case .listDirectory: "listDirectory"
-        case .listModels: "listModels"
-        case .renameThread: "renameThread"
-        case .archiveThread: "archiveThread"
-        case .unarchiveThread: "unarchiveThread"
-        case .readFile: "readFile"
-        case .usage: "usage"
-        case .pushSubscribe: "pushSubscribe"
-        case .pushUnsubscribe: "pushUnsubscribe"
-        case .presence: "presence"
-        case .answerInput: "answerInput"
-        case .cancelQueued: "cancelQueued"
-        case .searchFiles: "searchFiles"
-        case .startReview: "startReview"
+        case .listThreads: .listThreads
+        case .startThread: .startThread
+        case .sendMessage: .sendMessage
+        case .interrupt: .interrupt
+        case .subscribe: .subscribe
+        case .unsubscribe: .unsubscribe
+        case .readThread: .readThread
+        case .getDiff: .getDiff
+        case .approve: .approve
+        case .listDirectory: .listDirectory
+        case .listModels: .listModels
+        case .renameThread: .renameThread
+        case .archiveThread: .archiveThread
+        case .unarchiveThread: .unarchiveThread
+        case .readFile: .readFile
+        case .usage: .usage
+        case .pushSubscribe: .pushSubscribe
+        case .pushUnsubscribe: .pushUnsubscribe
+        case .presence: .presence
+        case .answerInput: .answerInput
+        case .cancelQueued: .cancelQueued
+        case .searchFiles: .searchFiles
+        case .startReview: .startReview
         }
     }
 
@@ -206,11 +209,34 @@ public enum BridgeRequest: Sendable, Hashable {
         }
     }
 
-    /// Every request kind.
-    public static let kinds: Set<String> = [
-        "listThreads", "startThread", "sendMessage", "interrupt", "subscribe", "unsubscribe", "readThread",
-        "getDiff", "approve", "listDirectory", "listModels", "renameThread", "archiveThread", "unarchiveThread", "readFile", "usage",
-        "pushSubscribe", "pushUnsubscribe", "presence",
-        "answerInput", "cancelQueued", "searchFiles", "startReview",
-    ]
+    /// Every request kind's wire name.
+    public static let kinds: Set<String> = Set(RequestKind.allCases.map(\.rawValue))
+}
+
+/// Every request a client may send, by its wire `kind`: decoding (``ClientMessage/decode(_:)``) switches over it,
+/// so a kind cannot be listed here without being decoded, and a test checks that BRIDGE.md documents each.
+public enum RequestKind: String, CaseIterable, Sendable {
+    case listThreads
+    case startThread
+    case sendMessage
+    case interrupt
+    case subscribe
+    case unsubscribe
+    case readThread
+    case getDiff
+    case approve
+    case listDirectory
+    case listModels
+    case renameThread
+    case archiveThread
+    case unarchiveThread
+    case readFile
+    case usage
+    case pushSubscribe
+    case pushUnsubscribe
+    case presence
+    case answerInput
+    case cancelQueued
+    case searchFiles
+    case startReview
 }
