@@ -103,6 +103,18 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var tlsTailscale = false
 
+    @Flag(
+        help:
+            "Share Codex with the terminal: use the shared codex app-server (started if none runs) that `codex --remote unix://…` attaches to."
+    )
+    var shared = false
+
+    @Option(
+        help: ArgumentHelp(
+            "The shared app-server's unix socket (implies --shared; default $CODEX_HOME/app-server-control/app-server-control.sock).",
+            valueName: "path"))
+    var sharedSocket: String?
+
     /// The flags as given; nil or empty where not given, so config.toml can fill them in.
     var flags: ServeSettings.Flags {
         ServeSettings.Flags(
@@ -111,7 +123,7 @@ struct ServeCommand: AsyncParsableCommand {
             allowDangerFullAccess: allowDangerFullAccess, tls: tls, tlsCert: tlsCert.map(Self.absolute), tlsKey: tlsKey.map(Self.absolute),
             tlsTailscale: tlsTailscale, journalMaxAge: journal.maxAge, journalMaxBytes: journal.maxBytes,
             requestHeadTimeout: requestHeadTimeout, maxUnauthenticated: maxUnauthenticated,
-            maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress)
+            maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress, shared: shared, sharedSocket: sharedSocket.map(Self.absolute))
     }
 
     /// A path given on the command line, made absolute against the current directory.
@@ -189,16 +201,16 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let supervisor = CodexSupervisor(
-            configuration: .init(
-                locator: CodexLocator(explicitPath: settings.codex),
-                server: .init(configOverrides: settings.codexConfig, clientVersion: BridgeVersion.current)
-            ),
-            logger: logger
+        let codexConfiguration = CodexSupervisor.Configuration(
+            locator: CodexLocator(explicitPath: settings.codex),
+            server: .init(configOverrides: settings.codexConfig, clientVersion: BridgeVersion.current)
         )
+        let shared = settings.shared ? ServeShared(socketPath: settings.sharedSocket, codex: codexConfiguration, logger: logger) : nil
+        let supervisor = CodexSupervisor(configuration: shared?.connectionConfiguration ?? codexConfiguration, logger: logger)
         var sandboxes: Set<String> = ["read-only", "workspace-write"]
         if settings.allowDangerFullAccess { sandboxes.insert("danger-full-access") }
         var pairing = try ServePairing.prepare(paths: paths, listen: settings.listen.host, name: settings.mdnsName, logger: logger)
+        pairing.sharedSocket = shared?.socketPath
         let storage = JournalOptions.storage(database: pairing.registry.database, settings: settings, logger: logger)
         var tlsIdentity: TLSIdentity?
         var userCertificate: CertificateFiles?
@@ -281,6 +293,7 @@ struct ServeCommand: AsyncParsableCommand {
             ).addRoutes(to:),
             onListening: { [qr = settings.qr, pairing] listening in
                 await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)
+                shared?.announce()
                 publisher?.serverListening(port: listening.port)
             }
         )
@@ -289,6 +302,7 @@ struct ServeCommand: AsyncParsableCommand {
                 // Shut down in reverse: clients get 1001 first, then codex stops, then the hub drains its events.
                 services: [
                     .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
+                ] + (shared.map { [.init(service: $0.appServer, successTerminationBehavior: .ignore)] } ?? []) + [
                     .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger)),
                 ] + (publisher.map { [.init(service: $0)] } ?? [])
                     + (tailscaleRenewal.map { [.init(service: $0)] } ?? []),

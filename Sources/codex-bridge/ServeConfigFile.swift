@@ -20,6 +20,8 @@ import TOMLKit
 ///     tls = true                       # --tls / --no-tls
 ///     journal_max_age = "7d"           # --journal-max-age
 ///     journal_max_bytes = 268435456    # --journal-max-bytes
+///     shared = true                    # --shared
+///     shared_socket = "~/.codex/app-server-control/app-server-control.sock"  # --shared-socket
 struct ServeConfigFile: Equatable {
     var listen: ListenAddress?
     var helloTimeout: Double?
@@ -44,6 +46,8 @@ struct ServeConfigFile: Equatable {
     var tlsTailscale: Bool?
     var journalMaxAge: DurationArgument?
     var journalMaxBytes: Int64?
+    var shared: Bool?
+    var sharedSocket: String?
 
     /// Every key the file may hold.
     static let keys = [
@@ -51,7 +55,7 @@ struct ServeConfigFile: Equatable {
         "no_mdns", "mdns_name", "codex", "codex_config", "roots", "allow_danger_full_access", "tls", "tls_cert", "tls_key",
         "request_head_timeout", "max_unauthenticated",
         "max_unauthenticated_per_address", "journal_max_age",
-        "journal_max_bytes",
+        "journal_max_bytes", "shared", "shared_socket",
     ]
 
     /// Reads `url`; an empty configuration when the file does not exist.
@@ -224,6 +228,11 @@ struct ServeConfigFile: Equatable {
                 }
             }
             config.allowDangerFullAccess = try bool("allow_danger_full_access")
+            config.shared = try bool("shared")
+            config.sharedSocket = try string("shared_socket").map(expand)
+            if let socket = config.sharedSocket, !socket.hasPrefix("/") || socket.utf8.count > 107 {
+                throw fail("shared_socket", "must be an absolute path of at most 107 bytes (a unix socket path)")
+            }
             if table["tls"]?.string == "tailscale" {
                 config.tlsTailscale = true
             } else {

@@ -32,6 +32,10 @@ struct ServeSettings: Equatable {
     var requestHeadTimeout: Double = 5
     var maxUnauthenticated = 512
     var maxUnauthenticatedPerAddress = 128
+    /// `--shared`: use the shared `codex app-server --listen unix://…` the terminal's Codex attaches to.
+    var shared = false
+    /// `--shared-socket`: its socket (default: Codex's own control socket under `$CODEX_HOME`).
+    var sharedSocket: String?
 
     /// The flags as given on the command line: nil (or empty, or false for `--no-…` flags) when not given.
     struct Flags: Equatable {
@@ -57,6 +61,8 @@ struct ServeSettings: Equatable {
         var requestHeadTimeout: Double?
         var maxUnauthenticated: Int?
         var maxUnauthenticatedPerAddress: Int?
+        var shared = false
+        var sharedSocket: String?
     }
 
     /// Flag, then file, then default, for every setting.
@@ -89,6 +95,9 @@ struct ServeSettings: Equatable {
         settings.maxUnauthenticated = flags.maxUnauthenticated ?? file.maxUnauthenticated ?? settings.maxUnauthenticated
         settings.maxUnauthenticatedPerAddress =
             flags.maxUnauthenticatedPerAddress ?? file.maxUnauthenticatedPerAddress ?? settings.maxUnauthenticatedPerAddress
+        settings.sharedSocket = flags.sharedSocket ?? file.sharedSocket
+        // A socket named on the command line means shared mode.
+        settings.shared = flags.shared || flags.sharedSocket != nil || (file.shared ?? (file.sharedSocket != nil))
         return settings
     }
 
@@ -111,6 +120,9 @@ struct ServeSettings: Equatable {
         if let value = flags.logFormat, !["text", "json"].contains(value) { throw SettingsError("--log-format must be text or json") }
         if let value = flags.logLevel, !logLevels.contains(value) {
             throw SettingsError("--log-level must be one of \(logLevels.joined(separator: ", "))")
+        }
+        if let socket = flags.sharedSocket, !socket.hasPrefix("/") || socket.utf8.count > 107 {
+            throw SettingsError("--shared-socket must be an absolute path of at most 107 bytes (a unix socket path)")
         }
         if (flags.tlsCert == nil) != (flags.tlsKey == nil) { throw SettingsError("--tls-cert and --tls-key go together: give both files") }
         if flags.tls == false, flags.tlsCert != nil || flags.tlsTailscale {
