@@ -205,7 +205,7 @@ struct ServeCommand: AsyncParsableCommand {
             locator: CodexLocator(explicitPath: settings.codex),
             server: .init(configOverrides: settings.codexConfig, clientVersion: BridgeVersion.current)
         )
-        let shared = settings.shared ? ServeShared(socketPath: settings.sharedSocket, codex: codexConfiguration, logger: logger) : nil
+        let shared = settings.shared ? ServeShared(socketPath: settings.sharedSocket, codex: codexConfiguration, workingDirectory: workspaceRoots.paths.first, logger: logger) : nil
         let supervisor = CodexSupervisor(configuration: shared?.connectionConfiguration ?? codexConfiguration, logger: logger)
         var sandboxes: Set<String> = ["read-only", "workspace-write"]
         if settings.allowDangerFullAccess { sandboxes.insert("danger-full-access") }
@@ -297,15 +297,19 @@ struct ServeCommand: AsyncParsableCommand {
                 publisher?.serverListening(port: listening.port)
             }
         )
+        // Shut down in reverse: clients get 1001 first, then codex stops, then the hub drains its events; a shared
+        // app-server this bridge started stops last.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let shared { services.append(.init(service: shared.appServer, successTerminationBehavior: .ignore)) }
+        services += [
+            .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
+            .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger)),
+        ]
+        if let publisher { services.append(.init(service: publisher)) }
+        if let tailscaleRenewal { services.append(.init(service: tailscaleRenewal)) }
         let group = ServiceGroup(
             configuration: .init(
-                // Shut down in reverse: clients get 1001 first, then codex stops, then the hub drains its events.
-                services: [
-                    .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
-                ] + (shared.map { [.init(service: $0.appServer, successTerminationBehavior: .ignore)] } ?? []) + [
-                    .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger)),
-                ] + (publisher.map { [.init(service: $0)] } ?? [])
-                    + (tailscaleRenewal.map { [.init(service: $0)] } ?? []),
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -16,10 +16,14 @@ struct ServeShared: Sendable {
     let connectionConfiguration: CodexSupervisor.Configuration
     let logger: Logger
 
-    init(socketPath: String?, codex: CodexSupervisor.Configuration, logger: Logger) {
+    /// - Parameter workingDirectory: where a started app-server runs (the first root): a TUI attached without
+    ///   `-C DIR` starts its threads there, so they are inside the roots and reach the phone.
+    init(socketPath: String?, codex: CodexSupervisor.Configuration, workingDirectory: String?, logger: Logger) {
         let path = socketPath ?? SharedSocket.defaultPath()
         self.socketPath = path
-        self.appServer = SharedAppServer(socketPath: path, configuration: codex, logger: logger)
+        var child = codex
+        child.server.workingDirectory = workingDirectory
+        self.appServer = SharedAppServer(socketPath: path, configuration: child, logger: logger)
         var connection = codex
         connection.server.socketPath = path
         connection.maxBackoff = .seconds(3)
@@ -35,7 +39,10 @@ struct ServeShared: Sendable {
     func announce() {
         logger.notice("Shared codex app-server: attach a terminal with `\(attachCommand)`", metadata: ["codex.socket": "\(socketPath)"])
         if isatty(STDOUT_FILENO) == 1 {
-            FileHandle.standardOutput.write(Data("\nDesk and phone on one session: in a terminal, run\n\n    \(attachCommand)\n\n".utf8))
+            FileHandle.standardOutput.write(
+                Data(
+                    "\nDesk and phone on one session: in a terminal, in your project, run\n\n    \(attachCommand) -C \"$PWD\"\n\n"
+                        .utf8))
         }
     }
 }

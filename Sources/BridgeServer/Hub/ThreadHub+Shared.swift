@@ -1,6 +1,7 @@
 import BridgeProtocol
 import CodexControl
 import Foundation
+import Logging
 
 /// `serve --shared`: Codex is an app-server the terminal's Codex TUI uses too (``CodexPort/isShared``).
 ///

@@ -1,5 +1,6 @@
 import BridgeProtocol
 import Foundation
+import Logging
 import NIOCore
 import NIOWebSocket
 

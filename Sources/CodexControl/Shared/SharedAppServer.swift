@@ -116,7 +116,7 @@ public final class SharedAppServer: Service {
                 input: .none,
                 output: .discarded,
                 error: .sequence
-            ) { execution, standardError in
+            ) { execution in
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask {
                         while !Task.isCancelled, !self.state.withLock({ $0.shuttingDown }) {
@@ -125,7 +125,7 @@ public final class SharedAppServer: Service {
                         if !Task.isCancelled { await execution.teardown(using: teardown) }
                     }
                     do {
-                        for try await line in standardError.strings(bufferingPolicy: .maxLineLength(1 << 20)) where !line.isEmpty {
+                        for try await line in execution.standardError.strings(bufferingPolicy: .maxLineLength(1 << 20)) where !line.isEmpty {
                             logger.info("\(line)", metadata: ["codex.stderr": "true", "codex.shared": "true"])
                         }
                     } catch {}
