@@ -28,6 +28,7 @@ struct ServeShared: Sendable {
         connection.server.socketPath = path
         connection.maxBackoff = .seconds(3)
         connection.initialBackoff = .milliseconds(250)
+        connection.server.handshakeTimeout = .seconds(10)
         self.connectionConfiguration = connection
         self.logger = logger
     }

@@ -173,26 +173,55 @@ class Tui:
             text = self.pane()
             if re.search(needle, text):
                 return text
-            if re.search(r"(?i)trust (this|the) (folder|directory)|do you trust", text):
+            if TRUST.search(text):
                 self.tmux("send-keys", "-t", self.name, "Enter")
                 time.sleep(1)
             time.sleep(0.2)
         raise AssertionError(f"{needle!r} not on the TUI pane within {timeout}s:\n{text}")
 
     def ready(self, timeout=60):
-        return self.wait_pane(r"Ask Codex to do anything|›", timeout)
+        """Waits for the composer (and accepts the trust screen); the TUI takes keys a little after drawing it."""
+        deadline = time.monotonic() + timeout
+        calm_since = None
+        while True:
+            text = self.wait_pane(r"Ask Codex to do anything", max(1, deadline - time.monotonic()))
+            if TRUST.search(text):
+                self.keys("Enter")  # "1. Trust and continue"
+                calm_since = None
+            elif calm_since is None:
+                calm_since = time.monotonic()
+            elif time.monotonic() - calm_since >= 1.5:
+                return text
+            assert time.monotonic() < deadline, f"the TUI's composer did not settle:\n{text}"
+            time.sleep(0.3)
 
-    def type_line(self, text):
-        """Types `text`, pauses (an Enter right after fast typing counts as pasted), then presses Enter."""
-        self.tmux("send-keys", "-t", self.name, "-l", text)
-        time.sleep(1.2)
-        self.tmux("send-keys", "-t", self.name, "Enter")
+    def composer(self):
+        """The composer's line (the last line starting with ›)."""
+        lines = [line for line in self.pane().splitlines() if line.lstrip().startswith("›")]
+        return lines[-1] if lines else ""
+
+    def type_line(self, text, timeout=30):
+        """Types `text` until it shows in the composer, pauses (an Enter right after fast typing counts as
+        pasted), then presses Enter until the composer is empty again (the message was submitted)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.composer():
+            assert time.monotonic() < deadline, f"the composer never showed {text!r}:\n{self.pane()}"
+            if "Ask Codex to do anything" in self.composer():  # still empty: the keys were not taken yet
+                self.tmux("send-keys", "-t", self.name, "-l", text)
+            time.sleep(1.2)
+        while text in self.composer():
+            assert time.monotonic() < deadline, f"{text!r} was never submitted:\n{self.pane()}"
+            self.keys("Enter")
+            time.sleep(1.5)
 
     def keys(self, *keys):
         self.tmux("send-keys", "-t", self.name, *keys)
 
     def close(self):
         self.tmux("kill-server")
+
+
+TRUST = re.compile(r"(?i)trust (this|the) (folder|directory)|do you trust")
 
 
 def shlex_quote(arg):
@@ -249,7 +278,7 @@ async def phone(bridge):
 
 async def test_tui_turn_reaches_the_phone_live_and_in_order(shared, model, workspace):
     model.queue({"kind": "message", "text": "Desk answer: forty-two.", "deltas": ["Desk answer: ", "forty-two."]})
-    bridge = shared.start_bridge()
+    bridge = shared.start_bridge(["--log-level", "debug"])
     wait_for(lambda: answers(shared.socket), 30, "the app-server the bridge starts")
     ws = await phone(bridge)
     tui = shared.tui()

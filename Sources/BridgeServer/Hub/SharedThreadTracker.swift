@@ -46,6 +46,8 @@ struct SharedThreadTracker {
     }
 
     var entries: [String: Entry] = [:]
+    /// Ephemeral threads (the TUI's helpers, e.g. for titles): no rollout, never resumable, not the user's.
+    var ephemeral: Set<String> = []
     /// Keyed by the approval's item id.
     var answeredElsewhere: [String: AnsweredElsewhere] = [:]
 
@@ -81,6 +83,13 @@ struct SharedThreadTracker {
     func wantsResume(_ threadId: String, generation: Int) -> Bool {
         guard let entry = entries[threadId], entry.status == "active", entry.attempts < Self.maxAttempts else { return false }
         return entry.follow == .idle
+    }
+
+    /// Whether a failed resume should be tried again: the thread became active (so its rollout is being
+    /// written) and the attempts are not used up, even when its turn is already over.
+    func mayRetry(_ threadId: String) -> Bool {
+        guard let entry = entries[threadId] else { return false }
+        return entry.follow == .idle && entry.attempts > 0 && entry.attempts < Self.maxAttempts
     }
 
     /// Starts a resume: notifications are buffered from now on.

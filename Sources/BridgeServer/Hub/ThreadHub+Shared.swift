@@ -19,6 +19,8 @@ extension ThreadHub {
     /// Whether to publish a notification of `threadId` on a shared app-server now (false: hidden by the gate, or
     /// held while the thread is resumed). Starts resumes as threads become active.
     func sharedNotification(method: String, params: JSONValue, paramsJSON: String?, threadId: String) -> Bool {
+        if method == "thread/started", params["thread"]?["ephemeral"]?.boolValue == true { sharedThreads.ephemeral.insert(threadId) }
+        guard !sharedThreads.ephemeral.contains(threadId) else { return false }
         if threads[threadId] == nil {
             // Not loaded here until this bridge starts or resumes it.
             threads[threadId] = ThreadState(cwd: params["thread"]?["cwd"]?.stringValue, loadedGeneration: -1)
@@ -94,10 +96,11 @@ extension ThreadHub {
         for buffered in sharedThreads.endResume(threadId, following: followed ? generation : nil) {
             notification(method: buffered.method, params: buffered.params, paramsJSON: buffered.paramsJSON)
         }
-        if !followed, sharedThreads.wantsResume(threadId, generation: self.generation) {
-            // Codex writes the rollout just after the turn starts: try again shortly while the thread is active.
+        if !followed, sharedThreads.mayRetry(threadId) {
+            // Codex writes the rollout just after the turn starts: try again shortly (also when that turn is
+            // already over: thread/read then brings all of it).
             try? await Task.sleep(for: .milliseconds(250))
-            if sharedThreads.wantsResume(threadId, generation: self.generation), threads[threadId]?.loadedGeneration != self.generation {
+            if sharedThreads.mayRetry(threadId), threads[threadId]?.loadedGeneration != self.generation {
                 followSharedThread(threadId)
             }
         }

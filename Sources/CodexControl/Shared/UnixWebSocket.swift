@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
+import Synchronization
 
 /// A WebSocket client over a unix-domain socket: what `codex app-server --listen unix://PATH` speaks (one
 /// JSON-RPC message per text frame, not newline-delimited JSON).
@@ -22,18 +23,31 @@ enum UnixWebSocket {
     /// - Throws: `CodexError.unavailable` when nothing listens there or the upgrade is refused.
     static func connect(path: String, maxMessageBytes: Int, timeout: Duration) async throws -> Channel {
         let upgrade: EventLoopFuture<Upgrade>
+        let connected = Mutex<(any NIOCore.Channel)?>(nil)
         do {
             upgrade = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.milliseconds(timeout.milliseconds))
                 .connect(unixDomainSocketPath: path) { channel in
-                    channel.eventLoop.makeCompletedFuture {
+                    connected.withLock { $0 = channel }
+                    return channel.eventLoop.makeCompletedFuture {
                         try configure(channel, maxMessageBytes: maxMessageBytes)
                     }
                 }
         } catch {
             throw CodexError.unavailable("no shared codex app-server answers at \(path) (\(error))")
         }
-        switch try await upgrade.get() {
+        // A server that accepts but never answers the upgrade (still starting, or not an app-server) must not
+        // hold the connection attempt forever.
+        let result: Upgrade
+        do {
+            result = try await withCodexTimeout(timeout, "the server at \(path) did not answer the WebSocket upgrade within \(timeout)") {
+                try await upgrade.get()
+            }
+        } catch {
+            connected.withLock { $0 }?.close(promise: nil)
+            throw CodexError.unavailable("\(error)")
+        }
+        switch result {
         case .websocket(let channel): return channel
         case .refused: throw CodexError.unavailable("the server at \(path) refused the WebSocket upgrade")
         }
