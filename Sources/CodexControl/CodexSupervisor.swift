@@ -142,6 +142,7 @@ public final class CodexSupervisor: Service, CodexRequesting {
         var generation = 0
         var backoff = configuration.initialBackoff
         var reportedMissing = false
+        var unreachableSince: ContinuousClock.Instant?
         while !isShuttingDown, !Task.isCancelled {
             let path: String
             do {
@@ -173,11 +174,15 @@ public final class CodexSupervisor: Service, CodexRequesting {
             let (reason, started) = await runGeneration(server)
             if isShuttingDown || Task.isCancelled { break }
             if startedAt.duration(to: .now) >= configuration.healthyUptime { backoff = configuration.initialBackoff }
+            if started { unreachableSince = nil }
             if let socketPath = configuration.server.socketPath, !started {
-                // Nobody answers at the socket (the user stopped the shared app-server): requests fail at once
-                // with `.unavailable` until a connection is back, instead of waiting out their timeouts.
+                // Nobody answers at the socket (the user stopped the shared app-server): after a short grace
+                // (one that is just starting), requests fail at once with `.unavailable` until a connection is
+                // back, instead of waiting out their timeouts.
+                let since = unreachableSince ?? .now
+                unreachableSince = since
                 state.withLock { state in
-                    if case .starting = state.phase {
+                    if case .starting = state.phase, since.duration(to: .now) >= configuration.unavailableAfter {
                         state.phase = .unavailable("no shared codex app-server answers at \(socketPath); reconnecting (\(reason))")
                     }
                 }

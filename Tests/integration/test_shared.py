@@ -15,12 +15,31 @@ import uuid
 import pytest
 import websockets
 
-from codex_fixture import bridge_codex_args, codex_bin, codex_home, model, workspace  # noqa: F401 (fixtures)
+from codex_fixture import bridge_codex_args, codex_bin, codex_home, workspace  # noqa: F401 (fixtures)
 from conftest import run_cli
-from mock_model import codex_args, codex_env
+from mock_model import MockModel, codex_args, codex_env
 from wsutil import hello, recv, send
 
 _ids = itertools.count(1)
+
+
+class TitleAwareModel(MockModel):
+    """The scripted model, except that the TUI's task-title requests (its ephemeral helper thread asks for one
+    after the first turn) get a fixed title and do not consume the script."""
+
+    def _next(self, body):
+        if "task title" in json.dumps(body.get("input", "")):
+            with self._lock:
+                self._counter += 1
+                return self._counter, {"kind": "message", "text": "Shared session"}
+        return super()._next(body)
+
+
+@pytest.fixture
+def model():
+    m = TitleAwareModel().start()
+    yield m
+    m.stop()
 
 
 # ---------------------------------------------------------------------------------------------------- helpers
@@ -112,9 +131,10 @@ def answers(path):
 def socket_owner_pids(path):
     """Pids listening on the unix socket `path` (from `ss -xlp`), to clean up what a killed test left."""
     out = subprocess.run(["ss", "-xlpn"], capture_output=True, text=True).stdout
+    real = os.path.realpath(path)  # codex makes PATH a link to its socket in /tmp/codex-daemon-UID/
     pids = set()
     for line in out.splitlines():
-        if path in line.split():
+        if real in line.split():
             pids.update(int(p) for p in re.findall(r"pid=(\d+)", line))
     return pids
 
