@@ -189,7 +189,8 @@ public final class CodexSupervisor: Service, CodexRequesting {
             }
             logger.log(
                 level: started || configuration.server.socketPath == nil ? .warning : .debug,
-                configuration.server.socketPath == nil ? "codex stopped; restarting" : "shared codex app-server not reachable; reconnecting",
+                configuration.server.socketPath == nil
+                    ? "codex stopped; restarting" : "shared codex app-server not reachable; reconnecting",
                 metadata: ["codex.generation": "\(generation)", "reason": "\(reason)", "backoff": "\(backoff)"]
             )
             await pause(backoff)

@@ -205,7 +205,11 @@ struct ServeCommand: AsyncParsableCommand {
             locator: CodexLocator(explicitPath: settings.codex),
             server: .init(configOverrides: settings.codexConfig, clientVersion: BridgeVersion.current)
         )
-        let shared = settings.shared ? ServeShared(socketPath: settings.sharedSocket, codex: codexConfiguration, workingDirectory: workspaceRoots.paths.first, logger: logger) : nil
+        let shared =
+            settings.shared
+            ? ServeShared(
+                socketPath: settings.sharedSocket, codex: codexConfiguration, workingDirectory: workspaceRoots.paths.first, logger: logger)
+            : nil
         let supervisor = CodexSupervisor(configuration: shared?.connectionConfiguration ?? codexConfiguration, logger: logger)
         var sandboxes: Set<String> = ["read-only", "workspace-write"]
         if settings.allowDangerFullAccess { sandboxes.insert("danger-full-access") }

@@ -57,7 +57,8 @@ extension ServeShared {
         }
         let attach = SharedSocket.attachCommand(path: socket)
         if SharedSocket.answers(at: socket) {
-            return DoctorFinding(check: "shared", severity: .ok, summary: "the shared codex app-server answers at \(socket); attach a terminal: \(attach)")
+            return DoctorFinding(
+                check: "shared", severity: .ok, summary: "the shared codex app-server answers at \(socket); attach a terminal: \(attach)")
         }
         if running?.sharedSocket != nil {
             return DoctorFinding(
@@ -66,6 +67,7 @@ extension ServeShared {
                 fix: "codex app-server --listen unix://\(socket)   (or restart `codex-bridge serve --shared`, which starts one)")
         }
         return DoctorFinding(
-            check: "shared", severity: .info, summary: "no shared codex app-server at \(socket) yet; `codex-bridge serve --shared` starts one")
+            check: "shared", severity: .info,
+            summary: "no shared codex app-server at \(socket) yet; `codex-bridge serve --shared` starts one")
     }
 }

@@ -53,7 +53,8 @@ struct StatusCommand: AsyncParsableCommand {
         let running = server?.healthy ?? false
         let config = try? ServeConfigFile.load(paths.configFile)
         let sharedSocket =
-            record?.sharedSocket ?? (config?.shared == true || config?.sharedSocket != nil ? config?.sharedSocket ?? SharedSocket.defaultPath() : nil)
+            record?.sharedSocket
+            ?? (config?.shared == true || config?.sharedSocket != nil ? config?.sharedSocket ?? SharedSocket.defaultPath() : nil)
         return StatusReport(
             running: running, version: BridgeVersion.current, stateDirectory: paths.stateDirectory.path, server: server,
             tls: record?.tls ?? false, fingerprint: record?.fingerprint, mdns: running ? "unknown" : "off",

@@ -286,6 +286,17 @@ def shared(bridge_factory, model, codex_home, workspace):  # noqa: F811
     shutil.rmtree(socket_dir, ignore_errors=True)
 
 
+async def connected(ws, timeout=30):
+    """Waits until the bridge is connected to the shared app-server (a Codex request succeeds)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = await request(ws, "listThreads")
+        if answer["kind"] == "threads":
+            return
+        assert time.monotonic() < deadline, answer
+        await asyncio.sleep(0.2)
+
+
 async def phone(bridge):
     ws, ack = await hello(bridge)
     sub = await request(ws, "subscribe", threadId="*")
@@ -301,6 +312,7 @@ async def test_tui_turn_reaches_the_phone_live_and_in_order(shared, model, works
     bridge = shared.start_bridge(["--log-level", "debug"])
     wait_for(lambda: answers(shared.socket), 30, "the app-server the bridge starts")
     ws = await phone(bridge)
+    await connected(ws)
     tui = shared.tui()
     tui.ready()
     tui.type_line("what is the answer?")
@@ -361,6 +373,7 @@ async def test_tui_approval_answered_from_the_phone(shared, model, workspace):
         {"kind": "message", "text": "Marker created."})
     bridge = shared.start_bridge()
     ws = await phone(bridge)
+    await connected(ws)
     tui = shared.tui(extra=["-a", "on-request"])
     tui.ready()
     tui.type_line("create the marker file")
@@ -387,6 +400,7 @@ async def test_tui_answers_first_the_phone_sees_it_resolved(shared, model, works
         {"kind": "message", "text": "Desk approved it."})
     bridge = shared.start_bridge()
     ws = await phone(bridge)
+    await connected(ws)
     tui = shared.tui(extra=["-a", "on-request"])
     tui.ready()
     tui.type_line("create the marker file")
@@ -407,8 +421,8 @@ async def test_other_client_threads_follow_the_roots(shared, model, workspace, t
     outside they are neither listed nor relayed, and cannot be driven."""
     model.queue({"kind": "message", "text": "inside answer"}, {"kind": "message", "text": "outside answer"})
     bridge = shared.start_bridge()
-    wait_for(lambda: answers(shared.socket), 30, "the app-server the bridge starts")
     ws = await phone(bridge)
+    await connected(ws)
     outside = tmp_path / "outside"
     outside.mkdir()
     async with websockets.unix_connect(shared.socket, uri="ws://localhost/", max_size=None) as desk:

@@ -59,7 +59,8 @@ public struct ApprovalResolved: Codable, Sendable, Hashable {
     /// is then what the item's outcome shows (`cancel` when the turn ended without it).
     public var answeredElsewhere: Bool?
     public init(
-        seq: Int64, approvalId: String, threadId: String, decision: ApprovalDecision, deviceId: String? = nil, answeredElsewhere: Bool? = nil
+        seq: Int64, approvalId: String, threadId: String, decision: ApprovalDecision, deviceId: String? = nil,
+        answeredElsewhere: Bool? = nil
     ) {
         self.seq = seq
         self.approvalId = approvalId

@@ -85,6 +85,12 @@ struct SharedThreadTracker {
         return entry.follow == .idle
     }
 
+    /// Records that a thread is running (seen in `thread/list` rather than in a notification).
+    mutating func noteActive(_ threadId: String) {
+        entries[threadId, default: Entry()].status = "active"
+        entries[threadId, default: Entry()].attempts = 0
+    }
+
     /// Whether a failed resume should be tried again: the thread became active (so its rollout is being
     /// written) and the attempts are not used up, even when its turn is already over.
     func mayRetry(_ threadId: String) -> Bool {

@@ -57,13 +57,29 @@ extension ThreadHub {
         return gate.shows(cwd: cwd)
     }
 
-    /// After a reconnect: resumes the threads this bridge followed or drove in the previous connection, so their
-    /// turns reach the phone again, and publishes what they did meanwhile.
+    /// On every connection: resumes the threads this bridge followed or drove in the previous connection, so
+    /// their turns reach the phone again (publishing what they did meanwhile), and the threads inside the roots
+    /// that other clients are running right now (started before this bridge connected).
     func resumeSharedThreads(previousGeneration: Int) {
         for (threadId, state) in threads
         where state.loadedGeneration == previousGeneration && previousGeneration > 0 && gate.shows(cwd: state.cwd) {
             _ = sharedThreads.endResume(threadId, following: nil)
             followSharedThread(threadId)
+        }
+        let generation = self.generation
+        Task {
+            guard let list = try? await self.codex.threadList(limit: 50, timeout: self.policy.codexTimeout) else { return }
+            for thread in list["data"]?.arrayValue ?? [] {
+                guard let threadId = thread["id"]?.stringValue, thread["status"]?["type"]?.stringValue == "active",
+                    self.gate.shows(cwd: thread["cwd"]?.stringValue), self.generation == generation,
+                    self.threads[threadId]?.loadedGeneration != generation, self.sharedThreads.entries[threadId]?.follow ?? .idle == .idle
+                else { continue }
+                if self.threads[threadId] == nil {
+                    self.threads[threadId] = ThreadState(cwd: thread["cwd"]?.stringValue, loadedGeneration: -1)
+                }
+                self.sharedThreads.noteActive(threadId)
+                self.followSharedThread(threadId)
+            }
         }
     }
 
@@ -124,8 +140,16 @@ extension ThreadHub {
         sharedDiscoveries.insert(threadId)
         Task {
             defer { self.sharedDiscoveries.remove(threadId) }
-            guard let facts = try? await self.threadFacts(threadId), self.gate.shows(cwd: facts.cwd) else { return }
-            self.followSharedThread(threadId)
+            // thread/read fails until Codex has written the rollout (just after the first turn starts).
+            for _ in 0..<SharedThreadTracker.maxAttempts {
+                if let facts = try? await self.threadFacts(threadId) {
+                    guard self.gate.shows(cwd: facts.cwd) else { return }
+                    self.sharedThreads.noteActive(threadId)
+                    self.followSharedThread(threadId)
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(250))
+            }
         }
     }
 

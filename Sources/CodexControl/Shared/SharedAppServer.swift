@@ -89,7 +89,8 @@ public final class SharedAppServer: Service {
     /// The socket's directory, private to the user (0700), and no stale socket in the way.
     private func prepareSocketDirectory() throws {
         let directory = (socketPath as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         SharedSocket.removeStale(at: socketPath)
     }
 
@@ -125,7 +126,8 @@ public final class SharedAppServer: Service {
                         if !Task.isCancelled { await execution.teardown(using: teardown) }
                     }
                     do {
-                        for try await line in execution.standardError.strings(bufferingPolicy: .maxLineLength(1 << 20)) where !line.isEmpty {
+                        for try await line in execution.standardError.strings(bufferingPolicy: .maxLineLength(1 << 20)) where !line.isEmpty
+                        {
                             logger.info("\(line)", metadata: ["codex.stderr": "true", "codex.shared": "true"])
                         }
                     } catch {}

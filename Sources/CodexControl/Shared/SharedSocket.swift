@@ -6,7 +6,8 @@ public enum SharedSocket {
     /// `$CODEX_HOME/app-server-control/app-server-control.sock` (`CODEX_HOME` defaults to `~/.codex`). Joining
     /// it finds a managed daemon the user already runs; a bridge that starts its own app-server listens there too.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let codexHome = environment["CODEX_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.codex")
+        let codexHome =
+            environment["CODEX_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.codex")
         return codexHome + "/app-server-control/app-server-control.sock"
     }
 
