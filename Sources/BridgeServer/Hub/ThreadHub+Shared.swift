@@ -102,14 +102,15 @@ extension ThreadHub {
             logger.debug("Cannot resume a shared thread yet", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
         }
         let followed = thread != nil && generation == self.generation
-        if followed, let thread {
+        // What it missed (computed against the held notifications), then the held ones, in that order.
+        let missed = followed ? thread.map { sharedThreads.backfill(threadId, thread: $0) } ?? [] : []
+        let held = sharedThreads.endResume(threadId, following: followed ? generation : nil)
+        if followed {
             threads[threadId]?.loadedGeneration = generation
-            for event in sharedThreads.backfill(threadId, thread: thread) {
-                publishBackfilled(threadId: threadId, event: event)
-            }
+            for event in missed { publishBackfilled(threadId: threadId, event: event) }
             logger.info("Following a thread of the shared app-server", metadata: ["bridge.thread.id": "\(threadId)"])
         }
-        for buffered in sharedThreads.endResume(threadId, following: followed ? generation : nil) {
+        for buffered in held {
             notification(method: buffered.method, params: buffered.params, paramsJSON: buffered.paramsJSON)
         }
         if !followed, sharedThreads.mayRetry(threadId) {
