@@ -545,3 +545,37 @@ async def test_bridge_restarts_the_app_server_it_started(shared, model, workspac
     assert started["kind"] == "threadStarted", started
     frames = await until_turn_completed(ws, started["threadId"])
     assert agent_texts(frames) == ["after the restart"]
+
+
+def test_shared_settings_are_checked(tmp_path):
+    long_path = "/tmp/" + "x" * 120 + ".sock"
+    result = run_cli("serve", "--shared-socket", long_path, "--listen", "127.0.0.1:0", "--no-qr", "--no-mdns",
+                     state_dir=tmp_path / "a", timeout=10)
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert result.stderr.splitlines()[0].startswith("error: --shared-socket must be an absolute path of at most 107 bytes")
+    for text, needle in [("shared = \"yes\"\n", "shared must be true or false"),
+                         (f"shared_socket = \"{long_path}\"\n", "shared_socket must be an absolute path")]:
+        state = tmp_path / f"s{len(needle)}"
+        state.mkdir()
+        (state / "config.toml").write_text("# comment\n" + text)
+        result = run_cli("serve", "--listen", "127.0.0.1:0", "--no-qr", "--no-mdns", state_dir=state, timeout=10)
+        assert result.returncode == 1, (result.returncode, result.stderr)
+        first = result.stderr.splitlines()[0]
+        assert first.startswith(f"error: {state / 'config.toml'}:2: ") and needle in first, first
+
+
+def test_status_and_doctor_of_a_configured_shared_bridge_not_running(tmp_path):
+    state = tmp_path / "s"
+    state.mkdir()
+    socket_path = os.path.join(short_socket_dir(), "codex.sock")
+    (state / "config.toml").write_text(f"shared = true\nshared_socket = \"{socket_path}\"\n")
+    status = run_cli("status", "--json", state_dir=state)
+    assert status.returncode == 3
+    assert json.loads(status.stdout)["shared"] == {
+        "socket": socket_path, "attach": f"codex --remote unix://{socket_path}", "answering": False}
+    text = run_cli("status", state_dir=state).stdout
+    assert f"desk:        codex --remote unix://{socket_path}" in text
+    doctor = json.loads(run_cli("doctor", "--json", state_dir=state).stdout)
+    shared = [f for f in doctor if f["check"] == "shared"]
+    assert shared and shared[0]["severity"] == "info" and "serve --shared" in shared[0]["summary"], shared
+    shutil.rmtree(os.path.dirname(socket_path), ignore_errors=True)
