@@ -22,6 +22,9 @@ extension CodexAppServer {
         public var inboundCapacity: Int
         /// After SIGTERM to the child's process group, how long to wait before SIGKILL.
         public var terminationGracePeriod: Duration
+        /// When set, no child is started: this is a connection to a shared `codex app-server --listen
+        /// unix://PATH` at this socket (WebSocket over the unix socket; see ``CodexAppServer/runConnected(to:)``).
+        public var socketPath: String?
 
         /// Creates options; every parameter has a working default.
         public init(
@@ -33,7 +36,8 @@ extension CodexAppServer {
             handshakeTimeout: Duration = .seconds(30),
             maxLineLength: Int = 64 * 1024 * 1024,
             inboundCapacity: Int = 4096,
-            terminationGracePeriod: Duration = .seconds(5)
+            terminationGracePeriod: Duration = .seconds(5),
+            socketPath: String? = nil
         ) {
             self.configOverrides = configOverrides
             self.environment = environment
@@ -44,6 +48,7 @@ extension CodexAppServer {
             self.maxLineLength = maxLineLength
             self.inboundCapacity = inboundCapacity
             self.terminationGracePeriod = terminationGracePeriod
+            self.socketPath = socketPath
         }
 
         /// Settings the bridge gives every child, before the configured overrides (a later `-c` wins): the agent

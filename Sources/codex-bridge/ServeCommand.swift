@@ -108,6 +108,18 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var tlsTailscale = false
 
+    @Flag(
+        help:
+            "Share Codex with the terminal: use the shared codex app-server (started if none runs) that `codex --remote unix://…` attaches to."
+    )
+    var shared = false
+
+    @Option(
+        help: ArgumentHelp(
+            "The shared app-server's unix socket (implies --shared; default $CODEX_HOME/app-server-control/app-server-control.sock).",
+            valueName: "path"))
+    var sharedSocket: String?
+
     /// The settings the command line gives; nil where it says nothing, so config.toml can fill them in.
     var options: ServeOptions {
         var options = ServeOptions(
@@ -120,6 +132,9 @@ struct ServeCommand: AsyncParsableCommand {
             tlsKey: tlsKey.map(Self.absolute), tlsTailscale: tlsTailscale ? true : nil, journalMaxAge: journal.maxAge,
             journalMaxBytes: journal.maxBytes)
         options.maxUploadBytes = maxUploadBytes
+        // A socket named on the command line means shared mode.
+        options.shared = shared || sharedSocket != nil ? true : nil
+        options.sharedSocket = sharedSocket.map(Self.absolute)
         push.fill(&options)
         return options
     }
@@ -199,16 +214,20 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let supervisor = CodexSupervisor(
-            configuration: .init(
-                locator: CodexLocator(explicitPath: settings.codex),
-                server: .init(configOverrides: settings.codexConfig, clientVersion: BridgeVersion.current)
-            ),
-            logger: logger
+        let codexConfiguration = CodexSupervisor.Configuration(
+            locator: CodexLocator(explicitPath: settings.codex),
+            server: .init(configOverrides: settings.codexConfig, clientVersion: BridgeVersion.current)
         )
+        let shared =
+            settings.shared
+            ? ServeShared(
+                socketPath: settings.sharedSocket, codex: codexConfiguration, workingDirectory: workspaceRoots.paths.first, logger: logger)
+            : nil
+        let supervisor = CodexSupervisor(configuration: shared?.connectionConfiguration ?? codexConfiguration, logger: logger)
         var sandboxes: Set<String> = ["read-only", "workspace-write"]
         if settings.allowDangerFullAccess { sandboxes.insert("danger-full-access") }
         var pairing = try ServePairing.prepare(paths: paths, listen: settings.listen.host, name: settings.mdnsName, logger: logger)
+        pairing.sharedSocket = shared?.socketPath
         let storage = JournalOptions.storage(database: pairing.registry.database, settings: settings, logger: logger)
         var tlsIdentity: TLSIdentity?
         var userCertificate: CertificateFiles?
@@ -311,17 +330,24 @@ struct ServeCommand: AsyncParsableCommand {
             },
             onListening: { [qr = settings.qr, pairing] listening in
                 await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)
+                shared?.announce()
                 publisher?.serverListening(port: listening.port)
             }
         )
+        // Shut down in reverse: clients get 1001 first, then codex stops, then the hub drains its events; a shared
+        // app-server this bridge started stops last.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let shared { services.append(.init(service: shared.appServer, successTerminationBehavior: .ignore)) }
+        services += [
+            .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
+            .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger)),
+        ]
+        services += notifications.services
+        if let publisher { services.append(.init(service: publisher)) }
+        if let tailscaleRenewal { services.append(.init(service: tailscaleRenewal)) }
         let group = ServiceGroup(
             configuration: .init(
-                // Shut down in reverse: clients get 1001 first, then codex stops, then the hub drains its events.
-                services: [
-                    .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
-                    .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger)),
-                ] + notifications.services + (publisher.map { [.init(service: $0)] } ?? [])
-                    + (tailscaleRenewal.map { [.init(service: $0)] } ?? []),
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -146,6 +146,9 @@ enum ServeConfigFile {
             config.codexConfig = try strings("codex_config")
             config.roots = try strings("roots")?.map(expand)
             config.allowDangerFullAccess = try bool("allow_danger_full_access")
+            config.sharedSocket = try string("shared_socket").map(expand)
+            // A socket named in the file means shared mode, unless the file also says `shared = false`.
+            config.shared = try bool("shared") ?? (config.sharedSocket != nil ? true : nil)
             if table["tls"]?.string == "tailscale" {
                 config.tlsTailscale = true
             } else {

@@ -24,6 +24,8 @@ struct ServeOptions: Equatable, Sendable {
     var codexConfig: [String]?
     var roots: [String]?
     var allowDangerFullAccess: Bool?
+    var shared: Bool?
+    var sharedSocket: String?
     var tls: Bool?
     var tlsCert: String?
     var tlsKey: String?
@@ -52,6 +54,7 @@ struct ServeOptions: Equatable, Sendable {
             logLevel: logLevel ?? base.logLevel, logFormat: logFormat ?? base.logFormat, qr: qr ?? base.qr, mdns: mdns ?? base.mdns,
             mdnsName: mdnsName ?? base.mdnsName, codex: codex ?? base.codex, codexConfig: codexConfig ?? base.codexConfig,
             roots: roots ?? base.roots, allowDangerFullAccess: allowDangerFullAccess ?? base.allowDangerFullAccess,
+            shared: shared ?? base.shared, sharedSocket: sharedSocket ?? base.sharedSocket,
             journalMaxAge: journalMaxAge ?? base.journalMaxAge, journalMaxBytes: journalMaxBytes ?? base.journalMaxBytes)
         merged.push = push ?? base.push
         merged.pushSubject = pushSubject ?? base.pushSubject
@@ -101,6 +104,9 @@ struct ServeOptions: Equatable, Sendable {
             }
         }
         try checkPush()
+        if let sharedSocket, !sharedSocket.hasPrefix("/") || sharedSocket.utf8.count > 107 {
+            throw SettingProblem(.sharedSocket, "must be an absolute path of at most 107 bytes (a unix socket path)")
+        }
         if (tlsCert == nil) != (tlsKey == nil) {
             throw SettingProblem(
                 tlsCert == nil ? .tlsKey : .tlsCert, "and \(name(tlsCert == nil ? .tlsCert : .tlsKey)) go together: give both files")

@@ -20,6 +20,9 @@ enum ServeSetting: String, CaseIterable, Sendable {
     case codexConfig = "codex_config"
     case roots
     case allowDangerFullAccess = "allow_danger_full_access"
+    /// The shared app-server the terminal's Codex attaches to (ServeShared.swift).
+    case shared
+    case sharedSocket = "shared_socket"
     /// `tls = true|false`, or `tls = "tailscale"` (the flag `--tls-tailscale`).
     case tls
     case tlsCert = "tls_cert"

@@ -17,6 +17,10 @@ struct ServeSettings: Equatable {
     var codexConfig: [String] = []
     var roots: [String] = []
     var allowDangerFullAccess = false
+    /// `--shared`: use the shared `codex app-server --listen unix://…` the terminal's Codex attaches to.
+    var shared = false
+    /// `--shared-socket`: its socket (nil: Codex's own control socket under `$CODEX_HOME`).
+    var sharedSocket: String?
     var tls = false
     /// A certificate chain and key the user provides (both or neither); they imply TLS.
     var tlsCert: String?
@@ -51,6 +55,8 @@ struct ServeSettings: Equatable {
         codexConfig = options.codexConfig ?? []
         roots = options.roots ?? []
         allowDangerFullAccess = options.allowDangerFullAccess ?? false
+        shared = options.shared ?? false
+        sharedSocket = options.sharedSocket
         tls = options.tls ?? (options.tlsCert != nil || options.tlsTailscale == true)
         if tls {
             tlsTailscale = options.tlsTailscale ?? false

@@ -7,12 +7,18 @@ public struct ThreadSummary: Codable, Sendable, Hashable {
     public var status: String?
     /// Seconds since 1970.
     public var updatedAt: Double?
-    public init(threadId: String, cwd: String? = nil, preview: String? = nil, status: String? = nil, updatedAt: Double? = nil) {
+    /// Which client started it, as Codex reports it: `cli` (the terminal's TUI), `vscode` (app-server clients
+    /// such as this bridge), `exec`, `appServer`, `subAgent`, or a custom name.
+    public var source: String?
+    public init(
+        threadId: String, cwd: String? = nil, preview: String? = nil, status: String? = nil, updatedAt: Double? = nil, source: String? = nil
+    ) {
         self.threadId = threadId
         self.cwd = cwd
         self.preview = preview
         self.status = status
         self.updatedAt = updatedAt
+        self.source = source
     }
 }
 

@@ -163,10 +163,18 @@ extension ThreadHub {
             let status = thread["status"]?["type"]?.stringValue ?? thread["status"]?.stringValue
             return ThreadSummary(
                 threadId: id, cwd: thread["cwd"]?.stringValue, preview: thread["preview"]?.stringValue,
-                status: status, updatedAt: thread["updatedAt"]?.numberValue
+                status: status, updatedAt: thread["updatedAt"]?.numberValue, source: Self.source(of: thread)
             )
         }
         return ThreadList(threads: threads, nextCursor: result["nextCursor"]?.stringValue)
+    }
+
+    /// Which client started a thread, as Codex reports it: `cli`, `vscode`, `exec`, `appServer`, `subAgent`, or a
+    /// custom name.
+    static func source(of thread: JSONValue) -> String? {
+        if let name = thread["source"]?.stringValue { return name }
+        guard let object = thread["source"]?.objectValue else { return nil }
+        return object["custom"]?.stringValue ?? object.keys.sorted().first
     }
 
     private func startThread(_ start: StartThread, cwd: String, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
@@ -182,6 +190,7 @@ extension ThreadHub {
         )
         if threads[threadId] == nil { threads[threadId] = ThreadState(cwd: cwd, loadedGeneration: generation) }
         threads[threadId]?.cwd = cwd
+        threads[threadId]?.loadedGeneration = generation
         threads[threadId]?.policy = turnPolicy
         await rememberPolicy(turnPolicy, of: threadId)
         // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.

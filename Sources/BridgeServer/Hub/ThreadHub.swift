@@ -109,6 +109,10 @@ public actor ThreadHub: RequestHandling, Service {
     /// Notifications (nil: off) and the sleep inhibitor (nil: off); see ThreadHub+Push.swift.
     var push: PushCoordinator?
     var inhibitor: SleepInhibitor?
+    /// On a shared app-server: the threads other Codex clients drive (see ThreadHub+Shared.swift).
+    var sharedThreads = SharedThreadTracker()
+    /// Threads whose cwd is being looked up (shared app-server).
+    var sharedDiscoveries: Set<String> = []
 
     /// A hub without a journal: sequence numbers restart at 1, nothing is replayed.
     public init(codex: any CodexPort, policy: Policy, logger: Logger) {
@@ -177,7 +181,9 @@ public actor ThreadHub: RequestHandling, Service {
     func process(_ event: CodexEvent) {
         switch event {
         case .started(let generation):
+            let previousGeneration = self.generation
             self.generation = generation
+            if codex.isShared { resumeSharedThreads(previousGeneration: previousGeneration) }
             logger.info("Codex is running", metadata: ["bridge.codex.generation": "\(generation)"])
             if generation > 1 { BridgeMetrics.shared.codexRestarted() }
             resumeRecoveredThreads()
@@ -192,8 +198,9 @@ public actor ThreadHub: RequestHandling, Service {
         }
     }
 
-    private func notification(method: String, params: JSONValue, paramsJSON: String?) {
+    func notification(method: String, params: JSONValue, paramsJSON: String?) {
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
+        if codex.isShared, !sharedNotification(method: method, params: params, paramsJSON: paramsJSON, threadId: threadId) { return }
         // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
         // which its items and `turn/completed` carry): the root is the thread's turn.
         let turnId = params["turnId"]?.stringValue ?? params["turn"]?["rootTurnId"]?.stringValue ?? params["turn"]?["id"]?.stringValue
@@ -221,6 +228,11 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     private func serverRequest(id: CodexRequestID, method: String, params: JSONValue) {
+        if codex.isShared, !sharedRelays(method: method, threadId: params["threadId"]?.stringValue) {
+            // Another client of the shared app-server (the terminal) answers it; an error from us would win.
+            logger.debug("Leaving a Codex request to the other clients", metadata: ["bridge.codex.method": "\(method)"])
+            return
+        }
         if relayInput(id: id, method: method, params: params) { return }
         guard let type = ApprovalMapping.type(of: method),
             let threadId = params["threadId"]?.stringValue ?? params["conversationId"]?.stringValue
