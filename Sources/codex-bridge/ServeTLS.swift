@@ -54,20 +54,10 @@ enum ServeTLS {
     /// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost) or a Tailscale address
     /// (100.64.0.0/10, fd7a:115c:a1e0::/48, a `.ts.net` name).
     static func isLoopbackOrTailscale(_ host: String) -> Bool {
-        var text = host.lowercased()
-        if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
+        let text = host.lowercased()
         if text == "localhost" || text.hasSuffix(".ts.net") { return true }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            let bytes = withUnsafeBytes(of: &v4) { Array($0) }
-            return bytes[0] == 127 || (bytes[0] == 100 && bytes[1] & 0xC0 == 64)
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 {
-            let bytes = withUnsafeBytes(of: &v6) { Array($0) }
-            return bytes == Array(repeating: 0, count: 15) + [1] || bytes.starts(with: [0xfd, 0x7a, 0x11, 0x5c, 0xa1, 0xe0])
-        }
-        return false
+        guard let (kind, isTailscale) = IPAddressClass.of(text) else { return false }
+        return kind == .loopback || isTailscale
     }
 }
 

@@ -4,8 +4,8 @@
     import Darwin
 #endif
 
-/// What an IP address is, for choosing which ones to offer a phone.
-enum IPAddressClass: Sendable, Hashable {
+/// What an IP address is: which ones to offer a phone, and whether plaintext there is readable by the LAN.
+public enum IPAddressClass: Sendable, Hashable {
     /// Worth offering: IPv4 other than the ranges below, IPv6 global unicast (2000::/3) or ULA (fc00::/7).
     case usable
     /// 127/8, ::1.
@@ -15,8 +15,9 @@ enum IPAddressClass: Sendable, Hashable {
     /// Anything else: unspecified, multicast, IPv4-mapped, reserved.
     case other
 
-    /// Classifies a textual address; `nil` when it is not an IP address.
-    static func of(_ text: String) -> (IPAddressClass, isTailscale: Bool)? {
+    /// Classifies a textual address (`[v6]` brackets allowed); `nil` when it is not an IP address.
+    public static func of(_ text: String) -> (IPAddressClass, isTailscale: Bool)? {
+        if text.hasPrefix("["), text.hasSuffix("]") { return of(String(text.dropFirst().dropLast())) }
         if let v4 = ipv4Bytes(text) {
             let tailscale = v4[0] == 100 && (v4[1] & 0xC0) == 64  // 100.64.0.0/10 (CGNAT, Tailscale's range)
             switch (v4[0], v4[1]) {
