@@ -120,6 +120,27 @@ import Testing
                 == .inputNotPending)
     }
 
+    @Test func aRestartedBridgeWithdrawsTheQuestionsItLeftOpen() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
+        var requestId = ""
+        do {
+            let harness = try await HubHarness(directory: directory)
+            harness.codexKnowsThread("t1", cwd: harness.project)
+            let phone = await harness.session()
+            _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
+            await harness.codex.ask(15, "item/tool/requestUserInput", Self.userInput)
+            requestId = try await asked(harness, phone).requestId
+        }
+        let restarted = try await HubHarness(directory: directory)
+        restarted.codexKnowsThread("t1", cwd: restarted.project)
+        let phone = await restarted.session()
+        _ = await restarted.request(.subscribe(Subscribe(threadId: "t1", afterSeq: 0)), phone)
+        let frames = try await restarted.waitFor(phone) { if case .inputResolved = $0 { true } else { false } }
+        #expect(frames.contains { if case .inputResolved(let r) = $0 { r.requestId == requestId && r.action == .cancel } else { false } })
+        let stale = await restarted.request(.answerInput(AnswerInput(requestId: requestId, answers: ["color": ["Red"]])), phone)
+        #expect(stale.errorCode == .inputNotPending)
+    }
+
     @Test func permissionApprovalsGrantWhatWasAskedOrNothing() async throws {
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)

@@ -2,6 +2,7 @@ import BridgeProtocol
 import BridgeStore
 import CodexControl
 import Foundation
+import Synchronization
 import Testing
 
 @testable import BridgeServer
@@ -99,5 +100,50 @@ import Testing
         _ = await restarted.request(.subscribe(Subscribe(threadId: "t1", afterSeq: 0)), phone)
         let frames = try await restarted.waitFor(phone) { if case .messageUnqueued = $0 { true } else { false } }
         #expect(frames.contains { if case .messageUnqueued(let u) = $0 { u.queuedId == queuedId && u.reason == .failed } else { false } })
+    }
+}
+
+/// A queued turn that ends before Codex answers its `turn/start` still lets the next queued message start.
+@Suite(.timeLimit(.minutes(1))) struct ThreadHubFastQueueTests {
+    @Test func aTurnOverBeforeItsStartIsAnsweredDoesNotStallTheQueue() async throws {
+        let harness = try await HubHarness()
+        let (phone, laptop) = try await ThreadHubQueueTests().running(harness)
+        for text in ["second", "third"] {
+            #expect(await harness.request(.sendMessage(SendMessage(threadId: "t1", text: text, mode: .queue)), phone).errorCode == nil)
+        }
+        let codex = harness.codex
+        let counter = Counter()
+        codex.on("turn/start") { _ in
+            let id = "fast-\(counter.next())"
+            // The whole turn is over before this answer arrives.
+            Task {
+                await codex.notify("turn/started", ["threadId": "t1", "turn": ["id": .string(id)]])
+                await codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": .string(id), "status": "failed"]])
+            }
+            Thread.sleep(forTimeInterval: 0.3)
+            return ["turn": ["id": .string(id)]]
+        }
+        await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "completed"]])
+        var started: [String] = []
+        let deadline = ContinuousClock.now + .seconds(10)
+        while started.count < 2, ContinuousClock.now < deadline {
+            for case .messageUnqueued(let u) in harness.frames(laptop) where u.reason == .started { started.append(u.turnId ?? "") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(started == ["fast-1", "fast-2"])
+        #expect(
+            harness.codex.requests("turn/start").compactMap { $0["input"]?.arrayValue?.first?["text"]?.stringValue } == [
+                "p", "second", "third",
+            ])
+    }
+}
+
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func next() -> Int {
+        value.withLock {
+            $0 += 1
+            return $0
+        }
     }
 }

@@ -28,6 +28,22 @@ import Testing
         #expect(queue.entries(of: "t2").map(\.queuedId) == ["x"])
     }
 
+    @Test func aTurnThatEndsBeforeItsStartIsAnsweredLetsTheNextOneGo() throws {
+        var queue = MessageQueue()
+        try queue.enqueue(entry("a", seq: 1))
+        try queue.enqueue(entry("b", seq: 2))
+        #expect(queue.next(for: "t1", endedTurn: "turn-0")?.queuedId == "a")
+        // "a" became turn-1 and ended before Codex answered its turn/start.
+        #expect(queue.next(for: "t1", endedTurn: "turn-1") == nil)
+        let endedAlready = queue.finishedStarting("t1", turnId: "turn-1")
+        #expect(endedAlready)
+        #expect(queue.next(for: "t1")?.queuedId == "b")
+        // An unrelated end while starting does not count for the turn that starts.
+        #expect(queue.next(for: "t1", endedTurn: "turn-x") == nil)
+        let unrelated = queue.finishedStarting("t1", turnId: "turn-2")
+        #expect(!unrelated)
+    }
+
     @Test func cancelTakesOnlyWhatHasNotStarted() throws {
         var queue = MessageQueue()
         try queue.enqueue(entry("a", seq: 1))

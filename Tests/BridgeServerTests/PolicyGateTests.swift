@@ -41,6 +41,7 @@ import Testing
     func check(_ request: BridgeRequest, cwd: String?, remembered: TurnPolicy? = nil, expect: Expected, _ note: String = "") {
         var namesThread = request.threadId != nil
         if case .approve = request { namesThread = true }
+        if case .answerInput = request { namesThread = true }
         let facts = namesThread ? PolicyGate.ThreadFacts(cwd: cwd, remembered: remembered) : nil
         let verdict = gate.decide(request, thread: facts)
         switch (verdict, expect) {
@@ -59,6 +60,10 @@ import Testing
             .sendMessage(SendMessage(threadId: id, text: "go")), .interrupt(ThreadRef(threadId: id)),
             .readThread(ThreadRef(threadId: id)), .getDiff(ThreadRef(threadId: id)), .subscribe(Subscribe(threadId: id)),
             .approve(Approve(approvalId: "a1", decision: .accept)),  // the approval's thread
+            .answerInput(AnswerInput(requestId: "in-1", action: .decline)),  // the question's thread
+            .sendMessage(SendMessage(threadId: id, text: "later", mode: .queue, attachments: ["up-1"])),
+            .cancelQueued(CancelQueued(threadId: id, queuedId: "q-1")), .searchFiles(SearchFiles(threadId: id, query: "x")),
+            .startReview(StartReview(threadId: id, target: .uncommitted)),
         ]
         for request in requests {
             // Remembered and still allowed: kept.
@@ -79,6 +84,7 @@ import Testing
 
     @Test func unknownThreadIsNotFound() {
         #expect(gate.decide(.getDiff(ThreadRef(threadId: "x")), thread: nil) == .refused(.notFound, "unknown thread"))
+        #expect(gate.decide(.answerInput(AnswerInput(requestId: "in-x")), thread: nil) == .refused(.inputNotPending, "no such question"))
     }
 
     @Test func startThreadChecksDirectoryAndPolicy() {

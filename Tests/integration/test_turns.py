@@ -167,6 +167,24 @@ async def test_an_attached_image_reaches_the_model_and_is_deleted_after_the_turn
     assert list((bridge.state_dir / "uploads").iterdir()) == []
     again = await request(ws, "sendMessage", threadId=started["threadId"], text="again", attachments=[upload_id])
     assert again["kind"] == "error" and again["code"] == "not_found", again
+    # An audio clip becomes a localAudio input.
+    import io
+    import wave
+    clip = io.BytesIO()
+    with wave.open(clip, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(8000)
+        w.writeframes(b"\x00\x00" * 400)
+    status, body = post_upload(bridge, clip.getvalue(), token=bridge.token, content_type="application/octet-stream")
+    assert status == 201 and body["mimeType"] == "audio/wav", body
+    model.queue({"kind": "message", "text": "heard"})
+    sent = await request(ws, "sendMessage", threadId=started["threadId"], text="listen", attachments=[body["uploadId"]])
+    assert sent["kind"] == "accepted", sent
+    events, _ = await until_turn_completed(ws, started["threadId"])
+    assert agent_text(events) == "heard"
+    assert "<audio" in json.dumps(model.requests[-1]) and body["uploadId"] in json.dumps(model.requests[-1])
+    assert list((bridge.state_dir / "uploads").iterdir()) == []
 
 
 async def test_search_files_finds_files_of_the_thread_only(codex_bridge, model, workspace, tmp_path):

@@ -102,6 +102,8 @@ def test_a_photo_is_attached_and_reaches_codex(web_bridge, model, phone):
     thumb = page.locator(".attachment-tray .attachment-thumb")
     expect(thumb).to_be_visible()
     expect(page.locator(".attachment.uploading")).to_have_count(0)
+    remove = page.get_by_role("button", name="Remove photo.png").bounding_box()
+    assert remove["width"] >= 44 and remove["height"] >= 44, remove
     page.get_by_label("Message").fill("what is in this photo?")
     phone.shot("attachment-in-composer")
     phone.button("Send").click()
@@ -204,4 +206,23 @@ def test_an_mcp_form_is_answered_from_the_card(web_bridge_factory, model, phone)
     expect(form).to_contain_text("Answered on this phone")
     expect(page.locator(".msg.agent").last).to_contain_text("42", timeout=30_000)
     assert '\\"ticket\\": 42' in json.dumps(model.requests[-1])
+    assert not phone.errors and not phone.csp_violations()
+
+
+def test_a_new_thread_starts_with_a_photo(web_bridge, model, phone):
+    model.queue({"kind": "echo_images"})
+    pair(phone, web_bridge)
+    page = phone.page
+    phone.button("New thread").click()
+    phone.button("Use this folder").click()
+    page.get_by_label("Message").fill("what is on this screenshot?")
+    page.locator("input[type=file]").set_input_files(files=[{"name": "shot.png", "mimeType": "image/png", "buffer": tiny_png()}])
+    expect(page.locator(".attachment-tray .attachment-thumb")).to_be_visible()
+    expect(page.locator(".attachment.uploading")).to_have_count(0)
+    phone.shot("new-thread-photo")
+    phone.button("Start").click()
+    page.wait_for_url(re.compile(r"#/t/"))
+    expect(page.locator(".msg.agent").last).to_contain_text("image/png", timeout=30_000)
+    from mock_model import _input_images
+    assert [i["mime"] for i in _input_images(model.requests[-1])["images"]] == ["image/png"]
     assert not phone.errors and not phone.csp_violations()

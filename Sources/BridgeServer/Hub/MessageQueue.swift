@@ -22,6 +22,9 @@ struct MessageQueue: Sendable {
     private(set) var waiting: [String: [Entry]] = [:]
     /// Threads whose next message is being started (between the turn's end and Codex's answer to `turn/start`).
     private(set) var starting: Set<String> = []
+    /// Turns that ended while their thread's next message was starting (a turn can end before Codex has answered
+    /// the `turn/start` that began it).
+    private(set) var endedWhileStarting: [String: Set<String>] = [:]
 
     /// The messages `threadId` holds, oldest first.
     func entries(of threadId: String) -> [Entry] { waiting[threadId] ?? [] }
@@ -47,17 +50,26 @@ struct MessageQueue: Sendable {
 
     /// The thread's turn ended: the message to start now (marked as starting), or nil (none held, or one is
     /// already starting).
-    mutating func next(for threadId: String) -> Entry? {
-        guard !starting.contains(threadId), var list = waiting[threadId], !list.isEmpty else { return nil }
+    mutating func next(for threadId: String, endedTurn: String? = nil) -> Entry? {
+        if starting.contains(threadId) {
+            if let endedTurn { endedWhileStarting[threadId, default: []].insert(endedTurn) }
+            return nil
+        }
+        guard var list = waiting[threadId], !list.isEmpty else { return nil }
         let entry = list.removeFirst()
         waiting[threadId] = list.isEmpty ? nil : list
         starting.insert(threadId)
         return entry
     }
 
-    /// The message taken by `next(for:)` started (or failed to): the thread's next one may follow its turn.
-    mutating func finishedStarting(_ threadId: String) {
+    /// The message taken by `next(for:)` started as `turnId` (nil: it failed to): the thread's next one may follow
+    /// its turn. True when that turn has already ended (its end came before Codex's answer), so the next one may
+    /// start now.
+    @discardableResult
+    mutating func finishedStarting(_ threadId: String, turnId: String? = nil) -> Bool {
         starting.remove(threadId)
+        let ended = endedWhileStarting.removeValue(forKey: threadId) ?? []
+        return turnId.map { ended.contains($0) } ?? false
     }
 
     /// Empties the queue (Codex stopped); returns what was held.
@@ -65,6 +77,7 @@ struct MessageQueue: Sendable {
         let entries = all
         waiting = [:]
         starting = []
+        endedWhileStarting = [:]
         return entries
     }
 }

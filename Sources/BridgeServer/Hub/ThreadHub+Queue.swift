@@ -39,8 +39,8 @@ extension ThreadHub {
     }
 
     /// A turn of `threadId` ended: starts its next queued message, if any.
-    func turnEnded(_ threadId: String) {
-        guard let entry = messageQueue.next(for: threadId) else { return }
+    func turnEnded(_ threadId: String, turnId: String? = nil) {
+        guard let entry = messageQueue.next(for: threadId, endedTurn: turnId) else { return }
         Task { await self.startQueued(entry) }
     }
 
@@ -54,7 +54,8 @@ extension ThreadHub {
                 timeout: policy.codexTimeout)
             claimUploads(message.attachments, for: message.threadId)
             unqueued(message.threadId, message.queuedId, reason: .started, turnId: turnId)
-            messageQueue.finishedStarting(message.threadId)
+            // Its turn may be over already (it ended before Codex answered turn/start): then the next one follows.
+            if messageQueue.finishedStarting(message.threadId, turnId: turnId) { turnEnded(message.threadId) }
         } catch {
             let reason = (error as? HubError)?.message ?? (error as? CodexError)?.message ?? "\(error)"
             logger.warning(

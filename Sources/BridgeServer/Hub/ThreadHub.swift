@@ -222,7 +222,7 @@ public actor ThreadHub: RequestHandling, Service {
         case "turn/completed":
             cancelInputs { $0.request.threadId == threadId && ($0.request.turnId == turnId || turnId == nil) }
             uploads?.turnEnded(threadId)
-            turnEnded(threadId)
+            turnEnded(threadId, turnId: turnId)
         default: break
         }
     }

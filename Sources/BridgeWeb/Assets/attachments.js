@@ -43,7 +43,8 @@ export function attachments(getToken, onError) {
     for (const f of files) {
       const url = f.type.startsWith('image/') ? URL.createObjectURL(f) : null;
       const entry = { id: null, el: null, promise: null };
-      const close = h('button', { type: 'button', class: 'attachment-remove', text: '×', attrs: { 'aria-label': `Remove ${f.name || 'attachment'}` }, on: { click: () => remove(entry) } });
+      const close = h('button', { type: 'button', class: 'attachment-remove', attrs: { 'aria-label': `Remove ${f.name || 'attachment'}` }, on: { click: () => remove(entry) } },
+        h('span', { class: 'attachment-x', text: '×', attrs: { 'aria-hidden': 'true' } }));
       entry.el = h('li', { class: 'attachment uploading' },
         url ? h('img', { class: 'attachment-thumb', src: url, alt: f.name || 'Attached image' }) : h('span', { class: 'chip', text: f.name || 'Audio' }),
         close);

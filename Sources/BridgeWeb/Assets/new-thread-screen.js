@@ -3,6 +3,7 @@
 import { h, icon } from './dom.js';
 import { header, toast, displayPath, basename, describeError } from './ui.js';
 import { pref, setPref } from './store.js';
+import { attachments } from './attachments.js';
 
 const SANDBOX_LABELS = { 'read-only': 'Read only', 'workspace-write': 'Workspace write', 'danger-full-access': 'Full access (dangerous)' };
 const APPROVAL_LABELS = { untrusted: 'Ask for anything untrusted', 'on-failure': 'Ask when a command fails', 'on-request': 'Ask when Codex wants to', never: 'Never ask' };
@@ -124,11 +125,14 @@ export function newThreadScreen(ctx) {
     const approvals = select('Approval policy', 'approvalPolicy', policy.approvalPolicies, APPROVAL_LABELS, policy.defaultApprovalPolicy);
     const start = h('button', { type: 'submit', class: 'primary wide', text: 'Start' });
     const chosenOptions = h('span', { class: 'options-now', attrs: { 'aria-hidden': 'true' } });
+    const attached = attachments(() => ctx.token && ctx.token(), (text) => toast(text));
+    input.addEventListener('paste', attached.onPaste);
     const form = h('form', { class: 'prompt-form' },
       h('div', { class: 'chosen' }, icon('folder'),
         h('span', { class: 'chosen-path', text: displayPath(chosen, roots()) }),
         h('button', { type: 'button', class: 'text-button', text: 'Change', on: { click: () => { chosen = null; render(); } } })),
       input,
+      h('div', { class: 'prompt-attachments' }, attached.button, attached.file, attached.tray),
       h('details', { class: 'options' }, h('summary', null, h('span', { text: 'Options' }), chosenOptions), ...modelPickers(), sandbox, approvals),
       start);
     const describe = () => {
@@ -150,6 +154,8 @@ export function newThreadScreen(ctx) {
       if (data.get('model')) fields.model = data.get('model');
       if (data.get('effort')) fields.effort = data.get('effort');
       try {
+        const ids = await attached.ids();
+        if (ids.length) fields.attachments = ids;
         const answer = await conn.request('startThread', fields);
         const t = ctx.store.ensure(answer.threadId);
         // Subscribed from its first event: what arrives live is the whole thread.
