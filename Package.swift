@@ -286,7 +286,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgePushTests",
-            dependencies: ["BridgePush", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["BridgePush", "BridgeStore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CodexControlTests", dependencies: ["CodexControl"], swiftSettings: swiftSettings),

@@ -32,13 +32,3 @@ public struct SharedSecret: Sendable {
         return Base64URL.encode(bytes)
     }
 }
-
-/// base64url (RFC 4648 section 5) without padding.
-public enum Base64URL {
-    public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-}

@@ -1,3 +1,4 @@
+import BridgeStore
 import Crypto
 import Foundation
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Base64url without padding (RFC 4648 §5), as Web Push and JWTs spell binary values.
+/// Base64url without padding (RFC 4648 §5): how secrets, tokens, Web Push keys and JWTs spell binary values.
 public enum Base64URL {
     public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         Data(bytes).base64EncodedString()
