@@ -107,7 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The settings the command line gives; nil where it says nothing, so config.toml can fill them in.
     var options: ServeOptions {
-        var options = ServeOptions(
+        ServeOptions(
             listen: listen, helloTimeout: helloTimeout, maxMessageBytes: maxMessageBytes, pingInterval: pingInterval,
             requestHeadTimeout: requestHeadTimeout, maxUnauthenticated: maxUnauthenticated,
             maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress, logLevel: logLevel, logFormat: logFormat,
@@ -115,9 +115,9 @@ struct ServeCommand: AsyncParsableCommand {
             codexConfig: codexConfig.isEmpty ? nil : codexConfig, roots: roots.isEmpty ? nil : roots,
             allowDangerFullAccess: allowDangerFullAccess ? true : nil, tls: tls, tlsCert: tlsCert.map(Self.absolute),
             tlsKey: tlsKey.map(Self.absolute), tlsTailscale: tlsTailscale ? true : nil, journalMaxAge: journal.maxAge,
-            journalMaxBytes: journal.maxBytes)
-        push.fill(&options)
-        return options
+            journalMaxBytes: journal.maxBytes, push: push.noPush ? false : nil, pushSubject: push.subject, pushDelay: push.delay,
+            notify: push.notifyURLs.isEmpty ? nil : push.notifyURLs, notifyActionURL: push.actionURL,
+            inhibit: push.noInhibit ? false : nil, pushTokenLifetime: push.tokenLifetime)
     }
 
     /// A path given on the command line, made absolute against the current directory.

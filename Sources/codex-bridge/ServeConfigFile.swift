@@ -152,20 +152,14 @@ enum ServeConfigFile {
             }
             config.tlsCert = try string("tls_cert").map(expand)
             config.tlsKey = try string("tls_key").map(expand)
-            if let value = table["journal_max_age"] {
-                if let text = value.string {
-                    guard let age = DurationArgument(argument: text) else {
-                        throw fail("journal_max_age", "must be a duration like 7d, 12h or 30s, not \"\(text)\"")
-                    }
-                    config.journalMaxAge = age
-                } else if let seconds = value.int, seconds > 0 {
-                    config.journalMaxAge = DurationArgument(.seconds(seconds), text: "\(seconds)s")
-                } else {
-                    throw fail("journal_max_age", "must be a duration like \"7d\" or a positive number of seconds, not \(describe(value))")
-                }
-            }
+            config.journalMaxAge = try duration("journal_max_age")
             config.journalMaxBytes = try integer("journal_max_bytes").map(Int64.init)
-            try readPush(into: &config)
+            config.push = try bool("push")
+            config.pushSubject = try string("push_subject")
+            config.pushDelay = try duration("push_delay")
+            config.notify = try strings("notify")
+            config.notifyActionURL = try string("notify_action_url")
+            config.inhibit = try bool("inhibit")
             do {
                 try config.check(naming: \.fileName)
             } catch {
@@ -174,20 +168,19 @@ enum ServeConfigFile {
             return config
         }
 
-        /// The notification keys (see PushSettings.swift); their values are checked with the rest.
-        func readPush(into config: inout ServeOptions) throws(ConfigFileError) {
-            config.push = try bool("push")
-            config.inhibit = try bool("inhibit")
-            config.pushSubject = try string("push_subject")
-            config.notify = try strings("notify")
-            config.notifyActionURL = try string("notify_action_url")
-            if let value = table["push_delay"] {
-                guard
-                    let delay = value.string.flatMap(DurationArgument.init(argument:))
-                        ?? value.int.flatMap({ $0 > 0 ? DurationArgument(.seconds($0), text: "\($0)s") : nil })
-                else { throw fail("push_delay", "must be a duration like \"20s\" or a positive number of seconds, not \(describe(value))") }
-                config.pushDelay = delay
+        /// A duration string in the one grammar (`7d`, `20s`) or a positive number of seconds.
+        func duration(_ key: String) throws(ConfigFileError) -> DurationArgument? {
+            guard let value = table[key] else { return nil }
+            if let text = value.string {
+                guard let duration = DurationArgument(argument: text) else {
+                    throw fail(key, "must be a duration like 7d, 12h or 30s, not \"\(text)\"")
+                }
+                return duration
             }
+            guard let seconds = value.int, seconds > 0 else {
+                throw fail(key, "must be a duration like \"7d\" or a positive number of seconds, not \(describe(value))")
+            }
+            return DurationArgument(.seconds(seconds), text: "\(seconds)s")
         }
 
         /// `key = true|false`, or its inverted alias (`no_qr = true`); both given must agree.

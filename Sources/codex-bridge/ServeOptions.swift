@@ -35,7 +35,7 @@ struct ServeOptions: Equatable, Sendable {
     var notify: [String]?
     var notifyActionURL: String?
     var inhibit: Bool?
-    /// Tests only (`--push-token-lifetime`, no config key): how long an action token lives.
+    /// A hidden flag for tests: how long a notification's action token lives.
     var pushTokenLifetime: DurationArgument?
 
     /// These options where they say something, else `base`'s. The TLS choice (`tls`, the certificate files,
@@ -50,14 +50,10 @@ struct ServeOptions: Equatable, Sendable {
             logLevel: logLevel ?? base.logLevel, logFormat: logFormat ?? base.logFormat, qr: qr ?? base.qr, mdns: mdns ?? base.mdns,
             mdnsName: mdnsName ?? base.mdnsName, codex: codex ?? base.codex, codexConfig: codexConfig ?? base.codexConfig,
             roots: roots ?? base.roots, allowDangerFullAccess: allowDangerFullAccess ?? base.allowDangerFullAccess,
-            journalMaxAge: journalMaxAge ?? base.journalMaxAge, journalMaxBytes: journalMaxBytes ?? base.journalMaxBytes)
-        merged.push = push ?? base.push
-        merged.pushSubject = pushSubject ?? base.pushSubject
-        merged.pushDelay = pushDelay ?? base.pushDelay
-        merged.notify = notify ?? base.notify
-        merged.notifyActionURL = notifyActionURL ?? base.notifyActionURL
-        merged.inhibit = inhibit ?? base.inhibit
-        merged.pushTokenLifetime = pushTokenLifetime ?? base.pushTokenLifetime
+            journalMaxAge: journalMaxAge ?? base.journalMaxAge, journalMaxBytes: journalMaxBytes ?? base.journalMaxBytes,
+            push: push ?? base.push, pushSubject: pushSubject ?? base.pushSubject, pushDelay: pushDelay ?? base.pushDelay,
+            notify: notify ?? base.notify, notifyActionURL: notifyActionURL ?? base.notifyActionURL, inhibit: inhibit ?? base.inhibit,
+            pushTokenLifetime: pushTokenLifetime ?? base.pushTokenLifetime)
         let tlsSource = saysAnythingAboutTLS ? self : base
         merged.tls = tlsSource.tls
         merged.tlsCert = tlsSource.tlsCert
@@ -97,7 +93,14 @@ struct ServeOptions: Equatable, Sendable {
                 throw SettingProblem(.roots, "entry \"\(root)\" is not an existing directory")
             }
         }
-        try checkPush()
+        if let pushSubject, let problem = PushSettings.subjectProblem(pushSubject) { throw SettingProblem(.pushSubject, problem) }
+        if let pushDelay, pushDelay.duration > .seconds(3600) { throw SettingProblem(.pushDelay, "must be at most 1h, not \(pushDelay)") }
+        for url in notify ?? [] {
+            if let problem = PushSettings.notifyProblem(url) { throw SettingProblem(.notify, problem) }
+        }
+        if let notifyActionURL, let problem = PushSettings.actionURLProblem(notifyActionURL) {
+            throw SettingProblem(.notifyActionURL, problem)
+        }
         if (tlsCert == nil) != (tlsKey == nil) {
             throw SettingProblem(
                 tlsCert == nil ? .tlsKey : .tlsCert, "and \(name(tlsCert == nil ? .tlsCert : .tlsKey)) go together: give both files")

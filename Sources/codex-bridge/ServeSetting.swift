@@ -27,7 +27,6 @@ enum ServeSetting: String, CaseIterable, Sendable {
     case tlsTailscale = "tls_tailscale"
     case journalMaxAge = "journal_max_age"
     case journalMaxBytes = "journal_max_bytes"
-    /// Notifications (see PushSettings.swift).
     case push
     case pushSubject = "push_subject"
     case pushDelay = "push_delay"

@@ -115,8 +115,7 @@ extension ThreadHub {
     }
 
     private func checkSubscriptionCount(_ session: ClientSession) throws {
-        let count = subscribers.values.reduce(0) { $0 + ($1.contains(session.id) ? 1 : 0) }
-        guard count < Self.maxSubscriptionsPerSession else {
+        guard fanOut.subscriptionCount(session.id) < Self.maxSubscriptionsPerSession else {
             throw HubError(
                 .badRequest, "too many subscriptions (at most \(Self.maxSubscriptionsPerSession) threads; subscribe to \"*\" instead)")
         }
@@ -176,7 +175,7 @@ extension ThreadHub {
         await rememberPolicy(turnPolicy, of: threadId)
         // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.
         // before anyone could subscribe: replay those from the journal so the starter sees the thread whole.
-        let covered = wildcardSubscribers.contains(session.id)
+        let covered = fanOut.covers(session.id, "*")
         _ = await subscribeResuming(session, to: threadId, afterSeq: covered ? nil : before)
         let turnId = try await codex.turnStart(
             threadId: threadId, text: start.prompt, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,

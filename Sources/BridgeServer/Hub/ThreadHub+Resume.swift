@@ -116,34 +116,31 @@ extension ThreadHub {
 
     /// Queues a live frame for a session, or holds it while the session's replay runs.
     func deliver(_ text: String, to id: UInt64) {
-        guard holds[id] != nil else {
-            sessions[id]?.sendEncoded(text)
-            return
-        }
-        held[id, default: []].append(text)
-        if held[id, default: []].count > Self.maxHeldFrames, let session = sessions[id] {
-            held[id] = nil
-            holds[id] = nil
-            sessions[id] = nil
-            session.closeAsSlowReader()
-        }
+        apply(fanOut.deliver(text, to: id))
     }
 
     func beginHold(_ id: UInt64) {
-        holds[id, default: 0] += 1
+        fanOut.hold(id)
     }
 
     /// Ends one hold; the last one queues the held frames.
     func endHold(_ id: UInt64) {
-        guard let count = holds[id] else { return }
-        if count > 1 {
-            holds[id] = count - 1
-            return
+        apply(fanOut.release(id))
+    }
+
+    /// Does what the fan-out decided. A session whose outbox refuses a frame (it is being closed as a slow
+    /// reader) gets no more of this batch.
+    func apply(_ actions: [FanOut.Action]) {
+        var refused: Set<UInt64> = []
+        for action in actions {
+            switch action {
+            case .send(let text, let id):
+                guard !refused.contains(id), let session = sessions[id] else { continue }
+                if !session.sendEncoded(text) { refused.insert(id) }
+            case .closeSlowReader(let id):
+                sessions.removeValue(forKey: id)?.closeAsSlowReader()
+            }
         }
-        holds[id] = nil
-        let frames = held.removeValue(forKey: id) ?? []
-        guard let session = sessions[id] else { return }
-        for text in frames where !session.sendEncoded(text) { break }
     }
 
     /// Whether every journaled message after `cursor` is still there.
@@ -199,9 +196,8 @@ extension ThreadHub {
             endHold(session.id)
         }
         if approvalsAfterAck.remove(session.id) != nil {
-            let covered = wildcardSubscribers.contains(session.id)
             for pending in pendingApprovals.values.sorted(by: { $0.request.seq < $1.request.seq })
-            where covered || subscribers[pending.request.threadId]?.contains(session.id) == true {
+            where fanOut.covers(session.id, pending.request.threadId) {
                 session.send(.approvalRequest(pending.request))
             }
         }

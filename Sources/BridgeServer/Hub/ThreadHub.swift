@@ -71,8 +71,8 @@ public actor ThreadHub: RequestHandling, Service {
     let encoder = ServerMessage.defaultEncoder
 
     var sessions: [UInt64: ClientSession] = [:]
-    var subscribers: [String: Set<UInt64>] = [:]
-    var wildcardSubscribers: Set<UInt64> = []
+    /// Subscriptions and replay holds: who gets which live frame.
+    var fanOut = FanOut(maxHeldFrames: ThreadHub.maxHeldFrames)
     var threads: [String: ThreadState] = [:]
     var pendingApprovals: [String: PendingApproval] = [:]
     var lastSeq: Int64 = 0
@@ -81,10 +81,6 @@ public actor ThreadHub: RequestHandling, Service {
 
     /// The memory key (device id or `client:<clientId>`) of each session that has one.
     var clientKeys: [UInt64: String] = [:]
-    /// Sessions whose live frames are held back while the journal is replayed to them (nesting count).
-    var holds: [UInt64: Int] = [:]
-    /// Live frames held back per session, sent after its replay.
-    var held: [UInt64: [String]] = [:]
     /// The last replay started per session; replays of one session run one after another.
     var replayTails: [UInt64: Task<Void, Never>] = [:]
     /// The replay a session asked for in its hello, run by `sessionReady` (its hold is already taken).
@@ -283,11 +279,7 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     private func deliverLive(_ text: String, threadId: String) {
-        var targets = wildcardSubscribers
-        if let direct = subscribers[threadId] { targets.formUnion(direct) }
-        for id in targets {
-            deliver(text, to: id)
-        }
+        apply(fanOut.publish(text, threadId: threadId))
     }
 
     // MARK: Sessions
@@ -315,27 +307,15 @@ public actor ThreadHub: RequestHandling, Service {
         push?.signal(.sessionClosed(session.id))
         sessions[session.id] = nil
         clientKeys[session.id] = nil
-        holds[session.id] = nil
-        held[session.id] = nil
         pendingReplays[session.id] = nil
         approvalsAfterAck.remove(session.id)
-        wildcardSubscribers.remove(session.id)
-        for threadId in subscribers.keys {
-            subscribers[threadId]?.remove(session.id)
-            if subscribers[threadId]?.isEmpty == true { subscribers[threadId] = nil }
-        }
+        fanOut.remove(session.id)
     }
 
     func subscribe(_ session: ClientSession, to threadId: String, sendPendingApprovals: Bool = true) {
-        let alreadyCovered =
-            wildcardSubscribers.contains(session.id) || (threadId != "*" && subscribers[threadId]?.contains(session.id) == true)
-        if threadId == "*" {
-            wildcardSubscribers.insert(session.id)
-        } else {
-            subscribers[threadId, default: []].insert(session.id)
-        }
+        let newlyCovered = fanOut.subscribe(session.id, to: threadId)
         // Approvals nobody answered yet reach a client that subscribes later.
-        guard !alreadyCovered, sendPendingApprovals else { return }
+        guard newlyCovered, sendPendingApprovals else { return }
         for pending in pendingApprovals.values.sorted(by: { $0.request.seq < $1.request.seq })
         where threadId == "*" || pending.request.threadId == threadId {
             session.send(.approvalRequest(pending.request))
@@ -343,11 +323,6 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     func unsubscribe(_ session: ClientSession, from threadId: String) {
-        if threadId == "*" {
-            wildcardSubscribers.remove(session.id)
-        } else {
-            subscribers[threadId]?.remove(session.id)
-            if subscribers[threadId]?.isEmpty == true { subscribers[threadId] = nil }
-        }
+        fanOut.unsubscribe(session.id, from: threadId)
     }
 }
