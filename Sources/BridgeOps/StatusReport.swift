@@ -40,6 +40,22 @@ public struct StatusReport: Sendable, Hashable, Codable {
         }
     }
 
+    /// The shared codex app-server (`serve --shared`).
+    public struct Shared: Sendable, Hashable, Codable {
+        /// Its unix socket.
+        public var socket: String
+        /// The command that attaches a terminal's Codex to it.
+        public var attach: String
+        /// Whether something accepts connections on the socket now.
+        public var answering: Bool
+
+        public init(socket: String, attach: String, answering: Bool) {
+            self.socket = socket
+            self.attach = attach
+            self.answering = answering
+        }
+    }
+
     /// Whether a server is running (its process exists and `/healthz` answers).
     public var running: Bool
     /// This binary's version.
@@ -59,11 +75,14 @@ public struct StatusReport: Sendable, Hashable, Codable {
     public var connections: Int?
     /// Threads with a running turn, from the server's `/metrics`; nil when unknown.
     public var runningThreads: Int?
+    /// The shared codex app-server, when the bridge runs (or is configured) with `--shared`; else nil.
+    public var shared: Shared?
 
     public init(
         running: Bool, version: String, stateDirectory: String, server: Server?, tls: Bool, fingerprint: String?, mdns: String,
-        codex: Codex, devices: Int?, connections: Int?, runningThreads: Int?
+        codex: Codex, devices: Int?, connections: Int?, runningThreads: Int?, shared: Shared? = nil
     ) {
+        self.shared = shared
         self.running = running
         self.version = version
         self.stateDirectory = stateDirectory
@@ -109,6 +128,10 @@ public struct StatusReport: Sendable, Hashable, Codable {
         } else {
             lines.append("  codex:       not found")
         }
+        if let shared {
+            lines.append("  shared:      \(shared.socket) " + (shared.answering ? "(answering)" : "(not answering: codex_unavailable)"))
+            lines.append("  desk:        \(shared.attach)")
+        }
         lines.append("  devices:     \(show(devices))")
         if running {
             lines.append("  connections: \(show(connections))")
@@ -125,7 +148,7 @@ private struct NullKeeping: Encodable {
     init(_ report: StatusReport) { self.report = report }
 
     enum Keys: String, CodingKey {
-        case running, version, stateDirectory, server, tls, fingerprint, mdns, codex, devices, connections, runningThreads
+        case running, version, stateDirectory, server, tls, fingerprint, mdns, codex, devices, connections, runningThreads, shared
     }
     enum CodexKeys: String, CodingKey { case path, version, loggedIn }
 
@@ -145,6 +168,7 @@ private struct NullKeeping: Encodable {
         try container.encode(report.devices, forKey: .devices)
         try container.encode(report.connections, forKey: .connections)
         try container.encode(report.runningThreads, forKey: .runningThreads)
+        try container.encode(report.shared, forKey: .shared)
     }
 }
 

@@ -41,6 +41,10 @@ public struct BridgeErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cu
     public static let codexError = Self("codex_error")
     /// The approval was already answered, or never existed.
     public static let approvalNotPending = Self("approval_not_pending")
+    /// The question (`answerInput`) was already answered, withdrawn, or never existed.
+    public static let inputNotPending = Self("input_not_pending")
+    /// An upload is larger than allowed or not a type the bridge accepts.
+    public static let unsupportedMedia = Self("unsupported_media")
     /// The request is valid but cannot be done in the thread's current state.
     public static let conflict = Self("conflict")
     /// An unexpected failure inside the bridge.

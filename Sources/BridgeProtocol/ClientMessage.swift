@@ -72,7 +72,7 @@ extension ClientMessage {
         case "ack": return .ack(try payload(Ack.self))
         default: break
         }
-        guard BridgeRequest.kinds.contains(kind) else {
+        guard let requestKind = RequestKind(rawValue: kind) else {
             throw FrameDecodingError(kind: kind, id: envelope.id, code: .unknownKind, message: "unknown kind '\(kind.prefix(64))'")
         }
         guard let id = envelope.id, !id.isEmpty, id.utf8.count <= 128 else {
@@ -80,27 +80,30 @@ extension ClientMessage {
                 kind: kind, id: nil, code: .badRequest, message: "request '\(kind)' needs a string 'id' of 1 to 128 bytes")
         }
         let request: BridgeRequest
-        switch kind {
-        case "listThreads": request = .listThreads(try payload(ListThreads.self))
-        case "startThread": request = .startThread(try payload(StartThread.self))
-        case "sendMessage": request = .sendMessage(try payload(SendMessage.self))
-        case "interrupt": request = .interrupt(try payload(ThreadRef.self))
-        case "subscribe": request = .subscribe(try payload(Subscribe.self))
-        case "unsubscribe": request = .unsubscribe(try payload(ThreadRef.self))
-        case "readThread": request = .readThread(try payload(ThreadRef.self))
-        case "getDiff": request = .getDiff(try payload(ThreadRef.self))
-        case "approve": request = .approve(try payload(Approve.self))
-        case "listDirectory": request = .listDirectory(try payload(ListDirectory.self))
-        case "listModels": request = .listModels(try payload(ListModels.self))
-        case "renameThread": request = .renameThread(try payload(RenameThread.self))
-        case "archiveThread": request = .archiveThread(try payload(ThreadRef.self))
-        case "unarchiveThread": request = .unarchiveThread(try payload(ThreadRef.self))
-        case "readFile": request = .readFile(try payload(ReadFile.self))
-        case "usage": request = .usage(try payload(UsageRequest.self))
-        case "pushSubscribe": request = .pushSubscribe(try payload(PushSubscribe.self))
-        case "pushUnsubscribe": request = .pushUnsubscribe(try payload(PushUnsubscribe.self))
-        case "presence": request = .presence(try payload(Presence.self))
-        default: throw FrameDecodingError(kind: kind, id: id, code: .unknownKind, message: "unknown kind '\(kind.prefix(64))'")
+        switch requestKind {
+        case .listThreads: request = .listThreads(try payload(ListThreads.self))
+        case .startThread: request = .startThread(try payload(StartThread.self))
+        case .sendMessage: request = .sendMessage(try payload(SendMessage.self))
+        case .interrupt: request = .interrupt(try payload(ThreadRef.self))
+        case .subscribe: request = .subscribe(try payload(Subscribe.self))
+        case .unsubscribe: request = .unsubscribe(try payload(ThreadRef.self))
+        case .readThread: request = .readThread(try payload(ThreadRef.self))
+        case .getDiff: request = .getDiff(try payload(ThreadRef.self))
+        case .approve: request = .approve(try payload(Approve.self))
+        case .listDirectory: request = .listDirectory(try payload(ListDirectory.self))
+        case .listModels: request = .listModels(try payload(ListModels.self))
+        case .renameThread: request = .renameThread(try payload(RenameThread.self))
+        case .archiveThread: request = .archiveThread(try payload(ThreadRef.self))
+        case .unarchiveThread: request = .unarchiveThread(try payload(ThreadRef.self))
+        case .readFile: request = .readFile(try payload(ReadFile.self))
+        case .usage: request = .usage(try payload(UsageRequest.self))
+        case .pushSubscribe: request = .pushSubscribe(try payload(PushSubscribe.self))
+        case .pushUnsubscribe: request = .pushUnsubscribe(try payload(PushUnsubscribe.self))
+        case .presence: request = .presence(try payload(Presence.self))
+        case .answerInput: request = .answerInput(try payload(AnswerInput.self))
+        case .cancelQueued: request = .cancelQueued(try payload(CancelQueued.self))
+        case .searchFiles: request = .searchFiles(try payload(SearchFiles.self))
+        case .startReview: request = .startReview(try payload(StartReview.self))
         }
         return .request(id: id, request)
     }
@@ -130,6 +133,10 @@ extension ClientMessage {
             case .pushSubscribe(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .pushUnsubscribe(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .presence(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .answerInput(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .cancelQueued(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .searchFiles(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .startReview(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

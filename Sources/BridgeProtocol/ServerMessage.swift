@@ -10,6 +10,10 @@ public enum ServerMessage: Sendable, Hashable {
     case event(ThreadEvent)
     case approvalRequest(ApprovalRequest)
     case approvalResolved(ApprovalResolved)
+    case inputRequest(InputRequest)
+    case inputResolved(InputResolved)
+    case messageQueued(MessageQueued)
+    case messageUnqueued(MessageUnqueued)
 
     /// The wire `kind`.
     public var kind: String {
@@ -21,6 +25,10 @@ public enum ServerMessage: Sendable, Hashable {
         case .event: "event"
         case .approvalRequest: "approvalRequest"
         case .approvalResolved: "approvalResolved"
+        case .inputRequest: "inputRequest"
+        case .inputResolved: "inputResolved"
+        case .messageQueued: "messageQueued"
+        case .messageUnqueued: "messageUnqueued"
         }
     }
 
@@ -30,6 +38,10 @@ public enum ServerMessage: Sendable, Hashable {
         case .event(let event): event.seq
         case .approvalRequest(let request): request.seq
         case .approvalResolved(let resolved): resolved.seq
+        case .inputRequest(let request): request.seq
+        case .inputResolved(let resolved): resolved.seq
+        case .messageQueued(let queued): queued.seq
+        case .messageUnqueued(let unqueued): unqueued.seq
         default: nil
         }
     }
@@ -43,6 +55,10 @@ public enum ServerMessage: Sendable, Hashable {
         case .event(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .approvalRequest(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .approvalResolved(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .inputRequest(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .inputResolved(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .messageQueued(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .messageUnqueued(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .response(let id, let response):
             switch response {
             case .threads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
@@ -57,6 +73,7 @@ public enum ServerMessage: Sendable, Hashable {
             case .file(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .usage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .pushSubscribed(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .files(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }
@@ -119,6 +136,10 @@ public enum ServerMessage: Sendable, Hashable {
         case "event": return .event(try payload(ThreadEvent.self))
         case "approvalRequest": return .approvalRequest(try payload(ApprovalRequest.self))
         case "approvalResolved": return .approvalResolved(try payload(ApprovalResolved.self))
+        case "inputRequest": return .inputRequest(try payload(InputRequest.self))
+        case "inputResolved": return .inputResolved(try payload(InputResolved.self))
+        case "messageQueued": return .messageQueued(try payload(MessageQueued.self))
+        case "messageUnqueued": return .messageUnqueued(try payload(MessageUnqueued.self))
         case "threads": return try response(.threads(payload(ThreadList.self)))
         case "threadStarted": return try response(.threadStarted(payload(ThreadStarted.self)))
         case "accepted": return try response(.accepted(payload(Accepted.self)))
@@ -131,6 +152,7 @@ public enum ServerMessage: Sendable, Hashable {
         case "file": return try response(.file(payload(FileContent.self)))
         case "usage": return try response(.usage(payload(Usage.self)))
         case "pushSubscribed": return try response(.pushSubscribed(payload(PushSubscribed.self)))
+        case "files": return try response(.files(payload(FileMatches.self)))
         default:
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
         }

@@ -207,6 +207,22 @@ public struct EventJournal: Sendable {
         }
     }
 
+    /// Messages of kind `opened` (an `inputRequest`, a `messageQueued`; their key is in the `approvalId` column)
+    /// with no later message of kind `closed` for the same key: `(threadId, key)` in seq order.
+    public func openEntries(opened: String, closed: String) throws -> [(threadId: String, key: String)] {
+        try database.pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.threadId, r.approvalId FROM journal r
+                    WHERE r.kind = ? AND r.approvalId IS NOT NULL AND NOT EXISTS (
+                        SELECT 1 FROM journal e WHERE e.approvalId = r.approvalId AND e.kind = ?)
+                    ORDER BY r.seq
+                    """, arguments: [opened, closed]
+            ).map { (threadId: $0["threadId"], key: $0["approvalId"]) }
+        }
+    }
+
     // MARK: Retention
 
     /// Deletes entries older than `maxAge` and the oldest entries beyond `maxBytes` in total, always a prefix

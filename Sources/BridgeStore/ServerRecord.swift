@@ -17,11 +17,14 @@ public struct ServerRecord: Sendable, Hashable, Codable {
     public var tls: Bool
     /// The TLS certificate fingerprint, when `tls`.
     public var fingerprint: String?
+    /// With `serve --shared`: the shared codex app-server's socket (`codex --remote unix://…` attaches to it).
+    public var sharedSocket: String?
 
     public init(
         pid: Int32 = getpid(), port: Int, host: String, addresses: [String], startedAt: Date = Date(),
-        tls: Bool = false, fingerprint: String? = nil
+        tls: Bool = false, fingerprint: String? = nil, sharedSocket: String? = nil
     ) {
+        self.sharedSocket = sharedSocket
         self.pid = pid
         self.port = port
         self.host = host

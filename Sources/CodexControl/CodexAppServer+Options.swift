@@ -22,6 +22,9 @@ extension CodexAppServer {
         public var inboundCapacity: Int
         /// After SIGTERM to the child's process group, how long to wait before SIGKILL.
         public var terminationGracePeriod: Duration
+        /// When set, no child is started: this is a connection to a shared `codex app-server --listen
+        /// unix://PATH` at this socket (WebSocket over the unix socket; see ``CodexAppServer/runConnected(to:)``).
+        public var socketPath: String?
 
         /// Creates options; every parameter has a working default.
         public init(
@@ -33,7 +36,8 @@ extension CodexAppServer {
             handshakeTimeout: Duration = .seconds(30),
             maxLineLength: Int = 64 * 1024 * 1024,
             inboundCapacity: Int = 4096,
-            terminationGracePeriod: Duration = .seconds(5)
+            terminationGracePeriod: Duration = .seconds(5),
+            socketPath: String? = nil
         ) {
             self.configOverrides = configOverrides
             self.environment = environment
@@ -44,11 +48,17 @@ extension CodexAppServer {
             self.maxLineLength = maxLineLength
             self.inboundCapacity = inboundCapacity
             self.terminationGracePeriod = terminationGracePeriod
+            self.socketPath = socketPath
         }
 
-        /// `app-server` followed by `-c KEY=VALUE` per override.
+        /// Settings the bridge gives every child, before the configured overrides (a later `-c` wins): the agent
+        /// may ask the person questions in Default mode too, since the bridge relays them (`inputRequest`), without
+        /// a "under-development feature" warning in every thread for it.
+        static let bridgeDefaults = ["features.default_mode_request_user_input=true", "suppress_unstable_features_warning=true"]
+
+        /// `app-server` followed by `-c KEY=VALUE` per bridge default and per override.
         var arguments: [String] {
-            ["app-server"] + configOverrides.flatMap { ["-c", $0] }
+            ["app-server"] + (Self.bridgeDefaults + configOverrides).flatMap { ["-c", $0] }
         }
 
         /// The `initialize` params.

@@ -23,6 +23,7 @@ extension CodexAppServer {
             return false
         }
         if alreadyRan { return .failed("CodexAppServer.run() was called twice") }
+        if let socketPath = options.socketPath { return await runConnected(to: socketPath) }
 
         var platformOptions = PlatformOptions()
         platformOptions.processGroupID = 0  // own group: signals reach codex's own children too
@@ -131,7 +132,7 @@ extension CodexAppServer {
     }
 
     /// `initialize` then `initialized`; returns a failure message when that did not work.
-    private func handshake() async -> String? {
+    func handshake() async -> String? {
         do {
             let result = try await withCodexTimeout(
                 options.handshakeTimeout,
@@ -154,7 +155,7 @@ extension CodexAppServer {
     /// Hands the notifications and server requests of `lines` to the consumer in one batch (one wake-up per
     /// read, not per line) and resolves responses, in line order: a response is resolved only after what came
     /// before it was handed over.
-    private func handle(lines: [Data]) async {
+    func handle(lines: [Data]) async {
         var batch: [CodexInbound] = []
         for line in lines where !line.isEmpty {
             let message: CodexWireMessage

@@ -10,6 +10,15 @@ public protocol CodexPort: CodexRequesting {
     func respond(to id: CodexRequestID, result: JSONValue) throws
     /// Answers a request Codex sent with a JSON-RPC error.
     func respond(to id: CodexRequestID, errorCode: Int, message: String) throws
+    /// True when Codex is a shared app-server other clients (the Codex TUI) use too: threads this bridge did
+    /// not start show up, and their turn events arrive only after `thread/resume`.
+    var isShared: Bool { get }
 }
 
-extension CodexSupervisor: CodexPort {}
+extension CodexPort {
+    public var isShared: Bool { false }
+}
+
+extension CodexSupervisor: CodexPort {
+    public var isShared: Bool { configuration.server.socketPath != nil }
+}

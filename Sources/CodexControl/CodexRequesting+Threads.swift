@@ -25,12 +25,13 @@ extension CodexRequesting {
     }
 
     /// `turn/start {threadId, input:[{type:"text", text}], sandboxPolicy?, approvalPolicy?}` → the new turn's id.
-    /// A sandbox or approval policy given here applies to this turn and the thread's later ones.
+    /// A sandbox or approval policy given here applies to this turn and the thread's later ones. `extraInput`
+    /// items (e.g. `{type: "localImage", path}`) follow the text.
     public func turnStart(
         threadId: String, text: String, sandbox: String? = nil, approvalPolicy: String? = nil, model: String? = nil, effort: String? = nil,
-        timeout: Duration = .seconds(60)
+        extraInput: [JSONValue] = [], timeout: Duration = .seconds(60)
     ) async throws -> String {
-        var object: [String: JSONValue] = ["threadId": .string(threadId), "input": Self.textInput(text)]
+        var object: [String: JSONValue] = ["threadId": .string(threadId), "input": Self.textInput(text, extraInput)]
         if let model { object["model"] = .string(model) }
         if let effort { object["effort"] = .string(effort) }
         if let sandbox { object["sandboxPolicy"] = Self.sandboxPolicy(sandbox) }
@@ -46,10 +47,11 @@ extension CodexRequesting {
         threadId: String,
         text: String,
         expectedTurnId: String,
+        extraInput: [JSONValue] = [],
         timeout: Duration = .seconds(60)
     ) async throws -> String {
         let params: JSONValue = [
-            "threadId": .string(threadId), "input": Self.textInput(text), "expectedTurnId": .string(expectedTurnId),
+            "threadId": .string(threadId), "input": Self.textInput(text, extraInput), "expectedTurnId": .string(expectedTurnId),
         ]
         let result = try await request("turn/steer", params: params, timeout: timeout)
         return result["turnId"]?.stringValue ?? expectedTurnId
@@ -112,8 +114,8 @@ extension CodexRequesting {
         }
     }
 
-    private static func textInput(_ text: String) -> JSONValue {
-        [["type": "text", "text": .string(text)]]
+    private static func textInput(_ text: String, _ extra: [JSONValue] = []) -> JSONValue {
+        .array([["type": "text", "text": .string(text)]] + extra)
     }
 
     private static func string(_ value: JSONValue?, _ what: String) throws -> String {

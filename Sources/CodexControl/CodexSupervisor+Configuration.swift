@@ -18,6 +18,9 @@ extension CodexSupervisor {
         /// Consecutive unanswered watchdog requests after which the child is restarted. (A child that is only
         /// waiting for our consumer to catch up is never counted as unresponsive.)
         public var watchdogFailures: Int
+        /// A shared app-server (``CodexAppServer/Options/socketPath``) that cannot be reached for this long is
+        /// reported unavailable: requests then fail at once with `.unavailable` instead of waiting.
+        public var unavailableAfter: Duration
         /// How many events may wait for the consumer of ``CodexSupervisor/events`` before Codex is slowed down.
         public var eventCapacity: Int
 
@@ -31,8 +34,10 @@ extension CodexSupervisor {
             watchdogInterval: Duration = .seconds(15),
             watchdogTimeout: Duration = .seconds(10),
             watchdogFailures: Int = 2,
-            eventCapacity: Int = 4096
+            eventCapacity: Int = 4096,
+            unavailableAfter: Duration = .seconds(3)
         ) {
+            self.unavailableAfter = unavailableAfter
             self.locator = locator
             self.server = server
             self.initialBackoff = initialBackoff

@@ -142,10 +142,12 @@ public final class CodexSupervisor: Service, CodexRequesting {
         var generation = 0
         var backoff = configuration.initialBackoff
         var reportedMissing = false
+        var unreachableSince: ContinuousClock.Instant?
         while !isShuttingDown, !Task.isCancelled {
             let path: String
             do {
-                path = try await configuration.locator.locate()
+                // A shared app-server is reached through its socket: no executable is needed to connect.
+                path = configuration.server.socketPath == nil ? try await configuration.locator.locate() : "codex"
             } catch {
                 // Once as an error (with the install hint); the retries that follow only at debug level.
                 logger.log(
@@ -169,11 +171,26 @@ public final class CodexSupervisor: Service, CodexRequesting {
                 logger: logger
             )
             let startedAt = ContinuousClock.now
-            let reason = await runGeneration(server)
+            let (reason, started) = await runGeneration(server)
             if isShuttingDown || Task.isCancelled { break }
             if startedAt.duration(to: .now) >= configuration.healthyUptime { backoff = configuration.initialBackoff }
-            logger.warning(
-                "codex stopped; restarting",
+            if started { unreachableSince = nil }
+            if let socketPath = configuration.server.socketPath, !started {
+                // Nobody answers at the socket (the user stopped the shared app-server): after a short grace
+                // (one that is just starting), requests fail at once with `.unavailable` until a connection is
+                // back, instead of waiting out their timeouts.
+                let since = unreachableSince ?? .now
+                unreachableSince = since
+                state.withLock { state in
+                    if case .starting = state.phase, since.duration(to: .now) >= configuration.unavailableAfter {
+                        state.phase = .unavailable("no shared codex app-server answers at \(socketPath); reconnecting (\(reason))")
+                    }
+                }
+            }
+            logger.log(
+                level: started || configuration.server.socketPath == nil ? .warning : .debug,
+                configuration.server.socketPath == nil
+                    ? "codex stopped; restarting" : "shared codex app-server not reachable; reconnecting",
                 metadata: ["codex.generation": "\(generation)", "reason": "\(reason)", "backoff": "\(backoff)"]
             )
             await pause(backoff)
@@ -182,7 +199,7 @@ public final class CodexSupervisor: Service, CodexRequesting {
     }
 
     /// Runs one child to its end, forwarding its messages; returns why it ended.
-    private func runGeneration(_ server: CodexAppServer) async -> String {
+    private func runGeneration(_ server: CodexAppServer) async -> (reason: String, started: Bool) {
         let shuttingDown = state.withLock { state in
             state.current = server
             if case .running = state.phase { state.phase = .starting }
@@ -228,7 +245,7 @@ public final class CodexSupervisor: Service, CodexRequesting {
             await group.waitForAll()
             let reason = watchdogVerdict.value ?? exitReason.description
             if started { await events.send(.stopped(generation: server.generation, reason: reason)) }
-            return reason
+            return (reason, started)
         }
     }
 

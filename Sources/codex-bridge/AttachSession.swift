@@ -21,6 +21,8 @@ struct AttachSession {
     private var thread: String?
     private var listed: [String] = []
     private var approvals: [ApprovalRequest] = []
+    /// The agent's questions, the first one being asked.
+    private var questions: [AttachQuestion] = []
     private var runningTurns = Set<String>()
     private var interruptRequested = false
     private var streamedItems = Set<String>()
@@ -82,6 +84,10 @@ struct AttachSession {
     // MARK: - Typed lines
 
     private mutating func command(_ line: String) async -> Bool {
+        if !questions.isEmpty, !line.hasPrefix("/") {
+            await answerQuestion(line)
+            return true
+        }
         guard !line.isEmpty else { return true }
         if let approval = approvals.first, !line.hasPrefix("/") {
             let decision: ApprovalDecision? =
@@ -124,14 +130,50 @@ struct AttachSession {
                 /diff                 the thread's latest diff
                 /cat PATH             a file under the thread's directory
                 /rename NAME          rename the open thread; /archive archives it
+                /review [base B|commit SHA]  Codex reviews the uncommitted changes (or against a branch, or a commit)
+                /queue TEXT           send TEXT as the next turn once the running one ends
+                /unqueue ID           take a queued message back
                 /models               the models Codex offers (and their efforts)
                 /usage                what is left of the account's rate limits
                 /quit                 leave (or Ctrl-C twice)
                 any other line        a message to the open thread
                 at an approval prompt: y = accept, n = decline, a = accept for the session
+                at a question: a number picks an option, other text answers, - declines
                 """)
         case "/list":
             await list()
+        case "/review":
+            guard let thread else {
+                say("no thread open")
+                return true
+            }
+            let target: ReviewTarget? =
+                switch (parts.count > 1 ? parts[1] : "", parts.count > 2 ? parts[2] : "") {
+                case ("", _): .uncommitted
+                case ("base", let branch) where !branch.isEmpty: .base(branch)
+                case ("commit", let sha) where !sha.isEmpty: .commit(sha)
+                default: nil
+                }
+            guard let target else {
+                say("usage: /review [base BRANCH | commit SHA]")
+                return true
+            }
+            runningTurns.insert(thread)
+            await request(.startReview(StartReview(threadId: thread, target: target))) { _ in "reviewing" }
+        case "/queue", "/unqueue":
+            guard let thread, parts.count >= 2 else {
+                say(thread == nil ? "no thread open" : "usage: \(parts[0]) \(parts[0] == "/queue" ? "TEXT" : "ID")")
+                return true
+            }
+            let argument = parts[1...].joined(separator: " ")
+            if parts[0] == "/queue" {
+                await request(.sendMessage(SendMessage(threadId: thread, text: argument, mode: .queue))) { answer in
+                    guard case .accepted(let accepted) = answer else { return nil }
+                    return accepted.queuedId.map { "queued as \($0) (/unqueue \($0) takes it back)" }
+                }
+            } else {
+                await request(.cancelQueued(CancelQueued(threadId: thread, queuedId: argument))) { _ in "unqueued \(argument)" }
+            }
         case "/new":
             guard parts.count == 3 else {
                 say("usage: /new DIR PROMPT")
@@ -260,7 +302,43 @@ struct AttachSession {
                 say("approval answered elsewhere: \(resolved.decision.rawValue)")
                 promptNextApproval()
             }
+        case .inputRequest(let input):
+            guard !questions.contains(where: { $0.request.requestId == input.requestId }) else { break }
+            questions.append(AttachQuestion(input))
+            if questions.count == 1 { promptNextQuestion() }
+        case .inputResolved(let resolved):
+            let wasFirst = questions.first?.request.requestId == resolved.requestId
+            questions.removeAll { $0.request.requestId == resolved.requestId }
+            if wasFirst {
+                say("question answered elsewhere (\(resolved.action.rawValue))")
+                promptNextQuestion()
+            }
+        case .messageQueued(let queued):
+            say("queued \(queued.queuedId): \(queued.text)")
+        case .messageUnqueued(let unqueued):
+            say("queued \(unqueued.queuedId) \(unqueued.reason.rawValue)" + (unqueued.message.map { ": \($0)" } ?? ""))
         default: break
+        }
+    }
+
+    private mutating func promptNextQuestion() {
+        guard let first = questions.first else { return }
+        switch first.prompt {
+        case .ask(let text): say("question: " + text)
+        case .done(let answer): Task { [client] in _ = try? await client.send(.answerInput(answer)) }
+        }
+    }
+
+    private mutating func answerQuestion(_ line: String) async {
+        guard var question = questions.first else { return }
+        switch question.take(line) {
+        case .ask(let text):
+            questions[0] = question
+            say(text)
+        case .done(let answer):
+            questions.removeFirst()
+            await request(.answerInput(answer)) { _ in "answered" }
+            promptNextQuestion()
         }
     }
 

@@ -43,7 +43,9 @@ struct DoctorCommand: AsyncParsableCommand {
         let input = Doctor.Input(
             codexPath: codexPath, codexError: codexError, port: port ?? config?.listen?.port ?? 9099, runningBridgePort: running?.port,
             stateDirectory: paths.stateDirectory.path)
-        let findings = await Doctor(probe: SystemProbe()).run(input) + [ServeTLS.doctorFinding(paths: paths, running: running)]
+        let findings =
+            await Doctor(probe: SystemProbe()).run(input) + [ServeTLS.doctorFinding(paths: paths, running: running)]
+            + (ServeShared.doctorFinding(running: running, config: config).map { [$0] } ?? [])
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

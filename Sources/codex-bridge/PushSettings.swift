@@ -2,7 +2,7 @@ import ArgumentParser
 import BridgePush
 import Foundation
 
-/// `serve` options for notifications and the sleep inhibitor.
+/// `serve` options for notifications and the sleep inhibitor (``ServeSetting`` `push` … `inhibit`).
 struct PushOptions: ParsableArguments {
     @Flag(name: .customLong("no-push"), help: "Turn Web Push notifications off (no VAPID key, no pushSubscribe).")
     var noPush = false
@@ -38,57 +38,68 @@ struct PushOptions: ParsableArguments {
     /// Tests: how long an action token lives (default 15m).
     @Option(name: .customLong("push-token-lifetime"), help: .hidden)
     var tokenLifetime: DurationArgument?
+
+    /// Puts what the command line says into `options` (nil where it says nothing).
+    func fill(_ options: inout ServeOptions) {
+        options.push = noPush ? false : nil
+        options.pushSubject = subject
+        options.pushDelay = delay
+        options.notify = notifyURLs.isEmpty ? nil : notifyURLs
+        options.notifyActionURL = actionURL
+        options.inhibit = noInhibit ? false : nil
+        options.pushTokenLifetime = tokenLifetime
+    }
 }
 
-/// What `serve` notifies with, resolved from ``ServeOptions`` (flag, then config.toml, then default).
+/// What `serve` notifies with: the merged options, else the defaults.
 struct PushSettings: Equatable {
     var enabled = true
     /// nil: `mailto:USER@HOST`.
     var subject: String?
     var delay = DurationArgument(.seconds(20), text: "20s")
     var notifyURLs: [String] = []
+    /// Without a trailing slash.
     var actionURL: String?
     var inhibit = true
     var tokenLifetime = DurationArgument(.seconds(15 * 60), text: "15m")
 
-    /// The defaults.
     init() {}
 
-    /// What `options` (flags over config.toml) say, else the defaults.
     init(_ options: ServeOptions) {
-        enabled = options.push ?? enabled
+        enabled = options.push ?? true
         subject = options.pushSubject
         delay = options.pushDelay ?? delay
         notifyURLs = options.notify ?? []
         actionURL = options.notifyActionURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-        inhibit = options.inhibit ?? inhibit
+        inhibit = options.inhibit ?? true
         tokenLifetime = options.pushTokenLifetime ?? tokenLifetime
-    }
-
-    /// The problem with a value (the caller names the flag or key); nil when fine.
-    static func subjectProblem(_ subject: String) -> String? {
-        subject.hasPrefix("mailto:") || subject.hasPrefix("https://") ? nil : "must be a mailto: or https:// URI"
-    }
-
-    static func notifyProblem(_ url: String) -> String? {
-        do {
-            _ = try NotifyTarget(url)
-            return nil
-        } catch {
-            return "must be an http(s) URL (ntfy: prefix for an ntfy topic)"
-        }
-    }
-
-    static func actionURLProblem(_ url: String) -> String? {
-        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil,
-            parsed.query == nil
-        else { return "must be an http(s) base URL such as https://host:9099" }
-        return nil
     }
 
     /// `mailto:USER@HOST` of this process.
     static func defaultSubject(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let user = environment["USER"] ?? environment["LOGNAME"] ?? "codex-bridge"
         return "mailto:\(user)@\(ProcessInfo.processInfo.hostName)"
+    }
+}
+
+extension ServeOptions {
+    /// The notification settings' values, checked like the others (the source names the flag or the key).
+    func checkPush() throws(SettingProblem) {
+        if let pushSubject, !pushSubject.hasPrefix("mailto:"), !pushSubject.hasPrefix("https://") {
+            throw SettingProblem(.pushSubject, "must be a mailto: or https:// URI")
+        }
+        if let pushDelay, pushDelay.duration > .seconds(3600) { throw SettingProblem(.pushDelay, "must be at most 1h") }
+        for url in notify ?? [] {
+            do {
+                _ = try NotifyTarget(url)
+            } catch {
+                throw SettingProblem(.notify, "must be an http(s) URL (ntfy: prefix for an ntfy topic)")
+            }
+        }
+        if let notifyActionURL {
+            guard let parsed = URL(string: notifyActionURL), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
+                parsed.host != nil, parsed.query == nil
+            else { throw SettingProblem(.notifyActionURL, "must be an http(s) base URL such as https://host:9099") }
+        }
     }
 }

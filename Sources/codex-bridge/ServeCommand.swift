@@ -42,6 +42,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest accepted message in bytes; larger ones close with 1009 (default 1048576).", valueName: "bytes"))
     var maxMessageBytes: Int?
 
+    @Option(help: ArgumentHelp("Largest attachment (POST /uploads) in bytes (default 20971520).", valueName: "bytes"))
+    var maxUploadBytes: Int?
+
     @Option(help: ArgumentHelp("Seconds between WebSocket pings; 0 disables them (default 20).", valueName: "seconds"))
     var pingInterval: Double?
 
@@ -105,9 +108,21 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var tlsTailscale = false
 
+    @Flag(
+        help:
+            "Share Codex with the terminal: use the shared codex app-server (started if none runs) that `codex --remote unix://…` attaches to."
+    )
+    var shared = false
+
+    @Option(
+        help: ArgumentHelp(
+            "The shared app-server's unix socket (implies --shared; default $CODEX_HOME/app-server-control/app-server-control.sock).",
+            valueName: "path"))
+    var sharedSocket: String?
+
     /// The settings the command line gives; nil where it says nothing, so config.toml can fill them in.
     var options: ServeOptions {
-        ServeOptions(
+        var options = ServeOptions(
             listen: listen, helloTimeout: helloTimeout, maxMessageBytes: maxMessageBytes, pingInterval: pingInterval,
             requestHeadTimeout: requestHeadTimeout, maxUnauthenticated: maxUnauthenticated,
             maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress, logLevel: logLevel, logFormat: logFormat,
@@ -115,9 +130,13 @@ struct ServeCommand: AsyncParsableCommand {
             codexConfig: codexConfig.isEmpty ? nil : codexConfig, roots: roots.isEmpty ? nil : roots,
             allowDangerFullAccess: allowDangerFullAccess ? true : nil, tls: tls, tlsCert: tlsCert.map(Self.absolute),
             tlsKey: tlsKey.map(Self.absolute), tlsTailscale: tlsTailscale ? true : nil, journalMaxAge: journal.maxAge,
-            journalMaxBytes: journal.maxBytes, push: push.noPush ? false : nil, pushSubject: push.subject, pushDelay: push.delay,
-            notify: push.notifyURLs.isEmpty ? nil : push.notifyURLs, notifyActionURL: push.actionURL,
-            inhibit: push.noInhibit ? false : nil, pushTokenLifetime: push.tokenLifetime)
+            journalMaxBytes: journal.maxBytes)
+        options.maxUploadBytes = maxUploadBytes
+        // A socket named on the command line means shared mode.
+        options.shared = shared || sharedSocket != nil ? true : nil
+        options.sharedSocket = sharedSocket.map(Self.absolute)
+        push.fill(&options)
+        return options
     }
 
     /// A path given on the command line, made absolute against the current directory.
@@ -195,16 +214,20 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let supervisor = CodexSupervisor(
-            configuration: .init(
-                locator: CodexLocator(explicitPath: settings.codex),
-                server: .init(configOverrides: settings.codexConfig, clientVersion: BridgeVersion.current)
-            ),
-            logger: logger
+        let codexConfiguration = CodexSupervisor.Configuration(
+            locator: CodexLocator(explicitPath: settings.codex),
+            server: .init(configOverrides: settings.codexConfig, clientVersion: BridgeVersion.current)
         )
+        let shared =
+            settings.shared
+            ? ServeShared(
+                socketPath: settings.sharedSocket, codex: codexConfiguration, workingDirectory: workspaceRoots.paths.first, logger: logger)
+            : nil
+        let supervisor = CodexSupervisor(configuration: shared?.connectionConfiguration ?? codexConfiguration, logger: logger)
         var sandboxes: Set<String> = ["read-only", "workspace-write"]
         if settings.allowDangerFullAccess { sandboxes.insert("danger-full-access") }
         var pairing = try ServePairing.prepare(paths: paths, listen: settings.listen.host, name: settings.mdnsName, logger: logger)
+        pairing.sharedSocket = shared?.socketPath
         let storage = JournalOptions.storage(database: pairing.registry.database, settings: settings, logger: logger)
         var tlsIdentity: TLSIdentity?
         var userCertificate: CertificateFiles?
@@ -250,6 +273,13 @@ struct ServeCommand: AsyncParsableCommand {
             throw CommandFailure("cannot open the event journal in \(paths.databaseFile.path): \(error)")
         }
         let notifications = try await ServePush.prepare(settings.push, paths: paths, devices: pairing.registry, hub: hub, logger: logger)
+        let uploads: UploadStore
+        do {
+            uploads = try UploadStore(directory: paths.stateDirectory.appendingPathComponent("uploads"), maxBytes: settings.maxUploadBytes)
+        } catch {
+            throw CommandFailure("cannot prepare \(paths.stateDirectory.path)/uploads: \(error)")
+        }
+        await hub.useUploads(uploads)
         let server = ServerInfo(
             id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current, pushPublicKey: notifications.publicKey)
         let configuration = BridgeServerConfiguration(
@@ -287,23 +317,37 @@ struct ServeCommand: AsyncParsableCommand {
             registry: pairing.connections,
             logger: logger,
             rateLimiter: rateLimiter,
-            extraRoutes: { [metricsRoute, notifications] router in
+            extraRoutes: {
+                [
+                    metricsRoute, notifications,
+                    upload = UploadRoute(
+                        store: uploads, sharedSecretFile: paths.tokenFile, devices: pairing.registry, rateLimiter: rateLimiter,
+                        logger: logger)
+                ] router in
                 metricsRoute.addRoutes(to: router)
                 notifications.addRoutes(to: router)
+                upload.addRoutes(to: router)
             },
             onListening: { [qr = settings.qr, pairing] listening in
                 await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)
+                shared?.announce()
                 publisher?.serverListening(port: listening.port)
             }
         )
+        // Shut down in reverse: clients get 1001 first, then codex stops, then the hub drains its events; a shared
+        // app-server this bridge started stops last.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let shared { services.append(.init(service: shared.appServer, successTerminationBehavior: .ignore)) }
+        services += [
+            .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
+            .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger)),
+        ]
+        services += notifications.services
+        if let publisher { services.append(.init(service: publisher)) }
+        if let tailscaleRenewal { services.append(.init(service: tailscaleRenewal)) }
         let group = ServiceGroup(
             configuration: .init(
-                // Shut down in reverse: clients get 1001 first, then codex stops, then the hub drains its events.
-                services: [
-                    .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
-                    .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger)),
-                ] + notifications.services + (publisher.map { [.init(service: $0)] } ?? [])
-                    + (tailscaleRenewal.map { [.init(service: $0)] } ?? []),
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -132,6 +132,7 @@ enum ServeConfigFile {
             }
             config.helloTimeout = try seconds("hello_timeout")
             config.maxMessageBytes = try integer("max_message_bytes")
+            config.maxUploadBytes = try integer("max_upload_bytes")
             config.pingInterval = try seconds("ping_interval")
             config.requestHeadTimeout = try seconds("request_head_timeout")
             config.maxUnauthenticated = try integer("max_unauthenticated")
@@ -145,6 +146,9 @@ enum ServeConfigFile {
             config.codexConfig = try strings("codex_config")
             config.roots = try strings("roots")?.map(expand)
             config.allowDangerFullAccess = try bool("allow_danger_full_access")
+            config.sharedSocket = try string("shared_socket").map(expand)
+            // A socket named in the file means shared mode, unless the file also says `shared = false`.
+            config.shared = try bool("shared") ?? (config.sharedSocket != nil ? true : nil)
             if table["tls"]?.string == "tailscale" {
                 config.tlsTailscale = true
             } else {

@@ -10,6 +10,7 @@ struct ServeOptions: Equatable, Sendable {
     var listen: ListenAddress?
     var helloTimeout: Double?
     var maxMessageBytes: Int?
+    var maxUploadBytes: Int?
     var pingInterval: Double?
     var requestHeadTimeout: Double?
     var maxUnauthenticated: Int?
@@ -23,6 +24,8 @@ struct ServeOptions: Equatable, Sendable {
     var codexConfig: [String]?
     var roots: [String]?
     var allowDangerFullAccess: Bool?
+    var shared: Bool?
+    var sharedSocket: String?
     var tls: Bool?
     var tlsCert: String?
     var tlsKey: String?
@@ -35,7 +38,7 @@ struct ServeOptions: Equatable, Sendable {
     var notify: [String]?
     var notifyActionURL: String?
     var inhibit: Bool?
-    /// A hidden flag for tests: how long a notification's action token lives.
+    /// Tests only (`--push-token-lifetime`, no config key): how long an action token lives.
     var pushTokenLifetime: DurationArgument?
 
     /// These options where they say something, else `base`'s. The TLS choice (`tls`, the certificate files,
@@ -43,17 +46,23 @@ struct ServeOptions: Equatable, Sendable {
     func overriding(_ base: ServeOptions) -> ServeOptions {
         var merged = ServeOptions(
             listen: listen ?? base.listen, helloTimeout: helloTimeout ?? base.helloTimeout,
-            maxMessageBytes: maxMessageBytes ?? base.maxMessageBytes, pingInterval: pingInterval ?? base.pingInterval,
+            maxMessageBytes: maxMessageBytes ?? base.maxMessageBytes, maxUploadBytes: maxUploadBytes ?? base.maxUploadBytes,
+            pingInterval: pingInterval ?? base.pingInterval,
             requestHeadTimeout: requestHeadTimeout ?? base.requestHeadTimeout,
             maxUnauthenticated: maxUnauthenticated ?? base.maxUnauthenticated,
             maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress ?? base.maxUnauthenticatedPerAddress,
             logLevel: logLevel ?? base.logLevel, logFormat: logFormat ?? base.logFormat, qr: qr ?? base.qr, mdns: mdns ?? base.mdns,
             mdnsName: mdnsName ?? base.mdnsName, codex: codex ?? base.codex, codexConfig: codexConfig ?? base.codexConfig,
             roots: roots ?? base.roots, allowDangerFullAccess: allowDangerFullAccess ?? base.allowDangerFullAccess,
-            journalMaxAge: journalMaxAge ?? base.journalMaxAge, journalMaxBytes: journalMaxBytes ?? base.journalMaxBytes,
-            push: push ?? base.push, pushSubject: pushSubject ?? base.pushSubject, pushDelay: pushDelay ?? base.pushDelay,
-            notify: notify ?? base.notify, notifyActionURL: notifyActionURL ?? base.notifyActionURL, inhibit: inhibit ?? base.inhibit,
-            pushTokenLifetime: pushTokenLifetime ?? base.pushTokenLifetime)
+            shared: shared ?? base.shared, sharedSocket: sharedSocket ?? base.sharedSocket,
+            journalMaxAge: journalMaxAge ?? base.journalMaxAge, journalMaxBytes: journalMaxBytes ?? base.journalMaxBytes)
+        merged.push = push ?? base.push
+        merged.pushSubject = pushSubject ?? base.pushSubject
+        merged.pushDelay = pushDelay ?? base.pushDelay
+        merged.notify = notify ?? base.notify
+        merged.notifyActionURL = notifyActionURL ?? base.notifyActionURL
+        merged.inhibit = inhibit ?? base.inhibit
+        merged.pushTokenLifetime = pushTokenLifetime ?? base.pushTokenLifetime
         let tlsSource = saysAnythingAboutTLS ? self : base
         merged.tls = tlsSource.tls
         merged.tlsCert = tlsSource.tlsCert
@@ -72,6 +81,7 @@ struct ServeOptions: Equatable, Sendable {
         }
         try within(.helloTimeout, helloTimeout, SettingLimits.helloTimeout)
         try within(.maxMessageBytes, maxMessageBytes, SettingLimits.maxMessageBytes)
+        try within(.maxUploadBytes, maxUploadBytes, SettingLimits.maxUploadBytes)
         try within(.pingInterval, pingInterval, SettingLimits.pingInterval)
         try within(.requestHeadTimeout, requestHeadTimeout, SettingLimits.requestHeadTimeout)
         try within(.maxUnauthenticated, maxUnauthenticated, SettingLimits.maxUnauthenticated)
@@ -93,13 +103,9 @@ struct ServeOptions: Equatable, Sendable {
                 throw SettingProblem(.roots, "entry \"\(root)\" is not an existing directory")
             }
         }
-        if let pushSubject, let problem = PushSettings.subjectProblem(pushSubject) { throw SettingProblem(.pushSubject, problem) }
-        if let pushDelay, pushDelay.duration > .seconds(3600) { throw SettingProblem(.pushDelay, "must be at most 1h, not \(pushDelay)") }
-        for url in notify ?? [] {
-            if let problem = PushSettings.notifyProblem(url) { throw SettingProblem(.notify, problem) }
-        }
-        if let notifyActionURL, let problem = PushSettings.actionURLProblem(notifyActionURL) {
-            throw SettingProblem(.notifyActionURL, problem)
+        try checkPush()
+        if let sharedSocket, !sharedSocket.hasPrefix("/") || sharedSocket.utf8.count > 107 {
+            throw SettingProblem(.sharedSocket, "must be an absolute path of at most 107 bytes (a unix socket path)")
         }
         if (tlsCert == nil) != (tlsKey == nil) {
             throw SettingProblem(

@@ -27,6 +27,8 @@ struct ServePairing: Sendable {
     /// A host name to offer first (the MagicDNS name whose certificate `--tls-tailscale` serves: the name a
     /// browser's certificate check needs).
     var preferredHost: String?
+    /// With `serve --shared`: the shared codex app-server's socket, recorded for `status`.
+    var sharedSocket: String?
     /// The host to bind: `listen` itself, or the first Tailscale address (IPv4 first) for `tailscale`.
     let host: String
     let paths: StatePaths
@@ -63,7 +65,8 @@ struct ServePairing: Sendable {
             addresses.insert(CandidateAddress(host: preferredHost, kind: .magicDNS, isTailscale: true), at: 0)
         }
         Self.writeServerRecord(
-            paths: paths, listen: listen, port: listening.port, addresses: addresses, fingerprint: fingerprint, logger: logger)
+            paths: paths, listen: listen, port: listening.port, addresses: addresses, fingerprint: fingerprint, sharedSocket: sharedSocket,
+            logger: logger)
         await Self.startupQR(
             registry: registry, identity: identity, port: listening.port, addresses: addresses, fingerprint: fingerprint, noQR: noQR,
             logger: logger)
@@ -102,11 +105,15 @@ struct ServePairing: Sendable {
 
     /// Records the running server in `server.json` (pid, port, host, addresses) for `pair` and the tests.
     static func writeServerRecord(
-        paths: StatePaths, listen: String, port: Int, addresses: [CandidateAddress], fingerprint: String? = nil, logger: Logger
+        paths: StatePaths, listen: String, port: Int, addresses: [CandidateAddress], fingerprint: String? = nil,
+        sharedSocket: String? = nil, logger: Logger
     ) {
         do {
-            try ServerRecord(port: port, host: listen, addresses: addresses.map(\.host), tls: fingerprint != nil, fingerprint: fingerprint)
-                .write(paths: paths)
+            try ServerRecord(
+                port: port, host: listen, addresses: addresses.map(\.host), tls: fingerprint != nil, fingerprint: fingerprint,
+                sharedSocket: sharedSocket
+            )
+            .write(paths: paths)
         } catch {
             logger.warning("Cannot write the server file", metadata: ["bridge.path": "\(paths.serverFile.path)", "error": "\(error)"])
         }

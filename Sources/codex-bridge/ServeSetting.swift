@@ -6,6 +6,7 @@ enum ServeSetting: String, CaseIterable, Sendable {
     case listen
     case helloTimeout = "hello_timeout"
     case maxMessageBytes = "max_message_bytes"
+    case maxUploadBytes = "max_upload_bytes"
     case pingInterval = "ping_interval"
     case requestHeadTimeout = "request_head_timeout"
     case maxUnauthenticated = "max_unauthenticated"
@@ -19,6 +20,9 @@ enum ServeSetting: String, CaseIterable, Sendable {
     case codexConfig = "codex_config"
     case roots
     case allowDangerFullAccess = "allow_danger_full_access"
+    /// The shared app-server the terminal's Codex attaches to (ServeShared.swift).
+    case shared
+    case sharedSocket = "shared_socket"
     /// `tls = true|false`, or `tls = "tailscale"` (the flag `--tls-tailscale`).
     case tls
     case tlsCert = "tls_cert"
@@ -27,6 +31,7 @@ enum ServeSetting: String, CaseIterable, Sendable {
     case tlsTailscale = "tls_tailscale"
     case journalMaxAge = "journal_max_age"
     case journalMaxBytes = "journal_max_bytes"
+    /// Notifications (see PushSettings.swift).
     case push
     case pushSubject = "push_subject"
     case pushDelay = "push_delay"

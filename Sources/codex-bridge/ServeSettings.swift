@@ -6,6 +6,7 @@ struct ServeSettings: Equatable {
     var listen = ListenAddress(host: "0.0.0.0", port: 9099)
     var helloTimeout: Double = 10
     var maxMessageBytes = 1 << 20
+    var maxUploadBytes = 20 << 20
     var pingInterval: Double = 20
     var logLevel = "info"
     var logFormat = "text"
@@ -16,6 +17,10 @@ struct ServeSettings: Equatable {
     var codexConfig: [String] = []
     var roots: [String] = []
     var allowDangerFullAccess = false
+    /// `--shared`: use the shared `codex app-server --listen unix://…` the terminal's Codex attaches to.
+    var shared = false
+    /// `--shared-socket`: its socket (nil: Codex's own control socket under `$CODEX_HOME`).
+    var sharedSocket: String?
     var tls = false
     /// A certificate chain and key the user provides (both or neither); they imply TLS.
     var tlsCert: String?
@@ -39,6 +44,7 @@ struct ServeSettings: Equatable {
         listen = options.listen ?? listen
         helloTimeout = options.helloTimeout ?? helloTimeout
         maxMessageBytes = options.maxMessageBytes ?? maxMessageBytes
+        maxUploadBytes = options.maxUploadBytes ?? maxUploadBytes
         pingInterval = options.pingInterval ?? pingInterval
         logLevel = options.logLevel ?? logLevel
         logFormat = options.logFormat ?? logFormat
@@ -49,6 +55,8 @@ struct ServeSettings: Equatable {
         codexConfig = options.codexConfig ?? []
         roots = options.roots ?? []
         allowDangerFullAccess = options.allowDangerFullAccess ?? false
+        shared = options.shared ?? false
+        sharedSocket = options.sharedSocket
         tls = options.tls ?? (options.tlsCert != nil || options.tlsTailscale == true)
         if tls {
             tlsTailscale = options.tlsTailscale ?? false

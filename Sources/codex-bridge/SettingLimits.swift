@@ -23,6 +23,7 @@ enum SettingLimits {
     static let pingInterval = Limit(range: 0.1...3600.0, unit: "seconds", also: 0)
     static let requestHeadTimeout = Limit(range: 0.5...120.0, unit: "seconds")
     static let maxMessageBytes = Limit(range: 1024...(64 << 20), unit: "bytes")
+    static let maxUploadBytes = Limit(range: 1024...(1 << 30), unit: "bytes")
     static let journalMaxBytes = Limit<Int64>(range: 0...(1 << 40), unit: "bytes")
     static let journalMaxAgeSeconds = Limit<Int64>(range: 1...(3650 * 86_400), unit: "seconds")
     static let maxUnauthenticated = Limit(range: 16...65_536, unit: "connections")

@@ -51,12 +51,19 @@ struct StatusCommand: AsyncParsableCommand {
             }
         }
         let running = server?.healthy ?? false
+        let config = try? ServeConfigFile.load(paths.configFile)
+        let sharedSocket =
+            record?.sharedSocket
+            ?? (config?.shared == true ? config?.sharedSocket ?? SharedSocket.defaultPath() : nil)
         return StatusReport(
             running: running, version: BridgeVersion.current, stateDirectory: paths.stateDirectory.path, server: server,
             tls: record?.tls ?? false, fingerprint: record?.fingerprint, mdns: running ? "unknown" : "off",
-            codex: await codexStatus(explicitPath: codex, configuredPath: (try? ServeConfigFile.load(paths.configFile))?.codex),
+            codex: await codexStatus(explicitPath: codex, configuredPath: config?.codex),
             devices: await deviceCount(paths: paths),
-            connections: connections, runningThreads: runningThreads)
+            connections: connections, runningThreads: runningThreads,
+            shared: sharedSocket.map {
+                .init(socket: $0, attach: SharedSocket.attachCommand(path: $0), answering: SharedSocket.answers(at: $0))
+            })
     }
 
     /// GETs `path` from the recorded server at the address it listens on (127.0.0.1 when it listens on every

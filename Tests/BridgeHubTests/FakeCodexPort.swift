@@ -9,9 +9,13 @@ final class FakeCodexPort: CodexPort {
     typealias Handler = @Sendable (JSONValue) throws -> JSONValue
 
     let events = CodexStream<CodexEvent>(capacity: 4096)
+    /// Plays a shared app-server (the terminal's Codex uses it too).
+    let isShared: Bool
     private let handlers = Mutex<[String: Handler]>([:])
     private let log = Mutex<[(method: String, params: JSONValue)]>([])
     private let answers = Mutex<[(id: CodexRequestID, result: JSONValue?, errorCode: Int?)]>([])
+
+    init(shared: Bool = false) { isShared = shared }
 
     /// Answers `method` with `handler` from now on.
     func on(_ method: String, _ handler: @escaping Handler) {

@@ -11,14 +11,15 @@ import Testing
 /// A hub over a fake Codex and a real SQLite journal in a fresh directory, with sessions whose frames the test
 /// reads from their outboxes.
 final class HubHarness: Sendable {
-    let codex = FakeCodexPort()
+    let codex: FakeCodexPort
     let hub: ThreadHub
     let directory: URL
     let root: String
     let storage: HubStorage
     private let runner: Task<Void, any Error>
 
-    init(policy: ((WorkspaceRoots) -> ThreadHub.Policy)? = nil, directory: URL? = nil) async throws {
+    init(policy: ((WorkspaceRoots) -> ThreadHub.Policy)? = nil, directory: URL? = nil, shared: Bool = false) async throws {
+        codex = FakeCodexPort(shared: shared)
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
         self.directory = directory
         let root = directory.appendingPathComponent("root").path

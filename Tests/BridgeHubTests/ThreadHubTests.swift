@@ -124,7 +124,7 @@ import Testing
 
     @Test func requestsCodexCannotRelayAreAnsweredNotLeftHanging() async throws {
         let harness = try await HubHarness()
-        await harness.codex.ask(3, "item/tool/requestUserInput", ["threadId": "t1", "questions": []])
+        await harness.codex.ask(3, "account/chatgptAuthTokens/refresh", ["reason": "unauthorized"])
         let deadline = ContinuousClock.now + .seconds(5)
         while harness.codex.responses.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(harness.codex.responses.first?.errorCode == -32601)

@@ -67,6 +67,12 @@ import Testing
                     subscription: WebPushSubscription(endpoint: "https://p.example/x", keys: .init(p256dh: "BA", auth: "AA")),
                     events: ["approval"])),
             .pushUnsubscribe(PushUnsubscribe(subscriptionId: "ps-1")), .presence(Presence(visible: false)),
+            .answerInput(AnswerInput(requestId: "in-1", answers: ["q": ["Blue"]], content: ["n": 1], action: .accept)),
+            .cancelQueued(CancelQueued(threadId: "t", queuedId: "q-1")), .searchFiles(SearchFiles(threadId: "t", query: "dat", limit: 5)),
+            .sendMessage(SendMessage(threadId: "t", text: "x", mode: .queue, attachments: ["up-1"])),
+            .startThread(StartThread(cwd: "/", prompt: "p", attachments: ["up-2"])),
+            .startReview(StartReview(threadId: "t", target: .uncommitted)), .startReview(StartReview(threadId: "t", target: .base("main"))),
+            .startReview(StartReview(threadId: "t", target: .commit("abc123"))),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

@@ -49,6 +49,21 @@ import Testing
                     seq: 1, approvalId: "a", threadId: "t", turnId: "u", itemId: "i", type: "command", command: "touch x", cwd: "/w",
                     reason: "r")),
             .approvalResolved(ApprovalResolved(seq: 2, approvalId: "a", threadId: "t", decision: .accept, deviceId: "d")),
+            .inputRequest(
+                InputRequest(
+                    seq: 3, requestId: "in-1", threadId: "t", turnId: "u", itemId: "i", type: "userInput",
+                    questions: [["id": "q", "header": "H", "question": "Q?", "options": [["label": "A", "description": "d"]]]])),
+            .inputRequest(
+                InputRequest(
+                    seq: 4, requestId: "in-2", threadId: "t", type: "elicitation", message: "m",
+                    schema: ["type": "object", "properties": [:]],
+                    serverName: "s")),
+            .inputResolved(InputResolved(seq: 5, requestId: "in-1", threadId: "t", action: .decline, deviceId: "d")),
+            .messageQueued(MessageQueued(seq: 6, threadId: "t", queuedId: "q-1", text: "x", attachments: ["up-1"])),
+            .messageUnqueued(MessageUnqueued(seq: 7, threadId: "t", queuedId: "q-1", reason: .started, turnId: "u2")),
+            .response(id: "7", .accepted(Accepted(threadId: "t", requestId: "in-1", queuedId: "q-1"))),
+            .response(
+                id: "8", .files(FileMatches(threadId: "t", query: "d", files: [FileMatch(path: "a/d.py", score: 9, matchType: "file")]))),
         ]
         for message in messages {
             #expect(try ServerMessage.decode(message.encoded()) == message)

@@ -12,7 +12,20 @@ Response kinds (dicts):
     {"kind": "stall", "text": "late"}                                  # keeps the stream open until released
                                                                        # (release()/POST /control/release), the
                                                                        # client goes away, or `max_seconds`
-    {"kind": "error", "status": 500}                                   # an HTTP error status
+    {"kind": "error", "status": 500}                                   # an HTTP error status (optional "text",
+                                                                       # and "type"/"code" in the error object,
+                                                                       # e.g. 429 usage_limit_reached)
+    {"kind": "ask", "questions": [{"id", "header", "question",         # a `request_user_input` function call
+              "options": [{"label", "description"}]}]}                  # (codex needs
+                                                                       # features.default_mode_request_user_input)
+    {"kind": "call", "name": "y", "namespace": "mcp__x",              # a function call of any tool (MCP tools
+     "arguments": {}}                                                  # are named within their namespace)
+    {"kind": "echo_output"}                                            # a message whose text is the output of the
+                                                                       # last function call in the request (what
+                                                                       # the tool answered the model)
+    {"kind": "echo_images"}                                            # a message: JSON {"images": [{"mime", "bytes"}],
+                                                                       # "notes": [input texts naming an upload]}
+                                                                       # of the request's input images
 
 As a pytest helper:
 
@@ -188,7 +201,9 @@ class _Handler(BaseHTTPRequestHandler):
         n, spec = self.owner._next(body)
         kind = spec.get("kind", "message")
         if kind == "error":
-            return self._json(int(spec.get("status", 500)), {"error": {"message": spec.get("text", "boom")}})
+            error = {"message": spec.get("text", "boom")}
+            error.update({k: spec[k] for k in ("type", "code") if k in spec})
+            return self._json(int(spec.get("status", 500)), {"error": error})
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -209,6 +224,14 @@ class _Handler(BaseHTTPRequestHandler):
         `response.completed` (a stall whose client went away). Subclasses add kinds and fall back to this."""
         if kind == "exec":
             self._exec(spec, n)
+        elif kind == "ask":
+            self._function_call("request_user_input", {"questions": spec.get("questions", [])}, spec, n)
+        elif kind == "call":
+            self._function_call(spec["name"], spec.get("arguments", {}), spec, n)
+        elif kind == "echo_images":
+            self._message(json.dumps(_input_images(self.owner.requests[-1] if self.owner.requests else None)), None, n)
+        elif kind == "echo_output":
+            self._message(_last_function_output(self.owner.requests[-1] if self.owner.requests else None), None, n)
         elif kind == "stall":
             if not self._stall():
                 return False
@@ -252,6 +275,13 @@ class _Handler(BaseHTTPRequestHandler):
                      "name": "exec_command", "arguments": json.dumps(arguments)},
         })
 
+    def _function_call(self, name: str, arguments: dict, spec: dict, n: int) -> None:
+        item = {"type": "function_call", "id": f"fc_{n}", "call_id": spec.get("call_id", f"call_{n}"),
+                "name": name, "arguments": json.dumps(arguments)}
+        if "namespace" in spec:
+            item["namespace"] = spec["namespace"]
+        self._event({"type": "response.output_item.done", "output_index": 0, "item": item})
+
     def _stall(self) -> bool:
         """Waits until released; False when the client went away (e.g. the turn was interrupted)."""
         deadline = time.monotonic() + self.owner.max_stall_seconds
@@ -264,6 +294,34 @@ class _Handler(BaseHTTPRequestHandler):
             except (BrokenPipeError, ConnectionResetError):
                 return False
         return True
+
+
+def _last_function_output(body) -> str:
+    """The `output` of the last function_call_output item of a request body ("none" when there is none)."""
+    for item in reversed((body or {}).get("input") or []):
+        if isinstance(item, dict) and item.get("type") == "function_call_output":
+            output = item.get("output")
+            return output if isinstance(output, str) else json.dumps(output)
+    return "none"
+
+
+def _input_images(body) -> dict:
+    """The input images of a request body (media type and decoded size of each data URL) and the input texts
+    that name an uploaded file."""
+    import base64
+    images, notes = [], []
+    for item in (body or {}).get("input") or []:
+        for part in (item.get("content") or []) if isinstance(item, dict) and isinstance(item.get("content"), list) else []:
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "input_image":
+                url = part.get("image_url") or ""
+                head, _, data = url.partition(",")
+                images.append({"mime": head[5:].split(";")[0] if head.startswith("data:") else head,
+                               "bytes": len(base64.b64decode(data)) if data else 0})
+            elif part.get("type") == "input_text" and "up-" in (part.get("text") or ""):
+                notes.append(part["text"])
+    return {"images": images, "notes": notes}
 
 
 def main(argv=None) -> int:

@@ -279,3 +279,57 @@ def test_attach_models_files_and_rename(codex_bridge, model, workspace, tmp_path
         term.wait()
     finally:
         term.close()
+
+
+def test_attach_answers_the_agents_question_and_queues(codex_bridge, model, workspace, tmp_path):
+    question = {"id": "colour", "header": "Colour", "question": "Which colour?",
+                "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]}
+    model.queue({"kind": "ask", "questions": [question]}, {"kind": "echo_output"},
+                {"kind": "stall", "text": "stalled done"}, {"kind": "message", "text": "queued done"})
+    term = attach(codex_bridge, tmp_path / "client")
+    try:
+        term.expect(r"connected to")
+        term.send(f"/new {workspace} ask me")
+        term.expect(r"question: \[Colour\] Which colour\?")
+        term.expect(r"2\) Blue - cool")
+        term.send("7")
+        term.expect(r"pick 1 to 2")
+        term.send("2")
+        term.expect(r"answered")
+        term.expect(r'\{"answers":\{"colour":\{"answers":\["Blue"\]\}\}\}')
+        term.expect(r"-- turn completed")
+        # A follow-up queued while a turn runs starts as the next turn.
+        term.send("go on")
+        model.wait_requests(3)
+        term.send("/queue then this")
+        term.expect(r"queued as (q-\S+)")
+        model.release()
+        term.expect(r"stalled done")
+        term.expect(r"q-\S+ started")
+        term.expect(r"queued done")
+        term.send("/quit")
+        term.wait()
+    finally:
+        term.close()
+    assert "then this" in json.dumps(model.requests[-1])
+
+
+def test_attach_review(codex_bridge, model, workspace, tmp_path):
+    from test_turns import REVIEW
+    model.queue({"kind": "message", "text": "hello"}, {"kind": "message", "text": json.dumps(REVIEW)})
+    term = attach(codex_bridge, tmp_path / "client")
+    try:
+        term.expect(r"connected to")
+        term.send(f"/new {workspace} say hello")
+        term.expect(r"-- turn completed")
+        (workspace / "tracked.txt").write_text("changed\n")
+        term.send("/review commit nothex")
+        term.expect(r"error: commit must be a hexadecimal sha")
+        term.send("/review")
+        term.expect(r"reviewing")
+        term.expect(r"Off by one in the loop")
+        term.expect(r"-- turn completed")
+        term.send("/quit")
+        term.wait()
+    finally:
+        term.close()

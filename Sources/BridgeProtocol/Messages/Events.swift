@@ -55,11 +55,18 @@ public struct ApprovalResolved: Codable, Sendable, Hashable {
     public var threadId: String
     public var decision: ApprovalDecision
     public var deviceId: String?
-    public init(seq: Int64, approvalId: String, threadId: String, decision: ApprovalDecision, deviceId: String? = nil) {
+    /// True when another client of a shared Codex app-server (the terminal's Codex) answered first; `decision`
+    /// is then what the item's outcome shows (`cancel` when the turn ended without it).
+    public var answeredElsewhere: Bool?
+    public init(
+        seq: Int64, approvalId: String, threadId: String, decision: ApprovalDecision, deviceId: String? = nil,
+        answeredElsewhere: Bool? = nil
+    ) {
         self.seq = seq
         self.approvalId = approvalId
         self.threadId = threadId
         self.decision = decision
         self.deviceId = deviceId
+        self.answeredElsewhere = answeredElsewhere
     }
 }

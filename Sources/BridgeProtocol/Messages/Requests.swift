@@ -8,7 +8,7 @@ public struct ListThreads: Codable, Sendable, Hashable {
     }
 }
 
-/// `startThread {cwd, prompt, model?, effort?, sandbox?, approvalPolicy?}`.
+/// `startThread {cwd, prompt, model?, effort?, sandbox?, approvalPolicy?, attachments?}`.
 public struct StartThread: Codable, Sendable, Hashable {
     public var cwd: String
     public var prompt: String
@@ -19,9 +19,13 @@ public struct StartThread: Codable, Sendable, Hashable {
     public var sandbox: String?
     /// `untrusted`, `on-failure`, `on-request` or `never`.
     public var approvalPolicy: String?
+    /// `uploadId`s from `POST /uploads`, passed to Codex as images or audio.
+    public var attachments: [String]?
     public init(
-        cwd: String, prompt: String, model: String? = nil, sandbox: String? = nil, approvalPolicy: String? = nil, effort: String? = nil
+        cwd: String, prompt: String, model: String? = nil, sandbox: String? = nil, approvalPolicy: String? = nil, effort: String? = nil,
+        attachments: [String]? = nil
     ) {
+        self.attachments = attachments
         self.cwd = cwd
         self.prompt = prompt
         self.model = model
@@ -31,14 +35,23 @@ public struct StartThread: Codable, Sendable, Hashable {
     }
 }
 
-/// `sendMessage {threadId, text, model?, effort?}`: steers the running turn, or starts a new one (with the model
-/// and effort given, which the thread then keeps).
+/// `sendMessage {threadId, text, model?, effort?, mode?, attachments?}`: steers the running turn (or, with
+/// `mode: "queue"`, holds the message until it ends), or starts a new one (with the model and effort given, which
+/// the thread then keeps).
 public struct SendMessage: Codable, Sendable, Hashable {
     public var threadId: String
     public var text: String
     public var model: String?
     public var effort: String?
-    public init(threadId: String, text: String, model: String? = nil, effort: String? = nil) {
+    /// `steer` (the default) or `queue`.
+    public var mode: SendMode?
+    /// `uploadId`s from `POST /uploads`.
+    public var attachments: [String]?
+    public init(
+        threadId: String, text: String, model: String? = nil, effort: String? = nil, mode: SendMode? = nil, attachments: [String]? = nil
+    ) {
+        self.mode = mode
+        self.attachments = attachments
         self.threadId = threadId
         self.text = text
         self.model = model
@@ -140,29 +153,40 @@ public enum BridgeRequest: Sendable, Hashable {
     case pushSubscribe(PushSubscribe)
     case pushUnsubscribe(PushUnsubscribe)
     case presence(Presence)
+    case answerInput(AnswerInput)
+    case cancelQueued(CancelQueued)
+    case searchFiles(SearchFiles)
+    case startReview(StartReview)
 
     /// The wire `kind` of this request.
-    public var kind: String {
+    public var kind: String { requestKind.rawValue }
+
+    /// The kind of this request.
+    public var requestKind: RequestKind {
         switch self {
-        case .listThreads: "listThreads"
-        case .startThread: "startThread"
-        case .sendMessage: "sendMessage"
-        case .interrupt: "interrupt"
-        case .subscribe: "subscribe"
-        case .unsubscribe: "unsubscribe"
-        case .readThread: "readThread"
-        case .getDiff: "getDiff"
-        case .approve: "approve"
-        case .listDirectory: "listDirectory"
-        case .listModels: "listModels"
-        case .renameThread: "renameThread"
-        case .archiveThread: "archiveThread"
-        case .unarchiveThread: "unarchiveThread"
-        case .readFile: "readFile"
-        case .usage: "usage"
-        case .pushSubscribe: "pushSubscribe"
-        case .pushUnsubscribe: "pushUnsubscribe"
-        case .presence: "presence"
+        case .listThreads: .listThreads
+        case .startThread: .startThread
+        case .sendMessage: .sendMessage
+        case .interrupt: .interrupt
+        case .subscribe: .subscribe
+        case .unsubscribe: .unsubscribe
+        case .readThread: .readThread
+        case .getDiff: .getDiff
+        case .approve: .approve
+        case .listDirectory: .listDirectory
+        case .listModels: .listModels
+        case .renameThread: .renameThread
+        case .archiveThread: .archiveThread
+        case .unarchiveThread: .unarchiveThread
+        case .readFile: .readFile
+        case .usage: .usage
+        case .pushSubscribe: .pushSubscribe
+        case .pushUnsubscribe: .pushUnsubscribe
+        case .presence: .presence
+        case .answerInput: .answerInput
+        case .cancelQueued: .cancelQueued
+        case .searchFiles: .searchFiles
+        case .startReview: .startReview
         }
     }
 
@@ -175,15 +199,44 @@ public enum BridgeRequest: Sendable, Hashable {
             ref.threadId
         case .renameThread(let rename): rename.threadId
         case .readFile(let read): read.threadId
+        case .cancelQueued(let cancel): cancel.threadId
+        case .searchFiles(let search): search.threadId
+        case .startReview(let review): review.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
-        case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence: nil
+        case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
+            .answerInput:
+            nil
         }
     }
 
-    /// Every request kind.
-    public static let kinds: Set<String> = [
-        "listThreads", "startThread", "sendMessage", "interrupt", "subscribe", "unsubscribe", "readThread",
-        "getDiff", "approve", "listDirectory", "listModels", "renameThread", "archiveThread", "unarchiveThread", "readFile", "usage",
-        "pushSubscribe", "pushUnsubscribe", "presence",
-    ]
+    /// Every request kind's wire name.
+    public static let kinds: Set<String> = Set(RequestKind.allCases.map(\.rawValue))
+}
+
+/// Every request a client may send, by its wire `kind`: decoding (``ClientMessage/decode(_:)``) switches over it,
+/// so a kind cannot be listed here without being decoded, and a test checks that BRIDGE.md documents each.
+public enum RequestKind: String, CaseIterable, Sendable {
+    case listThreads
+    case startThread
+    case sendMessage
+    case interrupt
+    case subscribe
+    case unsubscribe
+    case readThread
+    case getDiff
+    case approve
+    case listDirectory
+    case listModels
+    case renameThread
+    case archiveThread
+    case unarchiveThread
+    case readFile
+    case usage
+    case pushSubscribe
+    case pushUnsubscribe
+    case presence
+    case answerInput
+    case cancelQueued
+    case searchFiles
+    case startReview
 }

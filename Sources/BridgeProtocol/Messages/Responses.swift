@@ -7,12 +7,18 @@ public struct ThreadSummary: Codable, Sendable, Hashable {
     public var status: String?
     /// Seconds since 1970.
     public var updatedAt: Double?
-    public init(threadId: String, cwd: String? = nil, preview: String? = nil, status: String? = nil, updatedAt: Double? = nil) {
+    /// Which client started it, as Codex reports it: `cli` (the terminal's TUI), `vscode` (app-server clients
+    /// such as this bridge), `exec`, `appServer`, `subAgent`, or a custom name.
+    public var source: String?
+    public init(
+        threadId: String, cwd: String? = nil, preview: String? = nil, status: String? = nil, updatedAt: Double? = nil, source: String? = nil
+    ) {
         self.threadId = threadId
         self.cwd = cwd
         self.preview = preview
         self.status = status
         self.updatedAt = updatedAt
+        self.source = source
     }
 }
 
@@ -38,12 +44,21 @@ public struct ThreadStarted: Codable, Sendable, Hashable {
     }
 }
 
-/// `accepted {threadId?, turnId?, approvalId?}`: the answer to `sendMessage`, `interrupt` and `approve`.
+/// `accepted {threadId?, turnId?, approvalId?, requestId?, queuedId?}`: the answer to `sendMessage`, `interrupt`,
+/// `approve`, `answerInput` and `cancelQueued`.
 public struct Accepted: Codable, Sendable, Hashable {
     public var threadId: String?
     public var turnId: String?
     public var approvalId: String?
-    public init(threadId: String? = nil, turnId: String? = nil, approvalId: String? = nil) {
+    /// `answerInput`: the question answered.
+    public var requestId: String?
+    /// `sendMessage` with `mode: "queue"` while a turn runs, and `cancelQueued`: the queued message.
+    public var queuedId: String?
+    public init(
+        threadId: String? = nil, turnId: String? = nil, approvalId: String? = nil, requestId: String? = nil, queuedId: String? = nil
+    ) {
+        self.requestId = requestId
+        self.queuedId = queuedId
         self.threadId = threadId
         self.turnId = turnId
         self.approvalId = approvalId
@@ -180,6 +195,7 @@ public enum BridgeResponse: Sendable, Hashable {
     case file(FileContent)
     case usage(Usage)
     case pushSubscribed(PushSubscribed)
+    case files(FileMatches)
 
     /// The wire `kind` of this answer.
     public var kind: String {
@@ -196,6 +212,7 @@ public enum BridgeResponse: Sendable, Hashable {
         case .file: "file"
         case .usage: "usage"
         case .pushSubscribed: "pushSubscribed"
+        case .files: "files"
         }
     }
 }

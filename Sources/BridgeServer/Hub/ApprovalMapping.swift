@@ -12,6 +12,29 @@ enum ApprovalMapping {
         }
     }
 
+    /// Codex's answer to an approval request of `method` (its `params` as asked): the v2 command and file
+    /// approvals take the decision as is; `item/permissions/requestApproval` takes the permissions granted (all
+    /// that were asked for, for the turn or the session; none when declined); the legacy `execCommandApproval` and
+    /// `applyPatchApproval` take their own decision words.
+    static func result(method: String, decision: ApprovalDecision, params: JSONValue) -> JSONValue {
+        switch method {
+        case "item/permissions/requestApproval":
+            switch decision {
+            case .accept: ["permissions": params["permissions"] ?? [:], "scope": "turn"]
+            case .acceptForSession: ["permissions": params["permissions"] ?? [:], "scope": "session"]
+            case .decline, .cancel: ["permissions": [:], "scope": "turn"]
+            }
+        case "execCommandApproval", "applyPatchApproval":
+            switch decision {
+            case .accept: ["decision": "approved"]
+            case .acceptForSession: ["decision": "approved_for_session"]
+            case .decline: ["decision": "denied"]
+            case .cancel: ["decision": "abort"]
+            }
+        default: ["decision": .string(decision.rawValue)]
+        }
+    }
+
     /// A command as one display string (Codex sends a string or an argv array).
     static func command(_ value: JSONValue?) -> String? {
         switch value {

@@ -41,6 +41,9 @@ struct FanOut {
         return route.everyThread || (threadId != "*" && route.threads.contains(threadId))
     }
 
+    /// The threads `session` subscribed to by name.
+    func threads(of session: UInt64) -> Set<String> { routes[session]?.threads ?? [] }
+
     /// How many threads `session` subscribed to by name.
     func subscriptionCount(_ session: UInt64) -> Int { routes[session]?.threads.count ?? 0 }
 

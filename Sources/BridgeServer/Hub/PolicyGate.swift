@@ -47,6 +47,10 @@ struct PolicyGate: Sendable {
             // `thread` is the thread of the approval answered.
             guard let thread else { return .refused(.approvalNotPending, "no such approval") }
             return admitThread(thread)
+        case .answerInput:
+            // `thread` is the thread of the question answered.
+            guard let thread else { return .refused(.inputNotPending, "no such question") }
+            return admitThread(thread)
         case .subscribe(let subscription) where subscription.threadId == "*":
             return .allowed(cwd: nil, policy: nil)
         case .startThread(let start):
@@ -56,7 +60,8 @@ struct PolicyGate: Sendable {
                 return .refused(.forbiddenPath, "path must be an existing directory inside \(rootList)")
             }
             return .allowed(cwd: resolved, policy: nil)
-        case .sendMessage, .interrupt, .subscribe, .unsubscribe, .readThread, .getDiff, .renameThread, .archiveThread, .unarchiveThread:
+        case .sendMessage, .interrupt, .subscribe, .unsubscribe, .readThread, .getDiff, .renameThread, .archiveThread, .unarchiveThread,
+            .cancelQueued, .searchFiles, .startReview:
             guard let thread else { return .refused(.notFound, "unknown thread") }
             return admitThread(thread)
         }

@@ -12,7 +12,9 @@ import Logging
 /// attempt still runs waits for its answer. The first attempt runs to its end even if its connection closes.
 /// A `codex_unavailable` answer is not kept (nothing was done; the retry may act).
 extension ThreadHub {
-    static let deduplicatedKinds: Set<String> = ["startThread", "sendMessage", "interrupt", "approve"]
+    static let deduplicatedKinds: Set<String> = [
+        "startThread", "sendMessage", "interrupt", "approve", "answerInput", "cancelQueued", "startReview",
+    ]
 
     func answerOnce(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {
         let slot = key + "\u{0}" + id

@@ -38,6 +38,8 @@ extension ThreadHub {
                     .approvalNotPending, "approval \(approve.approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
             }
             facts = try await threadFacts(pending.request.threadId)
+        } else if case .answerInput(let answer) = request {
+            facts = try await threadFacts(try pendingInputThread(answer.requestId))
         } else if let threadId = request.threadId, !isUnsubscribe(request) {
             try Self.checkThreadId(threadId)
             facts = try await threadFacts(threadId)
@@ -54,7 +56,7 @@ extension ThreadHub {
             return .threadStarted(
                 try await startThread(start, cwd: cwd ?? start.cwd, policy: turnPolicy ?? gate.defaults, session: session))
         case .sendMessage(let message):
-            return .accepted(try await sendMessage(message, policy: turnPolicy ?? gate.defaults))
+            return .accepted(try await sendMessage(message, policy: turnPolicy ?? gate.defaults, session: session))
         case .interrupt(let ref):
             return .accepted(try await interrupt(ref.threadId))
         case .subscribe(let subscription):
@@ -95,6 +97,14 @@ extension ThreadHub {
             return .usage(Usage(rateLimits: result["rateLimits"] ?? result))
         case .pushSubscribe, .pushUnsubscribe, .presence:
             return try await answerPush(request, session: session)
+        case .answerInput(let answer):
+            return .accepted(try answerInputRequest(answer, session: session))
+        case .cancelQueued(let cancel):
+            return .accepted(try cancelQueuedMessage(cancel))
+        case .searchFiles(let search):
+            return .files(try await searchFiles(search, cwd: cwd ?? ""))
+        case .startReview(let review):
+            return .accepted(try await startReview(review, policy: turnPolicy ?? gate.defaults))
         }
     }
 
@@ -153,10 +163,18 @@ extension ThreadHub {
             let status = thread["status"]?["type"]?.stringValue ?? thread["status"]?.stringValue
             return ThreadSummary(
                 threadId: id, cwd: thread["cwd"]?.stringValue, preview: thread["preview"]?.stringValue,
-                status: status, updatedAt: thread["updatedAt"]?.numberValue
+                status: status, updatedAt: thread["updatedAt"]?.numberValue, source: Self.source(of: thread)
             )
         }
         return ThreadList(threads: threads, nextCursor: result["nextCursor"]?.stringValue)
+    }
+
+    /// Which client started a thread, as Codex reports it: `cli`, `vscode`, `exec`, `appServer`, `subAgent`, or a
+    /// custom name.
+    static func source(of thread: JSONValue) -> String? {
+        if let name = thread["source"]?.stringValue { return name }
+        guard let object = thread["source"]?.objectValue else { return nil }
+        return object["custom"]?.stringValue ?? object.keys.sorted().first
     }
 
     private func startThread(_ start: StartThread, cwd: String, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
@@ -164,6 +182,7 @@ extension ThreadHub {
     {
         guard !start.prompt.isEmpty else { throw HubError(.badRequest, "prompt must not be empty") }
         try await checkModel(start.model, effort: start.effort)
+        let extraInput = try attachmentInputs(start.attachments)
         let before = lastSeq
         let threadId = try await codex.threadStart(
             cwd: cwd, model: start.model, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
@@ -171,6 +190,7 @@ extension ThreadHub {
         )
         if threads[threadId] == nil { threads[threadId] = ThreadState(cwd: cwd, loadedGeneration: generation) }
         threads[threadId]?.cwd = cwd
+        threads[threadId]?.loadedGeneration = generation
         threads[threadId]?.policy = turnPolicy
         await rememberPolicy(turnPolicy, of: threadId)
         // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.
@@ -179,7 +199,8 @@ extension ThreadHub {
         _ = await subscribeResuming(session, to: threadId, afterSeq: covered ? nil : before)
         let turnId = try await codex.turnStart(
             threadId: threadId, text: start.prompt, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
-            effort: start.effort, timeout: policy.codexTimeout)
+            effort: start.effort, extraInput: extraInput, timeout: policy.codexTimeout)
+        claimUploads(start.attachments, for: threadId)
         session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
         return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd)
     }
@@ -193,14 +214,20 @@ extension ThreadHub {
         }
     }
 
-    private func sendMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy) async throws -> Accepted {
+    private func sendMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) async throws -> Accepted {
         guard !message.text.isEmpty else { throw HubError(.badRequest, "text must not be empty") }
         try await checkModel(message.model, effort: message.effort)
+        let extraInput = try attachmentInputs(message.attachments)
         try await ensureLoaded(message.threadId, policy: turnPolicy)
+        if message.mode == .queue, threads[message.threadId]?.runningTurnId != nil || messageQueue.isBusy(message.threadId) {
+            return try queueMessage(message, policy: turnPolicy, session: session)
+        }
         if let running = threads[message.threadId]?.runningTurnId {
             do {
                 let turnId = try await codex.turnSteer(
-                    threadId: message.threadId, text: message.text, expectedTurnId: running, timeout: policy.codexTimeout)
+                    threadId: message.threadId, text: message.text, expectedTurnId: running, extraInput: extraInput,
+                    timeout: policy.codexTimeout)
+                claimUploads(message.attachments, for: message.threadId)
                 return Accepted(threadId: message.threadId, turnId: turnId)
             } catch let error as CodexError where error.code == .rpc {
                 // The turn ended meanwhile: start a new one.
@@ -208,7 +235,8 @@ extension ThreadHub {
         }
         let turnId = try await codex.turnStart(
             threadId: message.threadId, text: message.text, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
-            model: message.model, effort: message.effort, timeout: policy.codexTimeout)
+            model: message.model, effort: message.effort, extraInput: extraInput, timeout: policy.codexTimeout)
+        claimUploads(message.attachments, for: message.threadId)
         if threads[message.threadId]?.policy != turnPolicy {
             threads[message.threadId]?.policy = turnPolicy
             await rememberPolicy(turnPolicy, of: message.threadId)
@@ -237,7 +265,9 @@ extension ThreadHub {
                 .approvalNotPending, "approval \(approve.approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
         }
         do {
-            try codex.respond(to: pending.codexId, result: ["decision": .string(approve.decision.rawValue)])
+            try codex.respond(
+                to: pending.codexId,
+                result: ApprovalMapping.result(method: pending.method, decision: approve.decision, params: pending.params))
         } catch {
             throw HubError(.approvalNotPending, "approval \(approve.approvalId) can no longer be answered: codex restarted")
         }

@@ -59,6 +59,17 @@ extension ThreadHub {
                 .approvalResolved(ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: .cancel)),
                 threadId: threadId)
         }
+        for (threadId, requestId) in try journal.openEntries(opened: "inputRequest", closed: "inputResolved") {
+            seq += 1
+            try add(.inputResolved(InputResolved(seq: seq, requestId: requestId, threadId: threadId, action: .cancel)), threadId: threadId)
+        }
+        for (threadId, queuedId) in try journal.openEntries(opened: "messageQueued", closed: "messageUnqueued") {
+            seq += 1
+            try add(
+                .messageUnqueued(
+                    MessageUnqueued(seq: seq, threadId: threadId, queuedId: queuedId, reason: .failed, message: "bridge restarted")),
+                threadId: threadId)
+        }
         try journal.append(contentsOf: entries)
         if !entries.isEmpty {
             logger.notice(
@@ -98,6 +109,16 @@ extension ThreadHub {
             )
         case .approvalResolved(let resolved):
             JournalEntry(seq: resolved.seq, threadId: threadId, kind: message.kind, approvalId: resolved.approvalId, text: text)
+        // Questions and queued messages keep their id in the approvalId column (see `recover`).
+        case .inputRequest(let request):
+            JournalEntry(
+                seq: request.seq, threadId: threadId, kind: message.kind, turnId: request.turnId, approvalId: request.requestId, text: text)
+        case .inputResolved(let resolved):
+            JournalEntry(seq: resolved.seq, threadId: threadId, kind: message.kind, approvalId: resolved.requestId, text: text)
+        case .messageQueued(let queued):
+            JournalEntry(seq: queued.seq, threadId: threadId, kind: message.kind, approvalId: queued.queuedId, text: text)
+        case .messageUnqueued(let unqueued):
+            JournalEntry(seq: unqueued.seq, threadId: threadId, kind: message.kind, approvalId: unqueued.queuedId, text: text)
         default:
             JournalEntry(seq: message.seq ?? 0, threadId: threadId, kind: message.kind, text: text)
         }
@@ -199,6 +220,11 @@ extension ThreadHub {
             for pending in pendingApprovals.values.sorted(by: { $0.request.seq < $1.request.seq })
             where fanOut.covers(session.id, pending.request.threadId) {
                 session.send(.approvalRequest(pending.request))
+            }
+            if fanOut.covers(session.id, "*") {
+                sendPendingExtras(to: session, on: "*")
+            } else {
+                for threadId in fanOut.threads(of: session.id).sorted() { sendPendingExtras(to: session, on: threadId) }
             }
         }
         endHold(session.id)

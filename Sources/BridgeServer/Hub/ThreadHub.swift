@@ -58,6 +58,9 @@ public actor ThreadHub: RequestHandling, Service {
         var codexId: CodexRequestID
         var request: ApprovalRequest
         var requestedAt = ContinuousClock.now
+        /// Codex's method and params (its answer's shape depends on them).
+        var method = ""
+        var params: JSONValue = .null
     }
 
     let codex: any CodexPort
@@ -75,6 +78,14 @@ public actor ThreadHub: RequestHandling, Service {
     var fanOut = FanOut(maxHeldFrames: ThreadHub.maxHeldFrames)
     var threads: [String: ThreadState] = [:]
     var pendingApprovals: [String: PendingApproval] = [:]
+    /// The agent's questions waiting for their first answer (ThreadHub+Input).
+    var pendingInputs: [String: PendingInput] = [:]
+    /// Server request methods already logged as not relayed.
+    var refusedMethods: Set<String> = []
+    /// Follow-ups held until the running turn ends (ThreadHub+Queue).
+    var messageQueue = MessageQueue()
+    /// Attachments (ThreadHub+Uploads); nil: none accepted.
+    var uploads: UploadStore?
     var lastSeq: Int64 = 0
     var generation = 0
     var nextApprovalNumber = 0
@@ -98,6 +109,10 @@ public actor ThreadHub: RequestHandling, Service {
     /// Notifications (nil: off) and the sleep inhibitor (nil: off); see ThreadHub+Push.swift.
     var push: PushCoordinator?
     var inhibitor: SleepInhibitor?
+    /// On a shared app-server: the threads other Codex clients drive (see ThreadHub+Shared.swift).
+    var sharedThreads = SharedThreadTracker()
+    /// Threads whose cwd is being looked up (shared app-server).
+    var sharedDiscoveries: Set<String> = []
 
     /// A hub without a journal: sequence numbers restart at 1, nothing is replayed.
     public init(codex: any CodexPort, policy: Policy, logger: Logger) {
@@ -166,7 +181,9 @@ public actor ThreadHub: RequestHandling, Service {
     func process(_ event: CodexEvent) {
         switch event {
         case .started(let generation):
+            let previousGeneration = self.generation
             self.generation = generation
+            if codex.isShared { resumeSharedThreads(previousGeneration: previousGeneration) }
             logger.info("Codex is running", metadata: ["bridge.codex.generation": "\(generation)"])
             if generation > 1 { BridgeMetrics.shared.codexRestarted() }
             resumeRecoveredThreads()
@@ -181,9 +198,12 @@ public actor ThreadHub: RequestHandling, Service {
         }
     }
 
-    private func notification(method: String, params: JSONValue, paramsJSON: String?) {
+    func notification(method: String, params: JSONValue, paramsJSON: String?) {
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
-        let turnId = params["turnId"]?.stringValue ?? params["turn"]?["id"]?.stringValue
+        if codex.isShared, !sharedNotification(method: method, params: params, paramsJSON: paramsJSON, threadId: threadId) { return }
+        // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
+        // which its items and `turn/completed` carry): the root is the thread's turn.
+        let turnId = params["turnId"]?.stringValue ?? params["turn"]?["rootTurnId"]?.stringValue ?? params["turn"]?["id"]?.stringValue
         var state = threads[threadId] ?? ThreadState(cwd: params["thread"]?["cwd"]?.stringValue, loadedGeneration: generation)
         switch method {
         case "turn/started": state.runningTurnId = turnId
@@ -197,14 +217,27 @@ public actor ThreadHub: RequestHandling, Service {
             .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: method, data: params))
         }
         observeForPush(method: method, params: params, threadId: threadId)
+        switch method {
+        case "serverRequest/resolved": codexResolvedRequest(params)
+        case "turn/completed":
+            cancelInputs { $0.request.threadId == threadId && ($0.request.turnId == turnId || turnId == nil) }
+            uploads?.turnEnded(threadId)
+            turnEnded(threadId)
+        default: break
+        }
     }
 
     private func serverRequest(id: CodexRequestID, method: String, params: JSONValue) {
+        if codex.isShared, !sharedRelays(method: method, threadId: params["threadId"]?.stringValue) {
+            // Another client of the shared app-server (the terminal) answers it; an error from us would win.
+            logger.debug("Leaving a Codex request to the other clients", metadata: ["bridge.codex.method": "\(method)"])
+            return
+        }
+        if relayInput(id: id, method: method, params: params) { return }
         guard let type = ApprovalMapping.type(of: method),
             let threadId = params["threadId"]?.stringValue ?? params["conversationId"]?.stringValue
         else {
-            logger.warning("Declining a Codex request the bridge cannot relay", metadata: ["bridge.codex.method": "\(method)"])
-            try? codex.respond(to: id, errorCode: -32601, message: "codex-bridge does not relay \(method)")
+            refuse(id: id, method: method)
             return
         }
         nextApprovalNumber += 1
@@ -212,7 +245,7 @@ public actor ThreadHub: RequestHandling, Service {
         publish(threadId: threadId) { seq in
             let request = ApprovalMapping.approval(
                 seq: seq, approvalId: approvalId, threadId: threadId, method: method, type: type, params: params)
-            self.pendingApprovals[approvalId] = PendingApproval(codexId: id, request: request)
+            self.pendingApprovals[approvalId] = PendingApproval(codexId: id, request: request, method: method, params: params)
             return .approvalRequest(request)
         }
         approvalRequestedForPush(approvalId)
@@ -241,6 +274,8 @@ public actor ThreadHub: RequestHandling, Service {
             }
             approvalResolvedForPush(approvalId, decision: .cancel, deviceId: nil)
         }
+        cancelInputs { $0.codexId.generation == generation }
+        queueCodexStopped(reason: reason)
     }
 
     /// Numbers a message, journals it, then delivers it to every subscriber of `threadId` (and of `*`),
@@ -314,12 +349,13 @@ public actor ThreadHub: RequestHandling, Service {
 
     func subscribe(_ session: ClientSession, to threadId: String, sendPendingApprovals: Bool = true) {
         let newlyCovered = fanOut.subscribe(session.id, to: threadId)
-        // Approvals nobody answered yet reach a client that subscribes later.
+        // Approvals, questions and queued messages nobody answered yet reach a client that subscribes later.
         guard newlyCovered, sendPendingApprovals else { return }
         for pending in pendingApprovals.values.sorted(by: { $0.request.seq < $1.request.seq })
         where threadId == "*" || pending.request.threadId == threadId {
             session.send(.approvalRequest(pending.request))
         }
+        sendPendingExtras(to: session, on: threadId)
     }
 
     func unsubscribe(_ session: ClientSession, from threadId: String) {

@@ -53,6 +53,7 @@ const ctx = {
   serverName: () => serverName,
   deviceId: () => deviceId,
   pushPublicKey: () => pushPublicKey,
+  token: () => credentials && credentials.token,
   nextCursor: () => nextCursor,
   listError: () => listError,
   refreshList: () => refreshList(),

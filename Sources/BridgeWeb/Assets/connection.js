@@ -1,6 +1,7 @@
 // The WebSocket to the bridge (same origin): hello/helloAck, requests with ids, a seq cursor so that every
 // event is delivered exactly once across reconnects (hello.resume), reconnect with backoff and jitter, and at
 // once when the page becomes visible again or the network comes back.
+const RESENT = new Set(['approvalRequest', 'inputRequest', 'messageQueued']);
 
 export class RequestError extends Error {
   constructor(code, message) {
@@ -140,8 +141,9 @@ export class Connection {
   dispatch(msg) {
     if (typeof msg.seq === 'number') {
       // A message at or below the cursor was handled already (a replay overlapping what came live). Pending
-      // approvals are sent again on (re)subscribe with their original seq; the store deduplicates them by id.
-      if (msg.seq <= this.cursor && msg.kind !== 'approvalRequest') return;
+      // approvals, questions and queued messages are sent again on (re)subscribe with their original seq; the
+      // store deduplicates them by id.
+      if (msg.seq <= this.cursor && !RESENT.has(msg.kind)) return;
       if (msg.seq > this.cursor) this.cursor = msg.seq;
     } else if (msg.id !== undefined && msg.kind !== 'event') {
       const p = this.pending.get(msg.id);

@@ -50,6 +50,7 @@ const ICONS = {
   down: 'M12 5v14M6 13l6 6 6-6',
   copy: 'M9 9h10v10H9zM5 15V5h10',
   check: 'M5 12l5 5 9-10',
+  image: 'M4 5h16v14H4zM4 16l5-5 4 4 3-3 4 4M15 9h.01',
 };
 
 export function icon(name) {

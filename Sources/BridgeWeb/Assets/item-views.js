@@ -6,6 +6,7 @@ import { renderMarkdown } from './markdown.js';
 import { userText } from './threads.js';
 import { displayCommand } from './ui.js';
 import { renderChanges } from './diff-view.js';
+import { thumbnailFor } from './attachments.js';
 
 const LIVE_MARKDOWN_LIMIT = 24000;
 const LIVE_MARKDOWN_EVERY = 350; // ms
@@ -30,7 +31,11 @@ function appender(node) {
 
 function userView(item) {
   const text = h('div', { class: 'bubble', text: userText(item) });
-  const el = h('div', { class: 'msg user' }, text);
+  const images = (item.content || []).filter((c) => c && (c.type === 'localImage' || c.type === 'image'));
+  const el = h('div', { class: 'msg user' }, images.length ? h('div', { class: 'msg-attachments' }, images.map((c) => {
+    const url = thumbnailFor(c.path);
+    return url ? h('img', { class: 'attachment-thumb', src: url, alt: 'Attached image' }) : h('span', { class: 'chip', attrs: { 'aria-label': 'Image attached' } }, icon('image'));
+  })) : null, text);
   return { el, update(it) { text.textContent = userText(it); }, delta() {} };
 }
 
@@ -182,7 +187,7 @@ function planView(item) {
 }
 
 function otherView(item) {
-  const names = { webSearch: 'Web search', mcpToolCall: 'Tool call', dynamicToolCall: 'Tool call', imageView: 'Image', contextCompaction: 'Context compacted' };
+  const names = { webSearch: 'Web search', mcpToolCall: 'Tool call', dynamicToolCall: 'Tool call', imageView: 'Image', contextCompaction: 'Context compacted', enteredReviewMode: 'Review started', exitedReviewMode: 'Review finished' };
   const detail = item.query || item.tool || item.server || '';
   const el = h('div', { class: 'other-item' },
     h('span', { class: 'chip', text: names[item.type] || item.type || 'item' }),

@@ -5,7 +5,7 @@ const CACHE = 'codex-bridge-shell-v3';
 const SHELL = [
   './', 'index.html', 'app.css', 'app.js', 'fragment.js', 'dom.js', 'store.js', 'connection.js', 'threads.js',
   'ui.js', 'markdown.js', 'diff-view.js', 'approval-card.js', 'item-views.js', 'pairing.js', 'threads-screen.js',
-  'thread-screen.js', 'new-thread-screen.js', 'diff-screen.js', 'file-screen.js', 'push.js', 'manifest.webmanifest', 'icon.svg', 'icon-192.png',
+  'thread-screen.js', 'new-thread-screen.js', 'diff-screen.js', 'file-screen.js', 'push.js', 'question-card.js', 'thread-extras.js', 'attachments.js', 'mention-picker.js', 'manifest.webmanifest', 'icon.svg', 'icon-192.png',
 ];
 
 self.addEventListener('install', (event) => {

@@ -5,6 +5,10 @@ import { h, icon } from './dom.js';
 import { header, toast, displayPath, describeError } from './ui.js';
 import { itemView } from './item-views.js';
 import { approvalCard } from './approval-card.js';
+import { questionCard } from './question-card.js';
+import { attachments } from './attachments.js';
+import { mentionPicker } from './mention-picker.js';
+import { failureTitle, describeUsage } from './thread-extras.js';
 import { renderChanges } from './diff-view.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
@@ -13,7 +17,15 @@ export function threadScreen(ctx, threadId) {
   const { store, conn } = ctx;
   const thread = store.ensure(threadId);
   const diffButton = h('button', { type: 'button', class: 'text-button', text: 'Diff', on: { click: () => ctx.navigate(`#/t/${encodeURIComponent(threadId)}/diff`) } });
-  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [diffButton] });
+  // Review: Codex reviews the folder's uncommitted changes as a new turn (startReview).
+  const reviewButton = h('button', { type: 'button', class: 'text-button', text: 'Review', attrs: { title: 'Codex reviews the uncommitted changes' } });
+  reviewButton.addEventListener('click', async () => {
+    reviewButton.disabled = true;
+    try { await conn.request('startReview', { threadId, target: 'uncommitted' }); stuck = true; }
+    catch (err) { toast(`No review: ${describeError(err)}`); }
+    finally { reviewButton.disabled = false; }
+  });
+  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [reviewButton, diffButton] });
   const conversation = h('div', { class: 'conversation', attrs: { 'aria-live': 'off' } });
   const placeholder = h('p', { class: 'empty', text: 'Loading…' });
   const jump = h('button', { type: 'button', class: 'jump', hidden: true, attrs: { 'aria-label': 'Jump to latest' }, on: { click: () => scrollToEnd(true) } }, icon('down'));
@@ -21,7 +33,14 @@ export function threadScreen(ctx, threadId) {
   const input = h('textarea', { class: 'composer-input', rows: 1, placeholder: 'Message Codex', attrs: { 'aria-label': 'Message', enterkeyhint: 'send', autocomplete: 'off' } });
   const send = h('button', { type: 'submit', class: 'send', attrs: { 'aria-label': 'Send' } }, icon('send'));
   const stop = h('button', { type: 'button', class: 'stop', hidden: true, attrs: { 'aria-label': 'Stop' } }, icon('stop'));
-  const form = h('form', { class: 'composer' }, input, stop, send);
+  // While a turn runs, Queue holds the message until it ends instead of steering the turn with it.
+  const queueToggle = h('button', { type: 'button', class: 'queue-toggle', hidden: true, text: 'Queue', attrs: { 'aria-pressed': 'false', title: 'Send after the running turn ends' } });
+  queueToggle.addEventListener('click', () => queueToggle.setAttribute('aria-pressed', String(queueToggle.getAttribute('aria-pressed') !== 'true')));
+  const queuedList = h('ul', { class: 'queued-list', hidden: true, attrs: { 'aria-label': 'Waiting to be sent' } });
+  const attached = attachments(() => ctx.token && ctx.token(), (text) => toast(text));
+  input.addEventListener('paste', attached.onPaste);
+  const mentions = mentionPicker(input, (query) => conn.request('searchFiles', { threadId, query, limit: 8 }), () => onLayout());
+  const form = h('form', { class: 'composer' }, queuedList, mentions.el, attached.tray, attached.file, attached.button, input, queueToggle, stop, send);
 
   const announcer = h('div', { class: 'visually-hidden', attrs: { 'aria-live': 'polite' } }); // for screen readers
   const main = h('main', { class: 'thread-main' }, placeholder, conversation);
@@ -30,7 +49,7 @@ export function threadScreen(ctx, threadId) {
 
   const views = new Map(); // itemId -> view
   const turnEls = new Map(); // turnId -> {el, items, footer}
-  const cards = new Map(); // approvalId -> card
+  const cards = new Map(); // approvalId or requestId -> card
   let stuck = true;
 
   // -- scrolling -----------------------------------------------------------------------------------------
@@ -59,6 +78,7 @@ export function threadScreen(ctx, threadId) {
     get deviceId() { return ctx.deviceId(); },
     roots: () => ctx.policy().roots,
     decide: (approval, decision) => conn.request('approve', { approvalId: approval.approvalId, decision }),
+    answer: (question, fields) => conn.request('answerInput', { requestId: question.requestId, ...fields }),
     itemChanges: (approval) => {
       const entry = approval.itemId && thread.itemMap.get(approval.itemId);
       const changes = entry && entry.item.changes;
@@ -84,8 +104,22 @@ export function threadScreen(ctx, threadId) {
     t.footer.replaceChildren();
     if (t.el.classList.contains('running')) t.footer.append(h('span', { class: 'working' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), 'Working…'));
     else if (TURN_LABELS[turn.status] || turn.error) {
-      t.footer.append(h('span', { class: `turn-end ${turn.status}`, text: `${TURN_LABELS[turn.status] || 'Error'}${turn.error ? `: ${turn.error}` : ''}` }));
+      t.footer.append(h('span', { class: `turn-end ${turn.status}`, text: `${failureTitle(turn, TURN_LABELS[turn.status] || 'Error')}${turn.error ? `: ${turn.error}` : ''}` }));
+      // A usage limit: what is left, on request (Codex's own answer, or its reason why it cannot say).
+      if (turn.errorKind === 'usageLimitExceeded') t.footer.append(usageButton());
     }
+  }
+
+  function usageButton() {
+    const out = h('p', { class: 'usage-text', attrs: { 'aria-live': 'polite' } });
+    const b = h('button', { type: 'button', class: 'text-button', text: 'Show usage' });
+    b.addEventListener('click', async () => {
+      b.disabled = true;
+      try { out.textContent = describeUsage((await conn.request('usage', {})).rateLimits); }
+      catch (err) { out.textContent = `Usage unknown: ${describeError(err)}`; }
+      finally { b.disabled = false; }
+    });
+    return h('span', { class: 'usage' }, b, out);
   }
 
   function addItem(turn, item) {
@@ -105,6 +139,27 @@ export function threadScreen(ctx, threadId) {
     else t.items.append(card.el);
   }
 
+  function addQuestion(question, turn) {
+    if (cards.has(question.requestId)) return;
+    const card = questionCard(question, cardCtx);
+    cards.set(question.requestId, card);
+    turnEl(turn || { id: question.turnId }).items.append(card.el);
+  }
+
+  function renderQueue() {
+    const queued = [...(thread.queued || new Map()).values()];
+    queuedList.replaceChildren(...queued.map((q) => h('li', { class: 'queued', dataset: { queuedId: q.queuedId } },
+      h('span', { class: 'queued-label', text: 'Queued' }),
+      h('span', { class: 'queued-text', text: String(q.text || '') }),
+      h('button', { type: 'button', class: 'text-button', text: 'Cancel', attrs: { 'aria-label': `Cancel queued: ${String(q.text || '').slice(0, 40)}` },
+        on: { click: async (e) => {
+          e.currentTarget.disabled = true;
+          try { await conn.request('cancelQueued', { threadId, queuedId: q.queuedId }); }
+          catch (err) { if (err.code !== 'not_found') toast(describeError(err)); }
+        } } }))));
+    queuedList.hidden = queued.length === 0;
+  }
+
   function renderAll() {
     conversation.replaceChildren();
     views.clear();
@@ -120,11 +175,16 @@ export function threadScreen(ctx, threadId) {
         const a = thread.approvals.get(aid);
         if (a) addCard(a, turn);
       }
+      for (const rid of turn.inputs || []) {
+        const q = thread.inputs && thread.inputs.get(rid);
+        if (q) addQuestion(q, turn);
+      }
       turnStatus(turn);
     }
     placeholder.hidden = thread.turns.length > 0 || !thread.loaded;
     if (thread.loaded && !thread.turns.length) placeholder.textContent = 'No messages yet.';
     renderHeader();
+    renderQueue();
     scrollToEnd(false);
   }
 
@@ -134,6 +194,9 @@ export function threadScreen(ctx, threadId) {
     head.setSubtitle(displayPath(thread.cwd, ctx.policy().roots));
     const running = store.isRunning(thread);
     stop.hidden = !running;
+    queueToggle.hidden = !running;
+    reviewButton.hidden = running;
+    input.placeholder = running ? 'Message' : 'Message Codex'; // room for Queue beside it on a phone
     el.classList.toggle('running', running);
   }
 
@@ -152,6 +215,14 @@ export function threadScreen(ctx, threadId) {
       case 'approval':
         if (change.added) { addCard(change.approval, change.turn); announce('Codex is asking for approval.'); }
         else { const c = cards.get(change.approval.approvalId); if (c) c.update(); }
+        break;
+      case 'input':
+        if (change.added) { addQuestion(change.input, change.turn); announce('Codex is asking a question.'); }
+        else { const c = cards.get(change.input.requestId); if (c) c.update(); }
+        break;
+      case 'queue':
+        renderQueue();
+        if (change.unqueued && change.unqueued.reason === 'failed') toast(`A queued message could not start: ${change.unqueued.message || 'unknown reason'}`);
         break;
       case 'status': renderHeader(); return;
       default: return;
@@ -176,12 +247,16 @@ export function threadScreen(ctx, threadId) {
     e.preventDefault();
     const text = input.value.trim();
     if (!text) return;
+    mentions.close();
     send.disabled = true;
     input.value = '';
     grow();
     stuck = true;
     try {
-      await conn.request('sendMessage', { threadId, text });
+      const queue = !queueToggle.hidden && queueToggle.getAttribute('aria-pressed') === 'true';
+      const ids = await attached.ids();
+      await conn.request('sendMessage', { threadId, text, ...(queue ? { mode: 'queue' } : {}), ...(ids.length ? { attachments: ids } : {}) });
+      attached.clear();
     } catch (err) {
       if (!input.value) input.value = text;
       grow();

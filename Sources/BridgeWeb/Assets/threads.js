@@ -1,6 +1,7 @@
 // The app's picture of the bridge's threads, built from listThreads/readThread answers and the live event
 // stream. Views watch it: the list listens for list changes, a thread screen for fine-grained change records
 // of one thread (a new item, a delta, a status), so streaming text is appended, never re-rendered.
+import { applyExtra, errorKind } from './thread-extras.js';
 
 const TERMINAL = new Set(['completed', 'interrupted', 'failed']);
 
@@ -128,7 +129,7 @@ export class ThreadStore {
         turn.items = [...ids, ...turn.items.filter((id) => !ids.includes(id))];
       }
       if (!TERMINAL.has(turn.status) || (TERMINAL.has(st.status) && !live)) turn.status = st.status;
-      if (st.error && !turn.error) turn.error = st.error.message || String(st.error);
+      if (st.error && !turn.error) { turn.error = st.error.message || String(st.error); turn.errorKind = errorKind(st.error); }
       if (!live) t.turnMap.set(st.id, turn);
       turns.push(turn);
     }
@@ -148,7 +149,7 @@ export class ThreadStore {
       case 'event': return this.applyEvent(msg);
       case 'approvalRequest': return this.applyApproval(msg);
       case 'approvalResolved': return this.applyResolved(msg);
-      default: return undefined;
+      default: applyExtra(this, msg); return undefined;
     }
   }
 
@@ -202,7 +203,7 @@ export class ThreadStore {
       case 'turn/completed': {
         const turn = this.turn(t, turnId);
         turn.status = (data.turn && data.turn.status) || 'completed';
-        if (data.turn && data.turn.error) turn.error = data.turn.error.message || 'failed';
+        if (data.turn && data.turn.error) { turn.error = data.turn.error.message || 'failed'; turn.errorKind = errorKind(data.turn.error); }
         t.lastTurnStatus = turn.status;
         t.status = 'idle';
         this.settle(t, turn);
@@ -223,6 +224,7 @@ export class ThreadStore {
         if (data.willRetry) break;
         const turn = this.turn(t, turnId);
         turn.error = (data.error && data.error.message) || 'error';
+        turn.errorKind = errorKind(data.error);
         this.emit(t, { type: 'turnStatus', turn });
         break;
       }

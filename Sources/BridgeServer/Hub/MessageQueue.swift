@@ -1,0 +1,70 @@
+import BridgeProtocol
+
+/// Follow-ups held by the bridge until the thread's running turn ends (`sendMessage` with `mode: "queue"`): a
+/// value type with no I/O, tested on its own. Per thread, first in first out; one message starts per turn end.
+struct MessageQueue: Sendable {
+    /// One queued message: what was announced (`messageQueued`) and the policy its turn runs with.
+    struct Entry: Sendable, Hashable {
+        var announcement: MessageQueued
+        var policy: TurnPolicy
+        var queuedId: String { announcement.queuedId }
+        var threadId: String { announcement.threadId }
+    }
+
+    enum Refusal: Error, Equatable {
+        /// The thread already holds `maxPerThread` messages.
+        case full
+    }
+
+    /// Most messages one thread may hold.
+    var maxPerThread = 20
+
+    private(set) var waiting: [String: [Entry]] = [:]
+    /// Threads whose next message is being started (between the turn's end and Codex's answer to `turn/start`).
+    private(set) var starting: Set<String> = []
+
+    /// The messages `threadId` holds, oldest first.
+    func entries(of threadId: String) -> [Entry] { waiting[threadId] ?? [] }
+
+    /// Every held message, oldest first per thread.
+    var all: [Entry] { waiting.values.flatMap { $0 }.sorted { $0.announcement.seq < $1.announcement.seq } }
+
+    /// Whether a message for `threadId` must wait behind others even though no turn runs.
+    func isBusy(_ threadId: String) -> Bool { starting.contains(threadId) || !(waiting[threadId]?.isEmpty ?? true) }
+
+    mutating func enqueue(_ entry: Entry) throws(Refusal) {
+        guard entries(of: entry.threadId).count < maxPerThread else { throw .full }
+        waiting[entry.threadId, default: []].append(entry)
+    }
+
+    /// Removes a message that has not started; nil when there is none by that id on that thread.
+    mutating func cancel(_ queuedId: String, on threadId: String) -> Entry? {
+        guard let index = waiting[threadId]?.firstIndex(where: { $0.queuedId == queuedId }) else { return nil }
+        let entry = waiting[threadId]?.remove(at: index)
+        if waiting[threadId]?.isEmpty == true { waiting[threadId] = nil }
+        return entry
+    }
+
+    /// The thread's turn ended: the message to start now (marked as starting), or nil (none held, or one is
+    /// already starting).
+    mutating func next(for threadId: String) -> Entry? {
+        guard !starting.contains(threadId), var list = waiting[threadId], !list.isEmpty else { return nil }
+        let entry = list.removeFirst()
+        waiting[threadId] = list.isEmpty ? nil : list
+        starting.insert(threadId)
+        return entry
+    }
+
+    /// The message taken by `next(for:)` started (or failed to): the thread's next one may follow its turn.
+    mutating func finishedStarting(_ threadId: String) {
+        starting.remove(threadId)
+    }
+
+    /// Empties the queue (Codex stopped); returns what was held.
+    mutating func removeAll() -> [Entry] {
+        let entries = all
+        waiting = [:]
+        starting = []
+        return entries
+    }
+}

@@ -1,0 +1,163 @@
+import BridgeProtocol
+
+/// What the hub knows, on a shared app-server, about threads that other Codex clients (the TUI) drive: whether
+/// this bridge receives their turn events yet, what it already published of their turns, and the approvals
+/// the other side answered. A value type with no I/O; ``ThreadHub`` acts on what it returns.
+///
+/// Codex 0.163.0 sends turn and item events (and approvals) of a thread only to connections that started or
+/// resumed it, and refuses `thread/resume` ("no rollout found") until the thread's first turn has begun. So a
+/// thread seen in `thread/started` is `idle` until it becomes active; then the hub resumes it (`resuming`:
+/// its events are buffered), reads it back (`thread/read`) to publish what it missed, and follows it.
+struct SharedThreadTracker {
+    enum Follow: Equatable {
+        /// Not resumed by this bridge (yet).
+        case idle
+        /// `thread/resume` + `thread/read` under way; notifications are buffered.
+        case resuming
+        /// Resumed in this Codex generation: its events arrive live.
+        case following(generation: Int)
+    }
+
+    /// A notification held back while its thread is being resumed.
+    struct Buffered {
+        var method: String
+        var params: JSONValue
+        var paramsJSON: String?
+    }
+
+    struct Entry {
+        var follow = Follow.idle
+        var buffer: [Buffered] = []
+        /// Resume attempts since the thread last became active.
+        var attempts = 0
+        /// Turns whose `turn/started` / `turn/completed` were published.
+        var startedTurns: Set<String> = []
+        var completedTurns: Set<String> = []
+        /// Items of the current turn whose `item/started` or `item/completed` was published.
+        var items: Set<String> = []
+        /// The thread's last status type (`active`, `idle`, …) from `thread/status/changed`.
+        var status: String?
+    }
+
+    /// An approval the other side answered first: reported once its item completes (the decision shows there).
+    struct AnsweredElsewhere {
+        var approvalId: String
+        var threadId: String
+    }
+
+    var entries: [String: Entry] = [:]
+    /// Ephemeral threads (the TUI's helpers, e.g. for titles): no rollout, never resumable, not the user's.
+    var ephemeral: Set<String> = []
+    /// Keyed by the approval's item id.
+    var answeredElsewhere: [String: AnsweredElsewhere] = [:]
+
+    /// Most resume attempts while a thread stays active (Codex writes the rollout shortly after the turn starts).
+    static let maxAttempts = 20
+
+    /// Notes a notification that is about to be published (or buffers it); true when it may be published now.
+    mutating func note(threadId: String, method: String, params: JSONValue, paramsJSON: String?) -> Bool {
+        var entry = entries[threadId] ?? Entry()
+        defer { entries[threadId] = entry }
+        if entry.follow == .resuming {
+            entry.buffer.append(Buffered(method: method, params: params, paramsJSON: paramsJSON))
+            return false
+        }
+        let turnId = params["turnId"]?.stringValue ?? params["turn"]?["id"]?.stringValue
+        switch method {
+        case "thread/status/changed":
+            entry.status = params["status"]?["type"]?.stringValue ?? params["status"]?.stringValue
+            if entry.status == "active", entry.follow == .idle { entry.attempts = 0 }
+        case "turn/started":
+            if let turnId { entry.startedTurns.insert(turnId) }
+        case "turn/completed":
+            if let turnId { entry.completedTurns.insert(turnId) }
+            entry.items.removeAll()
+        case "item/started", "item/completed":
+            if let itemId = params["item"]?["id"]?.stringValue { entry.items.insert(itemId) }
+        default: break
+        }
+        return true
+    }
+
+    /// Whether the hub should try `thread/resume` now: the thread is active and not followed in `generation`.
+    func wantsResume(_ threadId: String, generation: Int) -> Bool {
+        guard let entry = entries[threadId], entry.status == "active", entry.attempts < Self.maxAttempts else { return false }
+        return entry.follow == .idle
+    }
+
+    /// Records that a thread is running (seen in `thread/list` rather than in a notification).
+    mutating func noteActive(_ threadId: String) {
+        entries[threadId, default: Entry()].status = "active"
+        entries[threadId, default: Entry()].attempts = 0
+    }
+
+    /// Whether a failed resume should be tried again: the thread became active (so its rollout is being
+    /// written) and the attempts are not used up, even when its turn is already over.
+    func mayRetry(_ threadId: String) -> Bool {
+        guard let entry = entries[threadId] else { return false }
+        return entry.follow == .idle && entry.attempts > 0 && entry.attempts < Self.maxAttempts
+    }
+
+    /// Starts a resume: notifications are buffered from now on.
+    mutating func beginResume(_ threadId: String) {
+        entries[threadId, default: Entry()].follow = .resuming
+        entries[threadId, default: Entry()].attempts += 1
+    }
+
+    /// Ends a resume; returns the buffered notifications to publish (after what `backfill` returned).
+    mutating func endResume(_ threadId: String, following generation: Int?) -> [Buffered] {
+        var entry = entries[threadId] ?? Entry()
+        entry.follow = generation.map { .following(generation: $0) } ?? .idle
+        let buffered = entry.buffer
+        entry.buffer = []
+        entries[threadId] = entry
+        return buffered
+    }
+
+    /// Events to publish for what the thread's last turn did before this bridge received its events, from
+    /// `thread/read`'s thread: `turn/started`, `item/completed` per item, `turn/completed` when it ended. Left
+    /// out: a turn already completed here, and anything the buffered notifications carry themselves.
+    func backfill(_ threadId: String, thread: JSONValue) -> [(method: String, turnId: String, data: JSONValue)] {
+        guard let entry = entries[threadId], let turn = thread["turns"]?.arrayValue?.last, let turnId = turn["id"]?.stringValue,
+            !entry.completedTurns.contains(turnId)
+        else { return [] }
+        var bufferedTurnStarted = false
+        var bufferedTurnCompleted = false
+        var bufferedItems: Set<String> = []
+        for buffered in entry.buffer {
+            let bufferedTurn = buffered.params["turnId"]?.stringValue ?? buffered.params["turn"]?["id"]?.stringValue
+            if buffered.method == "turn/started", bufferedTurn == turnId { bufferedTurnStarted = true }
+            if buffered.method == "turn/completed", bufferedTurn == turnId { bufferedTurnCompleted = true }
+            if let itemId = buffered.params["item"]?["id"]?.stringValue { bufferedItems.insert(itemId) }
+        }
+        let status = turn["status"]?.stringValue ?? "inProgress"
+        var events: [(method: String, turnId: String, data: JSONValue)] = []
+        var summary = turn.objectValue ?? [:]
+        summary["items"] = []
+        if !entry.startedTurns.contains(turnId), !bufferedTurnStarted {
+            var started = summary
+            started["status"] = "inProgress"
+            events.append(("turn/started", turnId, ["threadId": .string(threadId), "turn": .object(started), "backfilled": true]))
+        }
+        for item in turn["items"]?.arrayValue ?? [] {
+            guard let itemId = item["id"]?.stringValue, !entry.items.contains(itemId), !bufferedItems.contains(itemId) else { continue }
+            events.append(
+                (
+                    "item/completed", turnId,
+                    ["threadId": .string(threadId), "turnId": .string(turnId), "item": item, "backfilled": true]
+                ))
+        }
+        if status != "inProgress", !bufferedTurnCompleted {
+            events.append(("turn/completed", turnId, ["threadId": .string(threadId), "turn": .object(summary), "backfilled": true]))
+        }
+        return events
+    }
+
+    /// The decision an approval answered elsewhere evidently got, from its completed item's status.
+    static func decision(ofCompleted item: JSONValue?) -> ApprovalDecision {
+        switch item?["status"]?.stringValue {
+        case "declined": .decline
+        default: .accept
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import BridgeProtocol
+import CodexControl
+import Foundation
+import Logging
+
+/// Queue mode: `sendMessage {mode: "queue"}` while a turn runs holds the message (``MessageQueue``), announces
+/// it (`messageQueued`, journaled, to every subscriber) and starts it as the next turn when the running one ends
+/// (`messageUnqueued` `started` with the turn's id); `cancelQueued` takes it back (`messageUnqueued` `cancelled`).
+/// When Codex stops, or the bridge restarts, what was held is reported `failed`.
+extension ThreadHub {
+    /// Holds `message` for `threadId` (the gate has passed it); → `accepted {threadId, queuedId}`.
+    func queueMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) throws -> Accepted {
+        let queuedId = "q-\(UUID().uuidString.prefix(13).lowercased())"
+        let threadId = message.threadId
+        let announcement = MessageQueued(
+            seq: 0, threadId: threadId, queuedId: queuedId, text: message.text, model: message.model, effort: message.effort,
+            attachments: message.attachments, deviceId: session.principal.deviceId)
+        guard messageQueue.entries(of: threadId).count < messageQueue.maxPerThread else {
+            throw HubError(.conflict, "thread \(threadId) already holds \(messageQueue.maxPerThread) queued messages")
+        }
+        publish(threadId: threadId) { seq in
+            var numbered = announcement
+            numbered.seq = seq
+            try? self.messageQueue.enqueue(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
+            return .messageQueued(numbered)
+        }
+        session.logger.info("Message queued", metadata: ["bridge.thread.id": "\(threadId)", "bridge.queue.id": "\(queuedId)"])
+        return Accepted(threadId: threadId, queuedId: queuedId)
+    }
+
+    /// `cancelQueued`: removes a message that has not started.
+    func cancelQueuedMessage(_ cancel: CancelQueued) throws -> Accepted {
+        guard messageQueue.cancel(cancel.queuedId, on: cancel.threadId) != nil else {
+            throw HubError(
+                .notFound, "no queued message \(cancel.queuedId.prefix(64)) on thread \(cancel.threadId) (started, cancelled or unknown)")
+        }
+        unqueued(cancel.threadId, cancel.queuedId, reason: .cancelled)
+        return Accepted(threadId: cancel.threadId, queuedId: cancel.queuedId)
+    }
+
+    /// A turn of `threadId` ended: starts its next queued message, if any.
+    func turnEnded(_ threadId: String) {
+        guard let entry = messageQueue.next(for: threadId) else { return }
+        Task { await self.startQueued(entry) }
+    }
+
+    private func startQueued(_ entry: MessageQueue.Entry) async {
+        let message = entry.announcement
+        do {
+            try await ensureLoaded(message.threadId, policy: entry.policy)
+            let turnId = try await codex.turnStart(
+                threadId: message.threadId, text: message.text, sandbox: entry.policy.sandbox, approvalPolicy: entry.policy.approvalPolicy,
+                model: message.model, effort: message.effort, extraInput: try attachmentInputs(message.attachments),
+                timeout: policy.codexTimeout)
+            claimUploads(message.attachments, for: message.threadId)
+            unqueued(message.threadId, message.queuedId, reason: .started, turnId: turnId)
+            messageQueue.finishedStarting(message.threadId)
+        } catch {
+            let reason = (error as? HubError)?.message ?? (error as? CodexError)?.message ?? "\(error)"
+            logger.warning(
+                "A queued message could not start", metadata: ["bridge.thread.id": "\(message.threadId)", "error": "\(reason)"])
+            unqueued(message.threadId, message.queuedId, reason: .failed, message: reason)
+            messageQueue.finishedStarting(message.threadId)
+            // Nothing runs now: the next one gets its chance.
+            if threads[message.threadId]?.runningTurnId == nil { turnEnded(message.threadId) }
+        }
+    }
+
+    /// Codex stopped: nothing held can start on the turn that ended with it.
+    func queueCodexStopped(reason: String) {
+        for entry in messageQueue.removeAll() {
+            unqueued(entry.threadId, entry.queuedId, reason: .failed, message: "codex stopped: \(reason)")
+        }
+    }
+
+    func unqueued(_ threadId: String, _ queuedId: String, reason: UnqueueReason, turnId: String? = nil, message: String? = nil) {
+        publish(threadId: threadId) { seq in
+            .messageUnqueued(
+                MessageUnqueued(seq: seq, threadId: threadId, queuedId: queuedId, reason: reason, turnId: turnId, message: message))
+        }
+    }
+
+    /// What a client that subscribes late (or reconnects without a resume) must see: open questions and held
+    /// messages of `threadId` (`*`: all).
+    func sendPendingExtras(to session: ClientSession, on threadId: String) {
+        for request in pendingInputRequests(on: threadId) {
+            session.send(.inputRequest(request))
+        }
+        for entry in messageQueue.all where threadId == "*" || entry.threadId == threadId {
+            session.send(.messageQueued(entry.announcement))
+        }
+    }
+}

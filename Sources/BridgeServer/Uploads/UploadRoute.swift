@@ -1,0 +1,97 @@
+import BridgeProtocol
+import BridgeStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// `POST /uploads`: an image or audio clip for a later `startThread`/`sendMessage` (`attachments`), from a client
+/// with a device token or the shared secret as `Authorization: Bearer` (401 otherwise; failures count towards
+/// the per-address limit, 429). The body is the file itself; its type is read from its bytes. → 201
+/// `{"uploadId","mimeType","size"}`; 413 `too_large`, 415 `unsupported_media`, 400 `bad_request` as
+/// `{"code","message"}`.
+public struct UploadRoute: Sendable {
+    private let store: UploadStore
+    private let sharedSecret: SharedSecretSource
+    private let devices: DeviceRegistry?
+    private let rateLimiter: AuthRateLimiter?
+    private let logger: Logger
+
+    public init(store: UploadStore, sharedSecretFile: URL, devices: DeviceRegistry?, rateLimiter: AuthRateLimiter?, logger: Logger) {
+        self.store = store
+        self.sharedSecret = SharedSecretSource(url: sharedSecretFile)
+        self.devices = devices
+        self.rateLimiter = rateLimiter
+        self.logger = logger
+    }
+
+    public func addRoutes(to router: Router<BridgeRequestContext>) {
+        router.post("/uploads") { request, context in
+            await self.respond(to: request, remoteAddress: context.remoteAddress)
+        }
+    }
+
+    func respond(to request: Request, remoteAddress: String) async -> Response {
+        guard let header = request.headers[.authorization], let token = BridgeServer.bearerToken(header), await isAuthorized(token) else {
+            let limited = rateLimiter?.isLimited(remoteAddress) ?? false
+            rateLimiter?.recordFailure(remoteAddress)
+            if limited { return Self.json(.tooManyRequests, code: .rateLimited, "too many failed authentications from this address") }
+            var response = Self.json(
+                .unauthorized, code: .unauthorized, "a device token or the shared secret is required (Authorization: Bearer)")
+            response.headers[.wwwAuthenticate] = #"Bearer realm="codex-bridge""#
+            return response
+        }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > store.maxBytes {
+            return Self.json(.contentTooLarge, code: .tooLarge, "the upload is \(length) bytes; at most \(store.maxBytes) are accepted")
+        }
+        var body = ByteBuffer()
+        do {
+            for try await var chunk in request.body {
+                guard body.readableBytes + chunk.readableBytes <= store.maxBytes else {
+                    return Self.json(.contentTooLarge, code: .tooLarge, "the upload is larger than \(store.maxBytes) bytes")
+                }
+                body.writeBuffer(&chunk)
+            }
+        } catch {
+            return Self.json(.badRequest, code: .badRequest, "the upload did not arrive whole")
+        }
+        do {
+            let upload = try store.store(Data(body.readableBytesView))
+            logger.info(
+                "Upload stored",
+                metadata: [
+                    "bridge.upload.id": "\(upload.uploadId)", "bridge.upload.type": "\(upload.mimeType)",
+                    "bridge.upload.size": "\(upload.size)",
+                ])
+            let answer: JSONValue = [
+                "uploadId": .string(upload.uploadId), "mimeType": .string(upload.mimeType), "size": .number(Double(upload.size)),
+            ]
+            return Response(
+                status: .created, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: answer.jsonText)))
+        } catch {
+            let status: HTTPResponse.Status =
+                switch error.code {
+                case .tooLarge: .contentTooLarge
+                case .unsupportedMedia: .unsupportedMediaType
+                case .rateLimited: .tooManyRequests
+                case .internal: .internalServerError
+                default: .badRequest
+                }
+            return Self.json(status, code: error.code, error.message)
+        }
+    }
+
+    private func isAuthorized(_ token: String) async -> Bool {
+        if sharedSecret.matches(token) { return true }
+        guard let devices, !Authenticator.isPairingCode(token) else { return false }
+        return (try? await devices.authenticate(deviceToken: token, address: nil)) != nil
+    }
+
+    static func json(_ status: HTTPResponse.Status, code: BridgeErrorCode, _ message: String) -> Response {
+        let body: JSONValue = ["code": .string(code.rawValue), "message": .string(message)]
+        return Response(
+            status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body.jsonText)))
+    }
+}

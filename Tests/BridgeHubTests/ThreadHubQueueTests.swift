@@ -1,0 +1,103 @@
+import BridgeProtocol
+import BridgeStore
+import CodexControl
+import Foundation
+import Testing
+
+@testable import BridgeServer
+
+/// Queue mode end to end in the hub: held while a turn runs, announced to everyone, started when it ends,
+/// cancellable, reported failed after a restart.
+@Suite(.timeLimit(.minutes(1))) struct ThreadHubQueueTests {
+    func running(_ harness: HubHarness) async throws -> (ClientSession, ClientSession) {
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        harness.codex.on("turn/steer") { _ in ["turnId": "turn-1"] }
+        let phone = await harness.session(deviceId: "dev-a")
+        let laptop = await harness.session(deviceId: "dev-b")
+        for session in [phone, laptop] { _ = await harness.request(.subscribe(Subscribe(threadId: "*")), session) }
+        _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), phone)
+        await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "turn-1"]])
+        _ = try await harness.waitFor(laptop) { $0.event?.type == "turn/started" }
+        _ = harness.frames(phone)
+        return (phone, laptop)
+    }
+
+    @Test func aQueuedMessageStartsTheNextTurn() async throws {
+        let harness = try await HubHarness()
+        let (phone, laptop) = try await running(harness)
+        let answer = await harness.request(.sendMessage(SendMessage(threadId: "t1", text: "then this", mode: .queue)), phone)
+        guard case .response(_, .accepted(let accepted)) = answer, let queuedId = accepted.queuedId else {
+            Issue.record("\(answer)")
+            return
+        }
+        #expect(accepted.turnId == nil)
+        #expect(harness.codex.requests("turn/steer").isEmpty && harness.codex.requests("turn/start").count == 1)
+        let seen = try await harness.waitFor(laptop) { if case .messageQueued = $0 { true } else { false } }
+        #expect(
+            seen.contains {
+                if case .messageQueued(let q) = $0 {
+                    q.queuedId == queuedId && q.text == "then this" && q.deviceId == "dev-a"
+                } else {
+                    false
+                }
+            })
+        // A client that subscribes now sees it too.
+        let late = await harness.session()
+        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), late)
+        _ = try await harness.waitFor(late) { if case .messageQueued = $0 { true } else { false } }
+
+        harness.codex.on("turn/start") { _ in ["turn": ["id": "turn-2"]] }
+        await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "completed"]])
+        let frames = try await harness.waitFor(laptop) { if case .messageUnqueued = $0 { true } else { false } }
+        #expect(frames.contains { if case .messageUnqueued(let u) = $0 { u.reason == .started && u.turnId == "turn-2" } else { false } })
+        #expect(harness.codex.requests("turn/start").last?["input"]?.arrayValue?.first?["text"]?.stringValue == "then this")
+        // Steer (the default) is today's behaviour.
+        await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "turn-2"]])
+        _ = try await harness.waitFor(laptop) { $0.event?.type == "turn/started" }
+        #expect(await harness.request(.sendMessage(SendMessage(threadId: "t1", text: "now")), phone).errorCode == nil)
+        #expect(harness.codex.requests("turn/steer").count == 1)
+    }
+
+    @Test func cancelledMessagesNeverStart() async throws {
+        let harness = try await HubHarness()
+        let (phone, laptop) = try await running(harness)
+        guard
+            case .response(_, .accepted(let accepted)) = await harness.request(
+                .sendMessage(SendMessage(threadId: "t1", text: "maybe", mode: .queue)), phone),
+            let queuedId = accepted.queuedId
+        else { return }
+        #expect(await harness.request(.cancelQueued(CancelQueued(threadId: "t1", queuedId: queuedId)), laptop).errorCode == nil)
+        let frames = try await harness.waitFor(phone) { if case .messageUnqueued = $0 { true } else { false } }
+        #expect(frames.contains { if case .messageUnqueued(let u) = $0 { u.reason == .cancelled } else { false } })
+        #expect(await harness.request(.cancelQueued(CancelQueued(threadId: "t1", queuedId: queuedId)), laptop).errorCode == .notFound)
+        await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "completed"]])
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(harness.codex.requests("turn/start").count == 1)
+        // With no turn running, queue mode just starts the turn.
+        guard
+            case .response(_, .accepted(let direct)) = await harness.request(
+                .sendMessage(SendMessage(threadId: "t1", text: "go", mode: .queue)), phone)
+        else { return }
+        #expect(direct.queuedId == nil && direct.turnId == "turn-1" && harness.codex.requests("turn/start").count == 2)
+    }
+
+    @Test func aRestartReportsHeldMessagesFailed() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
+        var queuedId = ""
+        do {
+            let harness = try await HubHarness(directory: directory)
+            let (phone, _) = try await running(harness)
+            guard
+                case .response(_, .accepted(let accepted)) = await harness.request(
+                    .sendMessage(SendMessage(threadId: "t1", text: "later", mode: .queue)), phone)
+            else { return }
+            queuedId = accepted.queuedId ?? ""
+        }
+        let restarted = try await HubHarness(directory: directory)
+        restarted.codexKnowsThread("t1", cwd: restarted.project)
+        let phone = await restarted.session()
+        _ = await restarted.request(.subscribe(Subscribe(threadId: "t1", afterSeq: 0)), phone)
+        let frames = try await restarted.waitFor(phone) { if case .messageUnqueued = $0 { true } else { false } }
+        #expect(frames.contains { if case .messageUnqueued(let u) = $0 { u.queuedId == queuedId && u.reason == .failed } else { false } })
+    }
+}

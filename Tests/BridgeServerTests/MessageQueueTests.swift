@@ -1,0 +1,51 @@
+import BridgeProtocol
+import Testing
+
+@testable import BridgeServer
+
+/// The queue of follow-ups, without sockets or Codex.
+@Suite struct MessageQueueTests {
+    let policy = TurnPolicy(sandbox: "workspace-write", approvalPolicy: "on-request")
+
+    func entry(_ id: String, thread: String = "t1", seq: Int64) -> MessageQueue.Entry {
+        MessageQueue.Entry(announcement: MessageQueued(seq: seq, threadId: thread, queuedId: id, text: "text \(id)"), policy: policy)
+    }
+
+    @Test func firstInFirstOutOnePerTurnEnd() throws {
+        var queue = MessageQueue()
+        try queue.enqueue(entry("a", seq: 1))
+        try queue.enqueue(entry("b", seq: 2))
+        try queue.enqueue(entry("x", thread: "t2", seq: 3))
+        #expect(queue.isBusy("t1") && !queue.isBusy("t3"))
+        #expect(queue.next(for: "t1")?.queuedId == "a")
+        // While "a" starts, another turn end (say a stale one) starts nothing.
+        #expect(queue.next(for: "t1") == nil)
+        #expect(queue.isBusy("t1"))
+        queue.finishedStarting("t1")
+        #expect(queue.next(for: "t1")?.queuedId == "b")
+        queue.finishedStarting("t1")
+        #expect(queue.next(for: "t1") == nil && !queue.isBusy("t1"))
+        #expect(queue.entries(of: "t2").map(\.queuedId) == ["x"])
+    }
+
+    @Test func cancelTakesOnlyWhatHasNotStarted() throws {
+        var queue = MessageQueue()
+        try queue.enqueue(entry("a", seq: 1))
+        try queue.enqueue(entry("b", seq: 2))
+        #expect(queue.cancel("b", on: "t2") == nil)
+        #expect(queue.cancel("b", on: "t1")?.queuedId == "b")
+        #expect(queue.cancel("b", on: "t1") == nil)
+        _ = queue.next(for: "t1")
+        #expect(queue.cancel("a", on: "t1") == nil)
+    }
+
+    @Test func boundedPerThreadAndEmptiedWhenCodexStops() throws {
+        var queue = MessageQueue(maxPerThread: 2)
+        try queue.enqueue(entry("a", seq: 1))
+        try queue.enqueue(entry("b", seq: 3))
+        #expect(throws: MessageQueue.Refusal.full) { try queue.enqueue(entry("c", seq: 4)) }
+        try queue.enqueue(entry("x", thread: "t2", seq: 2))
+        #expect(queue.removeAll().map(\.queuedId) == ["a", "x", "b"])
+        #expect(queue.all.isEmpty && !queue.isBusy("t1"))
+    }
+}
