@@ -41,6 +41,14 @@ def start_bridge(bridge_factory, model, codex_home, workspace, *extra, port=0, e
     return bridge_factory(name="push-state", args=args, env=env, listen=f"127.0.0.1:{port}")
 
 
+def metric(text, name, labels):
+    for line in text.splitlines():
+        series, _, value = line.rpartition(" ")
+        if not line.startswith("#") and series.split("{", 1)[0] == name and labels in series:
+            return float(value)
+    return None
+
+
 def post_action(bridge, body, headers=None):
     """POST /push/action; returns (status, JSON answer)."""
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
@@ -121,6 +129,14 @@ async def test_away_device_gets_an_encrypted_signed_push_and_approves_from_it(br
     assert follow["title"] == "Approved on Ana's Phone" and follow["tag"] == payload["tag"] and "token" not in follow
     done = next(p for p in decoded if p["type"] == "turnCompleted")
     assert done["title"] == "Turn completed" and done["body"].endswith("All done.") and "Second line" not in done["body"]
+    # /metrics counts them.
+    request_metrics = urllib.request.Request(f"http://127.0.0.1:{bridge.port}/metrics",
+                                             headers={"Authorization": f"Bearer {bridge.token}"})
+    with urllib.request.urlopen(request_metrics, timeout=10) as response:
+        body = response.read().decode()
+    assert metric(body, "codex_bridge_pushes_total", 'outcome="delivered"') >= 3
+    assert metric(body, "codex_bridge_push_actions_total", 'result="answered"') == 1
+    assert metric(body, "codex_bridge_push_actions_total", 'result="refused"') == 1
     # Revoking the device deletes its subscription.
     from conftest import run_cli
     run_cli("devices", "revoke", device_id, state_dir=bridge.state_dir, check=True)
@@ -151,6 +167,11 @@ async def test_retry_after_then_gone_drops_the_subscription(bridge_factory, mode
     await until_turn_completed(desk, started["threadId"])
     assert push_service.wait(3, "/push/p")[2]["status"] == 410
     bridge.wait_log("Push subscription dropped")
+    with urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{bridge.port}/metrics",
+                                                       headers={"Authorization": f"Bearer {bridge.token}"}), timeout=10) as r:
+        body = r.read().decode()
+    assert metric(body, "codex_bridge_pushes_total", 'outcome="gone"') == 1
+    assert metric(body, "codex_bridge_pushes_total", 'outcome="delivered"') == 1
     # Gone: no more pushes, and the device no longer holds it.
     model.queue({"kind": "message", "text": "Third."})
     await request(desk, "sendMessage", threadId=started["threadId"], text="three")

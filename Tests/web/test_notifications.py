@@ -135,6 +135,22 @@ def test_notify_me_push_notification_and_approve_from_it(web_bridge_factory, mod
         assert "resolved" in [subscriber.decrypt(p["body"])["type"] for p in service.wait(2, "/push/browser")]
         remaining = page.evaluate("async () => (await (await navigator.serviceWorker.ready).getNotifications()).length")
         assert remaining == 0
+
+        # The same push again (a stale notification): its Approve is refused, and the notification says why.
+        cdp.send("ServiceWorker.deliverPushMessage",
+                 {"origin": origin, "registrationId": registration_id, "data": json.dumps(payload)})
+        for _ in range(50):
+            if page.evaluate("async () => (await (await navigator.serviceWorker.ready).getNotifications()).length"):
+                break
+            page.wait_for_timeout(100)
+        worker.evaluate("""async (tag) => {
+            const [n] = await self.registration.getNotifications({ tag });
+            await handleNotificationClick(n, 'accept');
+        }""", notes[0]["tag"])
+        refused = page.evaluate("""async () => (await (await navigator.serviceWorker.ready).getNotifications())
+            .map(n => ({title: n.title, body: n.body, actions: n.actions.length}))""")
+        assert refused == [{"title": "Could not answer the approval", "body": refused[0]["body"], "actions": 0}], refused
+        assert "used, expired" in refused[0]["body"]
     finally:
         context.close()
         service.stop()

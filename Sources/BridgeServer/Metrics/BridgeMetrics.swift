@@ -29,6 +29,14 @@ public final class BridgeMetrics: Sendable {
     /// Size in bytes of the database that holds the event journal (set at scrape time).
     public let journalBytes: Gauge
 
+    /// Web Push deliveries by outcome (`delivered`, `gone`, `failed`) and ntfy/webhook posts (`notified`,
+    /// `notify_failed`).
+    private let pushes: [String: Counter]
+    /// `POST /push/action` answers: `answered` or `refused`.
+    private let pushActions: [String: Counter]
+
+    public static let pushOutcomes = ["delivered", "gone", "failed", "notified", "notify_failed"]
+
     /// The handshake results that are counted; anything else counts as `unauthorized`.
     public static let handshakeResults = ["ok", "unauthorized", "rate_limited", "version_unsupported"]
 
@@ -47,6 +55,24 @@ public final class BridgeMetrics: Sendable {
         approvalDecision = Metrics.Timer(
             label: "codex_bridge_approval_decision_seconds", dimensions: [], preferredDisplayUnit: .seconds, factory: factory)
         journalBytes = Gauge(label: "codex_bridge_journal_bytes", dimensions: [], factory: factory)
+        pushes = Dictionary(
+            uniqueKeysWithValues: Self.pushOutcomes.map {
+                ($0, Counter(label: "codex_bridge_pushes_total", dimensions: [("outcome", $0)], factory: factory))
+            })
+        pushActions = Dictionary(
+            uniqueKeysWithValues: ["answered", "refused"].map {
+                ($0, Counter(label: "codex_bridge_push_actions_total", dimensions: [("result", $0)], factory: factory))
+            })
+    }
+
+    /// Counts one push or notification by `outcome` (one of ``pushOutcomes``).
+    public func pushed(_ outcome: String) {
+        pushes[outcome]?.increment()
+    }
+
+    /// Counts one `POST /push/action`: answered, or refused.
+    public func pushAction(answered: Bool) {
+        pushActions[answered ? "answered" : "refused"]?.increment()
     }
 
     /// Counts one handshake with `result` (one of ``handshakeResults``).

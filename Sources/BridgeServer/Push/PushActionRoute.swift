@@ -36,6 +36,12 @@ public struct PushActionRoute: Sendable {
     }
 
     func respond(to request: Request) async -> Response {
+        let response = await answer(request)
+        BridgeMetrics.shared.pushAction(answered: response.status == .ok)
+        return response
+    }
+
+    func answer(_ request: Request) async -> Response {
         var request = request
         let buffer: ByteBuffer
         do {

@@ -278,6 +278,11 @@ public actor PushCoordinator: Service {
         spawn { [sender, store, logger] in
             let outcome = await sender.send(
                 payload, to: endpoint, p256dh: [UInt8](entry.p256dh), auth: [UInt8](entry.auth), ttl: ttl, urgency: urgency, topic: topic)
+            switch outcome {
+            case .delivered: BridgeMetrics.shared.pushed("delivered")
+            case .gone: BridgeMetrics.shared.pushed("gone")
+            case .failed: BridgeMetrics.shared.pushed("failed")
+            }
             if outcome == .gone {
                 do {
                     try await store.remove(id: entry.id)
@@ -299,7 +304,10 @@ public actor PushCoordinator: Service {
                 let token = tokens.mint(approvalId: approvalId, owner: "notify:\(index)")
                 actions = .init(url: base + "/push/action", token: token)
             }
-            spawn { [notifier, actions] in await notifier.send(notice, to: target, actions: actions) }
+            spawn { [notifier, actions] in
+                let sent = await notifier.send(notice, to: target, actions: actions)
+                BridgeMetrics.shared.pushed(sent ? "notified" : "notify_failed")
+            }
         }
     }
 
