@@ -579,3 +579,56 @@ def test_status_and_doctor_of_a_configured_shared_bridge_not_running(tmp_path):
     shared = [f for f in doctor if f["check"] == "shared"]
     assert shared and shared[0]["severity"] == "info" and "serve --shared" in shared[0]["summary"], shared
     shutil.rmtree(os.path.dirname(socket_path), ignore_errors=True)
+
+
+async def test_a_turn_running_before_the_bridge_connects_reaches_the_phone(bridge_factory, model, codex_home,  # noqa: F811
+                                                                           workspace):  # noqa: F811
+    """A desk client's turn is already running when the bridge joins the app-server: the bridge finds it
+    (thread/list), resumes it, and the phone gets the rest of the turn, including what it missed."""
+    model.queue({"kind": "stall", "text": "finished after the bridge joined"})
+    socket_dir = short_socket_dir()
+    socket_path = os.path.join(socket_dir, "codex.sock")
+    env = codex_env(codex_home)
+    server = SharedAppServer(socket_path, model.port, env, str(workspace)).start()
+    bridge = None
+    try:
+        async with websockets.unix_connect(socket_path, uri="ws://localhost/", max_size=None) as desk:
+            calls = itertools.count(1)
+
+            async def rpc(method, params):
+                rid = next(calls)
+                await desk.send(json.dumps({"id": rid, "method": method, "params": params}))
+                while True:
+                    msg = json.loads(await asyncio.wait_for(desk.recv(), 30))
+                    if msg.get("id") == rid and "method" not in msg:
+                        assert "result" in msg, msg
+                        return msg["result"]
+
+            await rpc("initialize", {"clientInfo": {"name": "desk-test", "version": "1"}})
+            await desk.send(json.dumps({"method": "initialized"}))
+            thread_id = (await rpc("thread/start", {"cwd": str(workspace)}))["thread"]["id"]
+            await rpc("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": "long task"}]})
+            model.wait_requests(1, timeout=30)  # the turn is running (the model stalls)
+
+            bridge = bridge_factory(
+                name="shared-late", env=env,
+                args=["--codex", codex_bin(), "--root", str(workspace), "--shared-socket", socket_path,
+                      *bridge_codex_args(model.port)])
+            bridge.wait_log("Following a thread of the shared app-server", timeout=20)
+            # The bridge may publish the turn's start before any phone is here: it is in the journal.
+            ws, _ = await hello(bridge)
+            sub = await request(ws, "subscribe", threadId="*", afterSeq=0)
+            assert sub["kind"] == "subscribed", sub
+            model.release()
+            frames = await until_turn_completed(ws, thread_id)
+            assert agent_texts(frames) == ["finished after the bridge joined"]
+            types = [f["type"] for f in frames if f["kind"] == "event"]
+            assert "turn/started" in types and types.index("turn/started") < types.index("turn/completed"), [(f["seq"], f.get("type"), f.get("data", {}).get("backfilled")) for f in frames]
+            user = [f for f in frames if f["kind"] == "event" and f["type"] == "item/completed"
+                    and f["data"]["item"].get("type") == "userMessage"]
+            assert len(user) == 1 and "long task" in json.dumps(user[0]["data"]["item"]), user
+    finally:
+        if bridge:
+            bridge.stop(timeout=20)
+        server.stop()
+        shutil.rmtree(socket_dir, ignore_errors=True)

@@ -37,6 +37,9 @@ struct SharedThreadTracker {
         var items: Set<String> = []
         /// The thread's last status type (`active`, `idle`, …) from `thread/status/changed`.
         var status: String?
+        /// Followed in the middle of a turn whose start Codex's stored thread did not show yet: at that turn's
+        /// end the thread is read again for the items this bridge never received.
+        var catchUpAtTurnEnd = false
     }
 
     /// An approval the other side answered first: reported once its item completes (the decision shows there).
@@ -96,6 +99,26 @@ struct SharedThreadTracker {
     func mayRetry(_ threadId: String) -> Bool {
         guard let entry = entries[threadId] else { return false }
         return entry.follow == .idle && entry.attempts > 0 && entry.attempts < Self.maxAttempts
+    }
+
+    /// Holds the thread's notifications (as during a resume) while it is read again.
+    mutating func beginCatchUp(_ threadId: String) {
+        entries[threadId, default: Entry()].follow = .resuming
+        entries[threadId, default: Entry()].catchUpAtTurnEnd = false
+    }
+
+    /// A `turn/started` to publish before a live event of a turn whose start this bridge never published (it
+    /// followed the thread mid-turn); nil when none is needed.
+    func missingTurnStart(threadId: String, method: String, params: JSONValue) -> (turnId: String, data: JSONValue)? {
+        guard let entry = entries[threadId], entry.catchUpAtTurnEnd, method != "turn/started",
+            method.hasPrefix("item/") || method.hasPrefix("turn/"),
+            let turnId = params["turnId"]?.stringValue ?? params["turn"]?["id"]?.stringValue, !entry.startedTurns.contains(turnId),
+            !entry.completedTurns.contains(turnId)
+        else { return nil }
+        return (
+            turnId,
+            ["threadId": .string(threadId), "turn": ["id": .string(turnId), "status": "inProgress", "items": []], "backfilled": true]
+        )
     }
 
     /// Starts a resume: notifications are buffered from now on.

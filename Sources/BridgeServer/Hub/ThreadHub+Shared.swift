@@ -44,6 +44,19 @@ extension ThreadHub {
                 publishAnsweredElsewhere(answered, decision: .cancel)
             }
         }
+        if sharedThreads.entries[threadId]?.follow != .resuming,
+            let start = sharedThreads.missingTurnStart(threadId: threadId, method: method, params: params)
+        {
+            publishBackfilled(threadId: threadId, event: ("turn/started", start.turnId, start.data))
+        }
+        if method == "turn/completed", sharedThreads.entries[threadId]?.catchUpAtTurnEnd == true,
+            sharedThreads.entries[threadId]?.follow == .following(generation: generation)
+        {
+            // Followed mid-turn: read the thread again before its end is published (this notification is held).
+            sharedThreads.beginCatchUp(threadId)
+            let generation = self.generation
+            Task { await self.completeCatchUp(threadId, generation: generation) }
+        }
         let publishNow = sharedThreads.note(threadId: threadId, method: method, params: params, paramsJSON: paramsJSON)
         if sharedThreads.wantsResume(threadId, generation: generation), threads[threadId]?.loadedGeneration != generation {
             followSharedThread(threadId)
@@ -108,6 +121,11 @@ extension ThreadHub {
         if followed {
             threads[threadId]?.loadedGeneration = generation
             for event in missed { publishBackfilled(threadId: threadId, event: event) }
+            // Codex's stored thread may lag behind a running turn: look again when that turn ends.
+            let lastTurn = thread?["turns"]?.arrayValue?.last
+            if sharedThreads.entries[threadId]?.status == "active", lastTurn?["status"]?.stringValue ?? "inProgress" == "inProgress" {
+                sharedThreads.entries[threadId]?.catchUpAtTurnEnd = true
+            }
             logger.info("Following a thread of the shared app-server", metadata: ["bridge.thread.id": "\(threadId)"])
         }
         for buffered in held {
@@ -120,6 +138,18 @@ extension ThreadHub {
             if sharedThreads.mayRetry(threadId), threads[threadId]?.loadedGeneration != self.generation {
                 followSharedThread(threadId)
             }
+        }
+    }
+
+    /// Reads a followed thread again at the end of a turn it joined late; publishes the items it never received,
+    /// then the held notifications (the turn's end among them).
+    private func completeCatchUp(_ threadId: String, generation: Int) async {
+        let thread = try? await codex.threadRead(threadId: threadId, includeTurns: true, timeout: policy.codexTimeout)
+        let missed = thread.map { sharedThreads.backfill(threadId, thread: $0) } ?? []
+        let held = sharedThreads.endResume(threadId, following: generation)
+        for event in missed { publishBackfilled(threadId: threadId, event: event) }
+        for buffered in held {
+            notification(method: buffered.method, params: buffered.params, paramsJSON: buffered.paramsJSON)
         }
     }
 
