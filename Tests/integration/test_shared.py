@@ -1,6 +1,7 @@
 """Issue 16: desk and phone on one session. `serve --shared` and the real Codex TUI (`codex --remote unix://…`)
 in a tmux pane share one `codex app-server --listen unix://…`, all against the scripted model on 127.0.0.1."""
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -21,6 +22,27 @@ from mock_model import MockModel, codex_args, codex_env
 from wsutil import hello, recv, send
 
 _ids = itertools.count(1)
+
+
+@contextlib.asynccontextmanager
+async def desk_client(socket_path):
+    """Another client of the shared app-server (what the terminal's Codex is), speaking its JSON-RPC over the
+    socket's WebSocket; yields `rpc(method, params)`, which returns the result."""
+    async with websockets.unix_connect(socket_path, uri="ws://localhost/", max_size=None) as desk:
+        calls = itertools.count(1)
+
+        async def rpc(method, params):
+            rid = next(calls)
+            await desk.send(json.dumps({"id": rid, "method": method, "params": params}))
+            while True:
+                msg = json.loads(await asyncio.wait_for(desk.recv(), 30))
+                if msg.get("id") == rid and "method" not in msg:
+                    assert "result" in msg, msg
+                    return msg["result"]
+
+        await rpc("initialize", {"clientInfo": {"name": "desk-test", "version": "1"}})
+        await desk.send(json.dumps({"method": "initialized"}))
+        yield rpc
 
 
 class TitleAwareModel(MockModel):
@@ -425,20 +447,7 @@ async def test_other_client_threads_follow_the_roots(shared, model, workspace, t
     await connected(ws)
     outside = tmp_path / "outside"
     outside.mkdir()
-    async with websockets.unix_connect(shared.socket, uri="ws://localhost/", max_size=None) as desk:
-        calls = itertools.count(1)
-
-        async def rpc(method, params):
-            rid = next(calls)
-            await desk.send(json.dumps({"id": rid, "method": method, "params": params}))
-            while True:
-                msg = json.loads(await asyncio.wait_for(desk.recv(), 30))
-                if msg.get("id") == rid and "method" not in msg:
-                    assert "result" in msg, msg
-                    return msg["result"]
-
-        await rpc("initialize", {"clientInfo": {"name": "desk-test", "version": "1"}})
-        await desk.send(json.dumps({"method": "initialized"}))
+    async with desk_client(shared.socket) as rpc:
         inside_id = (await rpc("thread/start", {"cwd": str(workspace)}))["thread"]["id"]
         await rpc("turn/start", {"threadId": inside_id, "input": [{"type": "text", "text": "in"}]})
         frames = await until_turn_completed(ws, inside_id)
@@ -592,20 +601,7 @@ async def test_a_turn_running_before_the_bridge_connects_reaches_the_phone(bridg
     server = SharedAppServer(socket_path, model.port, env, str(workspace)).start()
     bridge = None
     try:
-        async with websockets.unix_connect(socket_path, uri="ws://localhost/", max_size=None) as desk:
-            calls = itertools.count(1)
-
-            async def rpc(method, params):
-                rid = next(calls)
-                await desk.send(json.dumps({"id": rid, "method": method, "params": params}))
-                while True:
-                    msg = json.loads(await asyncio.wait_for(desk.recv(), 30))
-                    if msg.get("id") == rid and "method" not in msg:
-                        assert "result" in msg, msg
-                        return msg["result"]
-
-            await rpc("initialize", {"clientInfo": {"name": "desk-test", "version": "1"}})
-            await desk.send(json.dumps({"method": "initialized"}))
+        async with desk_client(socket_path) as rpc:
             thread_id = (await rpc("thread/start", {"cwd": str(workspace)}))["thread"]["id"]
             await rpc("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": "long task"}]})
             model.wait_requests(1, timeout=30)  # the turn is running (the model stalls)
