@@ -342,6 +342,7 @@ public actor BridgeClient {
         case (.subscribe, .subscribed(let changed)): subscriptions.insert(changed.threadId)
         case (.unsubscribe(let ref), _): subscriptions.remove(ref.threadId)
         case (.startThread, .threadStarted(let started)): subscriptions.insert(started.threadId)
+        case (.forkThread, .threadForked(let forked)): subscriptions.insert(forked.threadId)
         default: break
         }
     }

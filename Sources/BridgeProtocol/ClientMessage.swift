@@ -104,6 +104,8 @@ extension ClientMessage {
         case .cancelQueued: request = .cancelQueued(try payload(CancelQueued.self))
         case .searchFiles: request = .searchFiles(try payload(SearchFiles.self))
         case .startReview: request = .startReview(try payload(StartReview.self))
+        case .forkThread: request = .forkThread(try payload(ForkThread.self))
+        case .listSkills: request = .listSkills(try payload(ListSkills.self))
         }
         return .request(id: id, request)
     }
@@ -137,6 +139,8 @@ extension ClientMessage {
             case .cancelQueued(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .searchFiles(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .startReview(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .forkThread(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .listSkills(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

@@ -63,6 +63,8 @@ public enum ServerMessage: Sendable, Hashable {
             switch response {
             case .threads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .threadStarted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .threadForked(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .skills(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .accepted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .subscribed(let value), .unsubscribed(let value):
                 return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
@@ -153,6 +155,8 @@ public enum ServerMessage: Sendable, Hashable {
         case "usage": return try response(.usage(payload(Usage.self)))
         case "pushSubscribed": return try response(.pushSubscribed(payload(PushSubscribed.self)))
         case "files": return try response(.files(payload(FileMatches.self)))
+        case "threadForked": return try response(.threadForked(payload(ThreadForked.self)))
+        case "skills": return try response(.skills(payload(SkillList.self)))
         default:
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
         }

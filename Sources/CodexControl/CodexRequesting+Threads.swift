@@ -84,12 +84,14 @@ extension CodexRequesting {
     public func threadList(
         limit: Int? = nil,
         cursor: String? = nil,
+        archived: Bool? = nil,
         sourceKinds: [String] = codexAllThreadSourceKinds,
         timeout: Duration = .seconds(60)
     ) async throws -> JSONValue {
         var params: [String: JSONValue] = ["sourceKinds": .array(sourceKinds.map { .string($0) })]
         if let limit { params["limit"] = .number(Double(limit)) }
         if let cursor { params["cursor"] = .string(cursor) }
+        if archived == true { params["archived"] = .bool(true) }
         return try await request("thread/list", params: .object(params), timeout: timeout)
     }
 

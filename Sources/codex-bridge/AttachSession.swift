@@ -130,6 +130,7 @@ struct AttachSession {
                 /diff                 the thread's latest diff
                 /cat PATH             a file under the thread's directory
                 /rename NAME          rename the open thread; /archive archives it
+                /fork [TURN]          fork the open thread (through TURN) and open the fork
                 /review [base B|commit SHA]  Codex reviews the uncommitted changes (or against a branch, or a commit)
                 /queue TEXT           send TEXT as the next turn once the running one ends
                 /unqueue ID           take a queued message back
@@ -200,6 +201,20 @@ struct AttachSession {
             let chosen = id
             await request(.subscribe(Subscribe(threadId: chosen))) { _ in "opened \(chosen)" }
             thread = chosen
+        case "/fork":
+            guard let source = thread else {
+                say("no thread open")
+                return true
+            }
+            do {
+                let answer = try await client.send(.forkThread(ForkThread(threadId: source, turnId: parts.count > 1 ? parts[1] : nil)))
+                if case .threadForked(let forked) = answer {
+                    thread = forked.threadId
+                    say("forked \(source) as \(forked.threadId) (open)")
+                }
+            } catch {
+                say("error: \(error.message)")
+            }
         case "/interrupt":
             _ = await interrupt(quitIfIdle: false)
         case "/diff":

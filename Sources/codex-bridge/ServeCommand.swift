@@ -322,11 +322,14 @@ struct ServeCommand: AsyncParsableCommand {
                     metricsRoute, notifications,
                     upload = UploadRoute(
                         store: uploads, sharedSecretFile: paths.tokenFile, devices: pairing.registry, rateLimiter: rateLimiter,
-                        logger: logger)
+                        logger: logger),
+                    files = FileDownloadRoute(
+                        hub: hub, sharedSecretFile: paths.tokenFile, devices: pairing.registry, rateLimiter: rateLimiter, logger: logger),
                 ] router in
                 metricsRoute.addRoutes(to: router)
                 notifications.addRoutes(to: router)
                 upload.addRoutes(to: router)
+                files.addRoutes(to: router)
             },
             onListening: { [qr = settings.qr, pairing] listening in
                 await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)

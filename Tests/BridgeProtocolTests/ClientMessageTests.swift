@@ -73,6 +73,8 @@ import Testing
             .startThread(StartThread(cwd: "/", prompt: "p", attachments: ["up-2"])),
             .startReview(StartReview(threadId: "t", target: .uncommitted)), .startReview(StartReview(threadId: "t", target: .base("main"))),
             .startReview(StartReview(threadId: "t", target: .commit("abc123"))),
+            .forkThread(ForkThread(threadId: "t", turnId: "u1")), .forkThread(ForkThread(threadId: "t")),
+            .listSkills(ListSkills(threadId: "t")), .listThreads(ListThreads(archived: true)),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

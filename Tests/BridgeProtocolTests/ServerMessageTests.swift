@@ -64,6 +64,8 @@ import Testing
             .response(id: "7", .accepted(Accepted(threadId: "t", requestId: "in-1", queuedId: "q-1"))),
             .response(
                 id: "8", .files(FileMatches(threadId: "t", query: "d", files: [FileMatch(path: "a/d.py", score: 9, matchType: "file")]))),
+            .response(id: "9", .threadForked(ThreadForked(threadId: "f", forkedFrom: "t", cwd: "/src"))),
+            .response(id: "10", .skills(SkillList(threadId: "t", skills: [.init(name: "deploy", description: "Ship it")]))),
         ]
         for message in messages {
             #expect(try ServerMessage.decode(message.encoded()) == message)

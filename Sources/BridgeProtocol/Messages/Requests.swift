@@ -1,10 +1,12 @@
-/// `listThreads {limit?, cursor?}`.
+/// `listThreads {limit?, cursor?, archived?}`: with `archived: true` only archived threads, else only the others.
 public struct ListThreads: Codable, Sendable, Hashable {
     public var limit: Int?
     public var cursor: String?
-    public init(limit: Int? = nil, cursor: String? = nil) {
+    public var archived: Bool?
+    public init(limit: Int? = nil, cursor: String? = nil, archived: Bool? = nil) {
         self.limit = limit
         self.cursor = cursor
+        self.archived = archived
     }
 }
 
@@ -157,6 +159,8 @@ public enum BridgeRequest: Sendable, Hashable {
     case cancelQueued(CancelQueued)
     case searchFiles(SearchFiles)
     case startReview(StartReview)
+    case forkThread(ForkThread)
+    case listSkills(ListSkills)
 
     /// The wire `kind` of this request.
     public var kind: String { requestKind.rawValue }
@@ -187,6 +191,8 @@ public enum BridgeRequest: Sendable, Hashable {
         case .cancelQueued: .cancelQueued
         case .searchFiles: .searchFiles
         case .startReview: .startReview
+        case .forkThread: .forkThread
+        case .listSkills: .listSkills
         }
     }
 
@@ -202,6 +208,8 @@ public enum BridgeRequest: Sendable, Hashable {
         case .cancelQueued(let cancel): cancel.threadId
         case .searchFiles(let search): search.threadId
         case .startReview(let review): review.threadId
+        case .forkThread(let fork): fork.threadId
+        case .listSkills(let list): list.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
             .answerInput:
@@ -239,4 +247,6 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case cancelQueued
     case searchFiles
     case startReview
+    case forkThread
+    case listSkills
 }

@@ -196,6 +196,8 @@ public enum BridgeResponse: Sendable, Hashable {
     case usage(Usage)
     case pushSubscribed(PushSubscribed)
     case files(FileMatches)
+    case threadForked(ThreadForked)
+    case skills(SkillList)
 
     /// The wire `kind` of this answer.
     public var kind: String {
@@ -213,6 +215,8 @@ public enum BridgeResponse: Sendable, Hashable {
         case .usage: "usage"
         case .pushSubscribed: "pushSubscribed"
         case .files: "files"
+        case .threadForked: "threadForked"
+        case .skills: "skills"
         }
     }
 }

@@ -61,7 +61,7 @@ struct PolicyGate: Sendable {
             }
             return .allowed(cwd: resolved, policy: nil)
         case .sendMessage, .interrupt, .subscribe, .unsubscribe, .readThread, .getDiff, .renameThread, .archiveThread, .unarchiveThread,
-            .cancelQueued, .searchFiles, .startReview:
+            .cancelQueued, .searchFiles, .startReview, .forkThread, .listSkills:
             guard let thread else { return .refused(.notFound, "unknown thread") }
             return admitThread(thread)
         }

@@ -13,7 +13,7 @@ import Logging
 /// A `codex_unavailable` answer is not kept (nothing was done; the retry may act).
 extension ThreadHub {
     static let deduplicatedKinds: Set<String> = [
-        "startThread", "sendMessage", "interrupt", "approve", "answerInput", "cancelQueued", "startReview",
+        "startThread", "sendMessage", "interrupt", "approve", "answerInput", "cancelQueued", "startReview", "forkThread",
     ]
 
     func answerOnce(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {
@@ -38,9 +38,15 @@ extension ThreadHub {
     /// A retry answered with the first answer: a retried `startThread` subscribes the retrying session too, as
     /// the first attempt subscribed its own.
     func adopt(_ answer: ServerMessage, by session: ClientSession) async {
-        guard case .response(_, .threadStarted(let started)) = answer, sessions[session.id] != nil else { return }
-        subscribe(session, to: started.threadId)
-        await remember(session, subscribedTo: started.threadId, true)
+        let threadId: String
+        switch answer {
+        case .response(_, .threadStarted(let started)): threadId = started.threadId
+        case .response(_, .threadForked(let forked)): threadId = forked.threadId
+        default: return
+        }
+        guard sessions[session.id] != nil else { return }
+        subscribe(session, to: threadId)
+        await remember(session, subscribedTo: threadId, true)
     }
 
     private func firstAnswer(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {

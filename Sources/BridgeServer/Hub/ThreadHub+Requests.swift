@@ -105,6 +105,10 @@ extension ThreadHub {
             return .files(try await searchFiles(search, cwd: cwd ?? ""))
         case .startReview(let review):
             return .accepted(try await startReview(review, policy: turnPolicy ?? gate.defaults))
+        case .forkThread(let fork):
+            return .threadForked(try await forkThread(fork, cwd: cwd ?? "", policy: turnPolicy ?? gate.defaults, session: session))
+        case .listSkills(let list):
+            return .skills(try await listSkills(list, cwd: cwd ?? ""))
         }
     }
 
@@ -155,7 +159,8 @@ extension ThreadHub {
         if let limit = list.limit, !(1...500).contains(limit) {
             throw HubError(.badRequest, "limit must be between 1 and 500")
         }
-        let result = try await codex.threadList(limit: list.limit ?? 50, cursor: list.cursor, timeout: policy.codexTimeout)
+        let result = try await codex.threadList(
+            limit: list.limit ?? 50, cursor: list.cursor, archived: list.archived, timeout: policy.codexTimeout)
         let threads = (result["data"]?.arrayValue ?? []).compactMap { thread -> ThreadSummary? in
             guard let id = thread["id"]?.stringValue else { return nil }
             // Threads outside this bridge's roots are not shown (the gate refuses them anyway).

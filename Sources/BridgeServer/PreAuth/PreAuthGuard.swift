@@ -7,7 +7,7 @@ import NIOCore
 ///   `headTimeout` (slow or silent peers, half-sent headers, a stalled TLS handshake);
 /// - on a plaintext port, closes at once a connection whose first byte starts a TLS handshake (a client
 ///   that expected `wss://`), instead of letting the HTTP parser wait for a line that never comes;
-/// - closes the connection once a `400 Bad Request` is written (NIO's HTTP error handler answers a
+/// - closes the connection once an empty `400 Bad Request` is written (NIO's HTTP error handler answers a
 ///   malformed request but leaves the socket open).
 final class PreAuthGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
@@ -76,7 +76,10 @@ final class PreAuthGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         answered = true
         let buffer = unwrapOutboundIn(data)
-        let badRequest = buffer.readableBytesView.starts(with: Array("HTTP/1.1 400".utf8))
+        // NIO's answer to a malformed request is an empty 400 (`Content-Length: 0`); a route's 400 with a body
+        // (a JSON error) is written whole and the connection kept.
+        let head = String(decoding: buffer.readableBytesView, as: UTF8.self).lowercased()
+        let badRequest = head.hasPrefix("http/1.1 400") && head.contains("\r\ncontent-length: 0\r\n")
         guard badRequest else {
             context.write(data, promise: promise)
             return

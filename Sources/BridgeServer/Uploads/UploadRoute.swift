@@ -13,16 +13,12 @@ import NIOCore
 /// `{"code","message"}`.
 public struct UploadRoute: Sendable {
     private let store: UploadStore
-    private let sharedSecret: SharedSecretSource
-    private let devices: DeviceRegistry?
-    private let rateLimiter: AuthRateLimiter?
+    private let bearer: BearerCheck
     private let logger: Logger
 
     public init(store: UploadStore, sharedSecretFile: URL, devices: DeviceRegistry?, rateLimiter: AuthRateLimiter?, logger: Logger) {
         self.store = store
-        self.sharedSecret = SharedSecretSource(url: sharedSecretFile)
-        self.devices = devices
-        self.rateLimiter = rateLimiter
+        self.bearer = BearerCheck(sharedSecret: SharedSecretSource(url: sharedSecretFile), devices: devices, rateLimiter: rateLimiter)
         self.logger = logger
     }
 
@@ -33,15 +29,7 @@ public struct UploadRoute: Sendable {
     }
 
     func respond(to request: Request, remoteAddress: String) async -> Response {
-        guard let header = request.headers[.authorization], let token = BridgeServer.bearerToken(header), await isAuthorized(token) else {
-            let limited = rateLimiter?.isLimited(remoteAddress) ?? false
-            rateLimiter?.recordFailure(remoteAddress)
-            if limited { return Self.json(.tooManyRequests, code: .rateLimited, "too many failed authentications from this address") }
-            var response = Self.json(
-                .unauthorized, code: .unauthorized, "a device token or the shared secret is required (Authorization: Bearer)")
-            response.headers[.wwwAuthenticate] = #"Bearer realm="codex-bridge""#
-            return response
-        }
+        if let refusal = await bearer.refusal(request, remoteAddress: remoteAddress) { return refusal }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > store.maxBytes {
             return Self.json(.contentTooLarge, code: .tooLarge, "the upload is \(length) bytes; at most \(store.maxBytes) are accepted")
         }
@@ -81,12 +69,6 @@ public struct UploadRoute: Sendable {
                 }
             return Self.json(status, code: error.code, error.message)
         }
-    }
-
-    private func isAuthorized(_ token: String) async -> Bool {
-        if sharedSecret.matches(token) { return true }
-        guard let devices, !Authenticator.isPairingCode(token) else { return false }
-        return (try? await devices.authenticate(deviceToken: token, address: nil)) != nil
     }
 
     static func json(_ status: HTTPResponse.Status, code: BridgeErrorCode, _ message: String) -> Response {

@@ -12,7 +12,8 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     static func apply(to headers: inout HTTPFields, host: String?) {
-        headers[.contentSecurityPolicy] = contentSecurityPolicy(host: host)
+        // A route may set a stricter policy (`GET /files` sandboxes what it sends).
+        if headers[.contentSecurityPolicy] == nil { headers[.contentSecurityPolicy] = contentSecurityPolicy(host: host) }
         headers[.xContentTypeOptions] = "nosniff"
         headers[.referrerPolicy] = "no-referrer"
         headers[.xFrameOptions] = "DENY"

@@ -1,0 +1,60 @@
+import BridgeProtocol
+import CodexControl
+import Foundation
+import Testing
+
+@testable import BridgeServer
+
+/// `GET /files` asks the hub which file to send: the same gate as `readFile`, without its size limit.
+@Suite(.timeLimit(.minutes(1))) struct ThreadHubDownloadTests {
+    func code(_ body: () async throws -> String) async -> BridgeErrorCode? {
+        do {
+            _ = try await body()
+            return nil
+        } catch let error as HubError {
+            return error.code
+        } catch {
+            return .internal
+        }
+    }
+
+    @Test func aDownloadIsConfinedLikeReadFile() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        let project = harness.project
+        let hub = harness.hub
+        try FileManager.default.createDirectory(atPath: project + "/.git", withIntermediateDirectories: true)
+        let big = Data(repeating: 0x41, count: (1 << 20) + 10)
+        try big.write(to: URL(fileURLWithPath: project + "/big.log"))
+        try "x".write(toFile: project + "/.git/config", atomically: true, encoding: .utf8)
+        try "secret".write(toFile: harness.outside + "/secret.txt", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: project + "/leak", withDestinationPath: harness.outside + "/secret.txt")
+        try FileManager.default.createSymbolicLink(atPath: project + "/null", withDestinationPath: "/dev/null")
+
+        // readFile refuses the large file; the download path allows it.
+        let phone = await harness.session()
+        #expect(await harness.request(.readFile(ReadFile(threadId: "t1", path: "big.log")), phone).errorCode == .tooLarge)
+        #expect(try await hub.downloadablePath(threadId: "t1", path: "big.log") == project + "/big.log")
+        #expect(try await hub.downloadablePath(threadId: "t1", path: project + "/big.log") == project + "/big.log")
+
+        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: "leak") } == .forbiddenPath)
+        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: "../outside/secret.txt") } == .forbiddenPath)
+        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: harness.outside + "/secret.txt") } == .forbiddenPath)
+        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: ".git/config") } == .forbiddenPath)
+        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: "null") } == .forbiddenPath)
+        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: ".") } == .forbiddenPath)
+        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: "missing") } == .forbiddenPath)
+        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: "") } == .badRequest)
+        #expect(await code { try await hub.downloadablePath(threadId: "", path: "big.log") } == .badRequest)
+        #expect(await code { try await hub.downloadablePath(threadId: "nope", path: "big.log") } == .notFound)
+        harness.codexKnowsThread("foreign", cwd: harness.outside)
+        #expect(await code { try await hub.downloadablePath(threadId: "foreign", path: "secret.txt") } == .forbiddenPath)
+    }
+
+    @Test func theAttachmentNameIsSafeForAHeader() {
+        #expect(FileDownloadRoute.attachment(name: "a.txt") == #"attachment; filename="a.txt"; filename*=UTF-8''a.txt"#)
+        let odd = FileDownloadRoute.attachment(name: "x\"\r\nSet-Cookie: é.txt")
+        #expect(!odd.contains("\r") && !odd.contains("\n"))
+        #expect(odd.hasPrefix(#"attachment; filename="x___Set-Cookie: _.txt"; filename*=UTF-8''x%22%0D%0ASet-Cookie%3A%20%C3%A9.txt"#))
+    }
+}
