@@ -5,24 +5,24 @@ import Testing
 @Suite struct FanOutTests {
     @Test func framesGoToNamedAndWildcardSubscribersOnce() {
         var fanOut = FanOut(maxHeldFrames: 8)
-        let r1 = fanOut.subscribe(1, to: "t1")
-        #expect(r1)
-        let r2 = fanOut.subscribe(2, to: "*")
-        #expect(r2)
-        let r3 = fanOut.subscribe(2, to: "t1")
-        #expect(r3 == false)  // already covered through "*"
-        let r4 = fanOut.subscribe(3, to: "t2")
-        #expect(r4)
-        let r5 = fanOut.publish("a", threadId: "t1")
-        #expect(r5 == [.send("a", to: 1), .send("a", to: 2)])
-        let r6 = fanOut.publish("b", threadId: "t2")
-        #expect(r6 == [.send("b", to: 2), .send("b", to: 3)])
-        let r7 = fanOut.publish("c", threadId: "t9")
-        #expect(r7 == [.send("c", to: 2)])
+        let newOnT1 = fanOut.subscribe(1, to: "t1")
+        #expect(newOnT1)
+        let newOnAll = fanOut.subscribe(2, to: "*")
+        #expect(newOnAll)
+        let newOnT1Again = fanOut.subscribe(2, to: "t1")
+        #expect(newOnT1Again == false)  // already covered through "*"
+        let newOnT2 = fanOut.subscribe(3, to: "t2")
+        #expect(newOnT2)
+        let toT1 = fanOut.publish("a", threadId: "t1")
+        #expect(toT1 == [.send("a", to: 1), .send("a", to: 2)])
+        let toT2 = fanOut.publish("b", threadId: "t2")
+        #expect(toT2 == [.send("b", to: 2), .send("b", to: 3)])
+        let toT9 = fanOut.publish("c", threadId: "t9")
+        #expect(toT9 == [.send("c", to: 2)])
         fanOut.unsubscribe(2, from: "*")
         #expect(fanOut.covers(2, "t1"))  // its named subscription stays
-        let r8 = fanOut.publish("d", threadId: "t2")
-        #expect(r8 == [.send("d", to: 3)])
+        let toT2After = fanOut.publish("d", threadId: "t2")
+        #expect(toT2After == [.send("d", to: 3)])
         #expect(fanOut.subscriptionCount(2) == 1)
     }
 
@@ -31,20 +31,20 @@ import Testing
         fanOut.subscribe(1, to: "t")
         fanOut.hold(1)
         fanOut.hold(1)  // nested: the ack's hold and the replay's
-        let r9 = fanOut.publish("a", threadId: "t")
-        #expect(r9.isEmpty)
-        let r10 = fanOut.deliver("b", to: 1)
-        #expect(r10.isEmpty)
-        let r11 = fanOut.release(1)
-        #expect(r11.isEmpty)
-        let r12 = fanOut.publish("c", threadId: "t")
-        #expect(r12.isEmpty)
-        let r13 = fanOut.release(1)
-        #expect(r13 == [.send("a", to: 1), .send("b", to: 1), .send("c", to: 1)])
-        let r14 = fanOut.publish("d", threadId: "t")
-        #expect(r14 == [.send("d", to: 1)])
-        let r15 = fanOut.release(1)
-        #expect(r15.isEmpty)  // an extra release changes nothing
+        let whileHeld = fanOut.publish("a", threadId: "t")
+        #expect(whileHeld.isEmpty)
+        let directWhileHeld = fanOut.deliver("b", to: 1)
+        #expect(directWhileHeld.isEmpty)
+        let firstRelease = fanOut.release(1)
+        #expect(firstRelease.isEmpty)
+        let stillHeld = fanOut.publish("c", threadId: "t")
+        #expect(stillHeld.isEmpty)
+        let lastRelease = fanOut.release(1)
+        #expect(lastRelease == [.send("a", to: 1), .send("b", to: 1), .send("c", to: 1)])
+        let afterRelease = fanOut.publish("d", threadId: "t")
+        #expect(afterRelease == [.send("d", to: 1)])
+        let extraRelease = fanOut.release(1)
+        #expect(extraRelease.isEmpty)  // an extra release changes nothing
     }
 
     @Test func aSessionHeldTooLongIsClosedAsASlowReader() {
@@ -54,10 +54,10 @@ import Testing
         fanOut.hold(1)
         _ = fanOut.publish("a", threadId: "t")
         _ = fanOut.publish("b", threadId: "t")
-        let r16 = fanOut.publish("c", threadId: "t")
-        #expect(r16 == [.closeSlowReader(1), .send("c", to: 2)])
-        let r17 = fanOut.release(1)
-        #expect(r17.isEmpty)  // its hold and frames are gone
+        let overflow = fanOut.publish("c", threadId: "t")
+        #expect(overflow == [.closeSlowReader(1), .send("c", to: 2)])
+        let releaseAfterClose = fanOut.release(1)
+        #expect(releaseAfterClose.isEmpty)  // its hold and frames are gone
     }
 
     @Test func removingASessionForgetsEverything() {
@@ -67,9 +67,9 @@ import Testing
         fanOut.hold(1)
         fanOut.remove(1)
         #expect(!fanOut.covers(1, "t") && fanOut.routes.isEmpty)
-        let r18 = fanOut.publish("a", threadId: "t")
-        #expect(r18.isEmpty)
-        let r19 = fanOut.deliver("b", to: 1)
-        #expect(r19 == [.send("b", to: 1)])  // unknown: the hub finds no session
+        let afterRemove = fanOut.publish("a", threadId: "t")
+        #expect(afterRemove.isEmpty)
+        let toUnknown = fanOut.deliver("b", to: 1)
+        #expect(toUnknown == [.send("b", to: 1)])  // unknown: the hub finds no session
     }
 }
