@@ -8,7 +8,7 @@ extension ThreadHub {
     /// Answers one client request with exactly one message; a retried request is answered once (see
     /// ``answerOnce(_:id:session:)``).
     public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
-        guard Self.deduplicatedKinds.contains(request.kind), let key = clientKeys[session.id], storage != nil else {
+        guard Self.deduplicatedKinds.contains(request.kind), let key = sessions[session.id]?.clientKey, storage != nil else {
             return await perform(request, id: id, session: session)
         }
         return await answerOnce(request, id: id, key: key, session: session)

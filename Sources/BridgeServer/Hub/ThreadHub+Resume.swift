@@ -156,10 +156,10 @@ extension ThreadHub {
         for action in actions {
             switch action {
             case .send(let text, let id):
-                guard !refused.contains(id), let session = sessions[id] else { continue }
+                guard !refused.contains(id), let session = sessions[id]?.session else { continue }
                 if !session.sendEncoded(text) { refused.insert(id) }
             case .closeSlowReader(let id):
-                sessions.removeValue(forKey: id)?.closeAsSlowReader()
+                sessions.removeValue(forKey: id)?.session.closeAsSlowReader()
             }
         }
     }
@@ -187,8 +187,7 @@ extension ThreadHub {
             }
         }
         // From here to the return nothing suspends: subscriptions, seam and hold are taken in one step.
-        sessions[session.id] = session
-        clientKeys[session.id] = key
+        sessions[session.id] = SessionState(session: session, clientKey: key)
         // Nothing reaches the session before its helloAck: live frames wait until `replayPending`.
         beginHold(session.id)
         let seam = lastSeq
@@ -197,13 +196,14 @@ extension ThreadHub {
             status = resumeStatus(after: cursor)
             if status == .ok, !restored.isEmpty, cursor < seam {
                 beginHold(session.id)
-                pendingReplays[session.id] = Replay(after: cursor, through: seam, threads: restored.contains("*") ? nil : Set(restored))
+                sessions[session.id]?.pendingReplay = Replay(
+                    after: cursor, through: seam, threads: restored.contains("*") ? nil : Set(restored))
             }
         }
         for threadId in restored {
             subscribe(session, to: threadId, sendPendingApprovals: false)
         }
-        if status != .ok, !restored.isEmpty { approvalsAfterAck.insert(session.id) }
+        if status != .ok, !restored.isEmpty { sessions[session.id]?.approvalsAfterAck = true }
         return SessionOpening(
             lastSeq: seam, resume: status, restoredSubscriptions: key == nil ? nil : restored, policy: gate.clientPolicy)
     }
@@ -212,11 +212,13 @@ extension ThreadHub {
     /// Runs right after the session's helloAck was queued: the replay it asked for, then the approvals still
     /// pending on its restored subscriptions (when it did not resume), then the live frames held meanwhile.
     func replayPending(_ session: ClientSession) async {
-        if let replay = pendingReplays.removeValue(forKey: session.id) {
+        if let replay = sessions[session.id]?.pendingReplay {
+            sessions[session.id]?.pendingReplay = nil
             await runReplay(replay, to: session)
             endHold(session.id)
         }
-        if approvalsAfterAck.remove(session.id) != nil {
+        if sessions[session.id]?.approvalsAfterAck == true {
+            sessions[session.id]?.approvalsAfterAck = false
             for pending in pendingApprovals.values.sorted(by: { $0.request.seq < $1.request.seq })
             where fanOut.covers(session.id, pending.request.threadId) {
                 session.send(.approvalRequest(pending.request))
@@ -247,7 +249,7 @@ extension ThreadHub {
 
     /// Records (or forgets) a subscription in the client's memory.
     func remember(_ session: ClientSession, subscribedTo threadId: String, _ subscribed: Bool) async {
-        guard let key = clientKeys[session.id], let memory = storage?.memory else { return }
+        guard let key = sessions[session.id]?.clientKey, let memory = storage?.memory else { return }
         do {
             if subscribed {
                 try await memory.subscribe(key, to: threadId)

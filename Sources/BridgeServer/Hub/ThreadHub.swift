@@ -73,7 +73,8 @@ public actor ThreadHub: RequestHandling, Service {
     let storage: HubStorage?
     let encoder = ServerMessage.defaultEncoder
 
-    var sessions: [UInt64: ClientSession] = [:]
+    /// Every open session and what the hub keeps for it; closing one removes its entry and its fan-out route.
+    var sessions: [UInt64: SessionState] = [:]
     /// Subscriptions and replay holds: who gets which live frame.
     var fanOut = FanOut(maxHeldFrames: ThreadHub.maxHeldFrames)
     var threads: [String: ThreadState] = [:]
@@ -90,14 +91,8 @@ public actor ThreadHub: RequestHandling, Service {
     var generation = 0
     var nextApprovalNumber = 0
 
-    /// The memory key (device id or `client:<clientId>`) of each session that has one.
-    var clientKeys: [UInt64: String] = [:]
     /// The last replay started per session; replays of one session run one after another.
     var replayTails: [UInt64: Task<Void, Never>] = [:]
-    /// The replay a session asked for in its hello, run by `sessionReady` (its hold is already taken).
-    var pendingReplays: [UInt64: Replay] = [:]
-    /// Sessions to send the approvals pending on their restored subscriptions once their helloAck is out.
-    var approvalsAfterAck: Set<UInt64> = []
     /// Requests (client key + id) being answered; retries wait here for the first answer.
     var inflight: [String: [CheckedContinuation<ServerMessage, Never>]] = [:]
     /// Threads whose turn was running when the bridge last stopped; resumed once Codex runs.
@@ -321,7 +316,7 @@ public actor ThreadHub: RequestHandling, Service {
 
     public func sessionOpened(_ session: ClientSession) async -> SessionOpening {
         let opening = await open(session)
-        push?.signal(.sessionOpened(session, owner: clientKeys[session.id]))
+        push?.signal(.sessionOpened(session, owner: sessions[session.id]?.clientKey))
         return opening
     }
 
@@ -341,9 +336,6 @@ public actor ThreadHub: RequestHandling, Service {
     public func sessionClosed(_ session: ClientSession) async {
         push?.signal(.sessionClosed(session.id))
         sessions[session.id] = nil
-        clientKeys[session.id] = nil
-        pendingReplays[session.id] = nil
-        approvalsAfterAck.remove(session.id)
         fanOut.remove(session.id)
     }
 
