@@ -25,6 +25,15 @@ extension CodexAppServer {
         /// When set, no child is started: this is a connection to a shared `codex app-server --listen
         /// unix://PATH` at this socket (WebSocket over the unix socket; see ``CodexAppServer/runConnected(to:)``).
         public var socketPath: String?
+        /// Notifications delivered as ``CodexInbound/relayed(_:)`` (no params tree) when their params carry a
+        /// string `threadId`: the high-volume deltas. Empty: every notification is `.notification`.
+        public var relayedMethods: Set<String>
+
+        /// The deltas Codex streams while a turn runs.
+        public static let deltaMethods: Set<String> = [
+            "item/agentMessage/delta", "item/reasoning/textDelta", "item/reasoning/summaryTextDelta",
+            "item/commandExecution/outputDelta", "item/fileChange/outputDelta", "item/plan/delta",
+        ]
 
         /// Creates options; every parameter has a working default.
         public init(
@@ -37,7 +46,8 @@ extension CodexAppServer {
             maxLineLength: Int = 64 * 1024 * 1024,
             inboundCapacity: Int = 4096,
             terminationGracePeriod: Duration = .seconds(5),
-            socketPath: String? = nil
+            socketPath: String? = nil,
+            relayedMethods: Set<String> = Options.deltaMethods
         ) {
             self.configOverrides = configOverrides
             self.environment = environment
@@ -49,6 +59,7 @@ extension CodexAppServer {
             self.inboundCapacity = inboundCapacity
             self.terminationGracePeriod = terminationGracePeriod
             self.socketPath = socketPath
+            self.relayedMethods = relayedMethods
         }
 
         /// Settings the bridge gives every child, before the configured overrides (a later `-c` wins): the agent

@@ -61,7 +61,7 @@ extension CodexAppServer {
         logger.notice("codex app-server ended", metadata: ["codex.exit": "\(reason)"])
         failPending(.exited("codex app-server ended: \(reason)"), phase: .exited(reason))
         outboxWriter.finish()
-        await inbound.send(.exited(reason))
+        if sink == nil { await inbound.send(.exited(reason)) }
         inbound.finish()
         return reason
     }
@@ -89,14 +89,20 @@ extension CodexAppServer {
                     await execution.teardown(using: teardown)
                 }
             }
+            var phase = DeliveryPhase.handshaking(held: [])
+            var cache = IdCache()
             do {
                 var splitter = LineSplitter(maxLineLength: options.maxLineLength)
+                var items: [ReadItem] = []
                 for try await buffer in execution.standardOutput {
-                    let lines = try buffer.withUnsafeBytes { bytes throws(CodexError) in try splitter.append(bytes) }
-                    await handle(lines: lines)
+                    try buffer.withUnsafeBytes { bytes throws(CodexError) in
+                        try splitter.append(bytes) { read($0, into: &items, cache: &cache) }
+                    }
+                    await deliver(items, phase: &phase)
+                    items.removeAll(keepingCapacity: true)
                 }
                 if let rest = splitter.finish() {
-                    await handle(lines: [rest])
+                    await handle(lines: [rest], phase: &phase, cache: &cache)
                 }
             } catch {
                 failure.note("reading codex stdout failed: \(error)")
@@ -150,36 +156,5 @@ extension CodexAppServer {
             if codexError.code == .exited || error is CancellationError { return nil }
             return "codex handshake failed: \(codexError)"
         }
-    }
-
-    /// Hands the notifications and server requests of `lines` to the consumer in one batch (one wake-up per
-    /// read, not per line) and resolves responses, in line order: a response is resolved only after what came
-    /// before it was handed over.
-    func handle(lines: [Data]) async {
-        var batch: [CodexInbound] = []
-        for line in lines where !line.isEmpty {
-            let message: CodexWireMessage
-            do {
-                message = try CodexWireMessage(json: line)
-            } catch {
-                logger.warning("ignoring a line from codex that is not JSON-RPC", metadata: ["error": "\(error)"])
-                continue
-            }
-            switch message {
-            case .response(let id, let result):
-                await inbound.send(contentsOf: batch)
-                batch.removeAll()
-                resolve(id: id, with: .success(result))
-            case .errorResponse(let id, let code, let message, let data):
-                await inbound.send(contentsOf: batch)
-                batch.removeAll()
-                resolve(id: id, with: .failure(.rpc(code: code, message: message, data: data)))
-            case .notification(let method, let params, let paramsJSON):
-                batch.append(.notification(method: method, params: params, paramsJSON: paramsJSON))
-            case .request(let id, let method, let params):
-                batch.append(.serverRequest(id: CodexRequestID(generation: generation, value: id), method: method, params: params))
-            }
-        }
-        await inbound.send(contentsOf: batch)
     }
 }

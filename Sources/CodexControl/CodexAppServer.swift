@@ -28,6 +28,11 @@ public final class CodexAppServer: Sendable, CodexRequesting {
     /// a ``request(_:params:timeout:)`` from the loop that consumes this stream).
     public let inbound: CodexStream<CodexInbound>
 
+    /// Under a supervisor: its event stream, which gets this child's messages straight from the reader (once
+    /// the supervisor published `.started` and opened ``deliveryGate``); ``inbound`` is then unused.
+    let sink: CodexStream<CodexEvent>?
+    /// Opened by the supervisor after `.started` (true) or when the handshake failed (false: drop).
+    let deliveryGate = DeliveryGate()
     let logger: Logger
     let outbox: AsyncStream<[UInt8]>
     let outboxWriter: AsyncStream<[UInt8]>.Continuation
@@ -47,6 +52,8 @@ public final class CodexAppServer: Sendable, CodexRequesting {
         var readyFailure: CodexError?
         var readyWaiters: [Int: CheckedContinuation<JSONValue, any Error>] = [:]
         var nextWaiter = 0
+        /// The id of the `initialize` request: its answer is where the reader waits for ``deliveryGate``.
+        var initializeID: Int?
     }
 
     /// Prepares a child; nothing runs until ``run()``.
@@ -55,7 +62,13 @@ public final class CodexAppServer: Sendable, CodexRequesting {
     ///   - options: arguments, environment and limits.
     ///   - generation: the number put into this child's ``CodexRequestID``s.
     ///   - logger: gets the child's stderr lines and lifecycle messages.
-    public init(executablePath: String, options: Options = Options(), generation: Int = 1, logger: Logger) {
+    public convenience init(executablePath: String, options: Options = Options(), generation: Int = 1, logger: Logger) {
+        self.init(executablePath: executablePath, options: options, generation: generation, sink: nil, logger: logger)
+    }
+
+    /// A child whose messages go to `sink` (a supervisor's stream) instead of ``inbound``.
+    init(executablePath: String, options: Options, generation: Int, sink: CodexStream<CodexEvent>?, logger: Logger) {
+        self.sink = sink
         self.executablePath = executablePath
         self.options = options
         self.generation = generation
@@ -145,7 +158,7 @@ public final class CodexAppServer: Sendable, CodexRequesting {
     }
 
     /// True while reading from Codex is paused because the ``inbound`` consumer is behind.
-    public var isWaitingForConsumer: Bool { inbound.isProducerWaiting }
+    public var isWaitingForConsumer: Bool { sink?.isProducerWaiting ?? inbound.isProducerWaiting }
 
     // MARK: - Internals
 
@@ -175,6 +188,7 @@ public final class CodexAppServer: Sendable, CodexRequesting {
                         return CodexError.exited("codex app-server is not running (\(method))")
                     }
                     state.pending[id] = continuation
+                    if method == "initialize" { state.initializeID = id }
                     outboxWriter.yield(bytes)
                     return nil
                 }

@@ -49,6 +49,9 @@ public enum CodexInbound: Sendable, Hashable {
     /// A notification (`turn/started`, `item/agentMessage/delta`, `turn/completed`, ...), params unchanged;
     /// `paramsJSON` is the params exactly as Codex wrote them (valid JSON text), to relay without re-encoding.
     case notification(method: String, params: JSONValue, paramsJSON: String? = nil)
+    /// A notification of one of ``CodexAppServer/Options/relayedMethods`` (the deltas, most of what Codex
+    /// sends), read without parsing its params: relay ``CodexRelayedNotification/paramsJSON`` as is.
+    case relayed(CodexRelayedNotification)
     /// A request from Codex (`item/commandExecution/requestApproval`, `item/fileChange/requestApproval`, ...).
     /// Answer it with `respond(to: id, result:)`, e.g. `["decision": "accept"]`.
     case serverRequest(id: CodexRequestID, method: String, params: JSONValue)

@@ -45,9 +45,6 @@ public final class CodexSupervisor: Service, CodexRequesting {
         var shuttingDown = false
     }
 
-    /// Most messages forwarded from a child to ``events`` in one hand-off.
-    static let forwardBatch = 512
-
     /// Creates a supervisor; nothing starts until ``run()``.
     public init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
@@ -168,6 +165,7 @@ public final class CodexSupervisor: Service, CodexRequesting {
                 executablePath: path,
                 options: configuration.server,
                 generation: generation,
+                sink: events,
                 logger: logger
             )
             let startedAt = ContinuousClock.now
@@ -198,7 +196,8 @@ public final class CodexSupervisor: Service, CodexRequesting {
         }
     }
 
-    /// Runs one child to its end, forwarding its messages; returns why it ended.
+    /// Runs one child to its end; returns why it ended. The child's reader writes its messages straight into
+    /// ``events`` (no hop through here), once `.started` is published.
     private func runGeneration(_ server: CodexAppServer) async -> (reason: String, started: Bool) {
         let shuttingDown = state.withLock { state in
             state.current = server
@@ -207,35 +206,30 @@ public final class CodexSupervisor: Service, CodexRequesting {
         }
         if shuttingDown { server.terminate() }
         let watchdogVerdict = FailureNote()
-        return await withTaskGroup(of: Void.self) { group in
-            group.addTask { _ = await server.run() }
+        return await withTaskGroup(of: CodexExitReason?.self) { group in
+            group.addTask { await server.run() }
             var started = false
             if (try? await server.ready()) != nil {
                 state.withLock { $0.phase = .running(server) }
                 await events.send(.started(generation: server.generation))
                 started = true
+                server.deliveryGate.open(true)
                 group.addTask {
                     if let verdict = await self.watch(server) {
                         watchdogVerdict.note(verdict)
                         server.terminate()
                     }
+                    return nil
                 }
+            } else {
+                server.deliveryGate.open(false)
             }
             var exitReason = CodexExitReason.failed("codex app-server ended")
-            var exited = false
-            for await first in server.inbound {
-                // Forward everything already waiting in one hand-off.
-                var batch: [CodexEvent] = []
-                for message in CollectionOfOne(first) + server.inbound.poll(limit: Self.forwardBatch - 1) {
-                    if case .exited(let reason) = message {  // the last message of a child
-                        exitReason = reason
-                        exited = true
-                        break
-                    }
-                    batch.append(.inbound(message))
+            for await result in group {
+                if let result {
+                    exitReason = result
+                    break
                 }
-                if started { await events.send(contentsOf: batch) }
-                if exited { break }
             }
             state.withLock { state in
                 state.current = nil

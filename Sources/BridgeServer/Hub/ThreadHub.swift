@@ -186,6 +186,8 @@ public actor ThreadHub: RequestHandling, Service {
             codexStopped(generation: generation, reason: reason)
         case .inbound(.notification(let method, let params, let paramsJSON)):
             notification(method: method, params: params, paramsJSON: paramsJSON)
+        case .inbound(.relayed(let note)):
+            relayed(note)
         case .inbound(.serverRequest(let id, let method, let params)):
             serverRequest(id: id, method: method, params: params)
         case .inbound(.exited):

@@ -27,7 +27,7 @@ extension CodexAppServer {
         logger.notice("shared codex app-server connection ended", metadata: ["codex.exit": "\(reason)"])
         failPending(.exited("shared codex app-server connection ended: \(reason)"), phase: .exited(reason))
         outboxWriter.finish()
-        await inbound.send(.exited(reason))
+        if sink == nil { await inbound.send(.exited(reason)) }
         inbound.finish()
         return reason
     }
@@ -65,11 +65,13 @@ extension CodexAppServer {
                             underlying.close(promise: nil)
                         }
                     }
+                    var phase = DeliveryPhase.handshaking(held: [])
+                    var cache = IdCache()
                     do {
                         for try await frame in frames {
                             switch frame.opcode {
                             case .text:
-                                await self.handle(lines: [Data(frame.unmaskedData.readableBytesView)])
+                                await self.handle(lines: [Data(frame.unmaskedData.readableBytesView)], phase: &phase, cache: &cache)
                             case .ping:
                                 try? await outbound.write(UnixWebSocket.controlFrame(.pong, data: frame.unmaskedData))
                             case .connectionClose:
