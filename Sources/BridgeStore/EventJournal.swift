@@ -88,12 +88,24 @@ public struct EventJournal: Sendable {
                 Self.bind(entry.type, handle, 4)
                 Self.bind(entry.turnId, handle, 5)
                 Self.bind(entry.approvalId, handle, 6)
-                Self.bind(entry.text, handle, 7)
-                sqlite3_bind_int64(handle, 8, Int64(entry.text.utf8.count))
                 sqlite3_bind_double(handle, 9, entry.createdAt.timeIntervalSince1970)
-                let code = sqlite3_step(handle)
+                // The frame (the large value) is bound without a copy: it stays alive during the step, and is
+                // rebound or cleared before the statement is used again.
+                var text = entry.text
+                let code = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { chars in
+                        if let base = chars.baseAddress, !chars.isEmpty {
+                            _ = sqlite3_bind_text(handle, 7, base, Int32(chars.count), nil)  // SQLITE_STATIC
+                        } else {
+                            _ = sqlite3_bind_text(handle, 7, "", 0, Self.transient)  // a NULL pointer would bind NULL
+                        }
+                        sqlite3_bind_int64(handle, 8, Int64(chars.count))
+                        return sqlite3_step(handle)
+                    }
+                }
                 guard code == SQLITE_DONE else {
                     sqlite3_reset(handle)
+                    sqlite3_clear_bindings(handle)
                     throw DatabaseError(
                         resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
                 }

@@ -3,7 +3,7 @@ import Foundation
 /// Splits a byte stream into newline-terminated lines without per-byte generic overhead.
 ///
 /// swift-subprocess's `strings()` decodes one code unit at a time through unspecialized generics, which
-/// dominated the relay's CPU profile; this works on whole buffers with `firstIndex(of:)`, and hands each line
+/// dominated the relay's CPU profile; this works on whole buffers with `memchr`, and hands each line
 /// to the caller in place (a copy only for a line that spans two reads).
 struct LineSplitter {
     /// The longest line accepted, in bytes.
@@ -28,10 +28,11 @@ struct LineSplitter {
     mutating func append(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) throws(CodexError) {
         var start = bytes.startIndex
         while start < bytes.endIndex {
-            guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else {
+            guard let found = memchr(bytes.baseAddress! + start, 0x0A, bytes.endIndex - start) else {
                 pending.append(contentsOf: bytes[start...])
                 break
             }
+            let newline = UnsafeRawPointer(found) - bytes.baseAddress!
             if pending.isEmpty {
                 try emit(UnsafeRawBufferPointer(rebasing: bytes[start..<newline]), body)
             } else {

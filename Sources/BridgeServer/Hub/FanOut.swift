@@ -86,8 +86,12 @@ struct FanOut {
 
     /// A live frame of `threadId` for every session that covers it.
     mutating func publish(_ text: String, threadId: String) -> [Action] {
+        let named = byThread[threadId]
+        // One subscriber (the usual case): no set union, no sort.
+        if everyThread.isEmpty, let named, named.count == 1, let only = named.first { return deliver(text, to: only) }
+        if named == nil, everyThread.count == 1, let only = everyThread.first { return deliver(text, to: only) }
         var targets = everyThread
-        if let named = byThread[threadId] { targets.formUnion(named) }
+        if let named { targets.formUnion(named) }
         return targets.sorted().flatMap { deliver(text, to: $0) }
     }
 

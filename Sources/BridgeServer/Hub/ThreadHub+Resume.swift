@@ -158,6 +158,7 @@ extension ThreadHub {
             case .send(let text, let id):
                 guard !refused.contains(id), let session = sessions[id]?.session else { continue }
                 if !session.sendEncoded(text) { refused.insert(id) }
+                pacing.note(id)
             case .closeSlowReader(let id):
                 sessions.removeValue(forKey: id)?.session.closeAsSlowReader()
             }

@@ -99,6 +99,9 @@ public actor ThreadHub: RequestHandling, Service {
     var recoveredThreads: Set<String> = []
     /// The batch being collected by `run()`, if any.
     var batch: Batch?
+    /// The frame tail of the last relayed delta, and who got frames in the last batch (ThreadHub+Relay).
+    var relayFrame = RelayFrame()
+    var pacing = DeliveryPacing()
     /// The last `model/list` answer.
     var modelCache: ModelCache?
     /// Notifications (nil: off) and the sleep inhibitor (nil: off); see ThreadHub+Push.swift.
@@ -165,6 +168,7 @@ public actor ThreadHub: RequestHandling, Service {
                 process(next)
             }
             flushBatch()
+            await paceDelivery()
         }
         // The supervisor ends its stream when it shuts down, which happens before the hub is told to (services
         // stop in reverse order). Returning now would count as finishing unexpectedly: wait for our turn.
