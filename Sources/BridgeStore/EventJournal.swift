@@ -70,49 +70,51 @@ public struct EventJournal: Sendable {
     }
 
     /// Writes entries in one transaction. The relay's hot path: values are bound through SQLite's C API on
-    /// GRDB's cached statement (GRDB's `StatementArguments` boxing cost as much as the insert itself).
+    /// GRDB's cached statements (GRDB's `StatementArguments` boxing cost as much as the insert itself), and
+    /// ``rowsPerInsert`` rows go in per statement (one statement run per row cost as much as the row itself).
     public func append(contentsOf entries: [JournalEntry]) throws {
         guard !entries.isEmpty else { return }
         try database.pool.write { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT INTO journal (seq, threadId, kind, type, turnId, approvalId, text, bytes, createdAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-            let handle = statement.sqliteStatement
-            for entry in entries {
+            var start = 0
+            while start < entries.count {
+                let rows = entries.count - start >= Self.rowsPerInsert ? Self.rowsPerInsert : 1
+                let statement = try db.cachedStatement(sql: rows == 1 ? Self.insertOne : Self.insertMany)
+                let handle = statement.sqliteStatement
                 sqlite3_reset(handle)
-                sqlite3_bind_int64(handle, 1, entry.seq)
-                Self.bind(entry.threadId, handle, 2)
-                Self.bind(entry.kind, handle, 3)
-                Self.bind(entry.type, handle, 4)
-                Self.bind(entry.turnId, handle, 5)
-                Self.bind(entry.approvalId, handle, 6)
-                sqlite3_bind_double(handle, 9, entry.createdAt.timeIntervalSince1970)
-                // The frame (the large value) is bound without a copy: it stays alive during the step, and is
-                // rebound or cleared before the statement is used again.
-                var text = entry.text
-                let code = text.withUTF8 { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { chars in
-                        if let base = chars.baseAddress, !chars.isEmpty {
-                            _ = sqlite3_bind_text(handle, 7, base, Int32(chars.count), nil)  // SQLITE_STATIC
-                        } else {
-                            _ = sqlite3_bind_text(handle, 7, "", 0, Self.transient)  // a NULL pointer would bind NULL
-                        }
-                        sqlite3_bind_int64(handle, 8, Int64(chars.count))
-                        return sqlite3_step(handle)
-                    }
+                for row in 0..<rows {
+                    Self.bind(entries[start + row], handle, offset: Int32(row * Self.columns))
                 }
+                let code = sqlite3_step(handle)
+                sqlite3_reset(handle)
+                sqlite3_clear_bindings(handle)
                 guard code == SQLITE_DONE else {
-                    sqlite3_reset(handle)
-                    sqlite3_clear_bindings(handle)
                     throw DatabaseError(
                         resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
                 }
+                start += rows
             }
-            sqlite3_reset(handle)
-            sqlite3_clear_bindings(handle)
         }
+    }
+
+    /// Rows written by one INSERT statement when at least that many are waiting.
+    static let rowsPerInsert = 32
+    private static let columns = 9
+    private static let insertHead = "INSERT INTO journal (seq, threadId, kind, type, turnId, approvalId, text, bytes, createdAt) VALUES "
+    private static let insertRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    private static let insertOne = insertHead + insertRow
+    private static let insertMany = insertHead + Array(repeating: insertRow, count: rowsPerInsert).joined(separator: ", ")
+
+    /// Binds one entry's columns at parameters `offset + 1 ... offset + 9`.
+    private static func bind(_ entry: JournalEntry, _ handle: OpaquePointer, offset: Int32) {
+        sqlite3_bind_int64(handle, offset + 1, entry.seq)
+        bind(entry.threadId, handle, offset + 2)
+        bind(entry.kind, handle, offset + 3)
+        bind(entry.type, handle, offset + 4)
+        bind(entry.turnId, handle, offset + 5)
+        bind(entry.approvalId, handle, offset + 6)
+        bind(entry.text, handle, offset + 7)
+        sqlite3_bind_int64(handle, offset + 8, Int64(entry.text.utf8.count))
+        sqlite3_bind_double(handle, offset + 9, entry.createdAt.timeIntervalSince1970)
     }
 
     /// SQLite copies the text (`SQLITE_TRANSIENT`).

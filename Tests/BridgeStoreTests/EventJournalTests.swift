@@ -65,6 +65,40 @@ struct EventJournalTests {
         #expect(try Table(state).entries().map(\.seq) == [1, 2, 3])
     }
 
+    @Test func aLargeBatchGoesInManyRowsPerStatementWithEveryFieldExact() async throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        let journal = try open(state)
+        let at = Date(timeIntervalSince1970: 1_700_000_000.5)
+        // Two full multi-row statements (EventJournal.rowsPerInsert = 32) and a rest of single rows, with every
+        // column varying.
+        let perStatement = 32
+        let count = 2 * perStatement + 11
+        var entries: [JournalEntry] = []
+        for seq in 1...count {
+            let kind = seq % 5 == 0 ? "approvalRequest" : "event"
+            let type: String? = seq % 4 == 0 ? nil : "item/agentMessage/delta"
+            let turnId: String? = seq % 2 == 0 ? "u\(seq)" : nil
+            let approvalId: String? = seq % 5 == 0 ? "ap-\(seq)" : nil
+            entries.append(
+                JournalEntry(
+                    seq: Int64(seq), threadId: "t\(seq % 3)", kind: kind, type: type, turnId: turnId, approvalId: approvalId,
+                    text: #"{"n":\#(seq),"é":"✓"}"#, createdAt: at.addingTimeInterval(Double(seq))))
+        }
+        try journal.append(contentsOf: entries)
+        #expect(try Table(state).entries() == entries)
+        let bytes = entries.reduce(0) { $0 + $1.text.utf8.count }
+        #expect(try Table(state).totalBytes() == Int64(bytes))
+        // A duplicate inside a multi-row statement rolls the whole batch back; the statements stay usable.
+        let more = [entry(Int64(count + 1)), entry(5)] + (count + 2...count + perStatement).map { entry(Int64($0)) }
+        #expect(throws: (any Error).self) { try journal.append(contentsOf: more) }
+        #expect(try Table(state).entries().count == count)
+        let rest = (count + 1...count + perStatement + 1).map { entry(Int64($0)) }
+        try journal.append(contentsOf: rest)
+        let expected = (1...count + perStatement + 1).map { Int64($0) }
+        #expect(try Table(state).entries().map(\.seq) == expected)
+    }
+
     @Test func appendsReadInOrderAndSurviveReopen() async throws {
         let state = try TemporaryState()
         defer { state.cleanup() }

@@ -57,6 +57,10 @@ struct CodexRealCodexTests {
             }?.params["item"]?["text"]?.stringValue
             #expect(deltas == "Hello there.")
             #expect(completedText == "Hello there.")
+            // Real Codex's deltas take the relay's fast path, with its ids read from the params as written.
+            #expect(recorder.relayed.count == 2)
+            #expect(
+                recorder.relayed.allSatisfy { $0.method == "item/agentMessage/delta" && $0.threadId == threadId && $0.turnId == turnId })
 
             // The thread is listed and readable with its turns.
             let list = try await supervisor.threadList(limit: 10)

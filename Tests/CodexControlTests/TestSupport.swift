@@ -132,10 +132,19 @@ final class EventRecorder: Sendable {
 
     var events: [CodexEvent] { storage.withLock { $0 } }
 
-    /// Notifications seen, as (method, params).
+    /// Notifications seen, as (method, params); relayed deltas with their params parsed.
     var notifications: [(method: String, params: JSONValue)] {
         events.compactMap { event in
             if case .inbound(.notification(let method, let params, _)) = event { return (method, params) }
+            if case .inbound(.relayed(let note)) = event { return (note.method, note.params) }
+            return nil
+        }
+    }
+
+    /// The deltas that came as ``CodexInbound/relayed(_:)`` (read without a params tree).
+    var relayed: [CodexRelayedNotification] {
+        events.compactMap { event in
+            if case .inbound(.relayed(let note)) = event { return note }
             return nil
         }
     }
