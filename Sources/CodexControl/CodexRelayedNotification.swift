@@ -4,15 +4,17 @@ import Foundation
 /// A high-volume notification (an `item/.../delta`) as read from Codex, without a `JSONValue` tree of its
 /// params: the method, the two ids a relay routes by, and the params exactly as Codex wrote them (valid JSON,
 /// checked while reading). ``params`` parses them when something needs more.
-public struct CodexRelayedNotification: Sendable, Hashable {
+///
+/// A class (immutable): one reference is passed along the reader → stream → hub path, not four strings.
+public final class CodexRelayedNotification: Sendable, Hashable, CustomStringConvertible {
     /// `item/agentMessage/delta`, ... (one of ``CodexAppServer/Options/relayedMethods``).
-    public var method: String
+    public let method: String
     /// `params.threadId`.
-    public var threadId: String
+    public let threadId: String
     /// `params.turnId`, when present.
-    public var turnId: String?
+    public let turnId: String?
     /// The params object as Codex wrote it.
-    public var paramsJSON: String
+    public let paramsJSON: String
 
     public init(method: String, threadId: String, turnId: String?, paramsJSON: String) {
         self.method = method
@@ -20,6 +22,19 @@ public struct CodexRelayedNotification: Sendable, Hashable {
         self.turnId = turnId
         self.paramsJSON = paramsJSON
     }
+
+    public static func == (lhs: CodexRelayedNotification, rhs: CodexRelayedNotification) -> Bool {
+        lhs.method == rhs.method && lhs.threadId == rhs.threadId && lhs.turnId == rhs.turnId && lhs.paramsJSON == rhs.paramsJSON
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(method)
+        hasher.combine(threadId)
+        hasher.combine(turnId)
+        hasher.combine(paramsJSON)
+    }
+
+    public var description: String { "\(method) \(threadId) \(turnId ?? "-") \(paramsJSON)" }
 
     /// The params as a value (parsed now; `.null` if the text is not JSON, which the reader never hands out).
     public var params: JSONValue {
