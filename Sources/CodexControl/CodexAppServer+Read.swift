@@ -50,7 +50,9 @@ extension CodexAppServer {
 
     /// A scanned notification as `.relayed` when its method is relayed and its ids are where the scan looks.
     private func relayed(_ scan: CodexLineScan, _ line: UnsafeRawBufferPointer, cache: inout IdCache) -> CodexRelayedNotification? {
-        guard let threadRange = scan.threadId, scan.turnId != nil || !scan.hasThreadOrTurn,
+        // The hub takes the thread id from `threadId` before `thread.id`, the turn id from `turnId` before `turn`,
+        // and a new thread's cwd from `thread`: relayed only when what the scan found is all there is.
+        guard let threadRange = scan.threadId, !scan.hasThread, scan.turnId != nil || !scan.hasTurn,
             let method = cache.method(UnsafeRawBufferPointer(rebasing: line[scan.method]), in: options.relayedMethods)
         else { return nil }
         let threadId: String

@@ -14,8 +14,10 @@ struct CodexLineScan: Equatable {
     var turnId: Range<Int>?
     /// Whether the contents of `threadId` / `turnId` hold escapes (decode them before use).
     var idsEscaped = false
-    /// `params` has a `thread` or `turn` member (where the ids live in other messages).
-    var hasThreadOrTurn = false
+    /// `params` has a `thread` member (where the thread id and cwd live in other messages).
+    var hasThread = false
+    /// `params` has a `turn` member (where the turn id lives in other messages).
+    var hasTurn = false
 }
 
 /// Checks that one line of Codex's stdout is a valid JSON object and, when it is a notification (a string
@@ -138,7 +140,8 @@ struct CodexLineScanner {
                     return nil
                 }
             } else {
-                if equals(name, "thread") || equals(name, "turn") { scan.hasThreadOrTurn = true }
+                if equals(name, "thread") { scan.hasThread = true }
+                if equals(name, "turn") { scan.hasTurn = true }
                 guard skipValue(depth: 2) else { return nil }
             }
             skipWhitespace()

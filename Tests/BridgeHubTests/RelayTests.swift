@@ -84,6 +84,22 @@ import Testing
         #expect(frames.first?.text.contains(#""turnId""#) == false)
     }
 
+    @Test func aRelayedNotificationWithBookkeepingTakesTheFullPath() async throws {
+        let harness = try await HubHarness()
+        // As if Codex's options relayed turn/started: the hub still records the running turn.
+        await harness.codex.events.send(
+            .inbound(
+                .relayed(
+                    CodexRelayedNotification(
+                        method: "turn/started", threadId: "t7", turnId: "u7", paramsJSON: #"{"threadId":"t7","turnId":"u7"}"#))))
+        let deadline = ContinuousClock.now + .seconds(5)
+        while try harness.storage.journal.lastSeq() == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await harness.hub.threads["t7"]?.runningTurnId == "u7")
+        var frame = RelayFrame()
+        let answers = ["item/agentMessage/delta", "turn/completed", "item/plan/delta", "item/plan/delta"].map { frame.relaysAsIs($0) }
+        #expect(answers == [true, false, true, true])
+    }
+
     @Test func pacingNotesEachSessionOnceAndForgetsAfterATake() {
         var pacing = DeliveryPacing()
         for id: UInt64 in [1, 1, 2, 1, 3, 3] { pacing.note(id) }

@@ -13,7 +13,8 @@ struct CodexLineScannerTests {
         var threadId: String?
         var turnId: String?
         var idsEscaped: Bool
-        var hasThreadOrTurn: Bool
+        var hasThread: Bool
+        var hasTurn: Bool
     }
 
     static func scan(_ line: String) -> Found? {
@@ -23,7 +24,7 @@ struct CodexLineScannerTests {
                 func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
                 return Found(
                     method: text(scan.method), params: text(scan.params), threadId: scan.threadId.map(text), turnId: scan.turnId.map(text),
-                    idsEscaped: scan.idsEscaped, hasThreadOrTurn: scan.hasThreadOrTurn)
+                    idsEscaped: scan.idsEscaped, hasThread: scan.hasThread, hasTurn: scan.hasTurn)
             }
         }
     }
@@ -37,7 +38,7 @@ struct CodexLineScannerTests {
             Self.scan(Self.delta)
                 == Found(
                     method: "item/agentMessage/delta", params: #"{"threadId":"019a-t","turnId":"019a-u","itemId":"msg_1","delta":"Hel"}"#,
-                    threadId: "019a-t", turnId: "019a-u", idsEscaped: false, hasThreadOrTurn: false))
+                    threadId: "019a-t", turnId: "019a-u", idsEscaped: false, hasThread: false, hasTurn: false))
     }
 
     @Test("escaped quotes, escapes and unicode in the params are kept as written")
@@ -59,7 +60,8 @@ struct CodexLineScannerTests {
         #expect(Self.scan(inObject)?.turnId == nil)
         let onlyNested = #"{"method":"m","params":{"thread":{"id":"t"},"turn":{"threadId":"x"}}}"#
         #expect(Self.scan(onlyNested)?.threadId == nil)
-        #expect(Self.scan(onlyNested)?.hasThreadOrTurn == true)
+        #expect(Self.scan(onlyNested)?.hasThread == true)
+        #expect(Self.scan(onlyNested)?.hasTurn == true)
         // A top-level threadId outside params is not it either.
         #expect(Self.scan(#"{"threadId":"top","method":"m","params":{}}"#)?.threadId == nil)
     }
@@ -192,6 +194,11 @@ struct CodexLineScannerTests {
         if case .notification = read(#"{"method":"item/agentMessage/delta","params":{"threadId":"t","turn":{"id":"u"}}}"#) {
         } else {
             Issue.record("turn member")
+        }
+        let withThread = #"{"method":"item/agentMessage/delta","params":{"threadId":"t","turnId":"u","thread":{"cwd":"/w"}}}"#
+        if case .notification = read(withThread) {
+        } else {
+            Issue.record("thread member")
         }
         if case .serverRequest = read(#"{"id":4,"method":"item/agentMessage/delta","params":{"threadId":"t"}}"#) {
         } else {

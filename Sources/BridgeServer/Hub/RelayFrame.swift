@@ -12,6 +12,24 @@ struct RelayFrame {
     private static let head = "{\"data\":"
     private static let kind = ",\"kind\":\"event\",\"seq\":"
 
+    /// Methods ``ThreadHub/notification(method:params:paramsJSON:)`` does more for than number, journal and
+    /// send (turn bookkeeping, push, answered requests): never relayed as is, whatever Codex's options say.
+    static let methodsWithBookkeeping: Set<String> = [
+        "turn/started", "turn/completed", "turn/diff/updated", "serverRequest/resolved", "thread/started", "thread/name/updated",
+        "item/completed", "bridge/turnFailed",
+    ]
+    private var checkedMethod = ""
+    private var checkedRelays = false
+
+    /// Whether a relayed notification of `method` may skip the full path (checked once per run of one method).
+    mutating func relaysAsIs(_ method: String) -> Bool {
+        if method != checkedMethod || checkedMethod.isEmpty {
+            checkedMethod = method
+            checkedRelays = !Self.methodsWithBookkeeping.contains(method)
+        }
+        return checkedRelays
+    }
+
     /// The frame for one delta.
     mutating func text(seq: Int64, threadId: String, turnId: String?, type: String, dataJSON: String) -> String {
         if tail.isEmpty || threadId != self.threadId || turnId != self.turnId || type != self.type {

@@ -9,7 +9,7 @@ extension ThreadHub {
     /// same journal row, same frame), minus the work a delta never needs (turn bookkeeping, push). On a
     /// shared app-server every notification takes the full path (the tracker reads the params).
     func relayed(_ note: CodexRelayedNotification) {
-        if codex.isShared {
+        if codex.isShared || !relayFrame.relaysAsIs(note.method) {
             notification(method: note.method, params: note.params, paramsJSON: note.paramsJSON)
             return
         }
