@@ -71,14 +71,20 @@ import Testing
 
     @Test func aDeltaOfAThreadNobodyKnowsStillCreatesTheThreadAsTheParsedPathDoes() async throws {
         let harness = try await HubHarness()
-        await harness.codex.events.send(
-            .inbound(
-                .relayed(
-                    CodexRelayedNotification(method: "item/plan/delta", threadId: "t9", turnId: nil, paramsJSON: #"{"threadId":"t9"}"#))))
         let deadline = ContinuousClock.now + .seconds(5)
-        while try harness.storage.journal.lastSeq() == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(await harness.hub.threads["t9"] != nil)
-        let frames = try await harness.storage.journal.readFrames(after: 0, limit: 10)
+        // An empty thread id first: a thread too (as on the parsed path), not "the last thread seen".
+        for (seq, threadId) in [(Int64(1), ""), (2, "t9")] {
+            await harness.codex.events.send(
+                .inbound(
+                    .relayed(
+                        CodexRelayedNotification(
+                            method: "item/plan/delta", threadId: threadId, turnId: nil, paramsJSON: #"{"threadId":"\#(threadId)"}"#))))
+            while try harness.storage.journal.lastSeq() < seq, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(await harness.hub.threads[threadId] != nil)
+        }
+        let frames = try await harness.storage.journal.readFrames(after: 1, limit: 10)
         #expect(frames.count == 1)
         #expect(frames.first?.text.contains(#""type":"item/plan/delta""#) == true)
         #expect(frames.first?.text.contains(#""turnId""#) == false)

@@ -14,7 +14,11 @@ extension ThreadHub {
             return
         }
         let threadId = note.threadId
-        if threads[threadId] == nil { threads[threadId] = ThreadState(loadedGeneration: generation) }
+        // A thread the hub knows stays known (entries are never removed): look it up once per run of its deltas.
+        if threadId != relayFrame.knownThread {
+            if threads[threadId] == nil { threads[threadId] = ThreadState(loadedGeneration: generation) }
+            relayFrame.knownThread = threadId
+        }
         lastSeq += 1
         let text = relayFrame.text(seq: lastSeq, threadId: threadId, turnId: note.turnId, type: note.method, dataJSON: note.paramsJSON)
         BridgeMetrics.shared.eventRelayed()
