@@ -86,25 +86,47 @@ struct FanOut {
 
     /// A live frame of `threadId` for every session that covers it.
     mutating func publish(_ text: String, threadId: String) -> [Action] {
+        var actions: [Action] = []
+        publish(text, threadId: threadId, into: &actions)
+        return actions
+    }
+
+    /// The same, appended to `actions` (a batch of frames collects its actions in one array).
+    mutating func publish(_ text: String, threadId: String, into actions: inout [Action]) {
         let named = byThread[threadId]
         // One subscriber (the usual case): no set union, no sort.
-        if everyThread.isEmpty, let named, named.count == 1, let only = named.first { return deliver(text, to: only) }
-        if named == nil, everyThread.count == 1, let only = everyThread.first { return deliver(text, to: only) }
+        if everyThread.isEmpty, let named, named.count == 1, let only = named.first {
+            deliver(text, to: only, into: &actions)
+            return
+        }
+        if named == nil, everyThread.count == 1, let only = everyThread.first {
+            deliver(text, to: only, into: &actions)
+            return
+        }
         var targets = everyThread
         if let named { targets.formUnion(named) }
-        return targets.sorted().flatMap { deliver(text, to: $0) }
+        for session in targets.sorted() { deliver(text, to: session, into: &actions) }
     }
 
     /// A live frame for one session: sent now, or held while the session is held.
     mutating func deliver(_ text: String, to session: UInt64) -> [Action] {
-        guard let route = routes[session], route.holds > 0 else { return [.send(text, to: session)] }
+        var actions: [Action] = []
+        deliver(text, to: session, into: &actions)
+        return actions
+    }
+
+    private mutating func deliver(_ text: String, to session: UInt64, into actions: inout [Action]) {
+        guard let route = routes[session], route.holds > 0 else {
+            actions.append(.send(text, to: session))
+            return
+        }
         guard route.held.count < maxHeldFrames else {
             routes[session]?.holds = 0
             routes[session]?.held = []
-            return [.closeSlowReader(session)]
+            actions.append(.closeSlowReader(session))
+            return
         }
         routes[session]?.held.append(text)
-        return []
     }
 
     /// Holds the session's live frames until the matching ``release(_:)``.

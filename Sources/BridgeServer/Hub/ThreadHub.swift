@@ -309,9 +309,13 @@ public actor ThreadHub: RequestHandling, Service {
                     "Cannot write to the journal", metadata: ["bridge.seq": "\(pending.entries.first?.seq ?? 0)", "error": "\(error)"])
             }
         }
+        // One `apply` for the batch: a session whose outbox refuses a frame gets no more of it.
+        var actions: [FanOut.Action] = []
+        actions.reserveCapacity(pending.deliveries.count)
         for (text, threadId) in pending.deliveries {
-            deliverLive(text, threadId: threadId)
+            fanOut.publish(text, threadId: threadId, into: &actions)
         }
+        apply(actions)
     }
 
     private func deliverLive(_ text: String, threadId: String) {
