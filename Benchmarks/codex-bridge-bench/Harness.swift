@@ -85,8 +85,8 @@ final class ServerProcess {
         throw BenchError("peer codex did not listen within 30 s")
     }
 
-    /// Starts `codex-bridge-echo PORT` (Hummingbird's own WebSocket server, the bridge's WebSocket settings,
-    /// an echo handler) from the bench's directory: the framework floor of a handshake. Nil when not built.
+    /// Starts `codex-bridge-echo PORT` (the bridge's own server and connection handler in echo mode) from the
+    /// bench's directory: the stack without the hub. Nil when not built.
     static func frameworkEcho(_ options: BenchOptions, name: String) throws -> ServerProcess? {
         let binary = URL(fileURLWithPath: options.selfPath).deletingLastPathComponent().appendingPathComponent("codex-bridge-echo").path
         guard FileManager.default.isExecutableFile(atPath: binary) else { return nil }

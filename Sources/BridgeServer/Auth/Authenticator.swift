@@ -62,6 +62,12 @@ public struct Authenticator: Sendable {
         return await devices.authenticateDevice(token: token, remoteAddress: remoteAddress)
     }
 
+    /// Whether `token` is the shared secret: answered without suspending, so that a hello carrying it is
+    /// accepted on the connection's event loop. Never logs the token.
+    public func isSharedSecret(_ token: String) -> Bool {
+        sharedSecret.matches(token)
+    }
+
     /// Redeems a one-time pairing code for a new device (only from `hello`, which describes the device).
     public func redeem(code: String, device: DeviceInfo?, remoteAddress: String) async -> AuthenticationResult {
         guard let devices, Self.isPairingCode(code) else { return .rejected }

@@ -1,18 +1,23 @@
 import NIOCore
+import NIOWebSocket
 import Synchronization
 
-/// One connection's bounded queue of outbound text frames.
+/// One connection's bounded queue of outbound frames: the only way a frame reaches its socket.
 ///
-/// Producers never wait: a full queue reports `.overflow` and the connection is closed (1013) so that a
-/// client that does not read can neither slow the others nor grow memory. The queue is drained on the
-/// connection's event loop by ``FrameWriterHandler``, as many frames per flush as the socket takes: the first
-/// frame queued into an idle outbox calls `wake` once, and the drain runs until the queue is empty or the
-/// channel stops being writable (it resumes when the channel is writable again). A close request is always
-/// accepted; it is handed to ``closeReached()`` after every frame queued before it was written.
+/// Producers (the hub, request tasks, the connection itself) never wait: a full queue of text frames reports
+/// `.overflow` and the connection is closed (1013) so that a client that does not read can neither slow the
+/// others nor grow memory. Control frames (pings, pongs, the close) are never refused for room. The queue is
+/// drained on the connection's event loop by its ``ConnectionHandler``, as many frames per flush as the socket
+/// takes: the first frame queued into an idle outbox calls `wake` once, and the drain runs until the queue is
+/// empty or the channel stops being writable (it resumes when the channel is writable again). After a close
+/// nothing more is accepted; once the drain has taken the close, the outbox is finished.
 final class Outbox: Sendable {
     enum Item: Sendable, Equatable {
+        /// A text frame (a protocol message, encoded once for every subscriber).
         case text(String)
-        case close(code: UInt16, reason: String)
+        /// Any other frame: ping, pong, or a binary frame echoed back (echo mode).
+        case frame(WebSocketOpcode, ByteBuffer)
+        case close(CloseRequest)
     }
 
     enum EnqueueResult: Equatable {
@@ -21,31 +26,21 @@ final class Outbox: Sendable {
         case closed
     }
 
-    /// What one drain step takes from the queue.
-    struct Batch: Equatable {
-        var frames: [String] = []
-        /// The close request, when the drain reached it (after `frames`).
-        var close: Item?
-    }
-
     private struct State {
-        var items = CircularBuffer<Item>(initialCapacity: 16)
+        var items = CircularBuffer<Item>(initialCapacity: 4)
+        /// Text frames in `items` (the ones `capacity` counts).
+        var texts = 0
         /// A drain is scheduled or waits for writability: producers need not wake it.
         var draining = false
         var wake: (@Sendable () -> Void)?
         var closeQueued = false
-        /// Taken by the drain, not yet written.
-        var closeTaken: Item?
-        /// Written after every frame queued before it.
-        var closeReached: Item?
-        var closeWaiter: CheckedContinuation<Item?, Never>?
         /// A producer waiting for the queue to shrink to `limit` frames.
         var roomWaiter: (limit: Int, continuation: CheckedContinuation<Void, Never>)?
         var finished = false
 
         /// The room waiter to resume now that frames were taken, if the queue is short enough.
         mutating func takeRoomWaiter() -> CheckedContinuation<Void, Never>? {
-            guard let waiter = roomWaiter, items.count <= waiter.limit else { return nil }
+            guard let waiter = roomWaiter, finished || texts <= waiter.limit else { return nil }
             roomWaiter = nil
             return waiter.continuation
         }
@@ -55,6 +50,11 @@ final class Outbox: Sendable {
             guard !draining, let wake else { return nil }
             draining = true
             return wake
+        }
+
+        mutating func append(_ item: Item) -> (@Sendable () -> Void)? {
+            items.append(item)
+            return takeWake()
         }
     }
 
@@ -80,44 +80,79 @@ final class Outbox: Sendable {
     func enqueue(_ text: String) -> EnqueueResult {
         let (result, wake): (EnqueueResult, (@Sendable () -> Void)?) = state.withLock { state in
             if state.finished || state.closeQueued { return (.closed, nil) }
-            guard state.items.count < capacity else { return (.overflow, nil) }
-            state.items.append(.text(text))
-            return (.enqueued, state.takeWake())
+            guard state.texts < capacity else {
+                // Nothing after a dropped frame may be written (a client must never see a gap in the
+                // event numbers): the queue takes no more frames; the connection replaces it with a close.
+                state.closeQueued = true
+                return (.overflow, nil)
+            }
+            state.texts += 1
+            return (.enqueued, state.append(.text(text)))
         }
         wake?()
         return result
     }
 
-    /// Queues a close after everything queued so far. Only the first close counts.
-    func enqueueClose(code: UInt16, reason: String) {
-        let wake: (@Sendable () -> Void)? = state.withLock { state in
-            if state.finished || state.closeQueued { return nil }
-            state.closeQueued = true
-            state.items.append(.close(code: code, reason: reason))
-            return state.takeWake()
+    /// Queues a control or binary frame, whatever the room; false once a close is queued.
+    @discardableResult
+    func enqueue(_ opcode: WebSocketOpcode, _ data: ByteBuffer) -> Bool {
+        let (accepted, wake): (Bool, (@Sendable () -> Void)?) = state.withLock { state in
+            if state.finished || state.closeQueued { return (false, nil) }
+            return (true, state.append(.frame(opcode, data)))
         }
         wake?()
+        return accepted
     }
 
-    /// Takes up to `limit` frames for the writer, and the close request if it comes next (the writer calls
-    /// ``closeWritten()`` once the frames before it are written). When nothing is left the outbox counts as
-    /// idle again (the next frame wakes the drain); while frames are left it counts as draining (the caller
-    /// continues, now or when the channel is writable again).
-    func take(limit: Int) -> Batch {
-        let (batch, room): (Batch, CheckedContinuation<Void, Never>?) = state.withLock { state in
-            var batch = Batch()
+    /// Queues a close after everything queued so far. Only the first close counts; false when one was queued.
+    @discardableResult
+    func enqueueClose(_ close: CloseRequest) -> Bool {
+        let (accepted, wake): (Bool, (@Sendable () -> Void)?) = state.withLock { state in
+            if state.finished || state.closeQueued { return (false, nil) }
+            state.closeQueued = true
+            return (true, state.append(.close(close)))
+        }
+        wake?()
+        return accepted
+    }
+
+    /// Drops every frame still queued (and a close not yet taken) and queues `close` instead: for a peer that
+    /// closed, broke the protocol, stopped answering pings or stopped reading. False once the drain has taken
+    /// a close.
+    @discardableResult
+    func replaceWithClose(_ close: CloseRequest) -> Bool {
+        let (accepted, wake, room): (Bool, (@Sendable () -> Void)?, CheckedContinuation<Void, Never>?) = state.withLock { state in
+            if state.finished { return (false, nil, nil) }
+            state.items.removeAll(keepingCapacity: false)
+            state.texts = 0
+            state.closeQueued = true
+            let wake = state.append(.close(close))
+            return (true, wake, state.takeRoomWaiter())
+        }
+        room?.resume()
+        wake?()
+        return accepted
+    }
+
+    /// Takes up to `limit` items for the writer, stopping after a close (the outbox is then finished). When
+    /// nothing is left the outbox counts as idle again (the next frame wakes the drain); while frames are left
+    /// it counts as draining (the caller continues, now or when the channel is writable again).
+    func take(limit: Int) -> [Item] {
+        let (batch, room): ([Item], CheckedContinuation<Void, Never>?) = state.withLock { state in
+            var batch: [Item] = []
             if state.finished { return (batch, nil) }
-            while batch.frames.count < limit, let first = state.items.first {
-                state.items.removeFirst()
+            batch.reserveCapacity(min(limit, state.items.count))
+            while batch.count < limit, let first = state.items.popFirst() {
+                batch.append(first)
                 switch first {
-                case .text(let text):
-                    batch.frames.append(text)
+                case .text: state.texts -= 1
+                case .frame: break
                 case .close:
-                    batch.close = first
-                    state.closeTaken = first
-                    state.draining = false
-                    return (batch, state.takeRoomWaiter())
+                    state.finished = true
+                    state.items.removeAll()
+                    state.texts = 0
                 }
+                if state.finished { break }
             }
             state.draining = !state.items.isEmpty
             return (batch, state.takeRoomWaiter())
@@ -126,12 +161,12 @@ final class Outbox: Sendable {
         return batch
     }
 
-    /// Waits until at most `frames` frames are queued, or the outbox is finished (for a producer that paces
-    /// itself, like a replay). One waiter at a time.
+    /// Waits until at most `frames` text frames are queued, or the outbox is finished (for a producer that
+    /// paces itself, like a replay). One waiter at a time.
     func waitUntilQueued(atMost frames: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let (now, replaced): (Bool, CheckedContinuation<Void, Never>?) = state.withLock { state in
-                if state.finished || state.items.count <= frames { return (true, nil) }
+                if state.finished || state.texts <= frames { return (true, nil) }
                 defer { state.roomWaiter = (frames, continuation) }
                 return (false, state.roomWaiter?.continuation)
             }
@@ -140,56 +175,18 @@ final class Outbox: Sendable {
         }
     }
 
-    /// The frames queued before the close request are written: hands the close to ``closeReached()``.
-    func closeWritten() {
-        let (waiter, close): (CheckedContinuation<Item?, Never>?, Item?) = state.withLock { state in
-            state.closeReached = state.closeTaken
-            defer { state.closeWaiter = nil }
-            return (state.closeWaiter, state.closeReached)
-        }
-        waiter?.resume(returning: close)
-    }
-
-    /// Ends the queue: pending and future frames are dropped and ``closeReached()`` returns nil.
+    /// Ends the queue (the socket is gone): pending and future frames are dropped.
     func finish() {
-        let (waiter, room): (CheckedContinuation<Item?, Never>?, CheckedContinuation<Void, Never>?) = state.withLock { state in
+        let room: CheckedContinuation<Void, Never>? = state.withLock { state in
             state.finished = true
             state.items.removeAll()
-            defer {
-                state.closeWaiter = nil
-                state.roomWaiter = nil
-            }
-            return (state.closeWaiter, state.roomWaiter?.continuation)
+            state.texts = 0
+            defer { state.roomWaiter = nil }
+            return state.roomWaiter?.continuation
         }
-        waiter?.resume(returning: nil)
         room?.resume()
     }
 
-    /// Frames waiting to be written.
-    var count: Int { state.withLock { $0.items.count } }
-
-    /// Waits until the drain reaches a close request (every frame before it written) and returns it; nil once
-    /// finished or when the task is cancelled.
-    func closeReached() async -> Item? {
-        if let now: Item? = state.withLock({ state -> Item?? in
-            if state.finished { return .some(nil) }
-            if let close = state.closeReached { return .some(close) }
-            return nil
-        }) {
-            return now
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
-                let immediate: Item?? = state.withLock { state in
-                    if state.finished || Task.isCancelled { return .some(nil) }
-                    if let close = state.closeReached { return .some(close) }
-                    state.closeWaiter = continuation
-                    return nil
-                }
-                if let immediate { continuation.resume(returning: immediate) }
-            }
-        } onCancel: {
-            finish()
-        }
-    }
+    /// Text frames waiting to be written.
+    var count: Int { state.withLock { $0.texts } }
 }
