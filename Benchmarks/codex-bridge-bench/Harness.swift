@@ -26,6 +26,9 @@ final class ServerProcess {
             [
                 "serve", "--listen", "127.0.0.1:0", "--state-dir", dir.path, "--no-qr", "--no-mdns",
                 "--codex", options.selfPath, "--root", dir.appendingPathComponent("ws").path, "--log-level", "warning",
+                // Every client of the bench comes from 127.0.0.1: lift the per-address cap on connections that
+                // have not said hello yet (200 concurrent handshakes would otherwise shed 72 of them).
+                "--max-unauthenticated", "20000", "--max-unauthenticated-per-address", "20000",
             ] + extra
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "CODEX_BRIDGE_HOME" }
         process.standardInput = FileHandle.nullDevice
