@@ -91,16 +91,36 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // The WebSocket server: upgrade + auth, connections, routing, the thread hub.
+        // The thread hub: sessions, fan-out, replay, the journal's use, the policy gate, requests to Codex
+        // through `CodexPort`, push decisions, uploads. Knows nothing of sockets or HTTP.
+        .target(
+            name: "BridgeHub",
+            dependencies: [
+                "BridgeProtocol",
+                "BridgeStore",
+                "CodexControl",
+                "BridgePush",
+                "BridgeWeb",
+                "ChildProcess",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The WebSocket server: upgrade + auth, one event-loop handler per connection, the HTTP routes.
         .target(
             name: "BridgeServer",
             dependencies: [
+                "BridgeHub",
                 "BridgeProtocol",
                 "BridgeStore",
                 "CodexControl",
                 "BridgeWeb",
                 "BridgePush",
-                "ChildProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -219,6 +239,7 @@ let package = Package(
             name: "codex-bridge",
             dependencies: [
                 "BridgeProtocol",
+                "BridgeHub",
                 "BridgeServer",
                 "BridgeStore",
                 "Pairing",
@@ -266,7 +287,9 @@ let package = Package(
         .testTarget(
             name: "BridgeHubTests",
             dependencies: [
-                "BridgeServer", "BridgeProtocol", "BridgeStore", "CodexControl",
+                "BridgeHub", "BridgeProtocol", "BridgeStore", "CodexControl",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -305,7 +328,7 @@ let package = Package(
         .testTarget(
             name: "BridgeServerTests",
             dependencies: [
-                "BridgeServer", "BridgeProtocol", "BridgeStore",
+                "BridgeServer", "BridgeHub", "BridgeProtocol", "BridgeStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),

@@ -6,7 +6,7 @@ import Logging
 import Synchronization
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// A hub over a fake Codex and a real SQLite journal in a fresh directory, with sessions whose frames the test
 /// reads from their outboxes.

@@ -1,20 +1,7 @@
+import BridgeHub
 import BridgeProtocol
 import BridgeStore
 import Foundation
-
-/// Who a connection is authenticated as.
-public enum Principal: Sendable, Hashable {
-    /// A client that knows the shared secret.
-    case sharedSecret
-    /// A paired device.
-    case device(id: String)
-
-    /// The device id, when a device.
-    public var deviceId: String? {
-        if case .device(let id) = self { return id }
-        return nil
-    }
-}
 
 /// The result of checking a token.
 public enum AuthenticationResult: Sendable, Hashable {

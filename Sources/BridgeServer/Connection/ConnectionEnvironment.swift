@@ -1,3 +1,4 @@
+import BridgeHub
 import Logging
 import NIOCore
 

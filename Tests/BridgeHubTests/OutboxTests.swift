@@ -3,7 +3,7 @@ import NIOWebSocket
 import Synchronization
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 @Suite struct OutboxTests {
     static let bye = CloseRequest(code: 1001, reason: "bye", ending: .awaitPeer(.seconds(3)))

@@ -312,7 +312,7 @@ extension ThreadHub {
         }
     }
 
-    static func errorMessage(id: String, for error: CodexError) -> ErrorMessage {
+    package static func errorMessage(id: String, for error: CodexError) -> ErrorMessage {
         switch error.code {
         case .unavailable: ErrorMessage(id: id, code: .codexUnavailable, message: error.message)
         case .rpc where error.message.lowercased().contains("not found"): ErrorMessage(id: id, code: .notFound, message: error.message)
@@ -322,10 +322,10 @@ extension ThreadHub {
 }
 
 /// A request the hub refuses, with its wire code.
-struct HubError: Error {
-    let code: BridgeErrorCode
-    let message: String
-    init(_ code: BridgeErrorCode, _ message: String) {
+package struct HubError: Error {
+    package let code: BridgeErrorCode
+    package let message: String
+    package init(_ code: BridgeErrorCode, _ message: String) {
         self.code = code
         self.message = message
     }

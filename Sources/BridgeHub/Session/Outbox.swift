@@ -11,8 +11,8 @@ import Synchronization
 /// takes: the first frame queued into an idle outbox calls `wake` once, and the drain runs until the queue is
 /// empty or the channel stops being writable (it resumes when the channel is writable again). After a close
 /// nothing more is accepted; once the drain has taken the close, the outbox is finished.
-final class Outbox: Sendable {
-    enum Item: Sendable, Equatable {
+package final class Outbox: Sendable {
+    package enum Item: Sendable, Equatable {
         /// A text frame (a protocol message, encoded once for every subscriber).
         case text(String)
         /// Any other frame: ping, pong, or a binary frame echoed back (echo mode).
@@ -20,7 +20,7 @@ final class Outbox: Sendable {
         case close(CloseRequest)
     }
 
-    enum EnqueueResult: Equatable {
+    package enum EnqueueResult: Equatable {
         case enqueued
         case overflow
         case closed
@@ -58,15 +58,15 @@ final class Outbox: Sendable {
         }
     }
 
-    let capacity: Int
+    package let capacity: Int
     private let state = Mutex(State())
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
     }
 
     /// Connects the drain: `wake` is called (from any thread) when frames wait and no drain is under way.
-    func attach(wake: @escaping @Sendable () -> Void) {
+    package func attach(wake: @escaping @Sendable () -> Void) {
         let wakeNow: Bool = state.withLock { state in
             state.wake = wake
             guard !state.items.isEmpty, !state.draining else { return false }
@@ -77,7 +77,7 @@ final class Outbox: Sendable {
     }
 
     /// Queues one text frame.
-    func enqueue(_ text: String) -> EnqueueResult {
+    package func enqueue(_ text: String) -> EnqueueResult {
         let (result, wake): (EnqueueResult, (@Sendable () -> Void)?) = state.withLock { state in
             if state.finished || state.closeQueued { return (.closed, nil) }
             guard state.texts < capacity else {
@@ -95,7 +95,7 @@ final class Outbox: Sendable {
 
     /// Queues a control or binary frame, whatever the room; false once a close is queued.
     @discardableResult
-    func enqueue(_ opcode: WebSocketOpcode, _ data: ByteBuffer) -> Bool {
+    package func enqueue(_ opcode: WebSocketOpcode, _ data: ByteBuffer) -> Bool {
         let (accepted, wake): (Bool, (@Sendable () -> Void)?) = state.withLock { state in
             if state.finished || state.closeQueued { return (false, nil) }
             return (true, state.append(.frame(opcode, data)))
@@ -106,7 +106,7 @@ final class Outbox: Sendable {
 
     /// Queues a close after everything queued so far. Only the first close counts; false when one was queued.
     @discardableResult
-    func enqueueClose(_ close: CloseRequest) -> Bool {
+    package func enqueueClose(_ close: CloseRequest) -> Bool {
         let (accepted, wake): (Bool, (@Sendable () -> Void)?) = state.withLock { state in
             if state.finished || state.closeQueued { return (false, nil) }
             state.closeQueued = true
@@ -120,7 +120,7 @@ final class Outbox: Sendable {
     /// closed, broke the protocol, stopped answering pings or stopped reading. False once the drain has taken
     /// a close.
     @discardableResult
-    func replaceWithClose(_ close: CloseRequest) -> Bool {
+    package func replaceWithClose(_ close: CloseRequest) -> Bool {
         let (accepted, wake, room): (Bool, (@Sendable () -> Void)?, CheckedContinuation<Void, Never>?) = state.withLock { state in
             if state.finished { return (false, nil, nil) }
             state.items.removeAll(keepingCapacity: false)
@@ -137,7 +137,7 @@ final class Outbox: Sendable {
     /// Takes up to `limit` items for the writer, stopping after a close (the outbox is then finished). When
     /// nothing is left the outbox counts as idle again (the next frame wakes the drain); while frames are left
     /// it counts as draining (the caller continues, now or when the channel is writable again).
-    func take(limit: Int) -> [Item] {
+    package func take(limit: Int) -> [Item] {
         let (batch, room): ([Item], CheckedContinuation<Void, Never>?) = state.withLock { state in
             var batch: [Item] = []
             if state.finished { return (batch, nil) }
@@ -163,7 +163,7 @@ final class Outbox: Sendable {
 
     /// Waits until at most `frames` text frames are queued, or the outbox is finished (for a producer that
     /// paces itself, like a replay). One waiter at a time.
-    func waitUntilQueued(atMost frames: Int) async {
+    package func waitUntilQueued(atMost frames: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let (now, replaced): (Bool, CheckedContinuation<Void, Never>?) = state.withLock { state in
                 if state.finished || state.texts <= frames { return (true, nil) }
@@ -176,7 +176,7 @@ final class Outbox: Sendable {
     }
 
     /// Ends the queue (the socket is gone): pending and future frames are dropped.
-    func finish() {
+    package func finish() {
         let room: CheckedContinuation<Void, Never>? = state.withLock { state in
             state.finished = true
             state.items.removeAll()
@@ -188,5 +188,5 @@ final class Outbox: Sendable {
     }
 
     /// Text frames waiting to be written.
-    var count: Int { state.withLock { $0.texts } }
+    package var count: Int { state.withLock { $0.texts } }
 }

@@ -2,7 +2,7 @@ import BridgeProtocol
 import Foundation
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// The policy gate as a table: (request, the thread's cwd, its remembered policy) → allowed with a policy, or
 /// refused with a code. Directories are real (the gate resolves paths), in a fresh temporary tree.

@@ -1,9 +1,9 @@
 import NIOCore
 
 /// A close frame the server sends, and what the connection does once it is written.
-struct CloseRequest: Sendable, Equatable {
+package struct CloseRequest: Sendable, Equatable {
     /// After the close frame is written.
-    enum Ending: Sendable, Equatable {
+    package enum Ending: Sendable, Equatable {
         /// Wait for the peer's close frame, but close the socket after this long at most (a server-initiated
         /// close handshake, RFC 6455 §7.1.2).
         case awaitPeer(TimeAmount)
@@ -19,18 +19,18 @@ struct CloseRequest: Sendable, Equatable {
     }
 
     /// No code: the frame's payload is empty.
-    var code: UInt16?
-    var reason: String
-    var ending: Ending
+    package var code: UInt16?
+    package var reason: String
+    package var ending: Ending
 
-    init(code: UInt16?, reason: String = "", ending: Ending) {
+    package init(code: UInt16?, reason: String = "", ending: Ending) {
         self.code = code
         self.reason = Self.truncated(reason)
         self.ending = ending
     }
 
     /// A close reason must fit in 123 bytes of UTF-8 (the frame's 125 minus the code).
-    static func truncated(_ reason: String) -> String {
+    package static func truncated(_ reason: String) -> String {
         guard reason.utf8.count > 123 else { return reason }
         var result = ""
         for character in reason {
