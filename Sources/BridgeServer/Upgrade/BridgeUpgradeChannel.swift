@@ -23,11 +23,10 @@ enum UpgradeStep: Sendable {
     case later(@Sendable () async -> UpgradeDecision)
 }
 
-/// An HTTP/1.1 child channel that upgrades to WebSocket, like HummingbirdWebSocket's
-/// `HTTP1WebSocketUpgradeChannel`, except that a refused upgrade gets the status the bridge chooses.
-///
-/// Hummingbird answers every refused upgrade with 400; clients of the bridge expect 401 for a bad
-/// `Authorization: Bearer` token, so the upgrade path is owned here. Plain HTTP requests (`/healthz`,
+/// An HTTP/1.1 child channel that upgrades to WebSocket with NIO's upgrader, deciding on the event loop,
+/// answering a refused upgrade with the status the bridge chooses (401 for a bad `Authorization: Bearer`
+/// token, 403, 429, 503), and handing an upgraded channel to a ``ConnectionHandler`` that lives on its event
+/// loop. Plain HTTP requests (`/healthz`,
 /// `/metrics`) go to the Hummingbird router as usual. With `tls`, a TLS handler goes first in the pipeline,
 /// so the WebSocket and the HTTP routes share the port under TLS; a peer that does not speak TLS fails its
 /// handshake and only its own connection is closed.
