@@ -152,3 +152,51 @@ import Testing
         #expect(Self.closeCode(frames.first) == BridgeCloseCode.policyViolation)
     }
 }
+
+/// The bridge protocol's ordering on a real event loop (`NIOAsyncTestingChannel`: the hub answers from other
+/// threads).
+@Suite struct ConnectionHandlerSessionTests {
+    /// A hub that takes its time to open a session.
+    struct SlowOpening: RequestHandling {
+        func sessionOpened(_ session: ClientSession) async -> SessionOpening {
+            try? await Task.sleep(for: .milliseconds(50))
+            return SessionOpening(lastSeq: 7)
+        }
+        func sessionReady(_ session: ClientSession) async {}
+        func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
+            .error(ErrorMessage(id: id, code: .codexUnavailable, message: "none"))
+        }
+        func acknowledged(_ seq: Int64, session: ClientSession) async {}
+        func sessionClosed(_ session: ClientSession) async {}
+    }
+
+    @Test func messagesSentRightBehindTheHelloWaitForItsAck() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conn-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secretFile = directory.appendingPathComponent("secret")
+        try Data("s3cret-for-the-test".utf8).write(to: secretFile)
+        var configuration = BridgeServerConfiguration(server: ServerInfo(id: "test", name: "test", version: "0"))
+        configuration.pingInterval = nil
+        let environment = ConnectionEnvironment(
+            configuration: configuration, authenticator: Authenticator(sharedSecretFile: secretFile),
+            rateLimiter: AuthRateLimiter(configuration: configuration), handler: SlowOpening(), registry: ConnectionRegistry(),
+            preAuth: nil, logger: Logger(label: "test"))
+        let channel = NIOAsyncTestingChannel()
+        try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
+        try await channel.eventLoop.submit {
+            try ConnectionHandler.install(on: channel, environment: environment, setup: ConnectionSetup(remoteAddress: "127.0.0.1"))
+        }.get()
+        let hello = #"{"kind":"hello","version":1,"token":"s3cret-for-the-test"}"#
+        try await channel.writeInbound(ConnectionHandlerTests.masked(.text, hello))
+        try await channel.writeInbound(ConnectionHandlerTests.masked(.text, #"{"kind":"ping","nonce":"after"}"#))
+        try await channel.writeInbound(ConnectionHandlerTests.masked(.text, #"{"kind":"listThreads","id":"r1"}"#))
+        var kinds: [String] = []
+        for _ in 0..<3 {
+            let frame = try await channel.waitForOutboundWrite(as: WebSocketFrame.self)
+            let message = try ServerMessage.decode(Data(String(buffer: frame.data).utf8))
+            kinds.append(message.kind)
+        }
+        #expect(kinds == ["helloAck", "pong", "error"])
+    }
+}
