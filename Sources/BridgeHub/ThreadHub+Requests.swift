@@ -315,7 +315,7 @@ extension ThreadHub {
     package static func errorMessage(id: String, for error: CodexError) -> ErrorMessage {
         switch error.code {
         case .unavailable: ErrorMessage(id: id, code: .codexUnavailable, message: error.message)
-        case .rpc where error.message.lowercased().contains("not found"): ErrorMessage(id: id, code: .notFound, message: error.message)
+        case .rpc where error.isThreadNotFound: ErrorMessage(id: id, code: .notFound, message: error.message)
         default: ErrorMessage(id: id, code: .codexError, message: error.message)
         }
     }
