@@ -55,8 +55,13 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var pingCounter: UInt64 = 0
 
     // The bridge protocol's state.
-    /// A hello is being checked or a session opened: messages wait in `waiting`, in order.
-    var busy = false
+    /// A hello is being checked or a session opened: messages wait in `waiting`, in order, and the socket is
+    /// not read meanwhile (what a peer can pile up is one read and one message).
+    var busy = false {
+        didSet {
+            if busy != oldValue { context?.channel.setOption(ChannelOptions.autoRead, value: !busy).whenFailure { _ in } }
+        }
+    }
     var waiting: [WebSocketFrame] = []
     var helloTimer: Scheduled<Void>?
     var requests: [UInt64: Task<Void, Never>] = [:]
@@ -251,6 +256,11 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func failProtocol(code: WebSocketErrorCode, why: String) {
         guard !failed else { return }
         failed = true
+        if closeSent {
+            // Our close is out: nothing more to say.
+            context?.close(promise: nil)
+            return
+        }
         waiting.removeAll()
         machine.closing()
         logger.debug("WebSocket protocol error", metadata: ["bridge.close.reason": "\(why)"])
