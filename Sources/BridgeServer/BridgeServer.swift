@@ -8,7 +8,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// The WebSocket server: `/healthz`, the upgrade with Bearer authentication, one ``Connection`` per socket.
+/// The server: `/healthz` and the other HTTP routes, the upgrade with Bearer authentication, one
+/// ``ConnectionHandler`` per WebSocket, on its event loop.
 ///
 /// A `Service`: run it in a `ServiceGroup`. On graceful shutdown every client gets close 1001 before the
 /// listener stops.
