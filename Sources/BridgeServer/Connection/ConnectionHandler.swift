@@ -26,10 +26,6 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let maxRequestsInFlight = 64
     /// Items taken from the outbox between two writability checks.
     static let chunk = 64
-    /// Pings a peer may leave unanswered before it is closed (each gets a whole interval).
-    static let allowedMissedPings = 2
-    /// How long a connection closed for a protocol error waits for the peer to stop sending.
-    static let protocolErrorLinger: TimeAmount = .seconds(2)
 
     let id: UInt64
     let loop: any EventLoop
@@ -43,16 +39,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     var context: ChannelHandlerContext?
 
     // The WebSocket's own state.
-    /// Our close frame is written.
-    private var closeSent = false
-    /// The peer's close frame arrived.
-    private var peerClosed = false
-    /// A protocol error was answered: everything else the peer sends is discarded.
-    private var failed = false
+    private var webSocket = WebSocketLifecycle()
     private var closeTimer: Scheduled<Void>?
     private var heartbeat: RepeatedTask?
-    private var unansweredPings = 0
-    private var pingCounter: UInt64 = 0
 
     // The bridge protocol's state.
     /// A hello is being checked or a session opened: messages wait in `waiting`, in order, and the socket is
@@ -168,23 +157,23 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     // MARK: Reading
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !failed else { return }
+        guard webSocket.isReading else { return }
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .text, .binary:
-            guard !closeSent, !peerClosed else { return }
+            guard webSocket.acceptsMessages else { return }
             if busy {
                 waiting.append(frame)
             } else {
                 receivedMessage(frame)
             }
         case .ping:
-            guard !closeSent, !peerClosed else { return }
+            guard webSocket.acceptsMessages else { return }
             outbox.enqueue(.pong, frame.unmaskedData)
         case .pong:
-            unansweredPings = 0
+            webSocket.receivedPong()
         case .connectionClose:
-            receivedClose(frame)
+            perform(webSocket.receivedClose(payload: frame.unmaskedData))
         default:
             // The aggregator joins continuations and the frame check refuses reserved opcodes.
             failProtocol(code: .protocolError, why: "unexpected frame")
@@ -214,22 +203,6 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func receivedClose(_ frame: WebSocketFrame) {
-        guard !peerClosed else { return }
-        peerClosed = true
-        if closeSent {
-            context?.close(promise: nil)
-            return
-        }
-        machine.closing()
-        switch PeerClose(payload: frame.unmaskedData) {
-        case .answer(let code):
-            outbox.replaceWithClose(CloseRequest(code: code, ending: .now))
-        case .violation(let code):
-            outbox.replaceWithClose(CloseRequest(code: code, ending: .now))
-        }
-    }
-
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         switch error {
         case let error as NIOWebSocketError:
@@ -254,17 +227,28 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Answers a protocol error with its close code and stops reading the peer (RFC 6455 §7.1.7).
     private func failProtocol(code: WebSocketErrorCode, why: String) {
-        guard !failed else { return }
-        failed = true
-        if closeSent {
-            // Our close is out: nothing more to say.
-            context?.close(promise: nil)
-            return
-        }
+        guard webSocket.isReading else { return }
+        logger.debug("WebSocket protocol error", metadata: ["bridge.close.reason": "\(why)"])
         waiting.removeAll()
         machine.closing()
-        logger.debug("WebSocket protocol error", metadata: ["bridge.close.reason": "\(why)"])
-        outbox.replaceWithClose(CloseRequest(code: UInt16(webSocketErrorCode: code), ending: .halfClose(linger: Self.protocolErrorLinger)))
+        perform(webSocket.protocolError(code))
+    }
+
+    /// Performs what the WebSocket's rules asked for.
+    private func perform(_ action: WebSocketLifecycle.Action) {
+        switch action {
+        case .none:
+            break
+        case .close(let close):
+            machine.closing()
+            outbox.replaceWithClose(close)
+        case .closeSocket:
+            context?.close(promise: nil)
+        case .ping(let counter):
+            var payload = ByteBuffer()
+            payload.writeInteger(counter)
+            outbox.enqueue(.ping, payload)
+        }
     }
 
     // MARK: Writing
@@ -282,6 +266,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Asks the connection to close after the frames already queued (shutdown, revocation, a bad hello).
     func requestClose(code: UInt16, reason: String) {
         machine.closing()
+        webSocket.closeQueued()
         let timeout = TimeAmount(environment.configuration.closeTimeout)
         outbox.enqueueClose(CloseRequest(code: code, reason: reason, ending: .awaitPeer(timeout)))
     }
@@ -289,8 +274,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The client stopped reading and its queue filled: drop what waits for it and close without waiting on
     /// its socket (it resumes from the journal).
     func overflowed() {
-        guard !closeSent, !failed else { return }
+        guard webSocket.acceptsMessages else { return }
         machine.closing()
+        webSocket.closeQueued()
         let close = CloseRequest(
             code: BridgeCloseCode.tryAgainLater, reason: "outbound queue full; reconnect and resume", ending: .after(.milliseconds(200)))
         if outbox.replaceWithClose(close) {
@@ -300,26 +286,15 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func heartbeatTick() {
-        guard let context, context.channel.isActive, !closeSent else { return }
-        if unansweredPings >= Self.allowedMissedPings {
-            heartbeat?.cancel()
-            heartbeat = nil
-            machine.closing()
-            outbox.replaceWithClose(CloseRequest(code: UInt16(webSocketErrorCode: .goingAway), reason: "Ping timeout", ending: .now))
-            return
-        }
-        pingCounter += 1
-        unansweredPings += 1
-        var payload = context.channel.allocator.buffer(capacity: 8)
-        payload.writeInteger(pingCounter)
-        outbox.enqueue(.ping, payload)
+        guard let context, context.channel.isActive else { return }
+        perform(webSocket.heartbeat())
     }
 
     /// Writes queued frames until the outbox is empty, the close is written, or the channel is not writable.
     func drain() {
-        guard let context, !closeSent else { return }
+        guard let context, !webSocket.closeSent else { return }
         var wrote = false
-        while context.channel.isWritable, !closeSent {
+        while context.channel.isWritable, !webSocket.closeSent {
             let items = outbox.take(limit: Self.chunk)
             for item in items {
                 switch item {
@@ -338,7 +313,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func writeClose(_ close: CloseRequest, context: ChannelHandlerContext) {
-        closeSent = true
+        let peerClosed = webSocket.closeWritten()
         heartbeat?.cancel()
         heartbeat = nil
         var data = context.channel.allocator.buffer(capacity: 2 + close.reason.utf8.count)
@@ -353,15 +328,15 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: promise)
         let channel = context.channel
         let loop = context.eventLoop
+        if peerClosed {
+            promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            return
+        }
         switch close.ending {
         case .now:
             promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
         case .awaitPeer(let timeout):
-            if peerClosed {
-                promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
-            } else {
-                closeTimer = loop.scheduleTask(in: timeout) { channel.close(promise: nil) }
-            }
+            closeTimer = loop.scheduleTask(in: timeout) { channel.close(promise: nil) }
         case .after(let delay):
             closeTimer = loop.scheduleTask(in: delay) { channel.close(promise: nil) }
         case .halfClose(let linger):
@@ -379,13 +354,5 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         buffer.moveReaderIndex(forwardBy: headroom)
         buffer.writeString(text)
         return WebSocketFrame(fin: true, opcode: .text, data: buffer)
-    }
-}
-
-extension UInt16 {
-    init(webSocketErrorCode code: WebSocketErrorCode) {
-        var buffer = ByteBuffer()
-        buffer.write(webSocketErrorCode: code)
-        self = buffer.readInteger(as: UInt16.self) ?? 1011
     }
 }
