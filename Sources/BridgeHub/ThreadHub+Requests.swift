@@ -8,7 +8,7 @@ extension ThreadHub {
     /// Answers one client request with exactly one message; a retried request is answered once (see
     /// ``answerOnce(_:id:session:)``).
     public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
-        guard Self.deduplicatedKinds.contains(request.kind), let key = sessions[session.id]?.clientKey, storage != nil else {
+        guard Self.deduplicatedKinds.contains(request.kind), let key = sessions[session.id]?.clientKey else {
             return await perform(request, id: id, session: session)
         }
         return await answerOnce(request, id: id, key: key, session: session)
@@ -149,7 +149,7 @@ extension ThreadHub {
             state.cwd = thread["cwd"]?.stringValue
             threads[threadId] = state
         }
-        if threads[threadId]?.policy == nil, let stored = try? await storage?.threadPolicies.entry(for: threadId) {
+        if threads[threadId]?.policy == nil, let stored = try? await storage.threadPolicies.entry(for: threadId) {
             threads[threadId]?.policy = TurnPolicy(sandbox: stored.sandbox, approvalPolicy: stored.approvalPolicy)
         }
         return PolicyGate.ThreadFacts(cwd: threads[threadId]?.cwd, remembered: threads[threadId]?.policy)
@@ -212,7 +212,7 @@ extension ThreadHub {
 
     private func rememberPolicy(_ turnPolicy: TurnPolicy, of threadId: String) async {
         do {
-            try await storage?.threadPolicies.remember(
+            try await storage.threadPolicies.remember(
                 .init(sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy), for: threadId)
         } catch {
             logger.warning("Cannot remember a thread's policy", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
