@@ -40,9 +40,10 @@ extension ThreadHub {
             facts = try await threadFacts(pending.request.threadId)
         } else if case .answerInput(let answer) = request {
             facts = try await threadFacts(try pendingInputThread(answer.requestId))
-        } else if let threadId = request.threadId, !isUnsubscribe(request) {
+        } else if let threadId = request.threadId {
             try Self.checkThreadId(threadId)
-            facts = try await threadFacts(threadId)
+            // Unsubscribing only drops this session's own subscription: nothing to look up.
+            if !isUnsubscribe(request) { facts = try await threadFacts(threadId) }
         }
         let verdict = gate.decide(request, thread: facts)
         guard case .allowed(let cwd, let turnPolicy) = verdict else {
