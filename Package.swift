@@ -17,7 +17,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
@@ -92,19 +91,37 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // The WebSocket server: upgrade + auth, connections, routing, the thread hub.
+        // The thread hub: sessions, fan-out, replay, the journal's use, the policy gate, requests to Codex
+        // through `CodexPort`, push decisions, uploads. Knows nothing of sockets or HTTP.
+        .target(
+            name: "BridgeHub",
+            dependencies: [
+                "BridgeProtocol",
+                "BridgeStore",
+                "CodexControl",
+                "BridgePush",
+                "BridgeWeb",
+                "ChildProcess",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The WebSocket server: upgrade + auth, one event-loop handler per connection, the HTTP routes.
         .target(
             name: "BridgeServer",
             dependencies: [
+                "BridgeHub",
                 "BridgeProtocol",
                 "BridgeStore",
                 "CodexControl",
                 "BridgeWeb",
                 "BridgePush",
-                "ChildProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "WSCore", package: "swift-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -222,6 +239,7 @@ let package = Package(
             name: "codex-bridge",
             dependencies: [
                 "BridgeProtocol",
+                "BridgeHub",
                 "BridgeServer",
                 "BridgeStore",
                 "Pairing",
@@ -253,14 +271,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // An echo server on the bridge's WebSocket configuration, for Scripts/conformance (Autobahn).
+        // The bridge's own server in echo mode, for Scripts/conformance (Autobahn).
         .executableTarget(
             name: "codex-bridge-echo",
             dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                "BridgeServer", "BridgeProtocol",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Benchmarks/codex-bridge-echo",
             swiftSettings: swiftSettings
@@ -271,7 +287,9 @@ let package = Package(
         .testTarget(
             name: "BridgeHubTests",
             dependencies: [
-                "BridgeServer", "BridgeProtocol", "BridgeStore", "CodexControl",
+                "BridgeHub", "BridgeProtocol", "BridgeStore", "CodexControl",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -310,7 +328,7 @@ let package = Package(
         .testTarget(
             name: "BridgeServerTests",
             dependencies: [
-                "BridgeServer", "BridgeProtocol", "BridgeStore",
+                "BridgeServer", "BridgeHub", "BridgeProtocol", "BridgeStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),

@@ -26,6 +26,9 @@ final class ServerProcess {
             [
                 "serve", "--listen", "127.0.0.1:0", "--state-dir", dir.path, "--no-qr", "--no-mdns",
                 "--codex", options.selfPath, "--root", dir.appendingPathComponent("ws").path, "--log-level", "warning",
+                // Every client of the bench comes from 127.0.0.1: lift the per-address cap on connections that
+                // have not said hello yet (200 concurrent handshakes would otherwise shed 72 of them).
+                "--max-unauthenticated", "20000", "--max-unauthenticated-per-address", "20000",
             ] + extra
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "CODEX_BRIDGE_HOME" }
         process.standardInput = FileHandle.nullDevice
@@ -85,8 +88,8 @@ final class ServerProcess {
         throw BenchError("peer codex did not listen within 30 s")
     }
 
-    /// Starts `codex-bridge-echo PORT` (Hummingbird's own WebSocket server, the bridge's WebSocket settings,
-    /// an echo handler) from the bench's directory: the framework floor of a handshake. Nil when not built.
+    /// Starts `codex-bridge-echo PORT` (the bridge's own server and connection handler in echo mode) from the
+    /// bench's directory: the stack without the hub. Nil when not built.
     static func frameworkEcho(_ options: BenchOptions, name: String) throws -> ServerProcess? {
         let binary = URL(fileURLWithPath: options.selfPath).deletingLastPathComponent().appendingPathComponent("codex-bridge-echo").path
         guard FileManager.default.isExecutableFile(atPath: binary) else { return nil }

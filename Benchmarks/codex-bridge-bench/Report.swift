@@ -40,8 +40,9 @@ struct Report {
         for (figure, text) in notes { out += "- **\(figure)**: \(text)\n" }
         if let conformance {
             out += "\n## Hostile input: Autobahn|Testsuite\n\n"
-            out += "`Scripts/conformance` in the same run (the fuzzing client against `codex-bridge-echo`, the bridge's WebSocket "
-            out += "settings with an echo handler; 12.* and 13.*, permessage-deflate, excluded as the bridge offers no extension):\n\n"
+            out += "`Scripts/conformance` in the same run (the fuzzing client against `codex-bridge-echo`: the bridge's own server "
+            out +=
+                "and connection handler in echo mode; 12.* and 13.*, permessage-deflate, excluded as the bridge offers no extension):\n\n"
             out += "> \(conformance)\n"
         }
         if !bounds.isEmpty { out += "\n## What bounds each figure\n\n" + bounds + "\n" }

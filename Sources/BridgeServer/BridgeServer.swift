@@ -1,3 +1,4 @@
+import BridgeHub
 import BridgeProtocol
 import Foundation
 import HTTPTypes
@@ -6,9 +7,9 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
-@_spi(WSInternal) import WSCore
 
-/// The WebSocket server: `/healthz`, the upgrade with Bearer authentication, one ``Connection`` per socket.
+/// The server: `/healthz` and the other HTTP routes, the upgrade with Bearer authentication, one
+/// ``ConnectionHandler`` per WebSocket, on its event loop.
 ///
 /// A `Service`: run it in a `ServiceGroup`. On graceful shutdown every client gets close 1001 before the
 /// listener stops.
@@ -67,23 +68,18 @@ public struct BridgeServer: Service, CustomStringConvertible {
         }
 
         let configuration = self.configuration
-        let webSocket = WebSocketHandler.Configuration(
-            extensions: [],
-            autoPing: .disabled,  // HeartbeatHandler: closes after two missed pings, not one
-            closeTimeout: configuration.closeTimeout,
-            validateUTF8: true,
-            maxFrameSize: configuration.maxMessageBytes
-        )
+        let environment = ConnectionEnvironment(
+            configuration: configuration, authenticator: authenticator, rateLimiter: rateLimiter, handler: handler,
+            registry: registry, preAuth: preAuth, logger: logger)
         let server = HTTPServerBuilder { responder in
             BridgeUpgradeChannel(
                 responder: responder,
-                webSocket: webSocket,
                 maxFrameSize: configuration.maxMessageBytes,
-                pingInterval: configuration.pingInterval,
                 tls: configuration.tls,
                 preAuth: preAuth,
                 requestHeadTimeout: configuration.requestHeadTimeout,
-                shouldUpgrade: { request, channel, _ in self.shouldUpgrade(request, channel: channel) }
+                shouldUpgrade: { request, channel, _ in self.shouldUpgrade(request, channel: channel) },
+                connect: { setup, channel in try ConnectionHandler.install(on: channel, environment: environment, setup: setup) }
             )
         }
         let onListening = self.onListening
@@ -160,32 +156,10 @@ public struct BridgeServer: Service, CustomStringConvertible {
         }
     }
 
-    /// Registers the connection and returns the WebSocket handler that runs it.
+    /// Upgrades, unless the server is shutting down (503).
     private func upgrade(channel: any Channel, remote: String, preauthenticated: AuthenticationResult?) -> UpgradeDecision {
-        let preauthenticatedResult = preauthenticated
-        let configuration = self.configuration
-        let authenticator = self.authenticator
-        let rateLimiter = self.rateLimiter
-        let preAuth = self.preAuth
-        let handler = self.handler
-        let registry = self.registry
-        let logger = self.logger
-        let connection = ConnectionBox()
-        guard
-            let id = registry.register(close: { code, reason in connection.value?.requestClose(code: code, reason: reason) })
-        else {
-            return .refuse(.serviceUnavailable)
-        }
-        return .upgrade { inbound, outbound, _ in
-            let conn = Connection(
-                id: id, configuration: configuration, authenticator: authenticator, rateLimiter: rateLimiter,
-                handler: handler, registry: registry, preauthenticated: preauthenticatedResult, remoteAddress: remote,
-                channel: channel, preAuth: preAuth, logger: logger
-            )
-            connection.set(conn)
-            defer { registry.unregister(id) }
-            try await conn.run(inbound: inbound, outbound: outbound)
-        }
+        guard registry.isAccepting else { return .refuse(.serviceUnavailable) }
+        return .upgrade(ConnectionSetup(remoteAddress: remote, preauthenticated: preauthenticated))
     }
 
     static func bearerToken(_ header: String) -> String? {

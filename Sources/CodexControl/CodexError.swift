@@ -64,3 +64,18 @@ public struct CodexError: Error, Sendable, Hashable, CustomStringConvertible {
         return "codex \(code): \(message)"
     }
 }
+
+extension CodexError {
+    /// Codex's answer for a thread (or its rollout) it does not have. Codex 0.163.0 answers every such request
+    /// with the generic -32600 and says what is missing only in the message (`thread not found: ID` for
+    /// `turn/start` and `turn/interrupt`, `no rollout found for thread id ID` for `thread/resume`), so these
+    /// message prefixes are the contract, checked against the real codex in `CodexRealCodexTests`.
+    public static let notFoundMessagePrefixes = ["thread not found", "no rollout found"]
+
+    /// Whether Codex answered that the thread the request named does not exist.
+    public var isThreadNotFound: Bool {
+        guard code == .rpc else { return false }
+        let message = self.message.lowercased()
+        return Self.notFoundMessagePrefixes.contains { message.hasPrefix($0) }
+    }
+}

@@ -40,9 +40,19 @@ public final class CodexSupervisor: Service, CodexRequesting {
             case unavailable(String)
             case stopped
         }
-        var phase = Phase.starting
+        var phase = Phase.starting {
+            didSet {
+                // Requests waiting for a (re)start learn at once that it ended, one way or the other.
+                if case .starting = phase { return }
+                for waiter in phaseWaiters.values { waiter.resume() }
+                phaseWaiters.removeAll()
+            }
+        }
         var current: CodexAppServer?
         var shuttingDown = false
+        /// Requests waiting while the phase is `.starting`.
+        var phaseWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
     }
 
     /// Creates a supervisor; nothing starts until ``run()``.
@@ -129,10 +139,32 @@ public final class CodexSupervisor: Service, CodexRequesting {
                 guard ContinuousClock.now < deadline else {
                     throw CodexError.timeout("codex is (re)starting; \(method) was not sent")
                 }
-                try await Task.sleep(for: .milliseconds(20))
+                await waitWhileStarting(until: deadline)
             }
         }
         throw CodexError.unavailable("unreachable")
+    }
+
+    /// Returns when the phase leaves `.starting` (the child runs, is unavailable, or the supervisor stopped)
+    /// or at `deadline`, whichever comes first.
+    private func waitWhileStarting(until deadline: ContinuousClock.Instant) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let id: Int? = state.withLock { state in
+                guard case .starting = state.phase else { return nil }
+                state.nextWaiter += 1
+                state.phaseWaiters[state.nextWaiter] = continuation
+                return state.nextWaiter
+            }
+            guard let id else {
+                continuation.resume()
+                return
+            }
+            // Whoever takes the waiter out of the state resumes it: the phase change or this deadline.
+            Task {
+                try? await Task.sleep(until: deadline)
+                self.state.withLock { $0.phaseWaiters.removeValue(forKey: id) }?.resume()
+            }
+        }
     }
 
     private func supervise() async {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeHub
 import BridgeServer
 import BridgeStore
 import Foundation

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeHub
 import BridgeOps
 import BridgeProtocol
 import BridgeServer

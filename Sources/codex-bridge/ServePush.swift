@@ -1,3 +1,4 @@
+import BridgeHub
 import BridgePush
 import BridgeServer
 import BridgeStore

@@ -6,7 +6,7 @@ import Logging
 import Synchronization
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// A hub over a fake Codex and a real SQLite journal in a fresh directory, with sessions whose frames the test
 /// reads from their outboxes.
@@ -65,7 +65,10 @@ final class HubHarness: Sendable {
 
     /// The frames queued for `session` so far (taken: each is returned once).
     func frames(_ session: ClientSession) -> [ServerMessage] {
-        session.outbox.take(limit: 100_000).frames.compactMap { try? ServerMessage.decode(Data($0.utf8)) }
+        session.outbox.take(limit: 100_000).compactMap { item in
+            guard case .text(let text) = item else { return nil }
+            return try? ServerMessage.decode(Data(text.utf8))
+        }
     }
 
     /// Waits until `session` has received a frame matching `predicate`; returns every frame taken meanwhile.

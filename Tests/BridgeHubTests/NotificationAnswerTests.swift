@@ -3,7 +3,7 @@ import BridgeStore
 import Foundation
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// `POST /push/action` resolves through ``ThreadHub/answerFromNotification(approvalId:decision:owner:)``: the same
 /// path as `approve` (first answer wins, everyone sees `approvalResolved` with the device, journaled).

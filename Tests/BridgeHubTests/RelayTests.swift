@@ -4,7 +4,7 @@ import CodexControl
 import Foundation
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// The relay's fast path: a delta read without a params tree goes out and into the journal exactly as the
 /// same notification parsed fully.
@@ -54,7 +54,10 @@ import Testing
         var texts: [String] = []
         let deadline = ContinuousClock.now + .seconds(5)
         while texts.count < 2, ContinuousClock.now < deadline {
-            texts += phone.outbox.take(limit: 100).frames
+            texts += phone.outbox.take(limit: 100).compactMap { item in
+                guard case .text(let text) = item else { return nil }
+                return text
+            }
             try await Task.sleep(for: .milliseconds(5))
         }
         try #require(texts.count == 2)

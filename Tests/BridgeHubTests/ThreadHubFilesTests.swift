@@ -4,7 +4,7 @@ import CodexControl
 import Foundation
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// `searchFiles` confined to the thread's directory, and attachments from the upload store becoming Codex inputs.
 @Suite(.timeLimit(.minutes(1))) struct ThreadHubFilesTests {

@@ -4,7 +4,7 @@ import CodexControl
 import Foundation
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// `listThreads {archived}`, `forkThread` and `listSkills` against a scripted Codex.
 @Suite(.timeLimit(.minutes(1))) struct ThreadHubForkTests {

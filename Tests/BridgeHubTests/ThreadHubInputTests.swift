@@ -4,7 +4,7 @@ import CodexControl
 import Foundation
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// The agent's questions (`inputRequest` / `answerInput`), permission approvals, and Codex requests the bridge
 /// does not relay — in-process with a fake Codex.

@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// Queue mode end to end in the hub: held while a turn runs, announced to everyone, started when it ends,
 /// cancellable, reported failed after a restart.

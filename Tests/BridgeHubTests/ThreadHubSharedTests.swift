@@ -4,7 +4,7 @@ import CodexControl
 import Foundation
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// The hub on a shared app-server (`serve --shared`): threads the terminal's Codex drives.
 @Suite(.timeLimit(.minutes(1))) struct ThreadHubSharedTests {

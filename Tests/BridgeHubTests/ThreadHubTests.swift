@@ -4,7 +4,7 @@ import CodexControl
 import Foundation
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// The hub in-process: a fake Codex, a real SQLite journal, sessions read from their outboxes.
 @Suite(.timeLimit(.minutes(1))) struct ThreadHubTests {

@@ -1,3 +1,4 @@
+import BridgeHub
 import BridgeProtocol
 import BridgeStore
 import Foundation
@@ -102,7 +103,7 @@ private final class LogLines: Sendable {
         let connections = ConnectionRegistry()
         let closed = Mutex<[String: (UInt16, String)]>([:])
         for name in ["phone", "tablet", "secret"] {
-            let id = try #require(connections.register { code, reason in closed.withLock { $0[name] = (code, reason) } })
+            let id = try #require(connections.register { _ in { code, reason in closed.withLock { $0[name] = (code, reason) } } })
             connections.authenticated(id, as: name == "secret" ? .sharedSecret : .device(id: name))
         }
         let asked = Mutex<Set<String>>([])

@@ -69,6 +69,21 @@ struct CodexRealCodexTests {
             let thread = try await supervisor.threadRead(threadId: threadId)
             #expect(thread["id"]?.stringValue == threadId)
             #expect(thread["turns"]?.arrayValue?.isEmpty == false)
+
+            // A thread Codex does not have: the generic -32600, told apart only by its message.
+            let unknown = "0199a213-81c0-7800-8aa1-bbab2a035a53"
+            for attempt in [
+                { _ = try await supervisor.turnStart(threadId: unknown, text: "x") },
+                { _ = try await supervisor.threadResume(threadId: unknown) },
+            ] as [() async throws -> Void] {
+                do {
+                    try await attempt()
+                    Issue.record("codex accepted a thread it does not have")
+                } catch let error as CodexError {
+                    #expect(error.rpcCode == -32600)
+                    #expect(error.isThreadNotFound, "\(error.message)")
+                }
+            }
         }
     }
 

@@ -35,8 +35,9 @@ struct CodexSupervisorFaultTests {
                 }.first
             }
             #expect(reason.contains("status 3"))
-            try await recorder.wait("started 2") { $0.contains(.started(generation: 2)) ? true : nil }
+            // Sent while codex restarts: the request waits for generation 2 and goes to it.
             #expect(try await supervisor.threadStart(cwd: directory.path) == "thread-2")
+            try await recorder.wait("started 2") { $0.contains(.started(generation: 2)) ? true : nil }
             #expect(supervisor.currentGeneration == 2)
             let events = recorder.events
             let startedIndex = try #require(events.firstIndex(of: .started(generation: 1)))

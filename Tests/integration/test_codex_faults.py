@@ -113,3 +113,29 @@ def rss_kib(pid):
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return 0
+
+
+async def test_unsubscribe_stops_a_threads_events(bridge_factory, tmp_path):
+    """unsubscribe answers unsubscribed (it was refused as an unknown thread for every thread) and the
+    session gets no more of that thread's events; unsubscribing from a thread it never had is harmless."""
+    bridge, ws_dir = fake_bridge(bridge_factory, tmp_path, "normal")
+    starter, _ = await hello(bridge)
+    watcher, _ = await hello(bridge)
+    started = await request(starter, "startThread", cwd=str(ws_dir), prompt="go")
+    thread = started["threadId"]
+    await until_turn_completed(starter, thread, timeout=20)
+    assert (await request(watcher, "subscribe", threadId=thread))["kind"] == "subscribed"
+    left = await request(watcher, "unsubscribe", threadId=thread)
+    assert left == {"kind": "unsubscribed", "id": left["id"], "threadId": thread}, left
+    never = await request(watcher, "unsubscribe", threadId="never-subscribed")
+    assert never["kind"] == "unsubscribed", never
+    # A second turn on the thread: the starter sees it, the watcher does not.
+    assert (await request(starter, "sendMessage", threadId=thread, text="more"))["kind"] == "accepted"
+    await until_turn_completed(starter, thread, timeout=20)
+    try:
+        async for msg in frames(watcher, timeout=1.5):
+            assert not (msg["kind"] == "event" and msg["threadId"] == thread), msg
+    except asyncio.TimeoutError:
+        pass  # nothing for 1.5 s after the turn completed: as expected
+    await starter.close()
+    await watcher.close()

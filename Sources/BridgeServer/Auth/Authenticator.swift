@@ -1,20 +1,7 @@
+import BridgeHub
 import BridgeProtocol
 import BridgeStore
 import Foundation
-
-/// Who a connection is authenticated as.
-public enum Principal: Sendable, Hashable {
-    /// A client that knows the shared secret.
-    case sharedSecret
-    /// A paired device.
-    case device(id: String)
-
-    /// The device id, when a device.
-    public var deviceId: String? {
-        if case .device(let id) = self { return id }
-        return nil
-    }
-}
 
 /// The result of checking a token.
 public enum AuthenticationResult: Sendable, Hashable {
@@ -60,6 +47,12 @@ public struct Authenticator: Sendable {
         }
         guard let devices, !Self.isPairingCode(token) else { return .rejected }
         return await devices.authenticateDevice(token: token, remoteAddress: remoteAddress)
+    }
+
+    /// Whether `token` is the shared secret: answered without suspending, so that a hello carrying it is
+    /// accepted on the connection's event loop. Never logs the token.
+    public func isSharedSecret(_ token: String) -> Bool {
+        sharedSecret.matches(token)
     }
 
     /// Redeems a one-time pairing code for a new device (only from `hello`, which describes the device).

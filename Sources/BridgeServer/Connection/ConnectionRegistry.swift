@@ -1,3 +1,4 @@
+import BridgeHub
 import Foundation
 import Synchronization
 
@@ -20,16 +21,20 @@ public final class ConnectionRegistry: Sendable {
 
     public init() {}
 
-    /// Allocates a connection id and registers its closer; nil when the server is shutting down.
-    func register(close: @escaping @Sendable (UInt16, String) -> Void) -> UInt64? {
+    /// Allocates a connection id and registers the closer `makeCloser` returns for it; nil when the server is
+    /// shutting down.
+    func register(makeCloser: (UInt64) -> @Sendable (UInt16, String) -> Void) -> UInt64? {
         state.withLock { state in
             guard state.accepting else { return nil }
             let id = state.nextId
             state.nextId += 1
-            state.entries[id] = Entry(principal: nil, authenticatedAt: nil, close: close)
+            state.entries[id] = Entry(principal: nil, authenticatedAt: nil, close: makeCloser(id))
             return id
         }
     }
+
+    /// False once the server is shutting down.
+    var isAccepting: Bool { state.withLock { $0.accepting } }
 
     /// Records who connection `id` authenticated as.
     func authenticated(_ id: UInt64, as principal: Principal, at date: Date = Date()) {

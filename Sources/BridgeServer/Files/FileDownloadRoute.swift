@@ -1,3 +1,4 @@
+import BridgeHub
 import BridgeProtocol
 import BridgeStore
 import BridgeWeb

@@ -1,3 +1,4 @@
+import BridgeHub
 import BridgeStore
 import CoreMetrics
 import Foundation
@@ -99,12 +100,5 @@ public struct MetricsRoute: Sendable {
         }
         let sizes = journalFiles.compactMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber }
         if !sizes.isEmpty { metrics.journalBytes.record(sizes.reduce(0) { $0 + $1.int64Value }) }
-    }
-}
-
-extension ThreadHub {
-    /// Pending approvals and threads with a running turn, for `/metrics`.
-    func metricsSnapshot() -> (approvalsPending: Int, threadsRunning: Int) {
-        (pendingApprovals.count, threads.values.count { $0.runningTurnId != nil })
     }
 }

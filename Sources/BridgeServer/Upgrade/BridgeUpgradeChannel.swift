@@ -8,12 +8,11 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOSSL
 import NIOWebSocket
-@_spi(WSInternal) import WSCore
 
 /// What to do with a WebSocket upgrade request.
 enum UpgradeDecision: Sendable {
-    /// Upgrade and run `handler` on the WebSocket.
-    case upgrade(WebSocketDataHandler<BridgeWebSocketContext>)
+    /// Upgrade, and run a connection with this setup on the WebSocket.
+    case upgrade(ConnectionSetup)
     /// Refuse with this HTTP status (e.g. 401 for a bad Bearer token, 429 when rate limited).
     case refuse(HTTPResponse.Status)
 }
@@ -24,22 +23,17 @@ enum UpgradeStep: Sendable {
     case later(@Sendable () async -> UpgradeDecision)
 }
 
-/// The context WSCore hands to a WebSocket handler.
-struct BridgeWebSocketContext: WebSocketContext {
-    let logger: Logger
-}
-
-/// An HTTP/1.1 child channel that upgrades to WebSocket, like HummingbirdWebSocket's
-/// `HTTP1WebSocketUpgradeChannel`, except that a refused upgrade gets the status the bridge chooses.
-///
-/// Hummingbird answers every refused upgrade with 400; clients of the bridge expect 401 for a bad
-/// `Authorization: Bearer` token, so the upgrade path is owned here. Plain HTTP requests (`/healthz`,
+/// An HTTP/1.1 child channel that upgrades to WebSocket with NIO's upgrader, deciding on the event loop,
+/// answering a refused upgrade with the status the bridge chooses (401 for a bad `Authorization: Bearer`
+/// token, 403, 429, 503), and handing an upgraded channel to a ``ConnectionHandler`` that lives on its event
+/// loop. Plain HTTP requests (`/healthz`,
 /// `/metrics`) go to the Hummingbird router as usual. With `tls`, a TLS handler goes first in the pipeline,
 /// so the WebSocket and the HTTP routes share the port under TLS; a peer that does not speak TLS fails its
 /// handshake and only its own connection is closed.
 struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     enum UpgradeResult: Sendable {
-        case websocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, WebSocketDataHandler<BridgeWebSocketContext>, Logger)
+        /// The connection lives on its event loop from now on (``ConnectionHandler``).
+        case websocket
         case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
         case refused(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, HTTPResponse.Status)
     }
@@ -50,10 +44,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     let responder: HTTPChannelHandler.Responder
-    let webSocket: WebSocketHandler.Configuration
     let maxFrameSize: Int
-    /// WebSocket pings (``HeartbeatHandler``); nil: none.
-    let pingInterval: Duration?
     let tls: TLSContextSource?
     /// Unauthenticated connections, capped; nil: no pre-authentication limits.
     let preAuth: PreAuthLedger?
@@ -61,21 +52,22 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     let requestHeadTimeout: Duration
     /// Runs on the channel's event loop: most upgrades are decided there, without a task hop.
     let shouldUpgrade: @Sendable (HTTPRequest, any Channel, Logger) -> UpgradeStep
+    /// Runs on the event loop once the upgrade response is written: puts the connection on the WebSocket
+    /// pipeline NIO's upgrader built (frame decoder and encoder).
+    let connect: @Sendable (ConnectionSetup, any Channel) throws -> Void
 
     init(
         responder: @escaping HTTPChannelHandler.Responder,
-        webSocket: WebSocketHandler.Configuration,
         maxFrameSize: Int,
-        pingInterval: Duration? = nil,
         tls: TLSContextSource? = nil,
         preAuth: PreAuthLedger? = nil,
         requestHeadTimeout: Duration = .seconds(5),
-        shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) -> UpgradeStep
+        shouldUpgrade: @escaping @Sendable (HTTPRequest, any Channel, Logger) -> UpgradeStep,
+        connect: @escaping @Sendable (ConnectionSetup, any Channel) throws -> Void
     ) {
         self.responder = responder
-        self.webSocket = webSocket
         self.maxFrameSize = maxFrameSize
-        self.pingInterval = pingInterval
+        self.connect = connect
         self.tls = tls
         self.preAuth = preAuth
         self.requestHeadTimeout = requestHeadTimeout
@@ -99,10 +91,10 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
             // Only touched on the channel's event loop.
             let decision = NIOLoopBoundBox<UpgradeDecision?>(nil, eventLoop: channel.eventLoop)
             let shouldUpgrade = self.shouldUpgrade
-            let pingInterval = self.pingInterval
+            let connect = self.connect
             let upgrader = NIOTypedWebSocketServerUpgrader<UpgradeResult>(
                 maxFrameSize: maxFrameSize,
-                enableAutomaticErrorHandling: false,  // WebSocketErrorCloser below instead
+                enableAutomaticErrorHandling: false,  // ConnectionHandler answers protocol errors
                 shouldUpgrade: { channel, head in
                     let request: HTTPRequest
                     do {
@@ -128,22 +120,11 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                 },
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
-                        guard case .upgrade(let handler) = decision.value else {
+                        guard case .upgrade(let setup) = decision.value else {
                             preconditionFailure("upgrade pipeline without an upgrade decision")
                         }
-                        // Data frames go out through this handler (batched, encoded by it), the rest through
-                        // WSCore and NIO's frame encoder, above it.
-                        let encoder = try channel.pipeline.syncOperations.handler(type: WebSocketFrameEncoder.self)
-                        try channel.pipeline.syncOperations.addHandler(FrameWriterHandler(), position: .before(encoder))
-                        try channel.pipeline.syncOperations.addHandler(WebSocketErrorCloser(linger: .seconds(2)))
-                        if let pingInterval {
-                            try channel.pipeline.syncOperations.addHandler(HeartbeatHandler(interval: TimeAmount(pingInterval)))
-                        }
-                        let asyncChannel = try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
-                            wrappingChannelSynchronously: channel,
-                            configuration: .init(isOutboundHalfClosureEnabled: true)
-                        )
-                        return UpgradeResult.websocket(asyncChannel, handler, logger)
+                        try connect(setup, channel)
+                        return UpgradeResult.websocket
                     }
                 }
             )
@@ -182,18 +163,8 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                 await handleHTTP(asyncChannel: http, logger: logger)
             case .refused(let http, let status):
                 await refuse(http, status: status, logger: logger)
-            case .websocket(let asyncChannel, let handler, let logger):
-                do {
-                    _ = try await WebSocketHandler.handle(
-                        type: .server,
-                        configuration: webSocket,
-                        asyncChannel: asyncChannel,
-                        context: BridgeWebSocketContext(logger: logger),
-                        handler: handler
-                    )
-                } catch {
-                    logger.debug("WebSocket ended with an error", metadata: ["error.type": "\(type(of: error))"])
-                }
+            case .websocket:
+                break
             }
         } catch let error as ChannelError where error == .inputClosed {
             logger.trace("Upgrade failed as input was closed")

@@ -39,6 +39,10 @@ struct PolicyGate: Sendable {
         switch request {
         case .listThreads, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence:
             return .allowed(cwd: nil, policy: nil)
+        case .unsubscribe:
+            // It only drops the session's own subscription (one the gate allowed), and its answer is the same
+            // whether the thread exists or not: it tells a client nothing about threads outside the roots.
+            return .allowed(cwd: nil, policy: nil)
         case .readFile(let read):
             guard let thread else { return .refused(.notFound, "unknown thread") }
             guard case .allowed(let cwd?, let policy) = admitThread(thread) else { return admitThread(thread) }
@@ -60,15 +64,14 @@ struct PolicyGate: Sendable {
                 return .refused(.forbiddenPath, "path must be an existing directory inside \(rootList)")
             }
             return .allowed(cwd: resolved, policy: nil)
-        case .sendMessage, .interrupt, .subscribe, .unsubscribe, .readThread, .getDiff, .renameThread, .archiveThread, .unarchiveThread,
+        case .sendMessage, .interrupt, .subscribe, .readThread, .getDiff, .renameThread, .archiveThread, .unarchiveThread,
             .cancelQueued, .searchFiles, .startReview, .forkThread, .listSkills:
             guard let thread else { return .refused(.notFound, "unknown thread") }
             return admitThread(thread)
         }
     }
 
-    /// A thread this bridge may act on: its cwd is inside a root. `unsubscribe` passes the same check so that
-    /// a client cannot learn whether a thread outside the roots exists.
+    /// A thread this bridge may act on: its cwd is inside a root.
     func admitThread(_ thread: ThreadFacts) -> Verdict {
         guard let cwd = thread.cwd, cwd.hasPrefix("/"), let resolved = WorkspaceRoots.resolve(cwd), roots.contains(resolved: resolved)
         else {

@@ -38,7 +38,7 @@ extension ThreadHub {
         state.policy = turnPolicy
         threads[threadId] = state
         do {
-            try await storage?.threadPolicies.remember(
+            try await storage.threadPolicies.remember(
                 .init(sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy), for: threadId)
         } catch {
             logger.warning("Cannot remember a thread's policy", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])

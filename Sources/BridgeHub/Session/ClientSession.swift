@@ -15,10 +15,10 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
     /// Logger with this connection's metadata.
     public let logger: Logger
 
-    let outbox: Outbox
+    package let outbox: Outbox
     private let onOverflow: @Sendable () -> Void
 
-    init(
+    package init(
         id: UInt64, principal: Principal, hello: Hello, remoteAddress: String, logger: Logger, outbox: Outbox,
         onOverflow: @escaping @Sendable () -> Void
     ) {

@@ -70,7 +70,7 @@ public actor ThreadHub: RequestHandling, Service {
     let workspaceDiff: WorkspaceDiff
     let logger: Logger
     /// The journal and client memory; nil keeps everything in memory (no resume across connections).
-    let storage: HubStorage?
+    let storage: HubStorage
     let encoder = ServerMessage.defaultEncoder
 
     /// Every open session and what the hub keeps for it; closing one removes its entry and its fan-out route.
@@ -111,16 +111,6 @@ public actor ThreadHub: RequestHandling, Service {
     var sharedThreads = SharedThreadTracker()
     /// Threads whose cwd is being looked up (shared app-server).
     var sharedDiscoveries: Set<String> = []
-
-    /// A hub without a journal: sequence numbers restart at 1, nothing is replayed.
-    public init(codex: any CodexPort, policy: Policy, logger: Logger) {
-        self.codex = codex
-        self.policy = policy
-        self.logger = logger
-        self.storage = nil
-        self.gate = Self.gate(for: policy)
-        self.workspaceDiff = WorkspaceDiff(git: ChildProcess.which("git", path: ProcessInfo.processInfo.environment["PATH"]))
-    }
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
@@ -301,9 +291,9 @@ public actor ThreadHub: RequestHandling, Service {
     func flushBatch() {
         guard let pending = batch else { return }
         batch = nil
-        if let journal = storage?.journal, !pending.entries.isEmpty {
+        if !pending.entries.isEmpty {
             do {
-                try journal.append(contentsOf: pending.entries)
+                try storage.journal.append(contentsOf: pending.entries)
             } catch {
                 logger.error(
                     "Cannot write to the journal", metadata: ["bridge.seq": "\(pending.entries.first?.seq ?? 0)", "error": "\(error)"])
@@ -335,7 +325,7 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     public func acknowledged(_ seq: Int64, session: ClientSession) async {
-        guard let deviceId = session.principal.deviceId, let storage else { return }
+        guard let deviceId = session.principal.deviceId else { return }
         do {
             try await storage.devices.recordAck(deviceId: deviceId, seq: seq)
         } catch {

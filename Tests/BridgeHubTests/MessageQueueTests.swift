@@ -1,7 +1,7 @@
 import BridgeProtocol
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// The queue of follow-ups, without sockets or Codex.
 @Suite struct MessageQueueTests {

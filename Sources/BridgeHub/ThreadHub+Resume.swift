@@ -126,9 +126,8 @@ extension ThreadHub {
 
     /// Writes one numbered message to the journal before anyone sees it.
     func journal(_ message: ServerMessage, text: String, threadId: String) {
-        guard let journal = storage?.journal else { return }
         do {
-            try journal.append(Self.entry(for: message, text: text, threadId: threadId))
+            try storage.journal.append(Self.entry(for: message, text: text, threadId: threadId))
         } catch {
             // Still delivered live: a client that is connected loses nothing; a resume after this seq may miss it.
             logger.error("Cannot write to the journal", metadata: ["bridge.seq": "\(message.seq ?? 0)", "error": "\(error)"])
@@ -168,8 +167,7 @@ extension ThreadHub {
     /// Whether every journaled message after `cursor` is still there.
     func resumeStatus(after cursor: Int64) -> ResumeStatus {
         if cursor > lastSeq { return .gap }  // a cursor from another bridge or a reset database
-        guard let journal = storage?.journal else { return cursor == lastSeq ? .ok : .gap }
-        let prunedThrough = (try? journal.prunedThrough()) ?? .max
+        let prunedThrough = (try? storage.journal.prunedThrough()) ?? .max
         return cursor >= prunedThrough ? .ok : .gap
     }
 
@@ -180,9 +178,9 @@ extension ThreadHub {
     func open(_ session: ClientSession) async -> SessionOpening {
         let key = ClientMemory.key(deviceId: session.principal.deviceId, clientId: session.hello.clientId)
         var restored: [String] = []
-        if let key, let memory = storage?.memory {
+        if let key {
             do {
-                restored = try await memory.subscriptions(of: key)
+                restored = try await storage.memory.subscriptions(of: key)
             } catch {
                 session.logger.warning("Cannot read remembered subscriptions", metadata: ["error": "\(error)"])
             }
@@ -250,7 +248,8 @@ extension ThreadHub {
 
     /// Records (or forgets) a subscription in the client's memory.
     func remember(_ session: ClientSession, subscribedTo threadId: String, _ subscribed: Bool) async {
-        guard let key = sessions[session.id]?.clientKey, let memory = storage?.memory else { return }
+        guard let key = sessions[session.id]?.clientKey else { return }
+        let memory = storage.memory
         do {
             if subscribed {
                 try await memory.subscribe(key, to: threadId)
@@ -276,7 +275,7 @@ extension ThreadHub {
 
     /// Queues the journaled messages of `replay` page by page, waiting while the client has many frames queued.
     private func replayJournal(_ replay: Replay, to session: ClientSession) async {
-        guard let journal = storage?.journal else { return }
+        let journal = storage.journal
         var cursor = replay.after
         var sent = 0
         while cursor < replay.through, sessions[session.id] != nil {

@@ -50,7 +50,6 @@ extension ThreadHub {
     }
 
     private func firstAnswer(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {
-        guard let storage else { return await perform(request, id: id, session: session) }
         do {
             if let stored = try await storage.memory.answer(to: id, from: key, maxAge: storage.retention.answerMaxAge) {
                 guard stored.kind == request.kind else {

@@ -8,7 +8,7 @@ extension ThreadHub {
     /// Answers one client request with exactly one message; a retried request is answered once (see
     /// ``answerOnce(_:id:session:)``).
     public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
-        guard Self.deduplicatedKinds.contains(request.kind), let key = sessions[session.id]?.clientKey, storage != nil else {
+        guard Self.deduplicatedKinds.contains(request.kind), let key = sessions[session.id]?.clientKey else {
             return await perform(request, id: id, session: session)
         }
         return await answerOnce(request, id: id, key: key, session: session)
@@ -40,9 +40,10 @@ extension ThreadHub {
             facts = try await threadFacts(pending.request.threadId)
         } else if case .answerInput(let answer) = request {
             facts = try await threadFacts(try pendingInputThread(answer.requestId))
-        } else if let threadId = request.threadId, !isUnsubscribe(request) {
+        } else if let threadId = request.threadId {
             try Self.checkThreadId(threadId)
-            facts = try await threadFacts(threadId)
+            // Unsubscribing only drops this session's own subscription: nothing to look up.
+            if !isUnsubscribe(request) { facts = try await threadFacts(threadId) }
         }
         let verdict = gate.decide(request, thread: facts)
         guard case .allowed(let cwd, let turnPolicy) = verdict else {
@@ -149,7 +150,7 @@ extension ThreadHub {
             state.cwd = thread["cwd"]?.stringValue
             threads[threadId] = state
         }
-        if threads[threadId]?.policy == nil, let stored = try? await storage?.threadPolicies.entry(for: threadId) {
+        if threads[threadId]?.policy == nil, let stored = try? await storage.threadPolicies.entry(for: threadId) {
             threads[threadId]?.policy = TurnPolicy(sandbox: stored.sandbox, approvalPolicy: stored.approvalPolicy)
         }
         return PolicyGate.ThreadFacts(cwd: threads[threadId]?.cwd, remembered: threads[threadId]?.policy)
@@ -212,7 +213,7 @@ extension ThreadHub {
 
     private func rememberPolicy(_ turnPolicy: TurnPolicy, of threadId: String) async {
         do {
-            try await storage?.threadPolicies.remember(
+            try await storage.threadPolicies.remember(
                 .init(sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy), for: threadId)
         } catch {
             logger.warning("Cannot remember a thread's policy", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
@@ -312,20 +313,20 @@ extension ThreadHub {
         }
     }
 
-    static func errorMessage(id: String, for error: CodexError) -> ErrorMessage {
+    package static func errorMessage(id: String, for error: CodexError) -> ErrorMessage {
         switch error.code {
         case .unavailable: ErrorMessage(id: id, code: .codexUnavailable, message: error.message)
-        case .rpc where error.message.lowercased().contains("not found"): ErrorMessage(id: id, code: .notFound, message: error.message)
+        case .rpc where error.isThreadNotFound: ErrorMessage(id: id, code: .notFound, message: error.message)
         default: ErrorMessage(id: id, code: .codexError, message: error.message)
         }
     }
 }
 
 /// A request the hub refuses, with its wire code.
-struct HubError: Error {
-    let code: BridgeErrorCode
-    let message: String
-    init(_ code: BridgeErrorCode, _ message: String) {
+package struct HubError: Error {
+    package let code: BridgeErrorCode
+    package let message: String
+    package init(_ code: BridgeErrorCode, _ message: String) {
         self.code = code
         self.message = message
     }

@@ -2,7 +2,7 @@ import BridgeProtocol
 import Foundation
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 /// The policy gate as a table: (request, the thread's cwd, its remembered policy) → allowed with a policy, or
 /// refused with a code. Directories are real (the gate resolves paths), in a fresh temporary tree.
@@ -107,6 +107,10 @@ import Testing
         check(.listDirectory(ListDirectory(path: outside)), cwd: nil, expect: .refused(.forbiddenPath))
         check(.listDirectory(ListDirectory(path: root + "/escape")), cwd: nil, expect: .refused(.forbiddenPath))
         check(.subscribe(Subscribe(threadId: "*")), cwd: nil, expect: .allowed(nil))
+        // Unsubscribing drops only the session's own subscription: allowed whatever the thread (seen refused
+        // as an unknown thread for every thread, since the hub looks up nothing for it).
+        #expect(gate.decide(.unsubscribe(ThreadRef(threadId: "t1")), thread: nil) == .allowed(cwd: nil, policy: nil))
+        #expect(gate.decide(.unsubscribe(ThreadRef(threadId: "*")), thread: nil) == .allowed(cwd: nil, policy: nil))
         #expect(gate.shows(cwd: inside))
         #expect(!gate.shows(cwd: outside))
         #expect(!gate.shows(cwd: nil))

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import BridgeServer
+@testable import BridgeHub
 
 @Suite struct FanOutTests {
     @Test func framesGoToNamedAndWildcardSubscribersOnce() {

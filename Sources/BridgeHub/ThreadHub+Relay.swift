@@ -29,12 +29,10 @@ extension ThreadHub {
             return
         }
         // Outside a batch (not how `run()` calls it): journal, then deliver, as `publish` does.
-        if let journal = storage?.journal {
-            do {
-                try journal.append(entry)
-            } catch {
-                logger.error("Cannot write to the journal", metadata: ["bridge.seq": "\(entry.seq)", "error": "\(error)"])
-            }
+        do {
+            try storage.journal.append(entry)
+        } catch {
+            logger.error("Cannot write to the journal", metadata: ["bridge.seq": "\(entry.seq)", "error": "\(error)"])
         }
         apply(fanOut.publish(text, threadId: threadId))
     }

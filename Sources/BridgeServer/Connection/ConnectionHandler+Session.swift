@@ -1,0 +1,186 @@
+import BridgeHub
+import BridgeProtocol
+import Foundation
+import Logging
+import NIOCore
+import NIOWebSocket
+
+/// The bridge protocol on a connection: hello and its token, the session in the hub, requests and acks.
+extension ConnectionHandler {
+    func receivedText(_ text: String) {
+        perform(machine.receivedText(Data(text.utf8)))
+    }
+
+    /// Performs what the state machine asked for.
+    func perform(_ action: ConnectionStateMachine.Action) {
+        switch action {
+        case .none:
+            break
+        case .send(let message):
+            send(message)
+        case .close(let message, let code, let reason):
+            if let message {
+                if case .helloAck(let ack) = message { BridgeMetrics.shared.handshake(ack) }
+                send(message)
+            }
+            requestClose(code: code, reason: reason)
+        case .authenticate(let token, let device, _):
+            authenticate(token: token, device: device)
+        case .acceptHello(let principal, let version, let newDeviceToken, let hello):
+            open(principal: principal, version: version, newDeviceToken: newDeviceToken, hello: hello)
+        case .handle(let id, let request):
+            start(request, id: id)
+        case .ack(let seq):
+            guard let session else { return }
+            let handler = environment.handler
+            Task { await handler.acknowledged(seq, session: session) }
+        }
+    }
+
+    /// Checks a hello's token. The shared secret is checked here, on the event loop; a device token or a pairing
+    /// code needs the database, in a task. High-entropy credentials first and unthrottled; then a pairing
+    /// code, the only guessable one, under the per-address limit (and the per-code cap in the registry).
+    private func authenticate(token: String, device: DeviceInfo?) {
+        let authenticator = environment.authenticator
+        if authenticator.isSharedSecret(token) {
+            perform(machine.authenticated(.accepted(.sharedSecret)))
+            return
+        }
+        busy = true
+        let rateLimiter = environment.rateLimiter
+        let remote = setup.remoteAddress
+        let logger = self.logger
+        let report = onLoopWith { (handler: ConnectionHandler, outcome: (AuthenticationResult, Bool)) in
+            handler.perform(handler.machine.authenticated(outcome.0, rateLimited: outcome.1))
+            // An accepted hello keeps the connection busy while the session opens.
+            if case .rejected = outcome.0 { handler.resume() }
+        }
+        Task {
+            var result = await authenticator.authenticateCredential(token: token, remoteAddress: remote)
+            var limited = false
+            if case .rejected = result {
+                if Authenticator.isPairingCode(token), rateLimiter.beginAttempt(remote) {
+                    result = await authenticator.redeem(code: token, device: device, remoteAddress: remote)
+                    if case .accepted = result { rateLimiter.succeeded(remote) }
+                } else {
+                    limited = rateLimiter.isLimited(remote)
+                    if !Authenticator.isPairingCode(token) { rateLimiter.recordFailure(remote) }
+                }
+            }
+            if case .rejected = result {
+                logger.notice("Authentication failed", metadata: ["bridge.auth.rate_limited": "\(limited)"])
+            }
+            report((result, limited))
+        }
+    }
+
+    /// Opens the session in the hub, sends the `helloAck`, then lets the hub replay what the client missed;
+    /// messages that arrive meanwhile wait.
+    private func open(principal: Principal, version: Int, newDeviceToken: String?, hello: Hello) {
+        busy = true
+        helloTimer?.cancel()
+        helloTimer = nil
+        var sessionLogger = logger
+        if let deviceId = principal.deviceId { sessionLogger[metadataKey: "bridge.device.id"] = "\(deviceId)" }
+        let session = ClientSession(
+            id: id, principal: principal, hello: hello, remoteAddress: setup.remoteAddress, logger: sessionLogger, outbox: outbox,
+            onOverflow: onLoop { $0.overflowed() }
+        )
+        self.session = session
+        if let channel = context?.channel { environment.preAuth?.release(channel) }
+        environment.registry.authenticated(id, as: principal)
+        var upgradeToken: String?
+        if case .accepted(_, let token) = setup.preauthenticated { upgradeToken = token }
+        let newDeviceToken = newDeviceToken ?? upgradeToken
+        let handler = environment.handler
+        let server = environment.configuration.server
+        let opened = onLoop { $0.resume() }
+        Task {
+            let opening = await handler.sessionOpened(session)
+            let ack = HelloAck(
+                version: version, ok: true, server: server, versions: Array(ProtocolVersion.supported),
+                deviceId: principal.deviceId, deviceToken: newDeviceToken, lastSeq: opening.lastSeq, resume: opening.resume,
+                restoredSubscriptions: opening.restoredSubscriptions, policy: opening.policy
+            )
+            BridgeMetrics.shared.handshake(ack)
+            session.send(.helloAck(ack))
+            sessionLogger.info("Client authenticated", metadata: ["bridge.auth": principal.deviceId == nil ? "shared-secret" : "device"])
+            await handler.sessionReady(session)
+            opened()
+        }
+    }
+
+    /// Runs one request in a task; its answer is queued from there.
+    private func start(_ request: BridgeRequest, id: String) {
+        guard let session else { return }
+        guard requests.count < Self.maxRequestsInFlight else {
+            send(.error(ErrorMessage(id: id, code: .rateLimited, message: "too many requests in flight (max \(Self.maxRequestsInFlight))")))
+            return
+        }
+        let key = nextRequest
+        nextRequest += 1
+        let handler = environment.handler
+        let finished = onLoop { $0.requestFinished(key) }
+        requests[key] = Task {
+            let answer = await handler.handle(request, id: id, session: session)
+            session.send(answer)
+            finished()
+        }
+    }
+
+    private func requestFinished(_ key: UInt64) {
+        requests[key] = nil
+        finishSessionIfIdle()
+    }
+
+    /// The waiting step finished: handle the messages that arrived meanwhile, in order.
+    func resume() {
+        busy = false
+        while !busy, !waiting.isEmpty, !ended {
+            receivedMessage(waiting.removeFirst())
+        }
+        finishSessionIfIdle()
+    }
+
+    /// Once the channel is gone and nothing is in flight, the hub forgets the session and the registry the
+    /// connection (in that order, so that shutdown waits for both).
+    func finishSessionIfIdle() {
+        guard ended, !busy, requests.isEmpty, !sessionFinished else { return }
+        sessionFinished = true
+        let registry = environment.registry
+        let id = self.id
+        guard let session else {
+            registry.unregister(id)
+            return
+        }
+        let handler = environment.handler
+        Task {
+            await handler.sessionClosed(session)
+            registry.unregister(id)
+        }
+    }
+}
+
+extension ConnectionHandler {
+    struct ShuttingDown: Error {}
+
+    /// Puts a connection on an upgraded channel (on its event loop): NIO's upgrader has added the frame decoder
+    /// and encoder; the frame check, the aggregator (a message of at most `maxMessageBytes`, in at most 1024
+    /// fragments) and the connection go after them.
+    static func install(on channel: any Channel, environment: ConnectionEnvironment, setup: ConnectionSetup) throws {
+        channel.eventLoop.preconditionInEventLoop()
+        var handler: ConnectionHandler?
+        let registered = environment.registry.register { id in
+            let made = ConnectionHandler(id: id, loop: channel.eventLoop, environment: environment, setup: setup)
+            handler = made
+            let bound = NIOLoopBound(made, eventLoop: channel.eventLoop)
+            let loop = channel.eventLoop
+            return { code, reason in loop.execute { bound.value.requestClose(code: code, reason: reason) } }
+        }
+        guard registered != nil, let handler else { throw ShuttingDown() }
+        let aggregator = NIOWebSocketFrameAggregator(
+            minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024,
+            maxAccumulatedFrameSize: environment.configuration.maxMessageBytes)
+        try channel.pipeline.syncOperations.addHandlers([InboundFrameCheck(), aggregator, handler])
+    }
+}

@@ -1,0 +1,78 @@
+import NIOCore
+import NIOWebSocket
+import Synchronization
+import Testing
+
+@testable import BridgeHub
+
+@Suite struct OutboxTests {
+    static let bye = CloseRequest(code: 1001, reason: "bye", ending: .awaitPeer(.seconds(3)))
+
+    @Test func drainsInOrderThenTheCloseFinishesIt() {
+        let outbox = Outbox(capacity: 4)
+        #expect(outbox.enqueue("a") == .enqueued)
+        #expect(outbox.enqueue(.pong, ByteBuffer(string: "p")))
+        #expect(outbox.enqueue("b") == .enqueued)
+        #expect(outbox.enqueueClose(Self.bye))
+        #expect(!outbox.enqueueClose(CloseRequest(code: 1000, ending: .now)))  // only the first close counts
+        #expect(outbox.enqueue("late") == .closed)
+        #expect(!outbox.enqueue(.ping, ByteBuffer()))
+        #expect(outbox.take(limit: 2) == [.text("a"), .frame(.pong, ByteBuffer(string: "p"))])
+        #expect(outbox.take(limit: 10) == [.text("b"), .close(Self.bye)])
+        #expect(outbox.take(limit: 10) == [])
+        #expect(!outbox.replaceWithClose(CloseRequest(code: 1002, ending: .now)))  // the close is written
+    }
+
+    @Test func overflowCountsTextFramesOnly() {
+        let outbox = Outbox(capacity: 2)
+        #expect(outbox.enqueue("1") == .enqueued)
+        #expect(outbox.enqueue("2") == .enqueued)
+        #expect(outbox.enqueue(.ping, ByteBuffer()))  // control frames are never refused for room
+        #expect(outbox.enqueue("3") == .overflow)
+        #expect(outbox.count == 2)
+        _ = outbox.take(limit: 1)
+        #expect(outbox.enqueue("4") == .closed)  // room again, but nothing after a dropped frame is sent
+    }
+
+    @Test func replaceWithCloseDropsWhatWaits() {
+        let outbox = Outbox(capacity: 8)
+        _ = outbox.enqueue("1")
+        outbox.enqueueClose(Self.bye)
+        let overflow = CloseRequest(code: 1013, reason: "full", ending: .after(.milliseconds(200)))
+        #expect(outbox.replaceWithClose(overflow))
+        #expect(outbox.count == 0)
+        #expect(outbox.take(limit: 10) == [.close(overflow)])
+    }
+
+    @Test func wakesOnlyAnIdleOutbox() {
+        let outbox = Outbox(capacity: 8)
+        let wakes = Atomic<Int>(0)
+        #expect(outbox.enqueue("early") == .enqueued)
+        outbox.attach(wake: { wakes.add(1, ordering: .relaxed) })
+        #expect(wakes.load(ordering: .relaxed) == 1)  // frames queued before the writer was attached
+        #expect(outbox.enqueue("x") == .enqueued)
+        #expect(wakes.load(ordering: .relaxed) == 1)  // a drain is already under way
+        #expect(outbox.take(limit: 1) == [.text("early")])
+        #expect(outbox.enqueue("y") == .enqueued)
+        #expect(wakes.load(ordering: .relaxed) == 1)  // still draining: frames were left
+        #expect(outbox.take(limit: 10) == [.text("x"), .text("y")])
+        #expect(outbox.enqueue("z") == .enqueued)
+        #expect(wakes.load(ordering: .relaxed) == 2)  // idle again: woken
+    }
+
+    @Test func aPacedProducerWakesWhenTheQueueShrinksOrEnds() async {
+        let outbox = Outbox(capacity: 8)
+        for text in ["1", "2", "3"] { _ = outbox.enqueue(text) }
+        async let room: Void = outbox.waitUntilQueued(atMost: 1)
+        try? await Task.sleep(for: .milliseconds(20))
+        _ = outbox.take(limit: 2)
+        await room
+        let other = Outbox(capacity: 4)
+        _ = other.enqueue("x")
+        async let ended: Void = other.waitUntilQueued(atMost: 0)
+        try? await Task.sleep(for: .milliseconds(20))
+        other.finish()
+        await ended
+        #expect(other.enqueue("y") == .closed)
+    }
+}
