@@ -148,19 +148,26 @@ extension ThreadHub {
         apply(fanOut.release(id))
     }
 
-    /// Does what the fan-out decided. A session whose outbox refuses a frame (it is being closed as a slow
-    /// reader) gets no more of this batch.
+    /// Does what the fan-out decided. A session whose outbox overflows gets nothing more (its outbox refuses
+    /// everything after a dropped frame, and the connection closes it as a slow reader).
     func apply(_ actions: [FanOut.Action]) {
-        var refused: Set<UInt64> = []
+        // Each session's frames, in order, queued with one lock (and at most one wake of its event loop).
+        var frames: [UInt64: [String]] = [:]
+        var order: [UInt64] = []
         for action in actions {
             switch action {
             case .send(let text, let id):
-                guard !refused.contains(id), let session = sessions[id]?.session else { continue }
-                if !session.sendEncoded(text) { refused.insert(id) }
-                pacing.note(id)
+                if frames[id] == nil { order.append(id) }
+                frames[id, default: []].append(text)
             case .closeSlowReader(let id):
+                frames[id] = nil
                 sessions.removeValue(forKey: id)?.session.closeAsSlowReader()
             }
+        }
+        for id in order {
+            guard let texts = frames[id], let session = sessions[id]?.session else { continue }
+            session.sendEncoded(contentsOf: texts)
+            pacing.note(id)
         }
     }
 

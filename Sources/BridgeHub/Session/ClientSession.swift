@@ -51,6 +51,18 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
         }
     }
 
+    /// Queues already encoded frames in order, with one lock and at most one wake (a batch of the fan-out).
+    @discardableResult
+    public func sendEncoded(contentsOf texts: [String]) -> Bool {
+        switch outbox.enqueue(contentsOf: texts) {
+        case .enqueued: return true
+        case .closed: return false
+        case .overflow:
+            onOverflow()
+            return false
+        }
+    }
+
     /// Closes the connection as a reader too slow to keep up (1013), as a full queue does; the client resumes
     /// from the journal when it returns.
     public func closeAsSlowReader() {

@@ -93,6 +93,27 @@ package final class Outbox: Sendable {
         return result
     }
 
+    /// Queues text frames in order under one lock, with at most one wake (a fan-out batch). On overflow the
+    /// frames that fit are queued and the rest dropped, as one by one.
+    package func enqueue(contentsOf texts: [String]) -> EnqueueResult {
+        let (result, wake): (EnqueueResult, (@Sendable () -> Void)?) = state.withLock { state in
+            if state.finished || state.closeQueued { return (.closed, nil) }
+            var result = EnqueueResult.enqueued
+            for text in texts {
+                guard state.texts < capacity else {
+                    state.closeQueued = true  // nothing after a dropped frame (see `enqueue(_:)`)
+                    result = .overflow
+                    break
+                }
+                state.texts += 1
+                state.items.append(.text(text))
+            }
+            return (result, state.items.isEmpty ? nil : state.takeWake())
+        }
+        wake?()
+        return result
+    }
+
     /// Queues a control or binary frame, whatever the room; false once a close is queued.
     @discardableResult
     package func enqueue(_ opcode: WebSocketOpcode, _ data: ByteBuffer) -> Bool {

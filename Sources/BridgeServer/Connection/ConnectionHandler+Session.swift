@@ -87,7 +87,13 @@ extension ConnectionHandler {
             onOverflow: onLoop { $0.overflowed() }
         )
         self.session = session
-        if let channel = context?.channel { environment.preAuth?.release(channel) }
+        if let channel = context?.channel {
+            environment.preAuth?.release(channel)
+            // Authenticated: the pre-authentication guard has nothing more to watch (it would see every frame).
+            if let guardHandler = try? channel.pipeline.syncOperations.handler(type: PreAuthGuard.self) {
+                channel.pipeline.syncOperations.removeHandler(guardHandler, promise: nil)
+            }
+        }
         environment.registry.authenticated(id, as: principal)
         var upgradeToken: String?
         if case .accepted(_, let token) = setup.preauthenticated { upgradeToken = token }
@@ -182,5 +188,9 @@ extension ConnectionHandler {
             minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024,
             maxAccumulatedFrameSize: environment.configuration.maxMessageBytes)
         try channel.pipeline.syncOperations.addHandlers([InboundFrameCheck(), aggregator, handler])
+        // Room for a burst of events before the channel reports itself unwritable (each change is a pipeline
+        // event and a pause of the drain); the outbox bounds what waits beyond it.
+        channel.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 128 * 1024, high: 512 * 1024))
+            .whenFailure { _ in }
     }
 }
