@@ -24,6 +24,7 @@ import Testing
             registry: ConnectionRegistry(), preAuth: nil, logger: Logger(label: "test"))
         let channel = EmbeddedChannel()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try channel.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())  // as NIO's upgrader leaves it
         try ConnectionHandler.install(on: channel, environment: environment, setup: ConnectionSetup(remoteAddress: "127.0.0.1"))
         return channel
     }
@@ -39,9 +40,19 @@ import Testing
         masked(opcode, Array(text.utf8), fin: fin)
     }
 
+    /// The frames the connection wrote, read back by NIO's own frame decoder.
     static func written(_ channel: EmbeddedChannel) throws -> [WebSocketFrame] {
         var frames: [WebSocketFrame] = []
-        while let frame = try channel.readOutbound(as: WebSocketFrame.self) { frames.append(frame) }
+        while let bytes = try channel.readOutbound(as: ByteBuffer.self) { frames += try decoded(bytes) }
+        return frames
+    }
+
+    static func decoded(_ bytes: ByteBuffer) throws -> [WebSocketFrame] {
+        let decoder = EmbeddedChannel(handler: ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 21)))
+        try decoder.writeInbound(bytes)
+        var frames: [WebSocketFrame] = []
+        while let frame = try decoder.readInbound(as: WebSocketFrame.self) { frames.append(frame) }
+        _ = try decoder.finish()
         return frames
     }
 
@@ -185,6 +196,7 @@ import Testing
         let channel = NIOAsyncTestingChannel()
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
         try await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())
             try ConnectionHandler.install(on: channel, environment: environment, setup: ConnectionSetup(remoteAddress: "127.0.0.1"))
         }.get()
         let hello = #"{"kind":"hello","version":1,"token":"s3cret-for-the-test"}"#
@@ -193,7 +205,8 @@ import Testing
         try await channel.writeInbound(ConnectionHandlerTests.masked(.text, #"{"kind":"listThreads","id":"r1"}"#))
         var kinds: [String] = []
         for _ in 0..<3 {
-            let frame = try await channel.waitForOutboundWrite(as: WebSocketFrame.self)
+            let bytes = try await channel.waitForOutboundWrite(as: ByteBuffer.self)
+            let frame = try #require(try ConnectionHandlerTests.decoded(bytes).first)
             let message = try ServerMessage.decode(Data(String(buffer: frame.data).utf8))
             kinds.append(message.kind)
         }

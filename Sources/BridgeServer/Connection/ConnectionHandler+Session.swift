@@ -172,7 +172,8 @@ extension ConnectionHandler {
 
     /// Puts a connection on an upgraded channel (on its event loop): NIO's upgrader has added the frame decoder
     /// and encoder; the frame check, the aggregator (a message of at most `maxMessageBytes`, in at most 1024
-    /// fragments) and the connection go after them.
+    /// fragments) and the connection go after the decoder; the connection's frames enter below the encoder, as bytes
+    /// (``FrameBytesWriter``).
     static func install(on channel: any Channel, environment: ConnectionEnvironment, setup: ConnectionSetup) throws {
         channel.eventLoop.preconditionInEventLoop()
         var handler: ConnectionHandler?
@@ -187,6 +188,8 @@ extension ConnectionHandler {
         let aggregator = NIOWebSocketFrameAggregator(
             minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1024,
             maxAccumulatedFrameSize: environment.configuration.maxMessageBytes)
+        let encoder = try channel.pipeline.syncOperations.handler(type: WebSocketFrameEncoder.self)
+        try channel.pipeline.syncOperations.addHandler(handler.writer, position: .before(encoder))
         try channel.pipeline.syncOperations.addHandlers([InboundFrameCheck(), aggregator, handler])
         // Room for a burst of events before the channel reports itself unwritable (each change is a pipeline
         // event and a pause of the drain); the outbox bounds what waits beyond it.

@@ -6,13 +6,13 @@ import NIOWebSocket
 
 /// One WebSocket client, entirely on its channel's event loop: no task and no async stream per connection.
 ///
-/// It sits at the end of the pipeline the upgrade builds — NIO's frame decoder and encoder, an
-/// ``InboundFrameCheck``, NIO's frame aggregator — and does everything above single frames: the close
+/// It sits at the end of the pipeline the upgrade builds — NIO's frame decoder, an ``InboundFrameCheck``, NIO's
+/// frame aggregator — and does everything above single frames: the close
 /// handshake, pings both ways (answering the peer's, sending its own and closing a peer that misses two), UTF-8
 /// validation of text messages, protocol errors (close 1002/1007/1009), and the bridge protocol through the
 /// ``ConnectionStateMachine``. Every frame it sends, control frames included, goes through its ``Outbox``, the
-/// one writer: the hub queues events there from any thread, and the drain writes them here, as many per flush
-/// as the socket takes. Work that must wait (checking a token, opening the session in the hub, a request) runs
+/// one writer: the hub queues events there from any thread, and the drain writes them here as bytes
+/// (``ServerFrame``: header and payload in one buffer), as many per flush as the socket takes. Work that must wait (checking a token, opening the session in the hub, a request) runs
 /// in a task that reports back to the event loop; while a hello is being checked or a session opened, the
 /// frames that follow wait their turn, in order.
 ///
@@ -20,7 +20,6 @@ import NIOWebSocket
 /// WebSocket handling: the stack Autobahn|Testsuite runs against.
 final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
 
     /// Most requests one connection may have running at once; more are answered `rate_limited`.
     static let maxRequestsInFlight = 64
@@ -32,6 +31,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     let environment: ConnectionEnvironment
     let setup: ConnectionSetup
     let outbox: Outbox
+    /// Where the frames the drain makes enter the pipeline (below NIO's encoder).
+    let writer = FrameBytesWriter()
     let logger: Logger
 
     var machine: ConnectionStateMachine
@@ -299,9 +300,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             for item in items {
                 switch item {
                 case .text(let text):
-                    context.write(wrapOutboundOut(Self.textFrame(text, allocator: context.channel.allocator)), promise: nil)
+                    writer.write(ServerFrame.text(text, allocator: context.channel.allocator), promise: nil)
                 case .frame(let opcode, let data):
-                    context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: opcode, data: data)), promise: nil)
+                    writer.write(ServerFrame.frame(opcode, payload: data, allocator: context.channel.allocator), promise: nil)
                 case .close(let close):
                     writeClose(close, context: context)
                 }
@@ -309,7 +310,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             wrote = wrote || !items.isEmpty
             if items.count < Self.chunk { break }
         }
-        if wrote { context.flush() }
+        if wrote { writer.flush() }
     }
 
     private func writeClose(_ close: CloseRequest, context: ChannelHandlerContext) {
@@ -325,7 +326,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             "Closing",
             metadata: ["bridge.close.code": "\(close.code.map(String.init) ?? "none")", "bridge.close.reason": "\(close.reason)"])
         let promise = context.eventLoop.makePromise(of: Void.self)
-        context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: promise)
+        writer.write(ServerFrame.frame(.connectionClose, payload: data, allocator: context.channel.allocator), promise: promise)
         let channel = context.channel
         let loop = context.eventLoop
         if peerClosed {
@@ -343,16 +344,5 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
             promise.futureResult.whenComplete { _ in channel.close(mode: .output, promise: nil) }
             closeTimer = loop.scheduleTask(in: linger) { channel.close(promise: nil) }
         }
-    }
-
-    /// One unmasked, final text frame whose buffer leaves room for the header in front (RFC 6455 §5.2): NIO's
-    /// encoder writes the header there, so header and payload go out as one buffer.
-    static func textFrame(_ text: String, allocator: ByteBufferAllocator) -> WebSocketFrame {
-        let headroom = 10
-        var buffer = allocator.buffer(capacity: text.utf8.count + headroom)
-        buffer.moveWriterIndex(forwardBy: headroom)
-        buffer.moveReaderIndex(forwardBy: headroom)
-        buffer.writeString(text)
-        return WebSocketFrame(fin: true, opcode: .text, data: buffer)
     }
 }
