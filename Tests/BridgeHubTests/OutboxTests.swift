@@ -75,4 +75,20 @@ import Testing
         await ended
         #expect(other.enqueue("y") == .closed)
     }
+
+    /// The connection that drains an outbox holds it, and the outbox holds the connection's wake: finishing the
+    /// outbox must break that cycle, or every closed connection stays in memory (seen leaking before).
+    @Test func finishLetsGoOfTheWake() {
+        final class Drain: Sendable {}
+        weak var weakDrain: Drain?
+        let outbox = Outbox(capacity: 4)
+        do {
+            let drain = Drain()
+            weakDrain = drain
+            outbox.attach(wake: { _ = drain })
+        }
+        #expect(weakDrain != nil)
+        outbox.finish()
+        #expect(weakDrain == nil)
+    }
 }

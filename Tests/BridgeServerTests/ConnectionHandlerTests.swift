@@ -211,5 +211,16 @@ import Testing
             kinds.append(message.kind)
         }
         #expect(kinds == ["helloAck", "pong", "error"])
+
+        // Closed, the connection is gone from the registry and from memory (the outbox's wake and the session's
+        // overflow closure refer to it; both are let go).
+        weak var weakHandler = try await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.handler(type: ConnectionHandler.self)
+        }.get()
+        try await channel.close()
+        for _ in 0..<200 where environment.registry.count > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(environment.registry.count == 0)
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(weakHandler == nil)
     }
 }

@@ -196,12 +196,14 @@ package final class Outbox: Sendable {
         }
     }
 
-    /// Ends the queue (the socket is gone): pending and future frames are dropped.
+    /// Ends the queue (the socket is gone): pending and future frames are dropped, and the drain's wake is let go
+    /// (it refers to the connection, which refers to this outbox).
     package func finish() {
         let room: CheckedContinuation<Void, Never>? = state.withLock { state in
             state.finished = true
             state.items.removeAll()
             state.texts = 0
+            state.wake = nil
             defer { state.roomWaiter = nil }
             return state.roomWaiter?.continuation
         }

@@ -155,6 +155,9 @@ extension ConnectionHandler {
         sessionFinished = true
         let registry = environment.registry
         let id = self.id
+        // The session's overflow closure refers to this handler: let go of it, or the two keep each other.
+        let session = self.session
+        self.session = nil
         guard let session else {
             registry.unregister(id)
             return
