@@ -42,13 +42,7 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
     /// Queues an already encoded frame (fan-out encodes once for every subscriber).
     @discardableResult
     public func sendEncoded(_ text: String) -> Bool {
-        switch outbox.enqueue(text) {
-        case .enqueued: return true
-        case .closed: return false
-        case .overflow:
-            onOverflow()
-            return false
-        }
+        sendEncoded(contentsOf: [text])
     }
 
     /// Queues already encoded frames in order, with one lock and at most one wake (a batch of the fan-out).

@@ -78,19 +78,7 @@ package final class Outbox: Sendable {
 
     /// Queues one text frame.
     package func enqueue(_ text: String) -> EnqueueResult {
-        let (result, wake): (EnqueueResult, (@Sendable () -> Void)?) = state.withLock { state in
-            if state.finished || state.closeQueued { return (.closed, nil) }
-            guard state.texts < capacity else {
-                // Nothing after a dropped frame may be written (a client must never see a gap in the
-                // event numbers): the queue takes no more frames; the connection replaces it with a close.
-                state.closeQueued = true
-                return (.overflow, nil)
-            }
-            state.texts += 1
-            return (.enqueued, state.append(.text(text)))
-        }
-        wake?()
-        return result
+        enqueue(contentsOf: [text])
     }
 
     /// Queues text frames in order under one lock, with at most one wake (a fan-out batch). On overflow the

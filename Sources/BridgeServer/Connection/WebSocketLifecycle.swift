@@ -92,11 +92,3 @@ struct WebSocketLifecycle {
         return peerClosed
     }
 }
-
-extension UInt16 {
-    init(webSocketErrorCode code: WebSocketErrorCode) {
-        var buffer = ByteBuffer()
-        buffer.write(webSocketErrorCode: code)
-        self = buffer.readInteger(as: UInt16.self) ?? 1011
-    }
-}
