@@ -52,6 +52,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Files inside a workspace opened once, relative to a directory descriptor, never through a link out of it.
+        .systemLibrary(name: "CLinuxShims"),
+        .target(name: "ConfinedFiles", dependencies: ["CLinuxShims"], swiftSettings: swiftSettings),
+
         // Short helper programs (git, …): exact environment, bounded output and time, process-group teardown.
         .target(
             name: "ChildProcess",
@@ -63,6 +67,7 @@ let package = Package(
         .target(
             name: "CodexControl",
             dependencies: [
+                "CLinuxShims",
                 "BridgeProtocol",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,6 +107,7 @@ let package = Package(
                 "BridgePush",
                 "BridgeWeb",
                 "ChildProcess",
+                "ConfinedFiles",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,7 +127,9 @@ let package = Package(
                 "CodexControl",
                 "BridgeWeb",
                 "BridgePush",
+                "ConfinedFiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -283,11 +291,12 @@ let package = Package(
         ),
 
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "ConfinedFilesTests", dependencies: ["ConfinedFiles"], swiftSettings: swiftSettings),
         .testTarget(name: "CodexBridgeCommandTests", dependencies: ["codex-bridge"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BridgeHubTests",
             dependencies: [
-                "BridgeHub", "BridgeProtocol", "BridgeStore", "CodexControl",
+                "BridgeHub", "BridgeProtocol", "BridgeStore", "CodexControl", "ConfinedFiles",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -45,8 +45,8 @@ struct PolicyGate: Sendable {
             return .allowed(cwd: nil, policy: nil)
         case .readFile(let read):
             guard let thread else { return .refused(.notFound, "unknown thread") }
-            guard case .allowed(let cwd?, let policy) = admitThread(thread) else { return admitThread(thread) }
-            return admitFile(read.path, in: cwd, policy: policy)
+            guard case .allowed(let cwd?, _) = admitThread(thread) else { return admitThread(thread) }
+            return admitFilePath(read.path, in: cwd)
         case .approve:
             // `thread` is the thread of the approval answered.
             guard let thread else { return .refused(.approvalNotPending, "no such approval") }
@@ -80,23 +80,16 @@ struct PolicyGate: Sendable {
         return .allowed(cwd: resolved, policy: turnPolicy(remembered: thread.remembered))
     }
 
-    /// A file a client may read: relative to the thread's directory (or absolute), resolved (symbolic links
-    /// followed), still inside that directory, a regular file, and not inside a `.git` directory. The verdict's
-    /// `cwd` is the resolved file.
-    func admitFile(_ path: String, in directory: String, policy: TurnPolicy?) -> Verdict {
-        let joined = path.hasPrefix("/") ? path : directory + "/" + path
-        guard let resolved = WorkspaceRoots.resolve(joined),
-            WorkspaceRoots.isSameOrBelow(Array(resolved.utf8), Array(directory.utf8)), resolved != directory
-        else {
+    /// The path of a file a client may read, judged by its name alone: relative to the thread's directory (or
+    /// absolute inside it), not inside `.git`. The verdict's `cwd` is the thread's directory. The file itself is
+    /// opened once, below that directory, by ``WorkspaceFiles/openFile(_:cwd:roots:)`` (a regular file, no
+    /// link out of the directory), never looked up again by name.
+    func admitFilePath(_ path: String, in directory: String) -> Verdict {
+        guard let relative = WorkspaceFiles.relativePath(path, cwd: directory), !relative.isEmpty else {
             return .refused(.forbiddenPath, "path must name an existing file inside the thread's directory (\(directory))")
         }
-        let components = resolved.dropFirst(directory.count).split(separator: "/")
-        guard !components.contains(".git") else { return .refused(.forbiddenPath, "files inside .git are not shown") }
-        var info = stat()
-        guard stat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            return .refused(.forbiddenPath, "\(path) is not a regular file")
-        }
-        return .allowed(cwd: resolved, policy: policy)
+        guard !relative.split(separator: "/").contains(".git") else { return .refused(.forbiddenPath, "files inside .git are not shown") }
+        return .allowed(cwd: directory, policy: nil)
     }
 
     /// Whether `listThreads` shows a thread whose cwd is `cwd`.

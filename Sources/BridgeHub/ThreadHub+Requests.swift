@@ -75,7 +75,7 @@ extension ThreadHub {
         case .approve(let approve):
             return .accepted(try approveRequest(approve, session: session))
         case .listDirectory:
-            return .directory(try DirectoryLister().list(cwd ?? "/"))
+            return .directory(try await DirectoryLister().list(cwd ?? "/", roots: gate.roots))
         case .listModels:
             return .models(ModelList(models: try await models()))
         case .renameThread(let rename):
@@ -90,8 +90,8 @@ extension ThreadHub {
             let method = if case .archiveThread = request { "thread/archive" } else { "thread/unarchive" }
             _ = try await codex.request(method, params: ["threadId": .string(ref.threadId)], timeout: policy.codexTimeout)
             return .accepted(Accepted(threadId: ref.threadId))
-        case .readFile:
-            return .file(try FileReader().read(cwd ?? ""))
+        case .readFile(let read):
+            return .file(try await FileReader().read(read.path, cwd: cwd ?? "", roots: gate.roots))
         case .usage:
             // Codex's own refusal (no ChatGPT login, say) is passed on as `codex_error` with its message.
             let result = try await codex.request("account/rateLimits/read", params: [:], timeout: policy.codexTimeout)

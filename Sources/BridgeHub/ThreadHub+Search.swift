@@ -3,8 +3,8 @@ import CodexControl
 import Foundation
 import Logging
 
-/// `searchFiles`: Codex's `fuzzyFileSearch` over the thread's directory only; every match passes the gate's
-/// file check (inside that directory once links are resolved, a regular file, not inside `.git`).
+/// `searchFiles`: Codex's `fuzzyFileSearch` over the thread's directory only; every match is opened once below
+/// that directory (``WorkspaceFiles``: a regular file, no link out of it, not inside `.git`).
 extension ThreadHub {
     static let maxSearchQueryCharacters = 256
 
@@ -19,16 +19,27 @@ extension ThreadHub {
         guard (1...200).contains(limit) else { throw HubError(.badRequest, "limit must be between 1 and 200") }
         let result = try await codex.request(
             "fuzzyFileSearch", params: ["query": .string(query), "roots": [.string(cwd)]], timeout: policy.codexTimeout)
-        var matches: [FileMatch] = []
+        var candidates: [(path: String, score: Double)] = []
         for file in result["files"]?.arrayValue ?? [] {
             guard let path = file["path"]?.stringValue, file["match_type"]?.stringValue ?? "file" == "file" else { continue }
             let root = file["root"]?.stringValue ?? cwd
-            let full = path.hasPrefix("/") ? path : root + "/" + path
-            guard case .allowed(let resolved?, _) = gate.admitFile(full, in: cwd, policy: nil) else { continue }
-            matches.append(
-                FileMatch(path: String(resolved.dropFirst(cwd.count + 1)), score: file["score"]?.numberValue ?? 0, matchType: "file"))
+            candidates.append((path.hasPrefix("/") ? path : root + "/" + path, file["score"]?.numberValue ?? 0))
+        }
+        let matches = await Self.admitted(candidates, cwd: cwd, roots: gate.roots, limit: limit)
+        return FileMatches(threadId: search.threadId, query: query, files: matches)
+    }
+
+    /// The candidates that open as regular files inside `cwd` (each opened once, see ``WorkspaceFiles``), at
+    /// most `limit`, with their paths relative to `cwd`. Off the hub actor: it opens files.
+    @concurrent
+    static func admitted(_ candidates: [(path: String, score: Double)], cwd: String, roots: WorkspaceRoots, limit: Int) async -> [FileMatch]
+    {
+        var matches: [FileMatch] = []
+        for candidate in candidates {
+            guard let (_, relative) = try? WorkspaceFiles.openFile(candidate.path, cwd: cwd, roots: roots) else { continue }
+            matches.append(FileMatch(path: relative, score: candidate.score, matchType: "file"))
             if matches.count == limit { break }
         }
-        return FileMatches(threadId: search.threadId, query: query, files: matches)
+        return matches
     }
 }

@@ -339,6 +339,9 @@ public actor ThreadHub: RequestHandling, Service {
         fanOut.remove(session.id)
     }
 
+    /// Reaching the actor at all is the answer: a hub stuck in a call never gets here.
+    public func isResponsive() async -> Bool { true }
+
     func subscribe(_ session: ClientSession, to threadId: String, sendPendingApprovals: Bool = true) {
         let newlyCovered = fanOut.subscribe(session.id, to: threadId)
         // Approvals, questions and queued messages nobody answered yet reach a client that subscribes later.

@@ -1,5 +1,6 @@
 import BridgeProtocol
 import ChildProcess
+import ConfinedFiles
 import Foundation
 
 /// The uncommitted changes under a thread's directory: tracked files against `HEAD`, and files nobody added
@@ -16,7 +17,7 @@ import Foundation
 ///   config file defines, empty `clean`/`smudge`/`process` commands (git runs no filter whose command is
 ///   empty);
 /// - untracked files are read by the bridge itself (regular files only, symbolic links shown as links), so no
-///   temporary index or file is needed; the size cap applies to everything before it is returned.
+///   temporary index or file is needed (each opened once, see ``NewFileDiff``); the size cap applies to everything before it is returned.
 /// The diff covers only paths under the thread's directory (which the policy gate keeps inside a root).
 struct WorkspaceDiff: Sendable {
     /// The git executable (absolute); nil: git is not installed, only Codex's own turn diffs are available.
@@ -69,12 +70,13 @@ struct WorkspaceDiff: Sendable {
             listing.status == 0
         else { return String(decoding: out, as: UTF8.self) }
         let paths = listing.output.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }.filter { !$0.hasSuffix("/") }
+        guard let topDirectory = try? ConfinedDirectory.open(absolute: top) else { return String(decoding: out, as: UTF8.self) }
         for (index, path) in paths.sorted().enumerated() {
             if index == maxUntrackedFiles {
                 out += Array("# codex-bridge: \(paths.count - maxUntrackedFiles) more untracked files not shown\n".utf8)
                 break
             }
-            guard let piece = NewFileDiff.render(path: path, top: top, budget: limit - out.count + 1) else { continue }
+            guard let piece = NewFileDiff.render(path: path, top: topDirectory, budget: limit - out.count + 1) else { continue }
             out += piece
             if out.count > limit { return Self.truncatedText(out, limit: limit) }
         }

@@ -6,6 +6,9 @@ import NIOHTTP1
 
 /// Delivers Web Push messages (RFC 8030): encrypted body, `TTL`, `Urgency`, `Topic`, VAPID authorization;
 /// retries 429 and 5xx with backoff (honouring `Retry-After`), reports 404/410 as a subscription that is gone.
+/// Each attempt asks the ``PushEndpointPolicy`` where to connect (the endpoint's host looked up and every
+/// address checked) and connects to exactly that address (the host still names the TLS server), with a client
+/// that follows no redirect.
 public struct WebPushSender: Sendable {
     /// How one delivery ended.
     public enum Outcome: Sendable, Equatable {
@@ -24,7 +27,8 @@ public struct WebPushSender: Sendable {
         case high
     }
 
-    let client: HTTPClient
+    let configuration: HTTPClient.Configuration
+    let policy: PushEndpointPolicy
     let key: VAPIDKey
     let subject: String
     let maxAttempts: Int
@@ -33,10 +37,14 @@ public struct WebPushSender: Sendable {
     let logger: Logger
 
     public init(
-        client: HTTPClient, key: VAPIDKey, subject: String, maxAttempts: Int = 4, baseDelay: Duration = .seconds(1),
+        policy: PushEndpointPolicy, key: VAPIDKey, subject: String, maxAttempts: Int = 4, baseDelay: Duration = .seconds(1),
         maxDelay: Duration = .seconds(60), logger: Logger
     ) {
-        self.client = client
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        self.configuration = configuration
+        self.policy = policy
         self.key = key
         self.subject = subject
         self.maxAttempts = maxAttempts
@@ -73,16 +81,21 @@ public struct WebPushSender: Sendable {
             var retryAfter: Duration?
             let reason: String
             do {
-                let response = try await client.execute(request, timeout: .seconds(30))
-                _ = try? await response.body.collect(upTo: 64 * 1024)
-                let status = Int(response.status.code)
+                let destination: PushEndpointPolicy.Destination
+                do {
+                    destination = try await policy.destination(of: endpoint.absoluteString)
+                } catch {
+                    logger.warning("Push endpoint refused", metadata: ["bridge.push.origin": "\(origin)", "error": "\(error.message)"])
+                    return .failed(error.message)
+                }
+                let (status, retryHeader) = try await post(request, to: destination)
                 switch status {
                 case 200..<300: return .delivered
                 case 404, 410:
                     logger.info("Push subscription gone", metadata: ["bridge.push.origin": "\(origin)", "bridge.push.status": "\(status)"])
                     return .gone
                 case 429, 500..<600:
-                    retryAfter = Self.retryAfter(response.headers.first(name: "Retry-After"))
+                    retryAfter = Self.retryAfter(retryHeader)
                     reason = "HTTP \(status)"
                 default:
                     logger.warning("Push refused", metadata: ["bridge.push.origin": "\(origin)", "bridge.push.status": "\(status)"])
@@ -103,6 +116,25 @@ public struct WebPushSender: Sendable {
                 "Push delivery retried",
                 metadata: ["bridge.push.origin": "\(origin)", "bridge.push.reason": "\(reason)", "bridge.push.delay": "\(delay)"])
             try? await Task.sleep(for: delay)
+        }
+    }
+
+    /// Posts `request` with a client of its own that connects to `destination`'s checked address, and returns
+    /// the status and `Retry-After` (the body is read and dropped).
+    private func post(_ request: HTTPClientRequest, to destination: PushEndpointPolicy.Destination) async throws -> (Int, String?) {
+        var configuration = self.configuration
+        if let address = destination.address, InternetAddress(literal: destination.host) == nil {
+            configuration.dnsOverride = [destination.host: address.description]
+        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let response = try await client.execute(request, timeout: .seconds(30))
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            try? await client.shutdown()
+            return (Int(response.status.code), response.headers.first(name: "Retry-After"))
+        } catch {
+            try? await client.shutdown()
+            throw error
         }
     }
 

@@ -58,10 +58,11 @@ public struct BridgeServer: Service, CustomStringConvertible {
     public func run() async throws {
         FileLimit.raiseToHardLimit(logger: logger)
         let router = Router(context: BridgeRequestContext.self)
-        router.add(middleware: SecurityHeadersMiddleware())
         let health = Self.health(serverID: configuration.server.id)
-        router.get("/healthz") { _, _ in health }
-        router.get("/health") { _, _ in health }
+        let stuck = Self.health(serverID: configuration.server.id, status: .serviceUnavailable)
+        let watchdog = HubWatchdog(handler: handler)
+        router.get("/healthz") { _, _ in watchdog.isResponsive ? health : stuck }
+        router.get("/health") { _, _ in watchdog.isResponsive ? health : stuck }
         extraRoutes(router)
         if let assets = configuration.webAssets {
             WebRoutes(assets: assets).addRoutes(to: router)
@@ -85,7 +86,7 @@ public struct BridgeServer: Service, CustomStringConvertible {
         let onListening = self.onListening
         let logger = self.logger
         let app = Application(
-            router: router,
+            responder: SecurityHeadersResponder(inner: router.buildResponder()),
             server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "codex-bridge"),
             onServerRunning: { channel in
@@ -101,6 +102,7 @@ public struct BridgeServer: Service, CustomStringConvertible {
             configuration: .init(
                 services: [
                     .init(service: app),
+                    .init(service: watchdog),
                     .init(service: ShutdownCoordinator(registry: registry, timeout: configuration.closeTimeout, logger: logger)),
                 ],
                 logger: logger
@@ -116,10 +118,14 @@ public struct BridgeServer: Service, CustomStringConvertible {
     public var description: String { "BridgeServer" }
 
     /// `{"status":"ok","id":"<server id>"}`: the id lets `status` check that the process on the port is this
-    /// bridge before it sends a credential there. The id is not a secret (mDNS advertises it).
-    static func health(serverID: String) -> Response {
-        let body = #"{"status":"ok","id":"# + JSONValue.string(serverID).jsonText + "}"
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+    /// bridge before it sends a credential there. The id is not a secret (mDNS advertises it). With 503 the
+    /// status is `"unresponsive"`: the hub has not answered for a couple of seconds (``HubWatchdog``).
+    static func health(serverID: String, status: HTTPResponse.Status = .ok) -> Response {
+        let word = status == .ok ? "ok" : "unresponsive"
+        let body = #"{"status":""# + word + #"","id":"# + JSONValue.string(serverID).jsonText + "}"
+        return Response(
+            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
     /// Decides an upgrade on the event loop; a Bearer header must be valid (401 otherwise, 429 when rate

@@ -17,6 +17,7 @@ enum BridgeMigrations {
         ("v3-journal-lean-indexes", JournalMigrations.v3LeanIndexes),
         ("v4-thread-policy-code-failures", v4ThreadPolicyCodeFailures),
         ("v5-push-subscriptions", PushMigrations.v5PushSubscriptions),
+        ("v6-push-subscriptions-per-device", PushMigrations.v6KeyedByDeviceAndEndpoint),
     ]
 
     /// The sandbox and approval policy each thread was started with (so a resume after a restart keeps them),

@@ -23,8 +23,9 @@ public struct PushSubscriptionStore: Sendable {
         }
     }
 
-    /// Most subscriptions one owner may hold (a browser re-subscribing replaces its row by endpoint).
-    public static let maxPerOwner = 10
+    /// Most subscriptions one owner may hold (a browser re-subscribing replaces its own row by endpoint; a
+    /// sixth drops the owner's oldest).
+    public static let maxPerOwner = 5
 
     private let database: BridgeDatabase
 
@@ -32,13 +33,15 @@ public struct PushSubscriptionStore: Sendable {
         self.database = database
     }
 
-    /// Adds a subscription, or updates the one with the same endpoint; returns its id. The owner's oldest rows
-    /// beyond ``maxPerOwner`` are dropped.
+    /// Adds a subscription, or updates the owner's own one with the same endpoint (another owner's row with that
+    /// endpoint stays theirs); returns its id. The owner's oldest rows beyond ``maxPerOwner`` are dropped.
     public func save(owner: String, endpoint: String, p256dh: Data, auth: Data, events: String) async throws -> String {
         let newId = "ps-" + UUID().uuidString.lowercased().prefix(12)
         return try await database.writeImmediate { db in
             let id =
-                try String.fetchOne(db, sql: "SELECT id FROM pushSubscription WHERE endpoint = ?", arguments: [endpoint]) ?? String(newId)
+                try String.fetchOne(
+                    db, sql: "SELECT id FROM pushSubscription WHERE owner = ? AND endpoint = ?", arguments: [owner, endpoint])
+                ?? String(newId)
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO pushSubscription (id, owner, endpoint, p256dh, auth, events, createdAt)
@@ -48,7 +51,7 @@ public struct PushSubscriptionStore: Sendable {
             try db.execute(
                 sql: """
                     DELETE FROM pushSubscription WHERE owner = ? AND id NOT IN
-                    (SELECT id FROM pushSubscription WHERE owner = ? ORDER BY createdAt DESC LIMIT ?)
+                    (SELECT id FROM pushSubscription WHERE owner = ? ORDER BY createdAt DESC, rowid DESC LIMIT ?)
                     """,
                 arguments: [owner, owner, Self.maxPerOwner])
             return id

@@ -32,6 +32,13 @@ struct PushOptions: ParsableArguments {
             valueName: "url"))
     var actionURL: String?
 
+    @Option(
+        name: .customLong("allow-push-host"),
+        help: ArgumentHelp(
+            "Let Web Push subscriptions point at this host over http or https on any port (repeatable; tests, private push services).",
+            valueName: "host"))
+    var allowPushHosts: [String] = []
+
     @Flag(name: .customLong("no-inhibit"), help: "Do not hold a logind sleep inhibitor while a turn runs.")
     var noInhibit = false
 
@@ -46,6 +53,7 @@ struct PushOptions: ParsableArguments {
         options.pushDelay = delay
         options.notify = notifyURLs.isEmpty ? nil : notifyURLs
         options.notifyActionURL = actionURL
+        options.allowPushHosts = allowPushHosts.isEmpty ? nil : allowPushHosts
         options.inhibit = noInhibit ? false : nil
         options.pushTokenLifetime = tokenLifetime
     }
@@ -60,6 +68,7 @@ struct PushSettings: Equatable {
     var notifyURLs: [String] = []
     /// Without a trailing slash.
     var actionURL: String?
+    var allowPushHosts: [String] = []
     var inhibit = true
     var tokenLifetime = DurationArgument(.seconds(15 * 60), text: "15m")
 
@@ -71,6 +80,7 @@ struct PushSettings: Equatable {
         delay = options.pushDelay ?? delay
         notifyURLs = options.notify ?? []
         actionURL = options.notifyActionURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        allowPushHosts = options.allowPushHosts ?? []
         inhibit = options.inhibit ?? true
         tokenLifetime = options.pushTokenLifetime ?? tokenLifetime
     }
@@ -95,6 +105,12 @@ extension ServeOptions {
             } catch {
                 throw SettingProblem(.notify, "must be an http(s) URL (ntfy: prefix for an ntfy topic)")
             }
+        }
+        for host in allowPushHosts ?? [] {
+            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            guard !bare.isEmpty, bare.utf8.count <= 253, !bare.contains("/"), !bare.contains(" "),
+                URL(string: "http://\(host)/")?.host != nil
+            else { throw SettingProblem(.allowPushHosts, "must be host names or addresses (no scheme, port or path)") }
         }
         if let notifyActionURL {
             guard let parsed = URL(string: notifyActionURL), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),

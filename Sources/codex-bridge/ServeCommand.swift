@@ -328,7 +328,7 @@ struct ServeCommand: AsyncParsableCommand {
                         hub: hub, sharedSecretFile: paths.tokenFile, devices: pairing.registry, rateLimiter: rateLimiter, logger: logger),
                 ] router in
                 metricsRoute.addRoutes(to: router)
-                notifications.addRoutes(to: router)
+                notifications.addRoutes(to: router, rateLimiter: rateLimiter)
                 upload.addRoutes(to: router)
                 files.addRoutes(to: router)
             },

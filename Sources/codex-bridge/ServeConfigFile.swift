@@ -163,6 +163,7 @@ enum ServeConfigFile {
             config.pushDelay = try duration("push_delay")
             config.notify = try strings("notify")
             config.notifyActionURL = try string("notify_action_url")
+            config.allowPushHosts = try strings("allow_push_hosts")
             config.inhibit = try bool("inhibit")
             do {
                 try config.check(naming: \.fileName)

@@ -37,6 +37,7 @@ struct ServeOptions: Equatable, Sendable {
     var pushDelay: DurationArgument?
     var notify: [String]?
     var notifyActionURL: String?
+    var allowPushHosts: [String]?
     var inhibit: Bool?
     /// Tests only (`--push-token-lifetime`, no config key): how long an action token lives.
     var pushTokenLifetime: DurationArgument?
@@ -61,6 +62,7 @@ struct ServeOptions: Equatable, Sendable {
         merged.pushDelay = pushDelay ?? base.pushDelay
         merged.notify = notify ?? base.notify
         merged.notifyActionURL = notifyActionURL ?? base.notifyActionURL
+        merged.allowPushHosts = allowPushHosts ?? base.allowPushHosts
         merged.inhibit = inhibit ?? base.inhibit
         merged.pushTokenLifetime = pushTokenLifetime ?? base.pushTokenLifetime
         let tlsSource = saysAnythingAboutTLS ? self : base

@@ -22,8 +22,8 @@ struct ServePush: Sendable {
         (coordinator.map { [.init(service: $0)] } ?? []) + (inhibitor.map { [.init(service: $0)] } ?? [])
     }
 
-    func addRoutes(to router: Router<BridgeRequestContext>) {
-        route?.addRoutes(to: router)
+    func addRoutes(to router: Router<BridgeRequestContext>, rateLimiter: AuthRateLimiter) {
+        route?.addRoutes(to: router, rateLimiter: rateLimiter)
     }
 
     static func prepare(_ settings: PushSettings, paths: StatePaths, devices: DeviceRegistry, hub: ThreadHub, logger: Logger) async throws
@@ -54,7 +54,8 @@ struct ServePush: Sendable {
         let coordinator = PushCoordinator(
             configuration: .init(
                 delay: settings.delay.duration, subject: settings.subject ?? PushSettings.defaultSubject(),
-                tokenLifetime: settings.tokenLifetime.duration, notifyTargets: targets, actionBaseURL: settings.actionURL),
+                tokenLifetime: settings.tokenLifetime.duration, notifyTargets: targets, actionBaseURL: settings.actionURL,
+                endpoints: PushEndpointPolicy(allowedHosts: settings.allowPushHosts)),
             key: key, store: PushSubscriptionStore(database: devices.database), devices: devices,
             webPush: settings.enabled, logger: logger)
         await hub.attach(push: coordinator, inhibitor: inhibitor)

@@ -37,6 +37,8 @@ enum ServeSetting: String, CaseIterable, Sendable {
     case pushDelay = "push_delay"
     case notify
     case notifyActionURL = "notify_action_url"
+    /// Hosts a Web Push subscription may point at although they are not public https (tests, private services).
+    case allowPushHosts = "allow_push_hosts"
     case inhibit
 
     /// The key in `config.toml`.
@@ -62,6 +64,7 @@ enum ServeSetting: String, CaseIterable, Sendable {
         case .roots: "--root"
         case .push: "--no-push"
         case .notify: "--notify-url"
+        case .allowPushHosts: "--allow-push-host"
         case .inhibit: "--no-inhibit"
         default: "--" + rawValue.replacingOccurrences(of: "_", with: "-")
         }

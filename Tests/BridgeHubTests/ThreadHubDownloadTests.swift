@@ -1,5 +1,6 @@
 import BridgeProtocol
 import CodexControl
+import ConfinedFiles
 import Foundation
 import Testing
 
@@ -34,20 +35,24 @@ import Testing
         // readFile refuses the large file; the download path allows it.
         let phone = await harness.session()
         #expect(await harness.request(.readFile(ReadFile(threadId: "t1", path: "big.log")), phone).errorCode == .tooLarge)
-        #expect(try await hub.downloadablePath(threadId: "t1", path: "big.log") == project + "/big.log")
-        #expect(try await hub.downloadablePath(threadId: "t1", path: project + "/big.log") == project + "/big.log")
+        #expect(try await hub.downloadableFile(threadId: "t1", path: "big.log").path == project + "/big.log")
+        #expect(try await hub.downloadableFile(threadId: "t1", path: project + "/big.log").path == project + "/big.log")
 
-        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: "leak") } == .forbiddenPath)
-        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: "../outside/secret.txt") } == .forbiddenPath)
-        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: harness.outside + "/secret.txt") } == .forbiddenPath)
-        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: ".git/config") } == .forbiddenPath)
-        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: "null") } == .forbiddenPath)
-        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: ".") } == .forbiddenPath)
-        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: "missing") } == .forbiddenPath)
-        #expect(await code { try await hub.downloadablePath(threadId: "t1", path: "") } == .badRequest)
-        #expect(await code { try await hub.downloadablePath(threadId: "", path: "big.log") } == .badRequest)
-        #expect(await code { try await hub.downloadablePath(threadId: "nope", path: "big.log") } == .notFound)
+        #expect(await code { try await hub.downloadableFile(threadId: "t1", path: "leak").path } == .forbiddenPath)
+        #expect(await code { try await hub.downloadableFile(threadId: "t1", path: "../outside/secret.txt").path } == .forbiddenPath)
+        #expect(await code { try await hub.downloadableFile(threadId: "t1", path: harness.outside + "/secret.txt").path } == .forbiddenPath)
+        #expect(await code { try await hub.downloadableFile(threadId: "t1", path: ".git/config").path } == .forbiddenPath)
+        #expect(await code { try await hub.downloadableFile(threadId: "t1", path: "null").path } == .forbiddenPath)
+        // A FIFO is refused at once (opened non-blocking, judged on its descriptor), never waited on.
+        #expect(mkfifo(project + "/pipe", 0o600) == 0)
+        #expect(await code { try await hub.downloadableFile(threadId: "t1", path: "pipe").path } == .forbiddenPath)
+        #expect(await harness.request(.readFile(ReadFile(threadId: "t1", path: "pipe")), phone).errorCode == .forbiddenPath)
+        #expect(await code { try await hub.downloadableFile(threadId: "t1", path: ".").path } == .forbiddenPath)
+        #expect(await code { try await hub.downloadableFile(threadId: "t1", path: "missing").path } == .forbiddenPath)
+        #expect(await code { try await hub.downloadableFile(threadId: "t1", path: "").path } == .badRequest)
+        #expect(await code { try await hub.downloadableFile(threadId: "", path: "big.log").path } == .badRequest)
+        #expect(await code { try await hub.downloadableFile(threadId: "nope", path: "big.log").path } == .notFound)
         harness.codexKnowsThread("foreign", cwd: harness.outside)
-        #expect(await code { try await hub.downloadablePath(threadId: "foreign", path: "secret.txt") } == .forbiddenPath)
+        #expect(await code { try await hub.downloadableFile(threadId: "foreign", path: "secret.txt").path } == .forbiddenPath)
     }
 }

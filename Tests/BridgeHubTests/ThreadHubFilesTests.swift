@@ -131,6 +131,28 @@ import Testing
         #expect(uploads.count == 2)
     }
 
+    /// Seen failing before the fix (issue 22, finding 4): the count was checked and the upload added in
+    /// separate steps, so concurrent uploads all passed the check (160 left 65 held with a limit of 64).
+    @Test func concurrentUploadsNeverPassTheLimits() throws {
+        let uploads = try UploadStore(
+            directory: FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID().uuidString)"), maxCount: 64)
+        DispatchQueue.concurrentPerform(iterations: 160) { _ in _ = try? uploads.store(ThreadHubFilesTests.png) }
+        #expect(uploads.count == 64)
+        // A place is held from before the body is read until the upload is stored or dropped.
+        let bytes = try UploadStore(
+            directory: FileManager.default.temporaryDirectory.appendingPathComponent("uploads-\(UUID().uuidString)"), maxBytes: 100,
+            maxCount: 2, maxTotalBytes: 150)
+        let first = try bytes.reserve(bytes: 100)
+        var second: UploadStore.Reservation? = try bytes.reserve(bytes: 40)
+        #expect((#expect(throws: UploadStore.Refusal.self) { try bytes.reserve(bytes: 1) })?.code == .rateLimited)  // count
+        second = nil  // dropped unused: its place is free again
+        #expect(second == nil)
+        #expect((#expect(throws: UploadStore.Refusal.self) { try bytes.reserve(bytes: 60) })?.code == .rateLimited)  // bytes
+        _ = try bytes.store(ThreadHubFilesTests.png, reservation: first)
+        _ = try bytes.reserve(bytes: 40)
+        #expect((#expect(throws: UploadStore.Refusal.self) { try bytes.reserve(bytes: -1) })?.code == .badRequest)
+    }
+
     @Test func expiredUploadsAreDeleted() throws {
         let uploads = try store(lifetime: .seconds(60))
         let upload = try uploads.store(ThreadHubFilesTests.png)

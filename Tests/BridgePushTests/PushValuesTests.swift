@@ -7,23 +7,42 @@ import Testing
     static let p256dh = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"
     static let auth = "BTBZMqHH6r4Tts7J_aSIgg"
 
-    @Test func subscriptionNeedsHttpsExceptOnLoopback() throws {
-        _ = try ValidatedSubscription(endpoint: "https://push.example/x", p256dh: Self.p256dh, auth: Self.auth, events: nil)
-        _ = try ValidatedSubscription(endpoint: "http://127.0.0.1:9/x", p256dh: Self.p256dh, auth: Self.auth, events: nil)
-        _ = try ValidatedSubscription(endpoint: "http://[::1]:9/x", p256dh: Self.p256dh, auth: Self.auth, events: nil)
-        for bad in ["http://push.example/x", "http://10.0.0.1/x", "ftp://push.example/x", "/relative", "https://user:pw@push.example/"] {
-            #expect(throws: PushError.self) { try ValidatedSubscription(endpoint: bad, p256dh: Self.p256dh, auth: Self.auth, events: nil) }
+    static let open = PushEndpointPolicy()
+
+    /// Seen failing before the fix: http on any loopback port and https to private or link-local addresses
+    /// were accepted.
+    @Test func subscriptionNeedsHttpsOnAPublicAddressUnlessTheHostIsAllowed() throws {
+        _ = try ValidatedSubscription(
+            endpoint: "https://push.example/x", p256dh: Self.p256dh, auth: Self.auth, events: nil, policy: Self.open)
+        _ = try ValidatedSubscription(endpoint: "https://8.8.8.8/x", p256dh: Self.p256dh, auth: Self.auth, events: nil, policy: Self.open)
+        for bad in [
+            "http://push.example/x", "http://127.0.0.1:9/x", "http://[::1]:9/x", "https://127.0.0.1:2375/v1.41/containers/x/kill",
+            "https://169.254.169.254/latest/meta-data", "https://10.1.2.3/x", "https://[fd00::1]/x", "https://[::ffff:192.168.1.1]/x",
+            "https://0.0.0.0/x", "https://[fe80::1]/x", "ftp://push.example/x", "/relative", "https://user:pw@push.example/",
+            "https://push.example/" + String(repeating: "a", count: 2100),
+        ] {
+            #expect(throws: PushError.self) {
+                try ValidatedSubscription(endpoint: bad, p256dh: Self.p256dh, auth: Self.auth, events: nil, policy: Self.open)
+            }
+        }
+        let allowed = PushEndpointPolicy(allowedHosts: ["127.0.0.1", "[::1]"])
+        _ = try ValidatedSubscription(endpoint: "http://127.0.0.1:9/x", p256dh: Self.p256dh, auth: Self.auth, events: nil, policy: allowed)
+        _ = try ValidatedSubscription(endpoint: "http://[::1]:9/x", p256dh: Self.p256dh, auth: Self.auth, events: nil, policy: allowed)
+        #expect(throws: PushError.self) {
+            try ValidatedSubscription(endpoint: "http://127.0.0.2:9/x", p256dh: Self.p256dh, auth: Self.auth, events: nil, policy: allowed)
         }
         #expect(throws: PushError.self) {
-            try ValidatedSubscription(endpoint: "https://p.example", p256dh: "AAAA", auth: Self.auth, events: nil)
+            try ValidatedSubscription(endpoint: "https://p.example", p256dh: "AAAA", auth: Self.auth, events: nil, policy: Self.open)
         }
         #expect(throws: PushError.self) {
-            try ValidatedSubscription(endpoint: "https://p.example", p256dh: Self.p256dh, auth: "AAAA", events: nil)
+            try ValidatedSubscription(endpoint: "https://p.example", p256dh: Self.p256dh, auth: "AAAA", events: nil, policy: Self.open)
         }
         #expect(throws: PushError.self) {
-            try ValidatedSubscription(endpoint: "https://p.example", p256dh: Self.p256dh, auth: Self.auth, events: ["everything"])
+            try ValidatedSubscription(
+                endpoint: "https://p.example", p256dh: Self.p256dh, auth: Self.auth, events: ["everything"], policy: Self.open)
         }
-        let some = try ValidatedSubscription(endpoint: "https://p.example", p256dh: Self.p256dh, auth: Self.auth, events: ["approval"])
+        let some = try ValidatedSubscription(
+            endpoint: "https://p.example", p256dh: Self.p256dh, auth: Self.auth, events: ["approval"], policy: Self.open)
         #expect(some.events == [.approval])
     }
 

@@ -179,6 +179,7 @@ import Testing
         }
         func acknowledged(_ seq: Int64, session: ClientSession) async {}
         func sessionClosed(_ session: ClientSession) async {}
+        func isResponsive() async -> Bool { true }
     }
 
     @Test func messagesSentRightBehindTheHelloWaitForItsAck() async throws {

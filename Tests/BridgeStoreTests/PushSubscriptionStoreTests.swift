@@ -23,6 +23,27 @@ import Testing
         let code2 = try await registry.mintPairingCode(ttl: .seconds(600))
         let tablet = try await registry.redeem(code: code2.code, device: DeviceInfo(name: "tablet"), address: nil)
         _ = try await store.save(owner: tablet.record.id, endpoint: "https://push.example/b", p256dh: key, auth: auth, events: "approval")
+        // Seen failing before the fix: the same endpoint from another device took the phone's row over.
+        let taken = try await store.save(
+            owner: tablet.record.id, endpoint: "https://push.example/a", p256dh: key, auth: auth, events: "approval")
+        #expect(taken != first)
+        #expect(
+            try await store.all().filter { $0.endpoint == "https://push.example/a" }.map(\.owner).sorted()
+                == [phoneId, tablet.record.id].sorted())
+        #expect(try await store.remove(id: taken, owner: tablet.record.id))
+        // At most five per device: the oldest goes.
+        for index in 0..<6 {
+            _ = try await store.save(
+                owner: tablet.record.id, endpoint: "https://push.example/t\(index)", p256dh: key, auth: auth, events: "approval")
+        }
+        #expect(
+            try await store.all().filter { $0.owner == tablet.record.id }.map(\.endpoint).sorted()
+                == (1..<6).map { "https://push.example/t\($0)" })
+        for entry in try await store.all() where entry.owner == tablet.record.id && entry.endpoint != "https://push.example/t5" {
+            try await store.remove(id: entry.id, owner: tablet.record.id)
+        }
+        _ = try await store.save(owner: tablet.record.id, endpoint: "https://push.example/b", p256dh: key, auth: auth, events: "approval")
+        try await store.remove(id: try #require(try await store.all().first { $0.endpoint == "https://push.example/t5" }).id)
         // A row whose owner is no device is never used.
         _ = try await store.save(owner: "nobody", endpoint: "https://push.example/c", p256dh: key, auth: auth, events: "approval")
         var all = try await store.all()

@@ -34,10 +34,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_bridge(bridge_factory, model, codex_home, workspace, *extra, port=0, env=None):
+def start_bridge(bridge_factory, model, codex_home, workspace, *extra, port=0, env=None, allow_local_push=True):
+    """A bridge with push on; the local push service (http on 127.0.0.1) is allowed unless `allow_local_push` is
+    False (then only public https endpoints are)."""
     env = env or codex_env(codex_home)
     args = ["--codex", codex_bin(), "--root", str(workspace), *bridge_codex_args(model.port), "--push-subject",
-            "mailto:test@example.org", *extra]
+            "mailto:test@example.org", *(["--allow-push-host", "127.0.0.1"] if allow_local_push else []), *extra]
     return bridge_factory(name="push-state", args=args, env=env, listen=f"127.0.0.1:{port}")
 
 
@@ -438,3 +440,68 @@ async def test_push_off_from_the_config_file(bridge_factory):
     ws, ack = await hello(b)
     assert "pushPublicKey" not in ack["server"]
     await ws.close()
+
+
+async def test_a_device_cannot_aim_the_bridge_at_local_or_private_addresses(bridge_factory, model, codex_home, workspace,
+                                                                           push_service):
+    """Issue 22 finding 2. Seen failing before the fix: every endpoint below was accepted, and the bridge then
+    POSTed to it when a turn ended (a local service's kill URL included)."""
+    bridge = start_bridge(bridge_factory, model, codex_home, workspace, "--push-delay", "1s", allow_local_push=False)
+    _, device_token = await pair_device(bridge, PHONE)
+    ws, ack = await hello(bridge, token=device_token)
+    phone = Subscriber()
+    port = push_service.server.server_address[1]
+    for endpoint in (push_service.endpoint("plain-http"), f"https://127.0.0.1:{port}/v1.41/containers/victim/kill?signal=KILL",
+                     f"https://localhost:{port}/x", "https://169.254.169.254/latest/meta-data", "https://10.0.0.8/x",
+                     "https://[::1]/x", "https://[::ffff:127.0.0.1]/x", "https://[fd00::5]/x"):
+        answer = await request(ws, "pushSubscribe", subscription=phone.subscription(endpoint))
+        assert answer["kind"] == "error" and answer["code"] in ("bad_request", "forbidden"), (endpoint, answer)
+    import sqlite3
+    with sqlite3.connect(bridge.state_dir / "bridge.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM pushSubscription").fetchone()[0] == 0
+    await ws.close()
+    bridge.stop()
+
+    # A subscription made while the host was allowed is checked again at delivery: nothing reaches it once the
+    # bridge no longer allows it.
+    allowed = start_bridge(bridge_factory, model, codex_home, workspace, "--push-delay", "1s")
+    _, token = await pair_device(allowed, PHONE)
+    ws, _, _ = await subscribe_device(allowed, token, phone, push_service.endpoint("later"), events=["turnCompleted"])
+    await ws.close()
+    allowed.stop()
+    strict = bridge_factory(name="push-state", args=allowed.args[:allowed.args.index("--allow-push-host")] +
+                            allowed.args[allowed.args.index("--allow-push-host") + 2:], env=allowed.env)
+    desk, _ = await hello(strict)
+    model.queue({"kind": "message", "text": "Done."})
+    started = await request(desk, "startThread", cwd=str(workspace), prompt="one")
+    await until_turn_completed(desk, started["threadId"])
+    strict.wait_log("Push endpoint refused")
+    assert push_service.seen("/push/later") == []
+    await desk.close()
+
+
+async def test_the_same_endpoint_from_two_devices_stays_each_devices_own(bridge_factory, model, codex_home, workspace,
+                                                                         push_service):
+    """Issue 22 finding 5: a subscription is keyed by (device, endpoint); another device submitting the same endpoint
+    does not take it over. At most five per device."""
+    bridge = start_bridge(bridge_factory, model, codex_home, workspace, "--push-delay", "1s")
+    _, phone_token = await pair_device(bridge, PHONE)
+    _, tablet_token = await pair_device(bridge, {"name": "Tablet", "platform": "android"})
+    phone, tablet = Subscriber(), Subscriber()
+    ws_phone, _, phone_id = await subscribe_device(bridge, phone_token, phone, push_service.endpoint("shared"))
+    ws_tablet, _, tablet_id = await subscribe_device(bridge, tablet_token, tablet, push_service.endpoint("shared"))
+    assert phone_id != tablet_id
+    # The tablet cannot remove the phone's subscription either.
+    assert (await request(ws_tablet, "pushUnsubscribe", subscriptionId=phone_id))["kind"] == "error"
+    for index in range(6):
+        await request(ws_tablet, "pushSubscribe", subscription=tablet.subscription(push_service.endpoint(f"t{index}")))
+    import sqlite3
+    with sqlite3.connect(bridge.state_dir / "bridge.sqlite") as db:
+        rows = db.execute("SELECT owner, endpoint FROM pushSubscription ORDER BY endpoint").fetchall()
+    owners = {}
+    for owner, endpoint in rows:
+        owners.setdefault(owner, []).append(endpoint.rsplit("/", 1)[1])
+    assert sorted(len(v) for v in owners.values()) == [1, 5], owners
+    assert any(v == ["shared"] for v in owners.values()), owners
+    await ws_phone.close()
+    await ws_tablet.close()

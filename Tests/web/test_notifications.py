@@ -48,7 +48,7 @@ def android_phone(browser, scheme="light"):
 def test_notify_me_push_notification_and_approve_from_it(web_bridge_factory, model, workspace, browser):
     service = PushService().start()
     subscriber = Subscriber()
-    bridge = web_bridge_factory(extra=("--push-delay", "1s"))
+    bridge = web_bridge_factory(extra=("--push-delay", "1s", "--allow-push-host", "127.0.0.1"))
     context, page = android_phone(browser)
     try:
         page.goto(pairing_url(bridge))

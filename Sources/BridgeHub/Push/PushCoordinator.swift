@@ -27,12 +27,15 @@ public actor PushCoordinator: Service {
         public var actionBaseURL: String?
         /// Retries of one Web Push delivery on 429 and 5xx.
         public var maxAttempts: Int
+        /// Where subscriptions may point (`serve --allow-push-host`).
+        public var endpoints: PushEndpointPolicy
 
         public init(
             delay: Duration = .seconds(20), subject: String, tokenLifetime: Duration = .seconds(15 * 60),
             notifyTargets: [NotifyTarget] = [],
-            actionBaseURL: String? = nil, maxAttempts: Int = 4
+            actionBaseURL: String? = nil, maxAttempts: Int = 4, endpoints: PushEndpointPolicy = PushEndpointPolicy()
         ) {
+            self.endpoints = endpoints
             self.delay = delay
             self.subject = subject
             self.tokenLifetime = tokenLifetime
@@ -95,7 +98,8 @@ public actor PushCoordinator: Service {
         clientConfiguration.timeout = .init(connect: .seconds(10), read: .seconds(30))
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         self.sender = WebPushSender(
-            client: client, key: key, subject: configuration.subject, maxAttempts: configuration.maxAttempts, logger: logger)
+            policy: configuration.endpoints, key: key, subject: configuration.subject, maxAttempts: configuration.maxAttempts,
+            logger: logger)
         self.notifier = NotifySender(client: client, logger: logger)
         self.logger = logger
         self.tokens = ActionTokenBook(lifetime: configuration.tokenLifetime)
@@ -131,7 +135,9 @@ public actor PushCoordinator: Service {
         guard webPush else { throw PushError("forbidden", "Web Push is turned off on this bridge (--no-push)") }
         let checked = try ValidatedSubscription(
             endpoint: request.subscription.endpoint, p256dh: request.subscription.keys.p256dh, auth: request.subscription.keys.auth,
-            events: request.events)
+            events: request.events, policy: configuration.endpoints)
+        // The lookup now; each delivery looks it up and checks it again.
+        _ = try await configuration.endpoints.destination(of: request.subscription.endpoint)
         do {
             let id = try await store.save(
                 owner: owner, endpoint: checked.endpoint.absoluteString, p256dh: Data(checked.p256dh), auth: Data(checked.auth),

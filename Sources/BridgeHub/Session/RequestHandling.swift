@@ -28,6 +28,8 @@ public protocol RequestHandling: Sendable {
     func acknowledged(_ seq: Int64, session: ClientSession) async
     /// The session ended.
     func sessionClosed(_ session: ClientSession) async
+    /// Answers at once when the layer is not stuck (`/healthz` asks it, with a deadline).
+    func isResponsive() async -> Bool
 }
 
 /// Answers every request with `codex_unavailable`; used when no Codex control is configured.
@@ -40,4 +42,5 @@ public struct UnavailableRequestHandler: RequestHandling {
     }
     public func acknowledged(_ seq: Int64, session: ClientSession) async {}
     public func sessionClosed(_ session: ClientSession) async {}
+    public func isResponsive() async -> Bool { true }
 }

@@ -9,6 +9,10 @@ import Synchronization
 /// Attachments sent with `POST /uploads`: stored 0600 in a 0700 directory under the state directory, named by
 /// a random id, typed by their bytes. A file lives until the turn that used it ends, or `lifetime` (24 h) after
 /// it arrived, whichever comes first.
+///
+/// The limits (`maxCount` uploads, `maxTotalBytes` bytes) hold at every moment: an upload ``reserve(bytes:)``s
+/// its place before its body is read, and the reservation counts until the file is stored or dropped, so
+/// concurrent uploads cannot all pass the check and then all be added.
 public final class UploadStore: Sendable {
     /// One stored upload.
     public struct Upload: Sendable, Hashable {
@@ -29,20 +33,54 @@ public final class UploadStore: Sendable {
     public let directory: URL
     public let maxBytes: Int
     public let lifetime: Duration
-    /// Most uploads held at once (a client that uploads without sending fills no disk).
+    /// Most uploads held at once, stored or arriving (a client that uploads without sending fills no disk).
     public let maxCount: Int
-    private let state = Mutex<State>(State())
+    /// Most bytes held at once, stored or arriving.
+    public let maxTotalBytes: Int
+    fileprivate let state = Mutex<State>(State())
 
-    private struct State {
+    fileprivate struct State {
         var uploads: [String: Upload] = [:]
         /// Uploads a turn of this thread used, deleted when that turn ends.
         var claimed: [String: Set<String>] = [:]
+        /// Bytes of the stored uploads.
+        var storedBytes = 0
+        /// Places held for uploads whose bodies are arriving.
+        var reservedCount = 0
+        var reservedBytes = 0
+    }
+
+    /// A place held for one upload while its body arrives (see ``reserve(bytes:)``); given back when the upload
+    /// is stored, or when it is dropped unused.
+    public final class Reservation: Sendable {
+        /// Most bytes the upload may have.
+        public let bytes: Int
+        private let store: UploadStore
+        private let released = Atomic<Bool>(false)
+
+        init(bytes: Int, store: UploadStore) {
+            self.bytes = bytes
+            self.store = store
+        }
+
+        deinit { release() }
+
+        func release() {
+            guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            store.state.withLock { state in
+                state.reservedCount -= 1
+                state.reservedBytes -= bytes
+            }
+        }
     }
 
     /// Prepares `directory` (created 0700; files left by an earlier run are deleted: their turns are over).
-    public init(directory: URL, maxBytes: Int = 20 << 20, lifetime: Duration = .seconds(24 * 3600), maxCount: Int = 64) throws {
+    public init(
+        directory: URL, maxBytes: Int = 20 << 20, lifetime: Duration = .seconds(24 * 3600), maxCount: Int = 64, maxTotalBytes: Int? = nil
+    ) throws {
         self.directory = directory
         self.maxCount = maxCount
+        self.maxTotalBytes = max(maxBytes, maxTotalBytes ?? 256 << 20)
         self.maxBytes = maxBytes
         self.lifetime = lifetime
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -52,19 +90,48 @@ public final class UploadStore: Sendable {
         }
     }
 
-    /// Stores `data` after checking its size and type.
+    /// Holds a place for an upload of at most `bytes` bytes, before its body is read: `rate_limited` when
+    /// `maxCount` uploads are held or arriving, or `bytes` more would pass `maxTotalBytes`; `too_large` when
+    /// `bytes` is over `maxBytes`.
+    public func reserve(bytes: Int) throws(Refusal) -> Reservation {
+        guard bytes >= 0 else { throw Refusal(code: .badRequest, message: "the upload's length is negative") }
+        guard bytes <= maxBytes else {
+            throw Refusal(code: .tooLarge, message: "the upload is \(bytes) bytes; at most \(maxBytes) are accepted")
+        }
+        sweep()
+        try state.withLock { state throws(Refusal) in
+            guard state.uploads.count + state.reservedCount < maxCount else {
+                throw Refusal(
+                    code: .rateLimited, message: "\(maxCount) uploads are waiting to be used; send them or wait for them to expire")
+            }
+            guard state.storedBytes + state.reservedBytes + bytes <= maxTotalBytes else {
+                throw Refusal(
+                    code: .rateLimited,
+                    message: "uploads waiting to be used hold \(maxTotalBytes) bytes; send them or wait for them to expire")
+            }
+            state.reservedCount += 1
+            state.reservedBytes += bytes
+        }
+        return Reservation(bytes: bytes, store: self)
+    }
+
+    /// Reserves a place for `data` and stores it (``reserve(bytes:)``, then ``store(_:reservation:)``).
     public func store(_ data: Data) throws(Refusal) -> Upload {
+        try store(data, reservation: try reserve(bytes: data.count))
+    }
+
+    /// Stores `data` in the place `reservation` holds, after checking its size and type; the place is given
+    /// back either way (the stored upload then counts in its stead).
+    public func store(_ data: Data, reservation: Reservation) throws(Refusal) -> Upload {
+        defer { reservation.release() }
         guard !data.isEmpty else { throw Refusal(code: .badRequest, message: "the upload is empty") }
-        guard data.count <= maxBytes else {
-            throw Refusal(code: .tooLarge, message: "the upload is \(data.count) bytes; at most \(maxBytes) are accepted")
+        guard data.count <= min(maxBytes, reservation.bytes) else {
+            throw Refusal(
+                code: .tooLarge, message: "the upload is \(data.count) bytes; at most \(min(maxBytes, reservation.bytes)) are accepted")
         }
         guard let media = MediaSniffer.sniff(data) else {
             throw Refusal(
                 code: .unsupportedMedia, message: "not an image (PNG, JPEG, WebP, HEIC) or audio clip (MP3, M4A, WAV, OGG, FLAC, WebM)")
-        }
-        sweep()
-        guard count < maxCount else {
-            throw Refusal(code: .rateLimited, message: "\(maxCount) uploads are waiting to be used; send them or wait for them to expire")
         }
         let id = "up-" + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let path = directory.appendingPathComponent("\(id).\(media.fileExtension)").path
@@ -77,7 +144,10 @@ public final class UploadStore: Sendable {
             throw Refusal(code: .internal, message: "cannot store the upload")
         }
         let upload = Upload(uploadId: id, path: path, mimeType: media.mimeType, kind: media.kind, size: data.count, storedAt: .now)
-        state.withLock { $0.uploads[id] = upload }
+        state.withLock { state in
+            state.uploads[id] = upload
+            state.storedBytes += upload.size
+        }
         return upload
     }
 
@@ -105,7 +175,9 @@ public final class UploadStore: Sendable {
     public func turnEnded(_ threadId: String) {
         let ids = state.withLock { state -> [Upload] in
             let ids = state.claimed.removeValue(forKey: threadId) ?? []
-            return ids.compactMap { state.uploads.removeValue(forKey: $0) }
+            let removed = ids.compactMap { state.uploads.removeValue(forKey: $0) }
+            state.storedBytes -= removed.reduce(0) { $0 + $1.size }
+            return removed
         }
         for upload in ids { unlink(upload.path) }
     }
@@ -115,6 +187,7 @@ public final class UploadStore: Sendable {
         let expired = state.withLock { state -> [Upload] in
             let old = state.uploads.values.filter { now - $0.storedAt >= lifetime }
             for upload in old { state.uploads[upload.uploadId] = nil }
+            state.storedBytes -= old.reduce(0) { $0 + $1.size }
             return old
         }
         for upload in expired { unlink(upload.path) }

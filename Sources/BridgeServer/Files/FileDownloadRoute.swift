@@ -3,11 +3,13 @@ import BridgeProtocol
 import BridgeStore
 import BridgeWeb
 import CodexControl
+import ConfinedFiles
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 
 /// `GET /files?threadId=…&path=…`: a file of a thread's directory, whatever its size (streamed; `readFile` sends
 /// at most 1 MiB inline), for a client with a device token or the shared secret as `Authorization: Bearer`
@@ -38,9 +40,9 @@ public struct FileDownloadRoute: Sendable {
         guard let threadId = query["threadId"].map(String.init), let path = query["path"].map(String.init) else {
             return UploadRoute.json(.badRequest, code: .badRequest, "threadId and path are required query parameters")
         }
-        let resolved: String
+        let file: ConfinedFile
         do {
-            resolved = try await hub.downloadablePath(threadId: threadId, path: path)
+            file = try await hub.downloadableFile(threadId: threadId, path: path)
         } catch let error as HubError {
             let status: HTTPResponse.Status =
                 switch error.code {
@@ -62,21 +64,15 @@ public struct FileDownloadRoute: Sendable {
         } catch {
             return UploadRoute.json(.internalServerError, code: .internal, "internal error")
         }
-        var info = stat()
-        guard stat(resolved, &info) == 0 else { return UploadRoute.json(.notFound, code: .notFound, "\(path) is gone") }
-        let body: ResponseBody
-        do {
-            body = try await FileIO().loadFile(path: resolved, context: context)
-        } catch {
-            return UploadRoute.json(.notFound, code: .notFound, "\(path) is gone")
-        }
-        logger.info("File downloaded", metadata: ["bridge.thread.id": "\(threadId)", "bridge.file.size": "\(info.st_size)"])
+        let name = file.path.isEmpty ? path : file.path
+        let body = Self.body(of: file)
+        logger.info("File downloaded", metadata: ["bridge.thread.id": "\(threadId)", "bridge.file.size": "\(file.size)"])
         return Response(
             status: .ok,
             headers: [
-                .contentType: WebAsset.contentType(of: resolved),
-                .contentLength: String(info.st_size),
-                .contentDisposition: Self.attachment(name: (resolved as NSString).lastPathComponent),
+                .contentType: WebAsset.contentType(of: name),
+                .contentLength: String(file.size),
+                .contentDisposition: Self.attachment(name: (name as NSString).lastPathComponent),
                 .cacheControl: "no-store",
                 // The file is the repository's (untrusted): never run as a page of this origin.
                 .contentSecurityPolicy: "sandbox; default-src 'none'",
@@ -84,6 +80,30 @@ public struct FileDownloadRoute: Sendable {
             ],
             body: body)
     }
+
+    /// The file's bytes from its descriptor (the one the gate's check opened; never reopened by name), read in
+    /// NIO's thread pool, exactly the size it had when opened (a file that shrinks meanwhile ends the body
+    /// early and the client sees a short download).
+    static func body(of file: ConfinedFile) -> ResponseBody {
+        ResponseBody(contentLength: file.size) { writer in
+            let io = NonBlockingFileIO(threadPool: .singleton)
+            let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: dup(file.descriptor))
+            defer { try? handle.close() }
+            var offset = 0
+            while offset < file.size {
+                let chunk = try await io.read(
+                    fileHandle: handle, fromOffset: Int64(offset), byteCount: min(chunkSize, file.size - offset),
+                    allocator: ByteBufferAllocator())
+                guard chunk.readableBytes > 0 else { break }
+                offset += chunk.readableBytes
+                try await writer.write(chunk)
+            }
+            try await writer.finish(nil)
+        }
+    }
+
+    /// Bytes read per step of a download.
+    static let chunkSize = 128 * 1024
 
     /// `attachment; filename="…"; filename*=UTF-8''…` with the name made safe for a header.
     static func attachment(name: String) -> String {

@@ -26,8 +26,12 @@ public struct PushActionRoute: Sendable {
         self.devices = devices
     }
 
-    public func addRoutes(to router: Router<BridgeRequestContext>) {
-        router.post("/push/action") { request, _ in await self.respond(to: request) }
+    /// Adds the route; a bad `Authorization` counts towards `rateLimiter`'s per-address limit (429 once it is
+    /// reached), like every other credential check.
+    public func addRoutes(to router: Router<BridgeRequestContext>, rateLimiter: AuthRateLimiter?) {
+        router.post("/push/action") { request, context in
+            await self.respond(to: request, remoteAddress: context.remoteAddress, rateLimiter: rateLimiter)
+        }
     }
 
     struct Body: Decodable {
@@ -36,13 +40,13 @@ public struct PushActionRoute: Sendable {
         var approvalId: String?
     }
 
-    func respond(to request: Request) async -> Response {
-        let response = await answer(request)
+    func respond(to request: Request, remoteAddress: String, rateLimiter: AuthRateLimiter?) async -> Response {
+        let response = await answer(request, remoteAddress: remoteAddress, rateLimiter: rateLimiter)
         BridgeMetrics.shared.pushAction(answered: response.status == .ok)
         return response
     }
 
-    func answer(_ request: Request) async -> Response {
+    func answer(_ request: Request, remoteAddress: String, rateLimiter: AuthRateLimiter?) async -> Response {
         var request = request
         let buffer: ByteBuffer
         do {
@@ -60,9 +64,12 @@ public struct PushActionRoute: Sendable {
         }
         var presenter: String?
         if let header = request.headers[.authorization] {
-            guard let bearer = BridgeServer.bearerToken(header),
+            guard let bearer = BridgeServer.bearerToken(header), !Authenticator.isPairingCode(bearer),
                 let device = try? await devices?.authenticate(deviceToken: bearer, address: nil)
             else {
+                let limited = rateLimiter?.isLimited(remoteAddress) ?? false
+                rateLimiter?.recordFailure(remoteAddress)
+                if limited { return Self.error(.tooManyRequests, .rateLimited, "too many failed authentications from this address") }
                 return Self.error(.forbidden, .unauthorized, "the Authorization header is not a device token of this bridge")
             }
             presenter = device.id

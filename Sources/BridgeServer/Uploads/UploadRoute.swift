@@ -31,14 +31,20 @@ public struct UploadRoute: Sendable {
 
     func respond(to request: Request, remoteAddress: String) async -> Response {
         if let refusal = await bearer.refusal(request, remoteAddress: remoteAddress) { return refusal }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > store.maxBytes {
-            return Self.json(.contentTooLarge, code: .tooLarge, "the upload is \(length) bytes; at most \(store.maxBytes) are accepted")
+        // The place is held before the body is read (a body without Content-Length may use the largest size),
+        // so concurrent uploads cannot pass the limits together.
+        let declared = request.headers[.contentLength].flatMap(Int.init)
+        let reservation: UploadStore.Reservation
+        do {
+            reservation = try store.reserve(bytes: declared ?? store.maxBytes)
+        } catch {
+            return Self.refusal(error)
         }
         var body = ByteBuffer()
         do {
             for try await var chunk in request.body {
-                guard body.readableBytes + chunk.readableBytes <= store.maxBytes else {
-                    return Self.json(.contentTooLarge, code: .tooLarge, "the upload is larger than \(store.maxBytes) bytes")
+                guard body.readableBytes + chunk.readableBytes <= reservation.bytes else {
+                    return Self.json(.contentTooLarge, code: .tooLarge, "the upload is larger than \(reservation.bytes) bytes")
                 }
                 body.writeBuffer(&chunk)
             }
@@ -46,7 +52,7 @@ public struct UploadRoute: Sendable {
             return Self.json(.badRequest, code: .badRequest, "the upload did not arrive whole")
         }
         do {
-            let upload = try store.store(Data(body.readableBytesView))
+            let upload = try store.store(Data(body.readableBytesView), reservation: reservation)
             logger.info(
                 "Upload stored",
                 metadata: [
@@ -60,16 +66,21 @@ public struct UploadRoute: Sendable {
                 status: .created, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: answer.jsonText)))
         } catch {
-            let status: HTTPResponse.Status =
-                switch error.code {
-                case .tooLarge: .contentTooLarge
-                case .unsupportedMedia: .unsupportedMediaType
-                case .rateLimited: .tooManyRequests
-                case .internal: .internalServerError
-                default: .badRequest
-                }
-            return Self.json(status, code: error.code, error.message)
+            return Self.refusal(error)
         }
+    }
+
+    /// The answer for a refused upload.
+    static func refusal(_ error: UploadStore.Refusal) -> Response {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .tooLarge: .contentTooLarge
+            case .unsupportedMedia: .unsupportedMediaType
+            case .rateLimited: .tooManyRequests
+            case .internal: .internalServerError
+            default: .badRequest
+            }
+        return Self.json(status, code: error.code, error.message)
     }
 
     static func json(_ status: HTTPResponse.Status, code: BridgeErrorCode, _ message: String) -> Response {

@@ -19,15 +19,18 @@ enum UnixWebSocket {
         case refused
     }
 
-    /// Connects to `path` and upgrades to WebSocket (`GET /`, `Host: localhost`).
-    /// - Throws: `CodexError.unavailable` when nothing listens there or the upgrade is refused.
+    /// Connects to `path` (a socket of this user's, served by a process of this user's) and upgrades to
+    /// WebSocket (`GET /`, `Host: localhost`).
+    /// - Throws: `CodexError.unavailable` when nothing listens there, it is not this user's, or the upgrade is
+    ///   refused.
     static func connect(path: String, maxMessageBytes: Int, timeout: Duration) async throws -> Channel {
         let upgrade: EventLoopFuture<Upgrade>
         let connected = Mutex<(any NIOCore.Channel)?>(nil)
+        // Connected and checked first (ours, see ``SharedSocket/connectOwned(at:)``), then handed to NIO.
+        let descriptor = try SharedSocket.connectOwned(at: path)
         do {
             upgrade = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(.milliseconds(timeout.milliseconds))
-                .connect(unixDomainSocketPath: path) { channel in
+                .withConnectedSocket(descriptor) { channel in
                     connected.withLock { $0 = channel }
                     return channel.eventLoop.makeCompletedFuture {
                         try configure(channel, maxMessageBytes: maxMessageBytes)

@@ -1,13 +1,27 @@
 import HTTPTypes
 import Hummingbird
 
-/// Adds the headers every page, asset and API answer carries: a Content-Security-Policy that allows only the
-/// bridge's own scripts, styles and WebSocket (no inline script, no framing, no plugins), `nosniff` and
-/// `no-referrer`.
-struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await next(request, context)
+/// Adds the headers every answer carries, whether a route made it or none matched (Hummingbird's own 404 and
+/// 405, which route middleware never sees): a Content-Security-Policy that allows only the bridge's own
+/// scripts, styles and WebSocket (no inline script, no framing, no plugins), `nosniff`, `no-referrer`,
+/// `X-Frame-Options: DENY`, and `Cache-Control: no-store` on everything that does not set its own caching
+/// (only the web app's public assets do) and on every answer to a request that carried credentials.
+/// It wraps the router's responder, so it sees every request and every error.
+struct SecurityHeadersResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context: RequestContext {
+    typealias Context = Inner.Context
+    let inner: Inner
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        var response: Response
+        do {
+            response = try await inner.respond(to: request, context: context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
         Self.apply(to: &response.headers, host: request.head.authority)
+        if request.headers[.authorization] != nil || response.headers[.cacheControl] == nil {
+            response.headers[.cacheControl] = "no-store"
+        }
         return response
     }
 

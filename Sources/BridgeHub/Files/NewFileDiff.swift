@@ -1,31 +1,26 @@
+import ConfinedFiles
 import Foundation
 
 /// A unified diff that adds one untracked file, made by the bridge from the file itself (no git, no temporary
 /// index). A regular file is read (at most the budget); a symbolic link is shown as a link, never followed;
-/// anything else (a FIFO, a socket, a device) is skipped.
+/// anything else (a FIFO, a socket, a device) is skipped. Blocking I/O: called off the hub actor.
 enum NewFileDiff {
-    /// The diff for `path` (relative to `top`), or nil when it is skipped.
-    static func render(path: String, top: String, budget: Int) -> [UInt8]? {
-        let full = top + "/" + path
-        var info = stat()
-        guard lstat(full, &info) == 0 else { return nil }
+    /// The diff for `path` (relative to `top`, the repository's top directory opened once), or nil when it is
+    /// skipped. The file is opened below `top` (``ConfinedDirectory``): a link is never followed, a FIFO or device
+    /// put in the file's place is skipped without blocking.
+    static func render(path: String, top: ConfinedDirectory, budget: Int) -> [UInt8]? {
         let a = quote("a/" + path)
         let b = quote("b/" + path)
-        switch info.st_mode & S_IFMT {
-        case S_IFLNK:
-            var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let count = readlink(full, &target, target.count - 1)
-            guard count >= 0 else { return nil }
-            let bytes = target.prefix(count).map { UInt8(bitPattern: $0) }
-            return header(a, b, mode: "120000") + hunk(bytes, b: b)
-        case S_IFREG:
-            let mode = (info.st_mode & 0o111) != 0 ? "100755" : "100644"
-            let size = Int(info.st_size)
-            guard size > 0 else { return header(a, b, mode: mode) }
-            guard let handle = FileHandle(forReadingAtPath: full) else { return nil }
-            defer { try? handle.close() }
-            let data = (try? handle.read(upToCount: max(0, min(size, budget)))) ?? Data()
-            let bytes = [UInt8](data)
+        switch try? top.kind(of: path) {
+        case .symbolicLink, .linkToDirectory:
+            guard let target = try? top.linkTarget(path) else { return nil }
+            return header(a, b, mode: "120000") + hunk(target, b: b)
+        case .file:
+            // Opened once; its size and type are the descriptor's (a link swapped in meanwhile is refused).
+            guard let file = try? top.fileWithoutLinks(path) else { return nil }
+            let mode = file.isExecutable ? "100755" : "100644"
+            guard file.size > 0 else { return header(a, b, mode: mode) }
+            guard let bytes = try? file.read(upTo: max(0, min(file.size, budget))) else { return nil }
             if bytes.prefix(8000).contains(0) {
                 return header(a, b, mode: mode) + Array("Binary files /dev/null and \(b) differ\n".utf8)
             }
