@@ -33,8 +33,7 @@ extension ThreadHub {
             refuse(id: id, method: method, why: "names no thread")
             return true
         }
-        nextApprovalNumber += 1
-        let requestId = "in-\(generation)-\(nextApprovalNumber)-\(UUID().uuidString.prefix(8).lowercased())"
+        let requestId = approvals.nextId(generation: generation, prefix: "in")
         publish(threadId: threadId) { seq in
             let request = InputRequest(
                 seq: seq, requestId: requestId, threadId: threadId, turnId: params["turnId"]?.stringValue,

@@ -1,6 +1,6 @@
 extension ThreadHub {
     /// Pending approvals and threads with a running turn, for `/metrics`.
     package func metricsSnapshot() -> (approvalsPending: Int, threadsRunning: Int) {
-        (pendingApprovals.count, threads.values.count { $0.runningTurnId != nil })
+        (approvals.count, threads.values.count { $0.runningTurnId != nil })
     }
 }

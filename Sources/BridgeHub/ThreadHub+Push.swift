@@ -50,7 +50,7 @@ extension ThreadHub {
 
     /// A new approval was published.
     func approvalRequestedForPush(_ approvalId: String) {
-        guard let push, let request = pendingApprovals[approvalId]?.request else { return }
+        guard let push, let request = approvals.request(approvalId) else { return }
         push.signal(.approvalRequested(request))
     }
 
@@ -86,41 +86,5 @@ extension ThreadHub {
         default:
             throw HubError(.internal, "not a push request")
         }
-    }
-
-    /// Answers an approval from a notification's action (`POST /push/action`), exactly as `approve` does: first
-    /// answer wins, `approvalResolved` (with the device, when `owner` is one) to every client, journaled.
-    public func answerFromNotification(approvalId: String, decision: ApprovalDecision, owner: String) async throws -> Accepted {
-        guard let pending = pendingApprovals[approvalId] else {
-            throw HubError(.approvalNotPending, "approval \(approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
-        }
-        let facts = try await threadFacts(pending.request.threadId)
-        if case .refused(let code, let message) = gate.decide(.approve(Approve(approvalId: approvalId, decision: decision)), thread: facts)
-        {
-            throw HubError(code, message)
-        }
-        // The check above suspended: the approval may have been answered meanwhile.
-        guard let current = pendingApprovals.removeValue(forKey: approvalId) else {
-            throw HubError(.approvalNotPending, "approval \(approvalId.prefix(128)) was answered meanwhile")
-        }
-        do {
-            try codex.respond(to: current.codexId, result: ["decision": .string(decision.rawValue)])
-        } catch {
-            throw HubError(.approvalNotPending, "approval \(approvalId) can no longer be answered: codex restarted")
-        }
-        BridgeMetrics.shared.approvalDecided(after: ContinuousClock.now - current.requestedAt)
-        let threadId = current.request.threadId
-        let deviceId = owner.hasPrefix("notify:") ? nil : owner
-        publish(threadId: threadId) { seq in
-            .approvalResolved(
-                ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: decision, deviceId: deviceId))
-        }
-        approvalResolvedForPush(approvalId, decision: decision, deviceId: deviceId)
-        logger.info(
-            "Approval answered from a notification",
-            metadata: [
-                "bridge.approval.id": "\(approvalId)", "bridge.approval.decision": "\(decision.rawValue)", "bridge.push.owner": "\(owner)",
-            ])
-        return Accepted(threadId: threadId, approvalId: approvalId)
     }
 }

@@ -33,11 +33,11 @@ extension ThreadHub {
         // roots, and every turn runs with a policy this bridge allows.
         var facts: PolicyGate.ThreadFacts?
         if case .approve(let approve) = request {
-            guard let pending = pendingApprovals[approve.approvalId] else {
+            guard let threadId = approvals.threadId(of: approve.approvalId) else {
                 throw HubError(
                     .approvalNotPending, "approval \(approve.approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
             }
-            facts = try await threadFacts(pending.request.threadId)
+            facts = try await threadFacts(threadId)
         } else if case .answerInput(let answer) = request {
             facts = try await threadFacts(try pendingInputThread(answer.requestId))
         } else if let threadId = request.threadId {
@@ -73,7 +73,7 @@ extension ThreadHub {
         case .getDiff(let ref):
             return .diff(ThreadDiff(threadId: ref.threadId, diff: try await diff(of: ref.threadId, cwd: cwd)))
         case .approve(let approve):
-            return .accepted(try approveRequest(approve, session: session))
+            return .accepted(try resolveApproval(approve.approvalId, approve.decision, by: .device(session.principal.deviceId)))
         case .listDirectory:
             return .directory(try await DirectoryLister().list(cwd ?? "/", roots: gate.roots))
         case .listModels:
@@ -263,33 +263,6 @@ extension ThreadHub {
     private func diff(of threadId: String, cwd: String?) async throws -> String {
         if let cwd, let diff = try await workspaceDiff.diff(in: cwd) { return diff }
         return threads[threadId]?.lastDiff ?? ""
-    }
-
-    private func approveRequest(_ approve: Approve, session: ClientSession) throws -> Accepted {
-        guard let pending = pendingApprovals.removeValue(forKey: approve.approvalId) else {
-            throw HubError(
-                .approvalNotPending, "approval \(approve.approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
-        }
-        do {
-            try codex.respond(
-                to: pending.codexId,
-                result: ApprovalMapping.result(method: pending.method, decision: approve.decision, params: pending.params))
-        } catch {
-            throw HubError(.approvalNotPending, "approval \(approve.approvalId) can no longer be answered: codex restarted")
-        }
-        BridgeMetrics.shared.approvalDecided(after: ContinuousClock.now - pending.requestedAt)
-        let threadId = pending.request.threadId
-        let deviceId = session.principal.deviceId
-        publish(threadId: threadId) { seq in
-            .approvalResolved(
-                ApprovalResolved(
-                    seq: seq, approvalId: approve.approvalId, threadId: threadId, decision: approve.decision, deviceId: deviceId))
-        }
-        approvalResolvedForPush(approve.approvalId, decision: approve.decision, deviceId: deviceId)
-        session.logger.info(
-            "Approval answered",
-            metadata: ["bridge.approval.id": "\(approve.approvalId)", "bridge.approval.decision": "\(approve.decision.rawValue)"])
-        return Accepted(threadId: threadId, approvalId: approve.approvalId)
     }
 
     /// After a Codex restart a thread must be resumed before it can be used again. The resume names the

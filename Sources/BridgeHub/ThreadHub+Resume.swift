@@ -225,9 +225,8 @@ extension ThreadHub {
         }
         if sessions[session.id]?.approvalsAfterAck == true {
             sessions[session.id]?.approvalsAfterAck = false
-            for pending in pendingApprovals.values.sorted(by: { $0.request.seq < $1.request.seq })
-            where fanOut.covers(session.id, pending.request.threadId) {
-                session.send(.approvalRequest(pending.request))
+            for request in approvals.inOrder where fanOut.covers(session.id, request.threadId) {
+                session.send(.approvalRequest(request))
             }
             if fanOut.covers(session.id, "*") {
                 sendPendingExtras(to: session, on: "*")

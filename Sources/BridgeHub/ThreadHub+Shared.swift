@@ -186,14 +186,11 @@ extension ThreadHub {
 
     /// `serverRequest/resolved` for an approval still pending here: another client answered it first.
     private func approvalAnsweredElsewhere(_ params: JSONValue) {
-        guard let requestId = params["requestId"],
-            let (approvalId, pending) = pendingApprovals.first(where: {
-                $0.value.codexId.value == requestId && $0.value.codexId.generation == generation
-            })
+        guard let requestId = params["requestId"], let request = approvals.answeredElsewhere(requestId: requestId, generation: generation)
         else { return }
-        pendingApprovals[approvalId] = nil
-        let answered = SharedThreadTracker.AnsweredElsewhere(approvalId: approvalId, threadId: pending.request.threadId)
-        if let itemId = pending.request.itemId {
+        let approvalId = request.approvalId
+        let answered = SharedThreadTracker.AnsweredElsewhere(approvalId: approvalId, threadId: request.threadId)
+        if let itemId = request.itemId {
             sharedThreads.answeredElsewhere[itemId] = answered
         } else {
             publishAnsweredElsewhere(answered, decision: .accept)

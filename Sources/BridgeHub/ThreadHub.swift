@@ -54,15 +54,6 @@ public actor ThreadHub: RequestHandling, Service {
         var loadedGeneration: Int
     }
 
-    struct PendingApproval {
-        var codexId: CodexRequestID
-        var request: ApprovalRequest
-        var requestedAt = ContinuousClock.now
-        /// Codex's method and params (its answer's shape depends on them).
-        var method = ""
-        var params: JSONValue = .null
-    }
-
     let codex: any CodexPort
     let policy: Policy
     /// Every request passes it (roots, sandbox, approval policy).
@@ -78,7 +69,8 @@ public actor ThreadHub: RequestHandling, Service {
     /// Subscriptions and replay holds: who gets which live frame.
     var fanOut = FanOut(maxHeldFrames: ThreadHub.maxHeldFrames)
     var threads: [String: ThreadState] = [:]
-    var pendingApprovals: [String: PendingApproval] = [:]
+    /// Approvals waiting for their answer, and the one way to answer them.
+    var approvals = ApprovalDesk()
     /// The agent's questions waiting for their first answer (ThreadHub+Input).
     var pendingInputs: [String: PendingInput] = [:]
     /// Server request methods already logged as not relayed.
@@ -89,7 +81,6 @@ public actor ThreadHub: RequestHandling, Service {
     var uploads: UploadStore?
     var lastSeq: Int64 = 0
     var generation = 0
-    var nextApprovalNumber = 0
 
     /// The last replay started per session; replays of one session run one after another.
     var replayTails: [UInt64: Task<Void, Never>] = [:]
@@ -231,12 +222,11 @@ public actor ThreadHub: RequestHandling, Service {
             refuse(id: id, method: method)
             return
         }
-        nextApprovalNumber += 1
-        let approvalId = "ap-\(generation)-\(nextApprovalNumber)-\(UUID().uuidString.prefix(8).lowercased())"
+        let approvalId = approvals.nextId(generation: generation)
         publish(threadId: threadId) { seq in
             let request = ApprovalMapping.approval(
                 seq: seq, approvalId: approvalId, threadId: threadId, method: method, type: type, params: params)
-            self.pendingApprovals[approvalId] = PendingApproval(codexId: id, request: request, method: method, params: params)
+            self.approvals.requested(request, codexId: id, method: method, params: params)
             return .approvalRequest(request)
         }
         approvalRequestedForPush(approvalId)
@@ -257,13 +247,11 @@ public actor ThreadHub: RequestHandling, Service {
                 observeForPush(method: "bridge/turnFailed", params: data, threadId: threadId)
             }
         }
-        for (approvalId, pending) in pendingApprovals where pending.codexId.generation == generation {
-            pendingApprovals[approvalId] = nil
-            let threadId = pending.request.threadId
-            publish(threadId: threadId) { seq in
-                .approvalResolved(ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: .cancel))
+        for request in approvals.cancelAll(generation: generation) {
+            publish(threadId: request.threadId) { seq in
+                .approvalResolved(ApprovalResolved(seq: seq, approvalId: request.approvalId, threadId: request.threadId, decision: .cancel))
             }
-            approvalResolvedForPush(approvalId, decision: .cancel, deviceId: nil)
+            approvalResolvedForPush(request.approvalId, decision: .cancel, deviceId: nil)
         }
         cancelInputs { $0.codexId.generation == generation }
         queueCodexStopped(reason: reason)
@@ -346,9 +334,8 @@ public actor ThreadHub: RequestHandling, Service {
         let newlyCovered = fanOut.subscribe(session.id, to: threadId)
         // Approvals, questions and queued messages nobody answered yet reach a client that subscribes later.
         guard newlyCovered, sendPendingApprovals else { return }
-        for pending in pendingApprovals.values.sorted(by: { $0.request.seq < $1.request.seq })
-        where threadId == "*" || pending.request.threadId == threadId {
-            session.send(.approvalRequest(pending.request))
+        for request in approvals.inOrder where threadId == "*" || request.threadId == threadId {
+            session.send(.approvalRequest(request))
         }
         sendPendingExtras(to: session, on: threadId)
     }

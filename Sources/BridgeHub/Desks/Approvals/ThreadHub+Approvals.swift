@@ -1,0 +1,61 @@
+import BridgeProtocol
+import CodexControl
+import Foundation
+import Logging
+
+/// The hub's side of the ``ApprovalDesk``: every answer to an approval, from any path, is performed here once.
+extension ThreadHub {
+    /// Who answered an approval.
+    enum Answerer: Sendable {
+        /// A connected client (`approve`): the paired device, or nil for the shared secret.
+        case device(String?)
+        /// A notification's action: its token's owner (a device id, or `notify:…` for an ntfy/webhook target).
+        case notification(owner: String)
+
+        var deviceId: String? {
+            switch self {
+            case .device(let id): id
+            case .notification(let owner): owner.hasPrefix("notify:") ? nil : owner
+            }
+        }
+    }
+
+    /// Answers approval `approvalId` with `decision`: the first answer wins; Codex gets the result the approval's
+    /// kind expects; every subscriber gets `approvalResolved` (journaled); push follows up. No suspension point
+    /// between taking the approval out and answering Codex.
+    func resolveApproval(_ approvalId: String, _ decision: ApprovalDecision, by answerer: Answerer) throws -> Accepted {
+        let answer = try approvals.answer(approvalId, decision: decision)
+        do {
+            try codex.respond(to: answer.codexId, result: answer.result)
+        } catch {
+            throw HubError(.approvalNotPending, "approval \(approvalId.prefix(128)) can no longer be answered: codex restarted")
+        }
+        BridgeMetrics.shared.approvalDecided(after: ContinuousClock.now - answer.requestedAt)
+        let threadId = answer.threadId
+        let deviceId = answerer.deviceId
+        publish(threadId: threadId) { seq in
+            .approvalResolved(
+                ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: decision, deviceId: deviceId))
+        }
+        approvalResolvedForPush(approvalId, decision: decision, deviceId: deviceId)
+        var metadata: Logger.Metadata = ["bridge.approval.id": "\(approvalId)", "bridge.approval.decision": "\(decision.rawValue)"]
+        if case .notification(let owner) = answerer { metadata["bridge.push.owner"] = "\(owner)" }
+        logger.info("Approval answered", metadata: metadata)
+        return Accepted(threadId: threadId, approvalId: approvalId)
+    }
+
+    /// Answers an approval from a notification's action (`POST /push/action`): the gate first (the approval's
+    /// thread inside the roots), then exactly the path of `approve` (``resolveApproval(_:_:by:)``).
+    public func answerFromNotification(approvalId: String, decision: ApprovalDecision, owner: String) async throws -> Accepted {
+        guard let threadId = approvals.threadId(of: approvalId) else {
+            throw HubError(.approvalNotPending, "approval \(approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
+        }
+        let facts = try await threadFacts(threadId)
+        if case .refused(let code, let message) = gate.decide(.approve(Approve(approvalId: approvalId, decision: decision)), thread: facts)
+        {
+            throw HubError(code, message)
+        }
+        // The check above suspended: if the approval was answered meanwhile, the desk says so.
+        return try resolveApproval(approvalId, decision, by: .notification(owner: owner))
+    }
+}
