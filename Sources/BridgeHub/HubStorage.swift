@@ -10,6 +10,8 @@ public struct HubStorage: Sendable {
     public let devices: DeviceRegistry
     public let retention: JournalRetention
     public let threadPolicies: ThreadPolicyStore
+    /// Follow-ups waiting behind a running turn.
+    public let queue: QueuedMessageStore
 
     public init(database: BridgeDatabase, retention: JournalRetention = JournalRetention(), logger: Logger) {
         self.journal = EventJournal(database: database, logger: logger)
@@ -17,5 +19,6 @@ public struct HubStorage: Sendable {
         self.devices = DeviceRegistry(database: database, logger: logger)
         self.retention = retention
         self.threadPolicies = ThreadPolicyStore(database: database)
+        self.queue = QueuedMessageStore(database: database)
     }
 }

@@ -32,11 +32,13 @@ extension ThreadHub {
     struct Recovery {
         var lastSeq: Int64
         var threads: Set<String>
+        /// Messages still queued, announced again (their `seq` the new announcement's).
+        var requeued: [QueuedMessageStore.Entry] = []
     }
 
     /// Reads the journal's last seq and journals the end of every turn and approval left open by the previous
     /// run.
-    static func recover(_ journal: EventJournal, logger: Logger) throws -> Recovery {
+    static func recover(_ journal: EventJournal, keptQueued: [QueuedMessageStore.Entry] = [], logger: Logger) throws -> Recovery {
         var seq = try journal.lastSeq()
         var entries: [JournalEntry] = []
         var threads: Set<String> = []
@@ -63,7 +65,18 @@ extension ThreadHub {
             seq += 1
             try add(.inputResolved(InputResolved(seq: seq, requestId: requestId, threadId: threadId, action: .cancel)), threadId: threadId)
         }
-        for (threadId, queuedId) in try journal.openEntries(opened: "messageQueued", closed: "messageUnqueued") {
+        let kept = Set(keptQueued.map(\.announcement.queuedId))
+        var requeued: [QueuedMessageStore.Entry] = []
+        for var entry in keptQueued {
+            seq += 1
+            entry.announcement.seq = seq
+            threads.insert(entry.announcement.threadId)
+            try add(.messageQueued(entry.announcement), threadId: entry.announcement.threadId)
+            requeued.append(entry)
+        }
+        // Open in the journal but kept nowhere (a journal from before messages were kept): reported failed.
+        for (threadId, queuedId) in try journal.openEntries(opened: "messageQueued", closed: "messageUnqueued")
+        where !kept.contains(queuedId) {
             seq += 1
             try add(
                 .messageUnqueued(
@@ -76,7 +89,7 @@ extension ThreadHub {
                 "Reported turns and approvals left open by the previous run", metadata: ["bridge.journal.entries": "\(entries.count)"])
         }
         logger.info("Journal open", metadata: ["bridge.journal.lastSeq": "\(seq)"])
-        return Recovery(lastSeq: seq, threads: threads)
+        return Recovery(lastSeq: seq, threads: threads, requeued: requeued)
     }
 
     /// Resumes the threads whose turns the previous run left open, so Codex knows them again.

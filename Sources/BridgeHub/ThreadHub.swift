@@ -112,13 +112,16 @@ public actor ThreadHub: RequestHandling, Service {
         self.storage = storage
         self.gate = Self.gate(for: policy)
         self.workspaceDiff = WorkspaceDiff(git: ChildProcess.which("git", path: ProcessInfo.processInfo.environment["PATH"]))
-        let recovery = try Self.recover(storage.journal, logger: logger)
+        let held = try storage.queue.all()
+        let recovery = try Self.recover(storage.journal, keptQueued: held, logger: logger)
         self.lastSeq = recovery.lastSeq
         self.recoveredThreads = recovery.threads
         for threadId in recovery.threads {
             // Loaded in no Codex generation: the first use resumes it (thread/resume).
             self.threads[threadId] = ThreadState(loadedGeneration: -1)
         }
+        // Announced again by `recover`, with the seqs it gave them.
+        messageQueue.restore(Self.queueEntries(recovery.requeued))
     }
 
     public nonisolated var description: String { "ThreadHub" }
@@ -167,6 +170,7 @@ public actor ThreadHub: RequestHandling, Service {
             logger.info("Codex is running", metadata: ["bridge.codex.generation": "\(generation)"])
             if generation > 1 { BridgeMetrics.shared.codexRestarted() }
             resumeRecoveredThreads()
+            startWaitingMessages()
         case .stopped(let generation, let reason):
             codexStopped(generation: generation, reason: reason)
         case .inbound(.notification(let method, let params, let paramsJSON)):
@@ -254,7 +258,6 @@ public actor ThreadHub: RequestHandling, Service {
             approvalResolvedForPush(request.approvalId, decision: .cancel, deviceId: nil)
         }
         cancelInputs { $0.codexId.generation == generation }
-        queueCodexStopped(reason: reason)
     }
 
     /// Numbers a message, journals it, then delivers it to every subscriber of `threadId` (and of `*`),

@@ -18,7 +18,19 @@ enum BridgeMigrations {
         ("v4-thread-policy-code-failures", v4ThreadPolicyCodeFailures),
         ("v5-push-subscriptions", PushMigrations.v5PushSubscriptions),
         ("v6-push-subscriptions-per-device", PushMigrations.v6KeyedByDeviceAndEndpoint),
+        ("v7-queued-messages", v7QueuedMessages),
     ]
+
+    /// Follow-ups waiting behind a running turn (``QueuedMessageStore``).
+    private static func v7QueuedMessages(_ db: Database) throws {
+        try db.create(table: "queuedMessage") { t in
+            t.primaryKey("queuedId", .text)
+            t.column("threadId", .text).notNull()
+            t.column("announcement", .text).notNull()
+            t.column("sandbox", .text).notNull()
+            t.column("approvalPolicy", .text).notNull()
+        }
+    }
 
     /// The sandbox and approval policy each thread was started with (so a resume after a restart keeps them),
     /// and a count of failed redemptions per live pairing code (a code is burnt after too many).

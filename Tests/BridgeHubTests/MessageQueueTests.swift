@@ -55,13 +55,24 @@ import Testing
         #expect(queue.cancel("a", on: "t1") == nil)
     }
 
-    @Test func boundedPerThreadAndEmptiedWhenCodexStops() throws {
+    @Test func boundedPerThreadAndNothingLostWhenCodexIsAway() throws {
         var queue = MessageQueue(maxPerThread: 2)
         try queue.enqueue(entry("a", seq: 1))
         try queue.enqueue(entry("b", seq: 3))
         #expect(throws: MessageQueue.Refusal.full) { try queue.enqueue(entry("c", seq: 4)) }
         try queue.enqueue(entry("x", thread: "t2", seq: 2))
-        #expect(queue.removeAll().map(\.queuedId) == ["a", "x", "b"])
-        #expect(queue.all.isEmpty && !queue.isBusy("t1"))
+        #expect(queue.all.map(\.queuedId) == ["a", "x", "b"])
+        // A start that fails because Codex is away puts the message back, first in line.
+        let taken = queue.next(for: "t1")
+        let first = try #require(taken)
+        #expect(queue.threadsWaiting == ["t1", "t2"].filter { $0 != "t1" } || queue.threadsWaiting == ["t2"])
+        queue.putBack(first)
+        #expect(queue.entries(of: "t1").map(\.queuedId) == ["a", "b"] && queue.threadsWaiting == ["t1", "t2"])
+        // Restored after a restart in the order they were queued.
+        var restarted = MessageQueue(maxPerThread: 2)
+        restarted.restore(queue.all)
+        #expect(restarted.all.map(\.queuedId) == ["a", "x", "b"])
+        let next = restarted.next(for: "t1")
+        #expect(next?.queuedId == "a")
     }
 }

@@ -2,6 +2,7 @@ import BridgeProtocol
 
 /// Follow-ups held by the bridge until the thread's running turn ends (`sendMessage` with `mode: "queue"`): a
 /// value type with no I/O, tested on its own. Per thread, first in first out; one message starts per turn end.
+/// The hub keeps a copy of every held message in SQLite (``QueuedMessageStore``), so a restart loses none.
 struct MessageQueue: Sendable {
     /// One queued message: what was announced (`messageQueued`) and the policy its turn runs with.
     struct Entry: Sendable, Hashable {
@@ -72,12 +73,20 @@ struct MessageQueue: Sendable {
         return turnId.map { ended.contains($0) } ?? false
     }
 
-    /// Empties the queue (Codex stopped); returns what was held.
-    mutating func removeAll() -> [Entry] {
-        let entries = all
-        waiting = [:]
-        starting = []
-        endedWhileStarting = [:]
-        return entries
+    /// Puts back, first in its thread's line, a message that could not start because Codex was not there; it
+    /// starts when Codex is back.
+    mutating func putBack(_ entry: Entry) {
+        starting.remove(entry.threadId)
+        endedWhileStarting[entry.threadId] = nil
+        waiting[entry.threadId, default: []].insert(entry, at: 0)
     }
+
+    /// Messages kept from before a restart, in the order they were queued (the per-thread bound does not apply:
+    /// they were accepted under it).
+    mutating func restore(_ entries: [Entry]) {
+        for entry in entries { waiting[entry.threadId, default: []].append(entry) }
+    }
+
+    /// The threads holding messages, none of whose next one is starting.
+    var threadsWaiting: [String] { waiting.keys.filter { !starting.contains($0) }.sorted() }
 }

@@ -1,12 +1,16 @@
 import BridgeProtocol
+import BridgeStore
 import CodexControl
 import Foundation
 import Logging
 
-/// Queue mode: `sendMessage {mode: "queue"}` while a turn runs holds the message (``MessageQueue``), announces
-/// it (`messageQueued`, journaled, to every subscriber) and starts it as the next turn when the running one ends
-/// (`messageUnqueued` `started` with the turn's id); `cancelQueued` takes it back (`messageUnqueued` `cancelled`).
-/// When Codex stops, or the bridge restarts, what was held is reported `failed`.
+/// Queue mode: `sendMessage {mode: "queue"}` while a turn runs holds the message (``MessageQueue``, and on disk,
+/// ``QueuedMessageStore``), announces it (`messageQueued`, journaled, to every subscriber) and starts it as the
+/// next turn when the running one ends (`messageUnqueued` `started` with the turn's id); `cancelQueued` takes it
+/// back (`messageUnqueued` `cancelled`). A user's message is data: when Codex stops, what is held waits for it
+/// to come back; when the bridge restarts (kill -9 included), what was held is announced again (`messageQueued`)
+/// and the oldest starts as soon as Codex runs and no turn does (the turn the restart interrupted counts as
+/// ended). Only a message Codex refuses to start is reported `failed`.
 extension ThreadHub {
     /// Holds `message` for `threadId` (the gate has passed it); → `accepted {threadId, queuedId}`.
     func queueMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) throws -> Accepted {
@@ -22,6 +26,7 @@ extension ThreadHub {
             var numbered = announcement
             numbered.seq = seq
             try? self.messageQueue.enqueue(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
+            self.keep(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
             return .messageQueued(numbered)
         }
         session.logger.info("Message queued", metadata: ["bridge.thread.id": "\(threadId)", "bridge.queue.id": "\(queuedId)"])
@@ -44,6 +49,31 @@ extension ThreadHub {
         Task { await self.startQueued(entry) }
     }
 
+    /// Codex runs (again): every thread holding messages and running no turn starts its next one.
+    func startWaitingMessages() {
+        for threadId in messageQueue.threadsWaiting where threads[threadId]?.runningTurnId == nil {
+            turnEnded(threadId)
+        }
+    }
+
+    /// The messages kept from before a restart, as the queue holds them.
+    static func queueEntries(_ entries: [QueuedMessageStore.Entry]) -> [MessageQueue.Entry] {
+        entries.map {
+            MessageQueue.Entry(announcement: $0.announcement, policy: TurnPolicy(sandbox: $0.sandbox, approvalPolicy: $0.approvalPolicy))
+        }
+    }
+
+    /// Writes a held message to disk (a failure is logged: the message is still held in memory).
+    private func keep(_ entry: MessageQueue.Entry) {
+        do {
+            try storage.queue.save(
+                QueuedMessageStore.Entry(
+                    announcement: entry.announcement, sandbox: entry.policy.sandbox, approvalPolicy: entry.policy.approvalPolicy))
+        } catch {
+            logger.error("Cannot keep a queued message on disk", metadata: ["bridge.queue.id": "\(entry.queuedId)", "error": "\(error)"])
+        }
+    }
+
     private func startQueued(_ entry: MessageQueue.Entry) async {
         let message = entry.announcement
         do {
@@ -57,6 +87,12 @@ extension ThreadHub {
             // Its turn may be over already (it ended before Codex answered turn/start): then the next one follows.
             if messageQueue.finishedStarting(message.threadId, turnId: turnId) { turnEnded(message.threadId) }
         } catch {
+            if Self.codexIsAway(error) {
+                // Not the message's fault: it waits, first in line, for Codex to come back.
+                logger.notice("A queued message waits for Codex", metadata: ["bridge.thread.id": "\(message.threadId)"])
+                messageQueue.putBack(entry)
+                return
+            }
             let reason = (error as? HubError)?.message ?? (error as? CodexError)?.message ?? "\(error)"
             logger.warning(
                 "A queued message could not start", metadata: ["bridge.thread.id": "\(message.threadId)", "error": "\(reason)"])
@@ -67,14 +103,18 @@ extension ThreadHub {
         }
     }
 
-    /// Codex stopped: nothing held can start on the turn that ended with it.
-    func queueCodexStopped(reason: String) {
-        for entry in messageQueue.removeAll() {
-            unqueued(entry.threadId, entry.queuedId, reason: .failed, message: "codex stopped: \(reason)")
-        }
+    /// Whether starting a turn failed because Codex is not running (stopped, restarting), not because of the turn.
+    static func codexIsAway(_ error: any Error) -> Bool {
+        guard let error = error as? CodexError else { return false }
+        return error.code == .unavailable || error.code == .exited
     }
 
     func unqueued(_ threadId: String, _ queuedId: String, reason: UnqueueReason, turnId: String? = nil, message: String? = nil) {
+        do {
+            try storage.queue.remove(queuedId)
+        } catch {
+            logger.error("Cannot forget a queued message on disk", metadata: ["bridge.queue.id": "\(queuedId)", "error": "\(error)"])
+        }
         publish(threadId: threadId) { seq in
             .messageUnqueued(
                 MessageUnqueued(seq: seq, threadId: threadId, queuedId: queuedId, reason: reason, turnId: turnId, message: message))
