@@ -167,9 +167,12 @@ extension ThreadHub {
             // Threads outside this bridge's roots are not shown (the gate refuses them anyway).
             guard gate.shows(cwd: thread["cwd"]?.stringValue) else { return nil }
             let status = thread["status"]?["type"]?.stringValue ?? thread["status"]?.stringValue
+            let text = { (key: String) in thread[key]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } }
             return ThreadSummary(
                 threadId: id, cwd: thread["cwd"]?.stringValue, preview: thread["preview"]?.stringValue,
-                status: status, updatedAt: thread["updatedAt"]?.numberValue, source: Self.source(of: thread)
+                status: status, updatedAt: thread["updatedAt"]?.numberValue, source: Self.source(of: thread), name: text("name"),
+                model: text("model"), reasoningEffort: text("reasoningEffort"), parentThreadId: text("parentThreadId"),
+                agentNickname: text("agentNickname"), agentRole: text("agentRole")
             )
         }
         return ThreadList(threads: threads, nextCursor: result["nextCursor"]?.stringValue)

@@ -95,24 +95,26 @@ struct PairCommand: AsyncParsableCommand {
             let secret = try SharedSecret(paths: paths).loadOrCreate()
             return try PairingInvitation(
                 credential: .staticToken(secret), identity: identity, port: chosenPort, addresses: addresses,
-                fingerprint: fingerprint(running: running))
+                fingerprint: try await fingerprint(running: running))
         }
         let registry = try ServePairing.openRegistry(paths: paths, logger: logger)
         return try await PairingInvitation.mint(
             registry: registry, ttl: ttl.duration, identity: identity, port: chosenPort, addresses: addresses,
-            fingerprint: fingerprint(running: running))
+            fingerprint: try await fingerprint(running: running))
     }
 
-    /// The running server's TLS fingerprint; with no server running, the stored certificate's when
-    /// config.toml says `tls = true` (the server that starts will serve it).
-    private func fingerprint(running: ServerRecord?) -> String? {
+    /// The running server's TLS fingerprint; with no server running, what `serve` would serve with
+    /// config.toml: its certificate files, else (`tls = true`) the bridge's own certificate, made now when it does
+    /// not exist yet (as `serve` would make it on its first start), so the pairing URL is `https://` and pins it.
+    private func fingerprint(running: ServerRecord?) async throws -> String? {
         if let running { return running.fingerprint }
         let config = try? ServeConfigFile.load(state.paths.configFile)
         if let cert = config?.tlsCert, let key = config?.tlsKey {
             return try? CertificateFiles(certificate: URL(fileURLWithPath: cert), key: URL(fileURLWithPath: key)).fingerprint()
         }
         guard config?.tls == true else { return nil }
-        return (try? TLSStore(directory: state.paths.tlsDirectory).load())?.fingerprint
+        if let identity = try? TLSStore(directory: state.paths.tlsDirectory).load() { return identity.fingerprint }
+        return try await ServeTLS.loadOrCreate(paths: state.paths, listenHosts: [], logger: TLSCommand.quietLogger).fingerprint
     }
 
     /// `--advertise`, else what a server bound to specific addresses listens on, else nothing (discover).

@@ -196,6 +196,10 @@ async def test_models_rename_archive_and_files_with_the_real_codex(codex_bridge,
     assert renamed["kind"] == "accepted", renamed
     read = await request(ws, "readThread", threadId=thread)
     assert read["thread"].get("name") == "Fix the date test"
+    # Issue 28 item 4 (seen failing before: listThreads left the name out, the list showed the first prompt).
+    listed = await request(ws, "listThreads", limit=50)
+    mine = next(t for t in listed["threads"] if t["threadId"] == thread)
+    assert mine.get("name") == "Fix the date test" and mine.get("model") == "mock-model", mine
     (workspace / "notes.md").write_text("# Notes\n")
     file = await request(ws, "readFile", threadId=thread, path="notes.md")
     assert file["kind"] == "file" and file["text"] == "# Notes\n" and file["path"] == os.path.realpath(workspace / "notes.md")

@@ -323,3 +323,20 @@ def test_tls_tailscale_without_tailscale_says_what_to_do(bridge_factory, tmp_pat
     result = run_cli("serve", "--tls-tailscale", "--listen", "127.0.0.1:0", "--no-qr", "--no-mdns", state_dir=tmp_path / "s", env=env)
     assert result.returncode != 0
     assert "tailscale up" in result.stderr and "MagicDNS" in result.stderr
+
+
+def test_pair_reads_tls_from_the_config_file_before_any_server_ran(bridge_factory, tmp_path):
+    """Issue 28 item 5. Seen failing before: with `tls = true` in config.toml and no server ever started, `pair --json`
+    printed http:// URLs and no fingerprint (there was no certificate yet), so the phone could not pin the server."""
+    state = tmp_path / "fresh"
+    state.mkdir()
+    (state / "config.toml").write_text("tls = true\n")
+    summary = json.loads(run_cli("pair", "--json", "--advertise", "127.0.0.1", state_dir=state, check=True).stdout)
+    assert summary["webUrl"].startswith("https://"), summary
+    assert len(summary.get("fingerprint") or "") == 64, summary
+    # The server that then starts serves exactly that certificate.
+    bridge = bridge_factory(name="fresh")
+    assert tls_show(state) == summary["fingerprint"]
+    record = json.loads((state / "server.json").read_text())
+    assert record.get("fingerprint") == summary["fingerprint"], record
+    assert bridge.port

@@ -10,8 +10,20 @@ public struct ThreadSummary: Codable, Sendable, Hashable {
     /// Which client started it, as Codex reports it: `cli` (the terminal's TUI), `vscode` (app-server clients
     /// such as this bridge), `exec`, `appServer`, `subAgent`, or a custom name.
     public var source: String?
+    /// The thread's title when it has one (`renameThread`, or Codex's own naming); show it before `preview`.
+    public var name: String?
+    /// The model and reasoning effort Codex has configured for it.
+    public var model: String?
+    public var reasoningEffort: String?
+    /// For a thread Codex spawned as a sub-agent: its parent, and the nickname and role Codex gave it.
+    public var parentThreadId: String?
+    public var agentNickname: String?
+    public var agentRole: String?
     public init(
-        threadId: String, cwd: String? = nil, preview: String? = nil, status: String? = nil, updatedAt: Double? = nil, source: String? = nil
+        threadId: String, cwd: String? = nil, preview: String? = nil, status: String? = nil, updatedAt: Double? = nil,
+        source: String? = nil,
+        name: String? = nil, model: String? = nil, reasoningEffort: String? = nil, parentThreadId: String? = nil,
+        agentNickname: String? = nil, agentRole: String? = nil
     ) {
         self.threadId = threadId
         self.cwd = cwd
@@ -19,6 +31,12 @@ public struct ThreadSummary: Codable, Sendable, Hashable {
         self.status = status
         self.updatedAt = updatedAt
         self.source = source
+        self.name = name
+        self.model = model
+        self.reasoningEffort = reasoningEffort
+        self.parentThreadId = parentThreadId
+        self.agentNickname = agentNickname
+        self.agentRole = agentRole
     }
 }
 
