@@ -338,6 +338,8 @@ let package = Package(
             name: "BridgeServerTests",
             dependencies: [
                 "BridgeServer", "BridgeHub", "BridgeProtocol", "BridgeStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),

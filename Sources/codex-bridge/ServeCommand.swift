@@ -9,6 +9,7 @@ import BridgeWeb
 import CodexControl
 import Discovery
 import Foundation
+import Hummingbird
 import Logging
 import Metrics
 import Prometheus
@@ -307,10 +308,9 @@ struct ServeCommand: AsyncParsableCommand {
             )
         let rateLimiter = AuthRateLimiter(configuration: configuration)
         let metricsRoute = MetricsRoute(
-            registry: metricsRegistry, sharedSecretFile: paths.tokenFile, devices: pairing.registry, connections: pairing.connections,
-            hub: hub, journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")],
-            rateLimiter: rateLimiter
-        )
+            registry: metricsRegistry, connections: pairing.connections, hub: hub,
+            journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")])
+        let bearer = BearerAuthenticator(sharedSecretFile: paths.tokenFile, devices: pairing.registry, rateLimiter: rateLimiter)
         let bridge = BridgeServer(
             configuration: configuration,
             authenticator: Authenticator(sharedSecretFile: paths.tokenFile, devices: pairing.devices),
@@ -320,17 +320,15 @@ struct ServeCommand: AsyncParsableCommand {
             rateLimiter: rateLimiter,
             extraRoutes: {
                 [
-                    metricsRoute, notifications,
-                    upload = UploadRoute(
-                        store: uploads, sharedSecretFile: paths.tokenFile, devices: pairing.registry, rateLimiter: rateLimiter,
-                        logger: logger),
-                    files = FileDownloadRoute(
-                        hub: hub, sharedSecretFile: paths.tokenFile, devices: pairing.registry, rateLimiter: rateLimiter, logger: logger),
+                    metricsRoute, notifications, bearer, upload = UploadRoute(store: uploads, logger: logger),
+                    files = FileDownloadRoute(hub: hub, logger: logger),
                 ] router in
-                metricsRoute.addRoutes(to: router)
-                notifications.addRoutes(to: router, rateLimiter: rateLimiter)
-                upload.addRoutes(to: router)
-                files.addRoutes(to: router)
+                // The routes that need a credential, behind the one check.
+                let authenticated = router.group().add(middleware: BearerAuthMiddleware(bearer))
+                metricsRoute.addRoutes(to: authenticated)
+                upload.addRoutes(to: authenticated)
+                files.addRoutes(to: authenticated)
+                notifications.addRoutes(to: router, authenticator: bearer)
             },
             onListening: { [qr = settings.qr, pairing] listening in
                 await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)

@@ -22,8 +22,8 @@ struct ServePush: Sendable {
         (coordinator.map { [.init(service: $0)] } ?? []) + (inhibitor.map { [.init(service: $0)] } ?? [])
     }
 
-    func addRoutes(to router: Router<BridgeRequestContext>, rateLimiter: AuthRateLimiter) {
-        route?.addRoutes(to: router, rateLimiter: rateLimiter)
+    func addRoutes(to router: Router<BridgeRequestContext>, authenticator: BearerAuthenticator) {
+        route?.addRoutes(to: router, authenticator: authenticator)
     }
 
     static func prepare(_ settings: PushSettings, paths: StatePaths, devices: DeviceRegistry, hub: ThreadHub, logger: Logger) async throws

@@ -19,26 +19,24 @@ import NIOPosix
 /// `{"code","message"}`.
 public struct FileDownloadRoute: Sendable {
     private let hub: ThreadHub
-    private let bearer: BearerCheck
     private let logger: Logger
 
-    public init(hub: ThreadHub, sharedSecretFile: URL, devices: DeviceRegistry?, rateLimiter: AuthRateLimiter?, logger: Logger) {
+    public init(hub: ThreadHub, logger: Logger) {
         self.hub = hub
-        self.bearer = BearerCheck(sharedSecret: SharedSecretSource(url: sharedSecretFile), devices: devices, rateLimiter: rateLimiter)
         self.logger = logger
     }
 
-    public func addRoutes(to router: Router<BridgeRequestContext>) {
+    /// Adds `GET /files` to `router`, a group behind ``BearerAuthMiddleware``.
+    public func addRoutes(to router: some RouterMethods<BridgeRequestContext>) {
         router.get("/files") { request, context in
             await self.respond(to: request, context: context)
         }
     }
 
     func respond(to request: Request, context: BridgeRequestContext) async -> Response {
-        if let refusal = await bearer.refusal(request, remoteAddress: context.remoteAddress) { return refusal }
         let query = request.uri.queryParameters
         guard let threadId = query["threadId"].map(String.init), let path = query["path"].map(String.init) else {
-            return UploadRoute.json(.badRequest, code: .badRequest, "threadId and path are required query parameters")
+            return BridgeHTTPError.json(.badRequest, code: .badRequest, "threadId and path are required query parameters")
         }
         let file: ConfinedFile
         do {
@@ -51,7 +49,7 @@ public struct FileDownloadRoute: Sendable {
                 case .internal: .internalServerError
                 default: .badRequest
                 }
-            return UploadRoute.json(status, code: error.code, error.message)
+            return BridgeHTTPError.json(status, code: error.code, error.message)
         } catch let error as CodexError {
             let message = ThreadHub.errorMessage(id: "", for: error)
             let status: HTTPResponse.Status =
@@ -60,9 +58,9 @@ public struct FileDownloadRoute: Sendable {
                 case .codexUnavailable: .serviceUnavailable
                 default: .badGateway
                 }
-            return UploadRoute.json(status, code: message.code, message.message)
+            return BridgeHTTPError.json(status, code: message.code, message.message)
         } catch {
-            return UploadRoute.json(.internalServerError, code: .internal, "internal error")
+            return BridgeHTTPError.json(.internalServerError, code: .internal, "internal error")
         }
         let name = file.path.isEmpty ? path : file.path
         let body = Self.body(of: file)

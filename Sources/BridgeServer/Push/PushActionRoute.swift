@@ -26,11 +26,11 @@ public struct PushActionRoute: Sendable {
         self.devices = devices
     }
 
-    /// Adds the route; a bad `Authorization` counts towards `rateLimiter`'s per-address limit (429 once it is
-    /// reached), like every other credential check.
-    public func addRoutes(to router: Router<BridgeRequestContext>, rateLimiter: AuthRateLimiter?) {
+    /// Adds the route; an `Authorization` header, when sent, goes through the same ``BearerAuthenticator`` as
+    /// every other route (a bad one counts towards the per-address limit, 429 once it is reached).
+    public func addRoutes(to router: some RouterMethods<BridgeRequestContext>, authenticator: BearerAuthenticator) {
         router.post("/push/action") { request, context in
-            await self.respond(to: request, remoteAddress: context.remoteAddress, rateLimiter: rateLimiter)
+            await self.respond(to: request, remoteAddress: context.remoteAddress, authenticator: authenticator)
         }
     }
 
@@ -40,13 +40,13 @@ public struct PushActionRoute: Sendable {
         var approvalId: String?
     }
 
-    func respond(to request: Request, remoteAddress: String, rateLimiter: AuthRateLimiter?) async -> Response {
-        let response = await answer(request, remoteAddress: remoteAddress, rateLimiter: rateLimiter)
+    func respond(to request: Request, remoteAddress: String, authenticator: BearerAuthenticator) async -> Response {
+        let response = await answer(request, remoteAddress: remoteAddress, authenticator: authenticator)
         BridgeMetrics.shared.pushAction(answered: response.status == .ok)
         return response
     }
 
-    func answer(_ request: Request, remoteAddress: String, rateLimiter: AuthRateLimiter?) async -> Response {
+    func answer(_ request: Request, remoteAddress: String, authenticator: BearerAuthenticator) async -> Response {
         var request = request
         let buffer: ByteBuffer
         do {
@@ -64,15 +64,19 @@ public struct PushActionRoute: Sendable {
         }
         var presenter: String?
         if let header = request.headers[.authorization] {
-            guard let bearer = BridgeServer.bearerToken(header), !Authenticator.isPairingCode(bearer),
-                let device = try? await devices?.authenticate(deviceToken: bearer, address: nil)
-            else {
-                let limited = rateLimiter?.isLimited(remoteAddress) ?? false
-                rateLimiter?.recordFailure(remoteAddress)
-                if limited { return Self.error(.tooManyRequests, .rateLimited, "too many failed authentications from this address") }
+            let principal: HTTPPrincipal
+            do {
+                principal = try await authenticator.authenticate(header, remoteAddress: remoteAddress)
+            } catch {
+                guard error.status == .tooManyRequests else {
+                    return Self.error(.forbidden, .unauthorized, "the Authorization header is not a device token of this bridge")
+                }
+                return error.response
+            }
+            guard let device = principal.deviceId else {
                 return Self.error(.forbidden, .unauthorized, "the Authorization header is not a device token of this bridge")
             }
-            presenter = device.id
+            presenter = device
         }
         guard let binding = await push.redeem(token: body.token, presenter: presenter),
             body.approvalId == nil || body.approvalId == binding.approvalId
@@ -100,7 +104,6 @@ public struct PushActionRoute: Sendable {
     }
 
     static func error(_ status: HTTPResponse.Status, _ code: BridgeErrorCode, _ message: String) -> Response {
-        let text = #"{"code":"# + JSONValue.string(code.rawValue).jsonText + #","message":"# + JSONValue.string(message).jsonText + "}"
-        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        BridgeHTTPError.json(status, code: code, message)
     }
 }

@@ -8,29 +8,26 @@ import Logging
 import NIOCore
 
 /// `POST /uploads`: an image or audio clip for a later `startThread`/`sendMessage` (`attachments`), from a client
-/// with a device token or the shared secret as `Authorization: Bearer` (401 otherwise; failures count towards
-/// the per-address limit, 429). The body is the file itself; its type is read from its bytes. → 201
+/// with a device token or the shared secret as `Authorization: Bearer` (checked by ``BearerAuthMiddleware``). The body is the file itself; its type is read from its bytes. → 201
 /// `{"uploadId","mimeType","size"}`; 413 `too_large`, 415 `unsupported_media`, 400 `bad_request` as
 /// `{"code","message"}`.
 public struct UploadRoute: Sendable {
     private let store: UploadStore
-    private let bearer: BearerCheck
     private let logger: Logger
 
-    public init(store: UploadStore, sharedSecretFile: URL, devices: DeviceRegistry?, rateLimiter: AuthRateLimiter?, logger: Logger) {
+    public init(store: UploadStore, logger: Logger) {
         self.store = store
-        self.bearer = BearerCheck(sharedSecret: SharedSecretSource(url: sharedSecretFile), devices: devices, rateLimiter: rateLimiter)
         self.logger = logger
     }
 
-    public func addRoutes(to router: Router<BridgeRequestContext>) {
-        router.post("/uploads") { request, context in
-            await self.respond(to: request, remoteAddress: context.remoteAddress)
+    /// Adds `POST /uploads` to `router`, a group behind ``BearerAuthMiddleware``.
+    public func addRoutes(to router: some RouterMethods<BridgeRequestContext>) {
+        router.post("/uploads") { request, _ in
+            await self.respond(to: request)
         }
     }
 
-    func respond(to request: Request, remoteAddress: String) async -> Response {
-        if let refusal = await bearer.refusal(request, remoteAddress: remoteAddress) { return refusal }
+    func respond(to request: Request) async -> Response {
         // The place is held before the body is read (a body without Content-Length may use the largest size),
         // so concurrent uploads cannot pass the limits together.
         let declared = request.headers[.contentLength].flatMap(Int.init)
@@ -44,12 +41,12 @@ public struct UploadRoute: Sendable {
         do {
             for try await var chunk in request.body {
                 guard body.readableBytes + chunk.readableBytes <= reservation.bytes else {
-                    return Self.json(.contentTooLarge, code: .tooLarge, "the upload is larger than \(reservation.bytes) bytes")
+                    return BridgeHTTPError.json(.contentTooLarge, code: .tooLarge, "the upload is larger than \(reservation.bytes) bytes")
                 }
                 body.writeBuffer(&chunk)
             }
         } catch {
-            return Self.json(.badRequest, code: .badRequest, "the upload did not arrive whole")
+            return BridgeHTTPError.json(.badRequest, code: .badRequest, "the upload did not arrive whole")
         }
         do {
             let upload = try store.store(Data(body.readableBytesView), reservation: reservation)
@@ -80,12 +77,6 @@ public struct UploadRoute: Sendable {
             case .internal: .internalServerError
             default: .badRequest
             }
-        return Self.json(status, code: error.code, error.message)
-    }
-
-    static func json(_ status: HTTPResponse.Status, code: BridgeErrorCode, _ message: String) -> Response {
-        let body: JSONValue = ["code": .string(code.rawValue), "message": .string(message)]
-        return Response(
-            status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body.jsonText)))
+        return BridgeHTTPError.json(status, code: error.code, error.message)
     }
 }

@@ -1,0 +1,46 @@
+import BridgeProtocol
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The one error type of the HTTP routes: a status, a protocol error code and a readable message, answered as
+/// `{"code","message"}` (`WWW-Authenticate` on 401, `Retry-After` on 429). Routes throw it; Hummingbird turns it
+/// into the response (and ``SecurityHeadersResponder`` adds the headers every answer carries).
+public struct BridgeHTTPError: HTTPResponseError, Sendable {
+    public let status: HTTPResponse.Status
+    public let code: BridgeErrorCode
+    public let message: String
+
+    public init(_ status: HTTPResponse.Status, _ code: BridgeErrorCode, _ message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    /// No valid credential.
+    static let unauthorized = BridgeHTTPError(
+        .unauthorized, .unauthorized, "a device token or the shared secret is required (Authorization: Bearer)")
+    /// Too many failed credential checks from this address.
+    static let rateLimited = BridgeHTTPError(.tooManyRequests, .rateLimited, "too many failed authentications from this address")
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response { response }
+
+    /// The answer for this error.
+    var response: Response { Self.json(status, code: code, message, extra: extraHeaders) }
+
+    private var extraHeaders: HTTPFields {
+        switch status {
+        case .unauthorized: [.wwwAuthenticate: #"Bearer realm="codex-bridge""#]
+        case .tooManyRequests: [.retryAfter: "60"]
+        default: [:]
+        }
+    }
+
+    /// `{"code","message"}` with `status`.
+    static func json(_ status: HTTPResponse.Status, code: BridgeErrorCode, _ message: String, extra: HTTPFields = [:]) -> Response {
+        let body: JSONValue = ["code": .string(code.rawValue), "message": .string(message)]
+        var headers: HTTPFields = [.contentType: "application/json"]
+        headers.append(contentsOf: extra)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body.jsonText)))
+    }
+}
