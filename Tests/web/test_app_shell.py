@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from webutil import CHROMIUM, IPHONE_UA, Phone, base_url, pair, pairing_url, start_thread
+from webutil import CHROMIUM, IPHONE_UA, Phone, base_url, pair, pairing_url, start_thread, thread_action
 
 import conftest
 from test_resilience import Proxy
@@ -275,7 +275,7 @@ def test_small_phone_has_no_horizontal_scroll(web_bridge, model, browser, worksp
         page.screenshot(path=str(conftest.ARTIFACTS / "small-phone-thread.png"))
         phone.button("Approve").click()
         expect(page.locator(".msg.agent").last).to_have_text("done")
-        phone.button("Diff").click()
+        thread_action(phone, "Diff")
         expect(page.locator(".diff-file")).to_have_count(1)
         fits("diff")
         phone.button("Back").click()
