@@ -72,7 +72,8 @@ export function threadScreen(ctx, threadId) {
     });
   }
   function scrollToEnd(smooth) {
-    window.scrollTo({ top: document.documentElement.scrollHeight, behavior: smooth ? 'smooth' : 'auto' });
+    const still = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    window.scrollTo({ top: document.documentElement.scrollHeight, behavior: smooth && !still ? 'smooth' : 'auto' });
     stuck = true;
     jump.hidden = true;
   }
