@@ -38,6 +38,7 @@ self.addEventListener('activate', (event) => {
 function shellKey(request) {
   if (request.method !== 'GET' || request.headers.has('Authorization')) return null;
   const url = new URL(request.url);
+  url.hash = ''; // a page load keeps its fragment (#/t/…) in request.url; the query stays significant
   if (url.origin !== self.location.origin || NEVER.test(url.pathname)) return null;
   if (request.mode === 'navigate') return url.href === SCOPE.href || url.href === DOCUMENT ? DOCUMENT : null;
   return SHELL_URLS.has(url.href) ? url.href : null;
