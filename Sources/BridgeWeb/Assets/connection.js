@@ -93,6 +93,7 @@ export class Connection {
     }
     this.ws = ws;
     this.ready = false;
+    this.attemptStarted = Date.now();
     let acked = false;
     // An attempt that neither fails nor succeeds (a SYN lost while the link was down) is given up.
     this.attemptTimer = setTimeout(() => {
@@ -234,11 +235,12 @@ export class Connection {
   /**
    * The page became visible again or the network changed: a socket may be dead without knowing it. Ping an
    * open one (dropped and replaced when no pong comes); start a new attempt at once when there is none, or
-   * when the current attempt is still hanging.
+   * when the current attempt has been hanging for a while.
    */
   check() {
     if (this.stopped || this.rejected) return;
     if (this.ws && this.ws.readyState === WebSocket.CONNECTING) {
+      if (Date.now() - this.attemptStarted < 2000) return; // just started (e.g. pageshow right after load)
       this.drop(this.ws);
       this.failures = Math.min(this.failures, 1);
       this.open();
