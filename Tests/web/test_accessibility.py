@@ -198,7 +198,7 @@ BROKEN_WORDS = """() => {
         if (host.scrollWidth > host.clientWidth + 1 && getComputedStyle(host).overflowX === 'visible') out.push(['spills', host.textContent.trim().slice(0, 40)]);
         const walker = document.createTreeWalker(host, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-            if (node.parentElement.closest('pre, code')) continue;
+            if (node.parentElement.closest('pre, code, .diff-path')) continue; // code and paths may break anywhere
             for (const m of node.data.matchAll(/[A-Za-z]{2,12}/g)) {
                 const range = document.createRange();
                 range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
