@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from webutil import CHROMIUM, IPHONE_UA, Phone, base_url, pair, pairing_url, start_thread
+from webutil import CHROMIUM, IPHONE_UA, Phone, base_url, pair, pairing_url, start_thread, thread_action
 
 import conftest
 from test_resilience import Proxy
@@ -47,6 +47,74 @@ def test_offline_the_service_worker_serves_the_shell(web_bridge, phone_factory):
     expect(phone.status()).to_have_text("Offline", timeout=30_000)
     expect(page.get_by_text("Workstation unreachable")).to_be_visible()
     phone.shot("offline-shell")
+
+
+def shell_names():
+    """The app shell as sw.js lists it."""
+    sw = (conftest.ASSETS / "sw.js").read_text()
+    return set(re.findall(r"'([^']+)'", sw.split("const SHELL = [")[1].split("];")[0]))
+
+
+CACHED_URLS = """async () => { const out = {};
+    for (const name of await caches.keys()) out[name] = (await (await caches.open(name)).keys()).map((r) => r.url);
+    return out; }"""
+
+
+def test_the_service_worker_keeps_only_the_app_shell(bridge_factory, model, codex_home, workspace, phone_factory, tmp_path):
+    """Issue 22 item 3: a download with the phone's token (GET /files) is never stored nor answered from the
+    cache, not even for the same URL with another query; a new worker deletes the caches of older versions."""
+    from codex_fixture import bridge_codex_args, codex_bin
+    from webutil import bridge_env, thread_id_of
+    web = tmp_path / "web"  # a copy of the app's files, so that a new version of sw.js can be served
+    shutil.copytree(conftest.ASSETS, web)
+    env = bridge_env(codex_home)
+    env["CODEX_BRIDGE_WEB_DIR"] = str(web)
+    bridge = bridge_factory(name="sw-state", args=["--codex", codex_bin(), "--root", str(workspace),
+                                                   *bridge_codex_args(model.port)], env=env)
+    model.queue({"kind": "message", "text": "hello"})
+    phone = phone_factory(service_workers="allow")
+    pair(phone, bridge)
+    page = phone.page
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=20_000)
+    start_thread(phone, "say hello")
+    expect(page.locator(".msg.agent")).to_have_text("hello")
+    thread = thread_id_of(page)
+    # The app's download path: fetch with the Bearer token, through the service worker.
+    download = """async ([thread, path]) => {
+        const token = JSON.parse(localStorage.getItem('codex-bridge/v1')).bridges[JSON.parse(localStorage.getItem('codex-bridge/v1')).current].token;
+        const res = await fetch(`/files?${new URLSearchParams({ threadId: thread, path })}`, { headers: { Authorization: `Bearer ${token}` } });
+        return [res.status, await res.text()]; }"""
+    status, body = page.evaluate(download, [thread, "tracked.txt"])
+    assert status == 200 and body == (workspace / "tracked.txt").read_text()
+    page.wait_for_timeout(500)  # a worker that stores puts after answering
+    cached = page.evaluate(CACHED_URLS)
+    shell = shell_names()
+    stored = [u for urls in cached.values() for u in urls]
+    assert not [u for u in stored if "/files" in u], cached
+    outside = [u for u in stored if u.split("/", 3)[3] not in shell]
+    assert not outside, outside
+    # A new version of the worker: only its own cache is left once it activates.
+    page.evaluate("""async () => { const c = await caches.open('codex-bridge-shell-v0'); await c.put('/files?threadId=a&path=b', new Response('old secret')); }""")
+    sw = (web / "sw.js").read_text()
+    version = int(re.search(r"const VERSION = (\d+);", sw).group(1))
+    (web / "sw.js").write_text(sw.replace(f"const VERSION = {version};", f"const VERSION = {version + 1};"))
+    page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
+    wanted = f"codex-bridge-shell-v{version + 1}"
+    deadline = time.monotonic() + 20
+    while True:  # the new worker installs (its cache filled), then activates (the others deleted)
+        cached = page.evaluate(CACHED_URLS)
+        if list(cached) == [wanted] and len(cached[wanted]) == len(shell) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert sorted(u.split("/", 3)[3] for u in cached[f"codex-bridge-shell-v{version + 1}"]) == sorted(shell), cached
+    # The workstation goes away: the shell comes from the cache, a download never does (whatever its query).
+    bridge.stop()
+    assert page.evaluate("fetch('app.js').then((r) => r.status, () => 'failed')") == 200
+    assert page.evaluate("fetch('app.js?v=2').then((r) => r.status, () => 'failed')") == "failed"
+    for query in (f"threadId={thread}&path=tracked.txt", "threadId=a&path=b", "other=1"):
+        assert page.evaluate(f"fetch('/files?{query}').then((r) => r.status, () => 'failed')") == "failed", query
+    assert page.evaluate("fetch('/metrics').then((r) => r.status, () => 'failed')") == "failed"
+    assert not phone.errors
 
 
 def test_reconnects_at_once_when_the_network_returns(web_bridge, phone):
@@ -207,7 +275,7 @@ def test_small_phone_has_no_horizontal_scroll(web_bridge, model, browser, worksp
         page.screenshot(path=str(conftest.ARTIFACTS / "small-phone-thread.png"))
         phone.button("Approve").click()
         expect(page.locator(".msg.agent").last).to_have_text("done")
-        phone.button("Diff").click()
+        thread_action(phone, "Diff")
         expect(page.locator(".diff-file")).to_have_count(1)
         fits("diff")
         phone.button("Back").click()

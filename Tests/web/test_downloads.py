@@ -1,7 +1,7 @@
 """Issue 15: a file too large for the viewer is offered for download (GET /files with the phone's token)."""
 from playwright.sync_api import expect
 
-from webutil import pair
+from webutil import pair, thread_action
 
 
 def test_a_file_too_large_to_show_downloads(web_bridge, model, phone, workspace):
@@ -18,7 +18,7 @@ def test_a_file_too_large_to_show_downloads(web_bridge, model, phone, workspace)
     phone.button("Approve").click()
     expect(page.locator(".msg.agent")).to_contain_text("Wrote the log.")
     assert (workspace / "big.log").stat().st_size == 1500000
-    phone.button("Diff").click()
+    thread_action(phone, "Diff")
     phone.button("View big.log").click()
     expect(page.get_by_text("big.log is too large to show here.")).to_be_visible()
     phone.shot("file-download")

@@ -120,9 +120,10 @@ def test_large_diff_files_start_collapsed(page):
     small = "diff --git a/small.txt b/small.txt\n--- a/small.txt\n+++ b/small.txt\n@@ -1 +1 @@\n-a\n+b\n"
     state = page.evaluate("""async (d) => { const { renderDiff } = await import('./diff-view.js');
         const el = renderDiff(d); document.body.append(el);
-        const files = [...el.querySelectorAll('details')];
-        const before = files.map(f => [f.open, f.querySelectorAll('.dl').length]);
-        files[0].open = true; await new Promise(r => setTimeout(r, 50));
+        const files = [...el.querySelectorAll('.diff-file')];
+        const open = (f) => f.querySelector('.diff-toggle').getAttribute('aria-expanded') === 'true' && !f.querySelector('pre').hidden;
+        const before = files.map(f => [open(f), f.querySelectorAll('.dl').length]);
+        files[0].querySelector('.diff-toggle').click(); await new Promise(r => setTimeout(r, 50));
         return [before, files[0].querySelectorAll('.dl').length]; }""", big + small)
     (big_state, small_state), opened_lines = state
     assert big_state == [False, 0] and small_state == [True, 3]

@@ -18,7 +18,8 @@ WORDS = [f"w{i:02d} " for i in range(60)]
 
 
 class Proxy:
-    """A TCP relay on 127.0.0.1 that can cut every connection and refuse new ones (a network that drops)."""
+    """A TCP relay on 127.0.0.1 that can cut every connection and refuse new ones (a network that drops), or
+    take new ones and never answer (`hang`: packets lost on a link that is down)."""
 
     def __init__(self, target_port):
         self.target = target_port
@@ -29,6 +30,8 @@ class Proxy:
         self.port = self.sock.getsockname()[1]
         self.conns = []
         self.blocked = False
+        self.hang = False
+        self.held = []
         self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -40,6 +43,9 @@ class Proxy:
                 return
             if self.blocked:
                 client.close()
+                continue
+            if self.hang:
+                self.held.append(client)
                 continue
             try:
                 upstream = socket.create_connection(("127.0.0.1", self.target))
@@ -77,6 +83,8 @@ class Proxy:
 
     def close(self):
         self.cut()
+        for s in self.held:
+            s.close()
         self.sock.close()
 
 
@@ -234,5 +242,44 @@ def test_gap_after_pruning_rereads_the_thread(web_bridge_factory, model, phone):
         page.get_by_label("Message").fill("again")
         phone.button("Send").click()
         expect(page.locator(".msg.agent")).to_have_text(["".join(WORDS[:20]).strip(), "second answer"])
+    finally:
+        proxy.close()
+
+
+# The browser's word on the network, under the test's control: navigator.onLine and the online/offline events
+# (a phone's browser may say offline while its socket works, and keep saying so after the link is back).
+BROWSER_NETWORK = """(() => { let online = true;
+    Object.defineProperty(Navigator.prototype, 'onLine', { configurable: true, get: () => online });
+    window.__setOnline = (value) => { online = value; dispatchEvent(new Event(value ? 'online' : 'offline')); }; })();"""
+
+
+def test_reconnects_whatever_the_browser_says_about_the_network(web_bridge, phone):
+    """Issue 28 item 6: the page went "Offline" when the browser said so and stayed there although the socket
+    worked, and an attempt made while the link was down could hang. Whatever navigator.onLine says, the page
+    trusts its socket, keeps trying at most ~10 s apart, and gives up an attempt that hangs."""
+    proxy = Proxy(web_bridge.port)
+    try:
+        url = re.sub(r"^http://127\.0\.0\.1:\d+/", f"http://127.0.0.1:{proxy.port}/", pairing_url(web_bridge))
+        page = phone.page
+        page.add_init_script(BROWSER_NETWORK)
+        page.goto(url)
+        expect(phone.status()).to_have_text("Connected")
+        # The browser says the network is gone; the socket still works: the page stays (or is soon again) Connected.
+        page.evaluate("window.__setOnline(false)")
+        page.wait_for_timeout(6000)
+        expect(phone.status()).to_have_text("Connected", timeout=1000)
+        expect(page.get_by_text("Workstation unreachable")).to_be_hidden()
+        # The link drops for 4 s: the socket is cut and attempts meanwhile get no answer at all.
+        proxy.hang = True
+        proxy.cut()
+        expect(phone.status()).not_to_have_text("Connected")
+        time.sleep(4)
+        proxy.hang = False
+        restored = time.monotonic()
+        # No online event, navigator.onLine still false: connected again within ~15 s.
+        expect(phone.status()).to_have_text("Connected", timeout=15_000)
+        print(f"connected {time.monotonic() - restored:.1f} s after the link came back")
+        assert page.evaluate("navigator.onLine") is False
+        assert not phone.errors
     finally:
         proxy.close()

@@ -5,7 +5,7 @@ import re
 
 from playwright.sync_api import expect
 
-from webutil import pair, pairing_url, start_thread, thread_id_of
+from webutil import pair, pairing_url, start_thread, thread_id_of, thread_action
 
 import conftest
 
@@ -157,7 +157,7 @@ def test_diff_shows_the_changed_file(web_bridge, model, phone, workspace):
     phone.button("Start").click()
     phone.button("Approve").click()
     expect(page.locator(".msg.agent")).to_contain_text("Edited tracked.txt")
-    phone.button("Diff").click()
+    thread_action(phone, "Diff")
     file = page.locator(".diff-file").filter(has_text="tracked.txt")
     expect(file).to_be_visible()
     expect(file.locator(".dl.add")).to_have_text(["+changed by the agent"])
@@ -356,7 +356,7 @@ def test_a_file_from_the_diff_opens_in_a_viewer(web_bridge, model, phone, worksp
     phone.button("Start").click()
     phone.button("Approve").click()
     expect(page.locator(".msg.agent")).to_contain_text("Created it.")
-    phone.button("Diff").click()
+    thread_action(phone, "Diff")
     phone.button("View created.md").click()
     lines = page.locator(".file-lines .fl")
     expect(lines).to_have_count(2)

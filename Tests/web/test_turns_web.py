@@ -4,7 +4,7 @@ import re
 
 from playwright.sync_api import expect
 
-from webutil import pair, start_thread
+from webutil import pair, start_thread, thread_action
 
 QUESTION = {"id": "colour", "header": "Colour", "question": "Which colour <b>should</b> it be?",
             "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]}
@@ -155,12 +155,14 @@ def test_review_runs_as_a_turn_and_shows_its_findings(web_bridge, model, phone, 
     page = phone.page
     expect(page.locator(".msg.agent").last).to_have_text("first", timeout=30_000)
     (workspace / "tracked.txt").write_text("changed\n")
-    phone.button("Review").click()
+    thread_action(phone, "Review")
     expect(page.locator(".turn")).to_have_count(2, timeout=30_000)
     expect(page.locator(".msg.agent").last).to_contain_text("Off by one in the loop", timeout=30_000)
     expect(page.locator(".chip", has_text="Review finished")).to_be_visible()
     expect(page.locator(".turn").last.locator(".working")).to_have_count(0)
-    expect(phone.button("Review")).to_be_visible()
+    phone.button("More").click()
+    expect(page.get_by_role("menuitem", name="Review")).to_be_visible()
+    page.keyboard.press("Escape")
     phone.shot("review-findings")
     assert "Review the current code changes" in json.dumps(model.requests[-1])
     assert not phone.errors and not phone.csp_violations()

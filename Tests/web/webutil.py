@@ -289,5 +289,11 @@ def start_thread(phone: Phone, prompt: str, folder_path=()):
     expect(phone.button("Send")).to_be_visible()
 
 
+def thread_action(phone: Phone, name: str):
+    """A thread header action (Diff, Review): they sit in the header's More menu."""
+    phone.button("More").click()
+    phone.page.get_by_role("menuitem", name=name, exact=True).click()
+
+
 def thread_id_of(page) -> str:
     return urllib.parse.unquote(page.url.split("#/t/")[1].split("/")[0])

@@ -1,6 +1,6 @@
 // The app: reads the pairing fragment (first, see fragment.js), holds the connection and the thread store,
 // and shows one screen at a time (hash routes: #/, #/new, #/t/ID, #/t/ID/diff, #/t/ID/file/PATH).
-import { pairingFragment } from './fragment.js';
+import { pairingFragment, takePairingFragment } from './fragment.js';
 import { h } from './dom.js';
 import * as saved from './store.js';
 import { Connection } from './connection.js';
@@ -36,17 +36,20 @@ const insecure = location.protocol === 'http:' && !loopback
 const indicator = h('div', { class: 'indicator' }, insecure, status);
 const banner = h('div', { class: 'banner', hidden: true, text: 'Workstation unreachable. The app keeps trying and reconnects by itself.' });
 
-const STATUS = { connected: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline', connecting: 'Connecting…', rejected: 'Offline' };
+// Before pairing there is no connection to speak of: the indicator says "Not paired", never "Offline".
+const STATUS = { connected: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline', connecting: 'Connecting…', rejected: 'Refused', unpaired: 'Not paired' };
 function setStatus(s) {
   statusText.textContent = STATUS[s] || s;
   status.className = `status ${s}`;
   banner.hidden = s !== 'offline' || !credentials;
+  if (screen && screen.onStatus) screen.onStatus(s);
 }
 
 // -- shared context for the screens -------------------------------------------------------------------------
 const ctx = {
   store,
   get conn() { return conn; },
+  connected: () => !!(conn && conn.ready),
   indicator,
   banner,
   policy: () => policy,
@@ -112,7 +115,7 @@ function showPairing(message, error) {
     },
   });
   show(s);
-  if (!conn) setStatus('rejected'); // no connection: the indicator says Offline
+  if (!conn) setStatus(credentials ? 'rejected' : 'unpaired');
   if (error) s.setError(error);
   if (pairing) s.setBusy(true);
   return s;
@@ -120,7 +123,12 @@ function showPairing(message, error) {
 
 addEventListener('popstate', route);
 document.addEventListener('visibilitychange', () => { if (conn && conn.ready) sendPresence(conn); });
-addEventListener('hashchange', route);
+// A pairing link opened in a tab that already shows the app changes only the fragment: pair as on a load.
+addEventListener('hashchange', () => {
+  const fragment = takePairingFragment();
+  if (fragment) usePairingFragment(fragment);
+  else route();
+});
 
 // -- the connection -----------------------------------------------------------------------------------------
 function helloFields() {
@@ -210,7 +218,13 @@ function onRejected(ack) {
       : code === 'rate_limited'
         ? 'Too many failed attempts from this network: wait a minute, then try again.'
         : `Pairing failed: ${(ack.error && ack.error.message) || code}`;
-    if (credentials) connect();
+    if (credentials) {
+      // Still paired with the bridge this phone knew: keep using it, and say why the new code did not work.
+      connect();
+      route();
+      toast(message, { ms: 8000 });
+      return;
+    }
     showPairing(undefined, message);
     return;
   }
@@ -230,25 +244,39 @@ function randomId() {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-function start() {
-  if (pairingFragment) {
-    if (pairingFragment.version !== 'v1') {
-      showPairing(undefined, 'This pairing link is from a newer version of codex-bridge; reload this page and scan again.');
-      return;
-    }
-    if (pairingFragment.code) {
-      pairing = { code: pairingFragment.code };
-      serverName = pairingFragment.name;
-      showPairing().setInfo(pairingFragment.name ? `Pairing with ${pairingFragment.name}…` : 'Pairing…');
+/**
+ * Acts on a pairing fragment (read at load or on hashchange): redeems its code, or keeps its static token.
+ * Returns true when it started pairing or showed why it cannot.
+ */
+function usePairingFragment(fragment) {
+  if (fragment.version !== 'v1') {
+    showPairing(undefined, 'This pairing link is from a newer version of codex-bridge; reload this page and scan again.');
+    return true;
+  }
+  if (fragment.code) {
+    pairing = { code: fragment.code };
+    serverName = fragment.name;
+    showPairing().setInfo(fragment.name ? `Pairing with ${fragment.name}…` : 'Pairing…');
+    connect();
+    return true;
+  }
+  if (fragment.token) {
+    const id = fragment.serverId || 'default';
+    credentials = { serverId: id, token: fragment.token, static: true, clientId: randomId() };
+    saved.saveBridge(id, { token: credentials.token, name: fragment.name, static: true, clientId: credentials.clientId });
+    if (conn) { // a link opened in a running page: start over with this credential
+      serverName = fragment.name || serverName;
+      store.threads.clear();
       connect();
-      return;
-    }
-    if (pairingFragment.token) {
-      const id = pairingFragment.serverId || 'default';
-      credentials = { serverId: id, token: pairingFragment.token, static: true, clientId: randomId() };
-      saved.saveBridge(id, { token: credentials.token, name: pairingFragment.name, static: true, clientId: credentials.clientId });
+      navigate('#/', { replace: true });
+      return true;
     }
   }
+  return false;
+}
+
+function start() {
+  if (pairingFragment && usePairingFragment(pairingFragment)) return;
   if (!credentials) {
     const stored = saved.currentBridge();
     if (stored) credentials = stored;

@@ -1,6 +1,12 @@
 // The WebSocket to the bridge (same origin): hello/helloAck, requests with ids, a seq cursor so that every
 // event is delivered exactly once across reconnects (hello.resume), reconnect with backoff and jitter, and at
 // once when the page becomes visible again or the network comes back.
+//
+// The browser's idea of the network (`navigator.onLine`, `online`/`offline`) is only a hint: a phone whose
+// link dropped for a moment may report offline while its socket still works, or online while the socket is
+// dead. So the app keeps trying (at most MAX_DELAY apart) whatever the browser says, gives up on an attempt
+// that hangs (a lost SYN waits minutes), pings a socket that has been quiet, and takes every network event as
+// a reason to check the socket now.
 const RESENT = new Set(['approvalRequest', 'inputRequest', 'messageQueued']);
 
 export class RequestError extends Error {
@@ -11,8 +17,11 @@ export class RequestError extends Error {
 }
 
 const BASE_DELAY = 500;
-const MAX_DELAY = 20000;
+const MAX_DELAY = 10000; // the longest wait between two attempts, jitter included
 const OFFLINE_AFTER = 3; // consecutive failed attempts before the indicator says "Offline"
+const ATTEMPT_TIMEOUT = 10000; // an attempt with no helloAck by then is abandoned
+const QUIET_PING = 25000; // a socket that received nothing for this long is pinged
+const PONG_WAIT = 5000; // …and dropped when the pong does not come within this
 
 export class Connection {
   /**
@@ -35,10 +44,11 @@ export class Connection {
     this.status = 'connecting';
     this.ackedSeq = 0;
     this.everConnected = false;
-    this.ackTimer = setInterval(() => this.sendAck(), 3000);
+    this.lastHeard = 0; // when the socket last received anything
+    this.ackTimer = setInterval(() => { this.sendAck(); this.keepAlive(); }, 3000);
     this.onVisible = () => { if (document.visibilityState === 'visible') this.check(); };
-    this.onOnline = () => this.reconnectNow();
-    this.onOffline = () => this.setStatus('offline');
+    this.onOnline = () => this.check();
+    this.onOffline = () => this.check(); // not "Offline" on the browser's word: the socket may still work
     document.addEventListener('visibilitychange', this.onVisible);
     addEventListener('online', this.onOnline);
     addEventListener('offline', this.onOffline);
@@ -72,16 +82,26 @@ export class Connection {
   open() {
     if (this.stopped) return;
     clearTimeout(this.timer);
+    clearTimeout(this.attemptTimer);
     let ws;
     try {
       ws = new WebSocket(this.url);
     } catch (err) {
+      this.failures += 1;
       this.scheduleReconnect();
       return;
     }
     this.ws = ws;
     this.ready = false;
+    this.attemptStarted = Date.now();
     let acked = false;
+    // An attempt that neither fails nor succeeds (a SYN lost while the link was down) is given up.
+    this.attemptTimer = setTimeout(() => {
+      if (this.ws !== ws || acked) return;
+      this.drop(ws);
+      this.failures += 1;
+      this.scheduleReconnect();
+    }, ATTEMPT_TIMEOUT);
     const early = []; // frames that arrived before the helloAck (kept, handled right after it)
     ws.onopen = () => {
       const frame = { kind: 'hello', version: 1, ...this.options.helloFields() };
@@ -90,6 +110,7 @@ export class Connection {
     };
     ws.onmessage = (e) => {
       if (ws !== this.ws) return;
+      this.lastHeard = Date.now();
       let msg;
       try { msg = JSON.parse(e.data); } catch (_) { return; }
       if (!msg || typeof msg !== 'object') return;
@@ -104,6 +125,7 @@ export class Connection {
     };
     ws.onclose = (e) => {
       if (ws !== this.ws) return;
+      clearTimeout(this.attemptTimer);
       this.ws = null;
       this.ready = false;
       if (this.stopped || this.rejected) return;
@@ -125,6 +147,7 @@ export class Connection {
       this.options.onRejected?.(ack);
       return;
     }
+    clearTimeout(this.attemptTimer);
     const first = this.cursor === null;
     const gap = ack.resume === 'gap';
     if (first || gap || typeof ack.lastSeq !== 'number') this.cursor = ack.lastSeq || 0;
@@ -155,7 +178,7 @@ export class Connection {
         return;
       }
     }
-    if (msg.kind === 'pong') { this.lastPong = Date.now(); return; }
+    if (msg.kind === 'pong') return; // heard: lastHeard moved
     this.options.onMessage?.(msg);
   }
 
@@ -187,7 +210,7 @@ export class Connection {
     clearTimeout(this.timer);
     const offline = (typeof navigator !== 'undefined' && navigator.onLine === false) || this.failures >= OFFLINE_AFTER;
     this.setStatus(offline ? 'offline' : 'reconnecting');
-    // Exponential backoff with full jitter; the first retry comes quickly.
+    // Exponential backoff with jitter, capped: the first retry comes quickly, none waits more than MAX_DELAY.
     const cap = Math.min(MAX_DELAY, BASE_DELAY * 2 ** Math.min(this.failures, 6));
     const delay = this.failures === 0 ? 150 + Math.random() * 250 : cap / 2 + Math.random() * cap / 2;
     this.timer = setTimeout(() => this.open(), delay);
@@ -200,20 +223,52 @@ export class Connection {
     this.open();
   }
 
-  /** After the page was hidden (the phone slept), the socket may be dead without knowing it: ping it. */
-  check() {
-    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) { this.reconnectNow(); return; }
-    if (!this.ready) return;
-    const ws = this.ws;
-    const sent = Date.now();
-    ws.send(JSON.stringify({ kind: 'ping', nonce: String(sent) }));
-    setTimeout(() => {
-      if (this.ws !== ws || this.lastPong >= sent) return;
-      // A dead socket may take minutes to report its close: drop it and start over now.
+  /** Forgets a socket without waiting for its close (which may take minutes on a dead link). */
+  drop(ws) {
+    if (this.ws === ws) {
       this.ws = null;
       this.ready = false;
-      try { ws.close(); } catch (_) { /* already closing */ }
+    }
+    try { ws.close(); } catch (_) { /* already closing */ }
+  }
+
+  /**
+   * The page became visible again or the network changed: a socket may be dead without knowing it. Ping an
+   * open one (dropped and replaced when no pong comes); start a new attempt at once when there is none, or
+   * when the current attempt has been hanging for a while.
+   */
+  check() {
+    if (this.stopped || this.rejected) return;
+    if (this.ws && this.ws.readyState === WebSocket.CONNECTING) {
+      if (Date.now() - this.attemptStarted < 2000) return; // just started (e.g. pageshow right after load)
+      this.drop(this.ws);
+      this.failures = Math.min(this.failures, 1);
       this.open();
-    }, 4000);
+      return;
+    }
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) { this.reconnectNow(); return; }
+    if (this.ready) this.ping();
+  }
+
+  /** Pings a connected socket that has been quiet for a while (a link that died silently sends nothing). */
+  keepAlive() {
+    if (!this.ready || !this.ws || this.pinging) return;
+    if (Date.now() - this.lastHeard >= QUIET_PING) this.ping();
+  }
+
+  ping() {
+    if (this.pinging === this.ws) return;
+    const ws = this.ws;
+    const sent = Date.now();
+    this.pinging = ws;
+    ws.send(JSON.stringify({ kind: 'ping', nonce: String(sent) }));
+    setTimeout(() => {
+      if (this.pinging === ws) this.pinging = null;
+      if (this.ws !== ws || this.lastHeard >= sent) return;
+      // No answer: drop it and start over now.
+      this.drop(ws);
+      this.failures = 0;
+      this.open();
+    }, PONG_WAIT);
   }
 }

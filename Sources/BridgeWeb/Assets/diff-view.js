@@ -68,8 +68,12 @@ function fillLines(pre, file) {
   pre.append(frag);
 }
 
-/** One collapsible section per file. */
-/** `onView(path)`, when given, adds a "View" button to every file that still exists. */
+let serial = 0;
+
+/**
+ * One collapsible section per file: a toggle button (the path, its status, the counts; aria-expanded) and,
+ * beside it rather than inside it, a "View" button when `onView(path)` is given and the file still exists.
+ */
 export function renderDiff(text, onView) {
   const files = parseDiff(text);
   const root = h('div', { class: 'diff' });
@@ -80,25 +84,28 @@ export function renderDiff(text, onView) {
   const total = files.reduce((n, f) => n + f.lines.length, 0);
   for (const file of files) {
     const big = file.lines.length > COLLAPSE_LINES || (files.length > 1 && total > COLLAPSE_LINES * 3);
-    const details = h('details', { class: 'diff-file', open: !big });
-    const counts = h('span', { class: 'diff-counts' },
-      h('span', { class: 'plus', text: `+${file.added}` }), ' ', h('span', { class: 'minus', text: `−${file.removed}` }));
-    // View opens the file itself; it sits in the summary row, so its click must not also fold the file.
-    const view = onView && file.path && file.status !== 'deleted'
-      ? h('button', { type: 'button', class: 'text-button diff-view', text: 'View', attrs: { 'aria-label': `View ${file.path}` },
-        on: { click: (e) => { e.preventDefault(); e.stopPropagation(); onView(file.path); } } })
-      : null;
-    details.append(h('summary', null,
+    const id = `diff-file-${++serial}`;
+    const pre = h('pre', { class: 'diff-lines', tabIndex: 0, id, hidden: big, attrs: { 'aria-label': `Changes of ${file.path || 'the file'}` } });
+    if (file.binary) pre.append(h('span', { class: 'dl meta', text: 'Binary file' }));
+    if (!big) fillLines(pre, file); // a collapsed big file is built when first opened
+    const toggle = h('button', { type: 'button', class: 'diff-toggle', attrs: { 'aria-expanded': String(!big), 'aria-controls': id } },
       h('span', { class: 'diff-path', text: file.path || '(unnamed)' }),
       file.status ? h('span', { class: 'chip', text: file.status }) : null,
-      counts, view));
-    const pre = h('pre', { class: 'diff-lines', tabIndex: 0 });
-    if (file.binary) pre.append(h('span', { class: 'dl meta', text: 'Binary file' }));
-    // A collapsed big file is built when first opened.
-    if (details.open) fillLines(pre, file);
-    else details.addEventListener('toggle', () => { if (details.open && !pre.firstChild) fillLines(pre, file); });
-    details.append(pre);
-    root.append(details);
+      h('span', { class: 'diff-counts' },
+        h('span', { class: 'plus', text: `+${file.added}` }), ' ', h('span', { class: 'minus', text: `−${file.removed}` })));
+    const section = h('section', { class: ['diff-file', !big && 'open'] });
+    toggle.addEventListener('click', () => {
+      const open = toggle.getAttribute('aria-expanded') !== 'true';
+      toggle.setAttribute('aria-expanded', String(open));
+      section.classList.toggle('open', open);
+      pre.hidden = !open;
+      if (open && !pre.firstChild) fillLines(pre, file);
+    });
+    const view = onView && file.path && file.status !== 'deleted'
+      ? h('button', { type: 'button', class: 'text-button diff-view', text: 'View', attrs: { 'aria-label': `View ${file.path}` }, on: { click: () => onView(file.path) } })
+      : null;
+    section.append(h('div', { class: 'diff-file-head' }, toggle, view), pre);
+    root.append(section);
   }
   return root;
 }

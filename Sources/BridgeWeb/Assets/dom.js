@@ -51,6 +51,7 @@ const ICONS = {
   copy: 'M9 9h10v10H9zM5 15V5h10',
   check: 'M5 12l5 5 9-10',
   image: 'M4 5h16v14H4zM4 16l5-5 4 4 3-3 4 4M15 9h.01',
+  more: 'M5 12h.01M12 12h.01M19 12h.01',
 };
 
 export function icon(name) {

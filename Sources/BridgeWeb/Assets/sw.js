@@ -1,15 +1,31 @@
 // The service worker serves the app shell when the workstation cannot be reached, so an installed app opens
 // and says "workstation unreachable" instead of showing a browser error page. Network first: a reachable
 // bridge always serves its current files; the cache is only the fallback.
-const CACHE = 'codex-bridge-shell-v3';
+//
+// It keeps nothing but the shell: the fixed list below, stored under this version's cache name. A request
+// with credentials (Authorization), a download (/files), an upload, a notification answer (/push/…), the
+// metrics and anything not on the list go to the network untouched and are never stored. A cached answer is
+// found by its exact URL (query included); a page load is answered with the stored index.html. A new worker
+// deletes every other version's cache when it activates. Bump VERSION whenever SHELL changes.
+const VERSION = 4;
+const PREFIX = 'codex-bridge-shell-';
+const CACHE = `${PREFIX}v${VERSION}`;
 const SHELL = [
-  './', 'index.html', 'app.css', 'app.js', 'fragment.js', 'dom.js', 'store.js', 'connection.js', 'threads.js',
+  'index.html', 'app.css', 'app.js', 'fragment.js', 'dom.js', 'store.js', 'connection.js', 'threads.js',
   'ui.js', 'markdown.js', 'diff-view.js', 'approval-card.js', 'item-views.js', 'pairing.js', 'threads-screen.js',
-  'thread-screen.js', 'new-thread-screen.js', 'diff-screen.js', 'file-screen.js', 'push.js', 'question-card.js', 'thread-extras.js', 'attachments.js', 'mention-picker.js', 'manifest.webmanifest', 'icon.svg', 'icon-192.png',
+  'thread-screen.js', 'new-thread-screen.js', 'diff-screen.js', 'file-screen.js', 'push.js', 'question-card.js',
+  'thread-extras.js', 'attachments.js', 'mention-picker.js', 'manifest.webmanifest', 'icon.svg', 'icon-192.png',
 ];
+const SCOPE = new URL('./', self.location.href);
+const SHELL_URLS = new Set(SHELL.map((name) => new URL(name, SCOPE).href));
+const DOCUMENT = new URL('index.html', SCOPE).href;
+const NEVER = /^\/(files|uploads|push|metrics|healthz|health)(\/|$)/;
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
+  // `cache: 'reload'`: the files themselves, not what the browser's HTTP cache may hold from an older version.
+  event.waitUntil(caches.open(CACHE)
+    .then((cache) => cache.addAll([...SHELL_URLS].map((url) => new Request(url, { cache: 'reload' }))))
+    .then(() => self.skipWaiting()));
 });
 
 self.addEventListener('activate', (event) => {
@@ -18,21 +34,29 @@ self.addEventListener('activate', (event) => {
     .then(() => self.clients.claim()));
 });
 
-self.addEventListener('fetch', (event) => {
-  const request = event.request;
-  if (request.method !== 'GET') return;
+/** The shell URL a request may be stored and answered under, or null: such a request is not ours to touch. */
+function shellKey(request) {
+  if (request.method !== 'GET' || request.headers.has('Authorization')) return null;
   const url = new URL(request.url);
-  if (url.origin !== self.location.origin || url.pathname === '/healthz' || url.pathname === '/health' || url.pathname === '/metrics') return;
+  url.hash = ''; // a page load keeps its fragment (#/t/…) in request.url; the query stays significant
+  if (url.origin !== self.location.origin || NEVER.test(url.pathname)) return null;
+  if (request.mode === 'navigate') return url.href === SCOPE.href || url.href === DOCUMENT ? DOCUMENT : null;
+  return SHELL_URLS.has(url.href) ? url.href : null;
+}
+
+self.addEventListener('fetch', (event) => {
+  const key = shellKey(event.request);
+  if (!key) return; // the browser fetches it as if there were no worker
   event.respondWith((async () => {
     try {
-      const response = await fetch(request);
-      if (response.ok) {
+      const response = await fetch(event.request);
+      if (response.ok && response.type === 'basic') {
         const copy = response.clone();
-        caches.open(CACHE).then((cache) => cache.put(request.mode === 'navigate' ? './' : request, copy)).catch(() => {});
+        caches.open(CACHE).then((cache) => cache.put(key, copy)).catch(() => {});
       }
       return response;
     } catch (err) {
-      const cached = await caches.match(request.mode === 'navigate' ? './' : request, { ignoreSearch: true });
+      const cached = await caches.match(key, { cacheName: CACHE });
       if (cached) return cached;
       throw err;
     }

@@ -2,7 +2,7 @@
 // Stop. The store tells it what changed; it appends and updates nodes, never re-rendering the whole thread
 // except when the store replaces its picture (a readThread snapshot).
 import { h, icon } from './dom.js';
-import { header, toast, displayPath, describeError } from './ui.js';
+import { header, menuButton, toast, displayPath, describeError } from './ui.js';
 import { itemView } from './item-views.js';
 import { approvalCard } from './approval-card.js';
 import { questionCard } from './question-card.js';
@@ -16,16 +16,23 @@ const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 export function threadScreen(ctx, threadId) {
   const { store, conn } = ctx;
   const thread = store.ensure(threadId);
-  const diffButton = h('button', { type: 'button', class: 'text-button', text: 'Diff', on: { click: () => ctx.navigate(`#/t/${encodeURIComponent(threadId)}/diff`) } });
+  // Diff and Review live in a menu: the header keeps its room for the thread's title.
+  const openDiff = () => ctx.navigate(`#/t/${encodeURIComponent(threadId)}/diff`);
   // Review: Codex reviews the folder's uncommitted changes as a new turn (startReview).
-  const reviewButton = h('button', { type: 'button', class: 'text-button', text: 'Review', attrs: { title: 'Codex reviews the uncommitted changes' } });
-  reviewButton.addEventListener('click', async () => {
-    reviewButton.disabled = true;
+  let reviewing = false;
+  async function startReview() {
+    if (reviewing) return;
+    reviewing = true;
+    menu.setDisabled('Review', true);
     try { await conn.request('startReview', { threadId, target: 'uncommitted' }); stuck = true; }
     catch (err) { toast(`No review: ${describeError(err)}`); }
-    finally { reviewButton.disabled = false; }
-  });
-  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [reviewButton, diffButton] });
+    finally { reviewing = false; menu.setDisabled('Review', false); }
+  }
+  const menu = menuButton({ label: 'More', items: [
+    { label: 'Diff', onSelect: openDiff, title: 'The changes in this folder' },
+    { label: 'Review', onSelect: startReview, title: 'Codex reviews the uncommitted changes' },
+  ] });
+  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [menu.el] });
   const conversation = h('div', { class: 'conversation', attrs: { 'aria-live': 'off' } });
   const placeholder = h('p', { class: 'empty', text: 'Loading…' });
   const jump = h('button', { type: 'button', class: 'jump', hidden: true, attrs: { 'aria-label': 'Jump to latest' }, on: { click: () => scrollToEnd(true) } }, icon('down'));
@@ -65,7 +72,8 @@ export function threadScreen(ctx, threadId) {
     });
   }
   function scrollToEnd(smooth) {
-    window.scrollTo({ top: document.documentElement.scrollHeight, behavior: smooth ? 'smooth' : 'auto' });
+    const still = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    window.scrollTo({ top: document.documentElement.scrollHeight, behavior: smooth && !still ? 'smooth' : 'auto' });
     stuck = true;
     jump.hidden = true;
   }
@@ -195,7 +203,7 @@ export function threadScreen(ctx, threadId) {
     const running = store.isRunning(thread);
     stop.hidden = !running;
     queueToggle.hidden = !running;
-    reviewButton.hidden = running;
+    menu.setHidden('Review', running);
     input.placeholder = running ? 'Message' : 'Message Codex'; // room for Queue beside it on a phone
     el.classList.toggle('running', running);
   }
@@ -299,6 +307,7 @@ export function threadScreen(ctx, threadId) {
     reload() { if (!thread.loaded) load(); },
     destroy() {
       unwatch();
+      menu.destroy();
       window.removeEventListener('scroll', onScroll);
     },
   };

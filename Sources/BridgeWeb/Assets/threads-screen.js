@@ -35,6 +35,7 @@ export function threadsScreen(ctx) {
       h('div', { class: 'row-top' },
         h('span', { class: 'row-title', text: title }),
         pending ? h('span', { class: 'badge', text: pending === 1 ? '1 approval' : `${pending} approvals` }) : null),
+      t.lastAnswer ? h('p', { class: 'row-answer', text: t.lastAnswer }) : null,
       h('div', { class: 'row-meta' },
         h('span', { class: `state ${cls}` }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), label),
         where ? h('span', { class: 'row-path', text: where }) : null,
@@ -49,14 +50,14 @@ export function threadsScreen(ctx) {
     empty.hidden = threads.length > 0 || !store.listLoaded;
     empty.replaceChildren(
       h('p', { class: 'empty-title', text: 'No threads yet' }),
-      h('p', { text: 'Start one with New thread: pick a folder on the workstation and tell Codex what to do.' }));
+      h('p', { text: 'Start one with New thread below: pick a folder on the workstation and tell Codex what to do.' }));
     more.hidden = !ctx.nextCursor();
     if (!store.listLoaded && !threads.length) {
       const error = ctx.listError();
       list.replaceChildren(error
         ? h('li', { class: 'empty' }, h('p', { text: `Could not list the threads: ${error}` }),
           h('button', { type: 'button', class: 'secondary', text: 'Try again', on: { click: () => ctx.refreshList() } }))
-        : h('li', { class: 'empty', text: 'Waiting for the workstation…' }));
+        : h('li', { class: 'empty', text: ctx.connected() ? 'Loading threads…' : 'Waiting for the workstation…' }));
     }
   }
 
@@ -68,6 +69,7 @@ export function threadsScreen(ctx) {
     el,
     title: () => ctx.serverName() || 'Codex',
     reload: render,
+    onStatus: render,
     destroy() { unwatch(); clearInterval(clock); },
   };
 }

@@ -52,7 +52,7 @@ export class ThreadStore {
     let t = this.threads.get(id);
     if (!t) {
       t = {
-        id, cwd: '', preview: '', name: '', status: 'notLoaded', lastTurnStatus: null, updatedAt: 0,
+        id, cwd: '', preview: '', name: '', lastAnswer: '', status: 'notLoaded', lastTurnStatus: null, updatedAt: 0,
         turns: [], turnMap: new Map(), itemMap: new Map(), approvals: new Map(),
         diff: '', loaded: false, complete: false, listed: false,
       };
@@ -87,6 +87,7 @@ export class ThreadStore {
       t.listed = true;
       if (s.cwd) t.cwd = s.cwd;
       if (s.preview && !t.preview) t.preview = s.preview;
+      if (typeof s.name === 'string' && s.name) t.name = s.name; // issue 28 item 4: the bridge lists the name
       if (s.status && !t.turns.length) t.status = s.status;
       if (s.updatedAt) t.updatedAt = Math.max(t.updatedAt, s.updatedAt);
     }
@@ -138,6 +139,8 @@ export class ThreadStore {
     const last = turns[turns.length - 1];
     if (last) t.lastTurnStatus = last.status;
     if (!t.preview) t.preview = firstPrompt(t) || '';
+    const answer = lastAgentText(t);
+    if (answer) t.lastAnswer = lastLine(answer);
     t.loaded = true;
     this.emit(t, { type: 'reset' });
     this.listChanged();
@@ -259,6 +262,7 @@ export class ThreadStore {
           this.emit(t, { type: 'item', turn, item });
         }
         if (src.type === 'userMessage' && !t.preview) { t.preview = userText(src); this.emit(t, { type: 'status' }); }
+        if (src.type === 'agentMessage' && done && typeof src.text === 'string' && lastLine(src.text)) t.lastAnswer = lastLine(src.text);
         break;
       }
       case 'item/agentMessage/delta':
@@ -336,6 +340,27 @@ export class ThreadStore {
 export function userText(item) {
   if (typeof item.text === 'string') return item.text;
   return (item.content || []).map((c) => (c && c.type === 'text' ? c.text : '')).filter(Boolean).join('\n');
+}
+
+/**
+ * The last line of an agent's answer as a list card shows it: the last line with words in it, without the
+ * Markdown marks around it (headings, list bullets, quotes, emphasis, code ticks, link targets); '' when there is none.
+ */
+export function lastLine(text) {
+  const lines = String(text || '').split('\n').map((l) => l.trim()).filter((l) => l && !/^(```|~~~|[-*_=|: ]+$)/.test(l));
+  const line = lines.length ? lines[lines.length - 1] : '';
+  return line.replace(/^(#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)+/, '').replace(/\[([^\]]*)\]\([^)\s]*\)/g, '$1').replace(/\*\*|__|`/g, '').slice(0, 300);
+}
+
+function lastAgentText(t) {
+  for (let i = t.turns.length - 1; i >= 0; i--) {
+    const ids = t.turns[i].items;
+    for (let j = ids.length - 1; j >= 0; j--) {
+      const entry = t.itemMap.get(ids[j]);
+      if (entry && entry.item.type === 'agentMessage' && entry.item.done && entry.item.text) return entry.item.text;
+    }
+  }
+  return '';
 }
 
 function firstPrompt(t) {

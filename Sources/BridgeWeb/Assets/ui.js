@@ -1,19 +1,83 @@
-// Pieces every screen shares: the header (Back, title, the connection indicator), toasts, path display.
+// Pieces every screen shares: the header (Back, title, the connection indicator), a header menu, toasts,
+// path display.
 import { h, icon } from './dom.js';
 
-/** A screen header. `back`: a function (shows a Back button); `actions`: extra nodes on the right. */
+/** A screen header. `back`: a function (shows a Back button); `actions`: extra nodes at the right end. */
 export function header(ctx, { title, subtitle, back, actions = [] }) {
   const titleEl = h('h1', { class: 'title', text: title || '', tabIndex: -1 });
   const subEl = h('p', { class: 'subtitle', text: subtitle || '', hidden: !subtitle });
   const bar = h('header', { class: 'bar' },
     back ? h('button', { type: 'button', class: 'icon-button back', attrs: { 'aria-label': 'Back' }, on: { click: back } }, icon('back')) : null,
     h('div', { class: 'titles' }, titleEl, subEl),
-    ...actions,
-    ctx.indicator);
+    ctx.indicator,
+    ...actions);
   return {
     el: bar,
     setTitle(text) { titleEl.textContent = text || ''; },
     setSubtitle(text) { subEl.textContent = text || ''; subEl.hidden = !text; },
+  };
+}
+
+let menuSerial = 0;
+
+/**
+ * A "More" button that opens a small menu of actions (role=menu), so a header keeps room for its title.
+ * items: [{label, onSelect, title?}]; `setHidden(label, hidden)` hides one (e.g. Review while a turn runs).
+ * Keyboard: the first item takes focus when it opens, arrows move, Escape (or Tab) closes it and focus
+ * returns to the button; a tap outside closes it.
+ */
+export function menuButton({ label = 'More', items }) {
+  const id = `menu-${++menuSerial}`;
+  const button = h('button', { type: 'button', class: 'icon-button menu-button', attrs: { 'aria-label': label, 'aria-haspopup': 'menu', 'aria-expanded': 'false', 'aria-controls': id } }, icon('more'));
+  const entries = items.map((item) => h('button', { type: 'button', class: 'menu-item', text: item.label, attrs: { role: 'menuitem', title: item.title } }));
+  const list = h('div', { class: 'menu', id, hidden: true, attrs: { role: 'menu', 'aria-label': label } }, entries);
+  const el = h('div', { class: 'menu-host' }, button, list);
+  const visible = () => entries.filter((e) => !e.hidden && !e.disabled);
+
+  function onOutside(e) { if (!el.contains(e.target)) close(false); }
+  function open() {
+    list.hidden = false;
+    button.setAttribute('aria-expanded', 'true');
+    document.addEventListener('pointerdown', onOutside, true);
+    const first = visible()[0];
+    if (first) first.focus();
+  }
+  function close(refocus = true) {
+    if (list.hidden) return;
+    list.hidden = true;
+    button.setAttribute('aria-expanded', 'false');
+    document.removeEventListener('pointerdown', onOutside, true);
+    if (refocus) button.focus();
+  }
+  button.addEventListener('click', () => (list.hidden ? open() : close()));
+  entries.forEach((entry, i) => entry.addEventListener('click', () => { close(); items[i].onSelect(); }));
+  list.addEventListener('keydown', (e) => {
+    const all = visible();
+    const at = all.indexOf(document.activeElement);
+    if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); close(); }
+    else if (e.key === 'Tab') close(false);
+    else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      const next = all[(at + (e.key === 'ArrowDown' ? 1 : all.length - 1)) % all.length];
+      if (next) next.focus();
+    } else if (e.key === 'Home' || e.key === 'End') {
+      e.preventDefault();
+      const next = e.key === 'Home' ? all[0] : all[all.length - 1];
+      if (next) next.focus();
+    }
+  });
+  return {
+    el,
+    close,
+    setHidden(itemLabel, hidden) {
+      const entry = entries[items.findIndex((i) => i.label === itemLabel)];
+      if (entry) entry.hidden = hidden;
+    },
+    setDisabled(itemLabel, disabled) {
+      const entry = entries[items.findIndex((i) => i.label === itemLabel)];
+      if (entry) entry.disabled = disabled;
+    },
+    destroy() { document.removeEventListener('pointerdown', onOutside, true); },
   };
 }
 
