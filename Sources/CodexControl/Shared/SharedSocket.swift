@@ -26,15 +26,19 @@ public enum SharedSocket {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
+        return connect(fd, to: path) == 0
+    }
+
+    /// `connect(2)` of the unix socket `fd` to `path` (at most ``maxPathBytes``).
+    static func connect(_ fd: Int32, to path: String) -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+            for (index, byte) in path.utf8.prefix(maxPathBytes).enumerated() { buffer[index] = byte }
         }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        return result == 0
     }
 
     /// Connects to the shared app-server at `path`, having checked that it is this user's: the socket's
@@ -66,15 +70,7 @@ public enum SharedSocket {
         let path = target
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw CodexError.unavailable("cannot make a socket (errno \(errno))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
+        guard connect(fd, to: path) == 0 else {
             let number = errno
             close(fd)
             throw CodexError.unavailable("no shared codex app-server answers at \(path) (errno \(number))")
