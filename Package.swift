@@ -105,7 +105,6 @@ let package = Package(
                 "BridgeStore",
                 "CodexControl",
                 "BridgePush",
-                "BridgeWeb",
                 "ChildProcess",
                 "ConfinedFiles",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -148,6 +147,7 @@ let package = Package(
         .target(
             name: "BridgeWeb",
             dependencies: [
+                "BridgeProtocol",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

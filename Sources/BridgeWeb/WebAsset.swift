@@ -1,3 +1,4 @@
+import BridgeProtocol
 import Crypto
 import Foundation
 import NIOCore
@@ -29,27 +30,8 @@ public struct WebAsset: Sendable {
         }
     }
 
-    /// The media type for a file name's extension (`application/octet-stream` when unknown); also what
-    /// `readFile` reports for a workspace file.
-    public static func contentType(of name: String) -> String {
-        switch (name as NSString).pathExtension.lowercased() {
-        case "html": "text/html; charset=utf-8"
-        case "js", "mjs": "text/javascript; charset=utf-8"
-        case "css": "text/css; charset=utf-8"
-        case "json": "application/json"
-        case "webmanifest": "application/manifest+json"
-        case "svg": "image/svg+xml"
-        case "png": "image/png"
-        case "jpg", "jpeg": "image/jpeg"
-        case "gif": "image/gif"
-        case "webp": "image/webp"
-        case "pdf": "application/pdf"
-        case "md", "markdown": "text/markdown; charset=utf-8"
-        case "ico": "image/x-icon"
-        case "txt": "text/plain; charset=utf-8"
-        default: "application/octet-stream"
-        }
-    }
+    /// The media type for a file name's extension (``MediaType/of(_:)``).
+    public static func contentType(of name: String) -> String { MediaType.of(name) }
 
     static func isText(_ name: String) -> Bool {
         ["html", "js", "mjs", "css", "json", "webmanifest", "svg", "txt"].contains((name as NSString).pathExtension.lowercased())

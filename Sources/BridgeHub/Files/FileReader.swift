@@ -1,5 +1,4 @@
 import BridgeProtocol
-import BridgeWeb
 import ConfinedFiles
 import Foundation
 
@@ -22,7 +21,7 @@ struct FileReader: Sendable {
         }
         guard bytes.count <= limit else { throw HubError(.tooLarge, "\(shown) grew past \(limit) bytes") }
         let data = Data(bytes)
-        let type = WebAsset.contentType(of: shown)
+        let type = MediaType.of(shown)
         if !bytes.contains(0), let text = String(data: data, encoding: .utf8) {
             return FileContent(
                 path: shown, size: data.count,

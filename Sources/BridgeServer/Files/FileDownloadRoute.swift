@@ -68,7 +68,7 @@ public struct FileDownloadRoute: Sendable {
         return Response(
             status: .ok,
             headers: [
-                .contentType: WebAsset.contentType(of: name),
+                .contentType: MediaType.of(name),
                 .contentLength: String(file.size),
                 .contentDisposition: Self.attachment(name: (name as NSString).lastPathComponent),
                 .cacheControl: "no-store",
