@@ -41,8 +41,12 @@ public struct NotifySender: Sendable {
     let client: HTTPClient
     let logger: Logger
 
-    public init(client: HTTPClient, logger: Logger) {
-        self.client = client
+    /// A sender with an HTTP client of its own (no redirects followed, bounded waits); ``shutdown()`` it when done.
+    public init(logger: Logger) {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.logger = logger
     }
 
@@ -140,5 +144,10 @@ public struct NotifySender: Sendable {
     /// An error without the URL it may quote.
     static func clean(_ error: any Error) -> String {
         String(describing: type(of: error)) + (error is HTTPClientError ? " \(error)" : "")
+    }
+
+    /// Ends the HTTP client (after the last send).
+    public func shutdown() async {
+        try? await client.shutdown()
     }
 }

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import BridgeProtocol
 import BridgePush
 import BridgeStore
@@ -65,7 +64,6 @@ public actor PushCoordinator: Service {
     let configuration: Configuration
     let store: PushSubscriptionStore
     let devices: DeviceRegistry?
-    let client: HTTPClient
     let sender: WebPushSender
     let notifier: NotifySender
     let logger: Logger
@@ -93,14 +91,10 @@ public actor PushCoordinator: Service {
         self.publicKey = webPush ? key.publicKeyBase64URL : nil
         self.store = store
         self.devices = devices
-        var clientConfiguration = HTTPClient.Configuration()
-        clientConfiguration.redirectConfiguration = .disallow
-        clientConfiguration.timeout = .init(connect: .seconds(10), read: .seconds(30))
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         self.sender = WebPushSender(
             policy: configuration.endpoints, key: key, subject: configuration.subject, maxAttempts: configuration.maxAttempts,
             logger: logger)
-        self.notifier = NotifySender(client: client, logger: logger)
+        self.notifier = NotifySender(logger: logger)
         self.logger = logger
         self.tokens = ActionTokenBook(lifetime: configuration.tokenLifetime)
         let (stream, continuation) = AsyncStream.makeStream(of: Signal.self)
@@ -125,7 +119,7 @@ public actor PushCoordinator: Service {
         }
         for task in tasks.values { task.cancel() }
         for task in tasks.values { await task.value }
-        try? await client.shutdown()
+        await notifier.shutdown()
     }
 
     // MARK: Requests
