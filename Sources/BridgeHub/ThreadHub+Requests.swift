@@ -110,6 +110,16 @@ extension ThreadHub {
             return .threadForked(try await forkThread(fork, cwd: cwd ?? "", policy: turnPolicy ?? gate.defaults, session: session))
         case .listSkills(let list):
             return .skills(try await listSkills(list, cwd: cwd ?? ""))
+        case .gitStatus, .gitCommit, .gitBranch, .gitSwitch, .gitPush, .gitPullRequest:
+            return try await answerGit(request, cwd: cwd ?? "")
+        case .gitCommitMessage(let ref):
+            return .commitMessage(try await writeCommitMessage(ref.threadId, cwd: cwd ?? ""))
+        case .runCommand(let run):
+            return .accepted(try await runCommand(run, cwd: cwd ?? "", policy: turnPolicy ?? gate.defaults, session: session))
+        case .stopCommand(let stop):
+            return .accepted(try await stopCommand(stop))
+        case .removeWorktree(let remove):
+            return .accepted(try await removeWorktree(remove, cwd: cwd ?? ""))
         }
     }
 

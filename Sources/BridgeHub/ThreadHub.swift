@@ -102,6 +102,9 @@ public actor ThreadHub: RequestHandling, Service {
     var sharedThreads = SharedThreadTracker()
     /// Threads whose cwd is being looked up (shared app-server).
     var sharedDiscoveries: Set<String> = []
+    /// git and gh for the git requests (ThreadHub+Git), and the last git request per work tree.
+    var gitTools = GitTools(environment: ProcessInfo.processInfo.environment)
+    var gitTails: [String: Task<Void, Never>] = [:]
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
