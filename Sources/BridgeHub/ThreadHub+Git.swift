@@ -33,7 +33,9 @@ extension ThreadHub {
 
     private func gitStatus(_ threadId: String, _ checkout: GitCheckout) async throws -> GitStatus {
         let (report, truncated) = try await checkout.status()
-        let files = report.files.map { GitStatus.File(path: $0.path, index: $0.index, worktree: $0.worktree, originalPath: $0.originalPath) }
+        let files = report.files.map {
+            GitStatus.File(path: $0.path, index: $0.index, worktree: $0.worktree, originalPath: $0.originalPath)
+        }
         var pullRequest: String?
         let config = try await checkout.config(.push)
         if let (hosting, _) = try await checkout.hostingRemote(config) {
@@ -68,6 +70,11 @@ extension ThreadHub {
             return PullRequest(threadId: request.threadId, url: url, created: true)
         }
         return PullRequest(threadId: request.threadId, url: hosting.compareURL(branch: branch, base: request.base), created: false)
+    }
+
+    /// Finds git and gh as they would be found in `environment` (tests: a home of their own).
+    func useGitEnvironment(_ environment: [String: String]) {
+        gitTools = GitTools(environment: environment)
     }
 
     /// Runs `work` after every earlier git request in the same work tree has finished.

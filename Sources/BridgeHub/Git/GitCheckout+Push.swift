@@ -71,11 +71,14 @@ extension GitCheckout {
         else {
             throw HubError(.badRequest, "no remote \(name.prefix(200)) in this repository")
         }
-        if name == upstreamRemote, let merge = upstreamMerge, merge.hasPrefix("refs/heads/"), GitRefName.isValidBranch(String(merge.dropFirst(11))) {
+        if name == upstreamRemote, let merge = upstreamMerge, merge.hasPrefix("refs/heads/"),
+            GitRefName.isValidBranch(String(merge.dropFirst(11)))
+        {
             return PushTarget(branch: branch, remote: name, destination: String(merge.dropFirst(11)), setsUpstream: false)
         }
         guard upstreamRemote != nil || setUpstream else {
-            throw HubError(.conflict, "branch \(branch) has no upstream: push with setUpstream to push it to \(name)/\(branch) and track it")
+            throw HubError(
+                .conflict, "branch \(branch) has no upstream: push with setUpstream to push it to \(name)/\(branch) and track it")
         }
         return PushTarget(branch: branch, remote: name, destination: branch, setsUpstream: upstreamRemote == nil && setUpstream)
     }
@@ -96,7 +99,8 @@ extension GitCheckout {
             "core.hooksPath=/dev/null", "core.fsmonitor=false", "core.alternateRefsCommand=", "receive.denyCurrentBranch=refuse",
             "receive.autogc=false", "gc.auto=0", "core.sshCommand=false",
         ]
-        return ([GitInvocation.shellQuoted(runner.executable)] + overrides.flatMap { ["-c", GitInvocation.shellQuoted($0)] } + ["receive-pack"])
+        return
+            ([GitInvocation.shellQuoted(runner.executable)] + overrides.flatMap { ["-c", GitInvocation.shellQuoted($0)] } + ["receive-pack"])
             .joined(separator: " ")
     }
 

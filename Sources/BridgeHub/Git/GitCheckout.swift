@@ -49,7 +49,10 @@ struct GitCheckout: Sendable {
     func status() async throws -> (report: GitStatusReport, truncated: Bool) {
         let config = try await config(.user)
         let outcome = try await runner.run(
-            ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=all", "--", tree.relativeDirectory],
+            [
+                "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=all", "--",
+                tree.relativeDirectory,
+            ],
             in: tree, trust: .user, config: config, directory: tree.top, outputLimit: 16 << 20)
         guard outcome.status == 0 || outcome.truncated else {
             throw HubError(.failed, "git status failed in \(tree.top)")
@@ -229,7 +232,8 @@ struct GitCheckout: Sendable {
         if outcome.timedOut { return "git did not finish in time" }
         let lines = outcome.text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         var line =
-            lines.last { $0.hasPrefix("fatal:") || $0.hasPrefix("error:") } ?? lines.last ?? "git exited with status \(outcome.status ?? -1)"
+            lines.last { $0.hasPrefix("fatal:") || $0.hasPrefix("error:") } ?? lines.last
+            ?? "git exited with status \(outcome.status ?? -1)"
         for prefix in ["fatal: ", "error: "] where line.hasPrefix(prefix) { line.removeFirst(prefix.count) }
         let clean = String(String.UnicodeScalarView(line.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
         return String(clean.prefix(300))

@@ -21,13 +21,15 @@ struct GitConfigSnapshot: Sendable, Hashable {
     init(entries: [Entry]) { self.entries = entries }
 
     /// Parses `git config --list --show-scope --null` output: `scope NUL key LF value NUL` per entry (no LF and
-    /// value for a key without one).
+    /// value for a key without one). Command-line entries (the bridge's own overrides) are left out: this is what
+    /// the files say.
     init(listing: [UInt8]) {
         var entries: [Entry] = []
         var fields = listing.split(separator: 0, omittingEmptySubsequences: false)[...]
         while let scopeField = fields.popFirst() {
             guard let body = fields.popFirst() else { break }
             let scope = Scope(rawValue: String(decoding: scopeField, as: UTF8.self)) ?? .unknown
+            if scope == .command { continue }
             if let newline = body.firstIndex(of: 0x0A) {
                 entries.append(
                     Entry(

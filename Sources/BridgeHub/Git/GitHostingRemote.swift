@@ -18,7 +18,8 @@ struct GitHostingRemote: Sendable, Hashable {
     init?(url remote: String) {
         var hostname: String
         var path: String
-        if let url = URL(string: remote), let scheme = url.scheme?.lowercased(), ["https", "http", "ssh", "git", "git+ssh"].contains(scheme),
+        if let url = URL(string: remote), let scheme = url.scheme?.lowercased(),
+            ["https", "http", "ssh", "git", "git+ssh"].contains(scheme),
             let host = url.host, !host.isEmpty
         {
             hostname = host

@@ -113,7 +113,8 @@ struct GitInvocation: Sendable, Hashable {
         for (key, value) in user.passthrough { environment[key] = value }
         environment["GIT_ALLOW_PROTOCOL"] = pushProtocols.joined(separator: ":")
         environment["GIT_PROXY_COMMAND"] = user.gitProxyCommand ?? ""
-        environment["GIT_SSH_COMMAND"] = user.sshCommand ?? config?.globalValue("core.sshCommand") ?? user.sshProgram.map(shellQuoted) ?? "ssh"
+        environment["GIT_SSH_COMMAND"] =
+            user.sshCommand ?? config?.globalValue("core.sshCommand") ?? user.sshProgram.map(shellQuoted) ?? "ssh"
         return environment
     }
 
