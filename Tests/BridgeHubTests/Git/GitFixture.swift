@@ -13,8 +13,9 @@ struct GitFixture {
     let remote: String
     let markers: String
 
-    init(identity: Bool = true, globalConfig: String = "") throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("git-\(UUID().uuidString)").path
+    /// - Parameter base: where it all goes (a fresh temporary directory when nil).
+    init(identity: Bool = true, globalConfig: String = "", base: String? = nil) throws {
+        let base = base ?? FileManager.default.temporaryDirectory.appendingPathComponent("git-\(UUID().uuidString)").path
         directory = try #require(WorkspaceRoots.resolve(try Self.make(base)))
         home = try Self.make(directory + "/home")
         repository = try Self.make(directory + "/app")
