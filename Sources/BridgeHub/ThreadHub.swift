@@ -105,6 +105,8 @@ public actor ThreadHub: RequestHandling, Service {
     /// git and gh for the git requests (ThreadHub+Git), and the last git request per work tree.
     var gitTools = GitTools(environment: ProcessInfo.processInfo.environment)
     var gitTails: [String: Task<Void, Never>] = [:]
+    /// Phones' `!commands` while they run (ThreadHub+Commands).
+    var commandRuns = CommandRuns()
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
@@ -188,6 +190,9 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     func notification(method: String, params: JSONValue, paramsJSON: String?) {
+        // Commands' output and ends name no thread (ThreadHub+Commands).
+        if method == "command/exec/outputDelta" { return commandOutputDelta(params) }
+        if method == Self.commandEndedMethod { return commandEnded(params) }
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
         if codex.isShared, !sharedNotification(method: method, params: params, paramsJSON: paramsJSON, threadId: threadId) { return }
         // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
