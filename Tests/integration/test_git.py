@@ -145,3 +145,48 @@ async def test_a_hostile_repository_runs_nothing_through_the_bridge(git_bridge, 
     assert refused["kind"] == "error" and refused["code"] == "unsafe_repository", refused
     assert "pre-commit" in refused["message"] and "let Codex commit" in refused["message"]
     assert sorted(os.listdir(markers)) == []
+
+
+@pytest.fixture
+def wide_bridge(bridge_factory, model, codex_home, workspace, git_home):
+    """A bridge whose root holds the workspace (so a worktree can go next to it)."""
+    env = codex_env(codex_home)
+    env["HOME"] = str(git_home)
+    args = ["--codex", codex_bin(), "--root", str(workspace.parent), *bridge_codex_args(model.port)]
+    return bridge_factory(name="wide-state", args=args, env=env)
+
+
+async def test_a_worktree_per_task(wide_bridge, model, workspace):
+    model.queue({"kind": "message", "text": "one"}, {"kind": "message", "text": "two"})
+    ws, _ = await hello(wide_bridge)
+    first = await request(ws, "startThread", cwd=str(workspace), prompt="task one", worktree={"branch": "task/one"})
+    assert first["kind"] == "threadStarted", first
+    container = workspace.parent / "workspace.worktrees"
+    assert first["cwd"] == str(container / "task-one") and first["branch"] == "task/one", first
+    assert first["worktreeOf"] == str(workspace)
+    await until_turn_completed(ws, first["threadId"])
+    second = await request(ws, "startThread", cwd=str(workspace), prompt="task two", worktree={"branch": "task/two"})
+    assert second["kind"] == "threadStarted" and second["cwd"] == str(container / "task-two"), second
+    await until_turn_completed(ws, second["threadId"])
+    taken = await request(ws, "startThread", cwd=str(workspace), prompt="again", worktree={"branch": "task/one"})
+    assert taken["kind"] == "error" and taken["code"] == "conflict", taken
+
+    # Codex itself works in the worktree; the threads' work stays apart.
+    (container / "task-one" / "one.txt").write_text("one\n")
+    assert (await request(ws, "gitCommit", threadId=first["threadId"], message="One"))["kind"] == "gitCommitted"
+    status = await request(ws, "gitStatus", threadId=second["threadId"])
+    assert status["branch"] == "task/two" and status["files"] == [], status
+    assert git("-C", str(workspace), "status", "--porcelain") == ""
+    listed = await request(ws, "listThreads")
+    by_id = {t["threadId"]: t for t in listed["threads"]}
+    assert by_id[first["threadId"]]["branch"] == "task/one" and by_id[first["threadId"]]["worktreeOf"] == str(workspace)
+    assert by_id[second["threadId"]]["cwd"] == str(container / "task-two")
+
+    (container / "task-two" / "draft.txt").write_text("unsaved\n")
+    kept = await request(ws, "removeWorktree", threadId=second["threadId"])
+    assert kept["kind"] == "error" and kept["code"] == "conflict", kept
+    assert (await request(ws, "archiveThread", threadId=second["threadId"]))["kind"] == "accepted"
+    removed = await request(ws, "removeWorktree", threadId=second["threadId"], force=True)
+    assert removed["kind"] == "accepted", removed
+    assert not (container / "task-two").exists()
+    assert git("-C", str(workspace), "branch", "--list", "task/two") == "task/two"

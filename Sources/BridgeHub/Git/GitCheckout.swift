@@ -216,7 +216,7 @@ struct GitCheckout: Sendable {
     /// The commit a branch, tag or commit name (never an expression or option) names.
     func resolveCommit(_ name: String, _ config: GitConfigSnapshot) async throws -> String {
         let isHash = (4...64).contains(name.count) && name.allSatisfy(\.isHexDigit)
-        guard isHash || GitRefName.isValidBranch(name) else {
+        guard isHash || name == "HEAD" || GitRefName.isValidBranch(name) else {
             throw HubError(.badRequest, "\(name.prefix(200)) is not a branch, tag or commit")
         }
         let outcome = try await git(["rev-parse", "--verify", "--quiet", "--end-of-options", name + "^{commit}"], config)
