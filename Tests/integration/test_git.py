@@ -2,6 +2,7 @@
 codex against the scripted model, a real git and a bare remote on disk (file://). Also the hostile repository
 end to end: planted hooks, fsmonitor, credential helper and receive-pack program never run. Cost: two bridges,
 ~10 s in all."""
+import json
 import os
 import subprocess
 
@@ -190,3 +191,21 @@ async def test_a_worktree_per_task(wide_bridge, model, workspace):
     assert removed["kind"] == "accepted", removed
     assert not (container / "task-two").exists()
     assert git("-C", str(workspace), "branch", "--list", "task/two") == "task/two"
+
+
+async def test_write_with_codex_asks_an_ephemeral_thread_not_the_users(git_bridge, model, workspace):
+    ws, thread = await started_thread(git_bridge, model, workspace)
+    await request(ws, "subscribe", threadId="*")
+    ws.pending = []
+    (workspace / "tracked.txt").write_text("parsed in UTC\n")
+    model.queue({"kind": "message", "text": "Parse dates in UTC\n\nThe parser assumed local time."})
+    answer = await request(ws, "gitCommitMessage", threadId=thread)
+    assert answer["kind"] == "commitMessage", answer
+    assert answer["message"] == "Parse dates in UTC\n\nThe parser assumed local time."
+    prompt = json.dumps(model.requests[-1]["input"])
+    assert "+parsed in UTC" in prompt and "commit message" in prompt
+    # Not a turn of the user's thread, and nothing of the helper thread reached the phone or the list.
+    assert not [m for m in ws.pending if m.get("threadId") not in (None, thread)], ws.pending
+    assert not [m for m in ws.pending if m.get("type") == "turn/started"], ws.pending
+    listed = await request(ws, "listThreads")
+    assert [t["threadId"] for t in listed["threads"]] == [thread]

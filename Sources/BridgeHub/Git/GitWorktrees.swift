@@ -98,7 +98,8 @@ struct GitWorktreeFacts: Sendable, Hashable {
         guard let commondir = Self.read(gitdir + "/commondir")?.trimmingCharacters(in: .whitespacesAndNewlines) else { return nil }
         let common = commondir.hasPrefix("/") ? commondir : gitdir + "/" + commondir
         guard let resolvedCommon = WorkspaceRoots.resolve(common) else { return nil }
-        mainCheckout = (resolvedCommon as NSString).lastPathComponent == ".git" ? (resolvedCommon as NSString).deletingLastPathComponent : nil
+        mainCheckout =
+            (resolvedCommon as NSString).lastPathComponent == ".git" ? (resolvedCommon as NSString).deletingLastPathComponent : nil
         let head = Self.read(gitdir + "/HEAD")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         branch = head.hasPrefix("ref: refs/heads/") ? String(head.dropFirst(16)) : nil
         if let branch, !GitRefName.isValidBranch(branch) { self.branch = nil }

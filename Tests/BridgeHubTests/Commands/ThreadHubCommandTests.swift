@@ -29,7 +29,10 @@ import Testing
             for piece in [[0x68, 0x69, 0x20, 0xC3], [0xA9, 0x0A], Array("oops\n".utf8)] as [[UInt8]] {
                 await codex.notify(
                     "command/exec/outputDelta",
-                    ["processId": .string(processId), "stream": "stdout", "deltaBase64": .string(Data(piece).base64EncodedString()), "capReached": false])
+                    [
+                        "processId": .string(processId), "stream": "stdout", "deltaBase64": .string(Data(piece).base64EncodedString()),
+                        "capReached": false,
+                    ])
             }
             return ["exitCode": 3, "stdout": "", "stderr": ""]
         }
@@ -80,7 +83,9 @@ import Testing
         _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
         var runs: [String] = []
         for _ in 0..<3 {
-            guard case .response(_, .accepted(let accepted)) = await harness.request(.runCommand(RunCommand(threadId: "t1", command: "sleep 100")), phone),
+            guard
+                case .response(_, .accepted(let accepted)) = await harness.request(
+                    .runCommand(RunCommand(threadId: "t1", command: "sleep 100")), phone),
                 let runId = accepted.runId
             else { throw HubHarnessError.unexpected }
             runs.append(runId)
@@ -107,7 +112,9 @@ import Testing
                 return [:]
             }
             let phone = await harness.session()
-            guard case .response(_, .accepted(let accepted)) = await harness.request(.runCommand(RunCommand(threadId: "t1", command: "sleep 60")), phone)
+            guard
+                case .response(_, .accepted(let accepted)) = await harness.request(
+                    .runCommand(RunCommand(threadId: "t1", command: "sleep 60")), phone)
             else { throw HubHarnessError.unexpected }
             runId = accepted.runId ?? ""
         }

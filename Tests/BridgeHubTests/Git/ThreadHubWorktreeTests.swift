@@ -28,7 +28,8 @@ import Testing
         let phone = await harness.session()
         func start(_ branch: String, from: String? = nil) async -> ServerMessage {
             await harness.request(
-                .startThread(StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: branch, from: from))), phone)
+                .startThread(StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: branch, from: from))),
+                phone)
         }
         guard case .response(_, .threadStarted(let first)) = await start("feature/one") else {
             Issue.record("no thread")
@@ -69,9 +70,10 @@ import Testing
             Issue.record("no list")
             return
         }
-        #expect(list.threads.map { [$0.threadId, $0.branch ?? "-", $0.worktreeOf ?? "-"] } == [
-            ["t1", "feature/one", fixture.repository], ["t2", "feature/two", fixture.repository], ["t0", "-", "-"],
-        ])
+        #expect(
+            list.threads.map { [$0.threadId, $0.branch ?? "-", $0.worktreeOf ?? "-"] } == [
+                ["t1", "feature/one", fixture.repository], ["t2", "feature/two", fixture.repository], ["t0", "-", "-"],
+            ])
 
         // Removing: refused with uncommitted work, forced away; the branch stays.
         harness.codexKnowsThread("t2", cwd: second.cwd)
@@ -104,4 +106,3 @@ import Testing
         #expect(try fixture.git("-C", fixture.repository, "status", "--porcelain") == "")
     }
 }
-
