@@ -37,16 +37,19 @@ extension ThreadHub {
             GitStatus.File(path: $0.path, index: $0.index, worktree: $0.worktree, originalPath: $0.originalPath)
         }
         var pullRequest: String?
+        var compareURL: String?
         let config = try await checkout.config(.push)
-        if let (hosting, _) = try await checkout.hostingRemote(config) {
+        if let (hosting, branch) = try await checkout.hostingRemote(config) {
             pullRequest = "compare"
+            compareURL = hosting.compareURL(branch: branch, base: nil)
             if hosting.host == .github, let gh = gitTools.gh, await gh.isLoggedIn(hosting.hostname, in: checkout, config: config) {
                 pullRequest = "gh"
             }
         }
         return GitStatus(
             threadId: threadId, branch: report.branch, head: report.head, upstream: report.upstream, ahead: report.ahead,
-            behind: report.behind, files: files, truncated: truncated ? true : nil, root: checkout.tree.top, pullRequest: pullRequest)
+            behind: report.behind, files: files, truncated: truncated ? true : nil, root: checkout.tree.top, pullRequest: pullRequest,
+            compareUrl: compareURL)
     }
 
     /// Through `gh` when it is installed and logged in for the host; else the host's compare page.

@@ -97,11 +97,15 @@ public struct GitStatus: Codable, Sendable, Hashable {
     /// `"gh"` when `gitPullRequest` creates the pull request, `"compare"` when it answers the host's compare page;
     /// absent when neither is possible (no branch, or a remote on no known host).
     public var pullRequest: String?
+    /// The host's page that proposes merging the branch (into the host's default branch), when the remote is on
+    /// GitHub, GitLab or Bitbucket: a link a client can open directly.
+    public var compareUrl: String?
 
     public init(
         threadId: String, branch: String?, head: String? = nil, upstream: String? = nil, ahead: Int = 0, behind: Int = 0, files: [File],
-        truncated: Bool? = nil, root: String, pullRequest: String? = nil
+        truncated: Bool? = nil, root: String, pullRequest: String? = nil, compareUrl: String? = nil
     ) {
+        self.compareUrl = compareUrl
         self.threadId = threadId
         self.branch = branch
         self.head = head
@@ -115,7 +119,7 @@ public struct GitStatus: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case threadId, branch, head, upstream, ahead, behind, files, truncated, root, pullRequest
+        case threadId, branch, head, upstream, ahead, behind, files, truncated, root, pullRequest, compareUrl
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -130,6 +134,7 @@ public struct GitStatus: Codable, Sendable, Hashable {
         try container.encodeIfPresent(truncated, forKey: .truncated)
         try container.encode(root, forKey: .root)
         try container.encodeIfPresent(pullRequest, forKey: .pullRequest)
+        try container.encodeIfPresent(compareUrl, forKey: .compareUrl)
     }
 }
 
