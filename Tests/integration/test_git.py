@@ -209,3 +209,34 @@ async def test_write_with_codex_asks_an_ephemeral_thread_not_the_users(git_bridg
     assert not [m for m in ws.pending if m.get("type") == "turn/started"], ws.pending
     listed = await request(ws, "listThreads")
     assert [t["threadId"] for t in listed["threads"]] == [thread]
+
+
+async def test_attach_status_commit_push_and_a_command(git_bridge, model, workspace, remote, tmp_path):
+    from test_attach import attach
+
+    model.queue({"kind": "message", "text": "made it"})
+    term = attach(git_bridge, tmp_path / "client")
+    try:
+        term.expect(r"connected to ")
+        term.send(f"/new {workspace} start")
+        term.expect(r"-- turn completed")
+        (workspace / "tracked.txt").write_text("changed\n")
+        term.send("/status")
+        term.expect(r"on (master|main), no upstream \(/push sets origin\)")
+        term.expect(r"\.M tracked\.txt")
+        term.send("/commit Change tracked")
+        term.expect(r"committed [0-9a-f]{7} on (master|main)")
+        term.send("/push")
+        term.expect(r"pushed to origin/(master|main)")
+        term.send("/status")
+        term.expect(r"up to date with origin/(master|main)")
+        term.expect(r"nothing to commit")
+        term.send("!echo from the terminal; exit 4")
+        term.expect(r"! echo from the terminal; exit 4")
+        term.expect(r"from the terminal")
+        term.expect(r"\[exit 4\]")
+        term.send("/quit")
+        assert term.wait() == 0
+    finally:
+        term.close()
+    assert git("-C", str(workspace), "log", "-1", "--format=%an: %s") == "Ana: Change tracked"

@@ -63,3 +63,80 @@ extension ServerMessage {
         }
     }
 }
+
+/// `gitPullRequest` with a stand-in `gh` on the bridge's PATH (GitHub's CLI is not installed here): it is asked
+/// only when logged in, gets an explicit repository, head, title, body and base, and every git it starts gets the
+/// bridge's overrides (a planted fsmonitor does not run). Without it, the compare page. Cost: a few processes.
+@Suite(.timeLimit(.minutes(1))) struct ThreadHubPullRequestTests {
+    static func fakeGh(_ fixture: GitFixture, loggedIn: Bool) throws -> String {
+        let bin = try GitFixture.make(fixture.directory + "/gh-bin")
+        try """
+        #!/bin/sh
+        case "$1 $2" in
+        "auth token") [ "\(loggedIn ? "yes" : "no")" = yes ] && echo gho_secret && exit 0; exit 1 ;;
+        "pr create")
+            printf '%s\\n' "$@" > \(fixture.directory)/gh-args
+            git status --porcelain > /dev/null  # as gh does: git in the repository
+            env | grep -c '^GIT_CONFIG_KEY_' > \(fixture.directory)/gh-overrides
+            echo "Creating pull request for main into main in ana/app"
+            echo "https://github.com/ana/app/pull/7" ;;
+        esac
+        """.write(toFile: bin + "/gh", atomically: true, encoding: .utf8)
+        chmod(bin + "/gh", 0o755)
+        return bin
+    }
+
+    @Test func ghCreatesThePullRequestWhenLoggedInElseTheComparePage() async throws {
+        let harness = try await HubHarness()
+        let fixture = try GitFixture(base: harness.root + "/git")
+        try fixture.git("-C", fixture.repository, "remote", "set-url", "origin", "git@github.com:ana/app.git")
+        try fixture.script(fixture.directory + "/evil-fsmonitor", marker: "fsmonitor")
+        try fixture.git("-C", fixture.repository, "config", "core.fsmonitor", fixture.directory + "/evil-fsmonitor")
+        harness.codexKnowsThread("t1", cwd: fixture.repository)
+        let phone = await harness.session()
+        let request = BridgeRequest.gitPullRequest(GitPullRequest(threadId: "t1", title: "Parse in UTC", body: "Why.", base: "main"))
+
+        // No gh: the compare page.
+        await harness.hub.useGitEnvironment(fixture.environment)
+        guard case .response(_, .gitStatus(let plain)) = await harness.request(.gitStatus(ThreadRef(threadId: "t1")), phone) else {
+            throw HubHarnessError.unexpected
+        }
+        #expect(plain.pullRequest == "compare" && plain.compareUrl == "https://github.com/ana/app/compare/main?expand=1")
+        let compare = await harness.request(request, phone)
+        #expect(
+            compare
+                == .response(
+                    id: compare.answerId ?? "",
+                    .pullRequest(
+                        PullRequest(threadId: "t1", url: "https://github.com/ana/app/compare/main...main?expand=1", created: false))))
+
+        // gh, not logged in: still the compare page, and gh was not asked to create anything.
+        let loggedOut = try Self.fakeGh(fixture, loggedIn: false)
+        await harness.hub.useGitEnvironment(["HOME": fixture.home, "PATH": loggedOut + ":/usr/bin:/bin"])
+        guard case .response(_, .pullRequest(let fallback)) = await harness.request(request, phone) else {
+            throw HubHarnessError.unexpected
+        }
+        #expect(!fallback.created && !FileManager.default.fileExists(atPath: fixture.directory + "/gh-args"))
+
+        let bin = try Self.fakeGh(fixture, loggedIn: true)
+        await harness.hub.useGitEnvironment(["HOME": fixture.home, "PATH": bin + ":/usr/bin:/bin"])
+        guard case .response(_, .gitStatus(let status)) = await harness.request(.gitStatus(ThreadRef(threadId: "t1")), phone) else {
+            throw HubHarnessError.unexpected
+        }
+        #expect(status.pullRequest == "gh")
+        let created = await harness.request(request, phone)
+        #expect(
+            created
+                == .response(
+                    id: created.answerId ?? "",
+                    .pullRequest(PullRequest(threadId: "t1", url: "https://github.com/ana/app/pull/7", created: true))))
+        let arguments = try String(contentsOfFile: fixture.directory + "/gh-args", encoding: .utf8)
+        #expect(
+            arguments
+                == "pr\ncreate\n--repo\ngithub.com/ana/app\n--head\nmain\n--title\nParse in UTC\n--body\nWhy.\n--base\nmain\n")
+        let overrides = try String(contentsOfFile: fixture.directory + "/gh-overrides", encoding: .utf8)
+        #expect((Int(overrides.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 20)
+        #expect(fixture.touchedMarkers == [])
+        #expect(await harness.request(.gitPullRequest(GitPullRequest(threadId: "t1", title: "two\nlines")), phone).errorCode == .badRequest)
+    }
+}
