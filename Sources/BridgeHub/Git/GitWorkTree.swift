@@ -19,19 +19,33 @@ struct GitWorkTree: Sendable, Hashable {
         return GitWorkTree(top: top, gitPath: top == "/" ? "/.git" : top + "/.git", directory: directory)
     }
 
-    /// The nearest directory at or above `directory` holding a `.git` entry (a directory or a gitfile).
+    /// The nearest directory at or above `directory` holding a `.git` that git would take: a directory with a
+    /// `HEAD`, or a gitfile (`gitdir: …`). Like git's own discovery, an empty or unrelated `.git` on the way up is
+    /// passed over rather than taken for the repository.
     static func repositoryTop(containing directory: String) -> String? {
         var url = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
         while true {
-            var info = stat()
-            if lstat(url.appendingPathComponent(".git").path, &info) == 0,
-                (info.st_mode & S_IFMT) == S_IFDIR || (info.st_mode & S_IFMT) == S_IFREG
-            {
-                return url.path
-            }
+            if isRepositoryEntry(url.appendingPathComponent(".git").path) { return url.path }
             let parent = url.deletingLastPathComponent()
             if parent.path == url.path { return nil }
             url = parent
+        }
+    }
+
+    /// Whether `path` (a `.git`, not followed if a link) is a git directory with a `HEAD` or a gitfile.
+    static func isRepositoryEntry(_ path: String) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return false }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            var head = stat()
+            return lstat(path + "/HEAD", &head) == 0 && ((head.st_mode & S_IFMT) == S_IFREG || (head.st_mode & S_IFMT) == S_IFLNK)
+        case S_IFREG:
+            guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+            defer { try? handle.close() }
+            return (try? handle.read(upToCount: 8)).map { String(decoding: $0, as: UTF8.self) == "gitdir: " } ?? false
+        default:
+            return false
         }
     }
 
