@@ -323,7 +323,8 @@ public actor BridgeClient {
                 return
             }
             waiting.continuation?.resume(throwing: BridgeRequestError(code: error.code, message: error.message, requestId: id))
-        case .event, .approvalRequest, .approvalResolved, .inputRequest, .inputResolved, .messageQueued, .messageUnqueued:
+        case .event, .approvalRequest, .approvalResolved, .inputRequest, .inputResolved, .messageQueued, .messageUnqueued, .commandStarted,
+            .commandOutput, .commandExited:
             guard let seq = message.seq, seqs.accept(seq) else { return }
             eventInput.yield(message)
             unacked += 1

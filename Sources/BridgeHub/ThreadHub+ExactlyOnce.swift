@@ -13,7 +13,8 @@ import Logging
 /// A `codex_unavailable` answer is not kept (nothing was done; the retry may act).
 extension ThreadHub {
     static let deduplicatedKinds: Set<String> = [
-        "startThread", "sendMessage", "interrupt", "approve", "answerInput", "cancelQueued", "startReview", "forkThread",
+        "startThread", "sendMessage", "interrupt", "approve", "answerInput", "cancelQueued", "startReview", "forkThread", "gitCommit",
+        "gitBranch", "gitSwitch", "gitPush", "gitPullRequest", "runCommand", "stopCommand", "removeWorktree",
     ]
 
     func answerOnce(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {

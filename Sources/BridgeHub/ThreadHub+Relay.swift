@@ -14,6 +14,7 @@ extension ThreadHub {
             return
         }
         let threadId = note.threadId
+        if !ephemeralThreads.isEmpty, ephemeralThreads[threadId] != nil { return }  // the bridge's own (ThreadHub+CommitMessage)
         // A thread the hub knows stays known (entries are never removed): look it up once per run of its deltas.
         if threadId != relayFrame.knownThread {
             if threads[threadId] == nil { threads[threadId] = ThreadState(loadedGeneration: generation) }

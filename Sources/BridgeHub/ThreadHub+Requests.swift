@@ -110,6 +110,16 @@ extension ThreadHub {
             return .threadForked(try await forkThread(fork, cwd: cwd ?? "", policy: turnPolicy ?? gate.defaults, session: session))
         case .listSkills(let list):
             return .skills(try await listSkills(list, cwd: cwd ?? ""))
+        case .gitStatus, .gitCommit, .gitBranch, .gitSwitch, .gitPush, .gitPullRequest:
+            return try await answerGit(request, cwd: cwd ?? "")
+        case .gitCommitMessage(let ref):
+            return .commitMessage(try await writeCommitMessage(ref.threadId, cwd: cwd ?? ""))
+        case .runCommand(let run):
+            return .accepted(try await runCommand(run, cwd: cwd ?? "", policy: turnPolicy ?? gate.defaults, session: session))
+        case .stopCommand(let stop):
+            return .accepted(try await stopCommand(stop))
+        case .removeWorktree(let remove):
+            return .accepted(try await removeWorktree(remove, cwd: cwd ?? ""))
         }
     }
 
@@ -168,11 +178,13 @@ extension ThreadHub {
             guard gate.shows(cwd: thread["cwd"]?.stringValue) else { return nil }
             let status = thread["status"]?["type"]?.stringValue ?? thread["status"]?.stringValue
             let text = { (key: String) in thread[key]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } }
+            let worktree = worktreeFacts(of: thread["cwd"]?.stringValue.flatMap(WorkspaceRoots.resolve))
             return ThreadSummary(
                 threadId: id, cwd: thread["cwd"]?.stringValue, preview: thread["preview"]?.stringValue,
                 status: status, updatedAt: thread["updatedAt"]?.numberValue, source: Self.source(of: thread), name: text("name"),
                 model: text("model"), reasoningEffort: text("reasoningEffort"), parentThreadId: text("parentThreadId"),
-                agentNickname: text("agentNickname"), agentRole: text("agentRole")
+                agentNickname: text("agentNickname"), agentRole: text("agentRole"), branch: worktree?.branch,
+                worktreeOf: worktree?.worktreeOf
             )
         }
         return ThreadList(threads: threads, nextCursor: result["nextCursor"]?.stringValue)
@@ -192,6 +204,8 @@ extension ThreadHub {
         guard !start.prompt.isEmpty else { throw HubError(.badRequest, "prompt must not be empty") }
         try await checkModel(start.model, effort: start.effort)
         let extraInput = try attachmentInputs(start.attachments)
+        var cwd = cwd
+        if let worktree = start.worktree { cwd = try await worktreeDirectory(for: worktree, cwd: cwd) }
         let before = lastSeq
         let threadId = try await codex.threadStart(
             cwd: cwd, model: start.model, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
@@ -211,7 +225,8 @@ extension ThreadHub {
             effort: start.effort, extraInput: extraInput, timeout: policy.codexTimeout)
         claimUploads(start.attachments, for: threadId)
         session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
-        return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd)
+        let worktree = start.worktree != nil ? worktreeFacts(of: cwd) : nil
+        return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd, branch: worktree?.branch, worktreeOf: worktree?.worktreeOf)
     }
 
     private func rememberPolicy(_ turnPolicy: TurnPolicy, of threadId: String) async {

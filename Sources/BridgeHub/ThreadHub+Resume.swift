@@ -83,6 +83,12 @@ extension ThreadHub {
                     MessageUnqueued(seq: seq, threadId: threadId, queuedId: queuedId, reason: .failed, message: "bridge restarted")),
                 threadId: threadId)
         }
+        for (threadId, runId) in try journal.openEntries(opened: "commandStarted", closed: "commandExited") {
+            seq += 1
+            try add(
+                .commandExited(CommandExited(seq: seq, threadId: threadId, runId: runId, exitCode: nil, reason: "bridge restarted")),
+                threadId: threadId)
+        }
         try journal.append(contentsOf: entries)
         if !entries.isEmpty {
             logger.notice(
@@ -132,6 +138,11 @@ extension ThreadHub {
             JournalEntry(seq: queued.seq, threadId: threadId, kind: message.kind, approvalId: queued.queuedId, text: text)
         case .messageUnqueued(let unqueued):
             JournalEntry(seq: unqueued.seq, threadId: threadId, kind: message.kind, approvalId: unqueued.queuedId, text: text)
+        // A command's run id too.
+        case .commandStarted(let started):
+            JournalEntry(seq: started.seq, threadId: threadId, kind: message.kind, approvalId: started.runId, text: text)
+        case .commandExited(let exited):
+            JournalEntry(seq: exited.seq, threadId: threadId, kind: message.kind, approvalId: exited.runId, text: text)
         default:
             JournalEntry(seq: message.seq ?? 0, threadId: threadId, kind: message.kind, text: text)
         }

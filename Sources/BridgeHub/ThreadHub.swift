@@ -102,6 +102,13 @@ public actor ThreadHub: RequestHandling, Service {
     var sharedThreads = SharedThreadTracker()
     /// Threads whose cwd is being looked up (shared app-server).
     var sharedDiscoveries: Set<String> = []
+    /// git and gh for the git requests (ThreadHub+Git), and the last git request per work tree.
+    var gitTools = GitTools(environment: ProcessInfo.processInfo.environment)
+    var gitTails: [String: Task<Void, Never>] = [:]
+    /// Phones' `!commands` while they run (ThreadHub+Commands).
+    var commandRuns = CommandRuns()
+    /// The bridge's own ephemeral Codex threads (a commit message being written; ThreadHub+CommitMessage).
+    var ephemeralThreads: [String: EphemeralThread] = [:]
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
@@ -185,7 +192,11 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     func notification(method: String, params: JSONValue, paramsJSON: String?) {
+        // Commands' output and ends name no thread (ThreadHub+Commands).
+        if method == "command/exec/outputDelta" { return commandOutputDelta(params) }
+        if method == Self.commandEndedMethod { return commandEnded(params) }
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
+        if ephemeralNotification(method: method, params: params, threadId: threadId) { return }  // ThreadHub+CommitMessage
         if codex.isShared, !sharedNotification(method: method, params: params, paramsJSON: paramsJSON, threadId: threadId) { return }
         // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
         // which its items and `turn/completed` carry): the root is the thread's turn.
@@ -218,6 +229,9 @@ public actor ThreadHub: RequestHandling, Service {
             // Another client of the shared app-server (the terminal) answers it; an error from us would win.
             logger.debug("Leaving a Codex request to the other clients", metadata: ["bridge.codex.method": "\(method)"])
             return
+        }
+        if let threadId = params["threadId"]?.stringValue, ephemeralThreads[threadId] != nil {
+            return refuse(id: id, method: method)  // the bridge's own read-only helper thread asks nothing of anyone
         }
         if relayInput(id: id, method: method, params: params) { return }
         guard let type = ApprovalMapping.type(of: method),

@@ -47,6 +47,11 @@ public struct BridgeErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cu
     public static let unsupportedMedia = Self("unsupported_media")
     /// The request is valid but cannot be done in the thread's current state.
     public static let conflict = Self("conflict")
+    /// A repository configures something the bridge will not run or honour for this request (a hook the user
+    /// relies on, a filter program, a proxy or TLS setting for a push); the message names the key.
+    public static let unsafeRepository = Self("unsafe_repository")
+    /// An outside program the request ran (git, gh) failed; the message is its own reason in one line.
+    public static let failed = Self("failed")
     /// An unexpected failure inside the bridge.
     public static let `internal` = Self("internal")
 }

@@ -106,6 +106,16 @@ extension ClientMessage {
         case .startReview: request = .startReview(try payload(StartReview.self))
         case .forkThread: request = .forkThread(try payload(ForkThread.self))
         case .listSkills: request = .listSkills(try payload(ListSkills.self))
+        case .gitStatus: request = .gitStatus(try payload(ThreadRef.self))
+        case .gitCommit: request = .gitCommit(try payload(GitCommit.self))
+        case .gitBranch: request = .gitBranch(try payload(GitBranch.self))
+        case .gitSwitch: request = .gitSwitch(try payload(GitSwitch.self))
+        case .gitPush: request = .gitPush(try payload(GitPush.self))
+        case .gitCommitMessage: request = .gitCommitMessage(try payload(ThreadRef.self))
+        case .gitPullRequest: request = .gitPullRequest(try payload(GitPullRequest.self))
+        case .runCommand: request = .runCommand(try payload(RunCommand.self))
+        case .stopCommand: request = .stopCommand(try payload(StopCommand.self))
+        case .removeWorktree: request = .removeWorktree(try payload(RemoveWorktree.self))
         }
         return .request(id: id, request)
     }
@@ -141,6 +151,15 @@ extension ClientMessage {
             case .startReview(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .forkThread(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .listSkills(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .gitStatus(let value), .gitCommitMessage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .gitCommit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .gitBranch(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .gitSwitch(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .gitPush(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .gitPullRequest(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .runCommand(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .stopCommand(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .removeWorktree(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

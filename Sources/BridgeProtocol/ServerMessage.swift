@@ -14,6 +14,9 @@ public enum ServerMessage: Sendable, Hashable {
     case inputResolved(InputResolved)
     case messageQueued(MessageQueued)
     case messageUnqueued(MessageUnqueued)
+    case commandStarted(CommandStarted)
+    case commandOutput(CommandOutput)
+    case commandExited(CommandExited)
 
     /// The wire `kind`.
     public var kind: String {
@@ -29,6 +32,9 @@ public enum ServerMessage: Sendable, Hashable {
         case .inputResolved: "inputResolved"
         case .messageQueued: "messageQueued"
         case .messageUnqueued: "messageUnqueued"
+        case .commandStarted: "commandStarted"
+        case .commandOutput: "commandOutput"
+        case .commandExited: "commandExited"
         }
     }
 
@@ -42,6 +48,9 @@ public enum ServerMessage: Sendable, Hashable {
         case .inputResolved(let resolved): resolved.seq
         case .messageQueued(let queued): queued.seq
         case .messageUnqueued(let unqueued): unqueued.seq
+        case .commandStarted(let started): started.seq
+        case .commandOutput(let output): output.seq
+        case .commandExited(let exited): exited.seq
         default: nil
         }
     }
@@ -59,12 +68,21 @@ public enum ServerMessage: Sendable, Hashable {
         case .inputResolved(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .messageQueued(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .messageUnqueued(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .commandStarted(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .commandOutput(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .commandExited(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .response(let id, let response):
             switch response {
             case .threads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .threadStarted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .threadForked(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .skills(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .gitStatus(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .gitCommitted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .gitBranched(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .gitPushed(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .commitMessage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .pullRequest(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .accepted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .subscribed(let value), .unsubscribed(let value):
                 return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
@@ -142,6 +160,9 @@ public enum ServerMessage: Sendable, Hashable {
         case "inputResolved": return .inputResolved(try payload(InputResolved.self))
         case "messageQueued": return .messageQueued(try payload(MessageQueued.self))
         case "messageUnqueued": return .messageUnqueued(try payload(MessageUnqueued.self))
+        case "commandStarted": return .commandStarted(try payload(CommandStarted.self))
+        case "commandOutput": return .commandOutput(try payload(CommandOutput.self))
+        case "commandExited": return .commandExited(try payload(CommandExited.self))
         case "threads": return try response(.threads(payload(ThreadList.self)))
         case "threadStarted": return try response(.threadStarted(payload(ThreadStarted.self)))
         case "accepted": return try response(.accepted(payload(Accepted.self)))
@@ -157,6 +178,12 @@ public enum ServerMessage: Sendable, Hashable {
         case "files": return try response(.files(payload(FileMatches.self)))
         case "threadForked": return try response(.threadForked(payload(ThreadForked.self)))
         case "skills": return try response(.skills(payload(SkillList.self)))
+        case "gitStatus": return try response(.gitStatus(payload(GitStatus.self)))
+        case "gitCommitted": return try response(.gitCommitted(payload(GitCommitted.self)))
+        case "gitBranched": return try response(.gitBranched(payload(GitBranched.self)))
+        case "gitPushed": return try response(.gitPushed(payload(GitPushed.self)))
+        case "commitMessage": return try response(.commitMessage(payload(CommitMessage.self)))
+        case "pullRequest": return try response(.pullRequest(payload(PullRequest.self)))
         default:
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
         }

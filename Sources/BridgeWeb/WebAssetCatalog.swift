@@ -8,12 +8,16 @@ enum WebAssetCatalog {
             ("app.js", PackageResources.app_js),
             ("approval-card.js", PackageResources.approval_card_js),
             ("attachments.js", PackageResources.attachments_js),
+            ("command-card.js", PackageResources.command_card_js),
+            ("commands.js", PackageResources.commands_js),
             ("connection.js", PackageResources.connection_js),
+            ("desk.css", PackageResources.desk_css),
             ("diff-screen.js", PackageResources.diff_screen_js),
             ("diff-view.js", PackageResources.diff_view_js),
             ("dom.js", PackageResources.dom_js),
             ("file-screen.js", PackageResources.file_screen_js),
             ("fragment.js", PackageResources.fragment_js),
+            ("git-panel.js", PackageResources.git_panel_js),
             ("icon-192.png", PackageResources.icon_192_png),
             ("icon-512.png", PackageResources.icon_512_png),
             ("icon-maskable-512.png", PackageResources.icon_maskable_512_png),
@@ -34,6 +38,7 @@ enum WebAssetCatalog {
             ("threads-screen.js", PackageResources.threads_screen_js),
             ("threads.js", PackageResources.threads_js),
             ("ui.js", PackageResources.ui_js),
+            ("worktree-option.js", PackageResources.worktree_option_js),
         ]
         return Dictionary(uniqueKeysWithValues: files.map { ($0.0, WebAsset(name: $0.0, body: $0.1)) })
     }

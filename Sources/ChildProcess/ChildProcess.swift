@@ -36,20 +36,21 @@ public enum ChildProcess {
     }
 
     /// Runs `executable` (an absolute path: nothing is looked up on PATH here) with exactly `environment`
-    /// (nothing is inherited) and standard input from /dev/null. Standard error is discarded, or with
-    /// `includeStandardError` joined to the output (as `2>&1` would).
+    /// (nothing is inherited) and standard input from /dev/null, or `standardInput`'s bytes. Standard error is
+    /// discarded, or with `includeStandardError` joined to the output (as `2>&1` would).
     public static func run(
         _ executable: String,
         arguments: [String],
         environment: [String: String],
         workingDirectory: String? = nil,
+        standardInput: [UInt8]? = nil,
         includeStandardError: Bool = false,
         outputLimit: Int = 1 << 20,
         timeout: Duration = .seconds(10)
     ) async throws -> Outcome {
         let request = Request(
             executable: executable, arguments: arguments, environment: environment, workingDirectory: workingDirectory,
-            outputLimit: outputLimit, timeout: timeout)
+            standardInput: standardInput, outputLimit: outputLimit, timeout: timeout)
         return includeStandardError ? try await request.run(error: .combinedWithOutput) : try await request.run(error: .discarded)
     }
 
@@ -59,10 +60,16 @@ public enum ChildProcess {
         let arguments: [String]
         let environment: [String: String]
         let workingDirectory: String?
+        let standardInput: [UInt8]?
         let outputLimit: Int
         let timeout: Duration
 
         func run<ErrorOutput: ErrorOutputProtocol>(error: ErrorOutput) async throws -> Outcome {
+            if let standardInput { return try await run(input: .array(standardInput), error: error) }
+            return try await run(input: .none, error: error)
+        }
+
+        func run<Input: InputProtocol, ErrorOutput: ErrorOutputProtocol>(input: Input, error: ErrorOutput) async throws -> Outcome {
             var options = PlatformOptions()
             options.processGroupID = 0
             options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: .milliseconds(500))]
@@ -77,7 +84,7 @@ public enum ChildProcess {
                     environment: .custom(custom),
                     workingDirectory: workingDirectory.map { FilePath($0) },
                     platformOptions: options,
-                    input: .none,
+                    input: input,
                     output: .sequence,
                     error: error
                 ) { execution -> (output: [UInt8], truncated: Bool, timedOut: Bool) in

@@ -113,6 +113,10 @@ struct AttachSession {
                 say("no thread open: /new DIR PROMPT starts one, /list and /open THREAD open one")
                 return true
             }
+            if line.hasPrefix("!"), line.count > 1 {  // a command in the thread's directory, in Codex's sandbox
+                await request(.runCommand(RunCommand(threadId: thread, command: String(line.dropFirst())))) { _ in nil }
+                return true
+            }
             await request(.sendMessage(SendMessage(threadId: thread, text: line))) { _ in nil }
             return true
         }
@@ -136,6 +140,10 @@ struct AttachSession {
                 /unqueue ID           take a queued message back
                 /models               the models Codex offers (and their efforts)
                 /usage                what is left of the account's rate limits
+                /status               the open thread's branch and changed files (git)
+                /commit MESSAGE       commit every change under the thread's directory
+                /push                 push the branch (to its upstream, else to origin, which becomes it)
+                !COMMAND              run COMMAND in the thread's directory, in Codex's sandbox
                 /quit                 leave (or Ctrl-C twice)
                 any other line        a message to the open thread
                 at an approval prompt: y = accept, n = decline, a = accept for the session
@@ -239,6 +247,33 @@ struct AttachSession {
                         + (model.defaultEffort.map { " (default \($0))" } ?? "")
                 }.joined(separator: "\n")
             }
+        case "/status", "/commit", "/push":
+            guard let thread else {
+                say("no thread open")
+                return true
+            }
+            let argument = parts.count > 1 ? parts[1...].joined(separator: " ") : ""
+            switch parts[0] {
+            case "/status":
+                await request(.gitStatus(ThreadRef(threadId: thread))) { answer in
+                    guard case .gitStatus(let status) = answer else { return nil }
+                    return AttachGit.describe(status)
+                }
+            case "/commit":
+                guard !argument.isEmpty else {
+                    say("usage: /commit MESSAGE")
+                    return true
+                }
+                await request(.gitCommit(GitCommit(threadId: thread, message: argument))) { answer in
+                    guard case .gitCommitted(let commit) = answer else { return nil }
+                    return "committed \(commit.sha.prefix(7)) on \(commit.branch ?? "a detached HEAD")"
+                }
+            default:
+                await request(.gitPush(GitPush(threadId: thread, setUpstream: true))) { answer in
+                    guard case .gitPushed(let pushed) = answer else { return nil }
+                    return "pushed to \(pushed.remote)/\(pushed.branch)"
+                }
+            }
         case "/rename", "/cat", "/archive":
             guard let thread else {
                 say("no thread open")
@@ -332,6 +367,13 @@ struct AttachSession {
             say("queued \(queued.queuedId): \(queued.text)")
         case .messageUnqueued(let unqueued):
             say("queued \(unqueued.queuedId) \(unqueued.reason.rawValue)" + (unqueued.message.map { ": \($0)" } ?? ""))
+        case .commandStarted(let started):
+            say("! \(started.command)")
+        case .commandOutput(let output):
+            write(output.data)
+            midLine = !output.data.hasSuffix("\n")
+        case .commandExited(let exited):
+            say(AttachGit.describe(exited))
         default: break
         }
     }

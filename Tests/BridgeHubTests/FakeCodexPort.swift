@@ -7,11 +7,13 @@ import Synchronization
 /// every answer the hub gives to Codex's own requests, and lets the test push events.
 final class FakeCodexPort: CodexPort {
     typealias Handler = @Sendable (JSONValue) throws -> JSONValue
+    typealias AsyncHandler = @Sendable (JSONValue) async throws -> JSONValue
 
     let events = CodexStream<CodexEvent>(capacity: 4096)
     /// Plays a shared app-server (the terminal's Codex uses it too).
     let isShared: Bool
     private let handlers = Mutex<[String: Handler]>([:])
+    private let asyncHandlers = Mutex<[String: AsyncHandler]>([:])
     private let log = Mutex<[(method: String, params: JSONValue)]>([])
     private let answers = Mutex<[(id: CodexRequestID, result: JSONValue?, errorCode: Int?)]>([])
 
@@ -20,6 +22,11 @@ final class FakeCodexPort: CodexPort {
     /// Answers `method` with `handler` from now on.
     func on(_ method: String, _ handler: @escaping Handler) {
         handlers.withLock { $0[method] = handler }
+    }
+
+    /// Answers `method` with `handler`, which may wait (e.g. stream notifications first) from now on.
+    func onAsync(_ method: String, _ handler: @escaping AsyncHandler) {
+        asyncHandlers.withLock { $0[method] = handler }
     }
 
     /// The requests the hub sent, in order.
@@ -32,6 +39,7 @@ final class FakeCodexPort: CodexPort {
 
     func request(_ method: String, params: JSONValue, timeout: Duration) async throws -> JSONValue {
         log.withLock { $0.append((method, params)) }
+        if let handler = asyncHandlers.withLock({ $0[method] }) { return try await handler(params) }
         guard let handler = handlers.withLock({ $0[method] }) else {
             throw CodexError.rpc(code: -32601, message: "fake codex: no handler for \(method)")
         }

@@ -38,6 +38,16 @@ import Testing
         case .startReview: (#""threadId":"t1","target":"uncommitted""#, "error:codex_error")
         case .forkThread: (#""threadId":"t1""#, "error:codex_error")
         case .listSkills: (#""threadId":"t1""#, "error:codex_error")
+        // The project is no git repository.
+        case .gitStatus, .gitCommitMessage: (#""threadId":"t1""#, "error:bad_request")
+        case .gitCommit: (#""threadId":"t1","message":"m""#, "error:bad_request")
+        case .gitBranch: (#""threadId":"t1","name":"b""#, "error:bad_request")
+        case .gitSwitch: (#""threadId":"t1","branch":"b""#, "error:bad_request")
+        case .gitPush: (#""threadId":"t1""#, "error:bad_request")
+        case .gitPullRequest: (#""threadId":"t1","title":"t""#, "error:bad_request")
+        case .runCommand: (#""threadId":"t1","command":"ls""#, "accepted")  // it then fails: the fake Codex has no command/exec
+        case .stopCommand: (#""threadId":"t1","runId":"nope""#, "error:not_found")
+        case .removeWorktree: (#""threadId":"t1""#, "error:bad_request")  // not a worktree the bridge made
         }
     }
 

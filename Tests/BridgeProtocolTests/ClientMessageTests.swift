@@ -75,6 +75,13 @@ import Testing
             .startReview(StartReview(threadId: "t", target: .commit("abc123"))),
             .forkThread(ForkThread(threadId: "t", turnId: "u1")), .forkThread(ForkThread(threadId: "t")),
             .listSkills(ListSkills(threadId: "t")), .listThreads(ListThreads(archived: true)),
+            .gitStatus(ThreadRef(threadId: "t")), .gitCommit(GitCommit(threadId: "t", message: "m", paths: ["a.txt"])),
+            .gitBranch(GitBranch(threadId: "t", name: "b", from: "main")), .gitSwitch(GitSwitch(threadId: "t", branch: "main")),
+            .gitPush(GitPush(threadId: "t", remote: "origin", setUpstream: true)), .gitCommitMessage(ThreadRef(threadId: "t")),
+            .gitPullRequest(GitPullRequest(threadId: "t", title: "T", body: "B", base: "main")),
+            .runCommand(RunCommand(threadId: "t", command: "ls")), .stopCommand(StopCommand(threadId: "t", runId: "run-1")),
+            .removeWorktree(RemoveWorktree(threadId: "t", force: true)),
+            .startThread(StartThread(cwd: "/", prompt: "p", worktree: WorktreeRequest(branch: "b", from: "main"))),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {
@@ -117,5 +124,38 @@ import Testing
         #expect(
             !(try ServerMessage.helloAck(HelloAck(version: 1, ok: true, server: ServerInfo(id: "s", name: "n", version: "1"))).encodedText()
                 .contains("push")))
+    }
+}
+
+/// The git, command and worktree messages as a client reads them (issue 24).
+@Suite struct GitAndCommandMessageTests {
+    @Test func serverMessagesRoundTripAndNullsStayExplicit() throws {
+        let messages: [ServerMessage] = [
+            .response(
+                id: "s",
+                .gitStatus(
+                    GitStatus(
+                        threadId: "t", branch: nil, upstream: nil, files: [.init(path: "a", index: "R", worktree: ".", originalPath: "b")],
+                        root: "/w"))),
+            .response(id: "c", .gitCommitted(GitCommitted(threadId: "t", sha: "abc", branch: "main"))),
+            .response(id: "b", .gitBranched(GitBranched(threadId: "t", branch: "x"))),
+            .response(id: "p", .gitPushed(GitPushed(threadId: "t", remote: "origin", branch: "x"))),
+            .response(id: "m", .commitMessage(CommitMessage(threadId: "t", message: "Fix\n\nBody"))),
+            .response(id: "r", .pullRequest(PullRequest(threadId: "t", url: "https://github.com/a/b/pull/1", created: true))),
+            .response(id: "a", .accepted(Accepted(threadId: "t", runId: "run-1"))),
+            .response(
+                id: "w", .threadStarted(ThreadStarted(threadId: "t", turnId: "u", cwd: "/w.worktrees/x", branch: "x", worktreeOf: "/w"))),
+            .commandStarted(CommandStarted(seq: 1, threadId: "t", runId: "run-1", command: "ls", cwd: "/w", deviceId: "d")),
+            .commandOutput(CommandOutput(seq: 2, threadId: "t", runId: "run-1", data: "a\n")),
+            .commandExited(CommandExited(seq: 3, threadId: "t", runId: "run-1", exitCode: nil, reason: "stopped", truncated: true)),
+        ]
+        for message in messages {
+            #expect(try ServerMessage.decode(message.encoded()) == message)
+        }
+        let detached = String(decoding: try messages[0].encoded(), as: UTF8.self)
+        #expect(detached.contains(#""branch":null"#) && !detached.contains("upstream"))
+        let stopped = String(decoding: try messages[10].encoded(), as: UTF8.self)
+        #expect(stopped.contains(#""exitCode":null"#))
+        #expect(messages[9].seq == 2)
     }
 }

@@ -23,11 +23,14 @@ public struct StartThread: Codable, Sendable, Hashable {
     public var approvalPolicy: String?
     /// `uploadId`s from `POST /uploads`, passed to Codex as images or audio.
     public var attachments: [String]?
+    /// Run the thread in a new git worktree on a new branch (`cwd` must be inside a repository).
+    public var worktree: WorktreeRequest?
     public init(
         cwd: String, prompt: String, model: String? = nil, sandbox: String? = nil, approvalPolicy: String? = nil, effort: String? = nil,
-        attachments: [String]? = nil
+        attachments: [String]? = nil, worktree: WorktreeRequest? = nil
     ) {
         self.attachments = attachments
+        self.worktree = worktree
         self.cwd = cwd
         self.prompt = prompt
         self.model = model
@@ -161,6 +164,16 @@ public enum BridgeRequest: Sendable, Hashable {
     case startReview(StartReview)
     case forkThread(ForkThread)
     case listSkills(ListSkills)
+    case gitStatus(ThreadRef)
+    case gitCommit(GitCommit)
+    case gitBranch(GitBranch)
+    case gitSwitch(GitSwitch)
+    case gitPush(GitPush)
+    case gitCommitMessage(ThreadRef)
+    case gitPullRequest(GitPullRequest)
+    case runCommand(RunCommand)
+    case stopCommand(StopCommand)
+    case removeWorktree(RemoveWorktree)
 
     /// The wire `kind` of this request.
     public var kind: String { requestKind.rawValue }
@@ -193,6 +206,16 @@ public enum BridgeRequest: Sendable, Hashable {
         case .startReview: .startReview
         case .forkThread: .forkThread
         case .listSkills: .listSkills
+        case .gitStatus: .gitStatus
+        case .gitCommit: .gitCommit
+        case .gitBranch: .gitBranch
+        case .gitSwitch: .gitSwitch
+        case .gitPush: .gitPush
+        case .gitCommitMessage: .gitCommitMessage
+        case .gitPullRequest: .gitPullRequest
+        case .runCommand: .runCommand
+        case .stopCommand: .stopCommand
+        case .removeWorktree: .removeWorktree
         }
     }
 
@@ -210,6 +233,15 @@ public enum BridgeRequest: Sendable, Hashable {
         case .startReview(let review): review.threadId
         case .forkThread(let fork): fork.threadId
         case .listSkills(let list): list.threadId
+        case .gitStatus(let ref), .gitCommitMessage(let ref): ref.threadId
+        case .gitCommit(let commit): commit.threadId
+        case .gitBranch(let branch): branch.threadId
+        case .gitSwitch(let change): change.threadId
+        case .gitPush(let push): push.threadId
+        case .gitPullRequest(let request): request.threadId
+        case .runCommand(let run): run.threadId
+        case .stopCommand(let stop): stop.threadId
+        case .removeWorktree(let remove): remove.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
             .answerInput:
@@ -249,4 +281,14 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case startReview
     case forkThread
     case listSkills
+    case gitStatus
+    case gitCommit
+    case gitBranch
+    case gitSwitch
+    case gitPush
+    case gitCommitMessage
+    case gitPullRequest
+    case runCommand
+    case stopCommand
+    case removeWorktree
 }

@@ -19,12 +19,18 @@ public struct ThreadSummary: Codable, Sendable, Hashable {
     public var parentThreadId: String?
     public var agentNickname: String?
     public var agentRole: String?
+    /// For a thread in a linked git worktree (such as one `startThread {worktree}` made): the worktree's branch.
+    public var branch: String?
+    /// … and the main checkout it belongs to.
+    public var worktreeOf: String?
     public init(
         threadId: String, cwd: String? = nil, preview: String? = nil, status: String? = nil, updatedAt: Double? = nil,
         source: String? = nil,
         name: String? = nil, model: String? = nil, reasoningEffort: String? = nil, parentThreadId: String? = nil,
-        agentNickname: String? = nil, agentRole: String? = nil
+        agentNickname: String? = nil, agentRole: String? = nil, branch: String? = nil, worktreeOf: String? = nil
     ) {
+        self.branch = branch
+        self.worktreeOf = worktreeOf
         self.threadId = threadId
         self.cwd = cwd
         self.preview = preview
@@ -55,7 +61,12 @@ public struct ThreadStarted: Codable, Sendable, Hashable {
     public var threadId: String
     public var turnId: String
     public var cwd: String
-    public init(threadId: String, turnId: String, cwd: String) {
+    /// With `startThread {worktree}`: the new branch, and the main checkout the worktree belongs to.
+    public var branch: String?
+    public var worktreeOf: String?
+    public init(threadId: String, turnId: String, cwd: String, branch: String? = nil, worktreeOf: String? = nil) {
+        self.branch = branch
+        self.worktreeOf = worktreeOf
         self.threadId = threadId
         self.turnId = turnId
         self.cwd = cwd
@@ -72,9 +83,13 @@ public struct Accepted: Codable, Sendable, Hashable {
     public var requestId: String?
     /// `sendMessage` with `mode: "queue"` while a turn runs, and `cancelQueued`: the queued message.
     public var queuedId: String?
+    /// `runCommand` and `stopCommand`: the command's run.
+    public var runId: String?
     public init(
-        threadId: String? = nil, turnId: String? = nil, approvalId: String? = nil, requestId: String? = nil, queuedId: String? = nil
+        threadId: String? = nil, turnId: String? = nil, approvalId: String? = nil, requestId: String? = nil, queuedId: String? = nil,
+        runId: String? = nil
     ) {
+        self.runId = runId
         self.requestId = requestId
         self.queuedId = queuedId
         self.threadId = threadId
@@ -216,6 +231,12 @@ public enum BridgeResponse: Sendable, Hashable {
     case files(FileMatches)
     case threadForked(ThreadForked)
     case skills(SkillList)
+    case gitStatus(GitStatus)
+    case gitCommitted(GitCommitted)
+    case gitBranched(GitBranched)
+    case gitPushed(GitPushed)
+    case commitMessage(CommitMessage)
+    case pullRequest(PullRequest)
 
     /// The wire `kind` of this answer.
     public var kind: String {
@@ -235,6 +256,12 @@ public enum BridgeResponse: Sendable, Hashable {
         case .files: "files"
         case .threadForked: "threadForked"
         case .skills: "skills"
+        case .gitStatus: "gitStatus"
+        case .gitCommitted: "gitCommitted"
+        case .gitBranched: "gitBranched"
+        case .gitPushed: "gitPushed"
+        case .commitMessage: "commitMessage"
+        case .pullRequest: "pullRequest"
         }
     }
 }

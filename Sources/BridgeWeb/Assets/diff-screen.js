@@ -2,13 +2,15 @@
 import { h } from './dom.js';
 import { header, describeError, displayPath } from './ui.js';
 import { renderDiff } from './diff-view.js';
+import { gitPanel } from './git-panel.js';
 
 export function diffScreen(ctx, threadId) {
   const { store, conn } = ctx;
   const thread = store.ensure(threadId);
   const head = header(ctx, { title: 'Changes', subtitle: displayPath(thread.cwd, ctx.policy().roots), back: () => ctx.back(`#/t/${encodeURIComponent(threadId)}`) });
   const body = h('div', { class: 'diff-host' }, h('p', { class: 'empty', text: 'Loading…' }));
-  const el = h('div', { class: 'screen diff-screen' }, head.el, h('main', { class: 'diff-main' }, body));
+  const git = gitPanel(ctx, threadId, { onCommitted: () => load() }); // branch, commit, push (git-panel.js)
+  const el = h('div', { class: 'screen diff-screen' }, head.el, h('main', { class: 'diff-main' }, git.el, body));
   let timer = null;
   let alive = true;
 
@@ -23,13 +25,13 @@ export function diffScreen(ctx, threadId) {
   const unwatch = store.watchThread(threadId, (change) => {
     if (change.type !== 'diff' && !(change.type === 'turnStatus')) return;
     clearTimeout(timer);
-    timer = setTimeout(load, 800);
+    timer = setTimeout(() => { load(); git.refresh(); }, 800);
   });
   load();
   return {
     el,
     title: () => 'Changes',
-    reload: load,
-    destroy() { alive = false; unwatch(); clearTimeout(timer); },
+    reload() { load(); git.refresh(); },
+    destroy() { alive = false; unwatch(); clearTimeout(timer); git.destroy(); },
   };
 }

@@ -4,6 +4,8 @@ import { h, icon } from './dom.js';
 import { header, toast, displayPath, basename, describeError } from './ui.js';
 import { pref, setPref } from './store.js';
 import { attachments } from './attachments.js';
+import { worktreeFields, worktreeRequest } from './worktree-option.js';
+import { oneLine } from './git-panel.js';
 
 const SANDBOX_LABELS = { 'read-only': 'Read only', 'workspace-write': 'Workspace write', 'danger-full-access': 'Full access (dangerous)' };
 const APPROVAL_LABELS = { untrusted: 'Ask for anything untrusted', 'on-failure': 'Ask when a command fails', 'on-request': 'Ask when Codex wants to', never: 'Never ask' };
@@ -133,7 +135,7 @@ export function newThreadScreen(ctx) {
         h('button', { type: 'button', class: 'text-button', text: 'Change', on: { click: () => { chosen = null; render(); } } })),
       input,
       h('div', { class: 'prompt-attachments' }, attached.button, attached.file, attached.tray),
-      h('details', { class: 'options' }, h('summary', null, h('span', { text: 'Options' }), chosenOptions), ...modelPickers(), sandbox, approvals),
+      h('details', { class: 'options' }, h('summary', null, h('span', { text: 'Options' }), chosenOptions), ...modelPickers(), sandbox, approvals, worktreeFields()),
       start);
     const describe = () => {
       const data = new FormData(form);
@@ -149,6 +151,9 @@ export function newThreadScreen(ctx) {
       start.disabled = true;
       const fields = { cwd: chosen, prompt };
       const data = new FormData(form);
+      const wt = worktreeRequest(data); // New worktree (worktree-option.js)
+      if (wt.error) { start.disabled = false; toast(wt.error); return; }
+      if (wt.worktree) fields.worktree = wt.worktree;
       if (data.get('sandbox')) fields.sandbox = data.get('sandbox');
       if (data.get('approvalPolicy')) fields.approvalPolicy = data.get('approvalPolicy');
       if (data.get('model')) fields.model = data.get('model');
@@ -164,7 +169,7 @@ export function newThreadScreen(ctx) {
         ctx.navigate(`#/t/${encodeURIComponent(answer.threadId)}`, { replace: true });
       } catch (err) {
         start.disabled = false;
-        toast(`Could not start: ${describeError(err)}`);
+        toast(`Could not start: ${fields.worktree ? oneLine(err) : describeError(err)}`);
       }
     });
     setTimeout(() => input.focus(), 0);

@@ -10,6 +10,8 @@ import { attachments } from './attachments.js';
 import { mentionPicker } from './mention-picker.js';
 import { failureTitle, describeUsage } from './thread-extras.js';
 import { renderChanges } from './diff-view.js';
+import { commandCard } from './command-card.js';
+import { oneLine } from './git-panel.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
@@ -57,6 +59,7 @@ export function threadScreen(ctx, threadId) {
   const views = new Map(); // itemId -> view
   const turnEls = new Map(); // turnId -> {el, items, footer}
   const cards = new Map(); // approvalId or requestId -> card
+  const commandCards = new Map(); // runId -> card (`!commands`, command-card.js)
   let stuck = true;
 
   // -- scrolling -----------------------------------------------------------------------------------------
@@ -154,6 +157,13 @@ export function threadScreen(ctx, threadId) {
     turnEl(turn || { id: question.turnId }).items.append(card.el);
   }
 
+  function addCommand(run) {
+    if (commandCards.has(run.runId)) return;
+    const card = commandCard(run, { stop: (r) => conn.request('stopCommand', { threadId, runId: r.runId }), onLayout });
+    commandCards.set(run.runId, card);
+    conversation.append(card.el);
+  }
+
   function renderQueue() {
     const queued = [...(thread.queued || new Map()).values()];
     queuedList.replaceChildren(...queued.map((q) => h('li', { class: 'queued', dataset: { queuedId: q.queuedId } },
@@ -173,6 +183,7 @@ export function threadScreen(ctx, threadId) {
     views.clear();
     turnEls.clear();
     cards.clear();
+    commandCards.clear();
     for (const turn of thread.turns) {
       turnEl(turn);
       for (const id of turn.items) {
@@ -189,6 +200,7 @@ export function threadScreen(ctx, threadId) {
       }
       turnStatus(turn);
     }
+    for (const run of (thread.commands || new Map()).values()) addCommand(run);
     placeholder.hidden = thread.turns.length > 0 || !thread.loaded;
     if (thread.loaded && !thread.turns.length) placeholder.textContent = 'No messages yet.';
     renderHeader();
@@ -233,6 +245,14 @@ export function threadScreen(ctx, threadId) {
         if (change.unqueued && change.unqueued.reason === 'failed') toast(`A queued message could not start: ${change.unqueued.message || 'unknown reason'}`);
         break;
       case 'status': renderHeader(); return;
+      case 'command': {
+        placeholder.hidden = true;
+        const card = commandCards.get(change.run.runId);
+        if (card) card.update(change);
+        else addCommand(change.run);
+        if (!change.run.running && !change.output) announce(`Command ${change.run.exitCode === 0 ? 'finished' : 'ended'}.`);
+        return;
+      }
       default: return;
     }
     renderHeader();
@@ -261,6 +281,11 @@ export function threadScreen(ctx, threadId) {
     grow();
     stuck = true;
     try {
+      // `!command`: run in the thread's folder, in Codex's sandbox (a live card shows it), not sent to the agent.
+      if (text.startsWith('!') && text.slice(1).trim()) {
+        await conn.request('runCommand', { threadId, command: text.slice(1).trim() });
+        return;
+      }
       const queue = !queueToggle.hidden && queueToggle.getAttribute('aria-pressed') === 'true';
       const ids = await attached.ids();
       await conn.request('sendMessage', { threadId, text, ...(queue ? { mode: 'queue' } : {}), ...(ids.length ? { attachments: ids } : {}) });
@@ -268,7 +293,7 @@ export function threadScreen(ctx, threadId) {
     } catch (err) {
       if (!input.value) input.value = text;
       grow();
-      toast(`Not sent: ${describeError(err)}`);
+      toast(`Not sent: ${text.startsWith('!') ? oneLine(err) : describeError(err)}`);
     } finally {
       send.disabled = false;
     }

@@ -2,6 +2,7 @@
 // stream. Views watch it: the list listens for list changes, a thread screen for fine-grained change records
 // of one thread (a new item, a delta, a status), so streaming text is appended, never re-rendered.
 import { applyExtra, errorKind } from './thread-extras.js';
+import { applyCommand } from './commands.js';
 
 const TERMINAL = new Set(['completed', 'interrupted', 'failed']);
 
@@ -152,7 +153,7 @@ export class ThreadStore {
       case 'event': return this.applyEvent(msg);
       case 'approvalRequest': return this.applyApproval(msg);
       case 'approvalResolved': return this.applyResolved(msg);
-      default: applyExtra(this, msg); return undefined;
+      default: if (!applyCommand(this, msg)) applyExtra(this, msg); return undefined;
     }
   }
 

@@ -1,0 +1,39 @@
+import BridgeProtocol
+import Foundation
+import Logging
+
+/// A worktree per task (`startThread {worktree}`, `removeWorktree`), and the `branch` / `worktreeOf` that answers and
+/// `listThreads` carry for a thread in a linked worktree.
+extension ThreadHub {
+    /// The directory a `startThread {worktree}` runs in: a new worktree on a new branch (its place inside the
+    /// roots; see ``GitCheckout/addWorktree(branch:from:allowed:)``).
+    func worktreeDirectory(for request: WorktreeRequest, cwd: String) async throws -> String {
+        let checkout = try gitTools.checkout(cwd)
+        let roots = gate.roots
+        return try await serializedGit(checkout.tree.top) {
+            try await checkout.addWorktree(branch: request.branch, from: request.from) { roots.contains(resolved: $0) }
+        }
+    }
+
+    /// The branch and main checkout of a thread's directory when it is a linked worktree of a repository inside the
+    /// roots.
+    func worktreeFacts(of cwd: String?) -> (branch: String?, worktreeOf: String)? {
+        guard let cwd, let top = GitWorkTree.repositoryTop(containing: cwd), let facts = GitWorktreeFacts(top: top),
+            let main = facts.mainCheckout, gate.roots.contains(resolved: main)
+        else { return nil }
+        return (facts.branch, main)
+    }
+
+    func removeWorktree(_ remove: RemoveWorktree, cwd: String) async throws -> Accepted {
+        if threads[remove.threadId]?.runningTurnId != nil {
+            throw HubError(.conflict, "a turn is running on thread \(remove.threadId); interrupt it or wait")
+        }
+        let checkout = try gitTools.checkout(cwd)
+        let roots = gate.roots
+        try await serializedGit(checkout.tree.top) {
+            try await checkout.removeWorktree(force: remove.force ?? false) { roots.contains(resolved: $0) }
+        }
+        logger.info("Worktree removed", metadata: ["bridge.thread.id": "\(remove.threadId)", "bridge.worktree": "\(checkout.tree.top)"])
+        return Accepted(threadId: remove.threadId)
+    }
+}

@@ -1,0 +1,173 @@
+// The Changes screen's git part: the branch and how far it is from its upstream, a commit message (typed, or
+// written by Codex), Commit, Push and the pull request (created through gh, or the host's compare page). Every
+// failure shows as one line: the bridge's own message, which names git's reason.
+import { h } from './dom.js';
+
+/** The bridge's one-line message for a failed request ("code: message" when it has no message). */
+export function oneLine(err) {
+  if (!err) return 'Something went wrong';
+  const text = String(err.message || err.code || err).replace(/\s+/g, ' ').trim();
+  return text || String(err.code || 'Something went wrong');
+}
+
+/** "3 changed files · 2 ahead, 1 behind origin/main" */
+export function describeStatus(status) {
+  const parts = [];
+  const n = (status.files || []).length;
+  parts.push(n === 0 ? 'No changes' : `${n}${status.truncated ? '+' : ''} changed file${n === 1 ? '' : 's'}`);
+  if (status.upstream) {
+    const where = [];
+    if (status.ahead) where.push(`${status.ahead} ahead`);
+    if (status.behind) where.push(`${status.behind} behind`);
+    parts.push(where.length ? `${where.join(', ')} ${status.upstream}` : `up to date with ${status.upstream}`);
+  } else if (status.branch) {
+    parts.push('not pushed yet');
+  }
+  return parts.join(' · ');
+}
+
+/**
+ * gitPanel(ctx, threadId, {onCommitted}) → {el, refresh(), destroy()}. Hidden while the thread's folder is not
+ * in a git repository. `onCommitted` runs after a commit (the diff below it changed).
+ */
+export function gitPanel(ctx, threadId, { onCommitted } = {}) {
+  const { conn } = ctx;
+  let status = null;
+  let busy = false;
+  let alive = true;
+
+  const branch = h('p', { class: 'git-branch' });
+  const summary = h('p', { class: 'git-summary' });
+  const message = h('textarea', { class: 'git-message', rows: 3, placeholder: 'Summary line, blank line, details', attrs: { 'aria-label': 'Commit message', autocomplete: 'off' } });
+  const write = h('button', { type: 'button', class: 'secondary', text: 'Write with Codex' });
+  const commit = h('button', { type: 'button', class: 'primary', text: 'Commit' });
+  const push = h('button', { type: 'button', class: 'secondary', text: 'Push' });
+  const pullRequest = h('button', { type: 'button', class: 'secondary', hidden: true, text: 'Create pull request' });
+  const compare = h('a', { class: 'secondary link-button', hidden: true, text: 'Open compare page', attrs: { target: '_blank', rel: 'noopener noreferrer' } });
+  const error = h('p', { class: 'git-error', hidden: true, attrs: { role: 'alert' } });
+  const done = h('p', { class: 'git-done', hidden: true, attrs: { 'aria-live': 'polite' } });
+  const letCodex = h('button', { type: 'button', class: 'secondary', hidden: true, text: 'Let Codex commit' });
+  const el = h('section', { class: 'git-panel', hidden: true, attrs: { 'aria-label': 'Git' } },
+    h('div', { class: 'git-head' }, branch, summary),
+    h('label', { class: 'git-label', text: 'Commit message', htmlFor: 'git-message' }),
+    message,
+    h('div', { class: 'git-actions' }, write, commit),
+    h('div', { class: 'git-actions' }, push, pullRequest, compare),
+    error, letCodex, done);
+  message.id = 'git-message';
+
+  function showError(err, { commitRefused = false } = {}) {
+    error.textContent = oneLine(err);
+    error.hidden = false;
+    done.hidden = true;
+    // A hook the user relies on (or a filter program): Codex commits in its sandbox instead, in a normal turn.
+    letCodex.hidden = !(commitRefused && err && err.code === 'unsafe_repository');
+  }
+
+  function showDone(text) {
+    error.hidden = true;
+    letCodex.hidden = true;
+    done.textContent = text;
+    done.hidden = false;
+  }
+
+  function render() {
+    if (!status) return;
+    el.hidden = false;
+    branch.textContent = status.branch ? status.branch : `Detached at ${String(status.head || '').slice(0, 7) || 'no commit'}`;
+    branch.classList.toggle('detached', !status.branch);
+    summary.textContent = describeStatus(status);
+    const changed = (status.files || []).length > 0;
+    commit.disabled = busy || !changed;
+    write.disabled = busy || !changed;
+    push.disabled = busy || !status.branch;
+    push.textContent = status.upstream ? 'Push' : 'Push to origin';
+    pullRequest.hidden = status.pullRequest !== 'gh';
+    pullRequest.disabled = busy;
+    compare.hidden = status.pullRequest !== 'compare' || !status.compareUrl;
+    if (status.compareUrl) compare.href = status.compareUrl;
+  }
+
+  async function refresh() {
+    try {
+      const next = await conn.request('gitStatus', { threadId });
+      if (!alive) return;
+      status = next;
+      render();
+    } catch (err) {
+      if (!alive) return;
+      status = null;
+      // Not a repository (or no git): no panel. Anything else is worth a line.
+      el.hidden = err.code === 'bad_request' || (err.code === 'failed' && /not installed/.test(err.message || ''));
+      if (!el.hidden) showError(err);
+    }
+  }
+
+  async function act(button, work) {
+    busy = true;
+    render();
+    button.setAttribute('aria-busy', 'true');
+    try { await work(); }
+    finally {
+      busy = false;
+      button.removeAttribute('aria-busy');
+      if (alive) render();
+    }
+  }
+
+  write.addEventListener('click', () => act(write, async () => {
+    const before = write.textContent;
+    write.textContent = 'Writing…';
+    try {
+      const answer = await conn.request('gitCommitMessage', { threadId });
+      message.value = answer.message || '';
+      error.hidden = true;
+      message.focus();
+    } catch (err) { showError(err); }
+    finally { write.textContent = before; }
+  }));
+
+  commit.addEventListener('click', () => act(commit, async () => {
+    const text = message.value.trim();
+    if (!text) { showError({ message: 'Write a commit message first (or tap Write with Codex).' }); message.focus(); return; }
+    try {
+      const answer = await conn.request('gitCommit', { threadId, message: text });
+      message.value = '';
+      showDone(`Committed ${String(answer.sha).slice(0, 7)} on ${answer.branch || 'a detached HEAD'}.`);
+      await refresh();
+      if (onCommitted) onCommitted();
+    } catch (err) { showError(err, { commitRefused: true }); }
+  }));
+
+  letCodex.addEventListener('click', () => act(letCodex, async () => {
+    const text = message.value.trim();
+    const ask = text ? `Commit all the current changes with this commit message:\n\n${text}` : 'Commit all the current changes with a good commit message.';
+    try {
+      await conn.request('sendMessage', { threadId, text: ask });
+      ctx.navigate(`#/t/${encodeURIComponent(threadId)}`);
+    } catch (err) { showError(err); }
+  }));
+
+  push.addEventListener('click', () => act(push, async () => {
+    try {
+      const answer = await conn.request('gitPush', { threadId, ...(status && status.upstream ? {} : { setUpstream: true }) });
+      showDone(`Pushed to ${answer.remote}/${answer.branch}.`);
+      await refresh();
+    } catch (err) { showError(err); }
+  }));
+
+  pullRequest.addEventListener('click', () => act(pullRequest, async () => {
+    const title = message.value.trim().split('\n')[0] || (status && status.branch) || 'Changes';
+    const body = message.value.trim().split('\n').slice(1).join('\n').trim();
+    try {
+      const answer = await conn.request('gitPullRequest', { threadId, title, ...(body ? { body } : {}) });
+      error.hidden = true;
+      done.replaceChildren(answer.created ? 'Pull request created: ' : 'Open the page to create it: ',
+        h('a', { href: answer.url, text: answer.url, attrs: { target: '_blank', rel: 'noopener noreferrer' } }));
+      done.hidden = false;
+    } catch (err) { showError(err); }
+  }));
+
+  refresh();
+  return { el, refresh, destroy() { alive = false; } };
+}
