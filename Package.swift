@@ -330,6 +330,7 @@ let package = Package(
             dependencies: [
                 "BridgeTLS", "BridgeStore",
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

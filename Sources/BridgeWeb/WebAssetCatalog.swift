@@ -33,6 +33,9 @@ enum WebAssetCatalog {
             ("thread-screen.js", PackageResources.thread_screen_js),
             ("threads-screen.js", PackageResources.threads_screen_js),
             ("threads.js", PackageResources.threads_js),
+            ("trust.css", PackageResources.trust_css),
+            ("trust.html", PackageResources.trust_html),
+            ("trust.js", PackageResources.trust_js),
             ("ui.js", PackageResources.ui_js),
         ]
         return Dictionary(uniqueKeysWithValues: files.map { ($0.0, WebAsset(name: $0.0, body: $0.1)) })
