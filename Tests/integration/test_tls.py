@@ -366,8 +366,9 @@ def test_pair_reads_tls_from_the_config_file_before_any_server_ran(bridge_factor
     state.mkdir()
     (state / "config.toml").write_text("tls = true\n")
     summary = json.loads(run_cli("pair", "--json", "--advertise", "127.0.0.1", state_dir=state, check=True).stdout)
-    assert summary["webUrl"].startswith("https://"), summary
-    assert len(summary.get("fingerprint") or "") == 64, summary
+    # The trust page over plain http (issue 27), carrying the fingerprint of the CA the server will serve from.
+    assert summary["webUrl"].startswith("http://127.0.0.1:"), summary
+    assert len(summary.get("fingerprint") or "") == 64 and f"fp={summary['fingerprint']}" in summary["webUrl"], summary
     # The server that then starts serves exactly that certificate.
     bridge = bridge_factory(name="fresh")
     assert tls_show(state) == summary["fingerprint"]
