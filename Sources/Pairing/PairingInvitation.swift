@@ -58,8 +58,8 @@ public struct PairingInvitation: Sendable, Hashable {
         text += "Addresses offered (best first), port \(url.port):\n"
         for address in addresses { text += "  \(address)\n" }
         if let fingerprint = url.fingerprint, url.trustFirst {
-            text += "TLS (https://, wss://) with this workstation's certificate authority. A phone that does not trust it yet\n"
-            text += "is shown how to; check that the SHA-256 fingerprint it shows for the certificate is\n"
+            text += "TLS (https://, wss://) with this workstation's certificate authority; a phone that does not trust it\n"
+            text += "yet is shown how. Before trusting it, check that the phone shows this SHA-256 fingerprint for it:\n"
             text += "  \(Self.grouped(fingerprint))\n"
         } else if let fingerprint = url.fingerprint {
             text += "TLS (wss://), certificate SHA-256: \(fingerprint)\n"
