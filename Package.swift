@@ -194,7 +194,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // TLS: the self-signed certificate (swift-certificates), its files, its fingerprint, the server context.
+        // TLS: the workstation's name-constrained CA and its leaf (swift-certificates), the iOS profile, pin checks, the
+        // files, the server context.
         .target(
             name: "BridgeTLS",
             dependencies: [

@@ -93,12 +93,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(
         inversion: .prefixedNo,
-        help: "Serve wss:// with the self-signed certificate in STATE/tls (made on first use; see `codex-bridge tls`).")
+        help:
+            "Serve https:// and wss:// with a certificate from this workstation's own certificate authority in STATE/tls (made on first use; see `codex-bridge tls ca`)."
+    )
     var tls: Bool?
 
     @Option(
         help: ArgumentHelp(
-            "A PEM certificate chain to serve instead of the self-signed one (a CA the phones trust); reloaded when it changes. Needs --tls-key.",
+            "A PEM certificate chain to serve instead of one from the workstation's CA (a CA the phones trust); reloaded when it changes. Needs --tls-key.",
             valueName: "file"))
     var tlsCert: String?
 
