@@ -25,7 +25,7 @@ class PinMismatch(Exception):
 
 
 def unverified_context():
-    """No CA check: the certificate is self-signed; trust comes from the pinned fingerprint instead."""
+    """No CA check: for fetching the CA certificate that is then pinned (its SHA-256 must be `fp`)."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
