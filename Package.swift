@@ -194,7 +194,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // TLS: the self-signed certificate (swift-certificates), its files, its fingerprint, the server context.
+        // TLS: the workstation's name-constrained CA and its leaf (swift-certificates), the iOS profile, pin checks, the
+        // files, the server context.
         .target(
             name: "BridgeTLS",
             dependencies: [
@@ -330,6 +331,7 @@ let package = Package(
             dependencies: [
                 "BridgeTLS", "BridgeStore",
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

@@ -1,10 +1,11 @@
 import Crypto
 
-/// A TLS certificate fingerprint to pin: the SHA-256 of the server certificate's DER encoding, as 64
-/// lowercase hex digits (the pairing URL's `fp`).
+/// A TLS certificate fingerprint to pin: the SHA-256 of a certificate's DER encoding, as 64 lowercase hex
+/// digits (the pairing URL's `fp`): the workstation's CA (`serve --tls`), or the leaf itself (`--tls-cert`).
 ///
-/// A pinned connection trusts exactly this certificate, whoever signed it (the bridge's is self-signed), and
-/// ignores the host name: the pairing URL already says which bridge this is.
+/// A pinned connection trusts exactly this certificate as its only root, whoever else signed it, and ignores
+/// the host name: the pairing URL already says which bridge this is. When it is a CA, the leaf must be issued
+/// by it and name only what the CA's constraints permit.
 public struct CertificatePin: Sendable, Hashable, CustomStringConvertible {
     /// 64 lowercase hex digits.
     public let fingerprint: String

@@ -64,8 +64,26 @@ public struct StatusReport: Sendable, Hashable, Codable {
     public var server: Server?
     /// Whether the server serves TLS.
     public var tls: Bool
-    /// The TLS certificate's SHA-256 fingerprint (null without TLS).
+    /// The SHA-256 fingerprint clients pin (null without TLS): the workstation CA's with `serve --tls`.
     public var fingerprint: String?
+    /// The workstation's certificate authority (`STATE/tls/ca.pem`), when there is one, running or not.
+    public var certificateAuthority: Authority?
+
+    /// The workstation's certificate authority.
+    public struct Authority: Sendable, Hashable, Codable {
+        /// Its SHA-256, 64 lowercase hex digits.
+        public var fingerprint: String
+        /// `STATE/tls/ca.pem`.
+        public var certificate: String
+        /// When it stops being valid.
+        public var notValidAfter: Date
+
+        public init(fingerprint: String, certificate: String, notValidAfter: Date) {
+            self.fingerprint = fingerprint
+            self.certificate = certificate
+            self.notValidAfter = notValidAfter
+        }
+    }
     /// `advertising`, `disabled` or `unknown` (serve does not record it yet).
     public var mdns: String
     public var codex: Codex
@@ -80,8 +98,10 @@ public struct StatusReport: Sendable, Hashable, Codable {
 
     public init(
         running: Bool, version: String, stateDirectory: String, server: Server?, tls: Bool, fingerprint: String?, mdns: String,
-        codex: Codex, devices: Int?, connections: Int?, runningThreads: Int?, shared: Shared? = nil
+        codex: Codex, devices: Int?, connections: Int?, runningThreads: Int?, shared: Shared? = nil,
+        certificateAuthority: Authority? = nil
     ) {
+        self.certificateAuthority = certificateAuthority
         self.shared = shared
         self.running = running
         self.version = version
@@ -120,7 +140,11 @@ public struct StatusReport: Sendable, Hashable, Codable {
         } else {
             lines.append("codex-bridge \(version): not running")
         }
-        lines.append("  tls:         " + (tls ? "on, fingerprint \(fingerprint ?? "unknown")" : "off"))
+        let pinned = fingerprint.map { $0 == certificateAuthority?.fingerprint ? "\($0) (this workstation's certificate authority)" : $0 }
+        lines.append("  tls:         " + (tls ? "on, fingerprint \(pinned ?? "unknown")" : "off"))
+        if let certificateAuthority {
+            lines.append("  ca:          SHA-256 \(certificateAuthority.fingerprint) (\(certificateAuthority.certificate))")
+        }
         lines.append("  mdns:        \(mdns)")
         if let path = codex.path {
             let login = codex.loggedIn.map { $0 ? "logged in" : "not logged in" } ?? "login unknown"
@@ -148,7 +172,8 @@ private struct NullKeeping: Encodable {
     init(_ report: StatusReport) { self.report = report }
 
     enum Keys: String, CodingKey {
-        case running, version, stateDirectory, server, tls, fingerprint, mdns, codex, devices, connections, runningThreads, shared
+        case running, version, stateDirectory, server, tls, fingerprint, certificateAuthority, mdns, codex, devices, connections,
+            runningThreads, shared
     }
     enum CodexKeys: String, CodingKey { case path, version, loggedIn }
 
@@ -160,6 +185,7 @@ private struct NullKeeping: Encodable {
         try container.encode(report.server, forKey: .server)
         try container.encode(report.tls, forKey: .tls)
         try container.encode(report.fingerprint, forKey: .fingerprint)
+        try container.encode(report.certificateAuthority, forKey: .certificateAuthority)
         try container.encode(report.mdns, forKey: .mdns)
         var codex = container.nestedContainer(keyedBy: CodexKeys.self, forKey: .codex)
         try codex.encode(report.codex.path, forKey: .path)

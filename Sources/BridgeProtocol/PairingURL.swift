@@ -51,13 +51,19 @@ public struct PairingURL: Sendable, Hashable {
     public var serverId: String
     /// The server's human name.
     public var serverName: String
-    /// The TLS certificate fingerprint, when the server uses TLS.
+    /// The TLS certificate fingerprint, when the server uses TLS: the workstation's certificate authority's
+    /// (`serve --tls`) or the served certificate's (`--tls-cert`).
     public var fingerprint: String?
+    /// Whether the web form starts at the bridge's plain-HTTP "Trust this workstation" page (`http://`, with
+    /// `fp`): the certificate is issued by the workstation's own CA, which a phone may not trust yet. The page
+    /// continues to the `https://` URL with the same fragment once it does.
+    public var trustFirst: Bool
 
     public init(
         version: Int = PairingURL.currentVersion, host: String, port: Int, credential: Credential,
-        addresses: [String], serverId: String, serverName: String, fingerprint: String? = nil
+        addresses: [String], serverId: String, serverName: String, fingerprint: String? = nil, trustFirst: Bool = false
     ) {
+        self.trustFirst = trustFirst
         self.version = version
         self.host = host
         self.port = port
@@ -85,7 +91,7 @@ public struct PairingURL: Sendable, Hashable {
     /// The web form, which a phone's camera opens in the browser (the bridge serves the web app on the same
     /// port): `http(s)://HOST:PORT/#pair=v1&code=…&id=…&name=…[&fp=…]`. The pairing data is in the fragment,
     /// which browsers never send to a server, so it appears in no request line or log. `https` when the
-    /// bridge serves TLS (a fingerprint is known).
+    /// bridge serves TLS (a fingerprint is known), except with ``trustFirst``: then `http://` to the trust page.
     public var webString: String {
         var items: [(String, String)] = [("pair", "v\(version)")]
         switch credential {
@@ -96,7 +102,8 @@ public struct PairingURL: Sendable, Hashable {
         items.append(("name", Self.encode(serverName)))
         if let fingerprint { items.append(("fp", Self.encode(fingerprint))) }
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        return "\(fingerprint == nil ? "http" : "https")://\(authority)/#" + items.map { "\($0)=\($1)" }.joined(separator: "&")
+        let secure = fingerprint != nil && !trustFirst
+        return "\(secure ? "https" : "http")://\(authority)/#" + items.map { "\($0)=\($1)" }.joined(separator: "&")
     }
 
     /// Parses a pairing URL: `codex-bridge://pair?…` or the web form (``webString``).
@@ -128,7 +135,10 @@ public struct PairingURL: Sendable, Hashable {
         let secure = lower.hasPrefix("https://")
         let port = components.port ?? (secure ? 443 : 80)
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        return try PairingURL(query: fragment, web: (bare, port))
+        var url = try PairingURL(query: fragment, web: (bare, port))
+        // `http://` with a fingerprint: the trust page of a bridge that serves TLS on that port.
+        url.trustFirst = !secure && url.fingerprint != nil
+        return url
     }
 
     /// Reads the `key=value&…` parameters of either form. `web`: the host and port the web form took from its

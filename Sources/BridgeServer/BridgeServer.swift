@@ -64,9 +64,22 @@ public struct BridgeServer: Service, CustomStringConvertible {
         router.get("/healthz") { _, _ in watchdog.isResponsive ? health : stuck }
         router.get("/health") { _, _ in watchdog.isResponsive ? health : stuck }
         extraRoutes(router)
+        if let authority = configuration.certificateAuthority {
+            CertificateAuthorityRoutes(authority: authority).addRoutes(to: router)
+        }
         if let assets = configuration.webAssets {
             WebRoutes(assets: assets).addRoutes(to: router)
         }
+        let plaintext =
+            configuration.tls == nil
+            ? nil
+            : Self.plaintextResponder(
+                SecurityHeadersResponder(
+                    inner: CertificateAuthorityRoutes.plaintextRouter(
+                        authority: configuration.certificateAuthority, serverName: configuration.server.name,
+                        assets: configuration.webAssets
+                    ).buildResponder()),
+                logger: logger)
 
         let configuration = self.configuration
         let environment = ConnectionEnvironment(
@@ -75,6 +88,7 @@ public struct BridgeServer: Service, CustomStringConvertible {
         let server = HTTPServerBuilder { responder in
             BridgeUpgradeChannel(
                 responder: responder,
+                plaintextResponder: plaintext,
                 maxFrameSize: configuration.maxMessageBytes,
                 tls: configuration.tls,
                 preAuth: preAuth,
@@ -116,6 +130,21 @@ public struct BridgeServer: Service, CustomStringConvertible {
     }
 
     public var description: String { "BridgeServer" }
+
+    /// The channel-level responder for plain HTTP on the TLS port (what Hummingbird's `Application` builds for
+    /// the main router, for a router of its own).
+    static func plaintextResponder(_ responder: some HTTPResponder<BridgeRequestContext>, logger: Logger) -> HTTPChannelHandler.Responder {
+        { request, writer, channel in
+            let context = BridgeRequestContext(source: .init(channel: channel, logger: logger))
+            let response: Response
+            do {
+                response = try await responder.respond(to: request, context: context)
+            } catch {
+                response = Response(status: .internalServerError)
+            }
+            try await writer.write(response: response.head, body: response.body)
+        }
+    }
 
     /// `{"status":"ok","id":"<server id>"}`: the id lets `status` check that the process on the port is this
     /// bridge before it sends a credential there. The id is not a secret (mDNS advertises it). With 503 the

@@ -15,15 +15,20 @@ public struct ServerRecord: Sendable, Hashable, Codable {
     public var startedAt: Date
     /// Whether it serves TLS (`wss://`).
     public var tls: Bool
-    /// The TLS certificate fingerprint, when `tls`.
+    /// The fingerprint clients pin, when `tls`: the workstation's certificate authority's, or the provided
+    /// certificate's.
     public var fingerprint: String?
+    /// Whether `fingerprint` is the workstation's own CA (`serve --tls`): the port then answers plain HTTP with
+    /// the "Trust this workstation" page, where the web pairing URL starts. Nil in records of earlier builds.
+    public var workstationCA: Bool?
     /// With `serve --shared`: the shared codex app-server's socket (`codex --remote unix://…` attaches to it).
     public var sharedSocket: String?
 
     public init(
         pid: Int32 = getpid(), port: Int, host: String, addresses: [String], startedAt: Date = Date(),
-        tls: Bool = false, fingerprint: String? = nil, sharedSocket: String? = nil
+        tls: Bool = false, fingerprint: String? = nil, workstationCA: Bool? = nil, sharedSocket: String? = nil
     ) {
+        self.workstationCA = workstationCA
         self.sharedSocket = sharedSocket
         self.pid = pid
         self.port = port

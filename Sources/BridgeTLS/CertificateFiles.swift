@@ -57,19 +57,22 @@ public struct CertificateFiles: Sendable, Hashable {
     public func changeToken() -> String? {
         var parts: [String] = []
         for url in [certificate, key] {
-            var info = stat()
-            guard stat(url.path, &info) == 0 else { return nil }
-            parts.append("\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)")
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
+            let inode = (attributes[.systemFileNumber] as? NSNumber)?.stringValue ?? "?"
+            let size = (attributes[.size] as? NSNumber)?.stringValue ?? "?"
+            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            parts.append("\(inode):\(size):\(modified)")
         }
         return parts.joined(separator: "|")
     }
 
     /// Why the key file must not be used: readable by group or others (a key others could copy).
     static func permissionProblem(_ url: URL) -> String? {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { return "\(url.path) does not exist" }
-        guard info.st_mode & 0o077 == 0 else {
-            return "\(url.path) is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 600 \(url.path)"
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
+        else { return "\(url.path) does not exist" }
+        guard mode & 0o077 == 0 else {
+            return "\(url.path) is readable by others (mode \(String(mode & 0o777, radix: 8))); run: chmod 600 \(url.path)"
         }
         return nil
     }

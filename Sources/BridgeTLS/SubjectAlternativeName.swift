@@ -1,3 +1,7 @@
+import Foundation
+import SwiftASN1
+import X509
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -34,5 +38,25 @@ enum SubjectAlternativeName {
     static func isDNSName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 253
             && name.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "." }
+    }
+
+    /// The names as DNS-name or IP-address entries (brackets around IPv6 dropped, DNS names lowercased, names
+    /// that cannot be in a certificate dropped), first occurrence kept.
+    static func generalNames(_ names: [String]) -> [GeneralName] {
+        var seen = Set<String>()
+        var result: [GeneralName] = []
+        for raw in names {
+            var name = raw.trimmingCharacters(in: .whitespaces)
+            if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+            if let bytes = ipAddressBytes(name) {
+                guard seen.insert(bytes.map(String.init).joined(separator: ".")).inserted else { continue }
+                result.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(bytes))))
+            } else if isDNSName(name) {
+                let lowered = name.lowercased()
+                guard seen.insert(lowered).inserted else { continue }
+                result.append(.dnsName(lowered))
+            }
+        }
+        return result
     }
 }

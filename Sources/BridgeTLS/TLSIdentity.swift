@@ -3,10 +3,8 @@ import Foundation
 import SwiftASN1
 import X509
 
-/// The bridge's TLS identity: a self-signed ECDSA P-256 certificate and its private key.
-///
-/// Clients do not check it against a CA: they pin it by ``fingerprint``, which the pairing URL (`fp=`) and
-/// the mDNS TXT record (`fp=`) carry.
+/// A TLS server identity: an ECDSA P-256 certificate and its private key (the leaf the workstation's
+/// ``CertificateAuthority`` issues).
 public struct TLSIdentity: Sendable {
     /// The certificate, PEM.
     public let certificatePEM: String
@@ -56,6 +54,13 @@ public struct TLSIdentity: Sendable {
             default: nil
             }
         }
+    }
+
+    /// A name as a certificate holds it: an IP address in its canonical text form, a DNS name lowercased.
+    public static func canonicalName(_ name: String) -> String {
+        let bare = NameScope.bare(name)
+        if let bytes = SubjectAlternativeName.ipAddressBytes(bare) { return SubjectAlternativeName.ipAddressText(bytes) ?? bare }
+        return bare.lowercased()
     }
 
     /// When the certificate stops being valid.

@@ -37,6 +37,9 @@ enum WebAssetCatalog {
             ("thread-screen.js", PackageResources.thread_screen_js),
             ("threads-screen.js", PackageResources.threads_screen_js),
             ("threads.js", PackageResources.threads_js),
+            ("trust.css", PackageResources.trust_css),
+            ("trust.html", PackageResources.trust_html),
+            ("trust.js", PackageResources.trust_js),
             ("ui.js", PackageResources.ui_js),
             ("worktree-option.js", PackageResources.worktree_option_js),
         ]

@@ -16,12 +16,12 @@ public struct PairingInvitation: Sendable, Hashable {
     /// - Throws: ``PairingInvitationError`` when there is no address to offer.
     public init(
         credential: PairingURL.Credential, code: PairingCode? = nil, identity: ServerIdentity, port: Int,
-        addresses: [CandidateAddress], fingerprint: String? = nil
+        addresses: [CandidateAddress], fingerprint: String? = nil, trustFirst: Bool = false
     ) throws(PairingInvitationError) {
         guard let best = addresses.first else { throw .noAddresses }
         self.url = PairingURL(
             host: best.host, port: port, credential: credential, addresses: addresses.map(\.host),
-            serverId: identity.id, serverName: identity.name, fingerprint: fingerprint)
+            serverId: identity.id, serverName: identity.name, fingerprint: fingerprint, trustFirst: trustFirst && fingerprint != nil)
         self.code = code
         self.addresses = addresses
     }
@@ -29,14 +29,14 @@ public struct PairingInvitation: Sendable, Hashable {
     /// Mints a one-time code valid for `ttl` and builds the invitation around it.
     public static func mint(
         registry: DeviceRegistry, ttl: Duration, identity: ServerIdentity, port: Int,
-        addresses: [CandidateAddress], fingerprint: String? = nil
+        addresses: [CandidateAddress], fingerprint: String? = nil, trustFirst: Bool = false
     ) async throws -> PairingInvitation {
         // Check first, so no code is minted for an invitation that cannot be shown.
         guard !addresses.isEmpty else { throw PairingInvitationError.noAddresses }
         let code = try await registry.mintPairingCode(ttl: ttl)
         return try PairingInvitation(
             credential: .pairingCode(code.code), code: code, identity: identity, port: port, addresses: addresses,
-            fingerprint: fingerprint)
+            fingerprint: fingerprint, trustFirst: trustFirst)
     }
 
     /// What `pair --json` prints: `{url, webUrl, code, expiresAt, addresses, port, serverId, name, fingerprint}`.
@@ -57,7 +57,13 @@ public struct PairingInvitation: Sendable, Hashable {
         text += "\n\(shown)\n\n"
         text += "Addresses offered (best first), port \(url.port):\n"
         for address in addresses { text += "  \(address)\n" }
-        if let fingerprint = url.fingerprint { text += "TLS (wss://), certificate SHA-256: \(fingerprint)\n" }
+        if let fingerprint = url.fingerprint, url.trustFirst {
+            text += "TLS (https://, wss://) with this workstation's certificate authority; a phone that does not trust it\n"
+            text += "yet is shown how. Before trusting it, check that the phone shows this SHA-256 fingerprint for it:\n"
+            text += "  \(Self.grouped(fingerprint))\n"
+        } else if let fingerprint = url.fingerprint {
+            text += "TLS (wss://), certificate SHA-256: \(fingerprint)\n"
+        }
         if let code {
             let minutes = max(0, Int((code.expiresAt.timeIntervalSince(now) / 60).rounded()))
             text += "\nCode \(code.grouped): single use, expires in \(minutes) min "
@@ -66,6 +72,18 @@ public struct PairingInvitation: Sendable, Hashable {
             text += "\nThis QR code holds the shared secret: anyone who scans it can connect until `token rotate`.\n"
         }
         return text
+    }
+
+    /// A fingerprint as a phone shows it: upper-case byte pairs separated by spaces (`59 0D 63 …`).
+    public static func grouped(_ fingerprint: String) -> String {
+        var pairs: [String] = []
+        var index = fingerprint.startIndex
+        while index < fingerprint.endIndex {
+            let next = fingerprint.index(index, offsetBy: 2, limitedBy: fingerprint.endIndex) ?? fingerprint.endIndex
+            pairs.append(fingerprint[index..<next].uppercased())
+            index = next
+        }
+        return pairs.joined(separator: " ")
     }
 
     /// The JSON form of an invitation (`pair --json`).
@@ -86,7 +104,8 @@ public struct PairingInvitation: Sendable, Hashable {
         public var serverId: String
         /// The server's name.
         public var name: String
-        /// The TLS certificate's SHA-256 fingerprint (64 lowercase hex digits); nil without TLS.
+        /// The SHA-256 fingerprint clients pin (64 lowercase hex digits): the workstation CA's with `serve --tls`,
+        /// the certificate's with `--tls-cert`; nil without TLS.
         public var fingerprint: String?
     }
 }

@@ -3,6 +3,7 @@ import BridgeOps
 import BridgeStore
 import CodexControl
 import Foundation
+import Logging
 
 /// `codex-bridge doctor`: checks what the bridge needs and prints the fix for each problem.
 struct DoctorCommand: AsyncParsableCommand {
@@ -43,8 +44,11 @@ struct DoctorCommand: AsyncParsableCommand {
         let input = Doctor.Input(
             codexPath: codexPath, codexError: codexError, port: port ?? config?.listen?.port ?? 9099, runningBridgePort: running?.port,
             stateDirectory: paths.stateDirectory.path)
+        var logger = Logger(label: "codex-bridge.doctor")
+        logger.logLevel = .error
+        let tlsFinding = await ServeTLS.doctorFinding(paths: paths, running: running, logger: logger)
         let findings =
-            await Doctor(probe: SystemProbe()).run(input) + [ServeTLS.doctorFinding(paths: paths, running: running)]
+            await Doctor(probe: SystemProbe()).run(input) + [tlsFinding]
             + (ServeShared.doctorFinding(running: running, config: config).map { [$0] } ?? [])
         if json {
             let encoder = JSONEncoder()

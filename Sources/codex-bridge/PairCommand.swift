@@ -93,28 +93,31 @@ struct PairCommand: AsyncParsableCommand {
         let addresses = try await AddressDiscovery(logger: logger).candidates(advertise: offered(running: running))
         if useStaticToken {
             let secret = try SharedSecret(paths: paths).loadOrCreate()
+            let (fingerprint, trustFirst) = try await fingerprint(running: running)
             return try PairingInvitation(
                 credential: .staticToken(secret), identity: identity, port: chosenPort, addresses: addresses,
-                fingerprint: try await fingerprint(running: running))
+                fingerprint: fingerprint, trustFirst: trustFirst)
         }
         let registry = try ServePairing.openRegistry(paths: paths, logger: logger)
+        let (fingerprint, trustFirst) = try await fingerprint(running: running)
         return try await PairingInvitation.mint(
             registry: registry, ttl: ttl.duration, identity: identity, port: chosenPort, addresses: addresses,
-            fingerprint: try await fingerprint(running: running))
+            fingerprint: fingerprint, trustFirst: trustFirst)
     }
 
-    /// The running server's TLS fingerprint; with no server running, what `serve` would serve with
-    /// config.toml: its certificate files, else (`tls = true`) the bridge's own certificate, made now when it does
-    /// not exist yet (as `serve` would make it on its first start), so the pairing URL is `https://` and pins it.
-    private func fingerprint(running: ServerRecord?) async throws -> String? {
-        if let running { return running.fingerprint }
+    /// The fingerprint clients pin and whether it is the workstation's CA (the web URL then starts at the trust
+    /// page): the running server's; with no server running, what config.toml would make it serve (the
+    /// workstation's CA is made now when it does not exist yet, as `serve` would on its first start).
+    private func fingerprint(running: ServerRecord?) async throws -> (String?, trustFirst: Bool) {
+        if let running { return (running.fingerprint, running.workstationCA ?? false) }
         let config = try? ServeConfigFile.load(state.paths.configFile)
         if let cert = config?.tlsCert, let key = config?.tlsKey {
-            return try? CertificateFiles(certificate: URL(fileURLWithPath: cert), key: URL(fileURLWithPath: key)).fingerprint()
+            return (try? CertificateFiles(certificate: URL(fileURLWithPath: cert), key: URL(fileURLWithPath: key)).fingerprint(), false)
         }
-        guard config?.tls == true else { return nil }
-        if let identity = try? TLSStore(directory: state.paths.tlsDirectory).load() { return identity.fingerprint }
-        return try await ServeTLS.loadOrCreate(paths: state.paths, listenHosts: [], logger: TLSCommand.quietLogger).fingerprint
+        guard config?.tls == true, config?.tlsTailscale != true else { return (nil, false) }
+        if let authority = try? TLSStore(directory: state.paths.tlsDirectory).loadAuthority() { return (authority.fingerprint, true) }
+        // As `serve` would make it on its first start, so the pairing URL carries the fp it will serve.
+        return (try await ServeTLS.prepare(paths: state.paths, listenHosts: [], logger: TLSCommand.quietLogger).0.fingerprint, true)
     }
 
     /// `--advertise`, else what a server bound to specific addresses listens on, else nothing (discover).

@@ -12,6 +12,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
+import Pairing
 import Prometheus
 import ServiceLifecycle
 import UnixSignals
@@ -92,12 +93,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(
         inversion: .prefixedNo,
-        help: "Serve wss:// with the self-signed certificate in STATE/tls (made on first use; see `codex-bridge tls`).")
+        help:
+            "Serve https:// and wss:// with a certificate from this workstation's own certificate authority in STATE/tls (made on first use; see `codex-bridge tls ca`)."
+    )
     var tls: Bool?
 
     @Option(
         help: ArgumentHelp(
-            "A PEM certificate chain to serve instead of the self-signed one (a CA the phones trust); reloaded when it changes. Needs --tls-key.",
+            "A PEM certificate chain to serve instead of one from the workstation's CA (a CA the phones trust); reloaded when it changes. Needs --tls-key.",
             valueName: "file"))
     var tlsCert: String?
 
@@ -199,7 +202,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // Secrets this bridge owns are kept 0600 (tightened, and said so); one owned by someone else is refused.
         do {
-            for file in [paths.tokenFile, paths.databaseFile, TLSStore(directory: paths.tlsDirectory).keyFile] {
+            for file in [paths.tokenFile, paths.databaseFile] + TLSStore(directory: paths.tlsDirectory).keyFiles {
                 if let tightened = try SecretFile.secure(file) { logger.warning("\(tightened)") }
             }
         } catch {
@@ -231,7 +234,7 @@ struct ServeCommand: AsyncParsableCommand {
         var pairing = try ServePairing.prepare(paths: paths, listen: settings.listen.host, name: settings.mdnsName, logger: logger)
         pairing.sharedSocket = shared?.socketPath
         let storage = JournalOptions.storage(database: pairing.registry.database, settings: settings, logger: logger)
-        var tlsIdentity: TLSIdentity?
+        var authority: CertificateAuthority?
         var userCertificate: CertificateFiles?
         var tailscaleRenewal: TailscaleCertificate?
         if settings.tlsTailscale {
@@ -243,14 +246,15 @@ struct ServeCommand: AsyncParsableCommand {
             userCertificate = CertificateFiles(certificate: URL(fileURLWithPath: cert), key: URL(fileURLWithPath: key))
         } else if settings.tls {
             do {
-                tlsIdentity = try await ServeTLS.loadOrCreate(paths: paths, listenHosts: [pairing.host], logger: logger)
+                authority = try await ServeTLS.prepare(paths: paths, listenHosts: [pairing.host], logger: logger).0
+                pairing.workstationCA = true
             } catch {
                 throw CommandFailure("cannot set up TLS: \(error)")
             }
         } else if let warning = ServeTLS.plaintextWarning(host: pairing.host) {
             logger.warning("\(warning)")
         }
-        var tlsFingerprint = tlsIdentity?.fingerprint
+        var tlsFingerprint = authority?.fingerprint
         var tlsSource: TLSContextSource?
         do {
             if let files = userCertificate {
@@ -260,8 +264,11 @@ struct ServeCommand: AsyncParsableCommand {
                 logger.info(
                     "Serving the provided TLS certificate",
                     metadata: ["bridge.tls.cert": "\(files.certificate.path)", "bridge.tls.fingerprint": "\(tlsFingerprint ?? "")"])
-            } else if let identity = tlsIdentity {
-                tlsSource = TLSContextSource(try identity.makeServerContext())
+            } else if let authority {
+                tlsSource = try ServeTLS.contextSource(paths: paths, authority: authority, logger: logger)
+                logger.notice(
+                    "Serving TLS with this workstation's certificate authority; phones compare this SHA-256 when they trust it",
+                    metadata: ["bridge.tls.fingerprint": "\(authority.fingerprint)"])
             }
         } catch {
             throw CommandFailure("cannot set up TLS: \(error)")
@@ -293,6 +300,11 @@ struct ServeCommand: AsyncParsableCommand {
             pingInterval: settings.pingInterval > 0 ? .milliseconds(Int64(settings.pingInterval * 1000)) : nil,
             tls: tlsSource,
             webAssets: WebAssets.fromEnvironment(),
+            certificateAuthority: authority.map {
+                PublishedAuthority(
+                    certificateDER: $0.certificateDER, fingerprint: $0.fingerprint, commonName: $0.commonName,
+                    profile: ConfigurationProfile.make(authority: $0, serverName: pairing.identity.name))
+            },
             requestHeadTimeout: .milliseconds(Int64(settings.requestHeadTimeout * 1000)),
             maxUnauthenticated: settings.maxUnauthenticated,
             maxUnauthenticatedPerAddress: settings.maxUnauthenticatedPerAddress
@@ -347,6 +359,14 @@ struct ServeCommand: AsyncParsableCommand {
         services += notifications.services
         if let publisher { services.append(.init(service: publisher)) }
         if let tailscaleRenewal { services.append(.init(service: tailscaleRenewal)) }
+        if let authority {
+            let magicDNS = await TailscaleCLI(logger: logger).magicDNSName()
+            services.append(
+                .init(
+                    service: ServeTLSRenewal(
+                        paths: paths, authority: authority, listenHosts: [pairing.host], magicDNSName: magicDNS,
+                        interval: ServeTLSRenewal.interval(), logger: logger)))
+        }
         let group = ServiceGroup(
             configuration: .init(
                 services: services,

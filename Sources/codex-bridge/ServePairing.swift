@@ -29,6 +29,9 @@ struct ServePairing: Sendable {
     var preferredHost: String?
     /// With `serve --shared`: the shared codex app-server's socket, recorded for `status`.
     var sharedSocket: String?
+    /// Whether the TLS fingerprint is the workstation's own CA (`serve --tls`): the QR then leads to the
+    /// plain-HTTP trust page on the same port.
+    var workstationCA = false
     /// The host to bind: `listen` itself, or the first Tailscale address (IPv4 first) for `tailscale`.
     let host: String
     let paths: StatePaths
@@ -65,11 +68,11 @@ struct ServePairing: Sendable {
             addresses.insert(CandidateAddress(host: preferredHost, kind: .magicDNS, isTailscale: true), at: 0)
         }
         Self.writeServerRecord(
-            paths: paths, listen: listen, port: listening.port, addresses: addresses, fingerprint: fingerprint, sharedSocket: sharedSocket,
-            logger: logger)
+            paths: paths, listen: listen, port: listening.port, addresses: addresses, fingerprint: fingerprint,
+            workstationCA: fingerprint != nil && workstationCA, sharedSocket: sharedSocket, logger: logger)
         await Self.startupQR(
-            registry: registry, identity: identity, port: listening.port, addresses: addresses, fingerprint: fingerprint, noQR: noQR,
-            logger: logger)
+            registry: registry, identity: identity, port: listening.port, addresses: addresses, fingerprint: fingerprint,
+            trustFirst: workstationCA, noQR: noQR, logger: logger)
     }
 
     /// Opens the database in the state directory (0700, file 0600) and the device registry over it.
@@ -106,12 +109,12 @@ struct ServePairing: Sendable {
     /// Records the running server in `server.json` (pid, port, host, addresses) for `pair` and the tests.
     static func writeServerRecord(
         paths: StatePaths, listen: String, port: Int, addresses: [CandidateAddress], fingerprint: String? = nil,
-        sharedSocket: String? = nil, logger: Logger
+        workstationCA: Bool = false, sharedSocket: String? = nil, logger: Logger
     ) {
         do {
             try ServerRecord(
                 port: port, host: listen, addresses: addresses.map(\.host), tls: fingerprint != nil, fingerprint: fingerprint,
-                sharedSocket: sharedSocket
+                workstationCA: fingerprint == nil ? nil : workstationCA, sharedSocket: sharedSocket
             )
             .write(paths: paths)
         } catch {
@@ -123,7 +126,7 @@ struct ServePairing: Sendable {
     /// not set; otherwise logs one line saying to run `codex-bridge pair`. Never logs the code.
     static func startupQR(
         registry: DeviceRegistry, identity: ServerIdentity, port: Int, addresses: [CandidateAddress], fingerprint: String? = nil,
-        noQR: Bool, logger: Logger
+        trustFirst: Bool = false, noQR: Bool, logger: Logger
     ) async {
         guard !noQR, isatty(STDOUT_FILENO) == 1 else {
             logger.notice("\(pairHint)")
@@ -131,7 +134,8 @@ struct ServePairing: Sendable {
         }
         do {
             let invitation = try await PairingInvitation.mint(
-                registry: registry, ttl: startupCodeTTL, identity: identity, port: port, addresses: addresses, fingerprint: fingerprint)
+                registry: registry, ttl: startupCodeTTL, identity: identity, port: port, addresses: addresses, fingerprint: fingerprint,
+                trustFirst: trustFirst)
             let text = try invitation.terminalText()
             FileHandle.standardOutput.write(
                 Data(("\nScan with your phone's camera to open codex-bridge in its browser and pair it:\n\n" + text + "\n").utf8))

@@ -1,45 +1,93 @@
 import BridgeOps
+import BridgeServer
 import BridgeStore
 import BridgeTLS
 import Foundation
 import Logging
 import Pairing
 
-/// The TLS parts of `serve`, `tls` and `doctor`: the certificate's names, loading or making it, and the
-/// warning about plaintext on a network other than loopback or Tailscale.
+/// The TLS parts of `serve`, `tls` and `doctor`: the workstation's certificate authority and the leaf it
+/// issues (names, loading or making them, the server context), and the warning about plaintext on a network
+/// other than loopback or Tailscale.
 enum ServeTLS {
-    /// Names for a new certificate: the host name, every address a phone is offered (LAN, Tailscale, the
-    /// MagicDNS name), and the listen host when it is a specific one. Loopback names are always added.
-    static func certificateNames(listenHosts: [String], logger: Logger) async -> [String] {
-        var names = [ServerIdentity.hostName()]
-        let specific = listenHosts.filter { !ServePairing.isWildcard($0) && $0.lowercased() != "tailscale" }
-        names += specific
-        if let addresses = try? await AddressDiscovery(logger: logger).candidates() {
-            names += addresses.map(\.host)
-        }
-        return names
+    /// Names the leaf should carry: loopback, the host name (and `HOST.local`), every address a phone is
+    /// offered (LAN, Tailscale, the MagicDNS name), and the listen host when it is a specific one. The CA keeps
+    /// only those inside its constraints.
+    static func certificateNames(listenHosts: [String], candidates: [String]) -> [String] {
+        let host = ServerIdentity.hostName().lowercased()
+        var names = ["localhost", "127.0.0.1", "::1", host]
+        if let label = host.split(separator: ".").first { names.append("\(label).local") }
+        names += listenHosts.filter { !ServePairing.isWildcard($0) && $0.lowercased() != "tailscale" }
+        return names + candidates
     }
 
-    /// The stored identity, or a new one (logged with its fingerprint) when there is none.
-    static func loadOrCreate(paths: StatePaths, listenHosts: [String], logger: Logger) async throws -> TLSIdentity {
+    /// ``certificateNames(listenHosts:candidates:)`` with the addresses discovered now.
+    static func certificateNames(listenHosts: [String], logger: Logger) async -> [String] {
+        let candidates = (try? await AddressDiscovery(logger: logger).candidates())?.map(\.host) ?? []
+        return certificateNames(listenHosts: listenHosts, candidates: candidates)
+    }
+
+    /// The scope of a new CA for these names (``NameScope/forWorkstation(hostName:names:)``).
+    static func scope(names: [String]) -> NameScope {
+        NameScope.forWorkstation(hostName: ServerIdentity.hostName(), names: names)
+    }
+
+    /// The stored CA (made, and logged with its fingerprint, when there is none) and a leaf for the current
+    /// names (re-issued when they changed).
+    static func prepare(paths: StatePaths, listenHosts: [String], logger: Logger) async throws -> (CertificateAuthority, TLSIdentity) {
         let store = TLSStore(directory: paths.tlsDirectory)
-        let identity: TLSIdentity
-        if let stored = try store.load() {
-            identity = stored
-            logger.info("TLS certificate loaded", metadata: ["bridge.tls.fingerprint": "\(identity.fingerprint)"])
-        } else {
-            identity = try store.rotate(names: await certificateNames(listenHosts: listenHosts, logger: logger))
+        let names = await certificateNames(listenHosts: listenHosts, logger: logger)
+        let hadSelfSigned = FileManager.default.fileExists(atPath: store.certificateFile.path)
+        let (authority, created) = try store.loadOrCreateAuthority(scope: scope(names: names), name: ServerIdentity.hostName())
+        if created {
             logger.notice(
-                "TLS certificate created",
-                metadata: ["bridge.tls.fingerprint": "\(identity.fingerprint)", "bridge.tls.names": "\(identity.subjectAlternativeNames)"])
+                "Made this workstation's certificate authority (phones trust it once; see `codex-bridge tls ca`)",
+                metadata: ["bridge.tls.fingerprint": "\(authority.fingerprint)", "bridge.tls.scope": "\(authority.scope)"])
+            if hadSelfSigned {
+                logger.warning("The earlier self-signed certificate is replaced: native apps that pinned it pair again")
+            }
         }
-        let remaining = identity.notValidAfter.timeIntervalSinceNow
-        if remaining < 30 * 86400 {
+        let (leaf, issued) = try store.ensureLeaf(authority: authority, names: names)
+        if issued {
+            logger.info("TLS certificate issued", metadata: ["bridge.tls.names": "\(leaf.subjectAlternativeNames)"])
+        }
+        let outside = uncovered(names: names, authority: authority)
+        if !outside.isEmpty {
             logger.warning(
-                "The TLS certificate expires soon or has expired; run `codex-bridge tls rotate` and pair phones again",
-                metadata: ["bridge.tls.notAfter": "\(identity.notValidAfter)"])
+                "Some addresses are outside this workstation's certificate authority: browsers warn there. Run `codex-bridge tls ca rotate` and trust the new one on the phones, or reserve the address in the router",
+                metadata: ["bridge.tls.uncovered": "\(outside)"])
         }
-        return identity
+        if authority.notValidAfter.timeIntervalSinceNow < 90 * 86400 {
+            logger.warning(
+                "The certificate authority expires soon or has expired; run `codex-bridge tls ca rotate` and trust the new one on the phones",
+                metadata: ["bridge.tls.notAfter": "\(authority.notValidAfter)"])
+        }
+        return (authority, leaf)
+    }
+
+    /// The offered names the CA cannot sign for (loopback and host-name forms excluded: they are always in).
+    static func uncovered(names: [String], authority: CertificateAuthority) -> [String] {
+        names.filter { !authority.scope.permits($0) && (IPAddressClass.of($0) != nil || $0.lowercased().hasSuffix(".ts.net")) }
+    }
+
+    /// Each new connection's context: the leaf in `STATE/tls` followed by the CA, read again when the leaf's
+    /// files change (`tls rotate`, a re-issue for new addresses). A leaf that `authority` did not issue (the CA
+    /// was rotated under a running server) is not served: the previous one stays until `serve` restarts.
+    static func contextSource(paths: StatePaths, authority: CertificateAuthority, logger: Logger) throws -> TLSContextSource {
+        let store = TLSStore(directory: paths.tlsDirectory)
+        return try TLSContextSource(
+            load: {
+                guard let leaf = store.loadLeaf() else {
+                    throw TLSIdentityError.invalid("\(store.certificateFile.path) is missing or unreadable")
+                }
+                guard authority.issued(leaf.certificate) else {
+                    throw TLSIdentityError.invalid("the certificate authority changed (tls ca rotate); restart serve to use the new one")
+                }
+                // For clients that send a server name: the same names without the addresses (see makeServerContext).
+                let named = try authority.issueLeaf(names: leaf.subjectAlternativeNames.filter { IPAddressClass.of($0) == nil })
+                return try leaf.makeServerContext(chain: [authority.certificateDER], named: named)
+            },
+            changeToken: { store.leafChangeToken() }, logger: logger)
     }
 
     /// The warning for plaintext on `host`, or nil when `host` is loopback or a Tailscale address (traffic
@@ -62,27 +110,55 @@ enum ServeTLS {
 }
 
 extension ServeTLS {
-    /// `doctor`'s `tls` check. A running server that serves plaintext on an address other than loopback or
-    /// Tailscale is a problem; with none running, what `serve` would do with config.toml is reported as info.
-    static func doctorFinding(paths: StatePaths, running: ServerRecord?) -> DoctorFinding {
+    /// `doctor`'s `tls` check. With the workstation's CA: its keys are private, and the addresses offered now
+    /// are inside its constraints (an address outside is a problem: browsers warn there). A running server that
+    /// serves plaintext on an address other than loopback or Tailscale is a problem; with none running, what
+    /// `serve` would do with config.toml is reported as info.
+    static func doctorFinding(paths: StatePaths, running: ServerRecord?, logger: Logger) async -> DoctorFinding {
         let file = (try? ServeConfigFile.load(paths.configFile)) ?? ServeOptions()
-        let tls = running?.tls ?? ServeSettings(file).tls
+        let settings = ServeSettings(file)
+        let tls = running?.tls ?? settings.tls
+        let workstationCA = running?.workstationCA ?? (settings.tlsCert == nil && !settings.tlsTailscale)
+        if tls && !workstationCA {
+            return DoctorFinding(
+                check: "tls", severity: .ok,
+                summary: "TLS (wss://) with a provided certificate, SHA-256 \(running?.fingerprint ?? "(not running)")")
+        }
         if tls {
             let store = TLSStore(directory: paths.tlsDirectory)
             do {
-                guard let identity = try store.load() else {
-                    return DoctorFinding(check: "tls", severity: .ok, summary: "TLS is on; serve makes the certificate on first start")
-                }
-                let mode = (try? FileManager.default.attributesOfItem(atPath: store.keyFile.path)[.posixPermissions] as? Int) ?? 0
-                if mode & 0o077 != 0 {
+                guard let authority = try store.loadAuthority() else {
                     return DoctorFinding(
-                        check: "tls", severity: .problem, summary: "\(store.keyFile.path) is readable by others",
-                        fix: "chmod 600 \(store.keyFile.path)   (and codex-bridge tls rotate, since it may have leaked)")
+                        check: "tls", severity: .ok,
+                        summary: "TLS is on; serve makes this workstation's certificate authority on first start")
                 }
-                let fingerprint = running?.fingerprint ?? identity.fingerprint
-                return DoctorFinding(check: "tls", severity: .ok, summary: "TLS (wss://), certificate SHA-256 \(fingerprint)")
+                for key in store.keyFiles {
+                    let mode = (try? FileManager.default.attributesOfItem(atPath: key.path)[.posixPermissions] as? Int) ?? 0
+                    if mode & 0o077 != 0 {
+                        return DoctorFinding(
+                            check: "tls", severity: .problem, summary: "\(key.path) is readable by others",
+                            fix: "chmod 600 \(key.path)   (and codex-bridge tls ca rotate, since it may have leaked)")
+                    }
+                }
+                var offered = running?.addresses ?? []
+                if running == nil { offered = (try? await AddressDiscovery(logger: logger).candidates())?.map(\.host) ?? [] }
+                let outside = uncovered(names: offered, authority: authority)
+                if !outside.isEmpty {
+                    return DoctorFinding(
+                        check: "tls", severity: .problem,
+                        summary:
+                            "the certificate authority does not cover \(outside.joined(separator: ", ")) (browsers warn there; it covers \(authority.scope))",
+                        fix:
+                            "codex-bridge tls ca rotate   (then trust the new one on each phone), or reserve the old address in the router's DHCP"
+                    )
+                }
+                return DoctorFinding(
+                    check: "tls", severity: .ok,
+                    summary:
+                        "TLS (https://, wss://) with this workstation's certificate authority, SHA-256 \(authority.fingerprint); it covers every offered address"
+                )
             } catch {
-                return DoctorFinding(check: "tls", severity: .problem, summary: "\(error)", fix: "codex-bridge tls rotate")
+                return DoctorFinding(check: "tls", severity: .problem, summary: "\(error)", fix: "codex-bridge tls ca rotate")
             }
         }
         let host = running?.host ?? file.listen?.host ?? "0.0.0.0"

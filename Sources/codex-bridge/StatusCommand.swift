@@ -63,7 +63,16 @@ struct StatusCommand: AsyncParsableCommand {
             connections: connections, runningThreads: runningThreads,
             shared: sharedSocket.map {
                 .init(socket: $0, attach: SharedSocket.attachCommand(path: $0), answering: SharedSocket.answers(at: $0))
-            })
+            },
+            certificateAuthority: authority(paths: paths))
+    }
+
+    /// The stored certificate authority, without making one.
+    static func authority(paths: StatePaths) -> StatusReport.Authority? {
+        let store = TLSStore(directory: paths.tlsDirectory)
+        guard let authority = try? store.loadAuthority() else { return nil }
+        return .init(
+            fingerprint: authority.fingerprint, certificate: store.authorityCertificateFile.path, notValidAfter: authority.notValidAfter)
     }
 
     /// GETs `path` from the recorded server at the address it listens on (127.0.0.1 when it listens on every

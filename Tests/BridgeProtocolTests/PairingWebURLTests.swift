@@ -21,6 +21,17 @@ import Testing
         #expect(url.webString.hasPrefix("https://[fd7a::1]:443/#pair=v1&code=ABCDEFGHJK&id=s&name=n&fp=abab"))
     }
 
+    @Test func workstationCAStartsAtTheTrustPageOverPlainHTTP() throws {
+        let fingerprint = String(repeating: "ab", count: 32)
+        let url = PairingURL(
+            host: "192.168.1.20", port: 9099, credential: .pairingCode("7K3QZ9M2XA"), addresses: ["192.168.1.20"], serverId: "s",
+            serverName: "n", fingerprint: fingerprint, trustFirst: true)
+        #expect(url.webString == "http://192.168.1.20:9099/#pair=v1&code=7K3QZ9M2XA&id=s&name=n&fp=\(fingerprint)")
+        let parsed = try PairingURL(parsing: url.webString)
+        #expect(parsed.trustFirst && parsed.fingerprint == fingerprint && parsed == url)
+        #expect(try !PairingURL(parsing: url.webString.replacingOccurrences(of: "http://", with: "https://")).trustFirst)
+    }
+
     @Test(arguments: [
         PairingURL(
             host: "box.tail1.ts.net", port: 9099, credential: .pairingCode("7K3QZ9M2XA"), addresses: ["box.tail1.ts.net"], serverId: "id",

@@ -1,6 +1,7 @@
-"""Issue 7, TLS: `serve --tls` (wss:// with a pinned self-signed certificate), `tls show`/`tls rotate`, the
-fingerprint in server.json, the pairing URL, `status` and `doctor`. Clients here pin like a phone would:
-the SHA-256 of the server certificate's DER must equal `fp`."""
+"""Issue 7, TLS: `serve --tls` (wss://), `tls show`/`tls rotate`/`tls ca rotate`, the fingerprint in
+server.json, the pairing URL, `status` and `doctor`. Since issue 27 the certificate is issued by the
+workstation's own certificate authority and `fp` is the CA's: clients here pin like a native app does (the
+CA the server presents must hash to `fp`, and the leaf must verify against it)."""
 import asyncio
 import hashlib
 import json
@@ -24,7 +25,7 @@ class PinMismatch(Exception):
 
 
 def unverified_context():
-    """No CA check: the certificate is self-signed; trust comes from the pinned fingerprint instead."""
+    """No CA check: for fetching the CA certificate that is then pinned (its SHA-256 must be `fp`)."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
@@ -35,15 +36,22 @@ def wss_url(bridge):
     return f"wss://127.0.0.1:{bridge.port}/"
 
 
-async def pinned_connect(bridge, fingerprint):
-    """Connects with wss:// and refuses the server unless its certificate's SHA-256 is `fingerprint`
-    (checked before anything secret is sent)."""
-    ws = await websockets.connect(wss_url(bridge), ssl=unverified_context(), open_timeout=10, max_size=None)
-    der = ws.transport.get_extra_info("ssl_object").getpeercert(binary_form=True)
+def pinned_context(port, fingerprint):
+    """What a native client does with `fp`: fetch the CA certificate the server publishes, refuse it unless its
+    SHA-256 is `fingerprint`, then trust only it (no host name check: the pairing URL says which bridge)."""
+    with urllib.request.urlopen(f"https://127.0.0.1:{port}/ca.crt", context=unverified_context(), timeout=5) as response:
+        der = response.read()
     if hashlib.sha256(der).hexdigest() != fingerprint:
-        await ws.close()
         raise PinMismatch(hashlib.sha256(der).hexdigest())
-    return ws
+    context = ssl.create_default_context(cadata=der)
+    context.check_hostname = False
+    return context
+
+
+async def pinned_connect(bridge, fingerprint):
+    """Connects with wss:// and refuses the server unless its chain verifies against the CA whose SHA-256 is
+    `fingerprint` (checked before anything secret is sent)."""
+    return await websockets.connect(wss_url(bridge), ssl=pinned_context(bridge.port, fingerprint), open_timeout=10, max_size=None)
 
 
 async def pinned_hello(bridge, fingerprint):
@@ -74,13 +82,18 @@ async def test_pinned_client_connects_and_every_source_agrees_on_the_fingerprint
     record = server_json(bridge)
     fingerprint = tls_show(bridge.state_dir)
     assert len(fingerprint) == 64 and fingerprint == fingerprint.lower() and ":" not in fingerprint
-    assert record["tls"] is True and record["fingerprint"] == fingerprint
-    assert hashlib.sha256(peer_der(bridge.port)).hexdigest() == fingerprint
+    assert record["tls"] is True and record["fingerprint"] == fingerprint and record["workstationCA"] is True
+    ca_der = ssl.PEM_cert_to_DER_cert((bridge.state_dir / "tls" / "ca.pem").read_text())
+    assert hashlib.sha256(ca_der).hexdigest() == fingerprint
+    assert hashlib.sha256(peer_der(bridge.port)).hexdigest() != fingerprint  # the leaf; the pin is its CA
 
     summary = json.loads(run_cli("pair", "--json", state_dir=bridge.state_dir, check=True).stdout)
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(summary["url"]).query)
     assert query["fp"] == [fingerprint]
     assert summary["fingerprint"] == fingerprint
+    # The QR leads to the trust page over plain http on the same port; the fragment carries fp and the code.
+    assert summary["webUrl"].startswith(f"http://") and f":{bridge.port}/#pair=v1&code=" in summary["webUrl"]
+    assert f"&fp={fingerprint}" in summary["webUrl"]
 
     ws, ack = await pinned_hello(bridge, fingerprint)
     await send(ws, {"kind": "ping", "nonce": "tls"})
@@ -94,13 +107,15 @@ async def test_pinned_client_connects_and_every_source_agrees_on_the_fingerprint
     assert ack["ok"] is True and ack["deviceToken"], ack
     await ws.close()
 
-    # /healthz shares the port under TLS.
-    with urllib.request.urlopen(f"https://127.0.0.1:{bridge.port}/healthz", context=unverified_context(), timeout=5) as response:
+    # /healthz shares the port under TLS, and a client that trusts only the CA checks the name too.
+    verified = ssl.create_default_context(cafile=str(bridge.state_dir / "tls" / "ca.pem"))
+    with urllib.request.urlopen(f"https://127.0.0.1:{bridge.port}/healthz", context=verified, timeout=5) as response:
         assert response.status == 200 and json.loads(response.read())["status"] == "ok"
 
-    # The key is private, the directory too.
+    # The keys are private, the directory too.
     tls_dir = bridge.state_dir / "tls"
     assert stat.S_IMODE((tls_dir / "key.pem").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tls_dir / "ca-key.pem").stat().st_mode) == 0o600
     assert stat.S_IMODE(tls_dir.stat().st_mode) == 0o700
     assert "BEGIN CERTIFICATE" in (tls_dir / "cert.pem").read_text()
 
@@ -109,10 +124,11 @@ async def test_pinned_client_connects_and_every_source_agrees_on_the_fingerprint
     assert status.returncode == 0, status.stdout + status.stderr
     assert report["running"] is True and report["server"]["healthy"] is True
     assert report["tls"] is True and report["fingerprint"] == fingerprint
-    assert report["connections"] is not None  # /metrics answered over TLS with the shared secret
+    assert report["certificateAuthority"]["fingerprint"] == fingerprint
+    assert report["connections"] is not None  # /metrics answered over TLS, pinned to the CA, with the shared secret
 
     text = run_cli("status", state_dir=bridge.state_dir, timeout=60).stdout
-    assert fingerprint in text
+    assert fingerprint in text and "this workstation's certificate authority" in text
 
 
 async def test_wrong_fingerprint_is_refused_before_hello(bridge_factory):
@@ -120,39 +136,53 @@ async def test_wrong_fingerprint_is_refused_before_hello(bridge_factory):
     wrong = "0" * 64
     with pytest.raises(PinMismatch):
         await pinned_connect(bridge, wrong)
-    # A client that checks the certificate against CAs refuses the self-signed certificate as well.
+    # A client that checks the certificate against the system's CAs refuses it as well.
     with pytest.raises(ssl.SSLCertVerificationError):
         await websockets.connect(wss_url(bridge), ssl=ssl.create_default_context(), open_timeout=10)
     ws, _ = await pinned_hello(bridge, tls_show(bridge.state_dir))
     await ws.close()
 
 
-async def test_plaintext_on_a_tls_port_fails_cleanly(bridge_factory):
+async def test_plaintext_on_a_tls_port_gets_no_app_and_no_websocket(bridge_factory):
     bridge = bridge_factory(args=["--tls"])
     fingerprint = server_json(bridge)["fingerprint"]
-    with pytest.raises((websockets.InvalidMessage, websockets.InvalidHandshake, websockets.ConnectionClosed, OSError, EOFError)):
+    with pytest.raises(websockets.InvalidStatus) as refused:
         ws = await websockets.connect(f"ws://127.0.0.1:{bridge.port}/", open_timeout=5)
         await ws.close()
-    with pytest.raises(Exception):
-        urllib.request.urlopen(f"http://127.0.0.1:{bridge.port}/healthz", timeout=5).read()
+    assert refused.value.response.status_code == 426
+    # Plain HTTP gets the trust page (test_lan_ca.py), never the API: /healthz leads there.
+    with urllib.request.urlopen(f"http://127.0.0.1:{bridge.port}/healthz", timeout=5) as response:
+        assert response.url == f"http://127.0.0.1:{bridge.port}/"
+        assert b"Trust this workstation" in response.read()
     assert bridge.proc.poll() is None
     ws, _ = await pinned_hello(bridge, fingerprint)
     await ws.close()
 
 
-async def test_certificate_is_reused_across_restarts_and_replaced_by_rotate(bridge_factory):
+async def test_ca_is_reused_across_restarts_the_leaf_rotates_live_and_ca_rotate_replaces_the_pin(bridge_factory):
     bridge = bridge_factory(args=["--tls"])
     first = server_json(bridge)["fingerprint"]
+    leaf = peer_der(bridge.port)
     bridge.stop()
     bridge.start()
     assert server_json(bridge)["fingerprint"] == first
-    assert hashlib.sha256(peer_der(bridge.port)).hexdigest() == first
+    assert peer_der(bridge.port) == leaf
+
+    # `tls rotate`: a new leaf from the same CA, served by the running server from its next connection.
+    rotated = json.loads(run_cli("tls", "rotate", "--json", state_dir=bridge.state_dir, check=True).stdout)
+    assert rotated["fingerprint"] == first and rotated["leafFingerprint"] != hashlib.sha256(leaf).hexdigest()
+    deadline = asyncio.get_running_loop().time() + 5
+    while peer_der(bridge.port) == leaf and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.2)
+    assert hashlib.sha256(peer_der(bridge.port)).hexdigest() == rotated["leafFingerprint"]
+    ws, _ = await pinned_hello(bridge, first)
+    await ws.close()
     bridge.stop()
 
-    rotated = run_cli("tls", "rotate", state_dir=bridge.state_dir, check=True)
+    rotated = run_cli("tls", "ca", "rotate", state_dir=bridge.state_dir, check=True)
     new = rotated.stdout.strip()
     assert len(new) == 64 and new != first
-    assert "pair again" in rotated.stderr
+    assert "pair again" in rotated.stderr and "trust the new" in rotated.stderr
     assert tls_show(bridge.state_dir) == new
 
     bridge.start()
@@ -167,10 +197,14 @@ def test_tls_show_json_describes_the_certificate(tmp_path):
     state = tmp_path / "state"
     result = run_cli("tls", "show", "--json", state_dir=state, check=True)
     summary = json.loads(result.stdout)
-    assert len(summary["fingerprint"]) == 64
+    assert len(summary["fingerprint"]) == 64 and len(summary["leafFingerprint"]) == 64
     assert {"localhost", "127.0.0.1", "::1"} <= set(summary["subjectAlternativeNames"])
     assert summary["key"].endswith("tls/key.pem") and summary["certificate"].endswith("tls/cert.pem")
+    assert summary["authority"].endswith("tls/ca.pem")
     assert tls_show(state) == summary["fingerprint"]
+    authority = json.loads(run_cli("tls", "ca", "--json", state_dir=state, check=True).stdout)
+    assert authority["fingerprint"] == summary["fingerprint"]
+    assert run_cli("tls", "ca", state_dir=state, check=True).stdout.strip() == summary["fingerprint"]
 
 
 def test_plaintext_warning_only_off_loopback(bridge_factory, tmp_path):
@@ -332,8 +366,9 @@ def test_pair_reads_tls_from_the_config_file_before_any_server_ran(bridge_factor
     state.mkdir()
     (state / "config.toml").write_text("tls = true\n")
     summary = json.loads(run_cli("pair", "--json", "--advertise", "127.0.0.1", state_dir=state, check=True).stdout)
-    assert summary["webUrl"].startswith("https://"), summary
-    assert len(summary.get("fingerprint") or "") == 64, summary
+    # The trust page over plain http (issue 27), carrying the fingerprint of the CA the server will serve from.
+    assert summary["webUrl"].startswith("http://127.0.0.1:"), summary
+    assert len(summary.get("fingerprint") or "") == 64 and f"fp={summary['fingerprint']}" in summary["webUrl"], summary
     # The server that then starts serves exactly that certificate.
     bridge = bridge_factory(name="fresh")
     assert tls_show(state) == summary["fingerprint"]

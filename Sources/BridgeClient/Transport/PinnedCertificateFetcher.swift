@@ -4,7 +4,7 @@ import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// Fetches a server's TLS certificate and checks it against a pin, ignoring who signed it.
+/// Fetches the certificate a pin names from a server's TLS chain: the leaf, or the CA that issued it.
 ///
 /// `WebSocketClient` takes a `TLSConfiguration`, which cannot carry a verification callback, so the pin is
 /// checked on a short TLS connection of its own; the certificate it returns becomes the only trust root of the
@@ -18,7 +18,7 @@ final class PinnedCertificateFetcher: Sendable {
         self.timeout = timeout
     }
 
-    /// The pinned certificate as `endpoint` presents it.
+    /// The pinned certificate (the leaf or its issuing CA) as `endpoint` presents it.
     /// - Throws: ``BridgeClientError`` `pinMismatch` when the server presents another certificate,
     ///   `connectionFailed` when it cannot be reached or does not speak TLS.
     func certificate(for endpoint: BridgeEndpoint, pin: CertificatePin) async throws -> NIOSSLCertificate {
@@ -35,17 +35,21 @@ final class PinnedCertificateFetcher: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName) { certificates, verdict in
-                        guard let leaf = certificates.first, let der = try? leaf.toDERBytes() else {
+                        guard let leaf = certificates.first, let leafDER = try? leaf.toDERBytes() else {
                             result.fail(BridgeClientError.connectionFailed("\(endpoint): the server sent no certificate"))
                             verdict.succeed(.failed)
                             return
                         }
-                        do {
-                            try pin.check(certificateDER: der)
-                            result.succeed(leaf)
+                        // The pin names the leaf itself, or the CA that issued it (the workstation's CA, sent after
+                        // the leaf). Nothing is sent on this connection; the WebSocket's own handshake then checks
+                        // the whole chain against the certificate returned here as its only trust root.
+                        if let pinned = certificates.first(where: { (try? $0.toDERBytes()).map(pin.matches(certificateDER:)) ?? false }) {
+                            result.succeed(pinned)
                             verdict.succeed(.certificateVerified)
-                        } catch {
-                            result.fail(error)
+                        } else {
+                            result.fail(
+                                BridgeClientError.pinMismatch(expected: pin.fingerprint, actual: CertificatePin.fingerprint(ofDER: leafDER))
+                            )
                             verdict.succeed(.failed)
                         }
                     }

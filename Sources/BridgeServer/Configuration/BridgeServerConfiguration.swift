@@ -30,6 +30,10 @@ public struct BridgeServerConfiguration: Sendable {
     public var tls: TLSContextSource?
     /// The web app served on `GET /` and its files; nil serves none.
     public var webAssets: WebAssets?
+    /// The workstation's certificate authority that issued the TLS certificate (`serve --tls`): published at
+    /// `GET /ca.crt` and `GET /ca.mobileconfig`, and the plain-HTTP "Trust this workstation" page answers on
+    /// the TLS port. Nil with a provided certificate (plain HTTP on the TLS port is then redirected to https).
+    public var certificateAuthority: PublishedAuthority?
     /// How long a new connection may take to send its first request head (the upgrade or an HTTP request);
     /// slower ones are closed (OpenSSH's LoginGraceTime, for the HTTP part).
     public var requestHeadTimeout: Duration
@@ -56,6 +60,7 @@ public struct BridgeServerConfiguration: Sendable {
         closeTimeout: Duration = .seconds(3),
         tls: TLSContextSource? = nil,
         webAssets: WebAssets? = nil,
+        certificateAuthority: PublishedAuthority? = nil,
         requestHeadTimeout: Duration = .seconds(5),
         maxUnauthenticated: Int = 512,
         maxUnauthenticatedPerAddress: Int = 128
@@ -72,6 +77,7 @@ public struct BridgeServerConfiguration: Sendable {
         self.closeTimeout = closeTimeout
         self.tls = tls
         self.webAssets = webAssets
+        self.certificateAuthority = certificateAuthority
         self.requestHeadTimeout = requestHeadTimeout
         self.maxUnauthenticated = maxUnauthenticated
         self.maxUnauthenticatedPerAddress = maxUnauthenticatedPerAddress

@@ -27,15 +27,18 @@ enum UpgradeStep: Sendable {
 /// answering a refused upgrade with the status the bridge chooses (401 for a bad `Authorization: Bearer`
 /// token, 403, 429, 503), and handing an upgraded channel to a ``ConnectionHandler`` that lives on its event
 /// loop. Plain HTTP requests (`/healthz`,
-/// `/metrics`) go to the Hummingbird router as usual. With `tls`, a TLS handler goes first in the pipeline,
-/// so the WebSocket and the HTTP routes share the port under TLS; a peer that does not speak TLS fails its
-/// handshake and only its own connection is closed.
+/// `/metrics`) go to the Hummingbird router as usual. With `tls`, the first byte a peer sends decides: a TLS
+/// handshake (0x16) puts the TLS handler first in the pipeline, so the WebSocket and the HTTP routes share the
+/// port under TLS; anything else is plain HTTP, answered only by `plaintextResponder` (the "Trust this
+/// workstation" page, or a redirect to https), never by the app or the API, and never upgraded.
 struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     enum UpgradeResult: Sendable {
         /// The connection lives on its event loop from now on (``ConnectionHandler``).
         case websocket
         case notUpgraded(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
         case refused(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, HTTPResponse.Status)
+        /// Plain HTTP on a TLS port: only the plaintext responder answers.
+        case plaintext(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
     }
 
     struct Value: ServerChildChannelValue {
@@ -43,7 +46,9 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
         let channel: any Channel
     }
 
-    let responder: HTTPChannelHandler.Responder
+    var responder: HTTPChannelHandler.Responder
+    /// Answers plain HTTP on a TLS port (with `tls` only).
+    let plaintextResponder: HTTPChannelHandler.Responder?
     let maxFrameSize: Int
     let tls: TLSContextSource?
     /// Unauthenticated connections, capped; nil: no pre-authentication limits.
@@ -58,6 +63,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
 
     init(
         responder: @escaping HTTPChannelHandler.Responder,
+        plaintextResponder: HTTPChannelHandler.Responder? = nil,
         maxFrameSize: Int,
         tls: TLSContextSource? = nil,
         preAuth: PreAuthLedger? = nil,
@@ -66,6 +72,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
         connect: @escaping @Sendable (ConnectionSetup, any Channel) throws -> Void
     ) {
         self.responder = responder
+        self.plaintextResponder = plaintextResponder
         self.maxFrameSize = maxFrameSize
         self.connect = connect
         self.tls = tls
@@ -78,15 +85,21 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
     static let httpIdleTimeout: Duration = .seconds(30)
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let secure = tls != nil
+        // Whether this connection speaks TLS: known once its first byte arrived, before any request head.
+        let transport = NIOLoopBoundBox<TransportSniffer.Transport>(tls == nil ? .plaintext : .undecided, eventLoop: channel.eventLoop)
+        let tlsPort = tls != nil
         return channel.eventLoop.makeCompletedFuture {
             if let tls {
-                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.current()))
+                try channel.pipeline.syncOperations.addHandler(
+                    TransportSniffer { decided in
+                        transport.value = decided
+                        return decided == .tls ? NIOSSLServerHandler(context: tls.current()) : nil
+                    })
             }
             if let preAuth {
                 let address = channel.remoteAddress?.ipAddress ?? "unknown"
                 try channel.pipeline.syncOperations.addHandler(
-                    PreAuthGuard(ledger: preAuth, address: address, headTimeout: TimeAmount(requestHeadTimeout), plaintext: tls == nil))
+                    PreAuthGuard(ledger: preAuth, address: address, headTimeout: TimeAmount(requestHeadTimeout), plaintext: !tlsPort))
             }
             // Only touched on the channel's event loop.
             let decision = NIOLoopBoundBox<UpgradeDecision?>(nil, eventLoop: channel.eventLoop)
@@ -96,9 +109,14 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                 maxFrameSize: maxFrameSize,
                 enableAutomaticErrorHandling: false,  // ConnectionHandler answers protocol errors
                 shouldUpgrade: { channel, head in
+                    guard transport.value == .tls || !tlsPort else {
+                        // Plain HTTP on a TLS port: no WebSocket (no credential) ever travels in the clear.
+                        decision.value = .refuse(Self.tlsRequired)
+                        return channel.eventLoop.makeSucceededFuture(nil)
+                    }
                     let request: HTTPRequest
                     do {
-                        request = try HTTPRequest(head, secure: secure, splitCookie: false)
+                        request = try HTTPRequest(head, secure: tlsPort, splitCookie: false)
                     } catch {
                         decision.value = .refuse(.badRequest)
                         return channel.eventLoop.makeSucceededFuture(nil)
@@ -132,6 +150,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                 upgraders: [upgrader],
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        let secure = transport.value == .tls
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: secure))
                         try channel.pipeline.syncOperations.addHandler(
                             HTTPConnectionStateHandler(idleTimeout: Self.httpIdleTimeout, logger: logger))
@@ -142,7 +161,7 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                         if case .refuse(let status) = decision.value {
                             return UpgradeResult.refused(asyncChannel, status)
                         }
-                        return UpgradeResult.notUpgraded(asyncChannel)
+                        return tlsPort && !secure ? UpgradeResult.plaintext(asyncChannel) : UpgradeResult.notUpgraded(asyncChannel)
                     }
                 }
             )
@@ -163,6 +182,14 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
                 await handleHTTP(asyncChannel: http, logger: logger)
             case .refused(let http, let status):
                 await refuse(http, status: status, logger: logger)
+            case .plaintext(let http):
+                guard let plaintextResponder else {
+                    value.channel.close(promise: nil)
+                    return
+                }
+                var plain = self
+                plain.responder = plaintextResponder
+                await plain.handleHTTP(asyncChannel: http, logger: logger)
             case .websocket:
                 break
             }
@@ -191,12 +218,16 @@ struct BridgeUpgradeChannel: ServerChildChannel, HTTPChannelHandler {
         }
     }
 
+    /// 426: a WebSocket upgrade in plain HTTP on a TLS port.
+    static let tlsRequired = HTTPResponse.Status(code: 426, reasonPhrase: "Upgrade Required")
+
     static func body(for status: HTTPResponse.Status) -> String {
         switch status {
         case .unauthorized: #"{"code":"unauthorized","message":"invalid, expired or revoked token"}"#
         case .tooManyRequests: #"{"code":"rate_limited","message":"too many failed authentications from this address; try again later"}"#
         case .serviceUnavailable: #"{"code":"unavailable","message":"the server is shutting down"}"#
         case .forbidden: #"{"code":"forbidden","message":"WebSocket connections from this page's origin are not allowed"}"#
+        case tlsRequired: #"{"code":"tls_required","message":"this port serves TLS: connect with wss://"}"#
         default: #"{"code":"bad_request","message":"invalid WebSocket upgrade request"}"#
         }
     }

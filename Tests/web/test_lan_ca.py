@@ -1,0 +1,278 @@
+"""Issue 27: the workstation's own name-constrained certificate authority, in a real browser.
+
+Each Chromium here gets a fresh NSS database under a HOME of its own (`certutil`, libnss3-tools) that trusts
+only the bridge's CA, or nothing. What is checked: https:// on 127.0.0.1 and on the address of a test network
+namespace opens with no interstitial, as a secure context, with the service worker registered; the leaf follows a
+new address in the LAN's subnet with nothing new trusted; a leaf naming something outside the constraints,
+signed with the CA's own key, is refused by `openssl verify` and by Chromium; the plain-HTTP trust page shows the
+fingerprint and continues to the https pairing URL once the device trusts the CA."""
+import contextlib
+import http.server
+import json
+import os
+import re
+import shutil
+import signal
+import ssl
+import subprocess
+import threading
+import time
+import uuid
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import expect
+
+from webutil import CHROMIUM, IPHONE_UA, pairing_url, web_env
+
+import conftest
+
+ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
+
+
+def nss_home(tmp_path, ca_pem=None, name="browser-home"):
+    """A HOME whose NSS database (what Chromium on Linux trusts besides the system) holds `ca_pem` only."""
+    home = tmp_path / f"{name}-{uuid.uuid4().hex[:6]}"
+    db = home / ".pki" / "nssdb"
+    db.mkdir(parents=True)
+    subprocess.run(["certutil", "-N", "-d", f"sql:{db}", "--empty-password"], check=True, capture_output=True)
+    if ca_pem is not None:
+        subprocess.run(["certutil", "-A", "-d", f"sql:{db}", "-n", "codex-bridge CA", "-t", "C,,", "-i", str(ca_pem)],
+                       check=True, capture_output=True)
+    return home
+
+
+@contextlib.contextmanager
+def chromium(browser, home, executable=CHROMIUM):
+    b = browser.browser_type.launch(executable_path=executable, args=ARGS, env={**os.environ, "HOME": str(home)})
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def phone_page(b, color_scheme="light"):
+    context = b.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2,
+                            user_agent=IPHONE_UA, color_scheme=color_scheme)
+    page = context.new_page()
+    page.console = []
+    page.on("console", lambda m: page.console.append(f"{m.type}: {m.text}"))
+    return page
+
+
+def assert_secure_app(page, url):
+    page.goto(url)  # an interstitial (untrusted or invalid certificate) raises net::ERR_CERT_…
+    assert page.url.startswith("https://")
+    assert page.evaluate("window.isSecureContext") is True
+    scope = page.evaluate("""navigator.serviceWorker.ready.then(r => r.active ? r.scope : null)""")
+    assert scope == url.split("#")[0].rsplit("/", 1)[0] + "/"
+
+
+def grouped(fingerprint):
+    return " ".join(fingerprint[i:i + 2].upper() for i in range(0, 64, 2))
+
+
+def tls_bridge(web_bridge_factory, name):
+    bridge = web_bridge_factory(name=name, extra=["--tls"])
+    return bridge, bridge.state_dir / "tls" / "ca.pem", json.loads((bridge.state_dir / "server.json").read_text())["fingerprint"]
+
+
+def test_chromium_trusting_only_the_ca_gets_a_secure_context_and_the_service_worker(web_bridge_factory, browser, tmp_path):
+    bridge, ca, _ = tls_bridge(web_bridge_factory, "ca-state")
+    url = f"https://127.0.0.1:{bridge.port}/"
+    with chromium(browser, nss_home(tmp_path, ca)) as b:
+        page = phone_page(b)
+        assert_secure_app(page, url)
+        expect(page.get_by_text("not encrypted")).to_have_count(0)
+    # The same browser without the CA refuses the certificate: the trust above came from the CA alone.
+    with chromium(browser, nss_home(tmp_path)) as b:
+        with pytest.raises(PlaywrightError, match="ERR_CERT_AUTHORITY_INVALID"):
+            phone_page(b).goto(url)
+
+
+def leaf_signed_by(ca_dir, out, san):
+    """A leaf for `san` signed with the CA's own key (openssl CLI), and the chain file a server would send."""
+    subprocess.run(["openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=leaf",
+                    "-keyout", str(out / "leaf.key"), "-out", str(out / "leaf.csr")], check=True, capture_output=True)
+    (out / "ext.cnf").write_text(f"subjectAltName={san}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\n"
+                                 "extendedKeyUsage=serverAuth\n")
+    subprocess.run(["openssl", "x509", "-req", "-in", str(out / "leaf.csr"), "-CA", str(ca_dir / "ca.pem"),
+                    "-CAkey", str(ca_dir / "ca-key.pem"), "-CAcreateserial", "-days", "2", "-extfile", str(out / "ext.cnf"),
+                    "-out", str(out / "leaf.pem")], check=True, capture_output=True)
+    (out / "chain.pem").write_text((out / "leaf.pem").read_text() + (ca_dir / "ca.pem").read_text())
+    return out / "leaf.pem"
+
+
+@contextlib.contextmanager
+def https_server(chain, key):
+    """A one-page https server on 127.0.0.1 serving `chain`."""
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            body = b"<!doctype html><title>leaf</title><p>served</p>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(str(chain), str(key))
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"https://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_leaf_outside_the_constraints_is_refused_by_openssl_and_chromium(browser, tmp_path):
+    state = tmp_path / "state"
+    conftest.run_cli("tls", "ca", state_dir=state, check=True)
+    ca_dir = state / "tls"
+    verdicts = {}
+    for name, san in (("inside", "IP:127.0.0.1"), ("outside", "IP:127.0.0.1,DNS:bank.example"), ("other-ip", "IP:127.0.0.2")):
+        out = tmp_path / name
+        out.mkdir()
+        leaf = leaf_signed_by(ca_dir, out, san)
+        verify = subprocess.run(["openssl", "verify", "-CAfile", str(ca_dir / "ca.pem"), str(leaf)], capture_output=True, text=True)
+        verdicts[name] = (verify.returncode, verify.stdout + verify.stderr, out)
+    assert verdicts["inside"][0] == 0, verdicts["inside"][1]
+    for name in ("outside", "other-ip"):
+        assert verdicts[name][0] != 0 and "permitted subtree violation" in verdicts[name][1], verdicts[name][1]
+
+    with chromium(browser, nss_home(tmp_path, ca_dir / "ca.pem")) as b:
+        page = phone_page(b)
+        with https_server(verdicts["inside"][2] / "chain.pem", verdicts["inside"][2] / "leaf.key") as url:
+            page.goto(url)  # the control: the same CA, a leaf inside its constraints
+            expect(page.get_by_text("served")).to_be_visible()
+        with https_server(verdicts["outside"][2] / "chain.pem", verdicts["outside"][2] / "leaf.key") as url:
+            with pytest.raises(PlaywrightError, match="ERR_CERT_"):
+                page.goto(url)
+
+
+def test_the_trust_page_shows_the_fingerprint_and_continues_to_pairing_once_trusted(web_bridge_factory, browser, tmp_path):
+    bridge, ca, fingerprint = tls_bridge(web_bridge_factory, "trust-state")
+    url = pairing_url(bridge)
+    assert url.startswith(f"http://127.0.0.1:{bridge.port}/#pair=v1&") and f"fp={fingerprint}" in url
+    shots = {}
+    with chromium(browser, nss_home(tmp_path)) as b:  # a phone that does not trust the CA yet
+        for scheme in ("light", "dark"):
+            page = phone_page(b, scheme)
+            page.goto(url)
+            expect(page.get_by_role("heading", name="Trust this workstation")).to_be_visible()
+            expect(page.locator("#fingerprint")).to_have_text(grouped(fingerprint))
+            expect(page.locator("#status")).to_contain_text("Not trusted yet")
+            expect(page.locator("details#ios")).to_have_attribute("open", "")
+            assert page.url == url  # stays on the http page, the pairing data still only in the fragment
+            expect(page.locator("#continue")).to_be_hidden()  # no way on to the browser's warning
+            assert page.locator("#continue").get_attribute("href") == url.replace("http://", "https://", 1)
+            assert [c for c in page.console if "Content Security Policy" in c or "Refused to" in c] == []
+            conftest.ARTIFACTS.mkdir(exist_ok=True)
+            shots[scheme] = conftest.ARTIFACTS / f"trust-{scheme}.png"
+            page.screenshot(path=str(shots[scheme]), full_page=True)
+    with chromium(browser, nss_home(tmp_path, ca)) as b:  # the same phone once it trusts the CA
+        page = phone_page(b)
+        page.goto(url)
+        page.wait_for_url(re.compile(rf"^https://127\.0\.0\.1:{bridge.port}/"))
+        expect(page.get_by_role("status")).to_have_text("Connected")
+        assert page.evaluate("window.isSecureContext") is True
+    devices = json.loads(conftest.run_cli("devices", "list", "--json", state_dir=bridge.state_dir, check=True).stdout)
+    assert len(devices) == 1  # paired over https with the code from the fragment
+    if os.environ.get("WEB_UPDATE_DOCS"):
+        for scheme, path in shots.items():
+            shutil.copyfile(path, conftest.ROOT / "docs" / f"trust-{scheme}.png")
+
+
+# -- a LAN of two network namespaces: the bridge in one, the phone's browser in the other --------------------
+class Lan:
+    def __init__(self, tmp_path):
+        tag = uuid.uuid4().hex[:6]
+        self.bridge_ns, self.phone_ns = f"cbw{tag}", f"cbp{tag}"
+        self.subnet = f"10.213.{int(tag[:2], 16) % 200 + 20}"
+        self.bridge_address, self.phone_address = f"{self.subnet}.1", f"{self.subnet}.2"
+        self.dir = tmp_path
+
+    def ip(self, *args):
+        subprocess.run(["ip", *args], check=True, capture_output=True)
+
+    def __enter__(self):
+        a, b = self.bridge_ns, self.phone_ns
+        for ns in (a, b):
+            self.ip("netns", "add", ns)
+            self.ip("-n", ns, "link", "set", "lo", "up")
+        # Named lanN, not veth*: address discovery skips container bridges and veths, as a phone cannot reach those.
+        self.ip("link", "add", f"{a}x", "type", "veth", "peer", "name", f"{b}x")
+        self.ip("link", "set", f"{a}x", "netns", a)
+        self.ip("link", "set", f"{b}x", "netns", b)
+        self.ip("-n", a, "link", "set", f"{a}x", "name", "lan0")
+        self.ip("-n", b, "link", "set", f"{b}x", "name", "lan1")
+        self.ip("-n", a, "addr", "add", f"{self.bridge_address}/24", "dev", "lan0")
+        self.ip("-n", b, "addr", "add", f"{self.phone_address}/24", "dev", "lan1")
+        self.ip("-n", a, "link", "set", "lan0", "up")
+        self.ip("-n", b, "link", "set", "lan1", "up")
+        return self
+
+    def __exit__(self, *exc):
+        for ns in (self.bridge_ns, self.phone_ns):
+            subprocess.run(["ip", "netns", "pids", ns], capture_output=True)
+            pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(pid), signal.SIGKILL)
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+    def wrapper(self, ns, program, name):
+        path = self.dir / name
+        path.write_text(f"#!/bin/sh\nexec ip netns exec {ns} {program} \"$@\"\n")
+        path.chmod(0o755)
+        return path
+
+
+def leaf_names(state_dir):
+    out = subprocess.run(["openssl", "x509", "-in", str(state_dir / "tls" / "cert.pem"), "-noout", "-ext", "subjectAltName"],
+                         capture_output=True, text=True).stdout
+    return out
+
+
+def test_on_a_lan_namespace_the_leaf_follows_a_new_address_and_the_trust_page_leads_to_pairing(bridge_factory, browser, tmp_path):
+    with Lan(tmp_path) as lan:
+        env = {**web_env(), "CODEX_BRIDGE_TLS_RENEW_SECONDS": "0.3"}
+        bridge = bridge_factory(name="lan-state", args=["--tls"], env=env, listen="0.0.0.0:0",
+                                binary=lan.wrapper(lan.bridge_ns, conftest.BIN, "bridge-in-ns"))
+        ca = bridge.state_dir / "tls" / "ca.pem"
+        fingerprint = json.loads((bridge.state_dir / "server.json").read_text())["fingerprint"]
+        scope = json.loads(conftest.run_cli("tls", "ca", "--json", state_dir=bridge.state_dir, check=True).stdout)["constraints"]
+        assert f"{lan.subnet}.0/24" in scope, scope
+        assert f"IP Address:{lan.bridge_address}" in leaf_names(bridge.state_dir)
+        chrome_in_ns = lan.wrapper(lan.phone_ns, CHROMIUM, "chromium-in-ns")
+        with chromium(browser, nss_home(tmp_path, ca), executable=str(chrome_in_ns)) as b:
+            page = phone_page(b)
+            assert_secure_app(page, f"https://{lan.bridge_address}:{bridge.port}/")
+
+            # A second address in the same subnet (what a DHCP change looks like): the running bridge re-issues its
+            # leaf from the same CA, and the browser that trusted the CA once opens it too.
+            lan.ip("-n", lan.bridge_ns, "addr", "add", f"{lan.subnet}.9/24", "dev", "lan0")
+            deadline = time.monotonic() + 10
+            while f"IP Address:{lan.subnet}.9" not in leaf_names(bridge.state_dir) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert f"IP Address:{lan.subnet}.9" in leaf_names(bridge.state_dir)
+            assert json.loads(conftest.run_cli("tls", "ca", "--json", state_dir=bridge.state_dir, check=True).stdout)["fingerprint"] == fingerprint
+            time.sleep(1.2)  # the server looks at the leaf's files at most once a second
+            assert_secure_app(phone_page(b), f"https://{lan.subnet}.9:{bridge.port}/")
+
+            # The QR's URL, from the bridge's side of the LAN: the trust page over plain http (not a secure context
+            # there), which finds the https side trusted and continues to it with the pairing fragment.
+            pair = subprocess.run([str(lan.wrapper(lan.bridge_ns, conftest.BIN, "pair-in-ns")), "pair", "--json", "--state-dir",
+                                   str(bridge.state_dir)], capture_output=True, text=True, check=True)
+            url = json.loads(pair.stdout)["webUrl"]
+            assert url.startswith(f"http://{lan.bridge_address}:{bridge.port}/#pair=v1&"), url
+            page = phone_page(b)
+            page.goto(url)
+            page.wait_for_url(re.compile(rf"^https://{re.escape(lan.bridge_address)}:{bridge.port}/"))
+            expect(page.get_by_role("status")).to_have_text("Connected")
+        bridge.stop()
