@@ -106,6 +106,11 @@ extension ClientMessage {
         case .startReview: request = .startReview(try payload(StartReview.self))
         case .forkThread: request = .forkThread(try payload(ForkThread.self))
         case .listSkills: request = .listSkills(try payload(ListSkills.self))
+        case .listDevices: request = .listDevices(try payload(ListDevices.self))
+        case .setDeviceScopes: request = .setDeviceScopes(try payload(SetDeviceScopes.self))
+        case .revokeDevice: request = .revokeDevice(try payload(RevokeDevice.self))
+        case .pairDevice: request = .pairDevice(try payload(PairDevice.self))
+        case .listAudit: request = .listAudit(try payload(ListAudit.self))
         }
         return .request(id: id, request)
     }
@@ -141,6 +146,11 @@ extension ClientMessage {
             case .startReview(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .forkThread(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .listSkills(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .listDevices(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .setDeviceScopes(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .revokeDevice(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .pairDevice(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .listAudit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

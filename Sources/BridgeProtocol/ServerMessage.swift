@@ -14,6 +14,10 @@ public enum ServerMessage: Sendable, Hashable {
     case inputResolved(InputResolved)
     case messageQueued(MessageQueued)
     case messageUnqueued(MessageUnqueued)
+    /// Sent instead of `helloAck` while the workstation confirms a pairing (`serve --confirm-pairing`).
+    case pairingPending(PairingPending)
+    /// The device's scopes changed; the connection has these from now on.
+    case scopesChanged(ScopesChanged)
 
     /// The wire `kind`.
     public var kind: String {
@@ -29,6 +33,8 @@ public enum ServerMessage: Sendable, Hashable {
         case .inputResolved: "inputResolved"
         case .messageQueued: "messageQueued"
         case .messageUnqueued: "messageUnqueued"
+        case .pairingPending: "pairingPending"
+        case .scopesChanged: "scopesChanged"
         }
     }
 
@@ -59,12 +65,18 @@ public enum ServerMessage: Sendable, Hashable {
         case .inputResolved(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .messageQueued(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .messageUnqueued(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .pairingPending(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .scopesChanged(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .response(let id, let response):
             switch response {
             case .threads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .threadStarted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .threadForked(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .skills(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .devices(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .device(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .pairingCode(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .audit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .accepted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .subscribed(let value), .unsubscribed(let value):
                 return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
@@ -142,6 +154,8 @@ public enum ServerMessage: Sendable, Hashable {
         case "inputResolved": return .inputResolved(try payload(InputResolved.self))
         case "messageQueued": return .messageQueued(try payload(MessageQueued.self))
         case "messageUnqueued": return .messageUnqueued(try payload(MessageUnqueued.self))
+        case "pairingPending": return .pairingPending(try payload(PairingPending.self))
+        case "scopesChanged": return .scopesChanged(try payload(ScopesChanged.self))
         case "threads": return try response(.threads(payload(ThreadList.self)))
         case "threadStarted": return try response(.threadStarted(payload(ThreadStarted.self)))
         case "accepted": return try response(.accepted(payload(Accepted.self)))
@@ -157,6 +171,10 @@ public enum ServerMessage: Sendable, Hashable {
         case "files": return try response(.files(payload(FileMatches.self)))
         case "threadForked": return try response(.threadForked(payload(ThreadForked.self)))
         case "skills": return try response(.skills(payload(SkillList.self)))
+        case "devices": return try response(.devices(payload(DeviceList.self)))
+        case "device": return try response(.device(payload(DeviceChanged.self)))
+        case "pairingCode": return try response(.pairingCode(payload(PairingCodeIssued.self)))
+        case "audit": return try response(.audit(payload(AuditList.self)))
         default:
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
         }

@@ -38,6 +38,11 @@ import Testing
         case .startReview: (#""threadId":"t1","target":"uncommitted""#, "error:codex_error")
         case .forkThread: (#""threadId":"t1""#, "error:codex_error")
         case .listSkills: (#""threadId":"t1""#, "error:codex_error")
+        case .listDevices: ("", "devices")
+        case .setDeviceScopes: (#""deviceId":"nosuchdevice","scopes":["observe"]"#, "error:not_found")
+        case .revokeDevice: (#""deviceId":"nosuchdevice""#, "error:not_found")
+        case .pairDevice: (#""scopes":["observe","approve"]"#, "pairingCode")
+        case .listAudit: (#""limit":5"#, "audit")
         }
     }
 

@@ -161,6 +161,11 @@ public enum BridgeRequest: Sendable, Hashable {
     case startReview(StartReview)
     case forkThread(ForkThread)
     case listSkills(ListSkills)
+    case listDevices(ListDevices)
+    case setDeviceScopes(SetDeviceScopes)
+    case revokeDevice(RevokeDevice)
+    case pairDevice(PairDevice)
+    case listAudit(ListAudit)
 
     /// The wire `kind` of this request.
     public var kind: String { requestKind.rawValue }
@@ -193,6 +198,11 @@ public enum BridgeRequest: Sendable, Hashable {
         case .startReview: .startReview
         case .forkThread: .forkThread
         case .listSkills: .listSkills
+        case .listDevices: .listDevices
+        case .setDeviceScopes: .setDeviceScopes
+        case .revokeDevice: .revokeDevice
+        case .pairDevice: .pairDevice
+        case .listAudit: .listAudit
         }
     }
 
@@ -212,7 +222,7 @@ public enum BridgeRequest: Sendable, Hashable {
         case .listSkills(let list): list.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
-            .answerInput:
+            .answerInput, .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
             nil
         }
     }
@@ -249,4 +259,9 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case startReview
     case forkThread
     case listSkills
+    case listDevices
+    case setDeviceScopes
+    case revokeDevice
+    case pairDevice
+    case listAudit
 }

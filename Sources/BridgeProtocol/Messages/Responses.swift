@@ -216,6 +216,10 @@ public enum BridgeResponse: Sendable, Hashable {
     case files(FileMatches)
     case threadForked(ThreadForked)
     case skills(SkillList)
+    case devices(DeviceList)
+    case device(DeviceChanged)
+    case pairingCode(PairingCodeIssued)
+    case audit(AuditList)
 
     /// The wire `kind` of this answer.
     public var kind: String {
@@ -235,6 +239,10 @@ public enum BridgeResponse: Sendable, Hashable {
         case .files: "files"
         case .threadForked: "threadForked"
         case .skills: "skills"
+        case .devices: "devices"
+        case .device: "device"
+        case .pairingCode: "pairingCode"
+        case .audit: "audit"
         }
     }
 }
