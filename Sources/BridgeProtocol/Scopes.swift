@@ -107,6 +107,12 @@ extension RequestKind {
         }
     }
 
-    /// Whether the request changes state (and so is written to the audit log): every kind beyond `observe`.
-    public var changesState: Bool { scope != .observe }
+    /// Whether the request changes state (and so is written to the audit log): every kind beyond `observe`, but
+    /// the admin's reads (`listDevices`, `listAudit`).
+    public var changesState: Bool {
+        switch self {
+        case .listDevices, .listAudit: false
+        default: scope != .observe
+        }
+    }
 }
