@@ -27,7 +27,8 @@ import Testing
         }
         let ack = try await client.connect()
         #expect(shown.withLock { $0 } == [pending])
-        #expect(ack.deviceToken == "DEVTOKEN" && await client.scopes == Scopes([.observe]))
+        let scopes = await client.scopes
+        #expect(ack.deviceToken == "DEVTOKEN" && scopes == Scopes([.observe]))
         try connection.answer(.scopesChanged(ScopesChanged(scopes: .standard)))
         let deadline = ContinuousClock.now + .seconds(5)
         while await client.scopes != .standard, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }

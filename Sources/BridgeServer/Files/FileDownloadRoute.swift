@@ -35,11 +35,7 @@ public struct FileDownloadRoute: Sendable {
     }
 
     func respond(to request: Request, context: BridgeRequestContext) async -> Response {
-        do {
-            try context.require(.observe, for: "GET /files")
-        } catch {
-            return error.response
-        }
+        if let refusal = context.refusal(unless: .observe, for: "GET /files") { return refusal.response }
         let query = request.uri.queryParameters
         guard let threadId = query["threadId"].map(String.init), let path = query["path"].map(String.init) else {
             return BridgeHTTPError.json(.badRequest, code: .badRequest, "threadId and path are required query parameters")

@@ -57,7 +57,7 @@ public struct BearerAuthenticator: Sendable {
 
 /// Puts ``BearerAuthenticator`` in front of a group of routes (`/metrics`, `/uploads`, `/files`): a request
 /// without a valid credential never reaches them; one with it carries its ``HTTPPrincipal`` and its scopes in the
-/// context, and each route asks for the scope it needs (``BridgeRequestContext/require(_:for:)``).
+/// context, and each route asks for the scope it needs (``BridgeRequestContext/refusal(unless:for:)``).
 public struct BearerAuthMiddleware: RouterMiddleware {
     public typealias Context = BridgeRequestContext
     let authenticator: BearerAuthenticator
@@ -85,11 +85,10 @@ extension HTTPPrincipal {
 }
 
 extension BridgeRequestContext {
-    /// Throws 403 `forbidden` naming `scope` unless the request's credential holds it (``ScopeGate``).
-    func require(_ scope: Scope, for what: String) throws(BridgeHTTPError) {
-        guard let principal else { throw .unauthorized }
-        if let refusal = ScopeGate.check(scope, scopes: scopes, principal: principal.sessionPrincipal, what: what) {
-            throw .forbidden(refusal)
-        }
+    /// nil when the request's credential holds `scope`, else the error to answer: 403 `forbidden` naming the scope
+    /// (``ScopeGate``).
+    func refusal(unless scope: Scope, for what: String) -> BridgeHTTPError? {
+        guard let principal else { return .unauthorized }
+        return ScopeGate.check(scope, scopes: scopes, principal: principal.sessionPrincipal, what: what).map(BridgeHTTPError.forbidden)
     }
 }

@@ -1,4 +1,5 @@
 import BridgeHub
+import BridgeProtocol
 import BridgeStore
 import CoreMetrics
 import Foundation
@@ -49,11 +50,7 @@ public struct MetricsRoute: Sendable {
     /// secret; pairing codes are not accepted: a scrape never pairs a device).
     public func addRoutes(to router: some RouterMethods<BridgeRequestContext>) {
         router.get("/metrics") { _, context in
-            do {
-                try context.require(.observe, for: "GET /metrics")
-            } catch {
-                return error.response
-            }
+            if let refusal = context.refusal(unless: .observe, for: "GET /metrics") { return refusal.response }
             return await self.respond()
         }
     }

@@ -33,11 +33,9 @@ public struct UploadRoute: Sendable {
     }
 
     func respond(to request: Request, context: BridgeRequestContext) async -> Response {
-        do {
-            try context.require(.operate, for: "POST /uploads")
-        } catch {
+        if let refusal = context.refusal(unless: .operate, for: "POST /uploads") {
             await record(context, outcome: "forbidden", detail: "needs operate")
-            return error.response
+            return refusal.response
         }
         // The place is held before the body is read (a body without Content-Length may use the largest size),
         // so concurrent uploads cannot pass the limits together.
