@@ -75,6 +75,9 @@ import Testing
             .startReview(StartReview(threadId: "t", target: .commit("abc123"))),
             .forkThread(ForkThread(threadId: "t", turnId: "u1")), .forkThread(ForkThread(threadId: "t")),
             .listSkills(ListSkills(threadId: "t")), .listThreads(ListThreads(archived: true)),
+            .listDevices(ListDevices()), .setDeviceScopes(SetDeviceScopes(deviceId: "d", scopes: ["observe", "approve"])),
+            .revokeDevice(RevokeDevice(deviceId: "d")), .pairDevice(PairDevice(scopes: ["observe"], ttl: 120)), .pairDevice(PairDevice()),
+            .listAudit(ListAudit(deviceId: "d", since: 1_800_000_000, limit: 5)),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

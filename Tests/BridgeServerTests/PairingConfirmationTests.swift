@@ -45,16 +45,14 @@ import Testing
         #expect(machine.confirmationRefused(WireError(code: code, message: "again")) == .none)
     }
 
-    private static func withAuthenticator(
-        timeout: Duration = .seconds(300), _ body: (DeviceRegistry, RegistryDeviceAuthenticator) async throws -> Void
-    ) async throws {
+    private static func withAuthenticator(_ body: (DeviceRegistry, RegistryDeviceAuthenticator) async throws -> Void) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-confirm-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let paths = StatePaths(configDirectory: dir, stateDirectory: dir)
         let registry = DeviceRegistry(database: try BridgeDatabase(paths: paths, logger: logger), logger: logger)
         let auth = RegistryDeviceAuthenticator(
-            registry: registry, logger: logger, confirmation: .init(timeout: timeout, pollInterval: .milliseconds(20)))
+            registry: registry, logger: logger, confirmation: .init(pollInterval: .milliseconds(20)))
         try await body(registry, auth)
     }
 
@@ -88,13 +86,15 @@ import Testing
     }
 
     @Test func deniedExpiredOrAbandonedNothingIsStored() async throws {
-        try await Self.withAuthenticator(timeout: .milliseconds(300)) { registry, auth in
+        try await Self.withAuthenticator { registry, auth in
             let denied = try await Self.pending(auth, registry)
             async let deniedOutcome = auth.awaitConfirmation(denied)
             try await registry.decidePairing(id: denied.deviceId, allow: false)
             #expect(await deniedOutcome == .refused(WireError(code: .pairingDenied, message: "the workstation denied this pairing")))
 
-            let expired = try await Self.pending(auth, registry)
+            // The server's own deadline (the request's `expiresAt`) ends a pairing nobody decides.
+            var expired = try await Self.pending(auth, registry)
+            expired.expiresAt = Date().addingTimeInterval(0.2)
             guard case .refused(let error) = await auth.awaitConfirmation(expired) else {
                 Issue.record("expected a timeout")
                 return
