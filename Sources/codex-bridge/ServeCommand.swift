@@ -334,7 +334,8 @@ struct ServeCommand: AsyncParsableCommand {
             rateLimiter: rateLimiter,
             extraRoutes: {
                 [
-                    metricsRoute, notifications, bearer, upload = UploadRoute(store: uploads, audit: AuditLog(database: pairing.registry.database), logger: logger),
+                    metricsRoute, notifications, bearer,
+                    upload = UploadRoute(store: uploads, audit: AuditLog(database: pairing.registry.database), logger: logger),
                     files = FileDownloadRoute(hub: hub, logger: logger),
                 ] router in
                 // The routes that need a credential, behind the one check.

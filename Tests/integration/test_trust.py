@@ -259,3 +259,14 @@ async def test_notification_actions_obey_the_approve_scope(bridge_factory, model
         await desk.close()
     finally:
         service.stop()
+
+
+async def test_a_valid_code_waiting_for_confirmation_is_no_failed_attempt(bridge_factory):
+    """Regression: a pairing that waits for the workstation counted as a failed authentication, so five of them
+    from one address (a household behind one NAT) rate-limited the sixth phone."""
+    bridge = bridge_factory(args=["--confirm-pairing"])
+    waiting = [await pending_pairing(bridge, {"name": f"Phone {n}", "platform": "web"}) for n in range(5)]
+    ws, ack = await hello(bridge, token="ABCDE-FGHJK")
+    assert ack["ok"] is False and ack["error"]["code"] == "unauthorized", ack
+    for sock, _, _ in waiting:
+        await sock.close()

@@ -66,7 +66,11 @@ extension ConnectionHandler {
             if case .rejected = result {
                 if Authenticator.isPairingCode(token), rateLimiter.beginAttempt(remote) {
                     result = await authenticator.redeem(code: token, device: device, remoteAddress: remote)
-                    if case .accepted = result { rateLimiter.succeeded(remote) }
+                    // A valid code is not a failure, whether it pairs at once or waits for the workstation.
+                    switch result {
+                    case .accepted, .pending: rateLimiter.succeeded(remote)
+                    case .rejected: break
+                    }
                 } else {
                     limited = rateLimiter.isLimited(remote)
                     if !Authenticator.isPairingCode(token) { rateLimiter.recordFailure(remote) }

@@ -47,7 +47,8 @@ public struct BearerAuthenticator: Sendable {
     }
 
     /// The principal of `header` and its scopes, or the error to answer (a failure from `remoteAddress` is counted).
-    func authenticate(_ header: String?, remoteAddress: String) async throws(BridgeHTTPError) -> (principal: HTTPPrincipal, scopes: Scopes) {
+    func authenticate(_ header: String?, remoteAddress: String) async throws(BridgeHTTPError) -> (principal: HTTPPrincipal, scopes: Scopes)
+    {
         if let grant = await grant(header) { return grant }
         let limited = rateLimiter?.isLimited(remoteAddress) ?? false
         rateLimiter?.recordFailure(remoteAddress)
