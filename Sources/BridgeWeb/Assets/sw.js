@@ -7,14 +7,15 @@
 // metrics and anything not on the list go to the network untouched and are never stored. A cached answer is
 // found by its exact URL (query included); a page load is answered with the stored index.html. A new worker
 // deletes every other version's cache when it activates. Bump VERSION whenever SHELL changes.
-const VERSION = 4;
+const VERSION = 5;
 const PREFIX = 'codex-bridge-shell-';
 const CACHE = `${PREFIX}v${VERSION}`;
 const SHELL = [
   'index.html', 'app.css', 'app.js', 'fragment.js', 'dom.js', 'store.js', 'connection.js', 'threads.js',
   'ui.js', 'markdown.js', 'diff-view.js', 'approval-card.js', 'item-views.js', 'pairing.js', 'threads-screen.js',
   'thread-screen.js', 'new-thread-screen.js', 'diff-screen.js', 'file-screen.js', 'push.js', 'question-card.js',
-  'thread-extras.js', 'attachments.js', 'mention-picker.js', 'manifest.webmanifest', 'icon.svg', 'icon-192.png',
+  'thread-extras.js', 'attachments.js', 'mention-picker.js', 'scopes.js', 'pairing-wait.js', 'devices-screen.js',
+  'manifest.webmanifest', 'icon.svg', 'icon-192.png',
 ];
 const SCOPE = new URL('./', self.location.href);
 const SHELL_URLS = new Set(SHELL.map((name) => new URL(name, SCOPE).href));
