@@ -64,6 +64,8 @@ public actor BridgeClient {
     public private(set) var deviceId: String?
     /// The bridge, from the last `helloAck`.
     public private(set) var server: ServerInfo?
+    /// What this connection may do (`helloAck.scopes`, then `scopesChanged`).
+    public private(set) var scopes: Scopes?
 
     /// A client; nothing happens until ``connect()``.
     public init(configuration: BridgeClientConfiguration, transport: any BridgeTransport = WebSocketTransport(), logger: Logger) {
@@ -176,9 +178,21 @@ public actor BridgeClient {
         write(.hello(hello), on: connection)
         let ack: HelloAck
         do {
-            ack = try await Self.withTimeout(configuration.handshakeTimeout, what: "helloAck from \(endpoint)") {
-                try await Self.firstAck(on: connection)
+            var answer = try await Self.withTimeout(configuration.handshakeTimeout, what: "helloAck from \(endpoint)") {
+                try await Self.firstAnswer(on: connection)
             }
+            if case .pending(let pending) = answer {
+                // The bridge waits for its workstation to confirm this pairing (at most until `expiresAt`).
+                configuration.onPairingPending?(pending)
+                let wait = max(1, pending.expiresAt - Date().timeIntervalSince1970) + 10
+                answer = try await Self.withTimeout(.milliseconds(Int64(wait * 1000)), what: "the workstation to confirm the pairing") {
+                    try await Self.firstAnswer(on: connection)
+                }
+            }
+            guard case .ack(let received) = answer else {
+                throw BridgeClientError.connectionFailed("the server sent pairingPending twice")
+            }
+            ack = received
         } catch {
             connection.close()
             throw error
@@ -190,14 +204,21 @@ public actor BridgeClient {
         return (connection, ack)
     }
 
-    private static func firstAck(on connection: any BridgeConnection) async throws -> HelloAck {
+    /// What a bridge answers `hello` with: `helloAck`, or first `pairingPending` when it confirms pairings.
+    private enum HelloAnswer: Sendable {
+        case ack(HelloAck)
+        case pending(PairingPending)
+    }
+
+    private static func firstAnswer(on connection: any BridgeConnection) async throws -> HelloAnswer {
         for await event in connection.incoming {
             switch event {
             case .text(let text):
-                guard case .helloAck(let ack) = try ServerMessage.decode(Data(text.utf8)) else {
-                    throw BridgeClientError.connectionFailed("the server answered hello with something else than helloAck")
+                switch try ServerMessage.decode(Data(text.utf8)) {
+                case .helloAck(let ack): return .ack(ack)
+                case .pairingPending(let pending): return .pending(pending)
+                default: throw BridgeClientError.connectionFailed("the server answered hello with something else than helloAck")
                 }
-                return ack
             case .closed(let code, let reason):
                 if code == Int(BridgeCloseCode.policyViolation) { throw BridgeClientError.closedByPolicy(reason) }
                 throw BridgeClientError.connectionFailed("closed before helloAck (\(reason ?? code.map(String.init) ?? "no reason"))")
@@ -227,6 +248,7 @@ public actor BridgeClient {
         state = .connected
         server = ack.server ?? server
         deviceId = ack.deviceId ?? deviceId
+        scopes = ack.scopes ?? scopes
         if let token = ack.deviceToken {
             deviceToken = token
             credential = token
@@ -332,7 +354,9 @@ public actor BridgeClient {
                 unacked = 0
                 write(.ack(Ack(seq: seq)), on: connection)
             }
-        case .helloAck, .pong:
+        case .scopesChanged(let changed):
+            scopes = changed.scopes
+        case .helloAck, .pong, .pairingPending:
             break
         }
     }

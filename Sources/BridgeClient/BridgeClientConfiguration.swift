@@ -21,6 +21,9 @@ public struct BridgeClientConfiguration: Sendable {
     public var handshakeTimeout: Duration
     /// Send `ack {seq}` after this many journaled messages.
     public var ackEvery: Int
+    /// Called when a bridge that confirms pairings (`serve --confirm-pairing`) makes this pairing wait: show the
+    /// check code; the handshake then waits (at most until `expiresAt`) for the workstation.
+    public var onPairingPending: (@Sendable (PairingPending) -> Void)?
 
     public init(
         target: BridgeTarget, token: String? = nil,

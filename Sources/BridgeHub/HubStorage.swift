@@ -2,8 +2,8 @@ import BridgeStore
 import Foundation
 import Logging
 
-/// What the hub keeps on disk: the event journal, client memory (subscriptions, request answers) and device
-/// acks, all in one ``BridgeDatabase``.
+/// What the hub keeps on disk: the event journal, client memory (subscriptions, request answers), devices and
+/// their acks, and the audit log, all in one ``BridgeDatabase``.
 public struct HubStorage: Sendable {
     public let journal: EventJournal
     public let memory: ClientMemory
@@ -12,6 +12,8 @@ public struct HubStorage: Sendable {
     public let threadPolicies: ThreadPolicyStore
     /// Follow-ups waiting behind a running turn.
     public let queue: QueuedMessageStore
+    /// Who did what (pruned with the journal's age).
+    public let audit: AuditLog
 
     public init(database: BridgeDatabase, retention: JournalRetention = JournalRetention(), logger: Logger) {
         self.journal = EventJournal(database: database, logger: logger)
@@ -20,5 +22,6 @@ public struct HubStorage: Sendable {
         self.retention = retention
         self.threadPolicies = ThreadPolicyStore(database: database)
         self.queue = QueuedMessageStore(database: database)
+        self.audit = AuditLog(database: database)
     }
 }

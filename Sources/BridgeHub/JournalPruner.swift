@@ -3,17 +3,19 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Prunes the event journal (age and size) and old request answers in the background, every
+/// Prunes the event journal (age and size), old request answers and the audit log (age) in the background, every
 /// ``JournalRetention/interval``. A `Service`; ends on graceful shutdown.
 public struct JournalPruner: Service, CustomStringConvertible {
     private let journal: EventJournal
     private let memory: ClientMemory
+    private let audit: AuditLog
     private let retention: JournalRetention
     private let logger: Logger
 
     public init(storage: HubStorage, logger: Logger) {
         self.journal = storage.journal
         self.memory = storage.memory
+        self.audit = storage.audit
         self.retention = storage.retention
         self.logger = logger
     }
@@ -33,6 +35,7 @@ public struct JournalPruner: Service, CustomStringConvertible {
         do {
             try await journal.prune(maxAge: retention.maxAge, maxBytes: retention.maxBytes)
             try await memory.pruneAnswers(maxAge: retention.answerMaxAge)
+            try await audit.prune(maxAge: retention.maxAge)
         } catch {
             logger.warning("Cannot prune the journal", metadata: ["error": "\(error)"])
         }

@@ -39,6 +39,9 @@ struct PolicyGate: Sendable {
         switch request {
         case .listThreads, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence:
             return .allowed(cwd: nil, policy: nil)
+        case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
+            // Devices, not threads: the scope (admin) is all they need, checked before the gate is asked.
+            return .allowed(cwd: nil, policy: nil)
         case .unsubscribe:
             // It only drops the session's own subscription (one the gate allowed), and its answer is the same
             // whether the thread exists or not: it tells a client nothing about threads outside the roots.

@@ -7,11 +7,24 @@ import Logging
 extension ThreadHub {
     /// Answers one client request with exactly one message; a retried request is answered once (see
     /// ``answerOnce(_:id:session:)``).
+    /// The scope comes first: a request the session's scopes do not cover is refused `forbidden` (naming the
+    /// scope) before anything happens. Refused and state-changing requests are audited.
     public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
-        guard Self.deduplicatedKinds.contains(request.kind), let key = sessions[session.id]?.clientKey else {
-            return await perform(request, id: id, session: session)
+        if let refusal = ScopeGate.check(request, session: session) {
+            let answer = ServerMessage.error(refusal.errorMessage(id: id))
+            session.logger.notice(
+                "Request refused: missing scope", metadata: ["bridge.request.kind": "\(request.kind)", "bridge.scope": "\(refusal.scope)"])
+            await audit(request, answer: answer, session: session)
+            return answer
         }
-        return await answerOnce(request, id: id, key: key, session: session)
+        let answer: ServerMessage
+        if Self.deduplicatedKinds.contains(request.kind), let key = sessions[session.id]?.clientKey {
+            answer = await answerOnce(request, id: id, key: key, session: session)
+        } else {
+            answer = await perform(request, id: id, session: session)
+        }
+        if request.requestKind.changesState { await audit(request, answer: answer, session: session) }
+        return answer
     }
 
     /// Runs one request and turns its failure into an `error` frame.
@@ -120,6 +133,8 @@ extension ThreadHub {
             return .accepted(try await stopCommand(stop))
         case .removeWorktree(let remove):
             return .accepted(try await removeWorktree(remove, cwd: cwd ?? ""))
+        case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
+            return try await answerAdmin(request, session: session)
         }
     }
 

@@ -209,7 +209,8 @@ extension ThreadHub {
     func open(_ session: ClientSession) async -> SessionOpening {
         let key = ClientMemory.key(deviceId: session.principal.deviceId, clientId: session.hello.clientId)
         var restored: [String] = []
-        if let key {
+        // A device that may not observe gets no events: its remembered subscriptions wait until it may again.
+        if let key, session.scopes.contains(.observe) {
             do {
                 restored = try await storage.memory.subscriptions(of: key)
             } catch {

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgeStore
 import CodexControl
 import Foundation
 import Logging
@@ -204,5 +205,9 @@ extension ThreadHub {
                 ApprovalResolved(
                     seq: seq, approvalId: answered.approvalId, threadId: answered.threadId, decision: decision, answeredElsewhere: true))
         }
+        let entry = AuditEntry(
+            at: storage.audit.timestamp, actor: .desk, kind: "approve", threadId: answered.threadId, outcome: "ok",
+            detail: "\(decision.rawValue) \(answered.approvalId)")
+        Task { await self.record(entry) }
     }
 }

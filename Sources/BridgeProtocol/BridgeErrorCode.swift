@@ -33,7 +33,8 @@ public struct BridgeErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cu
     public static let notFound = Self("not_found")
     /// The requested working directory lies outside every configured root.
     public static let forbiddenPath = Self("forbidden_path")
-    /// The request asks for more than the bridge's configuration allows (e.g. a sandbox or approval policy).
+    /// The request asks for more than the bridge allows: a sandbox or approval policy its configuration does not
+    /// allow, or a scope the device does not hold (`scope` names it).
     public static let forbidden = Self("forbidden")
     /// The Codex CLI is not installed or not running.
     public static let codexUnavailable = Self("codex_unavailable")
@@ -45,6 +46,10 @@ public struct BridgeErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cu
     public static let inputNotPending = Self("input_not_pending")
     /// An upload is larger than allowed or not a type the bridge accepts.
     public static let unsupportedMedia = Self("unsupported_media")
+    /// The workstation denied a pairing that waited for its confirmation (`codex-bridge devices deny`).
+    public static let pairingDenied = Self("pairing_denied")
+    /// Nobody confirmed a pairing on the workstation in time (5 minutes).
+    public static let pairingExpired = Self("pairing_expired")
     /// The request is valid but cannot be done in the thread's current state.
     public static let conflict = Self("conflict")
     /// A repository configures something the bridge will not run or honour for this request (a hook the user

@@ -116,6 +116,11 @@ extension ClientMessage {
         case .runCommand: request = .runCommand(try payload(RunCommand.self))
         case .stopCommand: request = .stopCommand(try payload(StopCommand.self))
         case .removeWorktree: request = .removeWorktree(try payload(RemoveWorktree.self))
+        case .listDevices: request = .listDevices(try payload(ListDevices.self))
+        case .setDeviceScopes: request = .setDeviceScopes(try payload(SetDeviceScopes.self))
+        case .revokeDevice: request = .revokeDevice(try payload(RevokeDevice.self))
+        case .pairDevice: request = .pairDevice(try payload(PairDevice.self))
+        case .listAudit: request = .listAudit(try payload(ListAudit.self))
         }
         return .request(id: id, request)
     }
@@ -160,6 +165,11 @@ extension ClientMessage {
             case .runCommand(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .stopCommand(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .removeWorktree(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .listDevices(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .setDeviceScopes(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .revokeDevice(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .pairDevice(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .listAudit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

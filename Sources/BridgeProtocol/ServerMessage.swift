@@ -17,6 +17,10 @@ public enum ServerMessage: Sendable, Hashable {
     case commandStarted(CommandStarted)
     case commandOutput(CommandOutput)
     case commandExited(CommandExited)
+    /// Sent instead of `helloAck` while the workstation confirms a pairing (`serve --confirm-pairing`).
+    case pairingPending(PairingPending)
+    /// The device's scopes changed; the connection has these from now on.
+    case scopesChanged(ScopesChanged)
 
     /// The wire `kind`.
     public var kind: String {
@@ -35,6 +39,8 @@ public enum ServerMessage: Sendable, Hashable {
         case .commandStarted: "commandStarted"
         case .commandOutput: "commandOutput"
         case .commandExited: "commandExited"
+        case .pairingPending: "pairingPending"
+        case .scopesChanged: "scopesChanged"
         }
     }
 
@@ -71,6 +77,8 @@ public enum ServerMessage: Sendable, Hashable {
         case .commandStarted(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .commandOutput(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .commandExited(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .pairingPending(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .scopesChanged(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .response(let id, let response):
             switch response {
             case .threads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
@@ -83,6 +91,10 @@ public enum ServerMessage: Sendable, Hashable {
             case .gitPushed(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .commitMessage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .pullRequest(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .devices(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .device(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .pairingCode(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .audit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .accepted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .subscribed(let value), .unsubscribed(let value):
                 return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
@@ -163,6 +175,8 @@ public enum ServerMessage: Sendable, Hashable {
         case "commandStarted": return .commandStarted(try payload(CommandStarted.self))
         case "commandOutput": return .commandOutput(try payload(CommandOutput.self))
         case "commandExited": return .commandExited(try payload(CommandExited.self))
+        case "pairingPending": return .pairingPending(try payload(PairingPending.self))
+        case "scopesChanged": return .scopesChanged(try payload(ScopesChanged.self))
         case "threads": return try response(.threads(payload(ThreadList.self)))
         case "threadStarted": return try response(.threadStarted(payload(ThreadStarted.self)))
         case "accepted": return try response(.accepted(payload(Accepted.self)))
@@ -184,6 +198,10 @@ public enum ServerMessage: Sendable, Hashable {
         case "gitPushed": return try response(.gitPushed(payload(GitPushed.self)))
         case "commitMessage": return try response(.commitMessage(payload(CommitMessage.self)))
         case "pullRequest": return try response(.pullRequest(payload(PullRequest.self)))
+        case "devices": return try response(.devices(payload(DeviceList.self)))
+        case "device": return try response(.device(payload(DeviceChanged.self)))
+        case "pairingCode": return try response(.pairingCode(payload(PairingCodeIssued.self)))
+        case "audit": return try response(.audit(payload(AuditList.self)))
         default:
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
         }

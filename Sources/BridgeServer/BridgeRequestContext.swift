@@ -1,3 +1,4 @@
+import BridgeProtocol
 import Hummingbird
 import NIOCore
 
@@ -9,6 +10,8 @@ public struct BridgeRequestContext: RequestContext {
     public let remoteAddress: String
     /// Whose credential the request carried, once ``BearerAuthMiddleware`` checked it (nil on public routes).
     public var principal: HTTPPrincipal?
+    /// What that credential may do (none on public routes).
+    public var scopes: Scopes = .none
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

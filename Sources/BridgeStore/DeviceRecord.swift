@@ -24,9 +24,20 @@ public struct DeviceRecord: Sendable, Hashable, Codable, FetchableRecord, Persis
     public var revokedAt: Date?
     /// The highest journal `seq` the device acknowledged.
     public var ackedSeq: Int64
+    /// What the device may do.
+    public var scopes: Scopes = .standard
 
     /// Whether the device has been revoked.
     public var isRevoked: Bool { revokedAt != nil }
+}
+
+/// Scopes are stored as their comma-separated names (`observe,operate,approve`); names this version does not
+/// know are skipped when read.
+extension Scopes: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { description.databaseValue }
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Scopes? {
+        String.fromDatabaseValue(dbValue).map(Scopes.init(stored:))
+    }
 }
 
 /// The result of redeeming a pairing code: the new device's id and its long-lived secret. The token is
@@ -52,4 +63,6 @@ struct PairingCodeRecord: Sendable, Codable, FetchableRecord, PersistableRecord 
     var expiresAt: Date
     var usedAt: Date?
     var usedByDevice: String?
+    /// What the device that redeems it may do (nil: ``Scopes/standard``).
+    var scopes: Scopes?
 }

@@ -26,8 +26,8 @@ public struct DeviceRegistry: Sendable {
 
     /// The database the registry lives in (`serve` keeps the event journal in the same one).
     public let database: BridgeDatabase
-    private let now: @Sendable () -> Date
-    private let logger: Logger
+    let now: @Sendable () -> Date
+    let logger: Logger
 
     /// - Parameters:
     ///   - now: the clock; tests inject one to expire codes.
@@ -40,64 +40,79 @@ public struct DeviceRegistry: Sendable {
 
     // MARK: Pairing codes
 
-    /// Mints a one-time pairing code valid for `ttl`. Also deletes codes that expired a day ago or more.
-    public func mintPairingCode(ttl: Duration) async throws -> PairingCode {
+    /// Mints a one-time pairing code valid for `ttl`; the device that redeems it gets `scopes`. Also deletes codes
+    /// that expired a day ago or more.
+    public func mintPairingCode(ttl: Duration, scopes: Scopes = .standard) async throws -> PairingCode {
         let created = now()
         let expires = created.addingTimeInterval(Self.seconds(ttl))
         let code = PairingCode.generate()
-        let record = PairingCodeRecord(codeHash: PairingCode.hash(code), createdAt: created, expiresAt: expires)
+        let record = PairingCodeRecord(
+            codeHash: PairingCode.hash(code), createdAt: created, expiresAt: expires, scopes: scopes == .standard ? nil : scopes)
         let cutoff = created.addingTimeInterval(-Self.codeRetention)
         try await database.pool.write { db in
             try PairingCodeRecord.filter(Column("expiresAt") < cutoff).deleteAll(db)
             try record.insert(db)
         }
-        logger.info("pairing code minted", metadata: ["bridge.pairing.expiresAt": "\(expires)"])
+        logger.info("pairing code minted", metadata: ["bridge.pairing.expiresAt": "\(expires)", "bridge.device.scopes": "\(scopes)"])
         return PairingCode(code: code, expiresAt: expires)
     }
 
     /// Redeems a pairing code and registers the device, in one `BEGIN IMMEDIATE` transaction: of any number of
-    /// concurrent redeems of one code (in any process) exactly one succeeds.
+    /// concurrent redeems of one code (in any process) exactly one succeeds. The device gets the scopes the code
+    /// was minted with.
     ///
     /// - Parameters:
     ///   - code: as the client sent it; ``PairingCode/normalize(_:)`` is applied.
     ///   - address: the client's peer address, recorded as `lastAddress`.
     /// - Throws: ``DeviceRegistryError`` `.unknownCode`, `.codeAlreadyUsed` or `.codeExpired`.
     public func redeem(code: String, device: DeviceInfo, address: String?) async throws -> PairedDevice {
-        guard let canonical = PairingCode.normalize(code) else { throw DeviceRegistryError.unknownCode }
-        let codeHash = PairingCode.hash(canonical)
         let token = SharedSecret.generate()
         let at = now()
-        let record = DeviceRecord(
-            id: Self.newDeviceId(),
-            name: Self.clean(device.name, limit: 100) ?? "unnamed device",
-            platform: Self.clean(device.platform, limit: 40),
-            tokenHash: Self.hash(token: token),
-            pairedAt: at,
-            lastSeenAt: at,
-            lastAddress: address,
-            revokedAt: nil,
-            ackedSeq: 0
-        )
-        let redeemed = try await database.writeImmediate { db -> Bool in
+        let id = Self.newDeviceId()
+        let name = Self.clean(device.name, limit: 100) ?? "unnamed device"
+        let platform = Self.clean(device.platform, limit: 40)
+        let tokenHash = Self.hash(token: token)
+        let record = try await useCode(code, at: at, deviceId: id) { db, scopes in
+            let record = DeviceRecord(
+                id: id, name: name, platform: platform, tokenHash: tokenHash, pairedAt: at, lastSeenAt: at, lastAddress: address,
+                revokedAt: nil, ackedSeq: 0, scopes: scopes)
+            try record.insert(db)
+            return record
+        }
+        logger.notice(
+            "device paired",
+            metadata: [
+                "bridge.device.id": "\(record.id)", "bridge.device.name": "\(record.name)", "bridge.device.scopes": "\(record.scopes)",
+            ])
+        return PairedDevice(deviceId: record.id, deviceToken: token, record: record)
+    }
+
+    /// Marks `code` used by `deviceId` and runs `then` with the code's scopes, in one `BEGIN IMMEDIATE`
+    /// transaction. A wrong code counts against every live code (the guess could have been aimed at any of them).
+    func useCode<T: Sendable>(
+        _ code: String, at: Date, deviceId: String, then: @escaping @Sendable (Database, Scopes) throws -> T
+    ) async throws -> T {
+        guard let canonical = PairingCode.normalize(code) else { throw DeviceRegistryError.unknownCode }
+        let codeHash = PairingCode.hash(canonical)
+        let used = try await database.writeImmediate { db -> T? in
             try db.execute(
                 sql: """
                     UPDATE pairingCode SET usedAt = ?, usedByDevice = ?
                     WHERE codeHash = ? AND usedAt IS NULL AND expiresAt > ? AND failedAttempts < ?
                     """,
-                arguments: [at, record.id, codeHash, at, Self.maxFailedAttemptsPerCode])
+                arguments: [at, deviceId, codeHash, at, Self.maxFailedAttemptsPerCode])
             guard db.changesCount == 1 else {
                 guard let existing = try PairingCodeRecord.fetchOne(db, key: codeHash) else {
-                    return false
+                    return nil
                 }
                 if existing.usedAt != nil { throw DeviceRegistryError.codeAlreadyUsed }
                 if existing.expiresAt <= at { throw DeviceRegistryError.codeExpired }
                 throw DeviceRegistryError.codeBurnt
             }
-            try record.insert(db)
-            return true
+            let scopes = try PairingCodeRecord.fetchOne(db, key: codeHash)?.scopes ?? .standard
+            return try then(db, scopes)
         }
-        guard redeemed else {
-            // A wrong code counts against every live code (the guess could have been aimed at any of them).
+        guard let used else {
             try await database.pool.write { db in
                 try db.execute(
                     sql: "UPDATE pairingCode SET failedAttempts = failedAttempts + 1 WHERE usedAt IS NULL AND expiresAt > ?",
@@ -105,10 +120,7 @@ public struct DeviceRegistry: Sendable {
             }
             throw DeviceRegistryError.unknownCode
         }
-        logger.notice(
-            "device paired",
-            metadata: ["bridge.device.id": "\(record.id)", "bridge.device.name": "\(record.name)"])
-        return PairedDevice(deviceId: record.id, deviceToken: token, record: record)
+        return used
     }
 
     // MARK: Devices

@@ -14,6 +14,10 @@ public struct DeviceRegistryError: Error, Sendable, Hashable, CustomStringConver
         case deviceNotFound
         /// The device is already revoked.
         case alreadyRevoked
+        /// A device must keep at least one scope.
+        case noScopes
+        /// No pairing waits for confirmation under that id (never, or it was allowed, denied, abandoned or expired).
+        case noPairingRequest
     }
 
     /// The kind of failure.
@@ -46,11 +50,25 @@ public struct DeviceRegistryError: Error, Sendable, Hashable, CustomStringConver
         DeviceRegistryError(code: .alreadyRevoked, message: "device \(id) is already revoked")
     }
 
+    /// An empty scope list.
+    public static let noScopes = DeviceRegistryError(
+        code: .noScopes, message: "a device needs at least one scope (to take everything away, revoke it: `codex-bridge devices revoke ID`)"
+    )
+
+    /// No pairing waits for confirmation under this id.
+    public static func noPairingRequest(_ id: String) -> DeviceRegistryError {
+        DeviceRegistryError(
+            code: .noPairingRequest,
+            message:
+                "no pairing waits for confirmation with id \(id) (it may have been allowed, denied, abandoned or expired; see `codex-bridge devices pending`)"
+        )
+    }
+
     /// True for the failures a server answers with `unauthorized` (unknown, used, expired code).
     public var isUnauthorized: Bool {
         switch code {
         case .unknownCode, .codeAlreadyUsed, .codeExpired, .codeBurnt: true
-        case .deviceNotFound, .alreadyRevoked: false
+        case .deviceNotFound, .alreadyRevoked, .noScopes, .noPairingRequest: false
         }
     }
 }

@@ -19,6 +19,7 @@ enum BridgeMigrations {
         ("v5-push-subscriptions", PushMigrations.v5PushSubscriptions),
         ("v6-push-subscriptions-per-device", PushMigrations.v6KeyedByDeviceAndEndpoint),
         ("v7-queued-messages", v7QueuedMessages),
+        ("v8-trust", TrustMigrations.v8Trust),
     ]
 
     /// Follow-ups waiting behind a running turn (``QueuedMessageStore``).

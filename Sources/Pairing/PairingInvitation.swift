@@ -11,6 +11,8 @@ public struct PairingInvitation: Sendable, Hashable {
     public let code: PairingCode?
     /// The addresses offered, best first (`url.host` is the first).
     public let addresses: [CandidateAddress]
+    /// What the device that pairs with the code may do (nil for `--static`: the shared secret holds every scope).
+    public var scopes: Scopes?
 
     /// Builds an invitation for an existing credential.
     /// - Throws: ``PairingInvitationError`` when there is no address to offer.
@@ -26,24 +28,26 @@ public struct PairingInvitation: Sendable, Hashable {
         self.addresses = addresses
     }
 
-    /// Mints a one-time code valid for `ttl` and builds the invitation around it.
+    /// Mints a one-time code valid for `ttl`, for a device with `scopes`, and builds the invitation around it.
     public static func mint(
-        registry: DeviceRegistry, ttl: Duration, identity: ServerIdentity, port: Int,
+        registry: DeviceRegistry, ttl: Duration, scopes: Scopes = .standard, identity: ServerIdentity, port: Int,
         addresses: [CandidateAddress], fingerprint: String? = nil, trustFirst: Bool = false
     ) async throws -> PairingInvitation {
         // Check first, so no code is minted for an invitation that cannot be shown.
         guard !addresses.isEmpty else { throw PairingInvitationError.noAddresses }
-        let code = try await registry.mintPairingCode(ttl: ttl)
-        return try PairingInvitation(
+        let code = try await registry.mintPairingCode(ttl: ttl, scopes: scopes)
+        var invitation = try PairingInvitation(
             credential: .pairingCode(code.code), code: code, identity: identity, port: port, addresses: addresses,
             fingerprint: fingerprint, trustFirst: trustFirst)
+        invitation.scopes = scopes
+        return invitation
     }
 
     /// What `pair --json` prints: `{url, webUrl, code, expiresAt, addresses, port, serverId, name, fingerprint}`.
     public var summary: Summary {
         Summary(
             url: url.string, webUrl: url.webString, code: code?.code, expiresAt: code?.expiresAt, addresses: url.addresses, port: url.port,
-            serverId: url.serverId, name: url.serverName, fingerprint: url.fingerprint)
+            serverId: url.serverId, name: url.serverName, fingerprint: url.fingerprint, scopes: scopes)
     }
 
     /// The terminal block: the QR code of the web URL (a phone's camera opens it in the browser), the URL,
@@ -68,6 +72,7 @@ public struct PairingInvitation: Sendable, Hashable {
             let minutes = max(0, Int((code.expiresAt.timeIntervalSince(now) / 60).rounded()))
             text += "\nCode \(code.grouped): single use, expires in \(minutes) min "
             text += "(at \(code.expiresAt.formatted(date: .omitted, time: .standard))).\n"
+            if let scopes { text += "The phone may: \(scopes) (change it later with `codex-bridge devices scope ID LIST`).\n" }
         } else {
             text += "\nThis QR code holds the shared secret: anyone who scans it can connect until `token rotate`.\n"
         }
@@ -107,6 +112,8 @@ public struct PairingInvitation: Sendable, Hashable {
         /// The SHA-256 fingerprint clients pin (64 lowercase hex digits): the workstation CA's with `serve --tls`,
         /// the certificate's with `--tls-cert`; nil without TLS.
         public var fingerprint: String?
+        /// What the paired device may do; nil for `--static`.
+        public var scopes: Scopes?
     }
 }
 

@@ -47,6 +47,10 @@ struct AttachCommand: AsyncParsableCommand {
         let (credential, serverId, bound) = try credential(for: target, discovered: discovered, store: store)
         var configuration = BridgeClientConfiguration(target: bound, token: credential)
         if let deviceName { configuration.device.name = deviceName }
+        configuration.onPairingPending = { pending in
+            print(
+                "Confirm on your workstation: check code \(pending.check) (codex-bridge devices allow \(pending.deviceId)). Waiting…")
+        }
         var logger = Logger(label: "codex-bridge.attach")
         logger.logLevel = .critical  // the terminal shows what matters; BridgeClient's logs would interleave
         let client = BridgeClient(configuration: configuration, logger: logger)

@@ -10,7 +10,8 @@ struct CodexBridge: AsyncParsableCommand {
         discussion: "Start with `codex-bridge serve`, then scan the pairing QR with the phone. Protocol: BRIDGE.md.",
         version: BridgeVersion.current,
         subcommands: [
-            ServeCommand.self, TokenCommand.self, PairCommand.self, DevicesCommand.self, DiscoverCommand.self, StatusCommand.self,
+            ServeCommand.self, TokenCommand.self, PairCommand.self, DevicesCommand.self, AuditCommand.self, DiscoverCommand.self,
+            StatusCommand.self,
             DoctorCommand.self,
             ServiceCommand.self, TLSCommand.self, AttachCommand.self, CompletionsCommand.self,
         ]

@@ -1,18 +1,20 @@
 import ArgumentParser
+import BridgeProtocol
 import BridgeStore
 import Foundation
 import Logging
 
-/// `codex-bridge devices list|revoke`: the paired phones.
+/// `codex-bridge devices list|scope|revoke|pending|allow|deny`: the paired phones, what each may do, and the
+/// pairings waiting for this workstation's confirmation.
 struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List or revoke paired devices.",
-        subcommands: [List.self, Revoke.self]
+        abstract: "List, scope or revoke paired devices; allow or deny pairings waiting for confirmation.",
+        subcommands: [List.self, SetScope.self, Revoke.self, Pending.self, Allow.self, Deny.self]
     )
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List paired devices (revoked ones too).")
+        static let configuration = CommandConfiguration(abstract: "List paired devices (revoked ones too) with their scopes.")
         @OptionGroup var state: StateOptions
 
         @Flag(help: "Print a JSON array instead of a table.")
@@ -24,10 +26,7 @@ struct DevicesCommand: AsyncParsableCommand {
                 FileManager.default.fileExists(atPath: state.paths.databaseFile.path)
                 ? try await DevicesCommand.openRegistry(state.paths).list().map(Entry.init) : []
             if json {
-                let encoder = JSONEncoder()
-                encoder.dateEncodingStrategy = .iso8601
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(devices), as: UTF8.self))
+                print(try DevicesCommand.json(devices))
             } else if devices.isEmpty {
                 print("No paired devices. Run `codex-bridge pair` to pair a phone.")
             } else {
@@ -37,23 +36,44 @@ struct DevicesCommand: AsyncParsableCommand {
 
         /// Aligned columns, newest information last.
         static func table(_ devices: [Entry]) -> String {
-            let header = ["ID", "NAME", "PLATFORM", "PAIRED", "LAST SEEN", "LAST ADDRESS", "ACKED", "STATUS"]
-            let format = DateFormatter()
-            format.dateFormat = "yyyy-MM-dd HH:mm"
+            let header = ["ID", "NAME", "PLATFORM", "SCOPES", "PAIRED", "LAST SEEN", "LAST ADDRESS", "ACKED", "STATUS"]
             let rows = devices.map { device in
                 [
-                    device.id, device.name, device.platform ?? "-", format.string(from: device.pairedAt),
-                    device.lastSeenAt.map(format.string(from:)) ?? "-", device.lastAddress ?? "-", String(device.ackedSeq),
+                    device.id, device.name, device.platform ?? "-", device.scopes.description, DevicesCommand.minutes(device.pairedAt),
+                    device.lastSeenAt.map(DevicesCommand.minutes) ?? "-", device.lastAddress ?? "-", String(device.ackedSeq),
                     device.revoked ? "revoked" : "active",
                 ]
             }
-            let all = [header] + rows
-            let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-            return all.map { row in
-                row.enumerated().map { column, cell in
-                    column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                }.joined(separator: "  ")
-            }.joined(separator: "\n")
+            return DevicesCommand.columns([header] + rows)
+        }
+    }
+
+    struct SetScope: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "scope",
+            abstract: "Set what a device may do; its open connections follow within 2 s.",
+            discussion: """
+                Scopes: observe (see threads, events, diffs, files), operate (start and drive threads, uploads, git \
+                commit/branch/switch), approve (answer approvals and questions, also from notifications), publish (push, \
+                pull requests), run (commands), admin (pair, scope and revoke devices from the phone), or all.
+                """
+        )
+        @OptionGroup var state: StateOptions
+
+        @Argument(help: ArgumentHelp("The device id (see `codex-bridge devices list`).", valueName: "id"))
+        var id: String
+
+        @Argument(
+            help: ArgumentHelp("Comma-separated scopes, e.g. observe,approve (or all).", valueName: "scopes"),
+            transform: DevicesCommand.scopes)
+        var scopes: Scopes
+
+        func run() async throws {
+            let registry = try DevicesCommand.openRegistry(state.paths)
+            let id = DevicesCommand.deviceId(id)
+            let record = try await DevicesCommand.failing { try await registry.setScopes(id: id, scopes: scopes) }
+            await DevicesCommand.audit(registry, kind: "setDeviceScopes", deviceId: id, detail: "\(id): \(scopes)")
+            print("Device \(record.id) (\(record.name)) may now: \(record.scopes). A running server applies it within 2 s.")
         }
     }
 
@@ -68,13 +88,87 @@ struct DevicesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let registry = try DevicesCommand.openRegistry(state.paths)
-            do {
-                let record = try await registry.revoke(id: id.trimmingCharacters(in: .whitespaces).lowercased())
-                print("Revoked device \(record.id) (\(record.name)).")
-            } catch let error as DeviceRegistryError {
-                FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
-                throw ExitCode.failure
+            let id = DevicesCommand.deviceId(id)
+            let record = try await DevicesCommand.failing { try await registry.revoke(id: id) }
+            await DevicesCommand.audit(registry, kind: "revokeDevice", deviceId: id, detail: id)
+            print("Revoked device \(record.id) (\(record.name)).")
+        }
+    }
+
+    struct Pending: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the pairings waiting for this workstation's confirmation (serve --confirm-pairing).")
+        @OptionGroup var state: StateOptions
+
+        @Flag(help: "Print a JSON array instead of a table.")
+        var json = false
+
+        func run() async throws {
+            let requests =
+                FileManager.default.fileExists(atPath: state.paths.databaseFile.path)
+                ? try await DevicesCommand.openRegistry(state.paths).pairingRequests().map(PendingEntry.init) : []
+            if json {
+                print(try DevicesCommand.json(requests))
+            } else if requests.isEmpty {
+                print("No pairing waits for confirmation.")
+            } else {
+                let header = ["ID", "NAME", "PLATFORM", "ADDRESS", "CHECK", "SCOPES", "EXPIRES"]
+                let rows = requests.map {
+                    [
+                        $0.id, $0.name, $0.platform ?? "-", $0.address ?? "-", $0.check, $0.scopes.description,
+                        DevicesCommand.minutes($0.expiresAt),
+                    ]
+                }
+                print(DevicesCommand.columns([header] + rows))
+                print("\nCompare the check code with the phone's, then: codex-bridge devices allow ID (or deny ID)")
             }
+        }
+    }
+
+    struct Allow: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Allow a waiting pairing: the phone gets its device token (check its code first: devices pending).")
+        @OptionGroup var state: StateOptions
+
+        @Argument(help: ArgumentHelp("The waiting device's id (see `codex-bridge devices pending`).", valueName: "id"))
+        var id: String
+
+        func run() async throws {
+            try await DevicesCommand.decide(state: state, id: id, allow: true)
+        }
+    }
+
+    struct Deny: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Deny a waiting pairing: the phone's connection is closed and nothing is stored.")
+        @OptionGroup var state: StateOptions
+
+        @Argument(help: ArgumentHelp("The waiting device's id (see `codex-bridge devices pending`).", valueName: "id"))
+        var id: String
+
+        func run() async throws {
+            try await DevicesCommand.decide(state: state, id: id, allow: false)
+        }
+    }
+
+    /// Records the decision, then waits (up to 5 s) for the server holding the phone's socket to act on it.
+    static func decide(state: StateOptions, id rawId: String, allow: Bool) async throws {
+        let registry = try openRegistry(state.paths)
+        let id = deviceId(rawId)
+        let request = try await failing { try await registry.decidePairing(id: id, allow: allow) }
+        await audit(
+            registry, kind: allow ? "allowPairing" : "denyPairing", deviceId: id,
+            detail: "\(request.name), check \(request.checkCode), scopes \(request.scopes)", name: request.name)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline, (try? await registry.pairingDecision(id: id)) != .gone {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let served = (try? await registry.pairingDecision(id: id)) == .gone
+        switch (allow, served) {
+        case (true, true): print("Allowed: device \(id) (\(request.name)) is paired, with scopes \(request.scopes).")
+        case (false, true): print("Denied: the pairing of \(request.name) was refused; nothing was stored.")
+        case (true, false): throw CommandFailure("allowed, but no running bridge took it up within 5 s (is `codex-bridge serve` running?)")
+        case (false, false): print("Denied: \(request.name) will not be paired.")
         }
     }
 
@@ -83,6 +177,7 @@ struct DevicesCommand: AsyncParsableCommand {
         var id: String
         var name: String
         var platform: String?
+        var scopes: Scopes
         var pairedAt: Date
         var lastSeenAt: Date?
         var lastAddress: String?
@@ -94,6 +189,7 @@ struct DevicesCommand: AsyncParsableCommand {
             id = record.id
             name = record.name
             platform = record.platform
+            scopes = record.scopes
             pairedAt = record.pairedAt
             lastSeenAt = record.lastSeenAt
             lastAddress = record.lastAddress
@@ -103,9 +199,87 @@ struct DevicesCommand: AsyncParsableCommand {
         }
     }
 
+    /// One waiting pairing as `pending --json` prints it.
+    struct PendingEntry: Encodable {
+        var id: String
+        var name: String
+        var platform: String?
+        var address: String?
+        var check: String
+        var scopes: Scopes
+        var requestedAt: Date
+        var expiresAt: Date
+
+        init(_ record: PairingRequestRecord) {
+            id = record.deviceId
+            name = record.name
+            platform = record.platform
+            address = record.address
+            check = record.checkCode
+            scopes = record.scopes
+            requestedAt = record.createdAt
+            expiresAt = record.expiresAt
+        }
+    }
+
     static func openRegistry(_ paths: StatePaths) throws -> DeviceRegistry {
         var logger = Logger(label: "codex-bridge.devices")
         logger.logLevel = .warning
         return try ServePairing.openRegistry(paths: paths, logger: logger)
+    }
+
+    /// `--scope`/`scope` argument: a comma-separated scope list.
+    static func scopes(_ text: String) throws -> Scopes {
+        do {
+            return try Scopes(parsing: text)
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    static func deviceId(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces).lowercased() }
+
+    /// Runs a registry change; its refusal becomes the command's one-line error.
+    static func failing<T>(_ change: () async throws -> T) async throws -> T {
+        do {
+            return try await change()
+        } catch let error as DeviceRegistryError {
+            throw CommandFailure(error.description)
+        }
+    }
+
+    /// Records a workstation command in the audit log (a failure to record does not fail the command).
+    static func audit(_ registry: DeviceRegistry, kind: String, deviceId: String?, detail: String?, name: String? = nil) async {
+        let log = AuditLog(database: registry.database)
+        let entry = AuditEntry(
+            at: log.timestamp, actor: .workstation, deviceId: deviceId, deviceName: name, kind: kind, outcome: "ok", detail: detail)
+        do {
+            try await log.record(entry)
+        } catch {
+            FileHandle.standardError.write(Data("warning: cannot write the audit log: \(error)\n".utf8))
+        }
+    }
+
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func minutes(_ date: Date) -> String {
+        let format = DateFormatter()
+        format.dateFormat = "yyyy-MM-dd HH:mm"
+        return format.string(from: date)
+    }
+
+    /// Rows as aligned columns (the last column unpadded).
+    static func columns(_ rows: [[String]]) -> String {
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
     }
 }

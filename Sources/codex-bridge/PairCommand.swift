@@ -25,7 +25,15 @@ struct PairCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long the code stays valid: 90s, 10m, 1h or seconds.", valueName: "duration"))
     var ttl = DurationArgument(.seconds(600), text: "10m")
 
-    @Flag(help: "Print {url, webUrl, code, expiresAt, addresses, port, serverId, name, fingerprint} as JSON, without the QR code.")
+    @Option(
+        name: .customLong("scope"),
+        help: ArgumentHelp(
+            "What the phone may do, comma-separated: observe, operate, approve, publish, run, admin, or all (default observe,operate,approve).",
+            valueName: "scopes"),
+        transform: DevicesCommand.scopes)
+    var scopes: Scopes = .standard
+
+    @Flag(help: "Print {url, webUrl, code, expiresAt, addresses, port, serverId, name, fingerprint, scopes} as JSON, without the QR code.")
     var json = false
 
     @Flag(help: "Show the codex-bridge:// URL for native apps instead of the web URL a phone's camera opens.")
@@ -50,6 +58,9 @@ struct PairCommand: AsyncParsableCommand {
     func validate() throws {
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
         if ttl.duration > .seconds(7 * 86400) { throw ValidationError("--ttl must be at most 7 days") }
+        if useStaticToken, scopes != .standard {
+            throw ValidationError("--scope does not apply to --static (the shared secret holds every scope)")
+        }
     }
 
     func run() async throws {
@@ -100,9 +111,11 @@ struct PairCommand: AsyncParsableCommand {
         }
         let registry = try ServePairing.openRegistry(paths: paths, logger: logger)
         let (fingerprint, trustFirst) = try await fingerprint(running: running)
-        return try await PairingInvitation.mint(
-            registry: registry, ttl: ttl.duration, identity: identity, port: chosenPort, addresses: addresses,
+        let invitation = try await PairingInvitation.mint(
+            registry: registry, ttl: ttl.duration, scopes: scopes, identity: identity, port: chosenPort, addresses: addresses,
             fingerprint: fingerprint, trustFirst: trustFirst)
+        await DevicesCommand.audit(registry, kind: "pairDevice", deviceId: nil, detail: "scopes \(scopes), valid \(ttl.text)")
+        return invitation
     }
 
     /// The fingerprint clients pin and whether it is the workstation's CA (the web URL then starts at the trust

@@ -125,6 +125,16 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "path"))
     var sharedSocket: String?
 
+    @Flag(
+        help:
+            "Make every pairing wait for this workstation's confirmation: the phone shows a check code, `codex-bridge devices allow ID` completes it."
+    )
+    var confirmPairing = false
+
+    /// Tests: how long a pairing waits for confirmation (default 5m).
+    @Option(name: .customLong("confirm-pairing-timeout"), help: .hidden)
+    var confirmPairingTimeout: DurationArgument?
+
     /// The settings the command line gives; nil where it says nothing, so config.toml can fill them in.
     var options: ServeOptions {
         var options = ServeOptions(
@@ -141,6 +151,8 @@ struct ServeCommand: AsyncParsableCommand {
         options.shared = shared || sharedSocket != nil ? true : nil
         options.sharedSocket = sharedSocket.map(Self.absolute)
         push.fill(&options)
+        options.confirmPairing = confirmPairing ? true : nil
+        options.confirmPairingTimeout = confirmPairingTimeout
         return options
     }
 
@@ -231,7 +243,9 @@ struct ServeCommand: AsyncParsableCommand {
         let supervisor = CodexSupervisor(configuration: shared?.connectionConfiguration ?? codexConfiguration, logger: logger)
         var sandboxes: Set<String> = ["read-only", "workspace-write"]
         if settings.allowDangerFullAccess { sandboxes.insert("danger-full-access") }
-        var pairing = try ServePairing.prepare(paths: paths, listen: settings.listen.host, name: settings.mdnsName, logger: logger)
+        var pairing = try await ServePairing.prepare(
+            paths: paths, listen: settings.listen.host, name: settings.mdnsName,
+            confirmation: settings.confirmPairing ? settings.confirmPairingTimeout.duration : nil, logger: logger)
         pairing.sharedSocket = shared?.socketPath
         let storage = JournalOptions.storage(database: pairing.registry.database, settings: settings, logger: logger)
         var authority: CertificateAuthority?
@@ -332,7 +346,8 @@ struct ServeCommand: AsyncParsableCommand {
             rateLimiter: rateLimiter,
             extraRoutes: {
                 [
-                    metricsRoute, notifications, bearer, upload = UploadRoute(store: uploads, logger: logger),
+                    metricsRoute, notifications, bearer,
+                    upload = UploadRoute(store: uploads, audit: AuditLog(database: pairing.registry.database), logger: logger),
                     files = FileDownloadRoute(hub: hub, logger: logger),
                 ] router in
                 // The routes that need a credential, behind the one check.
@@ -354,7 +369,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let shared { services.append(.init(service: shared.appServer, successTerminationBehavior: .ignore)) }
         services += [
             .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
-            .init(service: pairing.revocationWatcher), .init(service: JournalPruner(storage: storage, logger: logger)),
+            .init(service: pairing.revocationWatcher), .init(service: ScopeWatcher(hub: hub)),
+            .init(service: JournalPruner(storage: storage, logger: logger)),
         ]
         services += notifications.services
         if let publisher { services.append(.init(service: publisher)) }

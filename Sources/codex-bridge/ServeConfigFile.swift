@@ -165,6 +165,7 @@ enum ServeConfigFile {
             config.notifyActionURL = try string("notify_action_url")
             config.allowPushHosts = try strings("allow_push_hosts")
             config.inhibit = try bool("inhibit")
+            config.confirmPairing = try bool("confirm_pairing")
             do {
                 try config.check(naming: \.fileName)
             } catch {

@@ -39,6 +39,9 @@ struct ServeOptions: Equatable, Sendable {
     var notifyActionURL: String?
     var allowPushHosts: [String]?
     var inhibit: Bool?
+    var confirmPairing: Bool?
+    /// Tests only (`--confirm-pairing-timeout`, no config key): how long a pairing waits for the workstation.
+    var confirmPairingTimeout: DurationArgument?
     /// Tests only (`--push-token-lifetime`, no config key): how long an action token lives.
     var pushTokenLifetime: DurationArgument?
 
@@ -65,6 +68,8 @@ struct ServeOptions: Equatable, Sendable {
         merged.allowPushHosts = allowPushHosts ?? base.allowPushHosts
         merged.inhibit = inhibit ?? base.inhibit
         merged.pushTokenLifetime = pushTokenLifetime ?? base.pushTokenLifetime
+        merged.confirmPairing = confirmPairing ?? base.confirmPairing
+        merged.confirmPairingTimeout = confirmPairingTimeout ?? base.confirmPairingTimeout
         let tlsSource = saysAnythingAboutTLS ? self : base
         merged.tls = tlsSource.tls
         merged.tlsCert = tlsSource.tlsCert

@@ -39,13 +39,20 @@ struct ServePairing: Sendable {
 
     /// Opens the database and resolves the identity and the bind address. On failure prints a clear error and
     /// exits non-zero (e.g. `--listen tailscale` with no Tailscale interface).
-    static func prepare(paths: StatePaths, listen: String, name: String?, logger: Logger) throws -> ServePairing {
+    /// `confirmation`: with `--confirm-pairing`, how long a pairing waits for `codex-bridge devices allow`.
+    static func prepare(paths: StatePaths, listen: String, name: String?, confirmation: Duration? = nil, logger: Logger) async throws
+        -> ServePairing
+    {
         do {
             let identity = try ServerIdentity.loadOrCreate(paths: paths, name: name)
             let host = try listenHosts(listen: listen, logger: logger)[0]
             let registry = try openRegistry(paths: paths, logger: logger)
+            // No phone waits on a server that is just starting: requests left by an earlier run are void.
+            try await registry.dropAllPairingRequests()
+            let confirm = confirmation.map { RegistryDeviceAuthenticator.Confirmation(timeout: $0, announce: Self.announce) }
             return ServePairing(
-                identity: identity, registry: registry, devices: RegistryDeviceAuthenticator(registry: registry, logger: logger),
+                identity: identity, registry: registry,
+                devices: RegistryDeviceAuthenticator(registry: registry, logger: logger, confirmation: confirm),
                 listen: listen, host: host, paths: paths, logger: logger)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
@@ -73,6 +80,21 @@ struct ServePairing: Sendable {
         await Self.startupQR(
             registry: registry, identity: identity, port: listening.port, addresses: addresses, fingerprint: fingerprint,
             trustFirst: workstationCA, noQR: noQR, logger: logger)
+    }
+
+    /// Shows a pairing that waits for confirmation on serve's terminal (the log has it too).
+    @Sendable static func announce(_ request: PairingRequestRecord) {
+        guard isatty(STDOUT_FILENO) == 1 else { return }
+        let from = [request.platform, request.address.map { "from \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        let text = """
+
+            A phone asks to pair: \(request.name)\(from.isEmpty ? "" : " (\(from))"), scopes \(request.scopes).
+            Check code \(request.checkCode): if the phone shows the same, run
+                codex-bridge devices allow \(request.deviceId)
+            (or `codex-bridge devices deny \(request.deviceId)`). It waits until \(request.expiresAt.formatted(date: .omitted, time: .standard)).
+
+            """
+        FileHandle.standardOutput.write(Data(text.utf8))
     }
 
     /// Opens the database in the state directory (0700, file 0600) and the device registry over it.

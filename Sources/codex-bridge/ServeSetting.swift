@@ -40,6 +40,8 @@ enum ServeSetting: String, CaseIterable, Sendable {
     /// Hosts a Web Push subscription may point at although they are not public https (tests, private services).
     case allowPushHosts = "allow_push_hosts"
     case inhibit
+    /// Every pairing waits for this workstation's confirmation (`codex-bridge devices allow`).
+    case confirmPairing = "confirm_pairing"
 
     /// The key in `config.toml`.
     var key: String { self == .tlsTailscale ? ServeSetting.tls.rawValue : rawValue }

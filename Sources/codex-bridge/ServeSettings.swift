@@ -34,6 +34,10 @@ struct ServeSettings: Equatable {
     var maxUnauthenticatedPerAddress = 128
     /// Notifications and the sleep inhibitor.
     var push = PushSettings()
+    /// `--confirm-pairing`: pairings wait for `codex-bridge devices allow`.
+    var confirmPairing = false
+    /// How long a pairing waits for it (5 minutes; tests shorten it).
+    var confirmPairingTimeout = DurationArgument(.seconds(300), text: "5m")
 
     /// The defaults.
     init() {}
@@ -69,6 +73,8 @@ struct ServeSettings: Equatable {
         maxUnauthenticated = options.maxUnauthenticated ?? maxUnauthenticated
         maxUnauthenticatedPerAddress = options.maxUnauthenticatedPerAddress ?? maxUnauthenticatedPerAddress
         push = PushSettings(options)
+        confirmPairing = options.confirmPairing ?? false
+        confirmPairingTimeout = options.confirmPairingTimeout ?? confirmPairingTimeout
     }
 
     /// The journal's maximum age in seconds.

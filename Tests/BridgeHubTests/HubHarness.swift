@@ -43,8 +43,9 @@ final class HubHarness: Sendable {
 
     private static let nextID = Mutex<UInt64>(0)
 
-    /// A session that completed its handshake (shared secret unless `deviceId`).
-    func session(deviceId: String? = nil, clientId: String? = nil) async -> ClientSession {
+    /// A session that completed its handshake (shared secret unless `deviceId`), with `scopes` (nil: the
+    /// principal's default).
+    func session(deviceId: String? = nil, clientId: String? = nil, scopes: Scopes? = nil) async -> ClientSession {
         let id = Self.nextID.withLock {
             $0 += 1
             return $0
@@ -52,7 +53,8 @@ final class HubHarness: Sendable {
         let principal: Principal = deviceId.map { .device(id: $0) } ?? .sharedSecret
         let session = ClientSession(
             id: id, principal: principal, hello: Hello(clientId: clientId), remoteAddress: "127.0.0.1",
-            logger: Logger(label: "s", factory: { _ in SwiftLogNoOpLogHandler() }), outbox: Outbox(capacity: 4096), onOverflow: {})
+            logger: Logger(label: "s", factory: { _ in SwiftLogNoOpLogHandler() }), outbox: Outbox(capacity: 4096), scopes: scopes,
+            onOverflow: {})
         _ = await hub.sessionOpened(session)
         await hub.sessionReady(session)
         return session

@@ -48,6 +48,11 @@ import Testing
         case .runCommand: (#""threadId":"t1","command":"ls""#, "accepted")  // it then fails: the fake Codex has no command/exec
         case .stopCommand: (#""threadId":"t1","runId":"nope""#, "error:not_found")
         case .removeWorktree: (#""threadId":"t1""#, "error:bad_request")  // not a worktree the bridge made
+        case .listDevices: ("", "devices")
+        case .setDeviceScopes: (#""deviceId":"nosuchdevice","scopes":["observe"]"#, "error:not_found")
+        case .revokeDevice: (#""deviceId":"nosuchdevice""#, "error:not_found")
+        case .pairDevice: (#""scopes":["observe","approve"]"#, "pairingCode")
+        case .listAudit: (#""limit":5"#, "audit")
         }
     }
 

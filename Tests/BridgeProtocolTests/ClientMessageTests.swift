@@ -82,6 +82,9 @@ import Testing
             .runCommand(RunCommand(threadId: "t", command: "ls")), .stopCommand(StopCommand(threadId: "t", runId: "run-1")),
             .removeWorktree(RemoveWorktree(threadId: "t", force: true)),
             .startThread(StartThread(cwd: "/", prompt: "p", worktree: WorktreeRequest(branch: "b", from: "main"))),
+            .listDevices(ListDevices()), .setDeviceScopes(SetDeviceScopes(deviceId: "d", scopes: ["observe", "approve"])),
+            .revokeDevice(RevokeDevice(deviceId: "d")), .pairDevice(PairDevice(scopes: ["observe"], ttl: 120)), .pairDevice(PairDevice()),
+            .listAudit(ListAudit(deviceId: "d", since: 1_800_000_000, limit: 5)),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

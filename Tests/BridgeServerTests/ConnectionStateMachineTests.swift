@@ -18,7 +18,7 @@ import Testing
         #expect(token == "t")
         #expect(machine.receivedText(text(#"{"kind":"ping","nonce":"early"}"#)) == .none)
         let accepted = machine.authenticated(.accepted(.sharedSecret))
-        guard case .acceptHello(.sharedSecret, 1, nil, _) = accepted else {
+        guard case .acceptHello(.sharedSecret, 1, nil, nil, _) = accepted else {
             Issue.record("expected acceptHello, got \(accepted)")
             return
         }
@@ -70,7 +70,7 @@ import Testing
 
     @Test func bearerPreauthenticatedHelloNeedsNoToken() {
         var machine = ConnectionStateMachine(preauthenticated: .device(id: "d1"))
-        guard case .acceptHello(.device(id: "d1"), 1, nil, _) = machine.receivedText(text(#"{"kind":"hello","version":1}"#)) else {
+        guard case .acceptHello(.device(id: "d1"), 1, nil, nil, _) = machine.receivedText(text(#"{"kind":"hello","version":1}"#)) else {
             Issue.record("expected acceptHello")
             return
         }
@@ -94,7 +94,7 @@ import Testing
         #expect(ack.error?.code == .versionUnsupported && ack.versions == [1])
         var high = ConnectionStateMachine()
         _ = high.receivedText(text(#"{"kind":"hello","version":9,"token":"t"}"#))
-        guard case .acceptHello(_, 1, _, _) = high.authenticated(.accepted(.sharedSecret)) else {
+        guard case .acceptHello(_, 1, _, _, _) = high.authenticated(.accepted(.sharedSecret)) else {
             Issue.record("expected version 1")
             return
         }

@@ -49,12 +49,12 @@ private final class LogLines: Sendable {
             let code = try await registry.mintPairingCode(ttl: .seconds(60))
             let first = await auth.redeem(
                 code: code.grouped.lowercased(), device: DeviceInfo(name: "Phone", platform: "ios"), remoteAddress: "10.0.0.2")
-            guard case .accepted(.device(let id), let token?) = first else {
+            guard case .accepted(.device(let id), let token?, let scopes) = first, scopes == .standard else {
                 Issue.record("expected a new device, got \(first)")
                 return
             }
             #expect(await auth.redeem(code: code.code, device: nil, remoteAddress: "10.0.0.2") == .rejected)
-            #expect(await auth.authenticateDevice(token: token, remoteAddress: "10.0.0.3") == .accepted(.device(id: id)))
+            #expect(await auth.authenticateDevice(token: token, remoteAddress: "10.0.0.3") == .accepted(.device(id: id), scopes: .standard))
             #expect(await auth.authenticateDevice(token: "not-a-token", remoteAddress: "10.0.0.3") == .rejected)
             #expect(await !auth.isRevoked(deviceId: id))
             #expect(await auth.isRevoked(deviceId: "nosuchdevice"))

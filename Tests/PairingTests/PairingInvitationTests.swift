@@ -49,7 +49,8 @@ struct PairingInvitationTests {
         #expect(summary.code == code.code && summary.port == 8765 && summary.serverId == identity.id && summary.name == "box")
         let json = try JSONEncoder().encode(summary)
         let keys = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any]).keys
-        #expect(Set(keys) == ["url", "webUrl", "code", "expiresAt", "addresses", "port", "serverId", "name"])
+        #expect(Set(keys) == ["url", "webUrl", "code", "expiresAt", "addresses", "port", "serverId", "name", "scopes"])
+        #expect(summary.scopes == .standard)
         #expect(summary.webUrl == invitation.url.webString)
 
         let text = try invitation.terminalText(now: code.expiresAt.addingTimeInterval(-600))

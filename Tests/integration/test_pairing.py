@@ -49,7 +49,8 @@ async def expect_unauthorized(bridge, token):
 
 async def test_full_pairing_then_device_token(bridge):
     summary = pair_json(bridge)
-    assert set(summary) == {"url", "webUrl", "code", "expiresAt", "addresses", "port", "serverId", "name"}
+    assert set(summary) == {"url", "webUrl", "code", "expiresAt", "addresses", "port", "serverId", "name", "scopes"}
+    assert summary["scopes"] == ["observe", "operate", "approve"]
     assert summary["webUrl"].startswith("http://") and f"#pair=v1&code={summary['code']}&" in summary["webUrl"]
     assert summary["port"] == bridge.port
     assert summary["addresses"] == ["127.0.0.1"]  # the server listens on 127.0.0.1 only

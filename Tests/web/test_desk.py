@@ -45,7 +45,7 @@ def shot(phone, name):
 def test_commit_and_push_from_the_changes_screen(desk_bridge, model, phone_factory, workspace):
     model.queue({"kind": "message", "text": "Changed the parser."})
     phone = phone_factory()
-    pair(phone, desk_bridge)
+    pair(phone, desk_bridge, scopes="all")  # push needs publish, !commands need run (issue 25)
     start_thread(phone, "make the parser use UTC")
     page = phone.page
     expect(page.locator(".msg.agent")).to_contain_text("Changed the parser.")
@@ -102,7 +102,7 @@ def test_commit_and_push_from_the_changes_screen(desk_bridge, model, phone_facto
 def test_a_command_card_streams_and_stops(desk_bridge, model, phone_factory):
     model.queue({"kind": "message", "text": "ready"})
     phone = phone_factory()
-    pair(phone, desk_bridge)
+    pair(phone, desk_bridge, scopes="all")  # push needs publish, !commands need run (issue 25)
     start_thread(phone, "hello")
     page = phone.page
     expect(page.locator(".msg.agent")).to_contain_text("ready")
@@ -138,7 +138,7 @@ def test_a_command_card_streams_and_stops(desk_bridge, model, phone_factory):
 def test_new_thread_in_a_new_worktree(desk_bridge, model, phone_factory, workspace):
     model.queue({"kind": "message", "text": "on the branch"})
     phone = phone_factory()
-    pair(phone, desk_bridge)
+    pair(phone, desk_bridge, scopes="all")  # push needs publish, !commands need run (issue 25)
     page = phone.page
     phone.button("New thread").click()
     phone.button("Use this folder").click()

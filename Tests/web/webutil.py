@@ -173,14 +173,16 @@ def web_bridge(web_bridge_factory):
     return web_bridge_factory()
 
 
-def pair_json(bridge) -> dict:
-    result = _conftest.run_cli("pair", "--json", state_dir=bridge.state_dir, check=True)
+def pair_json(bridge, scopes=None) -> dict:
+    """`pair --json`; `scopes` (e.g. "all") is passed as `--scope` (default: the standard scopes)."""
+    extra = ("--scope", scopes) if scopes else ()
+    result = _conftest.run_cli("pair", "--json", *extra, state_dir=bridge.state_dir, check=True)
     return json.loads(result.stdout)
 
 
-def pairing_url(bridge) -> str:
+def pairing_url(bridge, scopes=None) -> str:
     """The QR's web URL: `webUrl` from `pair --json` (built the same way when the binary predates it)."""
-    info = pair_json(bridge)
+    info = pair_json(bridge, scopes)
     if info.get("webUrl"):
         return info["webUrl"]
     q = urllib.parse.quote
@@ -267,9 +269,9 @@ def phone(phone_factory):
     return phone_factory()
 
 
-def pair(phone: Phone, bridge) -> str:
+def pair(phone: Phone, bridge, scopes=None) -> str:
     """Opens the QR's URL and waits for the thread list; returns the URL opened."""
-    url = pairing_url(bridge)
+    url = pairing_url(bridge, scopes)
     phone.page.goto(url)
     expect(phone.status()).to_have_text("Connected")
     expect(phone.button("New thread")).to_be_visible()

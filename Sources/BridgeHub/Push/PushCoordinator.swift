@@ -224,18 +224,32 @@ public actor PushCoordinator: Service {
             logger.warning("Cannot read push subscriptions", metadata: ["error": "\(error)"])
             return
         }
+        // A device sees a notice only while it may observe, and gets an approval's buttons (its action token) only
+        // while it may approve.
+        var scopes: [String: Scopes] = [:]
+        if !entries.isEmpty, let devices {
+            do {
+                scopes = try await devices.scopes(among: entries.map(\.owner))
+            } catch {
+                logger.warning("Cannot read device scopes", metadata: ["error": "\(error)"])
+                return
+            }
+        }
         for entry in entries where entry.events.split(separator: ",").contains(Substring(notice.eventKind.rawValue)) {
+            let granted = devices == nil ? Scopes.standard : scopes[entry.owner] ?? .none
+            guard granted.contains(.observe) else { continue }
+            let actions = granted.contains(.approve)
             switch presence.verdict(for: entry.owner, stalled: stalled) {
             case .skip:
                 logger.debug("No push: the device is looking", metadata: ["bridge.push.subscription": "\(entry.id)"])
             case .now:
-                deliver(notice, to: entry)
+                deliver(notice, to: entry, actions: actions)
             case .later:
                 let looks = presence.looks(of: entry.owner)
                 spawn { [delay = configuration.delay] in
                     try? await Task.sleep(for: delay)
                     guard !Task.isCancelled else { return }
-                    await self.deliverLater(notice, to: entry, looks: looks)
+                    await self.deliverLater(notice, to: entry, looks: looks, actions: actions)
                 }
             }
         }
@@ -252,10 +266,10 @@ public actor PushCoordinator: Service {
     }
 
     /// After the delay: still unanswered, and not seen meanwhile (no page of the device came on screen)?
-    func deliverLater(_ notice: PushNotice, to entry: PushSubscriptionStore.Entry, looks: Int) {
+    func deliverLater(_ notice: PushNotice, to entry: PushSubscriptionStore.Entry, looks: Int, actions: Bool) {
         if let approvalId = notice.approvalId, pendingApprovals[approvalId] == nil { return }
         guard presence.looks(of: entry.owner) == looks, presence.verdict(for: entry.owner, stalled: stalled) != .skip else { return }
-        deliver(notice, to: entry)
+        deliver(notice, to: entry, actions: actions)
     }
 
     func notifyLater(_ notice: PushNotice) {
@@ -263,10 +277,11 @@ public actor PushCoordinator: Service {
         notifyTargets(notice)
     }
 
-    func deliver(_ notice: PushNotice, to entry: PushSubscriptionStore.Entry) {
+    /// `actions`: whether the device may answer (an approval then carries its action token: the buttons).
+    func deliver(_ notice: PushNotice, to entry: PushSubscriptionStore.Entry, actions: Bool) {
         var token: String?
         if notice.kind == .approval, let approvalId = notice.approvalId {
-            token = tokens.mint(approvalId: approvalId, owner: entry.owner)
+            if actions { token = tokens.mint(approvalId: approvalId, owner: entry.owner) }
             pushedApprovals[approvalId, default: []].insert(entry.id)
         }
         let payload = notice.payload(token: token)
@@ -327,7 +342,7 @@ public actor PushCoordinator: Service {
             kind: .resolved, title: title, body: notice.body, tag: notice.tag, threadId: notice.threadId, approvalId: approvalId)
         let entries = (try? await store.all()) ?? []
         for entry in entries where pushed.contains(entry.id) {
-            deliver(followUp, to: entry)
+            deliver(followUp, to: entry, actions: false)
         }
     }
 

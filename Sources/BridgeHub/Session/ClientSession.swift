@@ -1,6 +1,7 @@
 import BridgeProtocol
 import Foundation
 import Logging
+import Synchronization
 
 /// What the request layer (thread hub) sees of one authenticated connection.
 public final class ClientSession: Sendable, Hashable, Identifiable {
@@ -17,11 +18,15 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
 
     package let outbox: Outbox
     private let onOverflow: @Sendable () -> Void
+    private let grantedScopes: Mutex<Scopes>
 
+    /// - Parameter scopes: what the connection may do; nil: every scope for the shared secret, the standard
+    ///   ones for a device.
     package init(
-        id: UInt64, principal: Principal, hello: Hello, remoteAddress: String, logger: Logger, outbox: Outbox,
+        id: UInt64, principal: Principal, hello: Hello, remoteAddress: String, logger: Logger, outbox: Outbox, scopes: Scopes? = nil,
         onOverflow: @escaping @Sendable () -> Void
     ) {
+        self.grantedScopes = Mutex(scopes ?? (principal == .sharedSecret ? .all : .standard))
         self.id = id
         self.principal = principal
         self.hello = hello
@@ -29,6 +34,18 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
         self.logger = logger
         self.outbox = outbox
         self.onOverflow = onOverflow
+    }
+
+    /// What this connection may do now (a device's scopes may change while it is connected).
+    public var scopes: Scopes { grantedScopes.withLock { $0 } }
+
+    /// Gives the connection new scopes; true when they differ from the old ones.
+    @discardableResult
+    package func updateScopes(_ scopes: Scopes) -> Bool {
+        grantedScopes.withLock { current in
+            defer { current = scopes }
+            return current != scopes
+        }
     }
 
     /// Queues one message. Returns false when the connection is closing or its queue overflowed (the

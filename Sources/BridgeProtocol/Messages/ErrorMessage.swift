@@ -4,10 +4,13 @@ public struct ErrorMessage: Codable, Sendable, Hashable, Error {
     public var id: String?
     public var code: BridgeErrorCode
     public var message: String
+    /// With `forbidden` for a device that lacks a scope: the scope the request needs.
+    public var scope: Scope?
 
-    public init(id: String?, code: BridgeErrorCode, message: String) {
+    public init(id: String?, code: BridgeErrorCode, message: String, scope: Scope? = nil) {
         self.id = id
         self.code = code
         self.message = message
+        self.scope = scope
     }
 }

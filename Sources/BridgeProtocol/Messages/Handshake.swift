@@ -113,12 +113,15 @@ public struct HelloAck: Codable, Sendable, Hashable {
     public var restoredSubscriptions: [String]?
     /// What the client may choose (roots, sandboxes, approval policies); absent on a failed handshake.
     public var policy: ClientPolicy?
+    /// What this connection may do (every scope for the shared secret); absent on a failed handshake.
+    public var scopes: Scopes?
 
     public init(
         version: Int, ok: Bool, error: WireError? = nil, server: ServerInfo? = nil, versions: [Int]? = nil,
         deviceId: String? = nil, deviceToken: String? = nil, lastSeq: Int64? = nil, resume: ResumeStatus? = nil,
-        restoredSubscriptions: [String]? = nil, policy: ClientPolicy? = nil
+        restoredSubscriptions: [String]? = nil, policy: ClientPolicy? = nil, scopes: Scopes? = nil
     ) {
+        self.scopes = scopes
         self.version = version
         self.ok = ok
         self.error = error

@@ -174,6 +174,11 @@ public enum BridgeRequest: Sendable, Hashable {
     case runCommand(RunCommand)
     case stopCommand(StopCommand)
     case removeWorktree(RemoveWorktree)
+    case listDevices(ListDevices)
+    case setDeviceScopes(SetDeviceScopes)
+    case revokeDevice(RevokeDevice)
+    case pairDevice(PairDevice)
+    case listAudit(ListAudit)
 
     /// The wire `kind` of this request.
     public var kind: String { requestKind.rawValue }
@@ -216,6 +221,11 @@ public enum BridgeRequest: Sendable, Hashable {
         case .runCommand: .runCommand
         case .stopCommand: .stopCommand
         case .removeWorktree: .removeWorktree
+        case .listDevices: .listDevices
+        case .setDeviceScopes: .setDeviceScopes
+        case .revokeDevice: .revokeDevice
+        case .pairDevice: .pairDevice
+        case .listAudit: .listAudit
         }
     }
 
@@ -244,7 +254,7 @@ public enum BridgeRequest: Sendable, Hashable {
         case .removeWorktree(let remove): remove.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
-            .answerInput:
+            .answerInput, .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
             nil
         }
     }
@@ -291,4 +301,9 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case runCommand
     case stopCommand
     case removeWorktree
+    case listDevices
+    case setDeviceScopes
+    case revokeDevice
+    case pairDevice
+    case listAudit
 }

@@ -237,6 +237,10 @@ public enum BridgeResponse: Sendable, Hashable {
     case gitPushed(GitPushed)
     case commitMessage(CommitMessage)
     case pullRequest(PullRequest)
+    case devices(DeviceList)
+    case device(DeviceChanged)
+    case pairingCode(PairingCodeIssued)
+    case audit(AuditList)
 
     /// The wire `kind` of this answer.
     public var kind: String {
@@ -262,6 +266,10 @@ public enum BridgeResponse: Sendable, Hashable {
         case .gitPushed: "gitPushed"
         case .commitMessage: "commitMessage"
         case .pullRequest: "pullRequest"
+        case .devices: "devices"
+        case .device: "device"
+        case .pairingCode: "pairingCode"
+        case .audit: "audit"
         }
     }
 }

@@ -1,23 +1,49 @@
 import BridgeHub
 import BridgeProtocol
 import BridgeStore
+import Foundation
 import Logging
 
 /// Device tokens and one-time pairing codes, checked against the ``DeviceRegistry`` in the bridge database.
 ///
-/// Device tokens are looked up; pairing codes are redeemed for a new device. Every failure, a database error included, is `.rejected`: a client
-/// never learns more than `unauthorized`. Neither codes nor tokens are ever logged, only device ids and
-/// the kind of failure.
+/// Device tokens are looked up; pairing codes are redeemed for a new device, or — with ``Confirmation`` (`serve
+/// --confirm-pairing`) — for a pairing the workstation must allow first. Every failure, a database error
+/// included, is `.rejected`: a client never learns more than `unauthorized`. Neither codes nor tokens are ever
+/// logged, only device ids and the kind of failure. Pairings are written to the audit log.
 public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
+    /// Pairings wait for the workstation (`serve --confirm-pairing`).
+    public struct Confirmation: Sendable {
+        /// How long a pairing waits at most (5 minutes).
+        public var timeout: Duration
+        /// How often the database is asked for the decision (another process, `devices allow`, writes it).
+        public var pollInterval: Duration
+        /// Shows a new request on the workstation (serve's terminal); called once per request.
+        public var announce: @Sendable (PairingRequestRecord) -> Void
+
+        public init(
+            timeout: Duration = DeviceRegistry.confirmationTimeout, pollInterval: Duration = .milliseconds(250),
+            announce: @escaping @Sendable (PairingRequestRecord) -> Void = { _ in }
+        ) {
+            self.timeout = timeout
+            self.pollInterval = pollInterval
+            self.announce = announce
+        }
+    }
+
     private let registry: DeviceRegistry
     private let logger: Logger
+    private let confirmation: Confirmation?
+    private let audit: AuditLog
 
     /// - Parameters:
     ///   - registry: the devices and pairing codes.
     ///   - logger: receives device ids and failure kinds, never a secret.
-    public init(registry: DeviceRegistry, logger: Logger) {
+    ///   - confirmation: set to make every pairing wait for the workstation.
+    public init(registry: DeviceRegistry, logger: Logger, confirmation: Confirmation? = nil) {
         self.registry = registry
         self.logger = logger
+        self.confirmation = confirmation
+        self.audit = AuditLog(database: registry.database)
     }
 
     public func authenticateDevice(token: String, remoteAddress: String) async -> AuthenticationResult {
@@ -26,7 +52,7 @@ public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
                 logger.debug("Unknown or revoked device token", metadata: ["bridge.remote": "\(remoteAddress)"])
                 return .rejected
             }
-            return .accepted(.device(id: record.id))
+            return .accepted(.device(id: record.id), scopes: record.scopes)
         } catch {
             logger.error(
                 "Device token check failed: database error",
@@ -52,8 +78,27 @@ public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
 
     public func redeem(code: String, device: DeviceInfo?, remoteAddress: String) async -> AuthenticationResult {
         do {
+            if let confirmation {
+                let request = try await registry.requestPairing(
+                    code: code, device: device ?? DeviceInfo(), address: remoteAddress, timeout: confirmation.timeout)
+                logger.notice(
+                    "Pairing waits for confirmation on the workstation",
+                    metadata: [
+                        "bridge.device.id": "\(request.deviceId)", "bridge.device.name": "\(request.name)",
+                        "bridge.device.platform": "\(request.platform ?? "")", "bridge.remote": "\(remoteAddress)",
+                        "bridge.pairing.check": "\(request.checkCode)",
+                    ])
+                confirmation.announce(request)
+                await record(
+                    request.deviceId, name: request.name, address: remoteAddress, kind: "pairingRequested", outcome: "pending",
+                    detail: "check \(request.checkCode), scopes \(request.scopes)")
+                return .pending(PendingPairing(deviceId: request.deviceId, check: request.checkCode, expiresAt: request.expiresAt))
+            }
             let paired = try await registry.redeem(code: code, device: device ?? DeviceInfo(), address: remoteAddress)
-            return .accepted(.device(id: paired.deviceId), newDeviceToken: paired.deviceToken)
+            await record(
+                paired.deviceId, name: paired.record.name, address: remoteAddress, kind: "pair", outcome: "ok",
+                detail: "scopes \(paired.record.scopes)")
+            return .accepted(.device(id: paired.deviceId), newDeviceToken: paired.deviceToken, scopes: paired.record.scopes)
         } catch let error as DeviceRegistryError {
             // The message names the kind (unknown, used, expired), never the code.
             logger.notice(
@@ -66,5 +111,81 @@ public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
                 metadata: ["bridge.remote": "\(remoteAddress)", "error.type": "\(type(of: error))"])
             return .rejected
         }
+    }
+
+    public func awaitConfirmation(_ pending: PendingPairing) async -> ConfirmationOutcome {
+        let id = pending.deviceId
+        let poll = confirmation?.pollInterval ?? .milliseconds(250)
+        do {
+            while true {
+                switch try await registry.pairingDecision(id: id) {
+                case .allowed:
+                    let paired = try await registry.completePairing(id: id)
+                    await record(
+                        id, name: paired.record.name, address: paired.record.lastAddress, kind: "pair", outcome: "ok",
+                        detail: "confirmed on the workstation; scopes \(paired.record.scopes)")
+                    return .allowed(.accepted(.device(id: id), newDeviceToken: paired.deviceToken, scopes: paired.record.scopes))
+                case .denied:
+                    await drop(id)
+                    logger.notice("Pairing denied on the workstation", metadata: ["bridge.device.id": "\(id)"])
+                    return .refused(WireError(code: .pairingDenied, message: "the workstation denied this pairing"))
+                case .gone:
+                    return .refused(WireError(code: .pairingDenied, message: "the pairing request is gone; pair again"))
+                case .waiting:
+                    if Date() >= pending.expiresAt {
+                        await drop(id)
+                        await record(id, name: nil, address: nil, kind: "pairingExpired", outcome: "pairing_expired", actor: .bridge)
+                        logger.notice("Pairing not confirmed in time", metadata: ["bridge.device.id": "\(id)"])
+                        return .refused(
+                            WireError(
+                                code: .pairingExpired, message: "nobody confirmed this pairing on the workstation in time; pair again"))
+                    }
+                }
+                try await Task.sleep(for: poll)
+            }
+        } catch is CancellationError {
+            await drop(id)
+            await record(id, name: nil, address: nil, kind: "pairingAbandoned", outcome: "closed", actor: .bridge)
+            logger.notice("Pairing abandoned: the phone went away", metadata: ["bridge.device.id": "\(id)"])
+            return .refused(WireError(code: .pairingExpired, message: "the pairing was abandoned"))
+        } catch {
+            await drop(id)
+            logger.error(
+                "Pairing confirmation failed: database error", metadata: ["bridge.device.id": "\(id)", "error.type": "\(type(of: error))"])
+            return .refused(WireError(code: .unauthorized, message: "the pairing failed on the workstation; pair again"))
+        }
+    }
+
+    /// Forgets a pairing request, even from a cancelled task (the write runs in its own).
+    private func drop(_ id: String) async {
+        let registry = self.registry
+        let logger = self.logger
+        await Task {
+            do {
+                try await registry.dropPairingRequest(id: id)
+            } catch {
+                logger.warning(
+                    "Cannot drop a pairing request", metadata: ["bridge.device.id": "\(id)", "error.type": "\(type(of: error))"])
+            }
+        }.value
+    }
+
+    private func record(
+        _ deviceId: String, name: String?, address: String?, kind: String, outcome: String, detail: String? = nil,
+        actor: AuditActor = .device
+    ) async {
+        let entry = AuditEntry(
+            at: audit.timestamp, actor: actor, deviceId: deviceId, deviceName: name, address: address, kind: kind, outcome: outcome,
+            detail: detail)
+        let audit = self.audit
+        let logger = self.logger
+        // In its own task: a pairing abandoned by a cancelled wait is recorded too.
+        await Task {
+            do {
+                try await audit.record(entry)
+            } catch {
+                logger.warning("Cannot write the audit log", metadata: ["error.type": "\(type(of: error))"])
+            }
+        }.value
     }
 }

@@ -26,8 +26,10 @@ extension ConnectionHandler {
             requestClose(code: code, reason: reason)
         case .authenticate(let token, let device, _):
             authenticate(token: token, device: device)
-        case .acceptHello(let principal, let version, let newDeviceToken, let hello):
-            open(principal: principal, version: version, newDeviceToken: newDeviceToken, hello: hello)
+        case .acceptHello(let principal, let version, let newDeviceToken, let scopes, let hello):
+            open(principal: principal, version: version, newDeviceToken: newDeviceToken, scopes: scopes, hello: hello)
+        case .awaitConfirmation(let pending):
+            awaitConfirmation(pending)
         case .handle(let id, let request):
             start(request, id: id)
         case .ack(let seq):
@@ -53,7 +55,10 @@ extension ConnectionHandler {
         let report = onLoopWith { (handler: ConnectionHandler, outcome: (AuthenticationResult, Bool)) in
             handler.perform(handler.machine.authenticated(outcome.0, rateLimited: outcome.1))
             // An accepted hello keeps the connection busy while the session opens.
-            if case .rejected = outcome.0 { handler.resume() }
+            switch outcome.0 {
+            case .rejected, .pending: handler.resume()
+            case .accepted: break
+            }
         }
         Task {
             var result = await authenticator.authenticateCredential(token: token, remoteAddress: remote)
@@ -61,7 +66,11 @@ extension ConnectionHandler {
             if case .rejected = result {
                 if Authenticator.isPairingCode(token), rateLimiter.beginAttempt(remote) {
                     result = await authenticator.redeem(code: token, device: device, remoteAddress: remote)
-                    if case .accepted = result { rateLimiter.succeeded(remote) }
+                    // A valid code is not a failure, whether it pairs at once or waits for the workstation.
+                    switch result {
+                    case .accepted, .pending: rateLimiter.succeeded(remote)
+                    case .rejected: break
+                    }
                 } else {
                     limited = rateLimiter.isLimited(remote)
                     if !Authenticator.isPairingCode(token) { rateLimiter.recordFailure(remote) }
@@ -74,17 +83,44 @@ extension ConnectionHandler {
         }
     }
 
+    /// A pairing waits for the workstation: the phone is told (`pairingPending`) and the connection is read
+    /// meanwhile (so that a phone that goes away is noticed and its pairing forgotten; what it sends before the
+    /// `helloAck` is ignored). It stops counting as unauthenticated: it presented a valid code.
+    private func awaitConfirmation(_ pending: PendingPairing) {
+        send(
+            .pairingPending(
+                PairingPending(deviceId: pending.deviceId, check: pending.check, expiresAt: pending.expiresAt.timeIntervalSince1970)))
+        if let channel = context?.channel { environment.preAuth?.release(channel) }
+        let authenticator = environment.authenticator
+        let report = onLoopWith { (handler: ConnectionHandler, outcome: ConfirmationOutcome) in
+            handler.confirmation = nil
+            guard !handler.ended else { return }
+            switch outcome {
+            case .allowed(let result):
+                handler.busy = true
+                handler.perform(handler.machine.authenticated(result))
+            case .refused(let error):
+                handler.perform(handler.machine.confirmationRefused(error))
+            }
+        }
+        confirmation = Task {
+            report(await authenticator.awaitConfirmation(pending))
+        }
+    }
+
     /// Opens the session in the hub, sends the `helloAck`, then lets the hub replay what the client missed;
     /// messages that arrive meanwhile wait.
-    private func open(principal: Principal, version: Int, newDeviceToken: String?, hello: Hello) {
+    private func open(principal: Principal, version: Int, newDeviceToken: String?, scopes: Scopes?, hello: Hello) {
         busy = true
         helloTimer?.cancel()
         helloTimer = nil
         var sessionLogger = logger
         if let deviceId = principal.deviceId { sessionLogger[metadataKey: "bridge.device.id"] = "\(deviceId)" }
+        var upgradeScopes: Scopes?
+        if case .accepted(_, _, let scopes) = setup.preauthenticated { upgradeScopes = scopes }
         let session = ClientSession(
             id: id, principal: principal, hello: hello, remoteAddress: setup.remoteAddress, logger: sessionLogger, outbox: outbox,
-            onOverflow: onLoop { $0.overflowed() }
+            scopes: scopes ?? upgradeScopes, onOverflow: onLoop { $0.overflowed() }
         )
         self.session = session
         if let channel = context?.channel {
@@ -96,7 +132,7 @@ extension ConnectionHandler {
         }
         environment.registry.authenticated(id, as: principal)
         var upgradeToken: String?
-        if case .accepted(_, let token) = setup.preauthenticated { upgradeToken = token }
+        if case .accepted(_, let token, _) = setup.preauthenticated { upgradeToken = token }
         let newDeviceToken = newDeviceToken ?? upgradeToken
         let handler = environment.handler
         let server = environment.configuration.server
@@ -106,7 +142,7 @@ extension ConnectionHandler {
             let ack = HelloAck(
                 version: version, ok: true, server: server, versions: Array(ProtocolVersion.supported),
                 deviceId: principal.deviceId, deviceToken: newDeviceToken, lastSeq: opening.lastSeq, resume: opening.resume,
-                restoredSubscriptions: opening.restoredSubscriptions, policy: opening.policy
+                restoredSubscriptions: opening.restoredSubscriptions, policy: opening.policy, scopes: session.scopes
             )
             BridgeMetrics.shared.handshake(ack)
             session.send(.helloAck(ack))

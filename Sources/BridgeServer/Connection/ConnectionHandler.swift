@@ -55,6 +55,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     var waiting: [WebSocketFrame] = []
     var helloTimer: Scheduled<Void>?
     var requests: [UInt64: Task<Void, Never>] = [:]
+    /// Waiting for the workstation to confirm this connection's pairing; cancelled when the channel goes.
+    var confirmation: Task<Void, Never>?
     var nextRequest: UInt64 = 0
     /// The channel is gone; the session is closed once nothing is in flight.
     var ended = false
@@ -70,7 +72,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         logger[metadataKey: "bridge.remote"] = "\(setup.remoteAddress)"
         self.logger = logger
         self.outbox = Outbox(capacity: environment.configuration.outboxCapacity)
-        if case .accepted(let principal, _) = setup.preauthenticated {
+        if case .accepted(let principal, _, _) = setup.preauthenticated {
             self.machine = ConnectionStateMachine(preauthenticated: principal)
         } else {
             self.machine = ConnectionStateMachine()
@@ -128,6 +130,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         outbox.finish()
         ended = true
         for task in requests.values { task.cancel() }
+        confirmation?.cancel()
         logger.debug("WebSocket closed")
         finishSessionIfIdle()
         context.fireChannelInactive()

@@ -2,14 +2,16 @@ import BridgeHub
 import BridgeProtocol
 import Foundation
 
-/// The protocol rules of one connection, without sockets: awaiting hello → authenticating → ready → closed.
+/// The protocol rules of one connection, without sockets: awaiting hello → authenticating (→ waiting for the
+/// workstation to confirm a pairing) → ready → closed.
 ///
 /// Every input returns the action the connection must perform; the state machine never does I/O.
 struct ConnectionStateMachine {
     enum State: Equatable {
         /// Waiting for `hello`. `preauthenticated` is set when the upgrade carried a valid Bearer token.
         case awaitingHello(preauthenticated: Principal?)
-        /// `hello` received, its token being checked.
+        /// `hello` received, its token being checked (or, for a pairing the workstation must confirm, its
+        /// decision awaited).
         case authenticating(version: Int)
         /// Handshake complete.
         case ready(principal: Principal, version: Int)
@@ -24,8 +26,12 @@ struct ConnectionStateMachine {
         case send(ServerMessage)
         /// Check `token` and report back with `authenticated(_:)`.
         case authenticate(token: String, device: DeviceInfo?, hello: Hello)
-        /// The handshake succeeded: send `helloAck` built from these facts.
-        case acceptHello(principal: Principal, version: Int, newDeviceToken: String?, hello: Hello)
+        /// The handshake succeeded: send `helloAck` built from these facts. `scopes`: the credential's (nil: as
+        /// the upgrade's Bearer token said, else the principal's default).
+        case acceptHello(principal: Principal, version: Int, newDeviceToken: String?, scopes: Scopes?, hello: Hello)
+        /// A pairing waits for the workstation: send `pairingPending`, wait for the decision and report it with
+        /// `authenticated(_:)` (allowed) or `confirmationRefused(_:)`.
+        case awaitConfirmation(PendingPairing)
         /// Run a request; answer it with exactly one frame carrying `id`.
         case handle(id: String, request: BridgeRequest)
         /// Record a client's read position.
@@ -114,9 +120,13 @@ struct ConnectionStateMachine {
         guard case .authenticating(let version) = state, let hello = pendingHello else { return .none }
         pendingHello = nil
         switch result {
-        case .accepted(let principal, let newDeviceToken):
+        case .accepted(let principal, let newDeviceToken, let scopes):
             state = .ready(principal: principal, version: version)
-            return .acceptHello(principal: principal, version: version, newDeviceToken: newDeviceToken, hello: hello)
+            return .acceptHello(principal: principal, version: version, newDeviceToken: newDeviceToken, scopes: scopes, hello: hello)
+        case .pending(let pending):
+            // Still authenticating: the hello waits for the workstation's decision.
+            pendingHello = hello
+            return .awaitConfirmation(pending)
         case .rejected:
             state = .closed
             let error =
@@ -129,6 +139,16 @@ struct ConnectionStateMachine {
                 reason: error.code.rawValue
             )
         }
+    }
+
+    /// A pairing that waited for the workstation was denied or not confirmed in time: a failed `helloAck`, then 1008.
+    mutating func confirmationRefused(_ error: WireError) -> Action {
+        guard case .authenticating(let version) = state, pendingHello != nil else { return .none }
+        pendingHello = nil
+        state = .closed
+        let reason =
+            error.code == .pairingDenied ? "pairing denied" : error.code == .pairingExpired ? "pairing not confirmed" : error.code.rawValue
+        return .close(.helloAck(HelloAck(version: version, ok: false, error: error)), code: BridgeCloseCode.policyViolation, reason: reason)
     }
 
     /// The connection is being closed by the server (shutdown, revocation, overflow).
@@ -158,7 +178,7 @@ struct ConnectionStateMachine {
         }
         if let preauthenticated {
             state = .ready(principal: preauthenticated, version: version)
-            return .acceptHello(principal: preauthenticated, version: version, newDeviceToken: nil, hello: hello)
+            return .acceptHello(principal: preauthenticated, version: version, newDeviceToken: nil, scopes: nil, hello: hello)
         }
         state = .closed
         let error = WireError(code: .unauthorized, message: "hello needs a token (or an Authorization: Bearer header on the upgrade)")

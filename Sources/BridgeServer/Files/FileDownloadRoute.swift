@@ -13,7 +13,8 @@ import NIOPosix
 
 /// `GET /files?threadId=…&path=…`: a file of a thread's directory, whatever its size (streamed; `readFile` sends
 /// at most 1 MiB inline), for a client with a device token or the shared secret as `Authorization: Bearer`
-/// (the same check and per-address limit as `POST /uploads`). The file passes the same gate as `readFile`.
+/// (the same check and per-address limit as `POST /uploads`; the scope `observe`). The file passes the same gate
+/// as `readFile`.
 /// → 200 with the file, `Content-Type` as `readFile` reports it and `Content-Disposition: attachment`;
 /// 400 `bad_request`, 401 `unauthorized`, 403 `forbidden_path`, 404 `not_found`, 503 `codex_unavailable` as
 /// `{"code","message"}`.
@@ -34,6 +35,7 @@ public struct FileDownloadRoute: Sendable {
     }
 
     func respond(to request: Request, context: BridgeRequestContext) async -> Response {
+        if let refusal = context.refusal(unless: .observe, for: "GET /files") { return refusal.response }
         let query = request.uri.queryParameters
         guard let threadId = query["threadId"].map(String.init), let path = query["path"].map(String.init) else {
             return BridgeHTTPError.json(.badRequest, code: .badRequest, "threadId and path are required query parameters")

@@ -1,3 +1,4 @@
+import BridgeHub
 import BridgeProtocol
 import HTTPTypes
 import Hummingbird
@@ -10,11 +11,20 @@ public struct BridgeHTTPError: HTTPResponseError, Sendable {
     public let status: HTTPResponse.Status
     public let code: BridgeErrorCode
     public let message: String
+    /// With `forbidden` for a scope the credential lacks: that scope (in the body as `scope`).
+    public var scope: Scope?
 
     public init(_ status: HTTPResponse.Status, _ code: BridgeErrorCode, _ message: String) {
         self.status = status
         self.code = code
         self.message = message
+    }
+
+    /// 403 `forbidden` for a scope the credential lacks.
+    static func forbidden(_ refusal: ScopeGate.Refusal) -> BridgeHTTPError {
+        var error = BridgeHTTPError(.forbidden, .forbidden, refusal.message)
+        error.scope = refusal.scope
+        return error
     }
 
     /// No valid credential.
@@ -26,7 +36,7 @@ public struct BridgeHTTPError: HTTPResponseError, Sendable {
     public func response(from request: Request, context: some RequestContext) throws -> Response { response }
 
     /// The answer for this error.
-    var response: Response { Self.json(status, code: code, message, extra: extraHeaders) }
+    var response: Response { Self.json(status, code: code, message, scope: scope, extra: extraHeaders) }
 
     private var extraHeaders: HTTPFields {
         switch status {
@@ -36,9 +46,13 @@ public struct BridgeHTTPError: HTTPResponseError, Sendable {
         }
     }
 
-    /// `{"code","message"}` with `status`.
-    static func json(_ status: HTTPResponse.Status, code: BridgeErrorCode, _ message: String, extra: HTTPFields = [:]) -> Response {
-        let body: JSONValue = ["code": .string(code.rawValue), "message": .string(message)]
+    /// `{"code","message"}` (and `scope`) with `status`.
+    static func json(
+        _ status: HTTPResponse.Status, code: BridgeErrorCode, _ message: String, scope: Scope? = nil, extra: HTTPFields = [:]
+    ) -> Response {
+        var fields: [String: JSONValue] = ["code": .string(code.rawValue), "message": .string(message)]
+        if let scope { fields["scope"] = .string(scope.rawValue) }
+        let body = JSONValue.object(fields)
         var headers: HTTPFields = [.contentType: "application/json"]
         headers.append(contentsOf: extra)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body.jsonText)))

@@ -1,4 +1,5 @@
 import BridgeHub
+import BridgeProtocol
 import BridgeStore
 import CoreMetrics
 import Foundation
@@ -8,7 +9,8 @@ import NIOCore
 import Prometheus
 
 /// `GET /metrics`: the Prometheus text exposition, for a client with a device token or the shared secret as
-/// `Authorization: Bearer` (``BearerAuthMiddleware``: 401 otherwise, 429 once the address failed too often). Gauges that mirror state (connections, pending approvals, running
+/// `Authorization: Bearer` (``BearerAuthMiddleware``: 401 otherwise, 429 once the address failed too often; a
+/// device needs the scope `observe`, else 403). Gauges that mirror state (connections, pending approvals, running
 /// threads, journal size) are read at scrape time.
 public struct MetricsRoute: Sendable {
     private let registry: PrometheusCollectorRegistry
@@ -47,7 +49,10 @@ public struct MetricsRoute: Sendable {
     /// Adds `GET /metrics` to `router`, a group behind ``BearerAuthMiddleware`` (a device token or the shared
     /// secret; pairing codes are not accepted: a scrape never pairs a device).
     public func addRoutes(to router: some RouterMethods<BridgeRequestContext>) {
-        router.get("/metrics") { _, _ in await self.respond() }
+        router.get("/metrics") { _, context in
+            if let refusal = context.refusal(unless: .observe, for: "GET /metrics") { return refusal.response }
+            return await self.respond()
+        }
     }
 
     /// The exposition, with the gauges read now.

@@ -11,7 +11,8 @@ import NIOCore
 /// token is the credential (an `Authorization: Bearer` device token, when sent, must be the token's device).
 /// 200 `{"ok":true,…}`; 422 for a bad body (not 400: the first 400 on a connection is taken for a malformed
 /// request and the connection closed after its head, see ``PreAuthGuard``); 403 for a used, expired, unknown or foreign token; 409 when the
-/// approval was answered meanwhile. Nothing changes on a refusal.
+/// approval was answered meanwhile; 403 `forbidden` (with `scope`) when the device may no longer approve. Nothing
+/// changes on a refusal. Answers and refusals are audited (actor `notification`).
 public struct PushActionRoute: Sendable {
     let hub: ThreadHub
     let push: PushCoordinator
@@ -66,7 +67,7 @@ public struct PushActionRoute: Sendable {
         if let header = request.headers[.authorization] {
             let principal: HTTPPrincipal
             do {
-                principal = try await authenticator.authenticate(header, remoteAddress: remoteAddress)
+                principal = try await authenticator.authenticate(header, remoteAddress: remoteAddress).principal
             } catch {
                 guard error.status == .tooManyRequests else {
                     return Self.error(.forbidden, .unauthorized, "the Authorization header is not a device token of this bridge")
@@ -83,14 +84,34 @@ public struct PushActionRoute: Sendable {
         else {
             return Self.error(.forbidden, .unauthorized, "the action token is used, expired, unknown or not this device's")
         }
-        // A device revoked since the notification was sent cannot answer with it.
-        if !binding.owner.hasPrefix("notify:"),
-            (try? await devices?.isRevoked(id: binding.owner)) ?? false
-        {
-            return Self.error(.forbidden, .unauthorized, "the device this token was sent to is revoked")
+        let deviceId = binding.owner.hasPrefix("notify:") ? nil : binding.owner
+        func record(_ outcome: String, detail: String, threadId: String? = nil) async {
+            await hub.record(
+                AuditEntry(
+                    at: Date().timeIntervalSince1970, actor: .notification, deviceId: deviceId,
+                    deviceName: deviceId == nil ? "notification target \(binding.owner.dropFirst("notify:".count))" : nil,
+                    address: remoteAddress, kind: "approve", threadId: threadId, outcome: outcome, detail: detail))
+        }
+        if let deviceId, let devices {
+            // A device revoked since the notification was sent cannot answer with it, nor one that may no longer approve.
+            let scopes: Scopes?
+            do {
+                scopes = try await devices.scopes(among: [deviceId])[deviceId]
+            } catch {
+                return Self.error(.internalServerError, .internal, "internal error")
+            }
+            guard let scopes else {
+                await record("unauthorized", detail: "device revoked")
+                return Self.error(.forbidden, .unauthorized, "the device this token was sent to is revoked")
+            }
+            if let refusal = ScopeGate.check(.approve, scopes: scopes, principal: .device(id: deviceId), what: "a notification's answer") {
+                await record("forbidden", detail: "needs approve")
+                return BridgeHTTPError.forbidden(refusal).response
+            }
         }
         do {
             let accepted = try await hub.answerFromNotification(approvalId: binding.approvalId, decision: decision, owner: binding.owner)
+            await record("ok", detail: "\(decision.rawValue) \(binding.approvalId)", threadId: accepted.threadId)
             let text =
                 #"{"approvalId":"# + JSONValue.string(accepted.approvalId ?? binding.approvalId).jsonText + #","decision":""#
                 + decision.rawValue + #"","ok":true}"#

@@ -8,26 +8,35 @@ import Logging
 import NIOCore
 
 /// `POST /uploads`: an image or audio clip for a later `startThread`/`sendMessage` (`attachments`), from a client
-/// with a device token or the shared secret as `Authorization: Bearer` (checked by ``BearerAuthMiddleware``). The body is the file itself; its type is read from its bytes. → 201
+/// with a device token holding `operate` or the shared secret as `Authorization: Bearer` (checked by
+/// ``BearerAuthMiddleware``; 403 `forbidden` without the scope). The body is the file itself; its type is read from
+/// its bytes. Audited. → 201
 /// `{"uploadId","mimeType","size"}`; 413 `too_large`, 415 `unsupported_media`, 400 `bad_request` as
 /// `{"code","message"}`.
 public struct UploadRoute: Sendable {
     private let store: UploadStore
+    private let audit: AuditLog?
     private let logger: Logger
 
-    public init(store: UploadStore, logger: Logger) {
+    /// - Parameter audit: where uploads (and refused ones) are recorded.
+    public init(store: UploadStore, audit: AuditLog? = nil, logger: Logger) {
         self.store = store
+        self.audit = audit
         self.logger = logger
     }
 
     /// Adds `POST /uploads` to `router`, a group behind ``BearerAuthMiddleware``.
     public func addRoutes(to router: some RouterMethods<BridgeRequestContext>) {
-        router.post("/uploads") { request, _ in
-            await self.respond(to: request)
+        router.post("/uploads") { request, context in
+            await self.respond(to: request, context: context)
         }
     }
 
-    func respond(to request: Request) async -> Response {
+    func respond(to request: Request, context: BridgeRequestContext) async -> Response {
+        if let refusal = context.refusal(unless: .operate, for: "POST /uploads") {
+            await record(context, outcome: "forbidden", detail: "needs operate")
+            return refusal.response
+        }
         // The place is held before the body is read (a body without Content-Length may use the largest size),
         // so concurrent uploads cannot pass the limits together.
         let declared = request.headers[.contentLength].flatMap(Int.init)
@@ -50,6 +59,7 @@ public struct UploadRoute: Sendable {
         }
         do {
             let upload = try store.store(Data(body.readableBytesView), reservation: reservation)
+            await record(context, outcome: "ok", detail: "\(upload.uploadId) \(upload.mimeType) \(upload.size) bytes")
             logger.info(
                 "Upload stored",
                 metadata: [
@@ -64,6 +74,19 @@ public struct UploadRoute: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: answer.jsonText)))
         } catch {
             return Self.refusal(error)
+        }
+    }
+
+    private func record(_ context: BridgeRequestContext, outcome: String, detail: String) async {
+        guard let audit else { return }
+        let deviceId = context.principal?.deviceId
+        let entry = AuditEntry(
+            at: audit.timestamp, actor: deviceId == nil ? .sharedSecret : .device, deviceId: deviceId, address: context.remoteAddress,
+            kind: "upload", outcome: outcome, detail: detail)
+        do {
+            try await audit.record(entry)
+        } catch {
+            logger.warning("Cannot write the audit log", metadata: ["error": "\(error)"])
         }
     }
 

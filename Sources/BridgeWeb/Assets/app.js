@@ -1,5 +1,5 @@
 // The app: reads the pairing fragment (first, see fragment.js), holds the connection and the thread store,
-// and shows one screen at a time (hash routes: #/, #/new, #/t/ID, #/t/ID/diff, #/t/ID/file/PATH).
+// and shows one screen at a time (hash routes: #/, #/new, #/t/ID, #/t/ID/diff, #/t/ID/file/PATH, #/devices).
 import { pairingFragment, takePairingFragment } from './fragment.js';
 import { h } from './dom.js';
 import * as saved from './store.js';
@@ -11,6 +11,9 @@ import { threadScreen } from './thread-screen.js';
 import { newThreadScreen } from './new-thread-screen.js';
 import { diffScreen } from './diff-screen.js';
 import { fileScreen } from './file-screen.js';
+import { devicesScreen } from './devices-screen.js';
+import { pairingWaitScreen } from './pairing-wait.js';
+import { setScopes, may } from './scopes.js';
 import { toast, describeError } from './ui.js';
 import { sendPresence, resyncPush } from './push.js';
 
@@ -37,7 +40,8 @@ const indicator = h('div', { class: 'indicator' }, insecure, status);
 const banner = h('div', { class: 'banner', hidden: true, text: 'Workstation unreachable. The app keeps trying and reconnects by itself.' });
 
 // Before pairing there is no connection to speak of: the indicator says "Not paired", never "Offline".
-const STATUS = { connected: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline', connecting: 'Connecting…', rejected: 'Refused', unpaired: 'Not paired' };
+const STATUS = { connected: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline', connecting: 'Connecting…', rejected: 'Refused', unpaired: 'Not paired',
+  pending: 'Waiting for approval' };
 function setStatus(s) {
   statusText.textContent = STATUS[s] || s;
   status.className = `status ${s}`;
@@ -57,6 +61,7 @@ const ctx = {
   deviceId: () => deviceId,
   pushPublicKey: () => pushPublicKey,
   token: () => credentials && credentials.token,
+  may,
   nextCursor: () => nextCursor,
   listError: () => listError,
   refreshList: () => refreshList(),
@@ -99,6 +104,7 @@ function route() {
   else if ((m = /^#\/t\/([^/]+)\/file\/(.+)$/.exec(hash))) show(fileScreen(ctx, decodeURIComponent(m[1]), decodeURIComponent(m[2])));
   else if ((m = /^#\/t\/([^/]+)$/.exec(hash))) show(threadScreen(ctx, decodeURIComponent(m[1])));
   else if (hash === '#/new') show(newThreadScreen(ctx));
+  else if (hash === '#/devices') show(devicesScreen(ctx));
   else show(threadsScreen(ctx));
   if (!/^#\/t\/[^/]+$/.test(hash)) window.scrollTo(0, 0);
   return undefined;
@@ -143,11 +149,46 @@ function connect() {
     helloFields,
     onStatus: setStatus,
     onAck,
-    onMessage: (msg) => store.applyMessage(msg),
+    onMessage,
     onRejected,
+    onPending,
     stopOnRateLimit: () => !!pairing, // a code is not retried: the person types another one
   });
   conn.start();
+}
+
+function onMessage(msg) {
+  if (msg.kind === 'scopesChanged') {
+    const couldObserve = may('observe');
+    setScopes(msg.scopes);
+    toast(`This device may now: ${(msg.scopes || []).join(', ') || 'nothing'}`);
+    // Observing again: the bridge dropped this connection's subscriptions when it could not.
+    if (!couldObserve && may('observe')) {
+      conn.request('subscribe', { threadId: '*' }).catch(() => {});
+      refreshList();
+    }
+    if (screen && screen.reload) screen.reload();
+    return;
+  }
+  store.applyMessage(msg);
+}
+
+/** A bridge started with --confirm-pairing: the workstation must allow this phone first. */
+function onPending(pending) {
+  if (!pairing) return;
+  setStatus('pending');
+  show(pairingWaitScreen(ctx, {
+    check: pending.check,
+    deviceId: pending.deviceId,
+    expiresAt: pending.expiresAt,
+    onCancel() {
+      if (conn) conn.stop();
+      conn = null;
+      pairing = null;
+      if (credentials) connect();
+      showPairing(undefined, 'Pairing cancelled. Scan a new code to try again.');
+    },
+  }));
 }
 
 let listError = null;
@@ -180,6 +221,7 @@ function onAck(ack, { first, gap }) {
   serverName = server.name || serverName;
   deviceId = ack.deviceId || null;
   pushPublicKey = typeof server.pushPublicKey === 'string' ? server.pushPublicKey : null;
+  setScopes(ack.scopes);
   sendPresence(conn);
   resyncPush(conn, pushPublicKey);
   if (ack.policy && typeof ack.policy === 'object') policy = { roots: [], ...ack.policy };
@@ -217,7 +259,11 @@ function onRejected(ack) {
       ? 'That code did not work: it is wrong, already used or expired. Run codex-bridge pair for a new one.'
       : code === 'rate_limited'
         ? 'Too many failed attempts from this network: wait a minute, then try again.'
-        : `Pairing failed: ${(ack.error && ack.error.message) || code}`;
+        : code === 'pairing_denied'
+          ? 'The workstation denied this pairing. Ask its owner, then scan a new code.'
+          : code === 'pairing_expired'
+            ? 'Nobody confirmed the pairing on the workstation in time. Scan a new code to try again.'
+            : `Pairing failed: ${(ack.error && ack.error.message) || code}`;
     if (credentials) {
       // Still paired with the bridge this phone knew: keep using it, and say why the new code did not work.
       connect();

@@ -34,7 +34,9 @@ export function approvalCard(approval, ctx) {
     approval.type !== 'command' ? changeList(approval.changes, approval.cwd) || ctx.itemChanges?.(approval) : null,
     approval.cwd ? h('p', { class: 'approval-meta', title: approval.cwd }, 'in ', h('code', { text: displayPath(approval.cwd, ctx.roots && ctx.roots()) })) : null,
     approval.reason ? h('p', { class: 'approval-reason', text: approval.reason }) : null,
-    actions, outcome);
+    actions, outcome,
+    // Shown (app.css) while this device lacks the approve scope and the approval waits.
+    h('p', { class: 'scope-note-inline', dataset: { needs: 'approve' }, text: 'This device may look but not answer (it lacks the approve scope).' }));
 
   let busy = false;
   const decide = async (decision, button) => {

@@ -10,9 +10,10 @@
 const RESENT = new Set(['approvalRequest', 'inputRequest', 'messageQueued']);
 
 export class RequestError extends Error {
-  constructor(code, message) {
+  constructor(code, message, scope) {
     super(message || code);
     this.code = code;
+    this.scope = scope; // with `forbidden`: the scope this device lacks
   }
 }
 
@@ -28,6 +29,7 @@ export class Connection {
    * options.helloFields(): the token/device part of the next hello (called for every attempt).
    * options.onAck(ack, {first, gap}), options.onMessage(msg), options.onStatus(status, detail),
    * options.onRejected(ack): a failed handshake (unauthorized, version_unsupported…).
+   * options.onPending(pairingPending): the workstation must confirm this pairing first (the helloAck follows).
    */
   constructor(options) {
     this.options = options;
@@ -115,6 +117,7 @@ export class Connection {
       try { msg = JSON.parse(e.data); } catch (_) { return; }
       if (!msg || typeof msg !== 'object') return;
       if (!acked) {
+        if (msg.kind === 'pairingPending') { this.options.onPending?.(msg); return; }
         if (msg.kind !== 'helloAck') { early.push(msg); return; }
         acked = true;
         this.handleAck(ws, msg);
@@ -173,7 +176,7 @@ export class Connection {
       if (p) {
         this.pending.delete(msg.id);
         clearTimeout(p.timer);
-        if (msg.kind === 'error') p.reject(new RequestError(msg.code, msg.message));
+        if (msg.kind === 'error') p.reject(new RequestError(msg.code, msg.message, msg.scope));
         else p.resolve(msg);
         return;
       }

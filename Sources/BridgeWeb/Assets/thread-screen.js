@@ -32,7 +32,7 @@ export function threadScreen(ctx, threadId) {
   }
   const menu = menuButton({ label: 'More', items: [
     { label: 'Diff', onSelect: openDiff, title: 'The changes in this folder' },
-    { label: 'Review', onSelect: startReview, title: 'Codex reviews the uncommitted changes' },
+    { label: 'Review', onSelect: startReview, title: 'Codex reviews the uncommitted changes', scope: 'operate' },
   ] });
   const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [menu.el] });
   const conversation = h('div', { class: 'conversation', attrs: { 'aria-live': 'off' } });
@@ -53,7 +53,9 @@ export function threadScreen(ctx, threadId) {
 
   const announcer = h('div', { class: 'visually-hidden', attrs: { 'aria-live': 'polite' } }); // for screen readers
   const main = h('main', { class: 'thread-main' }, placeholder, conversation);
-  const el = h('div', { class: 'screen thread-screen' }, head.el, main, jump, form, announcer);
+  // Without `operate` the composer is hidden (app.css) and this says why.
+  const watchOnly = h('p', { class: 'scope-note', dataset: { needs: 'operate' }, text: 'This device can follow threads but not drive them (it lacks the operate scope).' });
+  const el = h('div', { class: 'screen thread-screen' }, head.el, main, jump, form, watchOnly, announcer);
   const announce = (text) => { announcer.textContent = text; };
 
   const views = new Map(); // itemId -> view

@@ -29,10 +29,11 @@ let menuSerial = 0;
 export function menuButton({ label = 'More', items }) {
   const id = `menu-${++menuSerial}`;
   const button = h('button', { type: 'button', class: 'icon-button menu-button', attrs: { 'aria-label': label, 'aria-haspopup': 'menu', 'aria-expanded': 'false', 'aria-controls': id } }, icon('more'));
-  const entries = items.map((item) => h('button', { type: 'button', class: 'menu-item', text: item.label, attrs: { role: 'menuitem', title: item.title } }));
+  // `scope`: an item only a device holding that scope sees (app.css hides it otherwise).
+  const entries = items.map((item) => h('button', { type: 'button', class: 'menu-item', text: item.label, dataset: item.scope ? { scope: item.scope } : undefined, attrs: { role: 'menuitem', title: item.title } }));
   const list = h('div', { class: 'menu', id, hidden: true, attrs: { role: 'menu', 'aria-label': label } }, entries);
   const el = h('div', { class: 'menu-host' }, button, list);
-  const visible = () => entries.filter((e) => !e.hidden && !e.disabled);
+  const visible = () => entries.filter((e) => !e.hidden && !e.disabled && e.getClientRects().length > 0);
 
   function onOutside(e) { if (!el.contains(e.target)) close(false); }
   function open() {
@@ -112,6 +113,8 @@ export function basename(path) {
 
 export function describeError(err) {
   if (!err) return 'Something went wrong';
+  // A scope this device lacks: the bridge's message says which, and the command that grants it.
+  if (err.code === 'forbidden' && err.scope) return err.message;
   const messages = {
     forbidden_path: 'That folder is outside what the bridge allows',
     forbidden: 'The bridge does not allow that setting',

@@ -36,7 +36,7 @@ import Testing
             }
             return ["exitCode": 3, "stdout": "", "stderr": ""]
         }
-        let phone = await harness.session(deviceId: "d1")
+        let phone = await harness.session(deviceId: "d1", scopes: .all)
         _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
         let answer = await harness.request(.runCommand(RunCommand(threadId: "t1", command: "  echo hi; false  ")), phone)
         guard case .response(_, .accepted(let accepted)) = answer, let runId = accepted.runId else {
@@ -58,7 +58,7 @@ import Testing
         #expect(codex.requests("thread/shellCommand").isEmpty)
 
         // A phone that subscribes later (or reconnects) reads the same run from the journal, once.
-        let later = await harness.session(deviceId: "d2")
+        let later = await harness.session(deviceId: "d2", scopes: .all)
         _ = await harness.request(.subscribe(Subscribe(threadId: "t1", afterSeq: 0)), later)
         let replayed = try await harness.waitFor(later) { $0.kind == "commandExited" }
         #expect(replayed.filter { $0.kind == "commandStarted" }.count == 1)

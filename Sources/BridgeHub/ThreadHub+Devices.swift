@@ -1,0 +1,71 @@
+import BridgeProtocol
+import BridgeStore
+import Foundation
+
+/// The `admin` requests: list, scope and revoke devices, mint pairing codes, read the audit log — what
+/// `codex-bridge devices`, `pair` and `audit` do on the workstation, for a phone trusted with it.
+extension ThreadHub {
+    /// Actions of each device a `devices` answer carries.
+    static let recentActionsPerDevice = 5
+
+    func answerAdmin(_ request: BridgeRequest, session: ClientSession) async throws -> BridgeResponse {
+        let devices = storage.devices
+        switch request {
+        case .listDevices:
+            let records = try await devices.list()
+            let recent = try await storage.audit.recent(of: records.map(\.id), limit: Self.recentActionsPerDevice)
+            return .devices(DeviceList(devices: records.map { summary($0, for: session, recent: recent[$0.id]) }))
+        case .setDeviceScopes(let set):
+            let scopes = try Self.scopes(set.scopes)
+            let record = try await Self.registry { try await devices.setScopes(id: set.deviceId, scopes: scopes) }
+            await refreshScopes()
+            return .device(DeviceChanged(device: summary(record, for: session)))
+        case .revokeDevice(let revoke):
+            // Its connections are closed by the revocation watcher within 2 s (this one's too, when it revokes itself).
+            let record = try await Self.registry { try await devices.revoke(id: revoke.deviceId) }
+            return .device(DeviceChanged(device: summary(record, for: session)))
+        case .pairDevice(let pair):
+            let scopes = try pair.scopes.map(Self.scopes) ?? .standard
+            let ttl = pair.ttl ?? 600
+            guard (60...86400).contains(ttl) else { throw HubError(.badRequest, "ttl must be 60 to 86400 seconds") }
+            let code = try await devices.mintPairingCode(ttl: .milliseconds(Int64(ttl * 1000)), scopes: scopes)
+            return .pairingCode(PairingCodeIssued(code: code.code, expiresAt: code.expiresAt.timeIntervalSince1970, scopes: scopes))
+        case .listAudit(let list):
+            let limit = list.limit ?? 100
+            guard (1...1000).contains(limit) else { throw HubError(.badRequest, "limit must be 1 to 1000") }
+            return .audit(AuditList(entries: try await storage.audit.entries(deviceId: list.deviceId, since: list.since, limit: limit)))
+        default:
+            throw HubError(.internal, "not an admin request")
+        }
+    }
+
+    /// A device as an admin sees it.
+    func summary(_ record: DeviceRecord, for session: ClientSession, recent: [AuditEntry]? = nil) -> DeviceSummary {
+        DeviceSummary(
+            id: record.id, name: record.name, platform: record.platform, pairedAt: record.pairedAt.timeIntervalSince1970,
+            lastSeenAt: record.lastSeenAt?.timeIntervalSince1970, lastAddress: record.lastAddress, scopes: record.scopes,
+            revoked: record.isRevoked, connected: sessions.values.contains { $0.session.principal.deviceId == record.id },
+            current: session.principal.deviceId == record.id, recentActions: recent)
+    }
+
+    static func scopes(_ names: [String]) throws -> Scopes {
+        do {
+            return try Scopes(parsing: names.joined(separator: ","))
+        } catch {
+            throw HubError(.badRequest, error.message)
+        }
+    }
+
+    /// Runs a registry change, answering its refusals with wire codes.
+    static func registry<T>(_ change: () async throws -> T) async throws -> T {
+        do {
+            return try await change()
+        } catch let error as DeviceRegistryError {
+            switch error.code {
+            case .deviceNotFound: throw HubError(.notFound, error.message)
+            case .alreadyRevoked: throw HubError(.conflict, error.message)
+            default: throw HubError(.badRequest, error.message)
+            }
+        }
+    }
+}

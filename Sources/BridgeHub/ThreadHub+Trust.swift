@@ -1,0 +1,81 @@
+import BridgeProtocol
+import BridgeStore
+import Foundation
+import Logging
+
+/// Scopes and the audit log on the hub's side: every request's scope is checked first (``ScopeGate``), every
+/// state-changing or refused request is audited, and device scopes changed in the database (by
+/// `codex-bridge devices scope` in another process, or an admin device) reach open sessions through
+/// ``refreshScopes()``.
+extension ThreadHub {
+    /// The audit entry for a request `session` made and the answer it got.
+    static func auditEntry(_ request: BridgeRequest, answer: ServerMessage, session: ClientSession, at: Double) -> AuditEntry {
+        var threadId = request.threadId
+        var detail: String?
+        var outcome = "ok"
+        switch answer {
+        case .error(let error): outcome = error.code.rawValue
+        case .response(_, .threadStarted(let started)): threadId = started.threadId
+        case .response(_, .threadForked(let forked)): threadId = forked.threadId
+        case .response(_, .accepted(let accepted)): threadId = threadId ?? accepted.threadId
+        default: break
+        }
+        switch request {
+        case .startThread(let start): detail = start.cwd
+        case .approve(let approve): detail = approve.decision.rawValue
+        case .answerInput(let answer): detail = answer.action?.rawValue ?? "answer"
+        case .setDeviceScopes(let set): detail = "\(set.deviceId): \(set.scopes.joined(separator: ","))"
+        case .revokeDevice(let revoke): detail = revoke.deviceId
+        case .pairDevice(let pair): detail = "scopes \(pair.scopes?.joined(separator: ",") ?? Scopes.standard.description)"
+        case .forkThread(let fork): detail = fork.threadId
+        default: break
+        }
+        if case .error(let error) = answer, let scope = error.scope { detail = "needs \(scope.rawValue)" }
+        return AuditEntry(
+            at: at, actor: session.principal.deviceId == nil ? .sharedSecret : .device, deviceId: session.principal.deviceId,
+            address: session.remoteAddress, kind: request.kind, threadId: threadId, outcome: outcome, detail: detail)
+    }
+
+    /// Writes the audit entry of one request; a failure is logged, never the request's.
+    func audit(_ request: BridgeRequest, answer: ServerMessage, session: ClientSession) async {
+        await record(Self.auditEntry(request, answer: answer, session: session, at: storage.audit.timestamp))
+    }
+
+    /// Appends an entry to the audit log (the desk's answers, notification actions, pairings).
+    public func record(_ entry: AuditEntry) async {
+        do {
+            try await storage.audit.record(entry)
+        } catch {
+            logger.warning("Cannot write the audit log", metadata: ["bridge.audit.kind": "\(entry.kind)", "error": "\(error)"])
+        }
+    }
+
+    /// Gives every device session the scopes the database holds for its device now; a session whose scopes
+    /// changed is told (`scopesChanged`), and one that lost `observe` stops receiving events. Returns how many
+    /// sessions changed. Revoked devices are left to the revocation watcher (their connections close).
+    @discardableResult
+    public func refreshScopes() async -> Int {
+        let deviceIds = Set(sessions.values.compactMap { $0.session.principal.deviceId })
+        guard !deviceIds.isEmpty else { return 0 }
+        let current: [String: Scopes]
+        do {
+            current = try await storage.devices.scopes(among: deviceIds)
+        } catch {
+            logger.warning("Cannot read device scopes", metadata: ["error": "\(error)"])
+            return 0
+        }
+        var changed = 0
+        for state in sessions.values {
+            guard let deviceId = state.session.principal.deviceId, let scopes = current[deviceId] else { continue }
+            guard state.session.updateScopes(scopes) else { continue }
+            changed += 1
+            state.session.send(.scopesChanged(ScopesChanged(scopes: scopes)))
+            state.session.logger.notice("Device scopes changed", metadata: ["bridge.device.scopes": "\(scopes)"])
+            if !scopes.contains(.observe) {
+                for threadId in fanOut.threads(of: state.session.id) { unsubscribe(state.session, from: threadId) }
+                unsubscribe(state.session, from: "*")
+            }
+        }
+        return changed
+    }
+}

@@ -1,0 +1,43 @@
+import BridgeProtocol
+import GRDB
+
+/// The schema of device scopes, pairing confirmation and the audit log (issue 25).
+enum TrustMigrations {
+    /// - `device.scopes`: what each device may do; devices paired before scopes existed keep what they could do
+    ///   (`observe,operate,approve`).
+    /// - `pairingCode.scopes`: the scopes the device that redeems the code gets (NULL: the standard ones).
+    /// - `pairingRequest`: pairings waiting for the workstation's confirmation (`serve --confirm-pairing`); the
+    ///   row holds no secret, and is deleted once the pairing is allowed, denied, abandoned or expired.
+    /// - `audit`: who did what (times in Unix seconds).
+    static func v8Trust(_ db: Database) throws {
+        try db.alter(table: "device") { t in
+            t.add(column: "scopes", .text).notNull().defaults(to: Scopes.standard.description)
+        }
+        try db.alter(table: "pairingCode") { t in
+            t.add(column: "scopes", .text)
+        }
+        try db.create(table: "pairingRequest") { t in
+            t.primaryKey("deviceId", .text)
+            t.column("name", .text).notNull()
+            t.column("platform", .text)
+            t.column("address", .text)
+            t.column("checkCode", .text).notNull()
+            t.column("scopes", .text).notNull()
+            t.column("createdAt", .datetime).notNull()
+            t.column("expiresAt", .datetime).notNull()
+            t.column("decision", .text)
+        }
+        try db.create(table: "audit") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("at", .double).notNull().indexed()
+            t.column("actor", .text).notNull()
+            t.column("deviceId", .text).indexed()
+            t.column("deviceName", .text)
+            t.column("address", .text)
+            t.column("kind", .text).notNull()
+            t.column("threadId", .text)
+            t.column("outcome", .text).notNull()
+            t.column("detail", .text)
+        }
+    }
+}

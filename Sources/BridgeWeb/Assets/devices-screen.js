@@ -1,0 +1,170 @@
+// Devices (admin scope): every paired device with its platform, scopes, last seen and recent actions, scope
+// toggles and Revoke; a pairing link for another device; the bridge's recent activity. What
+// `codex-bridge devices`, `pair` and `audit` do on the workstation.
+import { h, relativeTime } from './dom.js';
+import { header, toast, describeError } from './ui.js';
+import { ALL_SCOPES, SCOPE_TEXT, may } from './scopes.js';
+
+const STANDARD = ['observe', 'operate', 'approve'];
+
+const ACTIONS = {
+  startThread: 'Started a thread', sendMessage: 'Sent a message', interrupt: 'Stopped a turn', approve: 'Answered an approval',
+  answerInput: 'Answered a question', renameThread: 'Renamed a thread', archiveThread: 'Archived a thread',
+  unarchiveThread: 'Unarchived a thread', forkThread: 'Forked a thread', startReview: 'Started a review',
+  cancelQueued: 'Cancelled a queued message', upload: 'Uploaded a file', pair: 'Paired', pairDevice: 'Made a pairing code',
+  setDeviceScopes: 'Changed scopes', revokeDevice: 'Revoked a device', pairingRequested: 'Asked to pair',
+  allowPairing: 'Allowed a pairing', denyPairing: 'Denied a pairing', pairingExpired: 'Pairing not confirmed',
+  pairingAbandoned: 'Pairing abandoned',
+};
+
+const WHO = { sharedSecret: 'Shared secret', desk: 'Desk TUI', notification: 'Notification', workstation: 'Workstation', bridge: 'Bridge' };
+
+function actionText(e) {
+  const what = ACTIONS[e.kind] || e.kind;
+  return e.outcome === 'ok' ? what : `${what} (refused: ${e.outcome.replace(/_/g, ' ')})`;
+}
+
+function actionRow(e, { who = false } = {}) {
+  const by = e.actor === 'device' ? (e.deviceName || e.deviceId) : (WHO[e.actor] || e.actor);
+  return h('li', { class: `action ${e.outcome === 'ok' ? 'ok' : 'refused'}` },
+    h('span', { class: 'action-what', text: who ? `${by}: ${actionText(e)}` : actionText(e) }),
+    h('span', { class: 'action-when', text: relativeTime(e.at) }));
+}
+
+/** A checkbox per scope; `compact`: names only, in columns (the descriptions are in the pairing card). */
+function scopeBoxes(name, checked, { disabled = false, compact = false, onChange } = {}) {
+  return h('fieldset', { class: compact ? 'scope-boxes compact' : 'scope-boxes' },
+    h('legend', { text: 'May' }),
+    ALL_SCOPES.map((scope) => {
+      const id = `${name}-${scope}`;
+      const box = h('input', { type: 'checkbox', id, value: scope, checked: checked.includes(scope), disabled });
+      if (onChange) box.addEventListener('change', () => onChange(box));
+      return h('label', { class: 'scope-box', htmlFor: id, title: SCOPE_TEXT[scope] }, box,
+        h('span', { class: 'scope-name', text: scope }), compact ? null : h('span', { class: 'scope-text', text: SCOPE_TEXT[scope] }));
+    }));
+}
+
+function checkedScopes(fieldset) {
+  return Array.from(fieldset.querySelectorAll('input:checked'), (b) => b.value);
+}
+
+export function devicesScreen(ctx) {
+  const { conn } = ctx;
+  const head = header(ctx, { title: 'Devices', subtitle: ctx.serverName() || '', back: () => ctx.back('#/') });
+  const list = h('div', { class: 'device-list' });
+  const activity = h('ul', { class: 'action-list activity' });
+  const pairResult = h('div', { class: 'pair-result', attrs: { 'aria-live': 'polite' } });
+  const pairScopes = scopeBoxes('new', STANDARD);
+  const pairButton = h('button', { type: 'button', class: 'primary', text: 'Make a pairing link' });
+  const denied = h('p', { class: 'notice', hidden: true, text: 'This device may not manage devices (it needs the admin scope).' });
+  const main = h('main', { class: 'devices-main' }, ctx.banner, denied,
+    h('h2', { class: 'section-title', text: 'Paired devices' }), list,
+    h('section', { class: 'card pair-card', attrs: { 'aria-labelledby': 'pair-title' } },
+      h('h2', { id: 'pair-title', text: 'Pair another device' }), pairScopes, pairButton, pairResult),
+    h('h2', { class: 'section-title', text: 'Recent activity' }), activity);
+  const el = h('div', { class: 'screen devices-screen' }, head.el, main);
+
+  pairButton.addEventListener('click', async () => {
+    const scopes = checkedScopes(pairScopes);
+    if (!scopes.length) { toast('Choose at least one scope.'); return; }
+    pairButton.disabled = true;
+    try {
+      const answer = await conn.request('pairDevice', { scopes, ttl: 600 });
+      const link = `${location.origin}${location.pathname}#pair=v1&code=${answer.code}`;
+      const copy = h('button', { type: 'button', class: 'secondary', text: 'Copy link' });
+      copy.addEventListener('click', async () => {
+        try { await navigator.clipboard.writeText(link); toast('Link copied'); } catch (_) { toast('Copy is not available here: select the link'); }
+      });
+      pairResult.replaceChildren(
+        h('p', null, 'Open this link on the other device (single use, for 10 minutes), or type the code ', h('strong', { class: 'pair-code', text: `${answer.code.slice(0, 5)}-${answer.code.slice(5)}` }), ':'),
+        h('pre', { class: 'code-block pair-link', tabIndex: 0 }, h('code', { text: link })), copy,
+        h('p', { class: 'muted', text: `It may: ${answer.scopes.join(', ')}.` }));
+      load();
+    } catch (err) {
+      toast(`No pairing code: ${describeError(err)}`);
+    } finally {
+      pairButton.disabled = false;
+    }
+  });
+
+  function card(d) {
+    const badges = [
+      d.current ? h('span', { class: 'chip ok', text: 'This device' }) : null,
+      d.connected && !d.current ? h('span', { class: 'chip running', text: 'Connected' }) : null,
+      d.revoked ? h('span', { class: 'chip failed', text: 'Revoked' }) : null,
+    ];
+    const meta = [d.platform, d.lastSeenAt ? `seen ${relativeTime(d.lastSeenAt)}` : null, d.lastAddress].filter(Boolean).join(' · ');
+    const boxes = scopeBoxes(`d-${d.id}`, d.scopes || [], {
+      disabled: d.revoked,
+      compact: true,
+      async onChange(box) {
+        const scopes = checkedScopes(boxes);
+        if (!scopes.length) {
+          box.checked = true;
+          toast('A device needs at least one scope; revoke it instead.');
+          return;
+        }
+        for (const b of boxes.querySelectorAll('input')) b.disabled = true;
+        try {
+          const answer = await conn.request('setDeviceScopes', { deviceId: d.id, scopes });
+          toast(`${d.name} may now: ${answer.device.scopes.join(', ')}`);
+        } catch (err) {
+          box.checked = !box.checked;
+          toast(`Not changed: ${describeError(err)}`);
+        }
+        for (const b of boxes.querySelectorAll('input')) b.disabled = false;
+      },
+    });
+    const revoke = h('button', { type: 'button', class: 'danger', text: 'Revoke', hidden: d.revoked, attrs: { 'aria-label': `Revoke ${d.name}` } });
+    let armed = null;
+    revoke.addEventListener('click', async () => {
+      if (!armed) {
+        revoke.textContent = 'Tap again to revoke';
+        armed = setTimeout(() => { armed = null; revoke.textContent = 'Revoke'; }, 4000);
+        return;
+      }
+      clearTimeout(armed);
+      armed = null;
+      revoke.disabled = true;
+      try {
+        await conn.request('revokeDevice', { deviceId: d.id });
+        toast(`${d.name} is revoked: its connections close within 2 s.`);
+        load();
+      } catch (err) {
+        revoke.disabled = false;
+        revoke.textContent = 'Revoke';
+        toast(`Not revoked: ${describeError(err)}`);
+      }
+    });
+    const recent = d.recentActions || [];
+    return h('section', { class: `card device-card${d.revoked ? ' revoked' : ''}`, dataset: { deviceId: d.id }, attrs: { 'aria-label': d.name } },
+      h('div', { class: 'device-head' }, h('h3', { class: 'device-name', text: d.name }), ...badges),
+      h('p', { class: 'device-meta', text: meta }),
+      d.revoked ? null : boxes,
+      recent.length ? h('details', { class: 'device-recent' },
+        h('summary', { text: `Last: ${actionText(recent[0])}, ${relativeTime(recent[0].at)}` }),
+        h('ul', { class: 'action-list' }, recent.map((e) => actionRow(e)))) : h('p', { class: 'muted', text: 'No actions yet.' }),
+      h('div', { class: 'device-actions' }, revoke));
+  }
+
+  async function load() {
+    denied.hidden = may('admin');
+    if (!may('admin')) { list.replaceChildren(); activity.replaceChildren(); return; }
+    try {
+      const [devices, audit] = await Promise.all([conn.request('listDevices'), conn.request('listAudit', { limit: 20 })]);
+      const all = devices.devices || [];
+      const active = all.filter((d) => !d.revoked);
+      const revoked = all.filter((d) => d.revoked);
+      list.replaceChildren(...active.map(card),
+        revoked.length ? h('details', { class: 'revoked-devices' }, h('summary', { text: `Revoked (${revoked.length})` }), revoked.map(card)) : null);
+      if (!all.length) list.replaceChildren(h('p', { class: 'muted', text: 'No paired devices.' }));
+      activity.replaceChildren(...(audit.entries || []).map((e) => actionRow(e, { who: true })));
+    } catch (err) {
+      if (err.code === 'closed') return;
+      list.replaceChildren(h('p', { class: 'form-error', text: `Could not list the devices: ${describeError(err)}` }));
+    }
+  }
+
+  load();
+  return { el, title: () => 'Devices', reload: load, destroy() {} };
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import BridgeProtocol
+import BridgeStore
+import Foundation
+
+/// `codex-bridge audit`: who did what — every state-changing request, refusals, pairings, scope changes,
+/// revocations, approvals from notifications and from the desk.
+struct AuditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "Show the audit log: who did what, from where, on which thread, and how it ended.",
+        discussion: "Kept as long as the journal keeps events (serve --journal-max-age). Oldest first."
+    )
+
+    @OptionGroup var state: StateOptions
+
+    @Flag(help: "Print one JSON object per line (at, actor, deviceId, deviceName, address, kind, threadId, outcome, detail).")
+    var json = false
+
+    @Option(help: ArgumentHelp("Only this device's actions.", valueName: "id"))
+    var device: String?
+
+    @Option(help: ArgumentHelp("Only the last DURATION: 90s, 10m, 1h, 7d.", valueName: "duration"))
+    var since: DurationArgument?
+
+    @Option(help: ArgumentHelp("At most this many entries, the newest (default 1000).", valueName: "n"))
+    var limit = 1000
+
+    func validate() throws {
+        if !(1...100_000).contains(limit) { throw ValidationError("--limit must be between 1 and 100000") }
+    }
+
+    func run() async throws {
+        guard FileManager.default.fileExists(atPath: state.paths.databaseFile.path) else {
+            if !json { print("Nothing audited yet.") }
+            return
+        }
+        let registry = try DevicesCommand.openRegistry(state.paths)
+        let log = AuditLog(database: registry.database)
+        let after = since.map { log.timestamp - Double($0.duration.components.seconds) - Double($0.duration.components.attoseconds) / 1e18 }
+        let entries = try await log.entries(deviceId: device.map(DevicesCommand.deviceId), since: after, limit: limit).reversed()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            for entry in entries {
+                var line = Line(entry)
+                line.id = entry.id
+                print(String(decoding: try encoder.encode(line), as: UTF8.self))
+            }
+            return
+        }
+        guard !entries.isEmpty else {
+            print("Nothing audited\(since.map { " in the last \($0.text)" } ?? "")\(device.map { " for device \($0)" } ?? "").")
+            return
+        }
+        let header = ["TIME", "WHO", "ADDRESS", "ACTION", "THREAD", "OUTCOME", "DETAIL"]
+        let format = DateFormatter()
+        format.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        let rows = entries.map { entry in
+            [
+                format.string(from: Date(timeIntervalSince1970: entry.at)), Self.who(entry), entry.address ?? "-", entry.kind,
+                entry.threadId.map { String($0.prefix(13)) } ?? "-", entry.outcome, entry.detail ?? "",
+            ]
+        }
+        print(DevicesCommand.columns([header] + rows))
+    }
+
+    /// "Ana's iPhone (k3q9m2xa7bzt)", "shared secret", "desk TUI", "notification (…)", "workstation".
+    static func who(_ entry: AuditEntry) -> String {
+        let device = entry.deviceId.map { id in entry.deviceName.map { "\($0) (\(id))" } ?? id }
+        switch entry.actor {
+        case .device: return device ?? "device"
+        case .sharedSecret: return "shared secret"
+        case .desk: return "desk TUI"
+        case .notification: return "notification" + (device.map { ": \($0)" } ?? entry.deviceName.map { ": \($0)" } ?? "")
+        case .workstation: return "workstation"
+        case .bridge: return "bridge"
+        }
+    }
+
+    /// One JSON line: `at` as ISO 8601 and as Unix seconds.
+    struct Line: Encodable {
+        var id: Int64?
+        var at: Double
+        var time: String
+        var actor: AuditActor
+        var who: String
+        var deviceId: String?
+        var deviceName: String?
+        var address: String?
+        var kind: String
+        var threadId: String?
+        var outcome: String
+        var detail: String?
+
+        init(_ entry: AuditEntry) {
+            at = entry.at
+            time = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: entry.at))
+            actor = entry.actor
+            who = AuditCommand.who(entry)
+            deviceId = entry.deviceId
+            deviceName = entry.deviceName
+            address = entry.address
+            kind = entry.kind
+            threadId = entry.threadId
+            outcome = entry.outcome
+            detail = entry.detail
+        }
+    }
+}

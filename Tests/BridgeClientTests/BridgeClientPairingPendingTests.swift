@@ -1,0 +1,52 @@
+import BridgeProtocol
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import BridgeClient
+
+/// A bridge that confirms pairings on the workstation: the client shows the check code and keeps waiting past
+/// its handshake timeout for the `helloAck`; scopes follow `scopesChanged`.
+@Suite(.timeLimit(.minutes(1))) struct BridgeClientPairingPendingTests {
+    @Test func waitsForTheWorkstationThenPairs() async throws {
+        let connection = FakeConnection()
+        let shown = Mutex<[PairingPending]>([])
+        var configuration = BridgeClientConfiguration(
+            target: try BridgeTarget(parsing: "codex-bridge://pair?v=1&host=127.0.0.1&port=9&code=CODE&id=SRV&name=t"),
+            device: DeviceInfo(name: "t", platform: "linux"), handshakeTimeout: .milliseconds(300))
+        configuration.onPairingPending = { pending in shown.withLock { $0.append(pending) } }
+        let client = BridgeClient(configuration: configuration, transport: FakeTransport([connection]), logger: Logger(label: "test"))
+        let pending = PairingPending(deviceId: "dev", check: "0427", expiresAt: Date().timeIntervalSince1970 + 60)
+        try connection.answer(.pairingPending(pending))
+        Task {
+            // Longer than the handshake timeout: the workstation takes its time.
+            try await Task.sleep(for: .milliseconds(600))
+            try connection.answer(
+                .helloAck(HelloAck(version: 1, ok: true, deviceId: "dev", deviceToken: "DEVTOKEN", scopes: Scopes([.observe]))))
+        }
+        let ack = try await client.connect()
+        #expect(shown.withLock { $0 } == [pending])
+        let scopes = await client.scopes
+        #expect(ack.deviceToken == "DEVTOKEN" && scopes == Scopes([.observe]))
+        try connection.answer(.scopesChanged(ScopesChanged(scopes: .standard)))
+        let deadline = ContinuousClock.now + .seconds(5)
+        while await client.scopes != .standard, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await client.scopes == .standard)
+        await client.close()
+    }
+
+    @Test func aDeniedPairingFailsWithItsCode() async throws {
+        let connection = FakeConnection()
+        let transport = FakeTransport([connection])
+        let client = BridgeClient(
+            configuration: BridgeClientConfiguration(
+                target: try BridgeTarget(parsing: "codex-bridge://pair?v=1&host=127.0.0.1&port=9&code=CODE&id=SRV&name=t")),
+            transport: transport, logger: Logger(label: "test"))
+        try connection.answer(.pairingPending(PairingPending(deviceId: "dev", check: "0427", expiresAt: Date().timeIntervalSince1970 + 60)))
+        try connection.answer(.helloAck(HelloAck(version: 1, ok: false, error: WireError(code: .pairingDenied, message: "denied"))))
+        let error = await #expect(throws: BridgeClientError.self) { try await client.connect() }
+        #expect(error?.serverCode == .pairingDenied)
+        #expect(transport.attempts.withLock { $0 } == 1)
+    }
+}
