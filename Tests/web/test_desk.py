@@ -38,6 +38,13 @@ def desk_bridge(bridge_factory, model, codex_home, workspace, tmp_path):
     return bridge_factory(name="desk-state", args=args, env=env)
 
 
+def open_changes(phone):
+    """The thread's More menu → Diff (the Changes screen)."""
+    phone.button("More").click()
+    phone.page.get_by_role("menuitem", name="Diff").click()
+    expect(phone.page.get_by_role("heading", name="Changes")).to_be_visible()
+
+
 def shot(phone, name):
     DOCS[name] = phone.shot(name)
 
@@ -51,7 +58,7 @@ def test_commit_and_push_from_the_changes_screen(desk_bridge, model, phone_facto
     expect(page.locator(".msg.agent")).to_contain_text("Changed the parser.")
     (workspace / "tracked.txt").write_text("parsed in UTC\n")
     (workspace / "dates.py").write_text("from datetime import timezone\n")
-    page.get_by_role("button", name="Diff").click()
+    open_changes(phone)
     panel = page.get_by_role("region", name="Git")
     expect(panel).to_contain_text(re.compile(r"master|main"))
     expect(panel).to_contain_text("2 changed files · not pushed yet")
@@ -155,7 +162,7 @@ def test_new_thread_in_a_new_worktree(desk_bridge, model, phone_factory, workspa
     worktree = workspace / ".codex-worktrees" / "fix-dates"
     assert (worktree / "tracked.txt").exists()
     assert git("-C", str(worktree), "branch", "--show-current") == "fix/dates"
-    page.get_by_role("button", name="Diff").click()
+    open_changes(phone)
     expect(page.get_by_role("region", name="Git")).to_contain_text("fix/dates")
 
     # The same branch again: one readable line, and nothing starts.

@@ -125,6 +125,19 @@ import Testing
         #expect(Self.exited(frames)?.runId == runId && Self.exited(frames)?.reason == "bridge restarted")
     }
 
+    @Test func aThreadOutsideTheRootsRunsNothing() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("foreign", cwd: harness.outside)
+        let phone = await harness.session()
+        for request: BridgeRequest in [
+            .runCommand(RunCommand(threadId: "foreign", command: "touch x")), .stopCommand(StopCommand(threadId: "foreign", runId: "r")),
+            .removeWorktree(RemoveWorktree(threadId: "foreign", force: true)),
+        ] {
+            #expect(await harness.request(request, phone).errorCode == .forbiddenPath, "\(request.kind)")
+        }
+        #expect(harness.codex.requests("command/exec").isEmpty)
+    }
+
     @Test func outputIsCutAtWholeCharactersAndCapped() {
         #expect(CommandRuns.completeUTF8Prefix([0x61, 0xC3]) == 1)
         #expect(CommandRuns.completeUTF8Prefix([0x61, 0xC3, 0xA9]) == 3)
