@@ -101,6 +101,13 @@ import Testing
         }
         #expect(resolved.count == 1 && resolved.first?.decision == .decline && resolved.first?.answeredElsewhere == true)
         #expect(harness.codex.responses.isEmpty)
+        // The audit names the desk's TUI as who answered.
+        var desk: [AuditEntry] = []
+        for _ in 0..<100 where desk.isEmpty {
+            desk = try await harness.storage.audit.entries().filter { $0.actor == .desk }
+            if desk.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(desk.map(\.kind) == ["approve"] && desk.first?.detail?.hasPrefix("decline ") == true)
     }
 
     @Test func theTrackerBackfillsOnlyWhatWasNotSeen() {

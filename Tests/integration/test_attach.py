@@ -83,13 +83,15 @@ class Terminal:
         os.close(self.master)
 
 
-def pairing_url(bridge):
-    result = run_cli("pair", "--json", state_dir=bridge.state_dir, check=True)
+def pairing_url(bridge, scopes=None):
+    """`pair --json`'s app URL; `scopes` (e.g. "all") is passed as `--scope` (default: the standard scopes)."""
+    extra = ("--scope", scopes) if scopes else ()
+    result = run_cli("pair", "--json", *extra, state_dir=bridge.state_dir, check=True)
     return json.loads(result.stdout)["url"]
 
 
-def attach(bridge, client_dir, *extra):
-    return Terminal(["attach", pairing_url(bridge), "--state-dir", str(client_dir), "--device-name", "pty test",
+def attach(bridge, client_dir, *extra, scopes=None):
+    return Terminal(["attach", pairing_url(bridge, scopes), "--state-dir", str(client_dir), "--device-name", "pty test",
                      "--approval-policy", "untrusted", *extra])
 
 

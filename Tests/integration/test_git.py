@@ -215,7 +215,7 @@ async def test_attach_status_commit_push_and_a_command(git_bridge, model, worksp
     from test_attach import attach
 
     model.queue({"kind": "message", "text": "made it"})
-    term = attach(git_bridge, tmp_path / "client")
+    term = attach(git_bridge, tmp_path / "client", scopes="all")  # /push needs publish, !cmd needs run (issue 25)
     try:
         term.expect(r"connected to ")
         term.send(f"/new {workspace} start")

@@ -270,3 +270,34 @@ async def test_a_valid_code_waiting_for_confirmation_is_no_failed_attempt(bridge
     assert ack["ok"] is False and ack["error"]["code"] == "unauthorized", ack
     for sock, _, _ in waiting:
         await sock.close()
+
+
+async def test_commands_need_run_and_a_push_needs_publish_with_the_real_codex(codex_bridge, model, workspace):
+    """The scopes of the git and command requests: a phone paired with the standard scopes may look at git status
+    and commit, but not run `!commands` (run) nor push (publish) until the workstation says so."""
+    from test_commands import run_to_exit
+
+    bridge = codex_bridge
+    phone_id, phone_token, _ = await pair(bridge, PHONE)
+    model.queue({"kind": "message", "text": "ready"})
+    ws, _ = await hello(bridge, token=phone_token)
+    started = await request(ws, "startThread", cwd=str(workspace), prompt="hi")
+    thread = started["threadId"]
+    await until_turn_completed(ws, thread)
+    assert (await request(ws, "gitStatus", threadId=thread))["kind"] == "gitStatus"
+    refused = await request(ws, "runCommand", threadId=thread, command="touch ran.txt")
+    assert refused["code"] == "forbidden" and refused["scope"] == "run", refused
+    pushed = await request(ws, "gitPush", threadId=thread)
+    assert pushed["code"] == "forbidden" and pushed["scope"] == "publish", pushed
+    await asyncio.sleep(0.5)
+    assert not (workspace / "ran.txt").exists()
+
+    run_cli("devices", "scope", phone_id, "observe,operate,approve,run", state_dir=bridge.state_dir, check=True)
+    async for msg in frames(ws, timeout=5):
+        if msg["kind"] == "scopesChanged":
+            break
+    _, _, exited, _ = await run_to_exit(ws, thread, "touch ran.txt")
+    assert exited["exitCode"] == 0 and (workspace / "ran.txt").exists()
+    kinds = [(e["kind"], e["outcome"]) for e in audit(bridge, "--device", phone_id)]
+    assert ("runCommand", "forbidden") in kinds and ("gitPush", "forbidden") in kinds and ("runCommand", "ok") in kinds
+    await ws.close()

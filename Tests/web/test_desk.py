@@ -99,7 +99,7 @@ def test_commit_and_push_from_the_changes_screen(desk_bridge, model, phone_facto
     assert not phone.errors and not phone.csp_violations()
 
     dark = phone_factory(color_scheme="dark")
-    pair(dark, desk_bridge)
+    pair(dark, desk_bridge, scopes="all")
     dark.page.goto(page.url + "/diff")
     expect(dark.page.get_by_role("region", name="Git")).to_contain_text("1 changed file")
     dark.page.get_by_label("Commit message").fill("Parse dates in UTC\n\nThe parser assumed local time.")
@@ -131,7 +131,7 @@ def test_a_command_card_streams_and_stops(desk_bridge, model, phone_factory):
     expect(running.get_by_role("button", name="Stop command")).to_be_hidden()
 
     dark = phone_factory(color_scheme="dark")
-    pair(dark, desk_bridge)
+    pair(dark, desk_bridge, scopes="all")
     dark.page.goto(page.url)
     expect(dark.page.locator(".command-card")).to_have_count(0)  # a fresh page knows only what it saw
     dark.page.get_by_label("Message").fill("!echo from the dark phone; exit 1")
@@ -179,7 +179,7 @@ def test_new_thread_in_a_new_worktree(desk_bridge, model, phone_factory, workspa
     expect(page).not_to_have_url(re.compile(r"#/t/"))
 
     dark = phone_factory(color_scheme="dark")
-    pair(dark, desk_bridge)
+    pair(dark, desk_bridge, scopes="all")
     dark.button("New thread").click()
     dark.button("Use this folder").click()
     dark.page.get_by_label("Message").fill("fix the dates on a branch")

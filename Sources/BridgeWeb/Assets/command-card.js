@@ -16,7 +16,7 @@ export function commandCard(run, { stop, onLayout } = {}) {
   const status = h('span', { class: 'command-status', attrs: { 'aria-live': 'polite' } });
   const output = h('pre', { class: 'command-output', attrs: { tabindex: '0', 'aria-label': 'Command output' } });
   const error = h('p', { class: 'command-error', hidden: true, attrs: { role: 'alert' } });
-  const stopButton = h('button', { type: 'button', class: 'text-button', text: 'Stop', attrs: { 'aria-label': 'Stop command' } });
+  const stopButton = h('button', { type: 'button', class: 'text-button', text: 'Stop', dataset: { scope: 'run' }, attrs: { 'aria-label': 'Stop command' } });
   stopButton.addEventListener('click', async () => {
     stopButton.disabled = true;
     try { await stop(run); }

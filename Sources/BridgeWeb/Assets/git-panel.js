@@ -38,20 +38,21 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
 
   const branch = h('p', { class: 'git-branch' });
   const summary = h('p', { class: 'git-summary' });
-  const message = h('textarea', { class: 'git-message', rows: 3, placeholder: 'Summary line, blank line, details', attrs: { 'aria-label': 'Commit message', autocomplete: 'off' } });
+  // data-scope: what a device without the scope does not see (app.css): committing needs operate, pushing publish.
+  const message = h('textarea', { class: 'git-message', rows: 3, dataset: { scope: 'operate' }, placeholder: 'Summary line, blank line, details', attrs: { 'aria-label': 'Commit message', autocomplete: 'off' } });
   const write = h('button', { type: 'button', class: 'secondary', text: 'Write with Codex' });
   const commit = h('button', { type: 'button', class: 'primary', text: 'Commit' });
-  const push = h('button', { type: 'button', class: 'secondary', text: 'Push' });
-  const pullRequest = h('button', { type: 'button', class: 'secondary', hidden: true, text: 'Create pull request' });
+  const push = h('button', { type: 'button', class: 'secondary', text: 'Push', dataset: { scope: 'publish' } });
+  const pullRequest = h('button', { type: 'button', class: 'secondary', hidden: true, text: 'Create pull request', dataset: { scope: 'publish' } });
   const compare = h('a', { class: 'secondary link-button', hidden: true, text: 'Open compare page', attrs: { target: '_blank', rel: 'noopener noreferrer' } });
   const error = h('p', { class: 'git-error', hidden: true, attrs: { role: 'alert' } });
   const done = h('p', { class: 'git-done', hidden: true, attrs: { 'aria-live': 'polite' } });
-  const letCodex = h('button', { type: 'button', class: 'secondary', hidden: true, text: 'Let Codex commit' });
+  const letCodex = h('button', { type: 'button', class: 'secondary', hidden: true, text: 'Let Codex commit', dataset: { scope: 'operate' } });
   const el = h('section', { class: 'git-panel', hidden: true, attrs: { 'aria-label': 'Git' } },
     h('div', { class: 'git-head' }, branch, summary),
-    h('label', { class: 'git-label', text: 'Commit message', htmlFor: 'git-message' }),
+    h('label', { class: 'git-label', text: 'Commit message', htmlFor: 'git-message', dataset: { scope: 'operate' } }),
     message,
-    h('div', { class: 'git-actions' }, write, commit),
+    h('div', { class: 'git-actions', dataset: { scope: 'operate' } }, write, commit),
     h('div', { class: 'git-actions' }, push, pullRequest, compare),
     error, letCodex, done);
   message.id = 'git-message';

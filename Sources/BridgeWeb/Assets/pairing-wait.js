@@ -13,7 +13,7 @@ export function pairingWaitScreen(ctx, { check, deviceId, expiresAt, onCancel })
     h('main', { class: 'pair-main' },
       h('h2', { text: 'Confirm on your workstation' }),
       h('p', { text: 'This bridge lets a new phone in only once someone at the workstation says so. Check that it shows the same code:' }),
-      h('p', { class: 'check-code', attrs: { 'aria-label': `Check code ${digits.join(' ')}` } },
+      h('p', { class: 'check-code', attrs: { role: 'img', 'aria-label': `Check code ${digits.join(' ')}` } },
         ...digits.map((d) => h('span', { class: 'check-digit', text: d, attrs: { 'aria-hidden': 'true' } }))),
       h('p', null, 'Then, on the workstation, run'),
       h('pre', { class: 'code-block wait-command', tabIndex: 0 }, h('code', { text: command })),

@@ -12,7 +12,7 @@ import Testing
         let fixture = try GitFixture(base: harness.root + "/git")
         await harness.hub.useGitEnvironment(fixture.environment)
         harness.codexKnowsThread("t1", cwd: fixture.repository)
-        let phone = await harness.session(deviceId: "d1")
+        let phone = await harness.session(deviceId: "d1", scopes: .all)
         try fixture.write("new.txt", "new\n")
         guard case .response(_, .gitStatus(let status)) = await harness.request(.gitStatus(ThreadRef(threadId: "t1")), phone) else {
             Issue.record("no status")
