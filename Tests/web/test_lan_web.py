@@ -103,6 +103,9 @@ def test_a_phone_on_the_lan_pairs_streams_and_comes_back_after_its_link_drops(la
     expect(phone.status()).to_have_text("Connected")
     assert page.url.startswith(phone.origin) and "#pair" not in page.url
     assert sockets and all(s.startswith(f"ws://{lan.workstation_address}:{lan_bridge.port}/") for s in sockets), sockets
+    # Plain http on a LAN address is no secure context: the app works without a service worker and says so.
+    assert page.evaluate("window.isSecureContext") is False
+    expect(page.get_by_text("not encrypted")).to_be_visible()
     start_thread(phone, "count on the LAN")
     lan_model.wait_held(0)
     agent = page.locator(".msg.agent")
