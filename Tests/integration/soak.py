@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import contextlib
 import json
 import os
 import pathlib
@@ -33,6 +34,7 @@ import random
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -58,9 +60,9 @@ BOUNDS = {
     "fds": 16,             # open descriptors (4 clients' sockets come and go; codex's pipes stay)
     "threads": 8,          # OS threads of the bridge process
 }
-JOURNAL_MAX_BYTES = 4 * 1024 * 1024  # serve --journal-max-bytes for the soak: the journal must stay near it
-JOURNAL_BOUND_MIB = 16.0             # bridge.sqlite + its WAL, at any sample
-FDS_AFTER = 4                        # descriptors once every client left, beyond those before the first came
+JOURNAL_MAX_BYTES = 4 * 1024 * 1024  # serve --journal-max-bytes: the journal stays within it plus a minute's traffic
+PRUNE_WINDOW = 75                    # s: the pruner's interval (60 s) and some slack
+DB_BOUND_MIB = 32.0                  # bridge.sqlite + its WAL, at any sample (SQLite reuses the pages pruning frees)
 
 
 def tiny_png(seed: int) -> bytes:
@@ -355,13 +357,22 @@ class Client:
 
 # -- sampling --------------------------------------------------------------------------------------------------
 def proc_sample(pid: int, state_dir: pathlib.Path) -> dict:
+    """The bridge process (RSS, descriptors, OS threads) and its database: the files (bridge.sqlite + WAL) and the
+    journal in them (the frames' bytes, what --journal-max-bytes bounds; and those of the last PRUNE_WINDOW s)."""
     status = pathlib.Path(f"/proc/{pid}/status").read_text()
     rss_kib = int(re.search(r"^VmRSS:\s+(\d+)", status, re.M).group(1))
     threads = int(re.search(r"^Threads:\s+(\d+)", status, re.M).group(1))
     fds = len(os.listdir(f"/proc/{pid}/fd"))
-    journal = sum((state_dir / name).stat().st_size for name in ("bridge.sqlite", "bridge.sqlite-wal")
-                  if (state_dir / name).exists())
-    return {"rss_mib": rss_kib / 1024, "fds": fds, "threads": threads, "journal_mib": journal / 2**20}
+    files = sum((state_dir / name).stat().st_size for name in ("bridge.sqlite", "bridge.sqlite-wal")
+                if (state_dir / name).exists())
+    journal = recent = 0
+    if (state_dir / "bridge.sqlite").exists():
+        with contextlib.closing(sqlite3.connect(f"file:{state_dir / 'bridge.sqlite'}?mode=ro", uri=True, timeout=10)) as db:
+            journal, recent = db.execute(
+                "SELECT COALESCE(SUM(bytes), 0), COALESCE(SUM(CASE WHEN createdAt > "
+                "(SELECT MAX(createdAt) FROM journal) - ? THEN bytes END), 0) FROM journal", (PRUNE_WINDOW,)).fetchone()
+    return {"rss_mib": rss_kib / 1024, "fds": fds, "threads": threads, "db_mib": files / 2**20,
+            "journal_mib": journal / 2**20, "recent_mib": recent / 2**20}
 
 
 def child_of(pid: int):
@@ -374,6 +385,10 @@ def child_of(pid: int):
                 continue
             if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
                 yield int(entry)
+
+
+def sockets(targets) -> int:
+    return sum(1 for t in targets if t.startswith("socket:"))
 
 
 def fd_targets(pid: int) -> list:
@@ -492,11 +507,11 @@ class Soak:
             c.closing = True
             await c.ws.close()
         await asyncio.wait_for(asyncio.gather(*connections, return_exceptions=True), 30)
-        # Every client gone: the bridge is back to the descriptors it had before the first one came.
+        # Every client gone: no socket left beyond those the bridge had before the first one came.
         end = time.monotonic() + 15
         while True:
-            self.fds_after = proc_sample(self.bridge.proc.pid, self.bridge.state_dir)["fds"]
-            if self.fds_after <= self.idle_fds + FDS_AFTER or time.monotonic() > end:
+            self.fd_targets_after = fd_targets(self.bridge.proc.pid)
+            if sockets(self.fd_targets_after) <= sockets(self.idle_fd_targets) or time.monotonic() > end:
                 break
             await asyncio.sleep(0.2)
         return last
@@ -587,19 +602,24 @@ class Soak:
             grown = last[key] - base[key]
             if grown > bound:
                 problems.append(f"{key} grew by {grown:.1f} from minute {base['minute']} to the end (bound {bound})")
-        if self.fds_after > self.idle_fds + FDS_AFTER:
-            extra = collections.Counter(fd_targets(self.bridge.proc.pid)) - collections.Counter(self.idle_fd_targets)
-            problems.append(f"{self.fds_after} descriptors open after every client left, {self.idle_fds} before; "
-                            f"more now: {dict(extra)}")
-        worst = max(s["journal_mib"] for s in self.samples)
-        if worst > JOURNAL_BOUND_MIB:
-            problems.append(f"the journal reached {worst:.1f} MiB (bound {JOURNAL_BOUND_MIB} MiB)")
+        if sockets(self.fd_targets_after) > sockets(self.idle_fd_targets):
+            extra = collections.Counter(self.fd_targets_after) - collections.Counter(self.idle_fd_targets)
+            problems.append(f"{sockets(self.fd_targets_after)} sockets open after every client left, "
+                            f"{sockets(self.idle_fd_targets)} before the first came; more descriptors now: {dict(extra)}")
+        cap = JOURNAL_MAX_BYTES / 2**20
+        for s in self.samples:  # the pruner runs each minute: at most the cap plus what came since it last ran
+            if s["journal_mib"] > cap + s["recent_mib"]:
+                problems.append(f"minute {s['minute']}: the journal holds {s['journal_mib']:.2f} MiB, more than its cap "
+                                f"{cap:.0f} MiB plus the {s['recent_mib']:.2f} MiB journaled in the last {PRUNE_WINDOW} s")
+        worst = max(s["db_mib"] for s in self.samples)
+        if worst > DB_BOUND_MIB:
+            problems.append(f"the database files reached {worst:.1f} MiB (bound {DB_BOUND_MIB} MiB)")
         return problems
 
 
 COLUMNS = [("minute", "min", "{}"), ("turns", "turns", "{}"), ("approvals", "approvals", "{}"), ("uploads", "uploads", "{}"),
            ("reconnects", "reconnects", "{}"), ("seq", "last seq", "{}"), ("rss_mib", "RSS MiB", "{:.1f}"),
-           ("fds", "fds", "{}"), ("threads", "threads", "{}"), ("journal_mib", "journal MiB", "{:.2f}")]
+           ("fds", "fds", "{}"), ("threads", "threads", "{}"), ("journal_mib", "journal MiB", "{:.2f}"), ("db_mib", "db MiB", "{:.1f}")]
 
 
 def header() -> str:
@@ -653,7 +673,8 @@ def main(argv=None) -> int:
           f"lost a race {totals['approvals_lost_race']}, reconnects {sum(c.reconnects for c in soak.clients)}, "
           f"last seq {max((c.max_seq for c in soak.clients), default=0)}")
     print("bounds: growth from minute 1 to the end: RSS ≤ {rss_mib} MiB, fds ≤ {fds}, threads ≤ {threads}; "
-          "journal ≤ {j} MiB with --journal-max-bytes {jm}".format(**BOUNDS, j=JOURNAL_BOUND_MIB, jm=JOURNAL_MAX_BYTES))
+          "journal ≤ --journal-max-bytes ({jm} MiB) + the last minute's frames; database files ≤ {db} MiB".format(
+              **BOUNDS, jm=JOURNAL_MAX_BYTES // 2**20, db=DB_BOUND_MIB))
     slowest = sorted(soak.turn_times, reverse=True)[:5]
     if slowest:
         print("slowest turns: " + "; ".join(f"{t:.1f} s {text.split()[0]} (thread {thread}, turn {turn})"
