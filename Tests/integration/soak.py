@@ -55,9 +55,10 @@ TURNS_PER_THREAD = 25
 TURN_TIMEOUT = 180.0
 REQUEST_TIMEOUT = 120.0
 # Growth allowed from the first sample after warm-up (minute 1) to the last one.
+# (A 30-minute run on 2 shared cores: RSS +7.0 MiB, fds +0, threads +4; BENCHMARKS.md, "Soak".)
 BOUNDS = {
-    "rss_mib": 48.0,       # resident memory
-    "fds": 16,             # open descriptors (4 clients' sockets come and go; codex's pipes stay)
+    "rss_mib": 24.0,       # resident memory
+    "fds": 8,              # open descriptors (the clients' sockets come and go; codex's pipes and SQLite's stay)
     "threads": 8,          # OS threads of the bridge process
 }
 JOURNAL_MAX_BYTES = 4 * 1024 * 1024  # serve --journal-max-bytes: the journal stays within it plus a minute's traffic
@@ -675,6 +676,14 @@ def main(argv=None) -> int:
     print("bounds: growth from minute 1 to the end: RSS ≤ {rss_mib} MiB, fds ≤ {fds}, threads ≤ {threads}; "
           "journal ≤ --journal-max-bytes ({jm} MiB) + the last minute's frames; database files ≤ {db} MiB".format(
               **BOUNDS, jm=JOURNAL_MAX_BYTES // 2**20, db=DB_BOUND_MIB))
+    if len(soak.samples) > 2:
+        base = next(s for s in soak.samples if s["minute"] >= 1)
+        last = soak.samples[-1]
+        if last["turns"] > base["turns"]:
+            print(f"after minute 1: RSS {last['rss_mib'] - base['rss_mib']:+.1f} MiB over {last['turns'] - base['turns']} turns "
+                  f"({(last['rss_mib'] - base['rss_mib']) * 1024 / (last['turns'] - base['turns']):.2f} KiB per turn), "
+                  f"fds {last['fds'] - base['fds']:+d}, threads {last['threads'] - base['threads']:+d}, "
+                  f"database files {last['db_mib'] - base['db_mib']:+.1f} MiB")
     slowest = sorted(soak.turn_times, reverse=True)[:5]
     if slowest:
         print("slowest turns: " + "; ".join(f"{t:.1f} s {text.split()[0]} (thread {thread}, turn {turn})"
