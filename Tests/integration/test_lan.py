@@ -3,8 +3,9 @@
 
 What a phone on the LAN relies on, off loopback: `discover` on the phone's side finds the bridge over multicast
 across the link; `pair --json` on the workstation offers the LAN address (and only it: nothing else is up in
-there); with `--tls`, `attach` on the phone's side pairs over that address, pins the certificate, reconnects
-pinned by address, and refuses a pairing URL whose fingerprint is not the server's. (Chromium on the phone's side:
+there); with `--tls`, the QR's http URL leads to the trust page naming the workstation CA's fingerprint, and
+`attach` on the phone's side pairs over that address, pins that CA, reconnects pinned by address, and refuses a
+pairing URL whose fingerprint is not the server's. (Chromium on the phone's side:
 Tests/web/test_lan_web.py.)
 
 Needs root, iproute2, dbus and avahi-daemon; fails, never skips, without them.
@@ -108,8 +109,14 @@ def test_tls_attach_pins_the_fingerprint_over_the_lan_address(lan, lan_bridges, 
     fingerprint = run_cli("tls", "show", state_dir=bridge.state_dir, check=True).stdout.strip()
     info = json.loads(cli_in(lan, lan.workstation, "pair", "--json", "--state-dir", bridge.state_dir).stdout)
     assert info["fingerprint"] == fingerprint
-    assert info["webUrl"].startswith(f"https://{lan.workstation_address}:{bridge.port}/"), info
     assert f"fp={fingerprint}" in info["url"] and f"host={lan.workstation_address}" in info["url"], info["url"]
+    # The QR's web URL over the LAN address: plain http on the TLS port is the trust page, which names the same
+    # fingerprint (the workstation's CA) as what attach pins below.
+    assert info["webUrl"].startswith(f"http://{lan.workstation_address}:{bridge.port}/#pair=v1&"), info
+    assert f"fp={fingerprint}" in info["webUrl"], info
+    served = lan.run(lan.phone, "python3", "-c", "import urllib.request; print(urllib.request.urlopen("
+                     f"'http://{lan.workstation_address}:{bridge.port}/ca.json', timeout=10).read().decode())")
+    assert json.loads(served.stdout)["fingerprint"] == fingerprint
 
     # Pairing over the LAN address stores the token bound to the certificate's fingerprint.
     client = tmp_path / "phone-client"
