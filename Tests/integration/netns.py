@@ -25,6 +25,7 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 import uuid
 
@@ -110,7 +111,9 @@ class Mdns:
         self.directory = lan.directory / f"mdns-{host_name}"
         self.directory.mkdir(parents=True, exist_ok=True)
         os.chmod(self.directory, 0o700)
-        self.socket = self.directory / "system_bus_socket"
+        # A unix socket's path must fit in 108 bytes; a test's tmp_path may not leave room for it.
+        self.socket_dir = pathlib.Path(tempfile.mkdtemp(prefix="cbl-bus-"))
+        self.socket = self.socket_dir / "bus"
         self.address = f"unix:path={self.socket}"
         self.avahi_log = self.directory / "avahi.log"
         self.procs = []
@@ -208,6 +211,7 @@ enable-reflector=no
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait()
+        shutil.rmtree(self.socket_dir, ignore_errors=True)
 
 
 class Lan:
