@@ -13,6 +13,7 @@ Needs root, iproute2, dbus and avahi-daemon; fails, never skips, without them.
 import json
 import re
 import socket
+import subprocess
 import time
 import urllib.parse
 import uuid
@@ -20,7 +21,7 @@ import uuid
 import pytest
 
 from conftest import BIN, Bridge, run_cli
-from netns import Lan
+from netns import NETNS_DIR, PREFIX, Lan, sweep_stale
 
 
 @pytest.fixture
@@ -47,6 +48,29 @@ def lan_bridges(lan, tmp_path):
             bridge.stop(timeout=5)
         except Exception:
             pass
+
+
+def namespaces() -> set:
+    return {p.name for p in NETNS_DIR.iterdir()} if NETNS_DIR.is_dir() else set()
+
+
+def test_a_failing_test_leaves_no_namespace_and_a_killed_run_is_swept(tmp_path):
+    with pytest.raises(RuntimeError, match="a test fails"):
+        with Lan(tmp_path / "lan") as lan:
+            lan.start_mdns()
+            made = {lan.workstation, lan.phone}
+            assert made <= namespaces()
+            raise RuntimeError("a test fails")
+    assert not made & namespaces()
+    # A run killed before its cleanup: its namespace (named after its pid, now gone) is deleted by the next one.
+    dead = 2**22 + 1  # above pid_max's default ceiling: no process has it
+    stale = f"{PREFIX}-{dead}-abc123-w"
+    subprocess.run(["ip", "netns", "add", stale], check=True)
+    try:
+        sweep_stale()
+        assert stale not in namespaces()
+    finally:
+        subprocess.run(["ip", "netns", "del", stale], capture_output=True)
 
 
 def cli_in(lan, namespace, *args, env=None, timeout=60, check=True, input=None):
