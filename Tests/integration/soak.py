@@ -674,8 +674,8 @@ def main(argv=None) -> int:
           f"lost a race {totals['approvals_lost_race']}, reconnects {sum(c.reconnects for c in soak.clients)}, "
           f"last seq {max((c.max_seq for c in soak.clients), default=0)}")
     print("bounds: growth from minute 1 to the end: RSS ≤ {rss_mib} MiB, fds ≤ {fds}, threads ≤ {threads}; "
-          "journal ≤ --journal-max-bytes ({jm} MiB) + the last minute's frames; database files ≤ {db} MiB".format(
-              **BOUNDS, jm=JOURNAL_MAX_BYTES // 2**20, db=DB_BOUND_MIB))
+          "journal ≤ --journal-max-bytes ({jm} MiB) + the frames of the last {w} s; database files ≤ {db} MiB".format(
+              **BOUNDS, jm=JOURNAL_MAX_BYTES // 2**20, w=PRUNE_WINDOW, db=DB_BOUND_MIB))
     if len(soak.samples) > 2:
         base = next(s for s in soak.samples if s["minute"] >= 1)
         last = soak.samples[-1]
