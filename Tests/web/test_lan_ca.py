@@ -60,8 +60,20 @@ def phone_page(b, color_scheme="light"):
     return page
 
 
+def goto(page, url):
+    """page.goto, once more when Chromium saw the namespace's network change under the navigation (an address added,
+    a veth coming up: net::ERR_NETWORK_CHANGED aborts the load; any other error is the test's answer)."""
+    for attempt in range(3):
+        try:
+            return page.goto(url)
+        except Exception as error:  # playwright's Error
+            if "ERR_NETWORK_CHANGED" not in str(error) or attempt == 2:
+                raise
+            time.sleep(0.5)
+
+
 def assert_secure_app(page, url):
-    page.goto(url)  # an interstitial (untrusted or invalid certificate) raises net::ERR_CERT_…
+    goto(page, url)  # an interstitial (untrusted or invalid certificate) raises net::ERR_CERT_…
     assert page.url.startswith("https://")
     assert page.evaluate("window.isSecureContext") is True
     scope = page.evaluate("""navigator.serviceWorker.ready.then(r => r.active ? r.scope : null)""")
@@ -272,7 +284,7 @@ def test_on_a_lan_namespace_the_leaf_follows_a_new_address_and_the_trust_page_le
             url = json.loads(pair.stdout)["webUrl"]
             assert url.startswith(f"http://{lan.bridge_address}:{bridge.port}/#pair=v1&"), url
             page = phone_page(b)
-            page.goto(url)
+            goto(page, url)
             page.wait_for_url(re.compile(rf"^https://{re.escape(lan.bridge_address)}:{bridge.port}/"))
             expect(page.get_by_role("status")).to_have_text("Connected")
         bridge.stop()
