@@ -14,6 +14,8 @@ public struct HubStorage: Sendable {
     public let queue: QueuedMessageStore
     /// Who did what (pruned with the journal's age).
     public let audit: AuditLog
+    /// Threads' collaboration modes and turns' plans.
+    public let plans: ThreadPlanStore
 
     public init(database: BridgeDatabase, retention: JournalRetention = JournalRetention(), logger: Logger) {
         self.journal = EventJournal(database: database, logger: logger)
@@ -23,5 +25,6 @@ public struct HubStorage: Sendable {
         self.threadPolicies = ThreadPolicyStore(database: database)
         self.queue = QueuedMessageStore(database: database)
         self.audit = AuditLog(database: database)
+        self.plans = ThreadPlanStore(database: database)
     }
 }

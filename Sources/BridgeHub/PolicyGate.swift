@@ -69,7 +69,7 @@ struct PolicyGate: Sendable {
             return .allowed(cwd: resolved, policy: nil)
         case .sendMessage, .interrupt, .subscribe, .readThread, .getDiff, .renameThread, .archiveThread, .unarchiveThread,
             .cancelQueued, .searchFiles, .startReview, .forkThread, .listSkills, .gitStatus, .gitCommit, .gitBranch, .gitSwitch, .gitPush,
-            .gitCommitMessage, .gitPullRequest, .runCommand, .stopCommand, .removeWorktree:
+            .gitCommitMessage, .gitPullRequest, .runCommand, .stopCommand, .removeWorktree, .setGoal, .clearGoal:
             guard let thread else { return .refused(.notFound, "unknown thread") }
             return admitThread(thread)
         }

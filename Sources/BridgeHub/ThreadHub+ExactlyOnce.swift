@@ -14,7 +14,7 @@ import Logging
 extension ThreadHub {
     static let deduplicatedKinds: Set<String> = [
         "startThread", "sendMessage", "interrupt", "approve", "answerInput", "cancelQueued", "startReview", "forkThread", "gitCommit",
-        "gitBranch", "gitSwitch", "gitPush", "gitPullRequest", "runCommand", "stopCommand", "removeWorktree",
+        "gitBranch", "gitSwitch", "gitPush", "gitPullRequest", "runCommand", "stopCommand", "removeWorktree", "setGoal", "clearGoal",
     ]
 
     func answerOnce(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {

@@ -82,7 +82,7 @@ extension ThreadHub {
             return .unsubscribed(SubscriptionChanged(threadId: ref.threadId))
         case .readThread(let ref):
             let thread = try await codex.threadRead(threadId: ref.threadId, includeTurns: true, timeout: policy.codexTimeout)
-            return .thread(ThreadSnapshot(thread: thread))
+            return .thread(await snapshot(of: ref.threadId, thread: thread))
         case .getDiff(let ref):
             return .diff(ThreadDiff(threadId: ref.threadId, diff: try await diff(of: ref.threadId, cwd: cwd)))
         case .approve(let approve):
@@ -135,6 +135,10 @@ extension ThreadHub {
             return .accepted(try await removeWorktree(remove, cwd: cwd ?? ""))
         case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
             return try await answerAdmin(request, session: session)
+        case .setGoal(let goal):
+            return .goal(try await setGoal(goal, policy: turnPolicy ?? gate.defaults))
+        case .clearGoal(let ref):
+            return .accepted(try await clearGoal(ref.threadId))
         }
     }
 
@@ -174,6 +178,7 @@ extension ThreadHub {
             var state = threads[threadId] ?? ThreadState(loadedGeneration: -1)
             state.cwd = thread["cwd"]?.stringValue
             threads[threadId] = state
+            planDesk.learn(thread: thread)
         }
         if threads[threadId]?.policy == nil, let stored = try? await storage.threadPolicies.entry(for: threadId) {
             threads[threadId]?.policy = TurnPolicy(sandbox: stored.sandbox, approvalPolicy: stored.approvalPolicy)
@@ -186,7 +191,9 @@ extension ThreadHub {
             throw HubError(.badRequest, "limit must be between 1 and 500")
         }
         let result = try await codex.threadList(
-            limit: list.limit ?? 50, cursor: list.cursor, archived: list.archived, timeout: policy.codexTimeout)
+            limit: list.limit ?? 50, cursor: list.cursor, archived: list.archived,
+            sourceKinds: codexAllThreadSourceKinds + SubAgentTracker.listedSourceKinds(includeInternal: list.includeInternal == true),
+            timeout: policy.codexTimeout)
         let threads = (result["data"]?.arrayValue ?? []).compactMap { thread -> ThreadSummary? in
             guard let id = thread["id"]?.stringValue else { return nil }
             // Threads outside this bridge's roots are not shown (the gate refuses them anyway).
@@ -202,7 +209,14 @@ extension ThreadHub {
                 worktreeOf: worktree?.worktreeOf
             )
         }
-        return ThreadList(threads: threads, nextCursor: result["nextCursor"]?.stringValue)
+        let goals = await goals(of: threads.map(\.threadId))
+        let listed = threads.map { summary in
+            var summary = summary
+            summary.goal = goals[summary.threadId]
+            summary.collaborationMode = rememberedMode(of: summary.threadId)
+            return summary
+        }
+        return ThreadList(threads: listed, nextCursor: result["nextCursor"]?.stringValue)
     }
 
     /// Which client started a thread, as Codex reports it: `cli`, `vscode`, `exec`, `appServer`, `subAgent`, or a
@@ -231,13 +245,15 @@ extension ThreadHub {
         threads[threadId]?.loadedGeneration = generation
         threads[threadId]?.policy = turnPolicy
         await rememberPolicy(turnPolicy, of: threadId)
+        planDesk.learn(threadId: threadId, model: start.model, effort: start.effort)
         // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.
         // before anyone could subscribe: replay those from the journal so the starter sees the thread whole.
         let covered = fanOut.covers(session.id, "*")
         _ = await subscribeResuming(session, to: threadId, afterSeq: covered ? nil : before)
-        let turnId = try await codex.turnStart(
-            threadId: threadId, text: start.prompt, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
-            effort: start.effort, extraInput: extraInput, timeout: policy.codexTimeout)
+        let turnId = try await startTurn(
+            TurnStart(
+                threadId: threadId, text: start.prompt, policy: turnPolicy, effort: start.effort, extraInput: extraInput,
+                collaborationMode: start.collaborationMode))
         claimUploads(start.attachments, for: threadId)
         session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
         let worktree = start.worktree != nil ? worktreeFacts(of: cwd) : nil
@@ -267,14 +283,17 @@ extension ThreadHub {
                     threadId: message.threadId, text: message.text, expectedTurnId: running, extraInput: extraInput,
                     timeout: policy.codexTimeout)
                 claimUploads(message.attachments, for: message.threadId)
+                // A running turn keeps its mode; the thread's next turns take the one chosen here.
+                if let mode = message.collaborationMode { rememberMode(mode, of: message.threadId) }
                 return Accepted(threadId: message.threadId, turnId: turnId)
             } catch let error as CodexError where error.code == .rpc {
                 // The turn ended meanwhile: start a new one.
             }
         }
-        let turnId = try await codex.turnStart(
-            threadId: message.threadId, text: message.text, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
-            model: message.model, effort: message.effort, extraInput: extraInput, timeout: policy.codexTimeout)
+        let turnId = try await startTurn(
+            TurnStart(
+                threadId: message.threadId, text: message.text, policy: turnPolicy, model: message.model, effort: message.effort,
+                extraInput: extraInput, collaborationMode: message.collaborationMode))
         claimUploads(message.attachments, for: message.threadId)
         if threads[message.threadId]?.policy != turnPolicy {
             threads[message.threadId]?.policy = turnPolicy
@@ -312,6 +331,9 @@ extension ThreadHub {
                 state.cwd = state.cwd ?? result["cwd"]?.stringValue ?? result["thread"]?["cwd"]?.stringValue
                 state.policy = turnPolicy
                 threads[threadId] = state
+                if let model = result["model"]?.stringValue {
+                    planDesk.learn(threadId: threadId, model: model, effort: result["reasoningEffort"]?.stringValue)
+                }
             } catch let error as CodexError where error.code == .rpc {
                 throw HubError(.notFound, "no thread \(threadId): \(error.message)")
             }

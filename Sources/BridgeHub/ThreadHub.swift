@@ -109,6 +109,11 @@ public actor ThreadHub: RequestHandling, Service {
     var commandRuns = CommandRuns()
     /// The bridge's own ephemeral Codex threads (a commit message being written; ThreadHub+CommitMessage).
     var ephemeralThreads: [String: EphemeralThread] = [:]
+    /// Plan mode and plans, goals, sub-agents (Desks/Plans, Desks/Goals, Desks/SubAgents).
+    var planDesk = PlanDesk()
+    var goalBook = GoalBook()
+    var subAgents = SubAgentTracker()
+    var lookedUpSubAgents: Set<String> = []
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
@@ -199,8 +204,8 @@ public actor ThreadHub: RequestHandling, Service {
         if ephemeralNotification(method: method, params: params, threadId: threadId) { return }  // ThreadHub+CommitMessage
         if codex.isShared, !sharedNotification(method: method, params: params, paramsJSON: paramsJSON, threadId: threadId) { return }
         // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
-        // which its items and `turn/completed` carry): the root is the thread's turn.
-        let turnId = params["turnId"]?.stringValue ?? params["turn"]?["rootTurnId"]?.stringValue ?? params["turn"]?["id"]?.stringValue
+        // which its items and `turn/completed` carry): the root is the thread's turn (not so for a sub-agent's).
+        let turnId = eventTurnId(params, threadId: threadId)
         var state = threads[threadId] ?? ThreadState(cwd: params["thread"]?["cwd"]?.stringValue, loadedGeneration: generation)
         switch method {
         case "turn/started": state.runningTurnId = turnId
@@ -214,6 +219,7 @@ public actor ThreadHub: RequestHandling, Service {
             .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: method, data: params))
         }
         observeForPush(method: method, params: params, threadId: threadId)
+        observeDesks(method: method, params: params, threadId: threadId)
         switch method {
         case "serverRequest/resolved": codexResolvedRequest(params)
         case "turn/completed":
@@ -263,6 +269,7 @@ public actor ThreadHub: RequestHandling, Service {
                     .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data))
                 }
                 observeForPush(method: "bridge/turnFailed", params: data, threadId: threadId)
+                observeDesks(method: "bridge/turnFailed", params: data, threadId: threadId)
             }
         }
         for request in approvals.cancelAll(generation: generation) {

@@ -121,6 +121,8 @@ extension ClientMessage {
         case .revokeDevice: request = .revokeDevice(try payload(RevokeDevice.self))
         case .pairDevice: request = .pairDevice(try payload(PairDevice.self))
         case .listAudit: request = .listAudit(try payload(ListAudit.self))
+        case .setGoal: request = .setGoal(try payload(SetGoal.self))
+        case .clearGoal: request = .clearGoal(try payload(ThreadRef.self))
         }
         return .request(id: id, request)
     }
@@ -170,6 +172,8 @@ extension ClientMessage {
             case .revokeDevice(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .pairDevice(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .listAudit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .setGoal(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .clearGoal(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

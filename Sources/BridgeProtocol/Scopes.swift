@@ -98,7 +98,7 @@ extension RequestKind {
             .searchFiles, .listSkills, .pushSubscribe, .pushUnsubscribe, .presence, .gitStatus:
             .observe
         case .startThread, .sendMessage, .interrupt, .renameThread, .archiveThread, .unarchiveThread, .cancelQueued, .startReview,
-            .forkThread, .gitCommit, .gitBranch, .gitSwitch, .gitCommitMessage, .removeWorktree:
+            .forkThread, .gitCommit, .gitBranch, .gitSwitch, .gitCommitMessage, .removeWorktree, .setGoal, .clearGoal:
             .operate
         case .gitPush, .gitPullRequest:
             .publish

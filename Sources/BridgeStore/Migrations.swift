@@ -20,6 +20,7 @@ enum BridgeMigrations {
         ("v6-push-subscriptions-per-device", PushMigrations.v6KeyedByDeviceAndEndpoint),
         ("v7-queued-messages", v7QueuedMessages),
         ("v8-trust", TrustMigrations.v8Trust),
+        ("v9-thread-modes-turn-plans", PlanMigrations.v9ThreadModesAndTurnPlans),
     ]
 
     /// Follow-ups waiting behind a running turn (``QueuedMessageStore``).

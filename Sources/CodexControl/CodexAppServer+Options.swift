@@ -64,17 +64,21 @@ extension CodexAppServer {
 
         /// Settings the bridge gives every child, before the configured overrides (a later `-c` wins): the agent
         /// may ask the person questions in Default mode too, since the bridge relays them (`inputRequest`), without
-        /// a "under-development feature" warning in every thread for it.
-        static let bridgeDefaults = ["features.default_mode_request_user_input=true", "suppress_unstable_features_warning=true"]
+        /// a "under-development feature" warning in every thread for it; and the model gets Codex's `update_plan`
+        /// tool (off by default in Codex 0.163), whose plans the phone shows as a live checklist.
+        static let bridgeDefaults = [
+            "features.default_mode_request_user_input=true", "suppress_unstable_features_warning=true", "tools.update_plan={enabled=true}",
+        ]
 
         /// `app-server` followed by `-c KEY=VALUE` per bridge default and per override.
         var arguments: [String] {
             ["app-server"] + (Self.bridgeDefaults + configOverrides).flatMap { ["-c", $0] }
         }
 
-        /// The `initialize` params.
+        /// The `initialize` params. `experimentalApi`: `turn/start`'s `collaborationMode` (plan mode) and the
+        /// streamed proposed plan (`item/plan/delta`) are experimental in Codex 0.163.
         var initializeParams: JSONValue {
-            ["clientInfo": ["name": .string(clientName), "version": .string(clientVersion)]]
+            ["clientInfo": ["name": .string(clientName), "version": .string(clientVersion)], "capabilities": ["experimentalApi": true]]
         }
     }
 }

@@ -24,16 +24,18 @@ extension CodexRequesting {
         return try Self.string(result["thread"]?["id"], "thread/start result.thread.id")
     }
 
-    /// `turn/start {threadId, input:[{type:"text", text}], sandboxPolicy?, approvalPolicy?}` → the new turn's id.
-    /// A sandbox or approval policy given here applies to this turn and the thread's later ones. `extraInput`
-    /// items (e.g. `{type: "localImage", path}`) follow the text.
+    /// `turn/start {threadId, input:[{type:"text", text}], sandboxPolicy?, approvalPolicy?, collaborationMode?}` → the
+    /// new turn's id. A sandbox or approval policy given here applies to this turn and the thread's later ones.
+    /// `extraInput` items (e.g. `{type: "localImage", path}`) follow the text. `collaborationMode` needs the
+    /// `experimentalApi` capability (which ``CodexAppServer`` declares).
     public func turnStart(
         threadId: String, text: String, sandbox: String? = nil, approvalPolicy: String? = nil, model: String? = nil, effort: String? = nil,
-        extraInput: [JSONValue] = [], timeout: Duration = .seconds(60)
+        extraInput: [JSONValue] = [], collaborationMode: CodexCollaborationMode? = nil, timeout: Duration = .seconds(60)
     ) async throws -> String {
         var object: [String: JSONValue] = ["threadId": .string(threadId), "input": Self.textInput(text, extraInput)]
         if let model { object["model"] = .string(model) }
         if let effort { object["effort"] = .string(effort) }
+        if let collaborationMode { object["collaborationMode"] = collaborationMode.params }
         if let sandbox { object["sandboxPolicy"] = Self.sandboxPolicy(sandbox) }
         if let approvalPolicy { object["approvalPolicy"] = .string(approvalPolicy) }
         let params = JSONValue.object(object)

@@ -53,6 +53,8 @@ import Testing
         case .revokeDevice: (#""deviceId":"nosuchdevice""#, "error:not_found")
         case .pairDevice: (#""scopes":["observe","approve"]"#, "pairingCode")
         case .listAudit: (#""limit":5"#, "audit")
+        case .setGoal: (#""threadId":"t1","objective":"ship it""#, "error:codex_error")
+        case .clearGoal: (#""threadId":"t1""#, "error:codex_error")
         }
     }
 

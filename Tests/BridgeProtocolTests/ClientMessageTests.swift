@@ -85,6 +85,8 @@ import Testing
             .listDevices(ListDevices()), .setDeviceScopes(SetDeviceScopes(deviceId: "d", scopes: ["observe", "approve"])),
             .revokeDevice(RevokeDevice(deviceId: "d")), .pairDevice(PairDevice(scopes: ["observe"], ttl: 120)), .pairDevice(PairDevice()),
             .listAudit(ListAudit(deviceId: "d", since: 1_800_000_000, limit: 5)),
+            .setGoal(SetGoal(threadId: "t", objective: "o", tokenBudget: 9)), .clearGoal(ThreadRef(threadId: "t")),
+            .sendMessage(SendMessage(threadId: "t", text: "x", collaborationMode: .plan)), .listThreads(ListThreads(includeInternal: true)),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

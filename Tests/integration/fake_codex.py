@@ -8,6 +8,8 @@ Speaks codex's JSON-RPC over stdio (one JSON object per line). Behaviour comes f
            unless the file $FAKE_CODEX_STATE exists; creates that file first, so the restarted child is normal
   flood    turn/start → result, then $FAKE_CODEX_COUNT item/agentMessage/delta notifications (at most
            $FAKE_CODEX_RATE per second when set), then turn/completed
+  subthreads  thread/list answers from four threads in $FAKE_CODEX_CWD, filtered by the request's sourceKinds as
+           codex does: a parent (vscode), the sub-agent it spawned, a review and a compaction sub-thread
 Invoked as `fake_codex.py app-server [-c ...]`.
 """
 import json
@@ -21,6 +23,14 @@ STATE = os.environ.get("FAKE_CODEX_STATE", "")
 COUNT = int(os.environ.get("FAKE_CODEX_COUNT", "100000"))
 RATE = float(os.environ.get("FAKE_CODEX_RATE", "0"))  # flood: at most this many deltas per second (0: no limit)
 out = sys.stdout
+CWD = os.environ.get("FAKE_CODEX_CWD", "/")
+SUBTHREADS = [
+    ("vscode", {"id": "parent", "cwd": CWD, "source": "vscode"}),
+    ("subAgentThreadSpawn", {"id": "spawned", "cwd": CWD, "parentThreadId": "parent", "agentNickname": "Noether",
+                             "source": {"subAgent": {"thread_spawn": {"parent_thread_id": "parent", "depth": 1}}}}),
+    ("subAgentReview", {"id": "review", "cwd": CWD, "parentThreadId": "parent", "source": {"subAgent": "review"}}),
+    ("subAgentCompact", {"id": "compact", "cwd": CWD, "parentThreadId": "parent", "source": {"subAgent": "compact"}}),
+]
 
 
 def send(obj):
@@ -62,6 +72,9 @@ def main():
             send({"id": rid, "result": {"thread": {"id": tid, "cwd": threads[tid]}}})
         elif method == "thread/resume":
             send({"id": rid, "result": {"thread": {"id": params.get("threadId"), "cwd": threads.get(params.get("threadId"), "/")}}})
+        elif method == "thread/list" and MODE == "subthreads":
+            kinds = set(params.get("sourceKinds") or ["cli", "vscode"])
+            send({"id": rid, "result": {"data": [t for kind, t in SUBTHREADS if kind in kinds]}})
         elif method == "thread/list":
             send({"id": rid, "result": {"data": [{"id": t, "cwd": c} for t, c in threads.items()]}})
         elif method == "turn/start":

@@ -26,6 +26,20 @@ Response kinds (dicts):
     {"kind": "echo_images"}                                            # a message: JSON {"images": [{"mime", "bytes"}],
                                                                        # "notes": [input texts naming an upload]}
                                                                        # of the request's input images
+    {"kind": "update_plan", "plan": [{"step", "status"}],             # Codex's `update_plan` tool (the bridge turns
+     "explanation": "..."}                                             # it on): status pending|in_progress|completed
+    {"kind": "propose_plan", "text": "Intro.", "plan": "# Markdown"}   # a message holding a <proposed_plan> block,
+                                                                       # streamed in deltas (plan mode makes it a
+                                                                       # `plan` item with item/plan/delta)
+    {"kind": "spawn_agent", "message": "task", "agent_type": "..."}    # multi_agent_v1's spawn_agent: Codex starts a
+                                                                       # sub-agent thread, whose own requests come here
+    {"kind": "update_goal", "status": "complete"}                      # the goal tool: complete|blocked|paused
+
+Any response may carry:
+    "when": "text"       served only to a request whose last user message contains "text" (the rest of the script
+                         stays in order for the others): sub-agents post concurrently with their parent
+    "served_model": "m"  the `openai-model` response header: Codex sees the request served by another model
+                         (`model/rerouted`)
 
 As a pytest helper:
 
@@ -150,8 +164,10 @@ class MockModel:
             self._requests.append(body)
             self._counter += 1
             n = self._counter
-            if self._queue:
-                return n, self._queue.pop(0)
+            said = _last_user_text(body)
+            for index, spec in enumerate(self._queue):
+                if "when" not in spec or spec["when"] in said:
+                    return n, self._queue.pop(index)
         return n, {"kind": "message", "text": "ok"}
 
 
@@ -205,6 +221,8 @@ class _Handler(BaseHTTPRequestHandler):
             error.update({k: spec[k] for k in ("type", "code") if k in spec})
             return self._json(int(spec.get("status", 500)), {"error": error})
         self.send_response(200)
+        if spec.get("served_model"):
+            self.send_header("openai-model", spec["served_model"])
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
@@ -228,6 +246,23 @@ class _Handler(BaseHTTPRequestHandler):
             self._function_call("request_user_input", {"questions": spec.get("questions", [])}, spec, n)
         elif kind == "call":
             self._function_call(spec["name"], spec.get("arguments", {}), spec, n)
+        elif kind == "update_plan":
+            arguments = {"plan": spec.get("plan", [])}
+            if "explanation" in spec:
+                arguments["explanation"] = spec["explanation"]
+            self._function_call("update_plan", arguments, spec, n)
+        elif kind == "propose_plan":
+            intro = spec.get("text", "Here is the plan.")
+            plan = spec.get("plan", "1. Do it")
+            pieces = [intro + "\n", "<proposed_plan>\n", plan + "\n", "</proposed_plan>\n"]
+            self._message("".join(pieces), pieces, n)
+        elif kind == "spawn_agent":
+            arguments = {"message": spec.get("message", "help")}
+            if "agent_type" in spec:
+                arguments["agent_type"] = spec["agent_type"]
+            self._function_call("spawn_agent", arguments, {**spec, "namespace": "multi_agent_v1"}, n)
+        elif kind == "update_goal":
+            self._function_call("update_goal", {"status": spec.get("status", "complete")}, spec, n)
         elif kind == "echo_images":
             self._message(json.dumps(_input_images(self.owner.requests[-1] if self.owner.requests else None)), None, n)
         elif kind == "echo_output":
@@ -294,6 +329,17 @@ class _Handler(BaseHTTPRequestHandler):
             except (BrokenPipeError, ConnectionResetError):
                 return False
         return True
+
+
+def _last_user_text(body) -> str:
+    """The text of the last user message of a request body ("" when there is none)."""
+    for item in reversed((body or {}).get("input") or []):
+        if isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "user":
+            content = item.get("content")
+            if isinstance(content, list):
+                return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
+            return content if isinstance(content, str) else ""
+    return ""
 
 
 def _last_function_output(body) -> str:

@@ -16,8 +16,8 @@ public struct CancelQueued: Codable, Sendable, Hashable {
     }
 }
 
-/// `messageQueued {seq, threadId, queuedId, text, model?, effort?, attachments?, deviceId?}`: a follow-up waits
-/// for the running turn to end.
+/// `messageQueued {seq, threadId, queuedId, text, model?, effort?, attachments?, collaborationMode?, deviceId?}`: a
+/// follow-up waits for the running turn to end.
 public struct MessageQueued: Codable, Sendable, Hashable {
     public var seq: Int64
     public var threadId: String
@@ -26,11 +26,14 @@ public struct MessageQueued: Codable, Sendable, Hashable {
     public var model: String?
     public var effort: String?
     public var attachments: [String]?
+    /// The collaboration mode its turn starts with, when the message named one.
+    public var collaborationMode: CollaborationMode?
     public var deviceId: String?
     public init(
         seq: Int64, threadId: String, queuedId: String, text: String, model: String? = nil, effort: String? = nil,
-        attachments: [String]? = nil, deviceId: String? = nil
+        attachments: [String]? = nil, collaborationMode: CollaborationMode? = nil, deviceId: String? = nil
     ) {
+        self.collaborationMode = collaborationMode
         self.seq = seq
         self.threadId = threadId
         self.queuedId = queuedId

@@ -1,16 +1,20 @@
-/// `listThreads {limit?, cursor?, archived?}`: with `archived: true` only archived threads, else only the others.
+/// `listThreads {limit?, cursor?, archived?, includeInternal?}`: with `archived: true` only archived threads, else
+/// only the others; with `includeInternal: true` also Codex's review and compaction sub-threads.
 public struct ListThreads: Codable, Sendable, Hashable {
     public var limit: Int?
     public var cursor: String?
     public var archived: Bool?
-    public init(limit: Int? = nil, cursor: String? = nil, archived: Bool? = nil) {
+    /// Also the sub-threads Codex runs for itself (reviews, compactions); hidden by default.
+    public var includeInternal: Bool?
+    public init(limit: Int? = nil, cursor: String? = nil, archived: Bool? = nil, includeInternal: Bool? = nil) {
         self.limit = limit
         self.cursor = cursor
         self.archived = archived
+        self.includeInternal = includeInternal
     }
 }
 
-/// `startThread {cwd, prompt, model?, effort?, sandbox?, approvalPolicy?, attachments?}`.
+/// `startThread {cwd, prompt, model?, effort?, sandbox?, approvalPolicy?, attachments?, collaborationMode?}`.
 public struct StartThread: Codable, Sendable, Hashable {
     public var cwd: String
     public var prompt: String
@@ -25,10 +29,13 @@ public struct StartThread: Codable, Sendable, Hashable {
     public var attachments: [String]?
     /// Run the thread in a new git worktree on a new branch (`cwd` must be inside a repository).
     public var worktree: WorktreeRequest?
+    /// `plan` or `default`; the thread remembers it for its later turns.
+    public var collaborationMode: CollaborationMode?
     public init(
         cwd: String, prompt: String, model: String? = nil, sandbox: String? = nil, approvalPolicy: String? = nil, effort: String? = nil,
-        attachments: [String]? = nil, worktree: WorktreeRequest? = nil
+        attachments: [String]? = nil, worktree: WorktreeRequest? = nil, collaborationMode: CollaborationMode? = nil
     ) {
+        self.collaborationMode = collaborationMode
         self.attachments = attachments
         self.worktree = worktree
         self.cwd = cwd
@@ -40,7 +47,7 @@ public struct StartThread: Codable, Sendable, Hashable {
     }
 }
 
-/// `sendMessage {threadId, text, model?, effort?, mode?, attachments?}`: steers the running turn (or, with
+/// `sendMessage {threadId, text, model?, effort?, mode?, attachments?, collaborationMode?}`: steers the running turn (or, with
 /// `mode: "queue"`, holds the message until it ends), or starts a new one (with the model and effort given, which
 /// the thread then keeps).
 public struct SendMessage: Codable, Sendable, Hashable {
@@ -52,9 +59,13 @@ public struct SendMessage: Codable, Sendable, Hashable {
     public var mode: SendMode?
     /// `uploadId`s from `POST /uploads`.
     public var attachments: [String]?
+    /// `plan` or `default` for the turn it starts; the thread remembers it for its later turns.
+    public var collaborationMode: CollaborationMode?
     public init(
-        threadId: String, text: String, model: String? = nil, effort: String? = nil, mode: SendMode? = nil, attachments: [String]? = nil
+        threadId: String, text: String, model: String? = nil, effort: String? = nil, mode: SendMode? = nil, attachments: [String]? = nil,
+        collaborationMode: CollaborationMode? = nil
     ) {
+        self.collaborationMode = collaborationMode
         self.mode = mode
         self.attachments = attachments
         self.threadId = threadId
@@ -179,6 +190,8 @@ public enum BridgeRequest: Sendable, Hashable {
     case revokeDevice(RevokeDevice)
     case pairDevice(PairDevice)
     case listAudit(ListAudit)
+    case setGoal(SetGoal)
+    case clearGoal(ThreadRef)
 
     /// The wire `kind` of this request.
     public var kind: String { requestKind.rawValue }
@@ -226,6 +239,8 @@ public enum BridgeRequest: Sendable, Hashable {
         case .revokeDevice: .revokeDevice
         case .pairDevice: .pairDevice
         case .listAudit: .listAudit
+        case .setGoal: .setGoal
+        case .clearGoal: .clearGoal
         }
     }
 
@@ -252,6 +267,8 @@ public enum BridgeRequest: Sendable, Hashable {
         case .runCommand(let run): run.threadId
         case .stopCommand(let stop): stop.threadId
         case .removeWorktree(let remove): remove.threadId
+        case .setGoal(let goal): goal.threadId
+        case .clearGoal(let ref): ref.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
             .answerInput, .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
@@ -306,4 +323,6 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case revokeDevice
     case pairDevice
     case listAudit
+    case setGoal
+    case clearGoal
 }

@@ -23,14 +23,21 @@ public struct ThreadSummary: Codable, Sendable, Hashable {
     public var branch: String?
     /// … and the main checkout it belongs to.
     public var worktreeOf: String?
+    /// The thread's goal, when it has one (`setGoal`, or Codex's own).
+    public var goal: ThreadGoal?
+    /// The collaboration mode this bridge starts the thread's turns with, when one was chosen.
+    public var collaborationMode: CollaborationMode?
     public init(
         threadId: String, cwd: String? = nil, preview: String? = nil, status: String? = nil, updatedAt: Double? = nil,
         source: String? = nil,
         name: String? = nil, model: String? = nil, reasoningEffort: String? = nil, parentThreadId: String? = nil,
-        agentNickname: String? = nil, agentRole: String? = nil, branch: String? = nil, worktreeOf: String? = nil
+        agentNickname: String? = nil, agentRole: String? = nil, branch: String? = nil, worktreeOf: String? = nil, goal: ThreadGoal? = nil,
+        collaborationMode: CollaborationMode? = nil
     ) {
         self.branch = branch
         self.worktreeOf = worktreeOf
+        self.goal = goal
+        self.collaborationMode = collaborationMode
         self.threadId = threadId
         self.cwd = cwd
         self.preview = preview
@@ -110,10 +117,28 @@ public struct SubscriptionChanged: Codable, Sendable, Hashable {
     }
 }
 
-/// `thread {thread}`: the answer to `readThread`; `thread` is Codex's thread object with its turns and items.
+/// `thread {thread, goal?, collaborationMode?, plans?, subAgents?}`: the answer to `readThread`; `thread` is Codex's thread object
+/// with its turns and items; the others are what the bridge knows beside it.
 public struct ThreadSnapshot: Codable, Sendable, Hashable {
     public var thread: JSONValue
-    public init(thread: JSONValue) { self.thread = thread }
+    /// The thread's goal, when it has one.
+    public var goal: ThreadGoal?
+    /// The collaboration mode this bridge starts the thread's turns with, when one was chosen.
+    public var collaborationMode: CollaborationMode?
+    /// The last plan of each turn that had one (`turn/plan/updated`), oldest turn first.
+    public var plans: [TurnPlan]?
+    /// The sub-agents Codex spawned for the thread since the bridge started.
+    public var subAgents: [SubAgent]?
+    public init(
+        thread: JSONValue, goal: ThreadGoal? = nil, collaborationMode: CollaborationMode? = nil, plans: [TurnPlan]? = nil,
+        subAgents: [SubAgent]? = nil
+    ) {
+        self.thread = thread
+        self.goal = goal
+        self.collaborationMode = collaborationMode
+        self.plans = plans
+        self.subAgents = subAgents
+    }
 }
 
 /// `diff {threadId, diff}`: the answer to `getDiff`.
@@ -241,6 +266,7 @@ public enum BridgeResponse: Sendable, Hashable {
     case device(DeviceChanged)
     case pairingCode(PairingCodeIssued)
     case audit(AuditList)
+    case goal(GoalSet)
 
     /// The wire `kind` of this answer.
     public var kind: String {
@@ -270,6 +296,7 @@ public enum BridgeResponse: Sendable, Hashable {
         case .device: "device"
         case .pairingCode: "pairingCode"
         case .audit: "audit"
+        case .goal: "goal"
         }
     }
 }

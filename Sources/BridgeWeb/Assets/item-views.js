@@ -7,6 +7,8 @@ import { userText } from './threads.js';
 import { displayCommand } from './ui.js';
 import { renderChanges } from './diff-view.js';
 import { thumbnailFor } from './attachments.js';
+import { proposedPlanView, noticeView } from './plan-view.js';
+import { collabView } from './subagents.js';
 
 const LIVE_MARKDOWN_LIMIT = 24000;
 const LIVE_MARKDOWN_EVERY = 350; // ms
@@ -179,13 +181,6 @@ function fileChangeView(item, ctx) {
   return { el, update: fill, delta() {} };
 }
 
-function planView(item) {
-  const el = h('div', { class: 'plan' });
-  const fill = (it) => el.replaceChildren(h('p', { class: 'plan-head', text: 'Plan' }), renderMarkdown(it.text || ''));
-  fill(item);
-  return { el, update: fill, delta() {} };
-}
-
 function otherView(item) {
   const names = { webSearch: 'Web search', mcpToolCall: 'Tool call', dynamicToolCall: 'Tool call', imageView: 'Image', contextCompaction: 'Context compacted', enteredReviewMode: 'Review started', exitedReviewMode: 'Review finished' };
   const detail = item.query || item.tool || item.server || '';
@@ -202,7 +197,9 @@ export function itemView(item, ctx) {
     case 'reasoning': return reasoningView(item);
     case 'commandExecution': return commandView(item);
     case 'fileChange': return fileChangeView(item, ctx);
-    case 'plan': return planView(item);
+    case 'plan': return proposedPlanView(item, ctx);
+    case 'bridgeNotice': return noticeView(item);
+    case 'collabAgentToolCall': return collabView(item);
     default: return otherView(item);
   }
 }

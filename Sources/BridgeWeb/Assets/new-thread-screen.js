@@ -6,6 +6,7 @@ import { pref, setPref } from './store.js';
 import { attachments } from './attachments.js';
 import { worktreeFields, worktreeRequest } from './worktree-option.js';
 import { oneLine } from './git-panel.js';
+import { planToggle } from './plan-view.js';
 
 const SANDBOX_LABELS = { 'read-only': 'Read only', 'workspace-write': 'Workspace write', 'danger-full-access': 'Full access (dangerous)' };
 const APPROVAL_LABELS = { untrusted: 'Ask for anything untrusted', 'on-failure': 'Ask when a command fails', 'on-request': 'Ask when Codex wants to', never: 'Never ask' };
@@ -129,12 +130,13 @@ export function newThreadScreen(ctx) {
     const chosenOptions = h('span', { class: 'options-now', attrs: { 'aria-hidden': 'true' } });
     const attached = attachments(() => ctx.token && ctx.token(), (text) => toast(text));
     input.addEventListener('paste', attached.onPaste);
+    const plan = planToggle(); // the first turn in plan mode: Codex asks and proposes before it edits
     const form = h('form', { class: 'prompt-form' },
       h('div', { class: 'chosen' }, icon('folder'),
         h('span', { class: 'chosen-path', text: displayPath(chosen, roots()) }),
         h('button', { type: 'button', class: 'text-button', text: 'Change', on: { click: () => { chosen = null; render(); } } })),
       input,
-      h('div', { class: 'prompt-attachments' }, attached.button, attached.file, attached.tray),
+      h('div', { class: 'prompt-attachments' }, attached.button, attached.file, plan.el, attached.tray),
       h('details', { class: 'options' }, h('summary', null, h('span', { text: 'Options' }), chosenOptions), ...modelPickers(), sandbox, approvals, worktreeFields()),
       start);
     const describe = () => {
@@ -158,6 +160,7 @@ export function newThreadScreen(ctx) {
       if (data.get('approvalPolicy')) fields.approvalPolicy = data.get('approvalPolicy');
       if (data.get('model')) fields.model = data.get('model');
       if (data.get('effort')) fields.effort = data.get('effort');
+      if (plan.on) fields.collaborationMode = 'plan';
       try {
         const ids = await attached.ids();
         if (ids.length) fields.attachments = ids;
@@ -165,6 +168,7 @@ export function newThreadScreen(ctx) {
         const t = ctx.store.ensure(answer.threadId);
         // Subscribed from its first event: what arrives live is the whole thread.
         Object.assign(t, { listed: true, loaded: true, complete: true, cwd: answer.cwd || chosen, preview: t.preview || prompt, updatedAt: Date.now() / 1000 });
+        if (fields.collaborationMode) t.collaborationMode = fields.collaborationMode;
         ctx.store.listChanged();
         ctx.navigate(`#/t/${encodeURIComponent(answer.threadId)}`, { replace: true });
       } catch (err) {

@@ -17,6 +17,7 @@ const SHELL = [
   'thread-extras.js', 'attachments.js', 'mention-picker.js', 'manifest.webmanifest', 'icon.svg', 'icon-192.png',
   'desk.css', 'git-panel.js', 'command-card.js', 'commands.js', 'worktree-option.js',
   'scopes.js', 'pairing-wait.js', 'devices-screen.js',
+  'tools.css', 'thread-tools.js', 'plan-view.js', 'goal-view.js', 'subagents.js',
 ];
 const SCOPE = new URL('./', self.location.href);
 const SHELL_URLS = new Set(SHELL.map((name) => new URL(name, SCOPE).href));

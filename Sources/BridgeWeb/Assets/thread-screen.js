@@ -12,6 +12,10 @@ import { failureTitle, describeUsage } from './thread-extras.js';
 import { renderChanges } from './diff-view.js';
 import { commandCard } from './command-card.js';
 import { oneLine } from './git-panel.js';
+import { planChecklist, planToggle, modeFor } from './plan-view.js';
+import { goalLine, goalForm } from './goal-view.js';
+import { subAgentPanel } from './subagents.js';
+import { applySnapshotTools } from './thread-tools.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
@@ -33,8 +37,16 @@ export function threadScreen(ctx, threadId) {
   const menu = menuButton({ label: 'More', items: [
     { label: 'Diff', onSelect: openDiff, title: 'The changes in this folder' },
     { label: 'Review', onSelect: startReview, title: 'Codex reviews the uncommitted changes', scope: 'operate' },
+    // Goal: Codex works towards an objective in turns of its own (setGoal / clearGoal).
+    { label: 'Goal', onSelect: () => goalEditor.toggle(thread.goal), title: 'Set or clear the thread\'s goal', scope: 'operate' },
   ] });
   const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [menu.el] });
+  const goal = goalLine();
+  const goalEditor = goalForm({
+    request: (kind, fields) => conn.request(kind, { threadId, ...fields }),
+    onError: (err) => toast(`Goal not changed: ${describeError(err)}`),
+  });
+  const subAgents = subAgentPanel();
   const conversation = h('div', { class: 'conversation', attrs: { 'aria-live': 'off' } });
   const placeholder = h('p', { class: 'empty', text: 'Loading…' });
   const jump = h('button', { type: 'button', class: 'jump', hidden: true, attrs: { 'aria-label': 'Jump to latest' }, on: { click: () => scrollToEnd(true) } }, icon('down'));
@@ -46,13 +58,15 @@ export function threadScreen(ctx, threadId) {
   const queueToggle = h('button', { type: 'button', class: 'queue-toggle', hidden: true, text: 'Queue', attrs: { 'aria-pressed': 'false', title: 'Send after the running turn ends' } });
   queueToggle.addEventListener('click', () => queueToggle.setAttribute('aria-pressed', String(queueToggle.getAttribute('aria-pressed') !== 'true')));
   const queuedList = h('ul', { class: 'queued-list', hidden: true, attrs: { 'aria-label': 'Waiting to be sent' } });
+  // Plan: the next message runs in plan mode (the thread remembers it; off again sends it in default mode).
+  const plan = planToggle();
   const attached = attachments(() => ctx.token && ctx.token(), (text) => toast(text));
   input.addEventListener('paste', attached.onPaste);
   const mentions = mentionPicker(input, (query) => conn.request('searchFiles', { threadId, query, limit: 8 }), () => onLayout());
-  const form = h('form', { class: 'composer' }, queuedList, mentions.el, attached.tray, attached.file, attached.button, input, queueToggle, stop, send);
+  const form = h('form', { class: 'composer' }, queuedList, mentions.el, attached.tray, attached.file, attached.button, plan.el, input, queueToggle, stop, send);
 
   const announcer = h('div', { class: 'visually-hidden', attrs: { 'aria-live': 'polite' } }); // for screen readers
-  const main = h('main', { class: 'thread-main' }, placeholder, conversation);
+  const main = h('main', { class: 'thread-main' }, goal.el, goalEditor.el, subAgents.el, placeholder, conversation);
   // Without `operate` the composer is hidden (app.css) and this says why.
   const watchOnly = h('p', { class: 'scope-note', dataset: { needs: 'operate' }, text: 'This device can follow threads but not drive them (it lacks the operate scope).' });
   const el = h('div', { class: 'screen thread-screen' }, head.el, main, jump, form, watchOnly, announcer);
@@ -86,7 +100,19 @@ export function threadScreen(ctx, threadId) {
   window.addEventListener('scroll', onScroll, { passive: true });
 
   // -- rendering -----------------------------------------------------------------------------------------
-  const itemCtx = { threadId, onLayout, cwd: () => thread.cwd };
+  const itemCtx = { threadId, onLayout, cwd: () => thread.cwd, implementPlan };
+  // "Implement this plan": the follow-up runs in default mode, and the thread stays there.
+  async function implementPlan() {
+    stuck = true;
+    try {
+      await conn.request('sendMessage', { threadId, text: 'Implement the plan.', collaborationMode: 'default' });
+      thread.collaborationMode = 'default';
+      plan.set(false);
+    } catch (err) {
+      toast(`Not sent: ${describeError(err)}`);
+      throw err;
+    }
+  }
   const cardCtx = {
     get deviceId() { return ctx.deviceId(); },
     roots: () => ctx.policy().roots,
@@ -104,7 +130,10 @@ export function threadScreen(ctx, threadId) {
     if (!t) {
       const items = h('div', { class: 'turn-items' });
       const footer = h('div', { class: 'turn-footer' });
-      t = { el: h('section', { class: 'turn', dataset: { turnId: turn.id } }, items, footer), items, footer };
+      const checklist = planChecklist();
+      checklist.el.hidden = !turn.plan;
+      if (turn.plan) checklist.update(turn.plan);
+      t = { el: h('section', { class: 'turn', dataset: { turnId: turn.id } }, checklist.el, items, footer), items, footer, checklist };
       turnEls.set(turn.id, t);
       conversation.append(t.el);
     }
@@ -133,6 +162,13 @@ export function threadScreen(ctx, threadId) {
       finally { b.disabled = false; }
     });
     return h('span', { class: 'usage' }, b, out);
+  }
+
+  // "Implement this plan" belongs to the thread's last turn: a later turn answered it one way or another.
+  function latestPlanOnly() {
+    const turns = conversation.querySelectorAll('.turn');
+    const last = turns[turns.length - 1];
+    for (const b of conversation.querySelectorAll('.implement-plan')) if (b.closest('.turn') !== last) b.hidden = true;
   }
 
   function addItem(turn, item) {
@@ -207,6 +243,9 @@ export function threadScreen(ctx, threadId) {
     if (thread.loaded && !thread.turns.length) placeholder.textContent = 'No messages yet.';
     renderHeader();
     renderQueue();
+    subAgents.update(thread, store);
+    plan.set(thread.collaborationMode === 'plan');
+    latestPlanOnly();
     scrollToEnd(false);
   }
 
@@ -214,10 +253,12 @@ export function threadScreen(ctx, threadId) {
     head.setTitle(thread.name || thread.preview || 'Thread');
     document.title = `${thread.name || thread.preview || 'Thread'} · Codex Bridge`;
     head.setSubtitle(displayPath(thread.cwd, ctx.policy().roots));
+    goal.update(thread.goal);
     const running = store.isRunning(thread);
     stop.hidden = !running;
     queueToggle.hidden = !running;
     menu.setHidden('Review', running);
+    plan.el.hidden = running; // a running turn keeps its mode; Queue takes the room
     input.placeholder = running ? 'Message' : 'Message Codex'; // room for Queue beside it on a phone
     el.classList.toggle('running', running);
   }
@@ -225,7 +266,7 @@ export function threadScreen(ctx, threadId) {
   const unwatch = store.watchThread(threadId, (change) => {
     switch (change.type) {
       case 'reset': renderAll(); return;
-      case 'turn': placeholder.hidden = true; turnEl(change.turn); turnStatus(change.turn); break;
+      case 'turn': placeholder.hidden = true; turnEl(change.turn); turnStatus(change.turn); latestPlanOnly(); break;
       case 'turnStatus':
         turnStatus(change.turn);
         if (change.turn.status === 'completed') announce('Codex finished.');
@@ -255,11 +296,16 @@ export function threadScreen(ctx, threadId) {
         if (!change.run.running && !change.output) announce(`Command ${change.run.exitCode === 0 ? 'finished' : 'ended'}.`);
         return;
       }
+      case 'plan': { const te = turnEl(change.turn); te.checklist.el.hidden = false; te.checklist.update(change.turn.plan); break; }
+      case 'subAgents': subAgents.update(thread, store); return;
       default: return;
     }
     renderHeader();
     onLayout();
   });
+
+  // A sub-agent's own thread (its task, its state) changes outside this thread's events.
+  const unwatchList = store.watchList(() => subAgents.update(thread, store));
 
   // -- composer ------------------------------------------------------------------------------------------
   function grow() {
@@ -290,7 +336,9 @@ export function threadScreen(ctx, threadId) {
       }
       const queue = !queueToggle.hidden && queueToggle.getAttribute('aria-pressed') === 'true';
       const ids = await attached.ids();
-      await conn.request('sendMessage', { threadId, text, ...(queue ? { mode: 'queue' } : {}), ...(ids.length ? { attachments: ids } : {}) });
+      const mode = modeFor(plan.on, thread.collaborationMode);
+      await conn.request('sendMessage', { threadId, text, ...(queue ? { mode: 'queue' } : {}), ...(ids.length ? { attachments: ids } : {}), ...(mode ? { collaborationMode: mode } : {}) });
+      if (mode) thread.collaborationMode = mode;
       attached.clear();
     } catch (err) {
       if (!input.value) input.value = text;
@@ -319,6 +367,7 @@ export function threadScreen(ctx, threadId) {
     conn.request('readThread', { threadId }).then((answer) => {
       loading = false;
       store.applySnapshot(answer.thread);
+      applySnapshotTools(store, threadId, answer);
     }).catch((err) => {
       loading = false;
       placeholder.hidden = false;
@@ -335,6 +384,7 @@ export function threadScreen(ctx, threadId) {
     destroy() {
       unwatch();
       menu.destroy();
+      unwatchList();
       window.removeEventListener('scroll', onScroll);
     },
   };

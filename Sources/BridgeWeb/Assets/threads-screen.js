@@ -2,6 +2,8 @@
 import { h, icon, relativeTime } from './dom.js';
 import { header, displayPath } from './ui.js';
 import { notifyControl } from './push.js';
+import { goalChip } from './goal-view.js';
+import { nestThreads, agentName, subAgentStatus } from './subagents.js';
 
 const STATE = {
   running: ['running', 'Running'],
@@ -27,14 +29,15 @@ export function threadsScreen(ctx) {
   const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, list, empty, more);
   const el = h('div', { class: 'screen threads-screen' }, head.el, main, h('div', { class: 'fab-bar' }, newButton));
 
-  function row(t) {
-    const [cls, label] = stateOf(store, t);
+  function row([t, depth]) {
+    const [cls, label] = (depth && subAgentOf(t)) || stateOf(store, t);
     const pending = store.pendingApprovals(t);
     const where = displayPath(t.cwd, ctx.policy().roots);
-    const title = t.name || t.preview || '(no prompt yet)';
-    return h('li', null, h('a', { class: `thread-row ${cls}`, href: `#/t/${encodeURIComponent(t.id)}` },
+    const title = depth ? `${agentName(t.agentNickname, t.agentRole)}: ${t.name || t.preview || 'sub-agent'}` : t.name || t.preview || '(no prompt yet)';
+    return h('li', { class: depth ? 'sub-agent-row' : null }, h('a', { class: `thread-row ${cls}`, href: `#/t/${encodeURIComponent(t.id)}` },
       h('div', { class: 'row-top' },
         h('span', { class: 'row-title', text: title }),
+        goalChip(t.goal),
         pending ? h('span', { class: 'badge', text: pending === 1 ? '1 approval' : `${pending} approvals` }) : null),
       t.lastAnswer ? h('p', { class: 'row-answer', text: t.lastAnswer }) : null,
       h('div', { class: 'row-meta' },
@@ -47,7 +50,7 @@ export function threadsScreen(ctx) {
     head.setTitle(ctx.serverName() || 'Codex');
     notify.render();
     const threads = store.list();
-    list.replaceChildren(...threads.map(row));
+    list.replaceChildren(...nestThreads(threads).map(row));
     empty.hidden = threads.length > 0 || !store.listLoaded;
     empty.replaceChildren(
       h('p', { class: 'empty-title', text: 'No threads yet' }),
@@ -60,6 +63,13 @@ export function threadsScreen(ctx) {
           h('button', { type: 'button', class: 'secondary', text: 'Try again', on: { click: () => ctx.refreshList() } }))
         : h('li', { class: 'empty', text: ctx.connected() ? 'Loading threads…' : 'Waiting for the workstation…' }));
     }
+  }
+
+  // A sub-agent's state as its parent last announced it (bridge/subAgent), once its own turn is over.
+  function subAgentOf(t) {
+    const parent = store.get(t.parentThreadId);
+    const agent = parent && parent.subAgents && parent.subAgents.get(t.id);
+    return agent && agent.status ? subAgentStatus(agent.status) : null;
   }
 
   more.addEventListener('click', () => ctx.loadMore());

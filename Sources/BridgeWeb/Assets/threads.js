@@ -3,6 +3,7 @@
 // of one thread (a new item, a delta, a status), so streaming text is appended, never re-rendered.
 import { applyExtra, errorKind } from './thread-extras.js';
 import { applyCommand } from './commands.js';
+import { applyToolEvent, applyListTools } from './thread-tools.js';
 
 const TERMINAL = new Set(['completed', 'interrupted', 'failed']);
 
@@ -91,6 +92,7 @@ export class ThreadStore {
       if (typeof s.name === 'string' && s.name) t.name = s.name; // issue 28 item 4: the bridge lists the name
       if (s.status && !t.turns.length) t.status = s.status;
       if (s.updatedAt) t.updatedAt = Math.max(t.updatedAt, s.updatedAt);
+      applyListTools(t, s);
     }
     this.listLoaded = true;
     this.listChanged();
@@ -284,6 +286,7 @@ export class ThreadStore {
         this.emit(t, { type: 'diff' });
         break;
       default:
+        applyToolEvent(this, t, msg, turnId);
         break;
     }
     this.listChanged();

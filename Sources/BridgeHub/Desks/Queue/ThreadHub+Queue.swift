@@ -18,7 +18,7 @@ extension ThreadHub {
         let threadId = message.threadId
         let announcement = MessageQueued(
             seq: 0, threadId: threadId, queuedId: queuedId, text: message.text, model: message.model, effort: message.effort,
-            attachments: message.attachments, deviceId: session.principal.deviceId)
+            attachments: message.attachments, collaborationMode: message.collaborationMode, deviceId: session.principal.deviceId)
         guard messageQueue.entries(of: threadId).count < messageQueue.maxPerThread else {
             throw HubError(.conflict, "thread \(threadId) already holds \(messageQueue.maxPerThread) queued messages")
         }
@@ -78,10 +78,10 @@ extension ThreadHub {
         let message = entry.announcement
         do {
             try await ensureLoaded(message.threadId, policy: entry.policy)
-            let turnId = try await codex.turnStart(
-                threadId: message.threadId, text: message.text, sandbox: entry.policy.sandbox, approvalPolicy: entry.policy.approvalPolicy,
-                model: message.model, effort: message.effort, extraInput: try attachmentInputs(message.attachments),
-                timeout: policy.codexTimeout)
+            let turnId = try await startTurn(
+                TurnStart(
+                    threadId: message.threadId, text: message.text, policy: entry.policy, model: message.model, effort: message.effort,
+                    extraInput: try attachmentInputs(message.attachments), collaborationMode: message.collaborationMode))
             claimUploads(message.attachments, for: message.threadId)
             unqueued(message.threadId, message.queuedId, reason: .started, turnId: turnId)
             // Its turn may be over already (it ended before Codex answered turn/start): then the next one follows.

@@ -1,0 +1,124 @@
+import BridgeProtocol
+
+/// Which threads are sub-agents Codex spawned, whose, and how each is doing, as a value that returns what to
+/// announce on the parent (`bridge/subAgent`).
+///
+/// Codex 0.163 sends a spawning client no `thread/started` for a sub-agent; what it sends: the parent's
+/// `collabAgentToolCall` item (`tool: spawnAgent`, `receiverThreadIds`, `agentsStates`), then the child's own
+/// turn events, whose `turn/started` names the parent's turn as `rootTurnId`. Either tells the child apart.
+struct SubAgentTracker {
+    /// How a sub-agent is doing, as the bridge announces it.
+    enum Status: String, Sendable, Hashable {
+        /// Spawned, not started yet.
+        case pending
+        case running
+        /// Its turn completed.
+        case done
+        case failed
+        case interrupted
+        /// Closed by its parent.
+        case closed
+    }
+
+    struct Agent: Hashable {
+        var parentThreadId: String
+        var nickname: String?
+        var role: String?
+        var status: Status?
+    }
+
+    /// What to announce on the parent thread.
+    struct Update: Hashable {
+        var parentThreadId: String
+        var agentThreadId: String
+        var agent: Agent
+    }
+
+    private(set) var agents: [String: Agent] = [:]
+
+    func isSubAgent(_ threadId: String) -> Bool { agents[threadId] != nil }
+
+    /// The sub-agents of `parentThreadId`.
+    func children(of parentThreadId: String) -> [String] {
+        agents.filter { $0.value.parentThreadId == parentThreadId }.map(\.key).sorted()
+    }
+
+    /// Learns (or updates) a sub-agent; the update to announce when something changed.
+    mutating func learn(_ child: String, parent: String, nickname: String? = nil, role: String? = nil, status: Status? = nil) -> Update? {
+        guard child != parent else { return nil }
+        var agent = agents[child] ?? Agent(parentThreadId: parent)
+        let before = agents[child]
+        agent.nickname = nickname ?? agent.nickname
+        agent.role = role ?? agent.role
+        agent.status = status ?? agent.status
+        agents[child] = agent
+        return before == agent ? nil : Update(parentThreadId: agent.parentThreadId, agentThreadId: child, agent: agent)
+    }
+
+    /// Follows one Codex notification of `threadId`. `turnOwner` tells which other thread runs a given turn (a
+    /// sub-agent's first `turn/started` names its parent's running turn).
+    mutating func observe(method: String, params: JSONValue, threadId: String, turnOwner: (String) -> String?) -> [Update] {
+        switch method {
+        case "item/started", "item/completed":
+            guard let item = params["item"], item["type"]?.stringValue == "collabAgentToolCall" else { return [] }
+            let sender = item["senderThreadId"]?.stringValue ?? threadId
+            let spawns = item["tool"]?.stringValue == "spawnAgent"
+            let states = item["agentsStates"]?.objectValue ?? [:]
+            var updates: [Update] = []
+            for receiver in (item["receiverThreadIds"]?.arrayValue ?? []).compactMap(\.stringValue) {
+                let status = states[receiver]?["status"]?.stringValue.flatMap(Self.status(collab:))
+                guard spawns || agents[receiver]?.parentThreadId == sender else { continue }
+                if let update = learn(receiver, parent: sender, status: status) { updates.append(update) }
+            }
+            return updates
+        case "turn/started":
+            if agents[threadId] == nil {
+                let turn = params["turn"]
+                guard let root = turn?["rootTurnId"]?.stringValue, root != turn?["id"]?.stringValue, let parent = turnOwner(root),
+                    parent != threadId
+                else { return [] }
+                return learn(threadId, parent: parent, status: .running).map { [$0] } ?? []
+            }
+            return learn(threadId, parent: agents[threadId]!.parentThreadId, status: .running).map { [$0] } ?? []
+        case "turn/completed":
+            guard let agent = agents[threadId] else { return [] }
+            let status: Status =
+                switch params["turn"]?["status"]?.stringValue {
+                case "failed": .failed
+                case "interrupted": .interrupted
+                default: .done
+                }
+            return learn(threadId, parent: agent.parentThreadId, status: status).map { [$0] } ?? []
+        case "bridge/turnFailed":
+            guard let agent = agents[threadId] else { return [] }
+            return learn(threadId, parent: agent.parentThreadId, status: .failed).map { [$0] } ?? []
+        case "thread/started":
+            let thread = params["thread"]
+            guard let parent = thread?["parentThreadId"]?.stringValue else { return [] }
+            let update = learn(
+                threadId, parent: parent, nickname: thread?["agentNickname"]?.stringValue, role: thread?["agentRole"]?.stringValue)
+            return update.map { [$0] } ?? []
+        default:
+            return []
+        }
+    }
+
+    /// A `collabAgentToolCall`'s agent state in the bridge's words.
+    static func status(collab: String) -> Status? {
+        switch collab {
+        case "pendingInit": .pending
+        case "running": .running
+        case "completed": .done
+        case "errored", "notFound": .failed
+        case "interrupted": .interrupted
+        case "shutdown": .closed
+        default: nil
+        }
+    }
+
+    /// `thread/list` source kinds of the sub-threads `listThreads` shows: spawned sub-agents, and with `includeInternal`
+    /// the reviews, compactions and other sub-threads Codex runs for itself.
+    static func listedSourceKinds(includeInternal: Bool) -> [String] {
+        includeInternal ? ["subAgentThreadSpawn", "subAgentReview", "subAgentCompact", "subAgentOther"] : ["subAgentThreadSpawn"]
+    }
+}

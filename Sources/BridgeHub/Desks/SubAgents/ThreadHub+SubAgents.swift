@@ -1,0 +1,86 @@
+import BridgeProtocol
+import CodexControl
+import Foundation
+import Logging
+
+/// Sub-agents: threads Codex spawns for a thread's agent. The hub tells them apart (``SubAgentTracker``), numbers
+/// their turn events with their own turn ids, announces each one's status on the parent (`bridge/subAgent`,
+/// journaled like any event), and learns its nickname, role and directory with `thread/read`.
+extension ThreadHub {
+    /// How often a sub-agent's thread is read before its nickname is given up, and the pause between reads.
+    static let subAgentLookups = 5
+    static let subAgentLookupPause: Duration = .milliseconds(300)
+
+    /// The `turnId` an event of `threadId` carries: Codex's `turnId`, else its turn's. A review's inner turn
+    /// names the turn `review/start` answered as `rootTurnId`, and that is the thread's turn for clients; a
+    /// sub-agent's turn names its parent's turn there, a turn of another thread, which is not.
+    func eventTurnId(_ params: JSONValue, threadId: String) -> String? {
+        if let turnId = params["turnId"]?.stringValue { return turnId }
+        let turn = params["turn"]
+        let id = turn?["id"]?.stringValue
+        guard let root = turn?["rootTurnId"]?.stringValue, root != id else { return id }
+        if subAgents.isSubAgent(threadId) || owner(ofTurn: root, besides: threadId) != nil { return id }
+        return root
+    }
+
+    /// The other thread whose running turn is `turnId`.
+    func owner(ofTurn turnId: String, besides threadId: String) -> String? {
+        threads.first { $0.key != threadId && $0.value.runningTurnId == turnId }?.key
+    }
+
+    /// What the desks of plans, goals and sub-agents take from one Codex notification (after it was published).
+    func observeDesks(method: String, params: JSONValue, threadId: String) {
+        if let plan = planDesk.observe(method: method, params: params, threadId: threadId) { keepPlan(plan, of: threadId) }
+        goalBook.observe(method: method, params: params, threadId: threadId)
+        let updates = subAgents.observe(method: method, params: params, threadId: threadId) { self.owner(ofTurn: $0, besides: threadId) }
+        for update in updates { announce(update) }
+    }
+
+    /// Publishes a sub-agent's status on its parent; the first time, also looks the sub-agent up.
+    func announce(_ update: SubAgentTracker.Update) {
+        var data: [String: JSONValue] = [
+            "threadId": .string(update.parentThreadId), "agentThreadId": .string(update.agentThreadId),
+        ]
+        if let status = update.agent.status { data["status"] = .string(status.rawValue) }
+        if let nickname = update.agent.nickname { data["agentNickname"] = .string(nickname) }
+        if let role = update.agent.role { data["agentRole"] = .string(role) }
+        publish(threadId: update.parentThreadId) { seq in
+            .event(ThreadEvent(seq: seq, threadId: update.parentThreadId, type: "bridge/subAgent", data: .object(data)))
+        }
+        let child = update.agentThreadId
+        if threads[child]?.policy == nil, let parentPolicy = threads[update.parentThreadId]?.policy {
+            // Codex runs a sub-agent with its parent's policy; a turn the phone starts on it does too.
+            threads[child, default: ThreadState(loadedGeneration: generation)].policy = parentPolicy
+        }
+        if update.agent.nickname == nil, !lookedUpSubAgents.contains(child) {
+            lookedUpSubAgents.insert(child)
+            Task { await self.lookUpSubAgent(child) }
+        }
+    }
+
+    /// Reads a sub-agent's thread: its nickname and role (announced when known) and its directory (the gate's).
+    /// Codex may not have stored the thread yet when its spawn is announced: a few tries, a moment apart.
+    private func lookUpSubAgent(_ threadId: String) async {
+        guard let parent = subAgents.agents[threadId]?.parentThreadId else { return }
+        var found: JSONValue?
+        for attempt in 0..<Self.subAgentLookups {
+            if attempt > 0 { try? await Task.sleep(for: Self.subAgentLookupPause) }
+            do {
+                let thread = try await codex.threadRead(threadId: threadId, includeTurns: false, timeout: policy.codexTimeout)
+                found = thread
+                if thread["agentNickname"]?.stringValue != nil || thread["parentThreadId"]?.stringValue != nil { break }
+            } catch {
+                logger.debug("Cannot read a sub-agent's thread", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
+            }
+        }
+        guard let thread = found else { return }
+        if threads[threadId]?.cwd == nil, let cwd = thread["cwd"]?.stringValue {
+            threads[threadId, default: ThreadState(loadedGeneration: generation)].cwd = cwd
+        }
+        planDesk.learn(thread: thread)
+        let update = subAgents.learn(
+            threadId, parent: thread["parentThreadId"]?.stringValue ?? parent, nickname: thread["agentNickname"]?.stringValue,
+            role: thread["agentRole"]?.stringValue)
+        if let update { announce(update) }
+    }
+}
