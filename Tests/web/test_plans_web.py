@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from webutil import pair, start_thread, thread_id_of
@@ -34,6 +35,16 @@ def open_thread(phone, bridge, url):
     pair(phone, bridge)
     phone.page.goto(url)
     expect(phone.button("Send")).to_be_visible()
+
+
+AXE = Axe()
+
+
+def accessible(phone):
+    """axe-core finds nothing serious or critical on the page as it is (the accessibility suite's bar)."""
+    found = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in AXE.run(phone.page).response["violations"]
+             if v["impact"] in ("serious", "critical")]
+    assert not found, found
 
 
 def clean(*phones):
@@ -66,6 +77,8 @@ def test_the_live_plan_is_a_checklist_at_the_top_of_the_running_turn_and_stays(w
     open_thread(dark, web_bridge, page.url)
     expect(dark.page.get_by_role("list", name="Plan").get_by_role("listitem")).to_have_count(3)
     shots = {"plan-checklist-light": light.shot("plan-checklist-light"), "plan-checklist-dark": dark.shot("plan-checklist-dark")}
+    accessible(light)
+    accessible(dark)
     model.open_gate(0)
     expect(page.locator(".msg.agent").last).to_contain_text("as UTC now.")
     expect(page.locator(".turn.running")).to_have_count(0)
@@ -106,6 +119,8 @@ def test_plan_mode_toggle_and_implement_this_plan(web_bridge, model, phone_facto
     page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
     dark.page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
     shots = {"plan-mode-light": light.shot("plan-mode-light"), "plan-mode-dark": dark.shot("plan-mode-dark")}
+    accessible(light)
+    accessible(dark)
     implement.click()
     expect(page.locator(".msg.agent").last).to_contain_text("the lexer has its own module")
     expect(toggle).to_have_attribute("aria-pressed", "false")
@@ -124,9 +139,11 @@ def test_a_goal_shows_in_the_header_and_the_list(web_bridge, model, phone_factor
     start_thread(light, "Check the date tests")
     page = light.page
     expect(page.locator(".msg.agent")).to_contain_text("Hello.")
-    light.button("Goal").click()
+    light.button("More").click()
+    page.get_by_role("menuitem", name="Goal").click()
     page.get_by_label("Goal objective").fill("Make every date test pass on Mondays")
     page.get_by_label("Token budget").fill("50000")
+    accessible(light)  # the goal form
     light.button("Set goal").click()
     goal = page.get_by_label("Goal", exact=True).filter(has_text="Make every date test pass")
     expect(goal).to_contain_text("Active")
@@ -134,6 +151,7 @@ def test_a_goal_shows_in_the_header_and_the_list(web_bridge, model, phone_factor
     open_thread(dark, web_bridge, page.url)
     expect(dark.page.locator(".goal-line")).to_contain_text("Make every date test pass on Mondays")
     shots = {"goal-light": light.shot("goal-light"), "goal-dark": dark.shot("goal-dark")}
+    accessible(dark)
     model.open_gate(0)
     expect(page.locator(".goal-line")).to_contain_text("Complete", timeout=60_000)
     expect(page.locator(".goal-line")).to_contain_text(re.compile(r"of 50k tokens"))
@@ -141,7 +159,8 @@ def test_a_goal_shows_in_the_header_and_the_list(web_bridge, model, phone_factor
     expect(page.locator(".thread-row .goal-chip")).to_have_text("Goal: Complete")
     # Cleared: gone from the header.
     page.locator(".thread-row").first.click()
-    light.button("Goal").click()
+    light.button("More").click()
+    page.get_by_role("menuitem", name="Goal").click()
     light.button("Clear goal").click()
     expect(page.locator(".goal-line")).to_be_hidden()
     keep(shots)
@@ -166,6 +185,7 @@ def test_sub_agents_are_listed_under_their_parent_with_their_status(web_bridge, 
     open_thread(dark, web_bridge, parent_url)
     expect(dark.page.get_by_role("navigation", name="Sub-agents")).to_contain_text("Running")
     shots = {"subagents-thread-light": light.shot("subagents-thread-light"), "subagents-thread-dark": dark.shot("subagents-thread-dark")}
+    accessible(light)
     for name, phone in (("light", light), ("dark", dark)):
         phone.button("Back").click()
         rows = phone.page.locator(".thread-list > li")
@@ -174,6 +194,7 @@ def test_sub_agents_are_listed_under_their_parent_with_their_status(web_bridge, 
         expect(rows.nth(1)).to_contain_text("count the files")
         expect(rows.nth(0)).to_contain_text("spawn a helper")
         shots[f"subagents-list-{name}"] = phone.shot(f"subagents-list-{name}")
+        accessible(phone)
     model.open_gate(0)
     expect(page.locator(".thread-list > li").nth(1)).to_contain_text("Done", timeout=30_000)
     page.locator(".thread-list > li").nth(1).locator("a").click()

@@ -24,19 +24,6 @@ function compact(n) {
   return String(n);
 }
 
-/** The header's Goal button: a flag icon (the title keeps the room), named for screen readers. */
-export function goalButton() {
-  const ns = 'http://www.w3.org/2000/svg';
-  const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('viewBox', '0 0 24 24');
-  svg.setAttribute('aria-hidden', 'true');
-  svg.setAttribute('class', 'icon');
-  const path = document.createElementNS(ns, 'path');
-  path.setAttribute('d', 'M6 21V4M6 4h11l-2.5 4L17 12H6');
-  svg.append(path);
-  return h('button', { type: 'button', class: 'icon-button goal-button', attrs: { 'aria-label': 'Goal', title: 'Set or clear the thread\'s goal' } }, svg);
-}
-
 /** The chip a thread's row shows for its goal (null without one). */
 export function goalChip(goal) {
   if (!goal) return null;
@@ -49,7 +36,7 @@ export function goalLine() {
   const objective = h('span', { class: 'goal-objective' });
   const chip = h('span', { class: 'chip' });
   const budget = h('span', { class: 'goal-budget' });
-  const el = h('div', { class: 'goal-line', hidden: true, attrs: { 'aria-label': 'Goal' } },
+  const el = h('div', { class: 'goal-line', hidden: true, attrs: { role: 'group', 'aria-label': 'Goal' } },
     h('span', { class: 'goal-label', text: 'Goal' }), objective, chip, budget);
   return {
     el,
@@ -67,7 +54,7 @@ export function goalLine() {
 }
 
 /**
- * The form behind the header's Goal button. `request(kind, fields)` sends setGoal/clearGoal; `onError(err)`.
+ * The form behind Goal in the thread's More menu. `request(kind, fields)` sends setGoal/clearGoal; `onError(err)`.
  * `open(goal)` shows it filled with the current goal.
  */
 export function goalForm({ request, onError }) {
