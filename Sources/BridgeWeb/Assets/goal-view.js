@@ -63,7 +63,7 @@ export function goalForm({ request, onError }) {
   const set = h('button', { type: 'submit', class: 'primary', text: 'Set goal' });
   const clear = h('button', { type: 'button', class: 'secondary', text: 'Clear goal', hidden: true });
   const cancel = h('button', { type: 'button', class: 'text-button', text: 'Cancel' });
-  const el = h('form', { class: 'goal-form', hidden: true, attrs: { 'aria-label': 'Goal' } },
+  const el = h('form', { class: 'goal-form', hidden: true, dataset: { scope: 'operate' }, attrs: { 'aria-label': 'Goal' } },
     objective, budget, h('div', { class: 'goal-actions' }, set, clear, cancel));
   const close = () => { el.hidden = true; };
   cancel.addEventListener('click', close);

@@ -35,7 +35,7 @@ export function planChecklist() {
  */
 export function proposedPlanView(item, ctx) {
   const body = h('div', { class: 'plan-body' });
-  const implement = h('button', { type: 'button', class: 'primary implement-plan', text: 'Implement this plan', hidden: true });
+  const implement = h('button', { type: 'button', class: 'primary implement-plan', text: 'Implement this plan', hidden: true, dataset: { scope: 'operate' } });
   implement.addEventListener('click', async () => {
     implement.disabled = true;
     try { await ctx.implementPlan(); implement.hidden = true; } finally { implement.disabled = false; }
