@@ -132,7 +132,11 @@ struct CodexRealCodexTests {
     @Test("a stalled turn: turn/steer is accepted, turn/interrupt completes it as interrupted")
     func steerAndInterrupt() async throws {
         let directory = try TestSupport.temporaryDirectory("interrupt")
-        let model = try MockModelProcess(script: [["kind": "stall", "text": "late"]], directory: directory)
+        // Every request the model gets stalls: a steer makes Codex send the model a second request carrying the
+        // steered text (seen in the mock's request log), and a plain answer to it would complete the turn before
+        // the test interrupts it (CI failed that way: "no active turn to interrupt").
+        let model = try MockModelProcess(
+            script: Array(repeating: ["kind": "stall", "text": "late"], count: 6), directory: directory)
         defer {
             model.stop()
             TestSupport.cleanUp(directory)
