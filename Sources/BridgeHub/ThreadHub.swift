@@ -44,16 +44,6 @@ public actor ThreadHub: RequestHandling, Service {
         }
     }
 
-    struct ThreadState {
-        var cwd: String?
-        /// The sandbox and approval policy this bridge runs the thread's turns with (nil: not decided yet).
-        var policy: TurnPolicy?
-        var runningTurnId: String?
-        var lastDiff: String?
-        /// The codex generation this thread is loaded in; a restart needs `thread/resume` first.
-        var loadedGeneration: Int
-    }
-
     let codex: any CodexPort
     let policy: Policy
     /// Every request passes it (roots, sandbox, approval policy).
@@ -63,57 +53,25 @@ public actor ThreadHub: RequestHandling, Service {
     /// The journal and client memory; nil keeps everything in memory (no resume across connections).
     let storage: HubStorage
     let encoder = ServerMessage.defaultEncoder
+    /// Work the hub starts in the background, owned by `run()` (ended when the hub stops).
+    let background = BackgroundJobs()
 
     /// Every open session and what the hub keeps for it; closing one removes its entry and its fan-out route.
     var sessions: [UInt64: SessionState] = [:]
-    /// Subscriptions and replay holds: who gets which live frame.
-    var fanOut = FanOut(maxHeldFrames: ThreadHub.maxHeldFrames)
-    var threads: [String: ThreadState] = [:]
-    /// Approvals waiting for their answer, and the one way to answer them.
-    var approvals = ApprovalDesk()
-    /// The agent's questions waiting for their first answer (ThreadHub+Input).
-    var pendingInputs: [String: PendingInput] = [:]
-    /// Server request methods already logged as not relayed.
-    var refusedMethods: Set<String> = []
-    /// Follow-ups held until the running turn ends (ThreadHub+Queue).
-    var messageQueue = MessageQueue()
-    /// Attachments (ThreadHub+Uploads); nil: none accepted.
-    var uploads: UploadStore?
-    var lastSeq: Int64 = 0
+    /// The Codex generation running now (0: none yet).
     var generation = 0
-
-    /// The last replay started per session; replays of one session run one after another.
-    var replayTails: [UInt64: Task<Void, Never>] = [:]
-    /// Requests (client key + id) being answered; retries wait here for the first answer.
-    var inflight: [String: [CheckedContinuation<ServerMessage, Never>]] = [:]
-    /// Threads whose turn was running when the bridge last stopped; resumed once Codex runs.
-    var recoveredThreads: Set<String> = []
-    /// The batch being collected by `run()`, if any.
-    var batch: Batch?
-    /// The frame tail of the last relayed delta, and who got frames in the last batch (ThreadHub+Relay).
-    var relayFrame = RelayFrame()
-    var pacing = DeliveryPacing()
-    /// The last `model/list` answer.
-    var modelCache: ModelCache?
-    /// Notifications (nil: off) and the sleep inhibitor (nil: off); see ThreadHub+Push.swift.
-    var push: PushCoordinator?
-    var inhibitor: SleepInhibitor?
-    /// On a shared app-server: the threads other Codex clients drive (see ThreadHub+Shared.swift).
+    /// Seqs, batches, subscriptions and replay holds: who gets which live frame (Events/EventCore).
+    var events = EventCore(lastSeq: 0, maxHeldFrames: ThreadHub.maxHeldFrames)
+    /// What the hub knows of each thread (Threads/ThreadBook).
+    var book = ThreadBook()
+    /// Approvals, questions, the queue, plans, goals, sub-agents, commands (Desks/).
+    var desks = HubDesks()
+    /// On a shared app-server: the threads other Codex clients drive (Shared/).
     var sharedThreads = SharedThreadTracker()
-    /// Threads whose cwd is being looked up (shared app-server).
-    var sharedDiscoveries: Set<String> = []
-    /// git and gh for the git requests (ThreadHub+Git), and the last git request per work tree.
-    var gitTools = GitTools(environment: ProcessInfo.processInfo.environment)
-    var gitTails: [String: Task<Void, Never>] = [:]
-    /// Phones' `!commands` while they run (ThreadHub+Commands).
-    var commandRuns = CommandRuns()
-    /// The bridge's own ephemeral Codex threads (a commit message being written; ThreadHub+CommitMessage).
-    var ephemeralThreads: [String: EphemeralThread] = [:]
-    /// Plan mode and plans, goals, sub-agents (Desks/Plans, Desks/Goals, Desks/SubAgents).
-    var planDesk = PlanDesk()
-    var goalBook = GoalBook()
-    var subAgents = SubAgentTracker()
-    var lookedUpSubAgents: Set<String> = []
+    /// Uploads, push, the inhibitor, git tools, the model list.
+    var services = HubServices()
+    /// Replays, git requests and requests under way, which later ones wait for.
+    var work = HubWork()
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
@@ -126,14 +84,11 @@ public actor ThreadHub: RequestHandling, Service {
         self.workspaceDiff = WorkspaceDiff(git: ChildProcess.which("git", path: ProcessInfo.processInfo.environment["PATH"]))
         let held = try storage.queue.all()
         let recovery = try Self.recover(storage.journal, keptQueued: held, logger: logger)
-        self.lastSeq = recovery.lastSeq
-        self.recoveredThreads = recovery.threads
-        for threadId in recovery.threads {
-            // Loaded in no Codex generation: the first use resumes it (thread/resume).
-            self.threads[threadId] = ThreadState(loadedGeneration: -1)
-        }
+        self.events = EventCore(lastSeq: recovery.lastSeq, maxHeldFrames: Self.maxHeldFrames)
+        // Loaded in no Codex generation: the first use resumes them (thread/resume).
+        self.book = ThreadBook(recovered: recovery.threads)
         // Announced again by `recover`, with the seqs it gave them.
-        messageQueue.restore(Self.queueEntries(recovery.requeued))
+        desks.queue.restore(Self.queueEntries(recovery.requeued))
     }
 
     public nonisolated var description: String { "ThreadHub" }
@@ -144,21 +99,20 @@ public actor ThreadHub: RequestHandling, Service {
             defaults: TurnPolicy(sandbox: policy.defaultSandbox, approvalPolicy: policy.defaultApprovalPolicy))
     }
 
-    /// Messages published while a batch of Codex events is processed, journaled together.
-    struct Batch {
-        var entries: [JournalEntry] = []
-        var deliveries: [(text: String, threadId: String)] = []
-    }
-
     /// Most Codex events handled in one batch (one journal transaction).
     static let maxBatch = 512
 
-    /// Consumes Codex's events until the supervisor ends its stream (on shutdown).
+    /// Consumes Codex's events until the supervisor ends its stream (on shutdown); the background work runs
+    /// beside it and is ended with it.
     public func run() async throws {
+        await background.run { await self.consumeEvents() }
+    }
+
+    private func consumeEvents() async {
         for await event in codex.events {
             // Group commit: every event already waiting is processed in this same actor step and journaled in
             // one transaction before any of them is delivered.
-            batch = Batch()
+            events.beginBatch()
             process(event)
             for next in codex.events.poll(limit: Self.maxBatch - 1) {
                 process(next)
@@ -206,14 +160,8 @@ public actor ThreadHub: RequestHandling, Service {
         // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
         // which its items and `turn/completed` carry): the root is the thread's turn (not so for a sub-agent's).
         let turnId = eventTurnId(params, threadId: threadId)
-        var state = threads[threadId] ?? ThreadState(cwd: params["thread"]?["cwd"]?.stringValue, loadedGeneration: generation)
-        switch method {
-        case "turn/started": state.runningTurnId = turnId
-        case "turn/completed": if state.runningTurnId == turnId || turnId == nil { state.runningTurnId = nil }
-        case "turn/diff/updated": if let diff = params["diff"]?.stringValue { state.lastDiff = diff }
-        default: break
-        }
-        threads[threadId] = state
+        book.know(threadId, cwd: params["thread"]?["cwd"]?.stringValue, generation: generation)
+        book.observe(method, threadId: threadId, turnId: turnId, diff: params["diff"]?.stringValue)
         // Codex's own text of the params goes out as `data` (no second encoding).
         publish(threadId: threadId, eventDataJSON: paramsJSON) { seq in
             .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: method, data: params))
@@ -224,7 +172,7 @@ public actor ThreadHub: RequestHandling, Service {
         case "serverRequest/resolved": codexResolvedRequest(params)
         case "turn/completed":
             cancelInputs { $0.request.threadId == threadId && ($0.request.turnId == turnId || turnId == nil) }
-            uploads?.turnEnded(threadId)
+            services.uploads?.turnEnded(threadId)
             turnEnded(threadId, turnId: turnId)
         default: break
         }
@@ -236,7 +184,7 @@ public actor ThreadHub: RequestHandling, Service {
             logger.debug("Leaving a Codex request to the other clients", metadata: ["bridge.codex.method": "\(method)"])
             return
         }
-        if let threadId = params["threadId"]?.stringValue, ephemeralThreads[threadId] != nil {
+        if let threadId = params["threadId"]?.stringValue, desks.ephemeral[threadId] != nil {
             return refuse(id: id, method: method)  // the bridge's own read-only helper thread asks nothing of anyone
         }
         if relayInput(id: id, method: method, params: params) { return }
@@ -246,11 +194,11 @@ public actor ThreadHub: RequestHandling, Service {
             refuse(id: id, method: method)
             return
         }
-        let approvalId = approvals.nextId(generation: generation)
+        let approvalId = desks.approvals.nextId(generation: generation)
         publish(threadId: threadId) { seq in
             let request = ApprovalMapping.approval(
                 seq: seq, approvalId: approvalId, threadId: threadId, method: method, type: type, params: params)
-            self.approvals.requested(request, codexId: id, method: method, params: params)
+            self.desks.approvals.requested(request, codexId: id, method: method, params: params)
             return .approvalRequest(request)
         }
         approvalRequestedForPush(approvalId)
@@ -261,18 +209,15 @@ public actor ThreadHub: RequestHandling, Service {
 
     private func codexStopped(generation: Int, reason: String) {
         logger.warning("Codex stopped", metadata: ["bridge.codex.generation": "\(generation)", "bridge.codex.reason": "\(reason)"])
-        for (threadId, state) in threads {
-            if let turnId = state.runningTurnId {
-                threads[threadId]?.runningTurnId = nil
-                let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "reason": .string(reason)]
-                publish(threadId: threadId) { seq in
-                    .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data))
-                }
-                observeForPush(method: "bridge/turnFailed", params: data, threadId: threadId)
-                observeDesks(method: "bridge/turnFailed", params: data, threadId: threadId)
+        for (threadId, turnId) in book.stopAll() {
+            let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "reason": .string(reason)]
+            publish(threadId: threadId) { seq in
+                .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data))
             }
+            observeForPush(method: "bridge/turnFailed", params: data, threadId: threadId)
+            observeDesks(method: "bridge/turnFailed", params: data, threadId: threadId)
         }
-        for request in approvals.cancelAll(generation: generation) {
+        for request in desks.approvals.cancelAll(generation: generation) {
             publish(threadId: request.threadId) { seq in
                 .approvalResolved(ApprovalResolved(seq: seq, approvalId: request.approvalId, threadId: request.threadId, decision: .cancel))
             }
@@ -285,50 +230,39 @@ public actor ThreadHub: RequestHandling, Service {
     /// encoding it once. Journal and delivery happen in one actor step: a subscription that begins at
     /// `lastSeq` sees every later message live and every earlier one in the journal.
     func publish(threadId: String, eventDataJSON: String? = nil, _ make: (Int64) -> ServerMessage) {
-        lastSeq += 1
-        let message = make(lastSeq)
+        let message = make(events.nextSeq())
         guard let text = try? message.encodedText(encoder: encoder, eventDataJSON: eventDataJSON) else { return }
         BridgeMetrics.shared.eventRelayed()
-        if batch != nil {
-            batch?.entries.append(Self.entry(for: message, text: text, threadId: threadId))
-            batch?.deliveries.append((text, threadId))
-            return
+        if let now = events.publish(Self.entry(for: message, text: text, threadId: threadId), text: text, threadId: threadId) {
+            write(now)
         }
-        journal(message, text: text, threadId: threadId)
-        deliverLive(text, threadId: threadId)
     }
 
     /// Journals the messages of the current batch in one transaction, then delivers them in order. Runs in the
     /// same actor step as their `publish`, so the resume seam sees the same picture as without batching.
     func flushBatch() {
-        guard let pending = batch else { return }
-        batch = nil
-        if !pending.entries.isEmpty {
-            do {
-                try storage.journal.append(contentsOf: pending.entries)
-            } catch {
-                logger.error(
-                    "Cannot write to the journal", metadata: ["bridge.seq": "\(pending.entries.first?.seq ?? 0)", "error": "\(error)"])
-            }
-        }
-        // One `apply` for the batch: a session whose outbox refuses a frame gets no more of it.
-        var actions: [FanOut.Action] = []
-        actions.reserveCapacity(pending.deliveries.count)
-        for (text, threadId) in pending.deliveries {
-            fanOut.publish(text, threadId: threadId, into: &actions)
-        }
-        apply(actions)
+        if let pending = events.endBatch() { write(pending) }
     }
 
-    private func deliverLive(_ text: String, threadId: String) {
-        apply(fanOut.publish(text, threadId: threadId))
+    /// Writes what the event core made ready: the journal first (one transaction), then the deliveries.
+    func write(_ written: EventCore.Written) {
+        if !written.entries.isEmpty {
+            do {
+                try storage.journal.append(contentsOf: written.entries)
+            } catch {
+                // Still delivered live: a client that is connected loses nothing; a resume after this seq may miss it.
+                logger.error(
+                    "Cannot write to the journal", metadata: ["bridge.seq": "\(written.entries.first?.seq ?? 0)", "error": "\(error)"])
+            }
+        }
+        apply(written.actions)
     }
 
     // MARK: Sessions
 
     public func sessionOpened(_ session: ClientSession) async -> SessionOpening {
         let opening = await open(session)
-        push?.signal(.sessionOpened(session, owner: sessions[session.id]?.clientKey))
+        services.push?.signal(.sessionOpened(session, owner: sessions[session.id]?.clientKey))
         return opening
     }
 
@@ -346,25 +280,25 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     public func sessionClosed(_ session: ClientSession) async {
-        push?.signal(.sessionClosed(session.id))
+        services.push?.signal(.sessionClosed(session.id))
         sessions[session.id] = nil
-        fanOut.remove(session.id)
+        events.fanOut.remove(session.id)
     }
 
     /// Reaching the actor at all is the answer: a hub stuck in a call never gets here.
     public func isResponsive() async -> Bool { true }
 
     func subscribe(_ session: ClientSession, to threadId: String, sendPendingApprovals: Bool = true) {
-        let newlyCovered = fanOut.subscribe(session.id, to: threadId)
+        let newlyCovered = events.fanOut.subscribe(session.id, to: threadId)
         // Approvals, questions and queued messages nobody answered yet reach a client that subscribes later.
         guard newlyCovered, sendPendingApprovals else { return }
-        for request in approvals.inOrder where threadId == "*" || request.threadId == threadId {
+        for request in desks.approvals.inOrder where threadId == "*" || request.threadId == threadId {
             session.send(.approvalRequest(request))
         }
         sendPendingExtras(to: session, on: threadId)
     }
 
     func unsubscribe(_ session: ClientSession, from threadId: String) {
-        fanOut.unsubscribe(session.id, from: threadId)
+        events.fanOut.unsubscribe(session.id, from: threadId)
     }
 }

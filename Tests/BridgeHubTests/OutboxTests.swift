@@ -76,6 +76,22 @@ import Testing
         #expect(other.enqueue("y") == .closed)
     }
 
+    /// The hub's pacing gives up waiting after a moment: a cancelled wait returns at once, and a later wait on
+    /// the same outbox is not disturbed by it.
+    @Test func aCancelledWaitReturnsAndLeavesTheNextWaiterAlone() async {
+        let outbox = Outbox(capacity: 8)
+        for text in ["1", "2", "3"] { _ = outbox.enqueue(text) }
+        let waiting = Task { await outbox.waitUntilQueued(atMost: 0) }
+        try? await Task.sleep(for: .milliseconds(20))
+        waiting.cancel()
+        await waiting.value  // before the fix to cancellation, this never returned
+        async let later: Void = outbox.waitUntilQueued(atMost: 1)
+        try? await Task.sleep(for: .milliseconds(20))
+        _ = outbox.take(limit: 2)
+        await later
+        #expect(outbox.count == 1)
+    }
+
     /// The connection that drains an outbox holds it, and the outbox holds the connection's wake: finishing the
     /// outbox must break that cycle, or every closed connection stays in memory (seen leaking before).
     @Test func finishLetsGoOfTheWake() {

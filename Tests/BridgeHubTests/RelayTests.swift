@@ -85,7 +85,7 @@ import Testing
             while try harness.storage.journal.lastSeq() < seq, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
             }
-            #expect(await harness.hub.threads[threadId] != nil)
+            #expect(await harness.hub.book[threadId] != nil)
         }
         let frames = try await harness.storage.journal.readFrames(after: 1, limit: 10)
         #expect(frames.count == 1)
@@ -103,7 +103,7 @@ import Testing
                         method: "turn/started", threadId: "t7", turnId: "u7", paramsJSON: #"{"threadId":"t7","turnId":"u7"}"#))))
         let deadline = ContinuousClock.now + .seconds(5)
         while try harness.storage.journal.lastSeq() == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(await harness.hub.threads["t7"]?.runningTurnId == "u7")
+        #expect(await harness.hub.book["t7"]?.runningTurnId == "u7")
         var frame = RelayFrame()
         let answers = ["item/agentMessage/delta", "turn/completed", "item/plan/delta", "item/plan/delta"].map { frame.relaysAsIs($0) }
         #expect(answers == [true, false, true, true])

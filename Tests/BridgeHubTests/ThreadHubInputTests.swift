@@ -173,6 +173,6 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(5)
         while harness.codex.responses.count < 4 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(harness.codex.responses.map(\.errorCode) == [-32601, -32601, -32601, -32601])
-        #expect(await harness.hub.refusedMethods == ["item/tool/call", "attestation/generate"])
+        #expect(await harness.hub.desks.questions.refusedMethods == ["item/tool/call", "attestation/generate"])
     }
 }

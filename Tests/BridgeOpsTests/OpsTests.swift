@@ -76,7 +76,9 @@ final class LockedLines: @unchecked Sendable {
     }
 
     @Test func commandRunnerTimesOutAndJoinsStandardError() async {
-        let outcome = await CommandRunner().run("sleep", ["5"], timeout: .milliseconds(200))
+        // A child that would run for a minute: only the deadline ends it in time (a starved test pool, seen on a
+        // loaded 2-core machine, delayed the deadline by seconds; `sleep 5` then ended by itself first).
+        let outcome = await CommandRunner().run("sleep", ["60"], timeout: .milliseconds(200))
         #expect(outcome.timedOut)
         #expect(await CommandRunner().run("true", []).succeeded)
         #expect(await CommandRunner().run("definitely-not-a-command-xyz", []).status == nil)

@@ -33,7 +33,7 @@ struct CodexRealCodexTests {
     @Test("initialize, thread/start, turn/start: the agent's text streams in and the turn completes")
     func messageTurn() async throws {
         let directory = try TestSupport.temporaryDirectory("message")
-        let model = try MockModelProcess(
+        let model = try await MockModelProcess.start(
             script: [["kind": "message", "text": "Hello there.", "deltas": ["Hello", " there."]]], directory: directory)
         defer {
             model.stop()
@@ -90,7 +90,7 @@ struct CodexRealCodexTests {
     @Test("exec_command under approval policy untrusted: the approval request arrives; accept runs the command")
     func approvalTurn() async throws {
         let directory = try TestSupport.temporaryDirectory("approve")
-        let model = try MockModelProcess(
+        let model = try await MockModelProcess.start(
             script: [["kind": "exec", "cmd": "touch approved.txt"], ["kind": "message", "text": "Done."]],
             directory: directory)
         defer {
@@ -135,7 +135,7 @@ struct CodexRealCodexTests {
         // Every request the model gets stalls: a steer makes Codex send the model a second request carrying the
         // steered text (seen in the mock's request log), and a plain answer to it would complete the turn before
         // the test interrupts it (CI failed that way: "no active turn to interrupt").
-        let model = try MockModelProcess(
+        let model = try await MockModelProcess.start(
             script: Array(repeating: ["kind": "stall", "text": "late"], count: 6), directory: directory)
         defer {
             model.stop()

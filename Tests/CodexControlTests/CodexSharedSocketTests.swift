@@ -14,7 +14,7 @@ struct CodexSharedSocketTests {
         let socketDirectory = URL(fileURLWithPath: "/tmp/ccs-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: socketDirectory, withIntermediateDirectories: true)
         let socket = socketDirectory.appendingPathComponent("codex.sock").path
-        let model = try MockModelProcess(script: [["kind": "message", "text": "Over the socket."]], directory: directory)
+        let model = try await MockModelProcess.start(script: [["kind": "message", "text": "Over the socket."]], directory: directory)
         defer {
             model.stop()
             TestSupport.cleanUp(directory)

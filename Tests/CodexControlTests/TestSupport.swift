@@ -82,7 +82,14 @@ final class MockModelProcess: Sendable {
     let port: Int
     private let process: Process
 
-    init(script: [JSONValue], directory: URL) throws {
+    private init(port: Int, process: Process) {
+        self.port = port
+        self.process = process
+    }
+
+    /// Starts the model and waits (without blocking a thread of the cooperative pool, which the timing tests
+    /// running beside it need) until it wrote its port.
+    static func start(script: [JSONValue], directory: URL) async throws -> MockModelProcess {
         let scriptFile = directory.appendingPathComponent("model-script.json")
         let portFile = directory.appendingPathComponent("model-port.txt")
         try JSONEncoder().encode(script).write(to: scriptFile)
@@ -99,17 +106,16 @@ final class MockModelProcess: Sendable {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
-        self.process = process
         var port: Int?
         for _ in 0..<200 where port == nil && process.isRunning {
             if let text = try? String(contentsOf: portFile, encoding: .utf8) { port = Int(text) }
-            if port == nil { Thread.sleep(forTimeInterval: 0.05) }
+            if port == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
         guard let port else {
             process.terminate()
             throw MockModelError(message: "\(TestSupport.mockModelScript) did not start (python3 on PATH?)")
         }
-        self.port = port
+        return MockModelProcess(port: port, process: process)
     }
 
     func stop() {

@@ -117,12 +117,14 @@ struct AddressDiscoveryTests {
     }
 
     @Test func hangingCLIIsCutOffByTheTimeout() async throws {
-        let fake = try FakeTailscale(script: "#!/bin/sh\nsleep 30\n")
+        // It would hang for two minutes; cut off at 300 ms, it must be back well before that even when the test
+        // pool is starved for seconds by blocking neighbours (seen: 11 s on a loaded 2-core machine).
+        let fake = try FakeTailscale(script: "#!/bin/sh\nsleep 120\n")
         defer { fake.cleanup() }
         let started = ContinuousClock.now
         let cli = TailscaleCLI(environment: fake.environment, timeout: .milliseconds(300), logger: Self.logger)
         #expect(await cli.magicDNSName() == nil)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     @Test func absentCLIGivesNoName() async throws {

@@ -20,41 +20,38 @@ extension ThreadHub {
         guard !command.isEmpty, command.utf8.count <= Self.maxCommandBytes, !command.contains("\u{0}") else {
             throw HubError(.badRequest, "command must be 1 to \(Self.maxCommandBytes) bytes of text")
         }
-        guard commandRuns.running(on: run.threadId) < CommandRuns.maxPerThread, commandRuns.count < CommandRuns.maxRunning else {
+        guard desks.commands.running(on: run.threadId) < CommandRuns.maxPerThread, desks.commands.count < CommandRuns.maxRunning else {
             throw HubError(.conflict, "at most \(CommandRuns.maxPerThread) commands run at once on a thread; stop one or wait for it")
         }
         let runId = "run-" + UUID().uuidString.lowercased().prefix(13)
         let threadId = run.threadId
-        commandRuns.start(runId, threadId: threadId)
+        desks.commands.start(runId, threadId: threadId)
         let deviceId = session.principal.deviceId
         publish(threadId: threadId) { seq in
             .commandStarted(CommandStarted(seq: seq, threadId: threadId, runId: runId, command: command, cwd: cwd, deviceId: deviceId))
         }
         session.logger.info("Command started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.command.run": "\(runId)"])
-        let params: JSONValue = [
-            "command": [.string(Self.shell), "-c", .string(command)], "cwd": .string(cwd),
-            "sandboxPolicy": Self.commandSandboxPolicy(turnPolicy.sandbox, cwd: cwd), "processId": .string(runId),
-            "streamStdoutStderr": true, "timeoutMs": .number(Double(Self.commandTimeout.components.seconds * 1000)),
-            "outputBytesCap": .number(Double(CommandRuns.outputCap)),
-        ]
-        Task { await self.execute(runId, params: params) }
+        let sandboxPolicy = Self.commandSandboxPolicy(turnPolicy.sandbox, cwd: cwd)
+        background.start { await self.execute(runId, argv: [Self.shell, "-c", command], cwd: cwd, sandboxPolicy: sandboxPolicy) }
         return Accepted(threadId: threadId, runId: runId)
     }
 
     func stopCommand(_ stop: StopCommand) async throws -> Accepted {
-        guard let run = commandRuns.run(stop.runId), run.threadId == stop.threadId else {
+        guard let run = desks.commands.run(stop.runId), run.threadId == stop.threadId else {
             throw HubError(.notFound, "no command \(stop.runId.prefix(64)) is running on thread \(stop.threadId)")
         }
-        commandRuns.update(stop.runId) { $0.stopRequested = true }
-        _ = try await codex.request("command/exec/terminate", params: ["processId": .string(stop.runId)], timeout: policy.codexTimeout)
+        desks.commands.update(stop.runId) { $0.stopRequested = true }
+        try await codex.commandExecTerminate(processId: stop.runId, timeout: policy.codexTimeout)
         return Accepted(threadId: stop.threadId, runId: stop.runId)
     }
 
     /// Runs the command to its end, then has the hub journal how it ended once it has handled the output before it.
-    private func execute(_ runId: String, params: JSONValue) async {
+    private func execute(_ runId: String, argv: [String], cwd: String, sandboxPolicy: JSONValue) async {
         var ending: [String: JSONValue] = ["processId": .string(runId)]
         do {
-            let result = try await codex.request("command/exec", params: params, timeout: Self.commandTimeout + .seconds(30))
+            let result = try await codex.commandExec(
+                argv, cwd: cwd, sandboxPolicy: sandboxPolicy, processId: runId, commandTimeout: Self.commandTimeout,
+                outputCap: CommandRuns.outputCap, timeout: Self.commandTimeout + .seconds(30))
             ending["exitCode"] = result["exitCode"] ?? .null
             // Output Codex buffered instead of streaming (it should not, with streamStdoutStderr).
             ending["stdout"] = result["stdout"] ?? .null
@@ -75,7 +72,7 @@ extension ThreadHub {
 
     /// Journals the end of a run (the output before it has been handled).
     func commandEnded(_ params: JSONValue) {
-        guard let runId = params["processId"]?.stringValue, commandRuns.run(runId) != nil else { return }
+        guard let runId = params["processId"]?.stringValue, desks.commands.run(runId) != nil else { return }
         for stream in ["stdout", "stderr"] {
             if let text = params[stream]?.stringValue, !text.isEmpty { commandOutput(runId, Array(text.utf8), capReached: false) }
         }
@@ -91,12 +88,12 @@ extension ThreadHub {
     }
 
     private func commandOutput(_ runId: String, _ bytes: [UInt8], capReached: Bool) {
-        guard let run = commandRuns.run(runId) else { return }
-        if commandRuns.append(runId, bytes, capReached: capReached) {
+        guard let run = desks.commands.run(runId) else { return }
+        if desks.commands.append(runId, bytes, capReached: capReached) {
             flushCommandOutput(runId)
         } else if !run.flushScheduled {
-            commandRuns.update(runId) { $0.flushScheduled = true }
-            Task {
+            desks.commands.update(runId) { $0.flushScheduled = true }
+            background.start {
                 try? await Task.sleep(for: Self.commandFlushDelay)
                 await self.scheduledFlush(runId)
             }
@@ -104,19 +101,19 @@ extension ThreadHub {
     }
 
     private func scheduledFlush(_ runId: String) {
-        commandRuns.update(runId) { $0.flushScheduled = false }
+        desks.commands.update(runId) { $0.flushScheduled = false }
         flushCommandOutput(runId)
     }
 
     private func flushCommandOutput(_ runId: String, final: Bool = false) {
-        guard let run = commandRuns.run(runId), let text = commandRuns.take(runId, final: final) else { return }
+        guard let run = desks.commands.run(runId), let text = desks.commands.take(runId, final: final) else { return }
         let threadId = run.threadId
         publish(threadId: threadId) { seq in .commandOutput(CommandOutput(seq: seq, threadId: threadId, runId: runId, data: text)) }
     }
 
     private func finishCommand(_ runId: String, exitCode: Int?, reason: String?) {
         flushCommandOutput(runId, final: true)
-        guard let run = commandRuns.finish(runId) else { return }
+        guard let run = desks.commands.finish(runId) else { return }
         let threadId = run.threadId
         let reason = run.stopRequested ? "stopped" : reason
         let exitCode = run.stopRequested ? nil : exitCode

@@ -18,7 +18,7 @@ struct RelayFrame {
         "turn/started", "turn/completed", "turn/diff/updated", "serverRequest/resolved", "thread/started", "thread/name/updated",
         "item/completed", "bridge/turnFailed",
     ]
-    /// The thread of the last relayed delta, which the hub's `threads` holds.
+    /// The thread of the last relayed delta, which the hub's ``ThreadBook`` holds.
     var knownThread: String?
     private var checkedMethod = ""
     private var checkedRelays = false

@@ -9,47 +9,44 @@ extension ThreadHub {
     /// same journal row, same frame), minus the work a delta never needs (turn bookkeeping, push). On a
     /// shared app-server every notification takes the full path (the tracker reads the params).
     func relayed(_ note: CodexRelayedNotification) {
-        if codex.isShared || !relayFrame.relaysAsIs(note.method) {
+        if codex.isShared || !events.relayFrame.relaysAsIs(note.method) {
             notification(method: note.method, params: note.params, paramsJSON: note.paramsJSON)
             return
         }
         let threadId = note.threadId
-        if !ephemeralThreads.isEmpty, ephemeralThreads[threadId] != nil { return }  // the bridge's own (ThreadHub+CommitMessage)
+        if !desks.ephemeral.isEmpty, desks.ephemeral[threadId] != nil { return }  // the bridge's own (ThreadHub+CommitMessage)
         // A thread the hub knows stays known (entries are never removed): look it up once per run of its deltas.
-        if threadId != relayFrame.knownThread {
-            if threads[threadId] == nil { threads[threadId] = ThreadState(loadedGeneration: generation) }
-            relayFrame.knownThread = threadId
+        if threadId != events.relayFrame.knownThread {
+            book.know(threadId, generation: generation)
+            events.relayFrame.knownThread = threadId
         }
-        lastSeq += 1
-        let text = relayFrame.text(seq: lastSeq, threadId: threadId, turnId: note.turnId, type: note.method, dataJSON: note.paramsJSON)
+        let seq = events.nextSeq()
+        let text = events.relayFrame.text(seq: seq, threadId: threadId, turnId: note.turnId, type: note.method, dataJSON: note.paramsJSON)
         BridgeMetrics.shared.eventRelayed()
-        let entry = JournalEntry(seq: lastSeq, threadId: threadId, kind: "event", type: note.method, turnId: note.turnId, text: text)
-        if batch != nil {
-            batch?.entries.append(entry)
-            batch?.deliveries.append((text, threadId))
-            return
-        }
-        // Outside a batch (not how `run()` calls it): journal, then deliver, as `publish` does.
-        do {
-            try storage.journal.append(entry)
-        } catch {
-            logger.error("Cannot write to the journal", metadata: ["bridge.seq": "\(entry.seq)", "error": "\(error)"])
-        }
-        apply(fanOut.publish(text, threadId: threadId))
+        let entry = JournalEntry(seq: seq, threadId: threadId, kind: "event", type: note.method, turnId: note.turnId, text: text)
+        // Outside a batch (not how `run()` calls it) it is written now, as `publish` does.
+        if let now = events.publish(entry, text: text, threadId: threadId) { write(now) }
     }
 }
 
 extension ThreadHub {
-    /// After a batch: waits (at most ``DeliveryPacing/limit``) while an outbox that just got frames is more than
-    /// half full, until it is down to a quarter (see ``DeliveryPacing``).
+    /// After a batch: waits (at most ``DeliveryPacing/limit`` in all) while an outbox that just got frames is
+    /// more than half full, until it is down to a quarter (see ``DeliveryPacing``). The wait ends when the
+    /// outbox has room, not on a polling tick.
     func paceDelivery() async {
-        let targets = pacing.take()
+        let targets = events.takePaced()
         guard !targets.isEmpty else { return }
         let deadline = ContinuousClock.now.advanced(by: DeliveryPacing.limit)
         for id in targets {
-            guard let outbox = sessions[id]?.session.outbox, outbox.count > outbox.capacity / 2 else { continue }
-            while outbox.count > outbox.capacity / 4, ContinuousClock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(1))
+            guard let session = sessions[id]?.session, session.outbox.count > session.outbox.capacity / 2 else { continue }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return }
+            let outbox = session.outbox
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await outbox.waitUntilQueued(atMost: outbox.capacity / 4) }
+                group.addTask { try? await Task.sleep(for: left) }
+                await group.next()
+                group.cancelAll()
             }
         }
     }

@@ -27,23 +27,17 @@ extension ThreadHub {
             throw HubError(.badRequest, "nothing to describe: there are no uncommitted changes under \(cwd)")
         }
         let excerpt = String(decoding: diff.utf8.prefix(Self.commitMessageDiffBytes), as: UTF8.self)
-        let result = try await codex.request(
-            "thread/start",
-            params: ["cwd": .string(cwd), "ephemeral": true, "sandbox": "read-only", "approvalPolicy": "never"],
-            timeout: policy.codexTimeout)
-        guard let helper = result["thread"]?["id"]?.stringValue else {
-            throw HubError(.codexError, "thread/start answered without a thread")
-        }
-        ephemeralThreads[helper] = EphemeralThread()
+        let helper = try await codex.ephemeralReadOnlyThreadStart(cwd: cwd, timeout: policy.codexTimeout)
+        desks.ephemeral[helper] = EphemeralThread()
         defer {
-            ephemeralThreads[helper] = nil
-            Task { _ = try? await codex.request("thread/unsubscribe", params: ["threadId": .string(helper)], timeout: .seconds(10)) }
+            desks.ephemeral[helper] = nil
+            background.start { [codex] in try? await codex.threadUnsubscribe(threadId: helper) }
         }
         _ = try await codex.turnStart(
             threadId: helper, text: Self.commitMessagePrompt(excerpt, truncated: diff.utf8.count > Self.commitMessageDiffBytes),
             sandbox: "read-only", approvalPolicy: "never", timeout: policy.codexTimeout)
         await waitForEphemeral(helper)
-        guard let text = ephemeralThreads[helper]?.message.map(Self.cleanCommitMessage), !text.isEmpty else {
+        guard let text = desks.ephemeral[helper]?.message.map(Self.cleanCommitMessage), !text.isEmpty else {
             throw HubError(.codexError, "Codex wrote no commit message (in \(Self.commitMessageTimeout))")
         }
         return CommitMessage(threadId: threadId, message: text)
@@ -75,14 +69,14 @@ extension ThreadHub {
 
     /// Waits until the ephemeral thread's turn ends, or ``commitMessageTimeout``.
     private func waitForEphemeral(_ threadId: String) async {
-        guard ephemeralThreads[threadId]?.done == false else { return }
-        Task {
+        guard desks.ephemeral[threadId]?.done == false else { return }
+        background.start {
             try? await Task.sleep(for: Self.commitMessageTimeout)
             await self.finishEphemeral(threadId)
         }
         await withCheckedContinuation { continuation in
-            if ephemeralThreads[threadId]?.done == false {
-                ephemeralThreads[threadId]?.waiter = continuation
+            if desks.ephemeral[threadId]?.done == false {
+                desks.ephemeral[threadId]?.waiter = continuation
             } else {
                 continuation.resume()
             }
@@ -90,9 +84,9 @@ extension ThreadHub {
     }
 
     private func finishEphemeral(_ threadId: String) {
-        ephemeralThreads[threadId]?.done = true
-        let waiter = ephemeralThreads[threadId]?.waiter
-        ephemeralThreads[threadId]?.waiter = nil
+        desks.ephemeral[threadId]?.done = true
+        let waiter = desks.ephemeral[threadId]?.waiter
+        desks.ephemeral[threadId]?.waiter = nil
         waiter?.resume()
     }
 
@@ -100,12 +94,12 @@ extension ThreadHub {
     /// an ephemeral thread (which may come before `thread/start` is answered) is not published either; → whether the
     /// notification was taken.
     func ephemeralNotification(method: String, params: JSONValue, threadId: String) -> Bool {
-        guard ephemeralThreads[threadId] != nil else {
+        guard desks.ephemeral[threadId] != nil else {
             return method == "thread/started" && params["thread"]?["ephemeral"]?.boolValue == true && !codex.isShared
         }
         switch method {
         case "item/completed" where params["item"]?["type"]?.stringValue == "agentMessage":
-            ephemeralThreads[threadId]?.message = params["item"]?["text"]?.stringValue
+            desks.ephemeral[threadId]?.message = params["item"]?["text"]?.stringValue
         case "turn/completed":
             finishEphemeral(threadId)
         case "error" where params["willRetry"]?.boolValue != true:

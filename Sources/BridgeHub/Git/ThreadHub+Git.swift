@@ -6,7 +6,7 @@ import Foundation
 /// (``GitInvocation``). Runs in one repository happen one after another (no index lock races between phones).
 extension ThreadHub {
     func answerGit(_ request: BridgeRequest, cwd: String) async throws -> BridgeResponse {
-        let checkout = try gitTools.checkout(cwd)
+        let checkout = try services.gitTools.checkout(cwd)
         return try await serializedGit(checkout.tree.top) {
             switch request {
             case .gitStatus(let ref):
@@ -42,7 +42,7 @@ extension ThreadHub {
         if let (hosting, branch) = try await checkout.hostingRemote(config) {
             pullRequest = "compare"
             compareURL = hosting.compareURL(branch: branch, base: nil)
-            if hosting.host == .github, let gh = gitTools.gh, await gh.isLoggedIn(hosting.hostname, in: checkout, config: config) {
+            if hosting.host == .github, let gh = services.gitTools.gh, await gh.isLoggedIn(hosting.hostname, in: checkout, config: config) {
                 pullRequest = "gh"
             }
         }
@@ -67,7 +67,7 @@ extension ThreadHub {
         guard let (hosting, branch) = try await checkout.hostingRemote(config) else {
             throw HubError(.badRequest, "the branch's remote is not on GitHub, GitLab or Bitbucket (or HEAD is detached)")
         }
-        if hosting.host == .github, let gh = gitTools.gh, await gh.isLoggedIn(hosting.hostname, in: checkout, config: config) {
+        if hosting.host == .github, let gh = services.gitTools.gh, await gh.isLoggedIn(hosting.hostname, in: checkout, config: config) {
             let url = try await gh.createPullRequest(
                 in: checkout, config: config, hosting: hosting, branch: branch, title: title, body: body, base: request.base)
             return PullRequest(threadId: request.threadId, url: url, created: true)
@@ -77,19 +77,19 @@ extension ThreadHub {
 
     /// Finds git and gh as they would be found in `environment` (tests: a home of their own).
     func useGitEnvironment(_ environment: [String: String]) {
-        gitTools = GitTools(environment: environment)
+        services.gitTools = GitTools(environment: environment)
     }
 
     /// Runs `work` after every earlier git request in the same work tree has finished.
     func serializedGit<T: Sendable>(_ key: String, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
-        let previous = gitTails[key]
+        let previous = self.work.gitTails[key]
         let task = Task {
             await previous?.value
             return try await work()
         }
         let tail = Task<Void, Never> { _ = try? await task.value }
-        gitTails[key] = tail
-        defer { if gitTails[key] == tail { gitTails[key] = nil } }
+        self.work.gitTails[key] = tail
+        defer { if self.work.gitTails[key] == tail { self.work.gitTails[key] = nil } }
         return try await task.value
     }
 }

@@ -8,7 +8,7 @@ extension ThreadHub {
     /// The directory a `startThread {worktree}` runs in: a new worktree on a new branch (its place inside the
     /// roots; see ``GitCheckout/addWorktree(branch:from:allowed:)``).
     func worktreeDirectory(for request: WorktreeRequest, cwd: String) async throws -> String {
-        let checkout = try gitTools.checkout(cwd)
+        let checkout = try services.gitTools.checkout(cwd)
         let roots = gate.roots
         return try await serializedGit(checkout.tree.top) {
             try await checkout.addWorktree(branch: request.branch, from: request.from) { roots.contains(resolved: $0) }
@@ -25,10 +25,10 @@ extension ThreadHub {
     }
 
     func removeWorktree(_ remove: RemoveWorktree, cwd: String) async throws -> Accepted {
-        if threads[remove.threadId]?.runningTurnId != nil {
+        if book.runningTurn(of: remove.threadId) != nil {
             throw HubError(.conflict, "a turn is running on thread \(remove.threadId); interrupt it or wait")
         }
-        let checkout = try gitTools.checkout(cwd)
+        let checkout = try services.gitTools.checkout(cwd)
         let roots = gate.roots
         try await serializedGit(checkout.tree.top) {
             try await checkout.removeWorktree(force: remove.force ?? false) { roots.contains(resolved: $0) }

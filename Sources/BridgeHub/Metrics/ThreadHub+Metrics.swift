@@ -1,6 +1,6 @@
 extension ThreadHub {
     /// Pending approvals and threads with a running turn, for `/metrics`.
     package func metricsSnapshot() -> (approvalsPending: Int, threadsRunning: Int) {
-        (approvals.count, threads.values.count { $0.runningTurnId != nil })
+        (desks.approvals.count, book.runningCount)
     }
 }

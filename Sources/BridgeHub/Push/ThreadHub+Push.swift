@@ -11,17 +11,17 @@ import Logging
 extension ThreadHub {
     /// Connects the coordinator (nil: push off) and the inhibitor (nil: `--no-inhibit`). Call before `run()`.
     public func attach(push: PushCoordinator?, inhibitor: SleepInhibitor?) {
-        self.push = push
-        self.inhibitor = inhibitor
+        services.push = push
+        services.inhibitor = inhibitor
     }
 
     /// After a Codex notification was published: turn ends, names and agent messages for the notices; the
     /// inhibitor follows whether any turn runs.
     func observeForPush(method: String, params: JSONValue, threadId: String) {
         if method == "turn/started" || method == "turn/completed" || method == "bridge/turnFailed" {
-            inhibitor?.update(running: threads.values.contains { $0.runningTurnId != nil })
+            services.inhibitor?.update(running: book.runningCount > 0)
         }
-        guard let push else { return }
+        guard let push = services.push else { return }
         switch method {
         case "thread/started":
             if let name = params["thread"]?["name"]?.stringValue ?? params["thread"]?["preview"]?.stringValue, !name.isEmpty {
@@ -50,22 +50,22 @@ extension ThreadHub {
 
     /// A new approval was published.
     func approvalRequestedForPush(_ approvalId: String) {
-        guard let push, let request = approvals.request(approvalId) else { return }
+        guard let push = services.push, let request = desks.approvals.request(approvalId) else { return }
         push.signal(.approvalRequested(request))
     }
 
     /// An approval was answered or cancelled.
     func approvalResolvedForPush(_ approvalId: String, decision: ApprovalDecision, deviceId: String?) {
-        push?.signal(.approvalResolved(approvalId: approvalId, decision: decision, deviceId: deviceId))
+        services.push?.signal(.approvalResolved(approvalId: approvalId, decision: decision, deviceId: deviceId))
     }
 
     /// `pushSubscribe`, `pushUnsubscribe`, `presence`.
     func answerPush(_ request: BridgeRequest, session: ClientSession) async throws -> BridgeResponse {
         if case .presence(let presence) = request {
-            push?.signal(.presence(sessionId: session.id, visible: presence.visible))
+            services.push?.signal(.presence(sessionId: session.id, visible: presence.visible))
             return .accepted(Accepted())
         }
-        guard let push else { throw HubError(.forbidden, "push notifications are turned off on this bridge (--no-push)") }
+        guard let push = services.push else { throw HubError(.forbidden, "push notifications are turned off on this bridge (--no-push)") }
         // Only paired devices: revoking one deletes its subscriptions, while a rotated shared secret could not take
         // a shared-secret client's back.
         guard let owner = session.principal.deviceId else {

@@ -19,18 +19,18 @@ extension ThreadHub {
 
     func answerOnce(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {
         let slot = key + "\u{0}" + id
-        if inflight[slot] != nil {
+        if work.inflight[slot] != nil {
             let answer = await withCheckedContinuation { continuation in
-                inflight[slot, default: []].append(continuation)
+                work.inflight[slot, default: []].append(continuation)
             }
             await adopt(answer, by: session)
             return answer
         }
-        inflight[slot] = []
+        work.inflight[slot] = []
         // Unstructured: the first attempt runs to its end (and its answer is stored) even if its connection,
         // and with it the request's task, ends meanwhile.
         let answer = await Task { await self.firstAnswer(request, id: id, key: key, session: session) }.value
-        for waiter in inflight.removeValue(forKey: slot) ?? [] {
+        for waiter in work.inflight.removeValue(forKey: slot) ?? [] {
             waiter.resume(returning: answer)
         }
         return answer

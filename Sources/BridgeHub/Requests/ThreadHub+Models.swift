@@ -9,8 +9,8 @@ extension ThreadHub {
 
     /// Every model Codex offers, hidden ones left out.
     func models() async throws -> [ModelInfo] {
-        if let cached = modelCache, ContinuousClock.now - cached.fetchedAt < Self.modelListLifetime { return cached.models }
-        let result = try await codex.request("model/list", params: [:], timeout: policy.codexTimeout)
+        if let cached = services.modelCache, ContinuousClock.now - cached.fetchedAt < Self.modelListLifetime { return cached.models }
+        let result = try await codex.modelList(timeout: policy.codexTimeout)
         let models = (result["data"]?.arrayValue ?? []).compactMap { model -> ModelInfo? in
             guard let id = model["id"]?.stringValue ?? model["model"]?.stringValue, model["hidden"]?.boolValue != true else { return nil }
             let efforts = (model["supportedReasoningEfforts"]?.arrayValue ?? []).compactMap { $0["reasoningEffort"]?.stringValue }
@@ -19,7 +19,7 @@ extension ThreadHub {
                 efforts: efforts, defaultEffort: model["defaultReasoningEffort"]?.stringValue,
                 isDefault: model["isDefault"]?.boolValue ?? false)
         }
-        modelCache = ModelCache(models: models, fetchedAt: .now)
+        services.modelCache = ModelCache(models: models, fetchedAt: .now)
         return models
     }
 

@@ -46,7 +46,7 @@ extension ThreadHub {
         // roots, and every turn runs with a policy this bridge allows.
         var facts: PolicyGate.ThreadFacts?
         if case .approve(let approve) = request {
-            guard let threadId = approvals.threadId(of: approve.approvalId) else {
+            guard let threadId = desks.approvals.threadId(of: approve.approvalId) else {
                 throw HubError(
                     .approvalNotPending, "approval \(approve.approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
             }
@@ -96,18 +96,17 @@ extension ThreadHub {
             guard (1...200).contains(name.count), !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
                 throw HubError(.badRequest, "name must be 1 to 200 characters without control characters")
             }
-            _ = try await codex.request(
-                "thread/name/set", params: ["threadId": .string(rename.threadId), "name": .string(name)], timeout: policy.codexTimeout)
+            try await codex.threadNameSet(threadId: rename.threadId, name: name, timeout: policy.codexTimeout)
             return .accepted(Accepted(threadId: rename.threadId))
         case .archiveThread(let ref), .unarchiveThread(let ref):
-            let method = if case .archiveThread = request { "thread/archive" } else { "thread/unarchive" }
-            _ = try await codex.request(method, params: ["threadId": .string(ref.threadId)], timeout: policy.codexTimeout)
+            let archived = if case .archiveThread = request { true } else { false }
+            try await codex.threadSetArchived(threadId: ref.threadId, archived: archived, timeout: policy.codexTimeout)
             return .accepted(Accepted(threadId: ref.threadId))
         case .readFile(let read):
             return .file(try await FileReader().read(read.path, cwd: cwd ?? "", roots: gate.roots))
         case .usage:
             // Codex's own refusal (no ChatGPT login, say) is passed on as `codex_error` with its message.
-            let result = try await codex.request("account/rateLimits/read", params: [:], timeout: policy.codexTimeout)
+            let result = try await codex.accountRateLimits(timeout: policy.codexTimeout)
             return .usage(Usage(rateLimits: result["rateLimits"] ?? result))
         case .pushSubscribe, .pushUnsubscribe, .presence:
             return try await answerPush(request, session: session)
@@ -159,7 +158,7 @@ extension ThreadHub {
     }
 
     private func checkSubscriptionCount(_ session: ClientSession) throws {
-        guard fanOut.subscriptionCount(session.id) < Self.maxSubscriptionsPerSession else {
+        guard events.fanOut.subscriptionCount(session.id) < Self.maxSubscriptionsPerSession else {
             throw HubError(
                 .badRequest, "too many subscriptions (at most \(Self.maxSubscriptionsPerSession) threads; subscribe to \"*\" instead)")
         }
@@ -168,22 +167,20 @@ extension ThreadHub {
     /// What the gate needs about a thread: its cwd (from memory, else `thread/read`, which works on threads no
     /// Codex child has loaded) and the policy this bridge runs it with.
     func threadFacts(_ threadId: String) async throws -> PolicyGate.ThreadFacts {
-        if threads[threadId]?.cwd == nil {
+        if book[threadId]?.cwd == nil {
             let thread: JSONValue
             do {
                 thread = try await codex.threadRead(threadId: threadId, includeTurns: false, timeout: policy.codexTimeout)
             } catch let error as CodexError where error.code == .rpc {
                 throw HubError(.notFound, "no thread \(threadId.prefix(Self.maxThreadIdBytes))")
             }
-            var state = threads[threadId] ?? ThreadState(loadedGeneration: -1)
-            state.cwd = thread["cwd"]?.stringValue
-            threads[threadId] = state
-            planDesk.learn(thread: thread)
+            book.know(threadId, cwd: thread["cwd"]?.stringValue, generation: ThreadBook.notLoaded)
+            desks.plans.learn(thread: thread)
         }
-        if threads[threadId]?.policy == nil, let stored = try? await storage.threadPolicies.entry(for: threadId) {
-            threads[threadId]?.policy = TurnPolicy(sandbox: stored.sandbox, approvalPolicy: stored.approvalPolicy)
+        if book[threadId]?.policy == nil, let stored = try? await storage.threadPolicies.entry(for: threadId) {
+            book.setPolicy(TurnPolicy(sandbox: stored.sandbox, approvalPolicy: stored.approvalPolicy), of: threadId)
         }
-        return PolicyGate.ThreadFacts(cwd: threads[threadId]?.cwd, remembered: threads[threadId]?.policy)
+        return PolicyGate.ThreadFacts(cwd: book[threadId]?.cwd, remembered: book[threadId]?.policy)
     }
 
     private func listThreads(_ list: ListThreads) async throws -> ThreadList {
@@ -235,20 +232,17 @@ extension ThreadHub {
         let extraInput = try attachmentInputs(start.attachments)
         var cwd = cwd
         if let worktree = start.worktree { cwd = try await worktreeDirectory(for: worktree, cwd: cwd) }
-        let before = lastSeq
+        let before = events.lastSeq
         let threadId = try await codex.threadStart(
             cwd: cwd, model: start.model, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
             timeout: policy.codexTimeout
         )
-        if threads[threadId] == nil { threads[threadId] = ThreadState(cwd: cwd, loadedGeneration: generation) }
-        threads[threadId]?.cwd = cwd
-        threads[threadId]?.loadedGeneration = generation
-        threads[threadId]?.policy = turnPolicy
+        book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
         await rememberPolicy(turnPolicy, of: threadId)
-        planDesk.learn(threadId: threadId, model: start.model, effort: start.effort)
+        desks.plans.learn(threadId: threadId, model: start.model, effort: start.effort)
         // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.
         // before anyone could subscribe: replay those from the journal so the starter sees the thread whole.
-        let covered = fanOut.covers(session.id, "*")
+        let covered = events.fanOut.covers(session.id, "*")
         _ = await subscribeResuming(session, to: threadId, afterSeq: covered ? nil : before)
         let turnId = try await startTurn(
             TurnStart(
@@ -274,10 +268,10 @@ extension ThreadHub {
         try await checkModel(message.model, effort: message.effort)
         let extraInput = try attachmentInputs(message.attachments)
         try await ensureLoaded(message.threadId, policy: turnPolicy)
-        if message.mode == .queue, threads[message.threadId]?.runningTurnId != nil || messageQueue.isBusy(message.threadId) {
+        if message.mode == .queue, book.runningTurn(of: message.threadId) != nil || desks.queue.isBusy(message.threadId) {
             return try queueMessage(message, policy: turnPolicy, session: session)
         }
-        if let running = threads[message.threadId]?.runningTurnId {
+        if let running = book.runningTurn(of: message.threadId) {
             do {
                 let turnId = try await codex.turnSteer(
                     threadId: message.threadId, text: message.text, expectedTurnId: running, extraInput: extraInput,
@@ -295,15 +289,15 @@ extension ThreadHub {
                 threadId: message.threadId, text: message.text, policy: turnPolicy, model: message.model, effort: message.effort,
                 extraInput: extraInput, collaborationMode: message.collaborationMode))
         claimUploads(message.attachments, for: message.threadId)
-        if threads[message.threadId]?.policy != turnPolicy {
-            threads[message.threadId]?.policy = turnPolicy
+        if book[message.threadId]?.policy != turnPolicy {
+            book.setPolicy(turnPolicy, of: message.threadId)
             await rememberPolicy(turnPolicy, of: message.threadId)
         }
         return Accepted(threadId: message.threadId, turnId: turnId)
     }
 
     private func interrupt(_ threadId: String) async throws -> Accepted {
-        guard let turnId = threads[threadId]?.runningTurnId else {
+        guard let turnId = book.runningTurn(of: threadId) else {
             throw HubError(.conflict, "no turn is running on thread \(threadId)")
         }
         try await codex.turnInterrupt(threadId: threadId, turnId: turnId, timeout: policy.codexTimeout)
@@ -314,25 +308,22 @@ extension ThreadHub {
     /// Codex reported for the thread (a directory outside any repository).
     private func diff(of threadId: String, cwd: String?) async throws -> String {
         if let cwd, let diff = try await workspaceDiff.diff(in: cwd) { return diff }
-        return threads[threadId]?.lastDiff ?? ""
+        return book[threadId]?.lastDiff ?? ""
     }
 
     /// After a Codex restart a thread must be resumed before it can be used again. The resume names the
     /// sandbox and approval policy explicitly: Codex would otherwise keep what it stored with the thread.
     func ensureLoaded(_ threadId: String, policy turnPolicy: TurnPolicy) async throws {
-        guard let state = threads[threadId], state.loadedGeneration == generation else {
+        guard book.isLoaded(threadId, in: generation) else {
             // Unknown to this bridge (e.g. a CLI thread) or loaded by an earlier child: resume it.
             do {
                 let result = try await codex.threadResume(
                     threadId: threadId, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy, timeout: policy.codexTimeout
                 )
-                var state = threads[threadId] ?? ThreadState(loadedGeneration: generation)
-                state.loadedGeneration = generation
-                state.cwd = state.cwd ?? result["cwd"]?.stringValue ?? result["thread"]?["cwd"]?.stringValue
-                state.policy = turnPolicy
-                threads[threadId] = state
+                let cwd = book[threadId]?.cwd ?? result["cwd"]?.stringValue ?? result["thread"]?["cwd"]?.stringValue
+                book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
                 if let model = result["model"]?.stringValue {
-                    planDesk.learn(threadId: threadId, model: model, effort: result["reasoningEffort"]?.stringValue)
+                    desks.plans.learn(threadId: threadId, model: model, effort: result["reasoningEffort"]?.stringValue)
                 }
             } catch let error as CodexError where error.code == .rpc {
                 throw HubError(.notFound, "no thread \(threadId): \(error.message)")

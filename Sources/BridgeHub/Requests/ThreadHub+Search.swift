@@ -17,8 +17,7 @@ extension ThreadHub {
         }
         let limit = search.limit ?? 50
         guard (1...200).contains(limit) else { throw HubError(.badRequest, "limit must be between 1 and 200") }
-        let result = try await codex.request(
-            "fuzzyFileSearch", params: ["query": .string(query), "roots": [.string(cwd)]], timeout: policy.codexTimeout)
+        let result = try await codex.fuzzyFileSearch(query: query, root: cwd, timeout: policy.codexTimeout)
         var candidates: [(path: String, score: Double)] = []
         for file in result["files"]?.arrayValue ?? [] {
             guard let path = file["path"]?.stringValue, file["match_type"]?.stringValue ?? "file" == "file" else { continue }

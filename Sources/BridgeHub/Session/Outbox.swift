@@ -34,8 +34,9 @@ package final class Outbox: Sendable {
         var draining = false
         var wake: (@Sendable () -> Void)?
         var closeQueued = false
-        /// A producer waiting for the queue to shrink to `limit` frames.
-        var roomWaiter: (limit: Int, continuation: CheckedContinuation<Void, Never>)?
+        /// A producer waiting for the queue to shrink to `limit` frames (`token` tells whose wait it is).
+        var roomWaiter: (limit: Int, token: UInt64, continuation: CheckedContinuation<Void, Never>)?
+        var nextToken: UInt64 = 0
         var finished = false
 
         /// The room waiter to resume now that frames were taken, if the queue is short enough.
@@ -170,17 +171,31 @@ package final class Outbox: Sendable {
         return batch
     }
 
-    /// Waits until at most `frames` text frames are queued, or the outbox is finished (for a producer that
-    /// paces itself, like a replay). One waiter at a time.
+    /// Waits until at most `frames` text frames are queued, the outbox is finished, or the task is cancelled
+    /// (for a producer that paces itself, like a replay or the hub's delivery pacing). One waiter at a time: a
+    /// new wait ends the previous one.
     package func waitUntilQueued(atMost frames: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (now, replaced): (Bool, CheckedContinuation<Void, Never>?) = state.withLock { state in
-                if state.finished || state.texts <= frames { return (true, nil) }
-                defer { state.roomWaiter = (frames, continuation) }
-                return (false, state.roomWaiter?.continuation)
+        let token = state.withLock { state in
+            state.nextToken &+= 1
+            return state.nextToken
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let (now, replaced): (Bool, CheckedContinuation<Void, Never>?) = state.withLock { state in
+                    if state.finished || state.texts <= frames || Task.isCancelled { return (true, nil) }
+                    defer { state.roomWaiter = (frames, token, continuation) }
+                    return (false, state.roomWaiter?.continuation)
+                }
+                replaced?.resume()
+                if now { continuation.resume() }
             }
-            replaced?.resume()
-            if now { continuation.resume() }
+        } onCancel: {
+            let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+                guard let waiter = state.roomWaiter, waiter.token == token else { return nil }
+                state.roomWaiter = nil
+                return waiter.continuation
+            }
+            waiter?.resume()
         }
     }
 

@@ -51,6 +51,8 @@ struct SharedThreadTracker {
     var entries: [String: Entry] = [:]
     /// Ephemeral threads (the TUI's helpers, e.g. for titles): no rollout, never resumable, not the user's.
     var ephemeral: Set<String> = []
+    /// Threads whose cwd is being looked up.
+    var discovering: Set<String> = []
     /// Keyed by the approval's item id.
     var answeredElsewhere: [String: AnsweredElsewhere] = [:]
 

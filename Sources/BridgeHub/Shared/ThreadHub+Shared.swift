@@ -22,12 +22,9 @@ extension ThreadHub {
     func sharedNotification(method: String, params: JSONValue, paramsJSON: String?, threadId: String) -> Bool {
         if method == "thread/started", params["thread"]?["ephemeral"]?.boolValue == true { sharedThreads.ephemeral.insert(threadId) }
         guard !sharedThreads.ephemeral.contains(threadId) else { return false }
-        if threads[threadId] == nil {
-            // Not loaded here until this bridge starts or resumes it.
-            threads[threadId] = ThreadState(cwd: params["thread"]?["cwd"]?.stringValue, loadedGeneration: -1)
-        }
-        if threads[threadId]?.cwd == nil, let cwd = params["thread"]?["cwd"]?.stringValue { threads[threadId]?.cwd = cwd }
-        guard let cwd = threads[threadId]?.cwd else {
+        // Not loaded here until this bridge starts or resumes it.
+        book.know(threadId, cwd: params["thread"]?["cwd"]?.stringValue, generation: ThreadBook.notLoaded)
+        guard let cwd = book[threadId]?.cwd else {
             // A thread announced before this bridge connected (or a helper thread with no cwd): learn its cwd.
             if method == "thread/status/changed" { discoverSharedThread(threadId) }
             return false
@@ -56,10 +53,10 @@ extension ThreadHub {
             // Followed mid-turn: read the thread again before its end is published (this notification is held).
             sharedThreads.beginCatchUp(threadId)
             let generation = self.generation
-            Task { await self.completeCatchUp(threadId, generation: generation) }
+            background.start { await self.completeCatchUp(threadId, generation: generation) }
         }
         let publishNow = sharedThreads.note(threadId: threadId, method: method, params: params, paramsJSON: paramsJSON)
-        if sharedThreads.wantsResume(threadId, generation: generation), threads[threadId]?.loadedGeneration != generation {
+        if sharedThreads.wantsResume(threadId, generation: generation), !book.isLoaded(threadId, in: generation) {
             followSharedThread(threadId)
         }
         return publishNow
@@ -67,7 +64,7 @@ extension ThreadHub {
 
     /// Whether to relay a server request on a shared app-server (false: leave it to the other clients).
     func sharedRelays(method: String, threadId: String?) -> Bool {
-        guard ApprovalMapping.type(of: method) != nil, let threadId, let cwd = threads[threadId]?.cwd else { return false }
+        guard ApprovalMapping.type(of: method) != nil, let threadId, let cwd = book[threadId]?.cwd else { return false }
         return gate.shows(cwd: cwd)
     }
 
@@ -75,25 +72,25 @@ extension ThreadHub {
     /// their turns reach the phone again (publishing what they did meanwhile), and the threads inside the roots
     /// that other clients are running right now (started before this bridge connected).
     func resumeSharedThreads(previousGeneration: Int) {
-        for (threadId, state) in threads
-        where state.loadedGeneration == previousGeneration && previousGeneration > 0 && gate.shows(cwd: state.cwd) {
+        for (threadId, cwd) in book.loaded(in: previousGeneration) where previousGeneration > 0 && gate.shows(cwd: cwd) {
             _ = sharedThreads.endResume(threadId, following: nil)
             followSharedThread(threadId)
         }
         let generation = self.generation
-        Task {
-            guard let list = try? await self.codex.threadList(limit: 50, timeout: self.policy.codexTimeout) else { return }
-            for thread in list["data"]?.arrayValue ?? [] {
-                guard let threadId = thread["id"]?.stringValue, thread["status"]?["type"]?.stringValue == "active",
-                    self.gate.shows(cwd: thread["cwd"]?.stringValue), self.generation == generation,
-                    self.threads[threadId]?.loadedGeneration != generation, self.sharedThreads.entries[threadId]?.follow ?? .idle == .idle
-                else { continue }
-                if self.threads[threadId] == nil {
-                    self.threads[threadId] = ThreadState(cwd: thread["cwd"]?.stringValue, loadedGeneration: -1)
-                }
-                self.sharedThreads.noteActive(threadId)
-                self.followSharedThread(threadId)
-            }
+        background.start { await self.followThreadsActiveElsewhere(generation: generation) }
+    }
+
+    /// Follows the threads inside the roots that other clients run right now.
+    private func followThreadsActiveElsewhere(generation: Int) async {
+        guard let list = try? await codex.threadList(limit: 50, timeout: policy.codexTimeout) else { return }
+        for thread in list["data"]?.arrayValue ?? [] {
+            guard let threadId = thread["id"]?.stringValue, thread["status"]?["type"]?.stringValue == "active",
+                gate.shows(cwd: thread["cwd"]?.stringValue), self.generation == generation,
+                !book.isLoaded(threadId, in: generation), sharedThreads.entries[threadId]?.follow ?? .idle == .idle
+            else { continue }
+            book.know(threadId, cwd: thread["cwd"]?.stringValue, generation: ThreadBook.notLoaded)
+            sharedThreads.noteActive(threadId)
+            followSharedThread(threadId)
         }
     }
 
@@ -101,9 +98,7 @@ extension ThreadHub {
     func followSharedThread(_ threadId: String) {
         sharedThreads.beginResume(threadId)
         let generation = self.generation
-        Task {
-            await self.completeFollow(threadId, generation: generation)
-        }
+        background.start { await self.completeFollow(threadId, generation: generation) }
     }
 
     private func completeFollow(_ threadId: String, generation: Int) async {
@@ -120,7 +115,7 @@ extension ThreadHub {
         let missed = followed ? thread.map { sharedThreads.backfill(threadId, thread: $0) } ?? [] : []
         let held = sharedThreads.endResume(threadId, following: followed ? generation : nil)
         if followed {
-            threads[threadId]?.loadedGeneration = generation
+            book.followed(threadId, generation: generation)
             for event in missed { publishBackfilled(threadId: threadId, event: event) }
             // Codex's stored thread may lag behind a running turn: look again when that turn ends.
             let lastTurn = thread?["turns"]?.arrayValue?.last
@@ -136,7 +131,7 @@ extension ThreadHub {
             // Codex writes the rollout just after the turn starts: try again shortly (also when that turn is
             // already over: thread/read then brings all of it).
             try? await Task.sleep(for: .milliseconds(250))
-            if sharedThreads.mayRetry(threadId), threads[threadId]?.loadedGeneration != self.generation {
+            if sharedThreads.mayRetry(threadId), !book.isLoaded(threadId, in: self.generation) {
                 followSharedThread(threadId)
             }
         }
@@ -156,11 +151,7 @@ extension ThreadHub {
 
     private func publishBackfilled(threadId: String, event: (method: String, turnId: String, data: JSONValue)) {
         _ = sharedThreads.note(threadId: threadId, method: event.method, params: event.data, paramsJSON: nil)
-        switch event.method {
-        case "turn/started": threads[threadId]?.runningTurnId = event.turnId
-        case "turn/completed": if threads[threadId]?.runningTurnId == event.turnId { threads[threadId]?.runningTurnId = nil }
-        default: break
-        }
+        book.observe(event.method, threadId: threadId, turnId: event.turnId)
         publish(threadId: threadId) { seq in
             .event(ThreadEvent(seq: seq, threadId: threadId, turnId: event.turnId, type: event.method, data: event.data))
         }
@@ -168,26 +159,29 @@ extension ThreadHub {
 
     /// Learns the cwd of a thread announced before this bridge connected; resumes it when it is active.
     private func discoverSharedThread(_ threadId: String) {
-        guard !sharedDiscoveries.contains(threadId) else { return }
-        sharedDiscoveries.insert(threadId)
-        Task {
-            defer { self.sharedDiscoveries.remove(threadId) }
-            // thread/read fails until Codex has written the rollout (just after the first turn starts).
-            for _ in 0..<SharedThreadTracker.maxAttempts {
-                if let facts = try? await self.threadFacts(threadId) {
-                    guard self.gate.shows(cwd: facts.cwd) else { return }
-                    self.sharedThreads.noteActive(threadId)
-                    self.followSharedThread(threadId)
-                    return
-                }
-                try? await Task.sleep(for: .milliseconds(250))
+        guard !sharedThreads.discovering.contains(threadId) else { return }
+        sharedThreads.discovering.insert(threadId)
+        background.start { await self.discover(threadId) }
+    }
+
+    private func discover(_ threadId: String) async {
+        defer { sharedThreads.discovering.remove(threadId) }
+        // thread/read fails until Codex has written the rollout (just after the first turn starts).
+        for _ in 0..<SharedThreadTracker.maxAttempts {
+            if let facts = try? await threadFacts(threadId) {
+                guard gate.shows(cwd: facts.cwd) else { return }
+                sharedThreads.noteActive(threadId)
+                followSharedThread(threadId)
+                return
             }
+            try? await Task.sleep(for: .milliseconds(250))
         }
     }
 
     /// `serverRequest/resolved` for an approval still pending here: another client answered it first.
     private func approvalAnsweredElsewhere(_ params: JSONValue) {
-        guard let requestId = params["requestId"], let request = approvals.answeredElsewhere(requestId: requestId, generation: generation)
+        guard let requestId = params["requestId"],
+            let request = desks.approvals.answeredElsewhere(requestId: requestId, generation: generation)
         else { return }
         let approvalId = request.approvalId
         let answered = SharedThreadTracker.AnsweredElsewhere(approvalId: approvalId, threadId: request.threadId)
@@ -208,6 +202,6 @@ extension ThreadHub {
         let entry = AuditEntry(
             at: storage.audit.timestamp, actor: .desk, kind: "approve", threadId: answered.threadId, outcome: "ok",
             detail: "\(decision.rawValue) \(answered.approvalId)")
-        Task { await self.record(entry) }
+        background.start { await self.record(entry) }
     }
 }

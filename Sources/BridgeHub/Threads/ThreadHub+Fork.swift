@@ -13,37 +13,30 @@ extension ThreadHub {
             guard !turnId.isEmpty, turnId.utf8.count <= Self.maxThreadIdBytes else {
                 throw HubError(.badRequest, "turnId must be 1 to \(Self.maxThreadIdBytes) bytes")
             }
-            if threads[fork.threadId]?.runningTurnId == turnId {
+            if book.runningTurn(of: fork.threadId) == turnId {
                 throw HubError(.conflict, "turn \(turnId) is still running; fork through an ended turn")
             }
         }
-        var params: [String: JSONValue] = [
-            "threadId": .string(fork.threadId), "cwd": .string(cwd), "sandbox": .string(turnPolicy.sandbox),
-            "approvalPolicy": .string(turnPolicy.approvalPolicy), "excludeTurns": true,
-        ]
-        if let turnId = fork.turnId { params["lastTurnId"] = .string(turnId) }
-        let before = lastSeq
+        let before = events.lastSeq
         let result: JSONValue
         do {
-            result = try await codex.request("thread/fork", params: .object(params), timeout: policy.codexTimeout)
+            result = try await codex.threadFork(
+                threadId: fork.threadId, cwd: cwd, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
+                throughTurn: fork.turnId, timeout: policy.codexTimeout)
         } catch let error as CodexError where error.code == .rpc && fork.turnId != nil {
             throw HubError(.badRequest, "cannot fork through turn \(fork.turnId?.prefix(64) ?? ""): \(error.message)")
         }
         guard let threadId = result["thread"]?["id"]?.stringValue else {
             throw HubError(.codexError, "thread/fork answered without a thread")
         }
-        var state = threads[threadId] ?? ThreadState(cwd: cwd, loadedGeneration: generation)
-        state.cwd = cwd
-        state.loadedGeneration = generation
-        state.policy = turnPolicy
-        threads[threadId] = state
+        book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
         do {
             try await storage.threadPolicies.remember(
                 .init(sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy), for: threadId)
         } catch {
             logger.warning("Cannot remember a thread's policy", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
         }
-        let covered = fanOut.covers(session.id, "*")
+        let covered = events.fanOut.covers(session.id, "*")
         _ = await subscribeResuming(session, to: threadId, afterSeq: covered ? nil : before)
         session.logger.info("Thread forked", metadata: ["bridge.thread.id": "\(threadId)", "bridge.thread.source": "\(fork.threadId)"])
         return ThreadForked(threadId: threadId, forkedFrom: fork.threadId, cwd: cwd)
@@ -53,7 +46,7 @@ extension ThreadHub {
     static let maxSkills = 500
 
     func listSkills(_ list: ListSkills, cwd: String) async throws -> SkillList {
-        let result = try await codex.request("skills/list", params: ["cwds": [.string(cwd)]], timeout: policy.codexTimeout)
+        let result = try await codex.skillsList(cwd: cwd, timeout: policy.codexTimeout)
         var skills: [SkillList.Skill] = []
         for entry in result["data"]?.arrayValue ?? [] {
             for skill in entry["skills"]?.arrayValue ?? [] {

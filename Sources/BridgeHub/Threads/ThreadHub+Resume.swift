@@ -100,19 +100,18 @@ extension ThreadHub {
 
     /// Resumes the threads whose turns the previous run left open, so Codex knows them again.
     func resumeRecoveredThreads() {
-        let recovered = recoveredThreads
-        recoveredThreads = []
-        for threadId in recovered {
-            Task {
-                do {
-                    let facts = try await self.threadFacts(threadId)
-                    guard case .allowed(_, let turnPolicy) = self.gate.admitThread(facts) else { return }
-                    try await self.ensureLoaded(threadId, policy: turnPolicy ?? self.gate.defaults)
-                } catch {
-                    self.logger.notice(
-                        "Cannot resume a thread of the previous run", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
-                }
-            }
+        for threadId in book.takeRecovered() {
+            background.start { await self.resumeRecovered(threadId) }
+        }
+    }
+
+    private func resumeRecovered(_ threadId: String) async {
+        do {
+            let facts = try await threadFacts(threadId)
+            guard case .allowed(_, let turnPolicy) = gate.admitThread(facts) else { return }
+            try await ensureLoaded(threadId, policy: turnPolicy ?? gate.defaults)
+        } catch {
+            logger.notice("Cannot resume a thread of the previous run", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
         }
     }
 
@@ -148,28 +147,18 @@ extension ThreadHub {
         }
     }
 
-    /// Writes one numbered message to the journal before anyone sees it.
-    func journal(_ message: ServerMessage, text: String, threadId: String) {
-        do {
-            try storage.journal.append(Self.entry(for: message, text: text, threadId: threadId))
-        } catch {
-            // Still delivered live: a client that is connected loses nothing; a resume after this seq may miss it.
-            logger.error("Cannot write to the journal", metadata: ["bridge.seq": "\(message.seq ?? 0)", "error": "\(error)"])
-        }
-    }
-
     /// Queues a live frame for a session, or holds it while the session's replay runs.
     func deliver(_ text: String, to id: UInt64) {
-        apply(fanOut.deliver(text, to: id))
+        apply(events.fanOut.deliver(text, to: id))
     }
 
     func beginHold(_ id: UInt64) {
-        fanOut.hold(id)
+        events.fanOut.hold(id)
     }
 
     /// Ends one hold; the last one queues the held frames.
     func endHold(_ id: UInt64) {
-        apply(fanOut.release(id))
+        apply(events.fanOut.release(id))
     }
 
     /// Does what the fan-out decided. A session whose outbox overflows gets nothing more (its outbox refuses
@@ -191,15 +180,13 @@ extension ThreadHub {
         for id in order {
             guard let texts = frames[id], let session = sessions[id]?.session else { continue }
             session.sendEncoded(contentsOf: texts)
-            pacing.note(id)
+            events.delivered(to: id)
         }
     }
 
     /// Whether every journaled message after `cursor` is still there.
     func resumeStatus(after cursor: Int64) -> ResumeStatus {
-        if cursor > lastSeq { return .gap }  // a cursor from another bridge or a reset database
-        let prunedThrough = (try? storage.journal.prunedThrough()) ?? .max
-        return cursor >= prunedThrough ? .ok : .gap
+        events.resumeStatus(after: cursor, prunedThrough: (try? storage.journal.prunedThrough()) ?? .max)
     }
 
     // MARK: Sessions
@@ -221,7 +208,7 @@ extension ThreadHub {
         sessions[session.id] = SessionState(session: session, clientKey: key)
         // Nothing reaches the session before its helloAck: live frames wait until `replayPending`.
         beginHold(session.id)
-        let seam = lastSeq
+        let seam = events.lastSeq
         var status: ResumeStatus?
         if let cursor = session.hello.resume?.lastSeq {
             status = resumeStatus(after: cursor)
@@ -250,13 +237,13 @@ extension ThreadHub {
         }
         if sessions[session.id]?.approvalsAfterAck == true {
             sessions[session.id]?.approvalsAfterAck = false
-            for request in approvals.inOrder where fanOut.covers(session.id, request.threadId) {
+            for request in desks.approvals.inOrder where events.fanOut.covers(session.id, request.threadId) {
                 session.send(.approvalRequest(request))
             }
-            if fanOut.covers(session.id, "*") {
+            if events.fanOut.covers(session.id, "*") {
                 sendPendingExtras(to: session, on: "*")
             } else {
-                for threadId in fanOut.threads(of: session.id).sorted() { sendPendingExtras(to: session, on: threadId) }
+                for threadId in events.fanOut.threads(of: session.id).sorted() { sendPendingExtras(to: session, on: threadId) }
             }
         }
         endHold(session.id)
@@ -265,7 +252,7 @@ extension ThreadHub {
     /// Subscribes with an optional resume cursor: replays `(afterSeq, seam]` of the subscription before the
     /// answer is returned. Returns the answer's facts.
     func subscribeResuming(_ session: ClientSession, to threadId: String, afterSeq: Int64?) async -> SubscriptionChanged {
-        let seam = lastSeq
+        let seam = events.lastSeq
         let status = afterSeq.map { resumeStatus(after: $0) }
         subscribe(session, to: threadId, sendPendingApprovals: status != .ok)
         if let afterSeq, status == .ok, afterSeq < seam {
@@ -294,14 +281,14 @@ extension ThreadHub {
 
     /// Runs a replay after the session's earlier ones.
     func runReplay(_ replay: Replay, to session: ClientSession) async {
-        let previous = replayTails[session.id]
+        let previous = work.replayTails[session.id]
         let task = Task {
             await previous?.value
             await self.replayJournal(replay, to: session)
         }
-        replayTails[session.id] = task
+        work.replayTails[session.id] = task
         await task.value
-        if replayTails[session.id] == task { replayTails[session.id] = nil }
+        if work.replayTails[session.id] == task { work.replayTails[session.id] = nil }
     }
 
     /// Queues the journaled messages of `replay` page by page, waiting while the client has many frames queued.

@@ -22,15 +22,10 @@ extension ThreadHub {
             target = ["type": "commit", "sha": .string(sha)]
         }
         try await ensureLoaded(review.threadId, policy: turnPolicy)
-        if threads[review.threadId]?.runningTurnId != nil || messageQueue.isBusy(review.threadId) {
+        if book.runningTurn(of: review.threadId) != nil || desks.queue.isBusy(review.threadId) {
             throw HubError(.conflict, "a turn is running on thread \(review.threadId); review when it ends")
         }
-        let result = try await codex.request(
-            "review/start", params: ["threadId": .string(review.threadId), "target": target, "delivery": "inline"],
-            timeout: policy.codexTimeout)
-        guard let turnId = result["turn"]?["id"]?.stringValue else {
-            throw CodexError.protocolViolation("missing review/start result.turn.id")
-        }
+        let turnId = try await codex.reviewStart(threadId: review.threadId, target: target, timeout: policy.codexTimeout)
         return Accepted(threadId: review.threadId, turnId: turnId)
     }
 

@@ -72,7 +72,7 @@ extension ThreadHub {
             state.session.send(.scopesChanged(ScopesChanged(scopes: scopes)))
             state.session.logger.notice("Device scopes changed", metadata: ["bridge.device.scopes": "\(scopes)"])
             if !scopes.contains(.observe) {
-                for threadId in fanOut.threads(of: state.session.id) { unsubscribe(state.session, from: threadId) }
+                for threadId in events.fanOut.threads(of: state.session.id) { unsubscribe(state.session, from: threadId) }
                 unsubscribe(state.session, from: "*")
             }
         }

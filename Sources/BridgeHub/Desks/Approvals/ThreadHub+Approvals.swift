@@ -24,7 +24,7 @@ extension ThreadHub {
     /// kind expects; every subscriber gets `approvalResolved` (journaled); push follows up. No suspension point
     /// between taking the approval out and answering Codex.
     func resolveApproval(_ approvalId: String, _ decision: ApprovalDecision, by answerer: Answerer) throws -> Accepted {
-        let answer = try approvals.answer(approvalId, decision: decision)
+        let answer = try desks.approvals.answer(approvalId, decision: decision)
         do {
             try codex.respond(to: answer.codexId, result: answer.result)
         } catch {
@@ -47,7 +47,7 @@ extension ThreadHub {
     /// Answers an approval from a notification's action (`POST /push/action`): the gate first (the approval's
     /// thread inside the roots), then exactly the path of `approve` (``resolveApproval(_:_:by:)``).
     public func answerFromNotification(approvalId: String, decision: ApprovalDecision, owner: String) async throws -> Accepted {
-        guard let threadId = approvals.threadId(of: approvalId) else {
+        guard let threadId = desks.approvals.threadId(of: approvalId) else {
             throw HubError(.approvalNotPending, "approval \(approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
         }
         let facts = try await threadFacts(threadId)

@@ -27,21 +27,21 @@ extension ThreadHub {
         let answer = try await codex.threadGoalSet(
             threadId: request.threadId, objective: objective, tokenBudget: request.tokenBudget, timeout: policy.codexTimeout)
         guard let goal = GoalBook.goal(from: answer) else { throw CodexError.protocolViolation("thread/goal/set answered no goal") }
-        goalBook.record(goal, of: request.threadId)
+        desks.goals.record(goal, of: request.threadId)
         logger.info("Goal set", metadata: ["bridge.thread.id": "\(request.threadId)", "bridge.goal.status": "\(goal.status)"])
         return GoalSet(threadId: request.threadId, goal: goal)
     }
 
     func clearGoal(_ threadId: String) async throws -> Accepted {
         try await codex.threadGoalClear(threadId: threadId, timeout: policy.codexTimeout)
-        goalBook.record(nil, of: threadId)
+        desks.goals.record(nil, of: threadId)
         return Accepted(threadId: threadId)
     }
 
     /// The goals of `threadIds` (those that have one): from the book, asking Codex (`thread/goal/get`, a few at a
     /// time, briefly) for threads it does not know yet. A thread Codex cannot answer for stays unknown.
     func goals(of threadIds: [String]) async -> [String: ThreadGoal] {
-        let unknown = threadIds.filter { goalBook.goal(of: $0) == nil }
+        let unknown = threadIds.filter { desks.goals.goal(of: $0) == nil }
         if !unknown.isEmpty {
             let codex = self.codex
             let fetched = await withTaskGroup(of: (String, ThreadGoal??).self) { group in
@@ -68,13 +68,13 @@ extension ThreadHub {
                 }
                 return results
             }
-            for case (let threadId, .some(let goal)) in fetched where goalBook.goal(of: threadId) == nil {
-                goalBook.record(goal, of: threadId)
+            for case (let threadId, .some(let goal)) in fetched where desks.goals.goal(of: threadId) == nil {
+                desks.goals.record(goal, of: threadId)
             }
         }
         var out: [String: ThreadGoal] = [:]
         for threadId in threadIds {
-            if case .some(.some(let goal)) = goalBook.goal(of: threadId) { out[threadId] = goal }
+            if case .some(.some(let goal)) = desks.goals.goal(of: threadId) { out[threadId] = goal }
         }
         return out
     }

@@ -33,14 +33,14 @@ extension ThreadHub {
             threadId: start.threadId, text: start.text, sandbox: start.policy.sandbox, approvalPolicy: start.policy.approvalPolicy,
             model: start.model, effort: start.effort, extraInput: start.extraInput, collaborationMode: codexMode,
             timeout: policy.codexTimeout)
-        planDesk.learn(threadId: start.threadId, model: start.model, effort: start.effort)
+        desks.plans.learn(threadId: start.threadId, model: start.model, effort: start.effort)
         if let chosen = start.collaborationMode { rememberMode(chosen, of: start.threadId) }
         return turnId
     }
 
     /// The mode `threadId`'s turns start with when a request names none (looked up on disk once).
     func rememberedMode(of threadId: String) -> CollaborationMode? {
-        if let known = planDesk.mode(of: threadId) { return known }
+        if let known = desks.plans.mode(of: threadId) { return known }
         let stored: CollaborationMode?
         do {
             stored = try storage.plans.mode(of: threadId)
@@ -48,14 +48,14 @@ extension ThreadHub {
             logger.warning("Cannot read a thread's collaboration mode", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
             return nil
         }
-        planDesk.remember(stored, of: threadId)
+        desks.plans.remember(stored, of: threadId)
         return stored
     }
 
     /// Remembers the mode a request chose (also when it steered a running turn: the thread's next turns use it).
     func rememberMode(_ mode: CollaborationMode, of threadId: String) {
         guard rememberedMode(of: threadId) != mode else { return }
-        planDesk.remember(mode, of: threadId)
+        desks.plans.remember(mode, of: threadId)
         do {
             try storage.plans.remember(mode, for: threadId)
         } catch {
@@ -67,15 +67,15 @@ extension ThreadHub {
     /// The model and effort a collaboration mode must name for `threadId`: the request's, else what Codex reported
     /// for the thread (asking it with `thread/read` when nothing was reported yet).
     private func modelSettings(of threadId: String, model: String?, effort: String?) async throws -> PlanDesk.ModelSettings {
-        if planDesk.models[threadId] == nil, model == nil {
+        if desks.plans.models[threadId] == nil, model == nil {
             let thread = try await codex.threadRead(threadId: threadId, includeTurns: false, timeout: policy.codexTimeout)
-            planDesk.learn(thread: thread)
+            desks.plans.learn(thread: thread)
         }
-        guard let known = model ?? planDesk.models[threadId]?.model else {
+        guard let known = model ?? desks.plans.models[threadId]?.model else {
             throw HubError(.codexError, "Codex did not say which model thread \(threadId) uses; name one with model")
         }
-        let sameModel = planDesk.models[threadId]?.model == known
-        return PlanDesk.ModelSettings(model: known, effort: effort ?? (sameModel ? planDesk.models[threadId]?.effort : nil))
+        let sameModel = desks.plans.models[threadId]?.model == known
+        return PlanDesk.ModelSettings(model: known, effort: effort ?? (sameModel ? desks.plans.models[threadId]?.effort : nil))
     }
 
     /// Keeps a turn's plan (`turn/plan/updated`); a failure to write is logged, the event still went out.
@@ -89,7 +89,7 @@ extension ThreadHub {
 
     /// `readThread`'s answer: Codex's thread and what the bridge keeps beside it (goal, mode, plans).
     func snapshot(of threadId: String, thread: JSONValue) async -> ThreadSnapshot {
-        planDesk.learn(thread: thread)
+        desks.plans.learn(thread: thread)
         let plans: [TurnPlan]
         do {
             plans = try storage.plans.plans(of: threadId)
@@ -98,8 +98,8 @@ extension ThreadHub {
             plans = []
         }
         let goal = await goals(of: [threadId])[threadId]
-        let agents = subAgents.children(of: threadId).compactMap { child in
-            subAgents.agents[child].map {
+        let agents = desks.subAgents.children(of: threadId).compactMap { child in
+            desks.subAgents.agents[child].map {
                 SubAgent(agentThreadId: child, status: $0.status?.rawValue, agentNickname: $0.nickname, agentRole: $0.role)
             }
         }

@@ -19,13 +19,13 @@ extension ThreadHub {
         let announcement = MessageQueued(
             seq: 0, threadId: threadId, queuedId: queuedId, text: message.text, model: message.model, effort: message.effort,
             attachments: message.attachments, collaborationMode: message.collaborationMode, deviceId: session.principal.deviceId)
-        guard messageQueue.entries(of: threadId).count < messageQueue.maxPerThread else {
-            throw HubError(.conflict, "thread \(threadId) already holds \(messageQueue.maxPerThread) queued messages")
+        guard desks.queue.entries(of: threadId).count < desks.queue.maxPerThread else {
+            throw HubError(.conflict, "thread \(threadId) already holds \(desks.queue.maxPerThread) queued messages")
         }
         publish(threadId: threadId) { seq in
             var numbered = announcement
             numbered.seq = seq
-            try? self.messageQueue.enqueue(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
+            try? self.desks.queue.enqueue(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
             self.keep(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
             return .messageQueued(numbered)
         }
@@ -35,7 +35,7 @@ extension ThreadHub {
 
     /// `cancelQueued`: removes a message that has not started.
     func cancelQueuedMessage(_ cancel: CancelQueued) throws -> Accepted {
-        guard messageQueue.cancel(cancel.queuedId, on: cancel.threadId) != nil else {
+        guard desks.queue.cancel(cancel.queuedId, on: cancel.threadId) != nil else {
             throw HubError(
                 .notFound, "no queued message \(cancel.queuedId.prefix(64)) on thread \(cancel.threadId) (started, cancelled or unknown)")
         }
@@ -45,13 +45,13 @@ extension ThreadHub {
 
     /// A turn of `threadId` ended: starts its next queued message, if any.
     func turnEnded(_ threadId: String, turnId: String? = nil) {
-        guard let entry = messageQueue.next(for: threadId, endedTurn: turnId) else { return }
-        Task { await self.startQueued(entry) }
+        guard let entry = desks.queue.next(for: threadId, endedTurn: turnId) else { return }
+        background.start { await self.startQueued(entry) }
     }
 
     /// Codex runs (again): every thread holding messages and running no turn starts its next one.
     func startWaitingMessages() {
-        for threadId in messageQueue.threadsWaiting where threads[threadId]?.runningTurnId == nil {
+        for threadId in desks.queue.threadsWaiting where book.runningTurn(of: threadId) == nil {
             turnEnded(threadId)
         }
     }
@@ -85,21 +85,21 @@ extension ThreadHub {
             claimUploads(message.attachments, for: message.threadId)
             unqueued(message.threadId, message.queuedId, reason: .started, turnId: turnId)
             // Its turn may be over already (it ended before Codex answered turn/start): then the next one follows.
-            if messageQueue.finishedStarting(message.threadId, turnId: turnId) { turnEnded(message.threadId) }
+            if desks.queue.finishedStarting(message.threadId, turnId: turnId) { turnEnded(message.threadId) }
         } catch {
             if Self.codexIsAway(error) {
                 // Not the message's fault: it waits, first in line, for Codex to come back.
                 logger.notice("A queued message waits for Codex", metadata: ["bridge.thread.id": "\(message.threadId)"])
-                messageQueue.putBack(entry)
+                desks.queue.putBack(entry)
                 return
             }
             let reason = (error as? HubError)?.message ?? (error as? CodexError)?.message ?? "\(error)"
             logger.warning(
                 "A queued message could not start", metadata: ["bridge.thread.id": "\(message.threadId)", "error": "\(reason)"])
             unqueued(message.threadId, message.queuedId, reason: .failed, message: reason)
-            messageQueue.finishedStarting(message.threadId)
+            desks.queue.finishedStarting(message.threadId)
             // Nothing runs now: the next one gets its chance.
-            if threads[message.threadId]?.runningTurnId == nil { turnEnded(message.threadId) }
+            if book.runningTurn(of: message.threadId) == nil { turnEnded(message.threadId) }
         }
     }
 
@@ -127,7 +127,7 @@ extension ThreadHub {
         for request in pendingInputRequests(on: threadId) {
             session.send(.inputRequest(request))
         }
-        for entry in messageQueue.all where threadId == "*" || entry.threadId == threadId {
+        for entry in desks.queue.all where threadId == "*" || entry.threadId == threadId {
             session.send(.messageQueued(entry.announcement))
         }
     }

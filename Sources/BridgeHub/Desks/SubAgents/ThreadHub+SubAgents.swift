@@ -19,20 +19,22 @@ extension ThreadHub {
         let turn = params["turn"]
         let id = turn?["id"]?.stringValue
         guard let root = turn?["rootTurnId"]?.stringValue, root != id else { return id }
-        if subAgents.isSubAgent(threadId) || owner(ofTurn: root, besides: threadId) != nil { return id }
+        if desks.subAgents.isSubAgent(threadId) || owner(ofTurn: root, besides: threadId) != nil { return id }
         return root
     }
 
     /// The other thread whose running turn is `turnId`.
     func owner(ofTurn turnId: String, besides threadId: String) -> String? {
-        threads.first { $0.key != threadId && $0.value.runningTurnId == turnId }?.key
+        book.owner(ofTurn: turnId, besides: threadId)
     }
 
     /// What the desks of plans, goals and sub-agents take from one Codex notification (after it was published).
     func observeDesks(method: String, params: JSONValue, threadId: String) {
-        if let plan = planDesk.observe(method: method, params: params, threadId: threadId) { keepPlan(plan, of: threadId) }
-        goalBook.observe(method: method, params: params, threadId: threadId)
-        let updates = subAgents.observe(method: method, params: params, threadId: threadId) { self.owner(ofTurn: $0, besides: threadId) }
+        if let plan = desks.plans.observe(method: method, params: params, threadId: threadId) { keepPlan(plan, of: threadId) }
+        desks.goals.observe(method: method, params: params, threadId: threadId)
+        let updates = desks.subAgents.observe(method: method, params: params, threadId: threadId) {
+            self.owner(ofTurn: $0, besides: threadId)
+        }
         for update in updates { announce(update) }
     }
 
@@ -48,20 +50,21 @@ extension ThreadHub {
             .event(ThreadEvent(seq: seq, threadId: update.parentThreadId, type: "bridge/subAgent", data: .object(data)))
         }
         let child = update.agentThreadId
-        if threads[child]?.policy == nil, let parentPolicy = threads[update.parentThreadId]?.policy {
+        if book[child]?.policy == nil, let parentPolicy = book[update.parentThreadId]?.policy {
             // Codex runs a sub-agent with its parent's policy; a turn the phone starts on it does too.
-            threads[child, default: ThreadState(loadedGeneration: generation)].policy = parentPolicy
+            book.know(child, generation: generation)
+            book.setPolicy(parentPolicy, of: child)
         }
-        if update.agent.nickname == nil, !lookedUpSubAgents.contains(child) {
-            lookedUpSubAgents.insert(child)
-            Task { await self.lookUpSubAgent(child) }
+        if update.agent.nickname == nil, !desks.lookedUpSubAgents.contains(child) {
+            desks.lookedUpSubAgents.insert(child)
+            background.start { await self.lookUpSubAgent(child) }
         }
     }
 
     /// Reads a sub-agent's thread: its nickname and role (announced when known) and its directory (the gate's).
     /// Codex may not have stored the thread yet when its spawn is announced: a few tries, a moment apart.
     private func lookUpSubAgent(_ threadId: String) async {
-        guard let parent = subAgents.agents[threadId]?.parentThreadId else { return }
+        guard let parent = desks.subAgents.agents[threadId]?.parentThreadId else { return }
         var found: JSONValue?
         for attempt in 0..<Self.subAgentLookups {
             if attempt > 0 { try? await Task.sleep(for: Self.subAgentLookupPause) }
@@ -74,11 +77,9 @@ extension ThreadHub {
             }
         }
         guard let thread = found else { return }
-        if threads[threadId]?.cwd == nil, let cwd = thread["cwd"]?.stringValue {
-            threads[threadId, default: ThreadState(loadedGeneration: generation)].cwd = cwd
-        }
-        planDesk.learn(thread: thread)
-        let update = subAgents.learn(
+        book.know(threadId, cwd: thread["cwd"]?.stringValue, generation: generation)
+        desks.plans.learn(thread: thread)
+        let update = desks.subAgents.learn(
             threadId, parent: thread["parentThreadId"]?.stringValue ?? parent, nickname: thread["agentNickname"]?.stringValue,
             role: thread["agentRole"]?.stringValue)
         if let update { announce(update) }

@@ -1,0 +1,22 @@
+/// The hub's desks, each a value type that owns its part of the state and the one way to change it: approvals,
+/// questions, the queue of follow-ups, plans, goals, sub-agents, `!commands`, and the bridge's own ephemeral
+/// threads. ``ThreadHub`` holds one of these and does the I/O they ask for.
+struct HubDesks {
+    /// Approvals waiting for their answer, and the one way to answer them (Desks/Approvals).
+    var approvals = ApprovalDesk()
+    /// The agent's questions waiting for their first answer, and the requests refused (Desks/Questions).
+    var questions = QuestionDesk()
+    /// Follow-ups held until the running turn ends, kept across restarts (Desks/Queue).
+    var queue = MessageQueue()
+    /// Plan mode and plans (Desks/Plans).
+    var plans = PlanDesk()
+    /// Goals (Desks/Goals).
+    var goals = GoalBook()
+    /// Sub-agents under their parents (Desks/SubAgents), and those whose thread was looked up already.
+    var subAgents = SubAgentTracker()
+    var lookedUpSubAgents: Set<String> = []
+    /// Phones' `!commands` while they run (ThreadHub+Commands).
+    var commands = CommandRuns()
+    /// The bridge's own ephemeral Codex threads (a commit message being written; ThreadHub+CommitMessage).
+    var ephemeral: [String: ThreadHub.EphemeralThread] = [:]
+}

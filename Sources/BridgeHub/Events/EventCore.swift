@@ -1,0 +1,93 @@
+import BridgeProtocol
+import BridgeStore
+
+/// The hub's numbered stream, as a value type with no I/O: who gets a seq, which messages wait for their
+/// batch's journal transaction, who receives which frame (``FanOut``), the frame tail of relayed deltas
+/// (``RelayFrame``) and whose outbox to let drain (``DeliveryPacing``).
+///
+/// The hub asks it what to do and does it: journal the ``Written/entries`` first, then apply the
+/// ``Written/actions``, in the same actor step, so a subscription whose seam is ``lastSeq`` sees every later
+/// message live and every earlier one in the journal.
+struct EventCore {
+    /// What the hub must do for messages that are ready: write `entries` to the journal in one transaction,
+    /// then apply `actions`.
+    struct Written {
+        var entries: [JournalEntry]
+        var actions: [FanOut.Action]
+    }
+
+    /// Messages published while a batch of Codex events is processed, journaled together.
+    private struct Batch {
+        var entries: [JournalEntry] = []
+        var deliveries: [(text: String, threadId: String)] = []
+    }
+
+    /// The last seq given out (or journaled by an earlier run).
+    private(set) var lastSeq: Int64
+    /// Subscriptions and replay holds.
+    var fanOut: FanOut
+    /// The frame tail of the last relayed delta, and the thread it belongs to.
+    var relayFrame = RelayFrame()
+    /// Sessions that got live frames since the hub last paced delivery.
+    private(set) var pacing = DeliveryPacing()
+    private var batch: Batch?
+
+    init(lastSeq: Int64, maxHeldFrames: Int) {
+        self.lastSeq = lastSeq
+        self.fanOut = FanOut(maxHeldFrames: maxHeldFrames)
+    }
+
+    /// The next seq.
+    mutating func nextSeq() -> Int64 {
+        lastSeq += 1
+        return lastSeq
+    }
+
+    /// Whether messages wait for ``endBatch()`` instead of being written one by one.
+    var isBatching: Bool { batch != nil }
+
+    /// From here to ``endBatch()`` messages are collected, journaled in one transaction and then delivered.
+    mutating func beginBatch() {
+        batch = Batch()
+    }
+
+    /// A numbered message of `threadId`: nil while batching (it waits for ``endBatch()``), else what to write
+    /// and deliver now.
+    mutating func publish(_ entry: JournalEntry, text: String, threadId: String) -> Written? {
+        if batch != nil {
+            batch?.entries.append(entry)
+            batch?.deliveries.append((text, threadId))
+            return nil
+        }
+        return Written(entries: [entry], actions: fanOut.publish(text, threadId: threadId))
+    }
+
+    /// Ends the batch: its entries for one journal transaction, and one list of actions for all its frames (a
+    /// session whose outbox refuses a frame gets no more of it).
+    mutating func endBatch() -> Written? {
+        guard let pending = batch else { return nil }
+        batch = nil
+        var actions: [FanOut.Action] = []
+        actions.reserveCapacity(pending.deliveries.count)
+        for (text, threadId) in pending.deliveries {
+            fanOut.publish(text, threadId: threadId, into: &actions)
+        }
+        return Written(entries: pending.entries, actions: actions)
+    }
+
+    /// A frame was queued for `session` (its outbox may need time to drain).
+    mutating func delivered(to session: UInt64) {
+        pacing.note(session)
+    }
+
+    /// The sessions that got frames since the last call.
+    mutating func takePaced() -> Set<UInt64> {
+        pacing.take()
+    }
+
+    /// Whether every message after `cursor` can be replayed, given the journal's pruned-through seq.
+    func resumeStatus(after cursor: Int64, prunedThrough: Int64) -> ResumeStatus {
+        if cursor > lastSeq { return .gap }  // a cursor from another bridge or a reset database
+        return cursor >= prunedThrough ? .ok : .gap
+    }
+}

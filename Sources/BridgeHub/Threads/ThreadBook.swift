@@ -1,0 +1,105 @@
+/// What the hub knows of each thread: its directory, the policy this bridge runs its turns with, its running
+/// turn, its last diff, and the Codex generation it is loaded in. A value type with no I/O; every change goes
+/// through one of its methods.
+///
+/// Entries are never removed while the bridge runs (a thread stays known), and "not loaded" is generation -1.
+struct ThreadBook {
+    struct Entry: Equatable {
+        var cwd: String?
+        /// The sandbox and approval policy this bridge runs the thread's turns with (nil: not decided yet).
+        var policy: TurnPolicy?
+        var runningTurnId: String?
+        var lastDiff: String?
+        /// The codex generation this thread is loaded in; a restart needs `thread/resume` first.
+        var loadedGeneration: Int
+    }
+
+    /// The generation of a thread that no Codex child has loaded for this bridge.
+    static let notLoaded = -1
+
+    private(set) var entries: [String: Entry] = [:]
+    /// Threads whose turn was running when the bridge last stopped; resumed once Codex runs.
+    private(set) var recovered: Set<String> = []
+
+    init(recovered: Set<String> = []) {
+        self.recovered = recovered
+        for threadId in recovered { entries[threadId] = Entry(loadedGeneration: Self.notLoaded) }
+    }
+
+    subscript(_ threadId: String) -> Entry? { entries[threadId] }
+
+    func runningTurn(of threadId: String) -> String? { entries[threadId]?.runningTurnId }
+
+    func isLoaded(_ threadId: String, in generation: Int) -> Bool { entries[threadId]?.loadedGeneration == generation }
+
+    /// How many threads run a turn.
+    var runningCount: Int { entries.values.count { $0.runningTurnId != nil } }
+
+    /// The thread other than `threadId` whose running turn is `turnId`.
+    func owner(ofTurn turnId: String, besides threadId: String) -> String? {
+        entries.first { $0.key != threadId && $0.value.runningTurnId == turnId }?.key
+    }
+
+    /// The threads loaded in `generation`, with their directories.
+    func loaded(in generation: Int) -> [(threadId: String, cwd: String?)] {
+        entries.filter { $0.value.loadedGeneration == generation }.map { ($0.key, $0.value.cwd) }
+    }
+
+    // MARK: Changes
+
+    /// Makes the thread known (loaded in `generation`) and learns its directory when none is known yet.
+    mutating func know(_ threadId: String, cwd: String? = nil, generation: Int) {
+        var entry = entries[threadId] ?? Entry(cwd: cwd, loadedGeneration: generation)
+        if entry.cwd == nil { entry.cwd = cwd }
+        entries[threadId] = entry
+    }
+
+    /// The thread was started, forked or resumed by this bridge in `generation`, in `cwd` (nil keeps the one
+    /// known), with `policy`.
+    mutating func loaded(_ threadId: String, cwd: String?, generation: Int, policy: TurnPolicy?) {
+        var entry = entries[threadId] ?? Entry(loadedGeneration: generation)
+        entry.loadedGeneration = generation
+        if let cwd { entry.cwd = cwd }
+        if let policy { entry.policy = policy }
+        entries[threadId] = entry
+    }
+
+    /// Followed as an observer (shared app-server): loaded in `generation`, nothing else changes.
+    mutating func followed(_ threadId: String, generation: Int) {
+        entries[threadId]?.loadedGeneration = generation
+    }
+
+    /// The policy this bridge runs the thread's turns with (a thread not known yet becomes known, not loaded).
+    mutating func setPolicy(_ policy: TurnPolicy, of threadId: String) {
+        entries[threadId, default: Entry(loadedGeneration: Self.notLoaded)].policy = policy
+    }
+
+    /// A turn event of the thread: `turn/started` and `turn/completed` (a completion without a turn id ends
+    /// whatever runs) move the running turn; `turn/diff/updated` keeps the diff.
+    mutating func observe(_ method: String, threadId: String, turnId: String?, diff: String? = nil) {
+        switch method {
+        case "turn/started": entries[threadId]?.runningTurnId = turnId
+        case "turn/completed":
+            if entries[threadId]?.runningTurnId == turnId || turnId == nil { entries[threadId]?.runningTurnId = nil }
+        case "turn/diff/updated": if let diff { entries[threadId]?.lastDiff = diff }
+        default: break
+        }
+    }
+
+    /// Codex stopped: no turn runs any more. Returns the turns that were running.
+    mutating func stopAll() -> [(threadId: String, turnId: String)] {
+        var stopped: [(threadId: String, turnId: String)] = []
+        for (threadId, entry) in entries {
+            guard let turnId = entry.runningTurnId else { continue }
+            entries[threadId]?.runningTurnId = nil
+            stopped.append((threadId, turnId))
+        }
+        return stopped.sorted { $0.threadId < $1.threadId }
+    }
+
+    /// The threads of the previous run to resume, once.
+    mutating func takeRecovered() -> Set<String> {
+        defer { recovered = [] }
+        return recovered
+    }
+}
