@@ -42,6 +42,25 @@ public final class ConfinedDirectory: Sendable {
         return ConfinedDirectory(descriptor: fd, path: absolute)
     }
 
+    /// The bytes of the regular file at `absolute` (at most `limit`; nil when it is larger or missing), for the
+    /// small metadata files git keeps (`.git` gitfiles, `commondir`, `HEAD`, `info/exclude`): opened once,
+    /// without following a link as its last component or its parent's, without blocking (a FIFO in its place is
+    /// `notRegularFile`, not a hang).
+    public static func contents(ofRegularFile absolute: String, limit: Int) throws(ConfinedFileError) -> [UInt8]? {
+        guard let slash = absolute.lastIndex(of: "/") else {
+            throw ConfinedFileError(.invalidPath, "\(absolute.prefix(256)) is not an absolute path")
+        }
+        let parent = slash == absolute.startIndex ? "/" : String(absolute[..<slash])
+        let name = String(absolute[absolute.index(after: slash)...])
+        do {
+            let file = try open(absolute: parent).fileWithoutLinks(name)
+            let bytes = try file.read(upTo: limit + 1)
+            return bytes.count > limit ? nil : bytes
+        } catch where error.code == .notFound {
+            return nil
+        }
+    }
+
     /// The directory `relative` below this one (empty or "." is a new descriptor of this one).
     public func directory(_ relative: String) throws(ConfinedFileError) -> ConfinedDirectory {
         let components = try ConfinedPath.normalized(relative)

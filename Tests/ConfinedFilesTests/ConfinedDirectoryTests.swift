@@ -90,4 +90,21 @@ import Testing
         #expect((#expect(throws: ConfinedFileError.self) { try directory.fileWithoutLinks("src/../src/a.txt") })?.code == .outside)
         #expect((#expect(throws: ConfinedFileError.self) { try directory.fileWithoutLinks("pipe") })?.code == .notRegularFile)
     }
+
+    /// git's small metadata files: read once by absolute path, never through a final link, never blocking.
+    @Test func aSmallRegularFileByAbsolutePath() throws {
+        #expect(try ConfinedDirectory.contents(ofRegularFile: top + "/src/a.txt", limit: 64) == Array("inside\n".utf8))
+        #expect(try ConfinedDirectory.contents(ofRegularFile: top + "/src/a.txt", limit: 3) == nil)  // larger than asked
+        #expect(try ConfinedDirectory.contents(ofRegularFile: top + "/missing", limit: 64) == nil)
+        let link = #expect(throws: ConfinedFileError.self) { try ConfinedDirectory.contents(ofRegularFile: top + "/abs-out", limit: 64) }
+        #expect(link?.code == .outside)
+        let started = ContinuousClock.now
+        let fifo = #expect(throws: ConfinedFileError.self) { try ConfinedDirectory.contents(ofRegularFile: top + "/pipe", limit: 64) }
+        #expect(fifo?.code == .notRegularFile && ContinuousClock.now - started < .seconds(5))
+        // A parent that is a link is refused too (`.git/info` pointing elsewhere).
+        let parent = #expect(throws: ConfinedFileError.self) {
+            try ConfinedDirectory.contents(ofRegularFile: top + "/src-link/a.txt", limit: 64)
+        }
+        #expect(parent?.code == .notDirectory)  // `O_NOFOLLOW | O_DIRECTORY` on a link
+    }
 }

@@ -1,3 +1,4 @@
+import ConfinedFiles
 import Foundation
 
 /// A git work tree the bridge runs git in: the top of the work tree, its `.git` (a directory, or a gitfile for a
@@ -41,9 +42,9 @@ struct GitWorkTree: Sendable, Hashable {
             var head = stat()
             return lstat(path + "/HEAD", &head) == 0 && ((head.st_mode & S_IFMT) == S_IFREG || (head.st_mode & S_IFMT) == S_IFLNK)
         case S_IFREG:
-            guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-            defer { try? handle.close() }
-            return (try? handle.read(upToCount: 8)).map { String(decoding: $0, as: UTF8.self) == "gitdir: " } ?? false
+            // Read once, without following a link and without blocking on a FIFO swapped in meanwhile.
+            guard let bytes = try? ConfinedDirectory.contents(ofRegularFile: path, limit: 4096) else { return false }
+            return bytes.starts(with: Array("gitdir: ".utf8))
         default:
             return false
         }

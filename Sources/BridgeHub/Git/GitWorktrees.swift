@@ -1,5 +1,6 @@
 import BridgeProtocol
 import ChildProcess
+import ConfinedFiles
 import Foundation
 
 /// A worktree per task: `startThread {worktree}` makes a new branch and a `git worktree` for it next to the
@@ -55,7 +56,14 @@ extension GitCheckout {
         let info = common.text.trimmingCharacters(in: .whitespacesAndNewlines) + "/info"
         let exclude = info + "/exclude"
         let line = "/\(Self.insideDirectory)/"
-        let existing = (try? String(contentsOfFile: exclude, encoding: .utf8)) ?? ""
+        // Read as what it must be, a regular file in the repository: a link would have the bridge copy the file it
+        // points to into the repository (for the agent to read), a FIFO would hang it.
+        let existing: String
+        do {
+            existing = String(decoding: try ConfinedDirectory.contents(ofRegularFile: exclude, limit: 1 << 20) ?? [], as: UTF8.self)
+        } catch {
+            throw HubError(.unsafeRepository, "\(exclude) is not a plain file (\(error.message)); the bridge leaves it alone")
+        }
         guard !existing.split(separator: "\n").contains(Substring(line)) else { return }
         try FileManager.default.createDirectory(atPath: info, withIntermediateDirectories: true)
         let text = existing + (existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n") + line + "\n"
@@ -105,11 +113,9 @@ struct GitWorktreeFacts: Sendable, Hashable {
         if let branch, !GitRefName.isValidBranch(branch) { self.branch = nil }
     }
 
-    /// A small text file (at most 4 KiB), nil otherwise.
+    /// A small text file (at most 4 KiB, a regular file reached without a link), nil otherwise.
     private static func read(_ path: String) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: 4097), data.count <= 4096 else { return nil }
-        return String(data: data, encoding: .utf8)
+        guard let bytes = try? ConfinedDirectory.contents(ofRegularFile: path, limit: 4096) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
     }
 }

@@ -105,4 +105,29 @@ import Testing
         #expect(started.cwd == fixture.repository + "/.codex-worktrees/task" && started.worktreeOf == fixture.repository)
         #expect(try fixture.git("-C", fixture.repository, "status", "--porcelain") == "")
     }
+
+    /// The repository's `info/exclude` is the repository's to shape: a link there must not make the bridge copy
+    /// the file it points to into the repository (where the agent reads it). Seen failing before: the secret
+    /// ended up in `.git/info/exclude`.
+    @Test func anExcludeLinkedOutOfTheRepositoryIsRefusedNotCopied() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
+        let fixture = try GitFixture(base: directory.path + "/root/git")
+        let secret = directory.path + "/secret.txt"
+        try "PRIVATE-KEY-MATERIAL\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        let exclude = fixture.repository + "/.git/info/exclude"
+        try? FileManager.default.removeItem(atPath: exclude)
+        try FileManager.default.createDirectory(atPath: fixture.repository + "/.git/info", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: exclude, withDestinationPath: secret)
+        let roots = try WorkspaceRoots([fixture.repository])
+        let harness = try await HubHarness(policy: { _ in ThreadHub.Policy(roots: roots) }, directory: directory)
+        await harness.hub.useGitEnvironment(fixture.environment)
+        harness.codex.on("thread/start") { params in ["thread": ["id": "t1", "cwd": params["cwd"] ?? JSONValue.null]] }
+        let phone = await harness.session()
+        let answer = await harness.request(
+            .startThread(StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: "task"))), phone)
+        #expect(answer.errorCode == .unsafeRepository)
+        let kept = try FileManager.default.destinationOfSymbolicLink(atPath: exclude)
+        #expect(kept == secret)  // still the user's link, not a copy of what it points to
+        #expect(try String(contentsOfFile: secret, encoding: .utf8) == "PRIVATE-KEY-MATERIAL\n")
+    }
 }
