@@ -56,7 +56,7 @@ public final class ConfinedDirectory: Sendable {
             let file = try open(absolute: parent).fileWithoutLinks(name)
             let bytes = try file.read(upTo: limit + 1)
             return bytes.count > limit ? nil : bytes
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             return nil
         }
     }
