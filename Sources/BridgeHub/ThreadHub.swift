@@ -79,7 +79,11 @@ public actor ThreadHub: RequestHandling, Service {
     var messageQueue = MessageQueue()
     /// Attachments (ThreadHub+Uploads); nil: none accepted.
     var uploads: UploadStore?
-    var lastSeq: Int64 = 0
+    var lastSeq: Int64 = 0 {
+        didSet { helloFacts.update(lastSeq: lastSeq) }
+    }
+    /// `lastSeq` and the policy for helloAcks built without the actor (``immediateOpening(for:principal:)``).
+    let helloFacts: HelloFacts
     var generation = 0
 
     /// The last replay started per session; replays of one session run one after another.
@@ -122,10 +126,12 @@ public actor ThreadHub: RequestHandling, Service {
         self.policy = policy
         self.logger = logger
         self.storage = storage
-        self.gate = Self.gate(for: policy)
+        let gate = Self.gate(for: policy)
+        self.gate = gate
         self.workspaceDiff = WorkspaceDiff(git: ChildProcess.which("git", path: ProcessInfo.processInfo.environment["PATH"]))
         let held = try storage.queue.all()
         let recovery = try Self.recover(storage.journal, keptQueued: held, logger: logger)
+        self.helloFacts = HelloFacts(lastSeq: recovery.lastSeq, policy: gate.clientPolicy)
         self.lastSeq = recovery.lastSeq
         self.recoveredThreads = recovery.threads
         for threadId in recovery.threads {
@@ -333,6 +339,20 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     public func sessionReady(_ session: ClientSession) async {
+        await replayPending(session)
+    }
+
+    public nonisolated func immediateOpening(for hello: Hello, principal: Principal) -> SessionOpening? {
+        // Restoring subscriptions or resuming needs the hub's seam (and the database): not from a snapshot.
+        guard hello.resume == nil, ClientMemory.key(deviceId: principal.deviceId, clientId: hello.clientId) == nil else {
+            return nil
+        }
+        return SessionOpening(lastSeq: helloFacts.lastSeq, policy: helloFacts.policy)
+    }
+
+    public func sessionRegistered(_ session: ClientSession) async {
+        // Subscribed to nothing: opening it restores nothing and holds nothing past `replayPending`.
+        _ = await sessionOpened(session)
         await replayPending(session)
     }
 
