@@ -8,23 +8,28 @@ import Testing
 @Suite struct ReadGateTests {
     @Test func readsPassUntilPausedThenOneHeldReadIsIssuedOnResume() {
         var pause = ReadPause()
-        #expect(pause.read())
+        let first = pause.read()
+        #expect(first)
         pause.pause()
         #expect(pause.state == .paused(readHeld: false))
-        #expect(!pause.read())
-        #expect(!pause.read())  // held once, however often asked
+        let (second, third) = (pause.read(), pause.read())
+        #expect(!second && !third)  // held once, however often asked
         #expect(pause.state == .paused(readHeld: true))
-        #expect(pause.resume())
+        let issue = pause.resume()
+        #expect(issue)
         #expect(pause.state == .reading)
-        #expect(pause.read())
+        let after = pause.read()
+        #expect(after)
     }
 
     @Test func aResumeWithoutAHeldReadIssuesNone() {
         var pause = ReadPause()
-        #expect(!pause.resume())
+        let resumedWhileReading = pause.resume()
+        #expect(!resumedWhileReading)
         pause.pause()
         pause.pause()
-        #expect(!pause.resume())
+        let resumed = pause.resume()
+        #expect(!resumed)
         #expect(!pause.isPaused)
     }
 
