@@ -58,10 +58,14 @@ public actor ThreadHub: RequestHandling, Service {
 
     /// Every open session and what the hub keeps for it; closing one removes its entry and its fan-out route.
     var sessions: [UInt64: SessionState] = [:]
+    /// `lastSeq` and the policy for helloAcks built without the actor (``immediateOpening(for:principal:)``).
+    let helloFacts: HelloFacts
     /// The Codex generation running now (0: none yet).
     var generation = 0
     /// Seqs, batches, subscriptions and replay holds: who gets which live frame (Events/EventCore).
-    var events = EventCore(lastSeq: 0, maxHeldFrames: ThreadHub.maxHeldFrames)
+    var events = EventCore(lastSeq: 0, maxHeldFrames: ThreadHub.maxHeldFrames) {
+        didSet { helloFacts.update(lastSeq: events.lastSeq) }
+    }
     /// What the hub knows of each thread (Threads/ThreadBook).
     var book = ThreadBook()
     /// Approvals, questions, the queue, plans, goals, sub-agents, commands (Desks/).
@@ -80,10 +84,12 @@ public actor ThreadHub: RequestHandling, Service {
         self.policy = policy
         self.logger = logger
         self.storage = storage
-        self.gate = Self.gate(for: policy)
+        let gate = Self.gate(for: policy)
+        self.gate = gate
         self.workspaceDiff = WorkspaceDiff(git: ChildProcess.which("git", path: ProcessInfo.processInfo.environment["PATH"]))
         let held = try storage.queue.all()
         let recovery = try Self.recover(storage.journal, keptQueued: held, logger: logger)
+        self.helloFacts = HelloFacts(lastSeq: recovery.lastSeq, policy: gate.clientPolicy)
         self.events = EventCore(lastSeq: recovery.lastSeq, maxHeldFrames: Self.maxHeldFrames)
         // Loaded in no Codex generation: the first use resumes them (thread/resume).
         self.book = ThreadBook(recovered: recovery.threads)
@@ -267,6 +273,20 @@ public actor ThreadHub: RequestHandling, Service {
     }
 
     public func sessionReady(_ session: ClientSession) async {
+        await replayPending(session)
+    }
+
+    public nonisolated func immediateOpening(for hello: Hello, principal: Principal) -> SessionOpening? {
+        // Restoring subscriptions or resuming needs the hub's seam (and the database): not from a snapshot.
+        guard hello.resume == nil, ClientMemory.key(deviceId: principal.deviceId, clientId: hello.clientId) == nil else {
+            return nil
+        }
+        return SessionOpening(lastSeq: helloFacts.lastSeq, policy: helloFacts.policy)
+    }
+
+    public func sessionRegistered(_ session: ClientSession) async {
+        // Subscribed to nothing: opening it restores nothing and holds nothing past `replayPending`.
+        _ = await sessionOpened(session)
         await replayPending(session)
     }
 

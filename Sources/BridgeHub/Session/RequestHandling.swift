@@ -22,6 +22,12 @@ public protocol RequestHandling: Sendable {
     func sessionOpened(_ session: ClientSession) async -> SessionOpening
     /// Called right after the `helloAck` was queued: replay what the session missed and start live delivery.
     func sessionReady(_ session: ClientSession) async
+    /// The facts for the `helloAck` of a session that restores nothing (no client key, no `resume`), as of now
+    /// and without waiting for the layer: the connection sends the ack at once and registers the session with
+    /// ``sessionRegistered(_:)`` afterwards. nil: the session needs ``sessionOpened(_:)`` before its ack.
+    func immediateOpening(for hello: Hello, principal: Principal) -> SessionOpening?
+    /// Registers a session whose `helloAck` was already sent with ``immediateOpening(for:principal:)``'s facts.
+    func sessionRegistered(_ session: ClientSession) async
     /// Answers one request with exactly one message carrying `id` (its result kind or `error`).
     func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage
     /// The client acknowledged events up to `seq`.
@@ -32,11 +38,23 @@ public protocol RequestHandling: Sendable {
     func isResponsive() async -> Bool
 }
 
+extension RequestHandling {
+    /// By default every session is opened before its ack.
+    public func immediateOpening(for hello: Hello, principal: Principal) -> SessionOpening? { nil }
+
+    /// By default a registration is an opening and its ready step.
+    public func sessionRegistered(_ session: ClientSession) async {
+        _ = await sessionOpened(session)
+        await sessionReady(session)
+    }
+}
+
 /// Answers every request with `codex_unavailable`; used when no Codex control is configured.
 public struct UnavailableRequestHandler: RequestHandling {
     public init() {}
     public func sessionOpened(_ session: ClientSession) async -> SessionOpening { SessionOpening() }
     public func sessionReady(_ session: ClientSession) async {}
+    public func immediateOpening(for hello: Hello, principal: Principal) -> SessionOpening? { SessionOpening() }
     public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
         .error(ErrorMessage(id: id, code: .codexUnavailable, message: "codex is not available on this bridge"))
     }

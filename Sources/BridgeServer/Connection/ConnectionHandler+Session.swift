@@ -108,8 +108,10 @@ extension ConnectionHandler {
         }
     }
 
-    /// Opens the session in the hub, sends the `helloAck`, then lets the hub replay what the client missed;
-    /// messages that arrive meanwhile wait.
+    /// Opens the session: sends the `helloAck`, registers the session with the hub and lets it replay what the
+    /// client missed; messages that arrive meanwhile wait. A session that restores nothing gets its ack at once,
+    /// on the event loop, from the hub's snapshot (``RequestHandling/immediateOpening(for:principal:)``), and is
+    /// registered after it; any other is opened by the hub first, which captures the seam of its replay.
     private func open(principal: Principal, version: Int, newDeviceToken: String?, scopes: Scopes?, hello: Hello) {
         busy = true
         helloTimer?.cancel()
@@ -137,8 +139,7 @@ extension ConnectionHandler {
         let handler = environment.handler
         let server = environment.configuration.server
         let opened = onLoop { $0.resume() }
-        Task {
-            let opening = await handler.sessionOpened(session)
+        let acknowledge: @Sendable (SessionOpening) -> Void = { [sessionLogger] opening in
             let ack = HelloAck(
                 version: version, ok: true, server: server, versions: Array(ProtocolVersion.supported),
                 deviceId: principal.deviceId, deviceToken: newDeviceToken, lastSeq: opening.lastSeq, resume: opening.resume,
@@ -147,6 +148,17 @@ extension ConnectionHandler {
             BridgeMetrics.shared.handshake(ack)
             session.send(.helloAck(ack))
             sessionLogger.info("Client authenticated", metadata: ["bridge.auth": principal.deviceId == nil ? "shared-secret" : "device"])
+        }
+        if let opening = handler.immediateOpening(for: hello, principal: principal) {
+            acknowledge(opening)
+            Task {
+                await handler.sessionRegistered(session)
+                opened()
+            }
+            return
+        }
+        Task {
+            acknowledge(await handler.sessionOpened(session))
             await handler.sessionReady(session)
             opened()
         }
@@ -229,7 +241,7 @@ extension ConnectionHandler {
             maxAccumulatedFrameSize: environment.configuration.maxMessageBytes)
         let encoder = try channel.pipeline.syncOperations.handler(type: WebSocketFrameEncoder.self)
         try channel.pipeline.syncOperations.addHandler(handler.writer, position: .before(encoder))
-        try channel.pipeline.syncOperations.addHandlers([InboundFrameCheck(), aggregator, handler])
+        try channel.pipeline.syncOperations.addHandlers([InboundFrameCheck(), aggregator, handler, handler.readGate])
         // Room for a burst of events before the channel reports itself unwritable (each change is a pipeline
         // event and a pause of the drain); the outbox bounds what waits beyond it.
         channel.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 128 * 1024, high: 512 * 1024))

@@ -46,12 +46,16 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // The bridge protocol's state.
     /// A hello is being checked or a session opened: messages wait in `waiting`, in order, and the socket is
-    /// not read meanwhile (what a peer can pile up is one read and one message).
+    /// not read meanwhile (the ``ReadGate`` holds the pipeline's reads; what a peer can pile up is what one read
+    /// already brought in).
     var busy = false {
         didSet {
-            if busy != oldValue { context?.channel.setOption(ChannelOptions.autoRead, value: !busy).whenFailure { _ in } }
+            guard busy != oldValue else { return }
+            if busy { readGate.pauseReading() } else { readGate.resumeReading() }
         }
     }
+    /// Holds reads while `busy`; at the pipeline's tail.
+    let readGate = ReadGate()
     var waiting: [WebSocketFrame] = []
     var helloTimer: Scheduled<Void>?
     var requests: [UInt64: Task<Void, Never>] = [:]
