@@ -5,11 +5,20 @@
         lan.run(lan.phone, "ping", "-c1", lan.workstation_address)
         with lan.inside(lan.workstation): sock = socket.create_server(("127.0.0.1", 0))  # a socket in there
 
-Addresses come from TEST-NET-2 (198.51.100.0/24, RFC 5737: documentation only, never routed) and exist only
-inside the two namespaces, which have no other interface than their loopback: nothing a test does here reaches a
-real network, and the avahi-daemons (allow-interfaces= the veth, IPv4 only, no wide-area, no reflector) send
-multicast only on the veth. Interfaces are named lan0/lan1, not veth*: the bridge offers no address of a veth in
-a pairing URL (a container's veth is not reachable from a phone), and this pair stands for a Wi-Fi LAN.
+Addresses come from TEST-NET-2 (198.51.100.0/24, RFC 5737: documentation only, never routed; `Lan(dir, subnet=…)`
+takes another /24, e.g. a private one where a test needs it) and exist only inside the two namespaces, which have no
+other interface than their loopback: nothing a test does here reaches a real network, and the avahi-daemons
+(allow-interfaces= the veth, IPv4 only, no wide-area, no reflector) send multicast only on the veth. Interfaces are
+named lan0/lan1, not veth*: the bridge offers no address of a veth in a pairing URL (a container's veth is not
+reachable from a phone), and this pair stands for a Wi-Fi LAN.
+
+Nothing changes in a namespace once `Lan` is entered, unless the test changes it: a browser in there aborts any
+connection it is setting up when an address or a link of its namespace changes (net::ERR_NETWORK_CHANGED), and an
+aborted service-worker fetch leaves `navigator.serviceWorker.ready` pending for ever. So the veth has no IPv6 (its
+link-local address would appear a second or two after the link comes up), `Lan` returns only once both ends are up
+with their carrier (which the kernel may report up to a second after `link set up`), and `link(ns, up=True)` waits
+for that too. The pair is made inside the workstation's namespace with its peer straight in the phone's: it never
+appears in the host's namespace, and every run's namespaces have names of their own (pid and a random tag).
 
 Needs root, iproute2, dbus and avahi-daemon (Scripts/test installs them). Everything is torn down on exit, when
 a test fails too: the processes inside each namespace are killed and the namespaces deleted (which deletes the
@@ -19,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import pathlib
 import re
@@ -50,6 +60,12 @@ def _ip(*args, check=True):
     if check and result.returncode != 0:
         raise AssertionError(f"ip {' '.join(args)} failed: {result.stderr.strip()}")
     return result
+
+
+def _sysctl(namespace: str, key: str, value):
+    """Sets a network sysctl inside `namespace` (/proc/sys/net is the namespace's own there)."""
+    with inside(namespace):
+        pathlib.Path("/proc/sys", *key.split(".")).write_text(f"{value}\n")
 
 
 def _pid_alive(pid: int) -> bool:
@@ -217,12 +233,13 @@ enable-reflector=no
 class Lan:
     """Two namespaces, `workstation` and `phone`, joined by a veth pair (lan0 198.51.100.1 / lan1 198.51.100.2)."""
 
-    def __init__(self, directory: pathlib.Path):
+    def __init__(self, directory: pathlib.Path, subnet: str = SUBNET):
         _need("ip")
         tag = f"{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.workstation, self.phone = f"{PREFIX}-{tag}-w", f"{PREFIX}-{tag}-p"
         self.workstation_if, self.phone_if = "lan0", "lan1"
-        self.workstation_address, self.phone_address = f"{SUBNET}.1", f"{SUBNET}.2"
+        self.subnet = subnet  # a /24 (its first three octets); it exists only inside the two namespaces
+        self.workstation_address, self.phone_address = f"{subnet}.1", f"{subnet}.2"
         self.directory = pathlib.Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.mdns = {}
@@ -246,19 +263,40 @@ class Lan:
             _ip("netns", "add", ns)
             self._made.append(ns)
             _ip("-n", ns, "link", "set", "lo", "up")
-        short = uuid.uuid4().hex[:8]
-        a, b = f"cbw{short}", f"cbp{short}"  # in the host's namespace only for an instant
-        _ip("link", "add", a, "type", "veth", "peer", "name", b)
-        try:
-            _ip("link", "set", a, "netns", self.workstation)
-            _ip("link", "set", b, "netns", self.phone)
-        finally:
-            _ip("link", "del", a, check=False)  # only if it is still here (a failed move)
-        for ns, old, new, address in ((self.workstation, a, self.workstation_if, self.workstation_address),
-                                      (self.phone, b, self.phone_if, self.phone_address)):
-            _ip("-n", ns, "link", "set", old, "name", new)
-            _ip("-n", ns, "addr", "add", f"{address}/24", "dev", new)
-            _ip("-n", ns, "link", "set", new, "multicast", "on", "up")
+            # No IPv6 on the veth: its link-local address would appear a second or two after the link comes up
+            # (duplicate address detection), an address change a browser in there answers by aborting whatever
+            # connection it is setting up (net::ERR_NETWORK_CHANGED). Interfaces made from now on inherit this.
+            _sysctl(ns, "net.ipv6.conf.default.disable_ipv6", 1)
+        # The pair is made inside the workstation's namespace with its peer straight in the phone's: it never
+        # exists in the host's namespace (no event there, no name that could collide with another run's).
+        _ip("-n", self.workstation, "link", "add", self.workstation_if, "type", "veth",
+            "peer", "name", self.phone_if, "netns", self.phone)
+        for ns, interface, address in ((self.workstation, self.workstation_if, self.workstation_address),
+                                       (self.phone, self.phone_if, self.phone_address)):
+            _sysctl(ns, f"net.ipv6.conf.{interface}.disable_ipv6", 1)
+            _ip("-n", ns, "addr", "add", f"{address}/24", "dev", interface)
+            _ip("-n", ns, "link", "set", interface, "multicast", "on", "up")
+        self.wait_settled()
+
+    def wait_settled(self, timeout=10.0):
+        """Returns once both ends of the veth are up with a carrier (the kernel reports that up to a second after
+        `link set up`: a link event in there) and hold exactly their IPv4 address, so nothing in either namespace
+        changes under a browser started afterwards."""
+        deadline = time.monotonic() + timeout
+        while True:
+            states = {ns: self._state(ns, interface) for ns, interface in
+                      ((self.workstation, self.workstation_if), (self.phone, self.phone_if))}
+            expected = {self.workstation: ("UP", [self.workstation_address]), self.phone: ("UP", [self.phone_address])}
+            if states == expected:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the veth did not settle within {timeout}s: {states}, expected {expected}")
+            time.sleep(0.05)
+
+    def _state(self, namespace, interface):
+        link = json.loads(_ip("-n", namespace, "-j", "link", "show", "dev", interface).stdout)[0]
+        addresses = json.loads(_ip("-n", namespace, "-j", "addr", "show", "dev", interface).stdout)[0]["addr_info"]
+        return (link.get("operstate"), sorted(a["local"] for a in addresses))
 
     def close(self):
         for mdns in self.mdns.values():
@@ -303,9 +341,16 @@ class Lan:
         return self
 
     def link(self, namespace, up: bool):
-        """`ip link set IF down|up` on that side of the veth."""
+        """`ip link set IF down|up` on that side of the veth; up returns once both ends have their carrier again."""
         interface = self.workstation_if if namespace == self.workstation else self.phone_if
         _ip("-n", namespace, "link", "set", interface, "up" if up else "down")
+        if up:
+            self.wait_settled()
+
+    def add_address(self, namespace, address):
+        """One more IPv4 address (/24) on that side of the veth (what a DHCP change looks like to that side)."""
+        interface = self.workstation_if if namespace == self.workstation else self.phone_if
+        _ip("-n", namespace, "addr", "add", f"{address}/24", "dev", interface)
 
     def interfaces(self, namespace) -> list:
         out = _ip("-n", namespace, "-o", "link", "show").stdout

@@ -24,6 +24,8 @@ from conftest import BIN, Bridge, run_cli
 from netns import NETNS_DIR, PREFIX, Lan, sweep_stale
 
 
+pytestmark = pytest.mark.timeout(120)  # a hang is a failure with a traceback (fixtures still clean up)
+
 @pytest.fixture
 def lan(tmp_path):
     with Lan(tmp_path / "lan") as lan:
@@ -80,6 +82,15 @@ def cli_in(lan, namespace, *args, env=None, timeout=60, check=True, input=None):
 def test_the_namespaces_hold_only_loopback_and_the_veth(lan):
     assert sorted(lan.interfaces(lan.workstation)) == ["lan0", "lo"]
     assert sorted(lan.interfaces(lan.phone)) == ["lan1", "lo"]
+    # Settled when the fixture returned: both ends up, each with its IPv4 address and nothing else (no IPv6 on the
+    # veth: its link-local address would arrive later, under a browser started meanwhile), and none of it in the
+    # host's namespace.
+    assert lan._state(lan.workstation, lan.workstation_if) == ("UP", [lan.workstation_address])
+    assert lan._state(lan.phone, lan.phone_if) == ("UP", [lan.phone_address])
+    for ns, interface in ((lan.workstation, lan.workstation_if), (lan.phone, lan.phone_if)):
+        assert lan.run(ns, "cat", f"/proc/sys/net/ipv6/conf/{interface}/disable_ipv6").stdout.strip() == "1"
+    host = subprocess.run(["ip", "-o", "addr", "show"], capture_output=True, text=True, check=True).stdout
+    assert lan.workstation_address not in host and lan.phone_address not in host
     # A socket this process makes inside the workstation's namespace is reached from the phone's, over the veth.
     with lan.inside(lan.workstation):
         server = socket.create_server(("0.0.0.0", 0))

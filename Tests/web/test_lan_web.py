@@ -21,6 +21,8 @@ from webutil import CHROMIUM, LOOPBACK_ONLY, Phone, WebModel, bridge_env, start_
 
 import conftest as _conftest
 
+pytestmark = pytest.mark.timeout(120)  # a hang is a failure with a traceback (fixtures still clean up)
+
 WORDS = [f"w{i:02d} " for i in range(40)]
 OUTAGE_SECONDS = 4
 
