@@ -107,8 +107,6 @@ let package = Package(
                 "BridgePush",
                 "ChildProcess",
                 "ConfinedFiles",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -297,7 +295,7 @@ let package = Package(
         .testTarget(
             name: "BridgeHubTests",
             dependencies: [
-                "BridgeHub", "BridgeProtocol", "BridgeStore", "CodexControl", "ConfinedFiles",
+                "BridgeHub", "BridgeServer", "BridgeProtocol", "BridgeStore", "CodexControl", "ConfinedFiles",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgeServer
 import BridgeStore
 import CodexControl
 import Foundation
@@ -53,7 +54,7 @@ final class HubHarness: Sendable {
         let principal: Principal = deviceId.map { .device(id: $0) } ?? .sharedSecret
         let session = ClientSession(
             id: id, principal: principal, hello: Hello(clientId: clientId), remoteAddress: "127.0.0.1",
-            logger: Logger(label: "s", factory: { _ in SwiftLogNoOpLogHandler() }), outbox: Outbox(capacity: 4096), scopes: scopes,
+            logger: Logger(label: "s", factory: { _ in SwiftLogNoOpLogHandler() }), sink: Outbox(capacity: 4096), scopes: scopes,
             onOverflow: {})
         _ = await hub.sessionOpened(session)
         await hub.sessionReady(session)
@@ -110,5 +111,13 @@ extension ServerMessage {
     var event: ThreadEvent? {
         if case .event(let event) = self { return event }
         return nil
+    }
+}
+
+extension ClientSession {
+    /// The outbox a test session was made with (the hub sees it only as a ``SessionSink``).
+    var outbox: Outbox {
+        guard let outbox = sink as? Outbox else { fatalError("a test session writes to an Outbox") }
+        return outbox
     }
 }

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgeServer
 import BridgeStore
 import CodexControl
 import Foundation

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgeServer
 import BridgeStore
 import CodexControl
 import Foundation
@@ -110,7 +111,7 @@ import Testing
 
         let again = ClientSession(
             id: 9_999, principal: .device(id: "dev-a"), hello: Hello(), remoteAddress: "127.0.0.1",
-            logger: phone.logger, outbox: Outbox(capacity: 64), onOverflow: {})
+            logger: phone.logger, sink: Outbox(capacity: 64), onOverflow: {})
         let opening = await harness.hub.sessionOpened(again)
         #expect(opening.restoredSubscriptions?.contains("*") == true)
         // A live event between the handshake and the ack waits too.

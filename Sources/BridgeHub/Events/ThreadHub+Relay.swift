@@ -38,12 +38,12 @@ extension ThreadHub {
         guard !targets.isEmpty else { return }
         let deadline = ContinuousClock.now.advanced(by: DeliveryPacing.limit)
         for id in targets {
-            guard let session = sessions[id]?.session, session.outbox.count > session.outbox.capacity / 2 else { continue }
+            guard let session = sessions[id]?.session, session.sink.count > session.sink.capacity / 2 else { continue }
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return }
-            let outbox = session.outbox
+            let sink = session.sink
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await outbox.waitUntilQueued(atMost: outbox.capacity / 4) }
+                group.addTask { await sink.waitUntilQueued(atMost: sink.capacity / 4) }
                 group.addTask { try? await Task.sleep(for: left) }
                 await group.next()
                 group.cancelAll()

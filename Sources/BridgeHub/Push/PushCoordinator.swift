@@ -3,7 +3,6 @@ import BridgePush
 import BridgeStore
 import Foundation
 import Logging
-import NIOCore
 import ServiceLifecycle
 
 /// Decides who is told what, and when: Web Push to subscribed devices that are away (not on a visible page),
@@ -212,7 +211,7 @@ public actor PushCoordinator: Service {
 
     func stalled(_ id: UInt64) -> Bool {
         guard let session = sessions[id] else { return false }
-        return session.outbox.count > session.outbox.capacity / 4
+        return session.sink.count > session.sink.capacity / 4
     }
 
     /// Pushes `notice` to every subscription that wants it, by its owner's presence; and to ntfy/webhooks.

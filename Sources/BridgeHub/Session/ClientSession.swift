@@ -16,14 +16,15 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
     /// Logger with this connection's metadata.
     public let logger: Logger
 
-    package let outbox: Outbox
+    /// Where its frames go (the connection's outbox).
+    package let sink: any SessionSink
     private let onOverflow: @Sendable () -> Void
     private let grantedScopes: Mutex<Scopes>
 
     /// - Parameter scopes: what the connection may do; nil: every scope for the shared secret, the standard
     ///   ones for a device.
     package init(
-        id: UInt64, principal: Principal, hello: Hello, remoteAddress: String, logger: Logger, outbox: Outbox, scopes: Scopes? = nil,
+        id: UInt64, principal: Principal, hello: Hello, remoteAddress: String, logger: Logger, sink: any SessionSink, scopes: Scopes? = nil,
         onOverflow: @escaping @Sendable () -> Void
     ) {
         self.grantedScopes = Mutex(scopes ?? (principal == .sharedSecret ? .all : .standard))
@@ -32,7 +33,7 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
         self.hello = hello
         self.remoteAddress = remoteAddress
         self.logger = logger
-        self.outbox = outbox
+        self.sink = sink
         self.onOverflow = onOverflow
     }
 
@@ -65,7 +66,7 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
     /// Queues already encoded frames in order, with one lock and at most one wake (a batch of the fan-out).
     @discardableResult
     public func sendEncoded(contentsOf texts: [String]) -> Bool {
-        switch outbox.enqueue(contentsOf: texts) {
+        switch sink.enqueue(contentsOf: texts) {
         case .enqueued: return true
         case .closed: return false
         case .overflow:
@@ -82,7 +83,7 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
 
     /// Waits until at most `frames` frames wait to be written (at once when the connection is gone).
     public func waitUntilQueued(atMost frames: Int) async {
-        await outbox.waitUntilQueued(atMost: frames)
+        await sink.waitUntilQueued(atMost: frames)
     }
 
     public static func == (lhs: ClientSession, rhs: ClientSession) -> Bool { lhs.id == rhs.id }

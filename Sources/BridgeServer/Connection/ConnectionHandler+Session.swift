@@ -121,7 +121,7 @@ extension ConnectionHandler {
         var upgradeScopes: Scopes?
         if case .accepted(_, _, let scopes) = setup.preauthenticated { upgradeScopes = scopes }
         let session = ClientSession(
-            id: id, principal: principal, hello: hello, remoteAddress: setup.remoteAddress, logger: sessionLogger, outbox: outbox,
+            id: id, principal: principal, hello: hello, remoteAddress: setup.remoteAddress, logger: sessionLogger, sink: outbox,
             scopes: scopes ?? upgradeScopes, onOverflow: onLoop { $0.overflowed() }
         )
         self.session = session

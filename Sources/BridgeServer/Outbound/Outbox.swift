@@ -1,3 +1,4 @@
+import BridgeHub
 import NIOCore
 import NIOWebSocket
 import Synchronization
@@ -11,7 +12,7 @@ import Synchronization
 /// takes: the first frame queued into an idle outbox calls `wake` once, and the drain runs until the queue is
 /// empty or the channel stops being writable (it resumes when the channel is writable again). After a close
 /// nothing more is accepted; once the drain has taken the close, the outbox is finished.
-package final class Outbox: Sendable {
+package final class Outbox: SessionSink {
     package enum Item: Sendable, Equatable {
         /// A text frame (a protocol message, encoded once for every subscriber).
         case text(String)
@@ -20,11 +21,7 @@ package final class Outbox: Sendable {
         case close(CloseRequest)
     }
 
-    package enum EnqueueResult: Equatable {
-        case enqueued
-        case overflow
-        case closed
-    }
+    package typealias EnqueueResult = SinkResult
 
     private struct State {
         var items = CircularBuffer<Item>(initialCapacity: 4)

@@ -1,9 +1,10 @@
+import BridgeHub
 import NIOCore
 import NIOWebSocket
 import Synchronization
 import Testing
 
-@testable import BridgeHub
+@testable import BridgeServer
 
 @Suite struct OutboxTests {
     static let bye = CloseRequest(code: 1001, reason: "bye", ending: .awaitPeer(.seconds(3)))
