@@ -146,12 +146,12 @@ enum ServeSetting: String, CaseIterable, Sendable {
         case .logFormat:
             ServeSettingDescriptor(
                 flag: "log-format", value: .string(\.logFormat, choices: ServeOptions.logFormats),
-                help: "Log format: text (one line per event) or json (one object per line)", valueName: "format",
+                help: "Log format: one line per event, or one JSON object per line", valueName: "format",
                 defaultText: defaults.logFormat)
         case .journalMaxAge:
             ServeSettingDescriptor(
                 flag: "journal-max-age", value: .duration(\.journalMaxAge, .init(range: 1...(3650 * 86_400), unit: seconds)),
-                help: "Journaled events older than this are pruned (e.g. 7d, 12h, 30s)", valueName: "duration",
+                help: "Journaled events older than this are pruned, e.g. 7d, 12h or 30s", valueName: "duration",
                 defaultText: defaults.journalMaxAge.text)
         case .journalMaxBytes:
             ServeSettingDescriptor(
