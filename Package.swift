@@ -291,7 +291,15 @@ let package = Package(
 
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "ConfinedFilesTests", dependencies: ["ConfinedFiles"], swiftSettings: swiftSettings),
-        .testTarget(name: "CodexBridgeCommandTests", dependencies: ["codex-bridge"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CodexBridgeCommandTests",
+            dependencies: [
+                "codex-bridge", "BridgeClient", "BridgeProtocol", "BridgeServer", "BridgeStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "BridgeHubTests",
             dependencies: [

@@ -21,17 +21,9 @@ struct DevicesCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            // Nothing paired yet: say so without creating the state directory or the database.
-            let devices =
-                FileManager.default.fileExists(atPath: state.paths.databaseFile.path)
-                ? try await DevicesCommand.openRegistry(state.paths).list().map(Entry.init) : []
-            if json {
-                print(try DevicesCommand.json(devices))
-            } else if devices.isEmpty {
-                print("No paired devices. Run `codex-bridge pair` to pair a phone.")
-            } else {
-                print(Self.table(devices))
-            }
+            let devices = try await DevicesCommand.read(state) { try await $0.list().map(Entry.init) }
+            try DevicesCommand.show(
+                devices, json: json, none: "No paired devices. Run `codex-bridge pair` to pair a phone.", table: Self.table)
         }
 
         /// Aligned columns, newest information last.
@@ -104,14 +96,8 @@ struct DevicesCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            let requests =
-                FileManager.default.fileExists(atPath: state.paths.databaseFile.path)
-                ? try await DevicesCommand.openRegistry(state.paths).pairingRequests().map(PendingEntry.init) : []
-            if json {
-                print(try DevicesCommand.json(requests))
-            } else if requests.isEmpty {
-                print("No pairing waits for confirmation.")
-            } else {
+            let requests = try await DevicesCommand.read(state) { try await $0.pairingRequests().map(PendingEntry.init) }
+            try DevicesCommand.show(requests, json: json, none: "No pairing waits for confirmation.") { requests in
                 let header = ["ID", "NAME", "PLATFORM", "ADDRESS", "CHECK", "SCOPES", "EXPIRES"]
                 let rows = requests.map {
                     [
@@ -119,8 +105,8 @@ struct DevicesCommand: AsyncParsableCommand {
                         DevicesCommand.minutes($0.expiresAt),
                     ]
                 }
-                print(DevicesCommand.columns([header] + rows))
-                print("\nCompare the check code with the phone's, then: codex-bridge devices allow ID (or deny ID)")
+                return DevicesCommand.columns([header] + rows)
+                    + "\n\nCompare the check code with the phone's, then: codex-bridge devices allow ID (or deny ID)"
             }
         }
     }
@@ -257,6 +243,24 @@ struct DevicesCommand: AsyncParsableCommand {
             try await log.record(entry)
         } catch {
             FileHandle.standardError.write(Data("warning: cannot write the audit log: \(error)\n".utf8))
+        }
+    }
+
+    /// What `read` finds in the registry; nothing when there is no database yet (without creating the state
+    /// directory or the database).
+    static func read<Entry>(_ state: StateOptions, _ read: (DeviceRegistry) async throws -> [Entry]) async throws -> [Entry] {
+        guard FileManager.default.fileExists(atPath: state.paths.databaseFile.path) else { return [] }
+        return try await read(openRegistry(state.paths))
+    }
+
+    /// Prints `entries` as JSON, or `none` when there are none, or as `table` makes them.
+    static func show<Entry: Encodable>(_ entries: [Entry], json: Bool, none: String, table: ([Entry]) -> String) throws {
+        if json {
+            print(try Self.json(entries))
+        } else if entries.isEmpty {
+            print(none)
+        } else {
+            print(table(entries))
         }
     }
 

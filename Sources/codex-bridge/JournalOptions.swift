@@ -7,15 +7,10 @@ import Logging
 
 /// `serve` options for the event journal's retention.
 struct JournalOptions: ParsableArguments {
-    @Option(
-        name: .customLong("journal-max-age"),
-        help: ArgumentHelp("Journaled events older than this are pruned (e.g. 7d, 12h, 30s; default 7d).", valueName: "duration"))
+    @Option(name: .setting(.journalMaxAge), help: .setting(.journalMaxAge))
     var maxAge: DurationArgument?
 
-    @Option(
-        name: .customLong("journal-max-bytes"),
-        help: ArgumentHelp(
-            "The oldest journaled events beyond this many bytes in total are pruned (default 268435456).", valueName: "bytes"))
+    @Option(name: .setting(.journalMaxBytes), help: .setting(.journalMaxBytes))
     var maxBytes: Int64?
 
     /// The hub's storage in `database`, with the retention `serve` resolved (flag, config.toml, default).

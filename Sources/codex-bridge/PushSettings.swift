@@ -4,42 +4,25 @@ import Foundation
 
 /// `serve` options for notifications and the sleep inhibitor (``ServeSetting`` `push` … `inhibit`).
 struct PushOptions: ParsableArguments {
-    @Flag(name: .customLong("no-push"), help: "Turn Web Push notifications off (no VAPID key, no pushSubscribe).")
+    @Flag(name: .setting(.push), help: .setting(.push))
     var noPush = false
 
-    @Option(
-        name: .customLong("push-subject"),
-        help: ArgumentHelp("The VAPID contact push services see: mailto:… or https://… (default mailto:USER@HOST).", valueName: "uri"))
+    @Option(name: .setting(.pushSubject), help: .setting(.pushSubject))
     var subject: String?
 
-    @Option(
-        name: .customLong("push-delay"),
-        help: ArgumentHelp(
-            "How long a connected but hidden device has to see an event before it is pushed (default 20s).", valueName: "duration"))
+    @Option(name: .setting(.pushDelay), help: .setting(.pushDelay))
     var delay: DurationArgument?
 
-    @Option(
-        name: .customLong("notify-url"),
-        help: ArgumentHelp(
-            "Also post events to this URL (repeatable): an ntfy topic (ntfy.sh/…, ntfy.… or ntfy:URL) with action buttons, else a JSON webhook.",
-            valueName: "url"))
+    @Option(name: .setting(.notify), help: .setting(.notify))
     var notifyURLs: [String] = []
 
-    @Option(
-        name: .customLong("notify-action-url"),
-        help: ArgumentHelp(
-            "The base URL phones reach this bridge at (e.g. https://host:9099), for the Approve/Decline buttons of --notify-url.",
-            valueName: "url"))
+    @Option(name: .setting(.notifyActionURL), help: .setting(.notifyActionURL))
     var actionURL: String?
 
-    @Option(
-        name: .customLong("allow-push-host"),
-        help: ArgumentHelp(
-            "Let Web Push subscriptions point at this host over http or https on any port (repeatable; tests, private push services).",
-            valueName: "host"))
+    @Option(name: .setting(.allowPushHosts), help: .setting(.allowPushHosts))
     var allowPushHosts: [String] = []
 
-    @Flag(name: .customLong("no-inhibit"), help: "Do not hold a logind sleep inhibitor while a turn runs.")
+    @Flag(name: .setting(.inhibit), help: .setting(.inhibit))
     var noInhibit = false
 
     /// Tests: how long an action token lives (default 15m).

@@ -124,54 +124,61 @@ enum ServeConfigFile {
                 throw fail(key, "is not a config key; known keys: \(ServeSetting.fileKeys.joined(separator: ", "))")
             }
             var config = ServeOptions()
-            if let text = try string("listen") {
-                guard let listen = ListenAddress(argument: text) else {
-                    throw fail("listen", "must be HOST:PORT, :PORT or tailscale[:PORT], not \"\(text)\"")
-                }
-                config.listen = listen
+            for setting in ServeSetting.allCases {
+                try read(setting, into: &config)
             }
-            config.helloTimeout = try seconds("hello_timeout")
-            config.maxMessageBytes = try integer("max_message_bytes")
-            config.maxUploadBytes = try integer("max_upload_bytes")
-            config.pingInterval = try seconds("ping_interval")
-            config.requestHeadTimeout = try seconds("request_head_timeout")
-            config.maxUnauthenticated = try integer("max_unauthenticated")
-            config.maxUnauthenticatedPerAddress = try integer("max_unauthenticated_per_address")
-            config.logLevel = try string("log_level")
-            config.logFormat = try string("log_format")
-            config.qr = try boolWithInvertedAlias(.qr)
-            config.mdns = try boolWithInvertedAlias(.mdns)
-            config.mdnsName = try string("mdns_name")
-            config.codex = try string("codex").map { $0.contains("/") ? expand($0) : $0 }
-            config.codexConfig = try strings("codex_config")
-            config.roots = try strings("roots")?.map(expand)
-            config.allowDangerFullAccess = try bool("allow_danger_full_access")
-            config.sharedSocket = try string("shared_socket").map(expand)
             // A socket named in the file means shared mode, unless the file also says `shared = false`.
-            config.shared = try bool("shared") ?? (config.sharedSocket != nil ? true : nil)
-            if table["tls"]?.string == "tailscale" {
-                config.tlsTailscale = true
-            } else {
-                config.tls = try bool("tls")
-            }
-            config.tlsCert = try string("tls_cert").map(expand)
-            config.tlsKey = try string("tls_key").map(expand)
-            config.journalMaxAge = try duration("journal_max_age")
-            config.journalMaxBytes = try integer("journal_max_bytes").map(Int64.init)
-            config.push = try bool("push")
-            config.pushSubject = try string("push_subject")
-            config.pushDelay = try duration("push_delay")
-            config.notify = try strings("notify")
-            config.notifyActionURL = try string("notify_action_url")
-            config.allowPushHosts = try strings("allow_push_hosts")
-            config.inhibit = try bool("inhibit")
-            config.confirmPairing = try bool("confirm_pairing")
+            if config.shared == nil, config.sharedSocket != nil { config.shared = true }
             do {
                 try config.check(naming: \.fileName)
             } catch {
                 throw fail(error.setting.key, error.message)
             }
             return config
+        }
+
+        /// Reads `setting`'s key, as its kind of value says, into its field.
+        func read(_ setting: ServeSetting, into config: inout ServeOptions) throws(ConfigFileError) {
+            let key = setting.key
+            switch setting.descriptor.value {
+            case .listen(let path):
+                guard let text = try string(key) else { return }
+                guard let listen = ListenAddress(argument: text) else {
+                    throw fail(key, "must be HOST:PORT, :PORT or tailscale[:PORT], not \"\(text)\"")
+                }
+                config[keyPath: path] = listen
+            case .bool(let path, _):
+                guard !spellsAnotherSetting(key) else { return }
+                config[keyPath: path] = try boolWithInvertedAlias(setting)
+            case .fileValue(let path, _, let value):
+                if table[key]?.string == value { config[keyPath: path] = true }
+            case .string(let path, _):
+                config[keyPath: path] = try string(key)
+            case .program(let path):
+                config[keyPath: path] = try string(key).map { $0.contains("/") ? expand($0) : $0 }
+            case .path(let path):
+                config[keyPath: path] = try string(key).map(expand)
+            case .strings(let path):
+                config[keyPath: path] = try strings(key)
+            case .paths(let path):
+                config[keyPath: path] = try strings(key)?.map(expand)
+            case .integer(let path, _):
+                config[keyPath: path] = try integer(key)
+            case .integer64(let path, _):
+                config[keyPath: path] = try integer(key).map(Int64.init)
+            case .seconds(let path, _):
+                config[keyPath: path] = try seconds(key)
+            case .duration(let path, _):
+                config[keyPath: path] = try duration(key)
+            }
+        }
+
+        /// Whether `key` holds the value another setting is spelled with (`tls = "tailscale"`).
+        func spellsAnotherSetting(_ key: String) -> Bool {
+            ServeSetting.allCases.contains { setting in
+                guard case .fileValue(_, key, let value) = setting.descriptor.value else { return false }
+                return table[key]?.string == value
+            }
         }
 
         /// A duration string in the one grammar (`7d`, `20s`) or a positive number of seconds.

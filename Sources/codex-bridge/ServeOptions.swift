@@ -48,58 +48,31 @@ struct ServeOptions: Equatable, Sendable {
     /// These options where they say something, else `base`'s. The TLS choice (`tls`, the certificate files,
     /// Tailscale) is taken whole from one side: a command line that says anything about TLS replaces the file's.
     func overriding(_ base: ServeOptions) -> ServeOptions {
-        var merged = ServeOptions(
-            listen: listen ?? base.listen, helloTimeout: helloTimeout ?? base.helloTimeout,
-            maxMessageBytes: maxMessageBytes ?? base.maxMessageBytes, maxUploadBytes: maxUploadBytes ?? base.maxUploadBytes,
-            pingInterval: pingInterval ?? base.pingInterval,
-            requestHeadTimeout: requestHeadTimeout ?? base.requestHeadTimeout,
-            maxUnauthenticated: maxUnauthenticated ?? base.maxUnauthenticated,
-            maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress ?? base.maxUnauthenticatedPerAddress,
-            logLevel: logLevel ?? base.logLevel, logFormat: logFormat ?? base.logFormat, qr: qr ?? base.qr, mdns: mdns ?? base.mdns,
-            mdnsName: mdnsName ?? base.mdnsName, codex: codex ?? base.codex, codexConfig: codexConfig ?? base.codexConfig,
-            roots: roots ?? base.roots, allowDangerFullAccess: allowDangerFullAccess ?? base.allowDangerFullAccess,
-            shared: shared ?? base.shared, sharedSocket: sharedSocket ?? base.sharedSocket,
-            journalMaxAge: journalMaxAge ?? base.journalMaxAge, journalMaxBytes: journalMaxBytes ?? base.journalMaxBytes)
-        merged.push = push ?? base.push
-        merged.pushSubject = pushSubject ?? base.pushSubject
-        merged.pushDelay = pushDelay ?? base.pushDelay
-        merged.notify = notify ?? base.notify
-        merged.notifyActionURL = notifyActionURL ?? base.notifyActionURL
-        merged.allowPushHosts = allowPushHosts ?? base.allowPushHosts
-        merged.inhibit = inhibit ?? base.inhibit
-        merged.pushTokenLifetime = pushTokenLifetime ?? base.pushTokenLifetime
-        merged.confirmPairing = confirmPairing ?? base.confirmPairing
-        merged.confirmPairingTimeout = confirmPairingTimeout ?? base.confirmPairingTimeout
+        var merged = ServeOptions()
         let tlsSource = saysAnythingAboutTLS ? self : base
-        merged.tls = tlsSource.tls
-        merged.tlsCert = tlsSource.tlsCert
-        merged.tlsKey = tlsSource.tlsKey
-        merged.tlsTailscale = tlsSource.tlsTailscale
+        for setting in ServeSetting.allCases {
+            let field = setting.descriptor.value.field
+            if Self.tlsChoice.contains(setting) {
+                field.merge(tlsSource, tlsSource, &merged)
+            } else {
+                field.merge(self, base, &merged)
+            }
+        }
+        merged.pushTokenLifetime = pushTokenLifetime ?? base.pushTokenLifetime
+        merged.confirmPairingTimeout = confirmPairingTimeout ?? base.confirmPairingTimeout
         return merged
     }
 
-    private var saysAnythingAboutTLS: Bool { tls != nil || tlsCert != nil || tlsKey != nil || tlsTailscale != nil }
+    /// The settings that choose the certificate, taken together from one source.
+    static let tlsChoice: [ServeSetting] = [.tls, .tlsCert, .tlsKey, .tlsTailscale]
+
+    private var saysAnythingAboutTLS: Bool { Self.tlsChoice.contains { $0.descriptor.value.field.isSet(self) } }
 
     /// The first value out of range or contradicting another, with `name` naming settings in the message (the
     /// flag or the key, as the source says it).
     func check(naming name: (ServeSetting) -> String) throws(SettingProblem) {
-        func within<Value>(_ setting: ServeSetting, _ value: Value?, _ limit: SettingLimits.Limit<Value>) throws(SettingProblem) {
-            if let value, let problem = limit.problem(value) { throw SettingProblem(setting, problem) }
-        }
-        try within(.helloTimeout, helloTimeout, SettingLimits.helloTimeout)
-        try within(.maxMessageBytes, maxMessageBytes, SettingLimits.maxMessageBytes)
-        try within(.maxUploadBytes, maxUploadBytes, SettingLimits.maxUploadBytes)
-        try within(.pingInterval, pingInterval, SettingLimits.pingInterval)
-        try within(.requestHeadTimeout, requestHeadTimeout, SettingLimits.requestHeadTimeout)
-        try within(.maxUnauthenticated, maxUnauthenticated, SettingLimits.maxUnauthenticated)
-        try within(.maxUnauthenticatedPerAddress, maxUnauthenticatedPerAddress, SettingLimits.maxUnauthenticatedPerAddress)
-        try within(.journalMaxBytes, journalMaxBytes, SettingLimits.journalMaxBytes)
-        try within(.journalMaxAge, journalMaxAge.map { $0.duration.components.seconds }, SettingLimits.journalMaxAgeSeconds)
-        if let logLevel, !Self.logLevels.contains(logLevel) {
-            throw SettingProblem(.logLevel, "must be one of \(Self.logLevels.joined(separator: ", ")), not \"\(logLevel)\"")
-        }
-        if let logFormat, !Self.logFormats.contains(logFormat) {
-            throw SettingProblem(.logFormat, "must be text or json, not \"\(logFormat)\"")
+        for setting in ServeSetting.allCases {
+            try checkRange(of: setting)
         }
         for entry in codexConfig ?? [] where !entry.contains("=") {
             throw SettingProblem(.codexConfig, "expects KEY=VALUE entries, got \"\(entry)\"")
@@ -123,6 +96,26 @@ struct ServeOptions: Equatable, Sendable {
         }
         if tlsTailscale == true, tlsCert != nil {
             throw SettingProblem(.tlsTailscale, "and \(name(.tlsCert)) are two different certificates: choose one")
+        }
+    }
+}
+
+extension ServeOptions {
+    /// `setting`'s value against its declared range or choices.
+    fileprivate func checkRange(of setting: ServeSetting) throws(SettingProblem) {
+        func within<Value>(_ value: Value?, _ limit: SettingLimits.Limit<Value>) throws(SettingProblem) {
+            if let value, let problem = limit.problem(value) { throw SettingProblem(setting, problem) }
+        }
+        switch setting.descriptor.value {
+        case .integer(let path, let limit): try within(self[keyPath: path], limit)
+        case .integer64(let path, let limit): try within(self[keyPath: path], limit)
+        case .seconds(let path, let limit): try within(self[keyPath: path], limit)
+        case .duration(let path, let limit?): try within(self[keyPath: path].map { $0.duration.components.seconds }, limit)
+        case .string(let path, let choices) where !choices.isEmpty:
+            if let value = self[keyPath: path], !choices.contains(value) {
+                throw SettingProblem(setting, "must be \(SettingValue.alternatives(choices)), not \"\(value)\"")
+            }
+        default: break
         }
     }
 }

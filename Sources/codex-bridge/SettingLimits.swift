@@ -1,6 +1,6 @@
-/// The range of every numeric `serve` setting, used for the flag and for its config.toml key alike: out of
-/// range is one line naming the flag (exit 2) or the file, line and key (exit 1), never a crash later
-/// (`--hello-timeout inf` once ended in SIGILL).
+/// The range of a numeric `serve` setting (declared with the setting, ``ServeSetting/descriptor``), used for the flag
+/// and for its config.toml key alike: out of range is one line naming the flag (exit 2) or the file, line and key
+/// (exit 1), never a crash later (`--hello-timeout inf` once ended in SIGILL).
 enum SettingLimits {
     /// A closed range and its unit, for messages.
     struct Limit<Value: Comparable & Sendable>: Sendable {
@@ -17,15 +17,29 @@ enum SettingLimits {
             }
             return nil
         }
+
+        /// `0.5–300`, for the README and `--help`.
+        var rangeText: String { "\(SettingLimits.text(range.lowerBound))–\(SettingLimits.text(range.upperBound))" }
     }
 
-    static let helloTimeout = Limit(range: 0.5...300.0, unit: "seconds")
-    static let pingInterval = Limit(range: 0.1...3600.0, unit: "seconds", also: 0)
-    static let requestHeadTimeout = Limit(range: 0.5...120.0, unit: "seconds")
-    static let maxMessageBytes = Limit(range: 1024...(64 << 20), unit: "bytes")
-    static let maxUploadBytes = Limit(range: 1024...(1 << 30), unit: "bytes")
-    static let journalMaxBytes = Limit<Int64>(range: 0...(1 << 40), unit: "bytes")
-    static let journalMaxAgeSeconds = Limit<Int64>(range: 1...(3650 * 86_400), unit: "seconds")
-    static let maxUnauthenticated = Limit(range: 16...65_536, unit: "connections")
-    static let maxUnauthenticatedPerAddress = Limit(range: 1...65_536, unit: "connections")
+    /// Whole seconds as the duration grammar writes them: `3650d`, `12h`, `90s`.
+    static func durationText(seconds: Int64) -> String {
+        for (unit, length) in [("d", Int64(86_400)), ("h", 3600), ("m", 60)] where seconds != 0 && seconds % length == 0 {
+            return "\(seconds / length)\(unit)"
+        }
+        return "\(seconds)s"
+    }
+
+    /// A number as people write it: `300`, not `300.0`.
+    static func text(_ value: some Sendable) -> String {
+        if let double = value as? Double, double == double.rounded(), abs(double) < 1e15 { return String(Int64(double)) }
+        return "\(value)"
+    }
+}
+
+extension SettingLimits.Limit<Int64> {
+    /// A range of whole seconds as durations: `1s–3650d`.
+    var durationRangeText: String {
+        "\(SettingLimits.durationText(seconds: range.lowerBound))–\(SettingLimits.durationText(seconds: range.upperBound))"
+    }
 }

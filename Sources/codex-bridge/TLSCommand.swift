@@ -102,18 +102,13 @@ struct TLSCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            let paths = state.paths
-            let store = TLSStore(directory: paths.tlsDirectory)
-            do {
+            try await TLSCommand.withStore(state) { paths, store in
                 // Reading needs no write access: only a missing CA or leaf makes the directory and the files.
                 if let authority = try store.loadAuthority(), let leaf = store.loadLeaf(), authority.issued(leaf.certificate) {
                     return try LeafSummary(leaf, authority: authority, store: store).print(json: json)
                 }
-                try paths.prepare()
-                let (authority, leaf) = try await ServeTLS.prepare(paths: paths, listenHosts: [], logger: TLSCommand.quietLogger)
+                let (authority, leaf) = try await TLSCommand.prepare(paths: paths)
                 try LeafSummary(leaf, authority: authority, store: store).print(json: json)
-            } catch {
-                throw CommandFailure("\(error)")
             }
         }
     }
@@ -131,19 +126,12 @@ struct TLSCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            let paths = state.paths
-            let store = TLSStore(directory: paths.tlsDirectory)
-            do {
-                try paths.prepare()
-                let running = ServerRecord.readRunning(paths: paths)
-                let names = await ServeTLS.certificateNames(
-                    listenHosts: running.map { [$0.host] + $0.addresses } ?? [], logger: TLSCommand.quietLogger)
+            try await TLSCommand.withStore(state) { paths, store in
+                let (names, _) = try await TLSCommand.namesToCover(paths: paths)
                 let (authority, _) = try store.loadOrCreateAuthority(scope: ServeTLS.scope(names: names), name: ServerIdentity.hostName())
                 let leaf = try authority.issueLeaf(names: names)
                 try store.replaceLeaf(leaf)
                 try LeafSummary(leaf, authority: authority, store: store).print(json: json)
-            } catch {
-                throw CommandFailure("\(error)")
             }
         }
     }
@@ -170,17 +158,12 @@ struct TLSCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            let paths = state.paths
-            let store = TLSStore(directory: paths.tlsDirectory)
-            do {
+            try await TLSCommand.withStore(state) { paths, store in
                 if let authority = try store.loadAuthority() {
                     return try AuthoritySummary(authority, store: store).print(json: json)
                 }
-                try paths.prepare()
-                let (authority, _) = try await ServeTLS.prepare(paths: paths, listenHosts: [], logger: TLSCommand.quietLogger)
+                let (authority, _) = try await TLSCommand.prepare(paths: paths)
                 try AuthoritySummary(authority, store: store).print(json: json)
-            } catch {
-                throw CommandFailure("\(error)")
             }
         }
     }
@@ -199,13 +182,8 @@ struct TLSCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            let paths = state.paths
-            let store = TLSStore(directory: paths.tlsDirectory)
-            do {
-                try paths.prepare()
-                let running = ServerRecord.readRunning(paths: paths)
-                let names = await ServeTLS.certificateNames(
-                    listenHosts: running.map { [$0.host] + $0.addresses } ?? [], logger: TLSCommand.quietLogger)
+            try await TLSCommand.withStore(state) { paths, store in
+                let (names, running) = try await TLSCommand.namesToCover(paths: paths)
                 let authority = try store.rotateAuthority(scope: ServeTLS.scope(names: names), name: ServerIdentity.hostName())
                 try store.ensureLeaf(authority: authority, names: names)
                 try AuthoritySummary(authority, store: store).print(json: json)
@@ -213,10 +191,32 @@ struct TLSCommand: AsyncParsableCommand {
                     note("the running server (pid \(running.pid)) keeps the old certificate authority until it restarts")
                 }
                 note("phones must trust the new certificate authority, and apps that pinned the old one pair again (codex-bridge pair)")
-            } catch {
-                throw CommandFailure("\(error)")
             }
         }
+    }
+
+    /// Runs `body` with the state directory and its TLS store; any error is one line for the user.
+    static func withStore(_ state: StateOptions, _ body: (StatePaths, TLSStore) async throws -> Void) async throws {
+        let paths = state.paths
+        do {
+            try await body(paths, TLSStore(directory: paths.tlsDirectory))
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+    }
+
+    /// The CA and the certificate `serve --tls` would use, made when missing.
+    static func prepare(paths: StatePaths) async throws -> (CertificateAuthority, TLSIdentity) {
+        try paths.prepare()
+        return try await ServeTLS.prepare(paths: paths, listenHosts: [], logger: quietLogger)
+    }
+
+    /// For a rotation: the names a new certificate covers (a running server's addresses too) and that server.
+    static func namesToCover(paths: StatePaths) async throws -> (names: [String], running: ServerRecord?) {
+        try paths.prepare()
+        let running = ServerRecord.readRunning(paths: paths)
+        let names = await ServeTLS.certificateNames(listenHosts: running.map { [$0.host] + $0.addresses } ?? [], logger: quietLogger)
+        return (names, running)
     }
 
     static func json(_ value: some Encodable) throws -> String {
