@@ -200,6 +200,10 @@ async def test_models_rename_archive_and_files_with_the_real_codex(codex_bridge,
     listed = await request(ws, "listThreads", limit=50)
     mine = next(t for t in listed["threads"] if t["threadId"] == thread)
     assert mine.get("name") == "Fix the date test" and mine.get("model") == "mock-model", mine
+    # Issue 26: the branch Codex recorded for the thread's repository (its gitInfo).
+    branch = subprocess.run(
+        ["git", "-C", str(workspace), "branch", "--show-current"], capture_output=True, text=True, check=True).stdout.strip()
+    assert branch and mine.get("branch") == branch, mine
     (workspace / "notes.md").write_text("# Notes\n")
     file = await request(ws, "readFile", threadId=thread, path="notes.md")
     assert file["kind"] == "file" and file["text"] == "# Notes\n" and file["path"] == os.path.realpath(workspace / "notes.md")

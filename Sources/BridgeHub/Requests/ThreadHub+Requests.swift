@@ -202,7 +202,8 @@ extension ThreadHub {
                 threadId: id, cwd: thread["cwd"]?.stringValue, preview: thread["preview"]?.stringValue,
                 status: status, updatedAt: thread["updatedAt"]?.numberValue, source: Self.source(of: thread), name: text("name"),
                 model: text("model"), reasoningEffort: text("reasoningEffort"), parentThreadId: text("parentThreadId"),
-                agentNickname: text("agentNickname"), agentRole: text("agentRole"), branch: worktree?.branch,
+                agentNickname: text("agentNickname"), agentRole: text("agentRole"),
+                branch: worktree?.branch ?? thread["gitInfo"]?["branch"]?.stringValue,
                 worktreeOf: worktree?.worktreeOf
             )
         }
