@@ -49,6 +49,29 @@ def test_offline_the_service_worker_serves_the_shell(web_bridge, phone_factory):
     phone.shot("offline-shell")
 
 
+def test_a_failed_worker_registration_is_tried_again(bridge_factory, codex_home, workspace, phone_factory, tmp_path):
+    """The first fetch of sw.js fails (as when the network changes under it, seen in a LAN namespace; here the
+    bridge has no sw.js for a moment): the app registers again by itself, so `serviceWorker.ready` (which
+    notifications wait for) still resolves. Seen failing before: the failure was swallowed, `ready` never
+    resolved."""
+    from codex_fixture import codex_bin
+    from webutil import bridge_env
+    web = tmp_path / "web"
+    shutil.copytree(conftest.ASSETS, web)
+    worker = (web / "sw.js").read_text()
+    (web / "sw.js").unlink()
+    env = bridge_env(codex_home)
+    env["CODEX_BRIDGE_WEB_DIR"] = str(web)
+    bridge = bridge_factory(name="sw-retry", args=["--codex", codex_bin(), "--root", str(workspace)], env=env)
+    phone = phone_factory(service_workers="allow")
+    pair(phone, bridge)
+    page = phone.page
+    page.wait_for_timeout(500)  # the load's registration has failed by now (404)
+    assert page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r === undefined)")
+    (web / "sw.js").write_text(worker)
+    page.wait_for_function("navigator.serviceWorker.ready.then(() => true)", timeout=20_000)
+
+
 def shell_names():
     """The app shell as sw.js lists it."""
     sw = (conftest.ASSETS / "sw.js").read_text()

@@ -336,5 +336,13 @@ function start() {
 start();
 
 if ('serviceWorker' in navigator && window.isSecureContext) {
-  addEventListener('load', () => { navigator.serviceWorker.register('sw.js').catch(() => {}); });
+  // A registration that fails (say the network changed while sw.js was fetched) is tried again, a few times and
+  // whenever the browser is back online: notifications wait for a registered worker.
+  let failures = 0;
+  const register = () => navigator.serviceWorker.register('sw.js').catch(() => {
+    failures += 1;
+    if (failures < 6) setTimeout(register, 1000 * failures);
+  });
+  addEventListener('load', register);
+  addEventListener('online', () => { failures = 0; register(); });
 }
