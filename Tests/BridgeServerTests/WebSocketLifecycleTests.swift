@@ -75,4 +75,23 @@ import Testing
         let step17 = socket.heartbeat()
         #expect(step17 == .none)
     }
+
+    /// The states one by one, as an enum: a protocol error after the peer's close still closes the socket once
+    /// our close is written, and nothing is read after it.
+    @Test func aProtocolErrorAfterThePeersCloseEndsOnceTheCloseIsWritten() {
+        var socket = WebSocketLifecycle()
+        #expect(socket.state == .open(unansweredPings: 0))
+        _ = socket.heartbeat()
+        #expect(socket.state == .open(unansweredPings: 1))
+        socket.receivedPong()
+        #expect(socket.state == .open(unansweredPings: 0))
+        _ = socket.receivedClose(payload: Self.closePayload(1000))
+        #expect(socket.state == .peerClosed(answerWritten: false) && !socket.closeSent)
+        let failed = socket.protocolError(.protocolError)
+        #expect(failed == .close(CloseRequest(code: 1002, ending: .halfClose(linger: .seconds(2)))))
+        #expect(socket.state == .failed(closeWritten: false, peerClosed: true) && !socket.isReading)
+        #expect(socket.protocolError(.protocolError) == .none)
+        let closeNow = socket.closeWritten()
+        #expect(closeNow && socket.closeSent)
+    }
 }
