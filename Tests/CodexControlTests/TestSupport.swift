@@ -57,8 +57,9 @@ enum TestSupport {
         try? FileManager.default.removeItem(at: codexHomeRoot.appendingPathComponent(directory.lastPathComponent))
     }
 
-    /// Where the tests' `CODEX_HOME`s live: the package's `.build` directory (not a temporary directory).
-    static let codexHomeRoot = repositoryRoot.appendingPathComponent(".build/codexcontrol-test-homes")
+    /// Where the tests' `CODEX_HOME`s live: under the user's cache, never under /tmp (even for a clone in a temporary
+    /// directory).
+    static let codexHomeRoot = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/codex-bridge-tests")
 
     /// Options pointing codex at a mock model on `port`, with its own `CODEX_HOME`.
     static func codexOptions(port: Int, home: URL) throws -> CodexAppServer.Options {

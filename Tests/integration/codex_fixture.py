@@ -1,4 +1,5 @@
 """A bridge running the real codex against the scripted model (mock_model.py), all on 127.0.0.1."""
+import atexit
 import os
 import pathlib
 import shutil
@@ -9,6 +10,14 @@ import pytest
 
 from conftest import ROOT
 from mock_model import MockModel, codex_args, codex_env
+
+# Where tests' CODEX_HOMEs live: never under /tmp, where codex will not create its `codex-linux-sandbox` helper
+# alias (sandboxed commands then fail with "bwrap: execvp codex-linux-sandbox"), even when the clone itself is
+# in a temporary directory.
+# One directory per test session, removed when the session's process ends: a codex shutting down after its
+# test's teardown may still write there.
+CODEX_HOMES = pathlib.Path.home() / ".cache" / "codex-bridge-tests" / uuid.uuid4().hex
+atexit.register(shutil.rmtree, CODEX_HOMES, True)
 
 
 def codex_bin() -> str:
@@ -37,8 +46,8 @@ def bridge_codex_args(port: int) -> list:
 
 @pytest.fixture
 def codex_home():
-    """A CODEX_HOME outside /tmp (codex will not create its sandbox helper under /tmp)."""
-    home = ROOT / ".build" / "it-codex-homes" / uuid.uuid4().hex
+    """A CODEX_HOME outside /tmp (codex will not create its sandbox helper under /tmp), wherever the clone is."""
+    home = CODEX_HOMES / uuid.uuid4().hex
     home.mkdir(parents=True)
     yield home
     shutil.rmtree(home, ignore_errors=True)

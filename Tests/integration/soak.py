@@ -429,7 +429,7 @@ class Soak:
             import codex_cli_bin  # type: ignore
             codex = str(codex_cli_bin.bundled_codex_path())
         # CODEX_HOME outside /tmp: codex will not put its sandbox helper under /tmp.
-        self.codex_home = ROOT / ".build" / "soak-codex-home" / uuid.uuid4().hex
+        self.codex_home = pathlib.Path.home() / ".cache" / "codex-bridge-tests" / uuid.uuid4().hex
         env = codex_env(self.codex_home)
         args = ["--codex", codex, "--root", str(self.workspace),
                 *[a for v in codex_args(self.model.port)[1::2] for a in ("--codex-config", v)],

@@ -6,8 +6,7 @@ import uuid
 
 import pytest
 
-from codex_fixture import codex_bridge, codex_home, model, workspace  # noqa: F401 (fixtures)
-from conftest import ROOT
+from codex_fixture import CODEX_HOMES, codex_bridge, codex_home, model, workspace  # noqa: F401 (fixtures)
 from test_codex import frames, request, until_turn_completed
 from wsutil import hello
 
@@ -15,7 +14,7 @@ from wsutil import hello
 @pytest.fixture
 def outside():
     """A directory outside the workspace and outside /tmp (which workspace-write leaves writable)."""
-    path = ROOT / ".build" / "it-outside" / uuid.uuid4().hex
+    path = CODEX_HOMES / "outside" / uuid.uuid4().hex
     path.mkdir(parents=True)
     yield path
     shutil.rmtree(path, ignore_errors=True)

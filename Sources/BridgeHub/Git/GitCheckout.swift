@@ -1,5 +1,6 @@
 import BridgeProtocol
 import ChildProcess
+import ConfinedFiles
 import Foundation
 
 /// The git operations a phone may ask for on a thread's work tree: status, commit, branch, switch (push and pull
@@ -149,10 +150,18 @@ struct GitCheckout: Sendable {
             guard common.status == 0 else { throw HubError(.failed, "git rev-parse: " + Self.reason(common)) }
             directory = common.text.trimmingCharacters(in: .whitespacesAndNewlines) + "/hooks"
         }
+        // Looked at through one descriptor of the hooks directory: each hook opened once (without blocking on a
+        // FIFO), its type and mode read from that descriptor. A link leading out of the directory counts as a hook.
+        guard let resolved = WorkspaceRoots.resolve(directory), let hooks = try? ConfinedDirectory.open(absolute: resolved) else { return }
         for hook in Self.commitHooks {
             let path = directory + "/" + hook
-            var info = stat()
-            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, access(path, X_OK) == 0 else { continue }
+            let present: Bool
+            do {
+                present = try hooks.file(hook).isExecutable
+            } catch {
+                present = error.code == .outside
+            }
+            guard present else { continue }
             throw HubError(
                 .unsafeRepository,
                 "this repository has a \(hook) hook (\(path)) and the bridge runs no repository programs: let Codex commit (it runs the hook in its sandbox), or commit at the workstation"

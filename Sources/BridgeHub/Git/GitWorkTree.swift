@@ -26,25 +26,25 @@ struct GitWorkTree: Sendable, Hashable {
     static func repositoryTop(containing directory: String) -> String? {
         var url = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
         while true {
-            if isRepositoryEntry(url.appendingPathComponent(".git").path) { return url.path }
+            if holdsRepository(url.path) { return url.path }
             let parent = url.deletingLastPathComponent()
             if parent.path == url.path { return nil }
             url = parent
         }
     }
 
-    /// Whether `path` (a `.git`, not followed if a link) is a git directory with a `HEAD` or a gitfile.
-    static func isRepositoryEntry(_ path: String) -> Bool {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return false }
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR:
-            var head = stat()
-            return lstat(path + "/HEAD", &head) == 0 && ((head.st_mode & S_IFMT) == S_IFREG || (head.st_mode & S_IFMT) == S_IFLNK)
-        case S_IFREG:
-            // Read once, without following a link and without blocking on a FIFO swapped in meanwhile.
-            guard let bytes = try? ConfinedDirectory.contents(ofRegularFile: path, limit: 4096) else { return false }
-            return bytes.starts(with: Array("gitdir: ".utf8))
+    /// Whether `directory`'s `.git` (not followed if a link) is a git directory with a `HEAD` or a gitfile. Looked
+    /// at through one descriptor of `directory` (`fstatat`, no link followed; the gitfile read once, without
+    /// blocking), so what the agent swaps in meanwhile is seen as what it is.
+    static func holdsRepository(_ directory: String) -> Bool {
+        guard let parent = try? ConfinedDirectory.open(absolute: directory) else { return false }
+        switch try? parent.kind(of: ".git") {
+        case .directory:
+            let head = try? parent.directory(".git").kind(of: "HEAD")
+            return head == .file || head == .symbolicLink
+        case .file:
+            guard let gitfile = try? parent.fileWithoutLinks(".git"), let bytes = try? gitfile.read(upTo: 8) else { return false }
+            return bytes == Array("gitdir: ".utf8)
         default:
             return false
         }

@@ -33,13 +33,17 @@ extension GitCheckout {
             try await excludeInside(config)
         }
         let slug = branch.replacingOccurrences(of: "/", with: "-")
-        var path = container + "/" + slug
+        try FileManager.default.createDirectory(atPath: container, withIntermediateDirectories: true)
+        // A free name, looked up through one descriptor of the container (no link followed); git then refuses a
+        // name taken meanwhile.
+        let taken = try? ConfinedDirectory.open(absolute: container)
+        var free = slug
         var suffix = 2
-        while FileManager.default.fileExists(atPath: path) {
-            path = container + "/" + slug + "-\(suffix)"
+        while let taken, (try? taken.kind(of: free)) != nil {
+            free = slug + "-\(suffix)"
             suffix += 1
         }
-        try FileManager.default.createDirectory(atPath: container, withIntermediateDirectories: true)
+        let path = container + "/" + free
         let outcome = try await git(["worktree", "add", "--quiet", "-b", branch, path, start], config)
         guard outcome.status == 0 else { throw HubError(.failed, "git worktree add: " + Self.reason(outcome)) }
         guard let resolved = WorkspaceRoots.resolve(path) else { throw HubError(.failed, "git worktree add made no \(path)") }

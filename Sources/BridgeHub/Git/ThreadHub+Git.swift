@@ -6,7 +6,7 @@ import Foundation
 /// (``GitInvocation``). Runs in one repository happen one after another (no index lock races between phones).
 extension ThreadHub {
     func answerGit(_ request: BridgeRequest, cwd: String) async throws -> BridgeResponse {
-        let checkout = try services.gitTools.checkout(cwd)
+        let checkout = try await Self.checkout(cwd, tools: services.gitTools)
         return try await serializedGit(checkout.tree.top) {
             switch request {
             case .gitStatus(let ref):

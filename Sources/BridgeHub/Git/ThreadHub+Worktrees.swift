@@ -8,27 +8,36 @@ extension ThreadHub {
     /// The directory a `startThread {worktree}` runs in: a new worktree on a new branch (its place inside the
     /// roots; see ``GitCheckout/addWorktree(branch:from:allowed:)``).
     func worktreeDirectory(for request: WorktreeRequest, cwd: String) async throws -> String {
-        let checkout = try services.gitTools.checkout(cwd)
+        let checkout = try await Self.checkout(cwd, tools: services.gitTools)
         let roots = gate.roots
         return try await serializedGit(checkout.tree.top) {
             try await checkout.addWorktree(branch: request.branch, from: request.from) { roots.contains(resolved: $0) }
         }
     }
 
-    /// The branch and main checkout of a thread's directory when it is a linked worktree of a repository inside the
-    /// roots.
-    func worktreeFacts(of cwd: String?) -> (branch: String?, worktreeOf: String)? {
-        guard let cwd, let top = GitWorkTree.repositoryTop(containing: cwd), let facts = GitWorktreeFacts(top: top),
-            let main = facts.mainCheckout, gate.roots.contains(resolved: main)
-        else { return nil }
-        return (facts.branch, main)
+    /// For each directory (as Codex reports it), the branch and main checkout when it is a linked worktree of a
+    /// repository inside the roots. Off the actor: it looks at the file system.
+    @concurrent
+    nonisolated static func worktreeFacts(of cwds: [String?], roots: WorkspaceRoots) async -> [(branch: String?, worktreeOf: String)?] {
+        cwds.map { cwd in
+            guard let cwd = cwd.flatMap(WorkspaceRoots.resolve), let top = GitWorkTree.repositoryTop(containing: cwd),
+                let facts = GitWorktreeFacts(top: top), let main = facts.mainCheckout, roots.contains(resolved: main)
+            else { return nil }
+            return (facts.branch, main)
+        }
+    }
+
+    /// The work tree holding `cwd`, found off the actor (it looks at the file system).
+    @concurrent
+    nonisolated static func checkout(_ cwd: String, tools: GitTools) async throws -> GitCheckout {
+        try tools.checkout(cwd)
     }
 
     func removeWorktree(_ remove: RemoveWorktree, cwd: String) async throws -> Accepted {
         if book.runningTurn(of: remove.threadId) != nil {
             throw HubError(.conflict, "a turn is running on thread \(remove.threadId); interrupt it or wait")
         }
-        let checkout = try services.gitTools.checkout(cwd)
+        let checkout = try await Self.checkout(cwd, tools: services.gitTools)
         let roots = gate.roots
         try await serializedGit(checkout.tree.top) {
             try await checkout.removeWorktree(force: remove.force ?? false) { roots.contains(resolved: $0) }

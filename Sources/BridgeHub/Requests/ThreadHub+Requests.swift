@@ -191,13 +191,14 @@ extension ThreadHub {
             limit: list.limit ?? 50, cursor: list.cursor, archived: list.archived,
             sourceKinds: codexAllThreadSourceKinds + SubAgentTracker.listedSourceKinds(includeInternal: list.includeInternal == true),
             timeout: policy.codexTimeout)
-        let threads = (result["data"]?.arrayValue ?? []).compactMap { thread -> ThreadSummary? in
+        let data = result["data"]?.arrayValue ?? []
+        let worktrees = await Self.worktreeFacts(of: data.map { $0["cwd"]?.stringValue }, roots: gate.roots)
+        let threads = zip(data, worktrees).compactMap { thread, worktree -> ThreadSummary? in
             guard let id = thread["id"]?.stringValue else { return nil }
             // Threads outside this bridge's roots are not shown (the gate refuses them anyway).
             guard gate.shows(cwd: thread["cwd"]?.stringValue) else { return nil }
             let status = thread["status"]?["type"]?.stringValue ?? thread["status"]?.stringValue
             let text = { (key: String) in thread[key]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } }
-            let worktree = worktreeFacts(of: thread["cwd"]?.stringValue.flatMap(WorkspaceRoots.resolve))
             return ThreadSummary(
                 threadId: id, cwd: thread["cwd"]?.stringValue, preview: thread["preview"]?.stringValue,
                 status: status, updatedAt: thread["updatedAt"]?.numberValue, source: Self.source(of: thread), name: text("name"),
@@ -251,7 +252,7 @@ extension ThreadHub {
                 collaborationMode: start.collaborationMode))
         claimUploads(start.attachments, for: threadId)
         session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
-        let worktree = start.worktree != nil ? worktreeFacts(of: cwd) : nil
+        let worktree = start.worktree != nil ? await Self.worktreeFacts(of: [cwd], roots: gate.roots).first ?? nil : nil
         return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd, branch: worktree?.branch, worktreeOf: worktree?.worktreeOf)
     }
 
