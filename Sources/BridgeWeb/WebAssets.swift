@@ -1,7 +1,8 @@
 import Foundation
 
 /// The web app's files, by name: embedded in the binary, or read from a directory on every request (a
-/// development aid: `CODEX_BRIDGE_WEB_DIR`).
+/// development aid: `CODEX_BRIDGE_WEB_DIR`). Scripts and styles are also served under the version's path
+/// (``versionPrefix``), which only the embedded files let a browser keep for good (``isImmutable``).
 public struct WebAssets: Sendable {
     private enum Source: Sendable {
         case embedded([String: WebAsset])
@@ -9,17 +10,38 @@ public struct WebAssets: Sendable {
     }
 
     private let source: Source
+    private let version: WebAppVersion
 
     /// The files compiled into this binary.
-    public static let embedded = WebAssets(source: .embedded(WebAssetCatalog.load()))
+    public static let embedded: WebAssets = {
+        let files = WebAssetCatalog.load()
+        let version = WebAppVersion(of: files)
+        let names = files.keys.sorted()
+        return WebAssets(source: .embedded(files.mapValues { version.fill($0, names: names) }), version: version)
+    }()
 
     /// Files read from `directory` on each request (flat: names only, no subdirectories).
     public init(directory: URL) {
         self.source = .directory(directory)
+        self.version = .development
     }
 
-    private init(source: Source) {
+    private init(source: Source, version: WebAppVersion) {
         self.source = source
+        self.version = version
+    }
+
+    /// The path (relative to the app's scope) the versioned scripts and styles are served under: `v/<12 hex>/`,
+    /// or `v/dev/` for files read from a directory.
+    public var versionPrefix: String { version.prefix }
+
+    /// The version's name in ``versionPrefix``.
+    public var versionName: String { version.name }
+
+    /// Whether the files under ``versionPrefix`` never change (embedded: any change makes a new version).
+    public var isImmutable: Bool {
+        if case .embedded = source { return true }
+        return false
     }
 
     /// The embedded files, or `CODEX_BRIDGE_WEB_DIR`'s when that variable names a directory.
@@ -51,8 +73,16 @@ public struct WebAssets: Sendable {
             return assets[name]
         case .directory(let url):
             guard let data = FileManager.default.contents(atPath: url.appendingPathComponent(name).path) else { return nil }
-            return WebAsset(name: name, body: [UInt8](data))
+            let asset = WebAsset(name: name, body: [UInt8](data))
+            return WebAppVersion.templates.contains(name) ? version.fill(asset, names: names) : asset
         }
+    }
+
+    /// The asset for a path under ``versionPrefix`` (`version` and `file` its two segments): nil for another
+    /// version (a page of an older app asks for files this server no longer has) and for unversioned files.
+    public func asset(version: String, file: String) -> WebAsset? {
+        guard version == self.version.name, WebAppVersion.isVersioned(file) else { return nil }
+        return asset(forPath: "/" + file)
     }
 
     /// A plain file name: no slash, no leading dot, only `[A-Za-z0-9._-]`.

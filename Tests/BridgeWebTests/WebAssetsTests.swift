@@ -16,11 +16,29 @@ import Testing
     }
 
     @Test func embeddedBytesAreTheFilesBytes() throws {
-        for name in WebAssets.embedded.names {
+        for name in WebAssets.embedded.names where !WebAppVersion.templates.contains(name) {
             let asset = try #require(WebAssets.embedded.asset(forPath: "/" + name))
             let disk = try Data(contentsOf: Self.assetsDirectory.appendingPathComponent(name))
             #expect(Data(asset.body.readableBytesView) == disk, "\(name)")
         }
+    }
+
+    @Test func theVersionFollowsEveryFile() throws {
+        let files = ["a.js": WebAsset(name: "a.js", body: Array("1".utf8)), "b.css": WebAsset(name: "b.css", body: [])]
+        var changed = files
+        changed["a.js"] = WebAsset(name: "a.js", body: Array("2".utf8))
+        #expect(WebAppVersion(of: files) == WebAppVersion(of: files))
+        #expect(WebAppVersion(of: files) != WebAppVersion(of: changed))
+        #expect(WebAppVersion(of: files).prefix.count == "v/".count + 12 + 1)
+    }
+
+    @Test func templatesAreFilledAndOnlyThey() throws {
+        let version = WebAppVersion(of: [:])
+        let page = WebAsset(name: "index.html", body: Array(#"<link href="{{assets}}a.css">{{modules}}"#.utf8))
+        let filled = String(buffer: version.fill(page, names: ["a.css", "app.js", "b.js", "sw.js", "trust.js", "x.png"]).body)
+        #expect(filled == #"<link href="\#(version.prefix)a.css"><link rel="modulepreload" href="\#(version.prefix)b.js">"#)
+        let other = WebAsset(name: "a.js", body: Array("'{{assets}}'".utf8))
+        #expect(String(buffer: version.fill(other, names: []).body) == "'{{assets}}'")
     }
 
     @Test func rootIsIndex() throws {

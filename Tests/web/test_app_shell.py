@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from webutil import CHROMIUM, IPHONE_UA, Phone, base_url, pair, pairing_url, start_thread, thread_action
+from webutil import CHROMIUM, IPHONE_UA, LOOPBACK_ONLY, Phone, base_url, pair, pairing_url, start_thread, thread_action
 
 import conftest
 from test_resilience import Proxy
@@ -72,6 +72,11 @@ def test_a_failed_worker_registration_is_tried_again(bridge_factory, codex_home,
     page.wait_for_function("navigator.serviceWorker.ready.then(() => true)", timeout=20_000)
 
 
+def shell_path(url):
+    """A stored URL's path in the app's scope, without the version's prefix (`v/<version>/`)."""
+    return re.sub(r"^v/[^/]+/", "", url.split("/", 3)[3])
+
+
 def shell_names():
     """The app shell as sw.js lists it."""
     sw = (conftest.ASSETS / "sw.js").read_text()
@@ -114,7 +119,7 @@ def test_the_service_worker_keeps_only_the_app_shell(bridge_factory, model, code
     shell = shell_names()
     stored = [u for urls in cached.values() for u in urls]
     assert not [u for u in stored if "/files" in u], cached
-    outside = [u for u in stored if u.split("/", 3)[3] not in shell]
+    outside = [u for u in stored if shell_path(u) not in shell]
     assert not outside, outside
     # A new version of the worker: only its own cache is left once it activates.
     page.evaluate("""async () => { const c = await caches.open('codex-bridge-shell-v0'); await c.put('/files?threadId=a&path=b', new Response('old secret')); }""")
@@ -122,18 +127,18 @@ def test_the_service_worker_keeps_only_the_app_shell(bridge_factory, model, code
     version = int(re.search(r"const VERSION = (\d+);", sw).group(1))
     (web / "sw.js").write_text(sw.replace(f"const VERSION = {version};", f"const VERSION = {version + 1};"))
     page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.update())")
-    wanted = f"codex-bridge-shell-v{version + 1}"
+    wanted = f"codex-bridge-shell-v{version + 1}-dev"  # files read from a directory: the version "dev"
     deadline = time.monotonic() + 20
     while True:  # the new worker installs (its cache filled), then activates (the others deleted)
         cached = page.evaluate(CACHED_URLS)
         if list(cached) == [wanted] and len(cached[wanted]) == len(shell) or time.monotonic() > deadline:
             break
         time.sleep(0.2)
-    assert sorted(u.split("/", 3)[3] for u in cached[f"codex-bridge-shell-v{version + 1}"]) == sorted(shell), cached
+    assert sorted(shell_path(u) for u in cached[wanted]) == sorted(shell), cached
     # The workstation goes away: the shell comes from the cache, a download never does (whatever its query).
     bridge.stop()
-    assert page.evaluate("fetch('app.js').then((r) => r.status, () => 'failed')") == 200
-    assert page.evaluate("fetch('app.js?v=2').then((r) => r.status, () => 'failed')") == "failed"
+    assert page.evaluate("fetch('v/dev/app.js').then((r) => r.status, () => 'failed')") == 200
+    assert page.evaluate("fetch('v/dev/app.js?v=2').then((r) => r.status, () => 'failed')") == "failed"
     for query in (f"threadId={thread}&path=tracked.txt", "threadId=a&path=b", "other=1"):
         assert page.evaluate(f"fetch('/files?{query}').then((r) => r.status, () => 'failed')") == "failed", query
     assert page.evaluate("fetch('/metrics').then((r) => r.status, () => 'failed')") == "failed"
@@ -359,3 +364,35 @@ def test_https_with_a_certificate_from_a_test_ca(web_bridge_factory, browser, mo
         expect(page.locator(".msg.agent")).to_have_text("trusted")
     finally:
         b.close()
+
+
+RESOURCE_SIZES = """() => performance.getEntriesByType('resource')
+    .filter((e) => /\\.(js|css)$/.test(new URL(e.name).pathname))
+    .map((e) => [new URL(e.name).pathname, e.transferSize])"""
+
+
+def test_a_repeat_visit_downloads_no_script_or_style(bridge_factory, model, codex_home, workspace, phone_factory):
+    """Issue 36 item 2: the app's scripts and styles are served under the version's path and kept for good, so a
+    second visit takes every one of them from the browser's cache (transferSize 0) and asks the workstation for
+    index.html only. The embedded files (a directory's may change under the server and are never kept). Seen
+    failing before: every file was revalidated on each load (a 304 each, one round trip per import level)."""
+    from codex_fixture import bridge_codex_args, codex_bin
+    from webutil import bridge_env
+    env = bridge_env(codex_home)
+    env.pop("CODEX_BRIDGE_WEB_DIR", None)
+    bridge = bridge_factory(name="cache-state", args=["--codex", codex_bin(), "--root", str(workspace),
+                                                      *bridge_codex_args(model.port)], env=env)
+    phone = phone_factory()  # no service worker: the HTTP cache alone
+    # Playwright turns the browser's cache off while any route is set; this bridge is on loopback anyway.
+    phone.context.unroute(LOOPBACK_ONLY)
+    pair(phone, bridge)
+    page = phone.page
+    expect(phone.status()).to_have_text("Connected")
+    first = page.evaluate(RESOURCE_SIZES)
+    assert len(first) >= 30 and all(re.match(r"^/v/[0-9a-f]{12}/", path) for path, _ in first), first
+    page.goto(base_url(bridge))
+    expect(phone.status()).to_have_text("Connected")
+    again = page.evaluate(RESOURCE_SIZES)
+    assert sorted(p for p, _ in again) == sorted(p for p, _ in first)
+    fetched = [(path, size) for path, size in again if size > 0]
+    assert not fetched, fetched

@@ -7,9 +7,15 @@
 // metrics and anything not on the list go to the network untouched and are never stored. A cached answer is
 // found by its exact URL (query included); a page load is answered with the stored index.html. A new worker
 // deletes every other version's cache when it activates. Bump VERSION whenever SHELL changes.
-const VERSION = 6;
+//
+// The server fills in BUILD (the version of the app's files) and ASSETS (the path its scripts and styles are
+// served under, `v/BUILD/`), so a new build of the app is a new cache and the shell is stored under the URLs
+// index.html names.
+const VERSION = 7;
+const BUILD = '{{build}}';
+const ASSETS = '{{assets}}';
 const PREFIX = 'codex-bridge-shell-';
-const CACHE = `${PREFIX}v${VERSION}`;
+const CACHE = `${PREFIX}v${VERSION}-${BUILD}`;
 const SHELL = [
   'index.html', 'app.css', 'app.js', 'fragment.js', 'dom.js', 'store.js', 'connection.js', 'threads.js',
   'ui.js', 'markdown.js', 'diff-view.js', 'approval-card.js', 'item-views.js', 'pairing.js', 'threads-screen.js',
@@ -20,14 +26,17 @@ const SHELL = [
   'tools.css', 'thread-tools.js', 'plan-view.js', 'goal-view.js', 'subagents.js',
 ];
 const SCOPE = new URL('./', self.location.href);
-const SHELL_URLS = new Set(SHELL.map((name) => new URL(name, SCOPE).href));
+const versioned = (name) => /\.(js|css)$/.test(name);
+const SHELL_URLS = new Set(SHELL.map((name) => new URL(versioned(name) ? ASSETS + name : name, SCOPE).href));
 const DOCUMENT = new URL('index.html', SCOPE).href;
 const NEVER = /^\/(files|uploads|push|metrics|healthz|health)(\/|$)/;
 
 self.addEventListener('install', (event) => {
-  // `cache: 'reload'`: the files themselves, not what the browser's HTTP cache may hold from an older version.
+  // `cache: 'reload'` for a file at its plain name: the file itself, not what the browser's HTTP cache may hold
+  // from an older version. A versioned file never changes: the copy the page just loaded is the one to keep.
+  const fresh = (url) => (url.startsWith(new URL(ASSETS, SCOPE).href) ? 'default' : 'reload');
   event.waitUntil(caches.open(CACHE)
-    .then((cache) => cache.addAll([...SHELL_URLS].map((url) => new Request(url, { cache: 'reload' }))))
+    .then((cache) => cache.addAll([...SHELL_URLS].map((url) => new Request(url, { cache: fresh(url) }))))
     .then(() => self.skipWaiting()));
 });
 
