@@ -126,3 +126,18 @@ def bridge_factory(tmp_path):
 def bridge(bridge_factory):
     """A running bridge with default options."""
     return bridge_factory()
+
+
+# Markers by file, so a developer can pick (`Scripts/test -m "not slow"`, `-m browser`): see pytest.ini.
+_ROOT_FILES = {"test_lan.py", "test_lan_ca.py", "test_lan_web.py"}
+_SLOW_FILES = _ROOT_FILES | {"test_package.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    import pytest as _pytest
+    for item in items:
+        name = item.path.name
+        if name in _ROOT_FILES:
+            item.add_marker(_pytest.mark.root)
+        if name in _SLOW_FILES:
+            item.add_marker(_pytest.mark.slow)

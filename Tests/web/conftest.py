@@ -31,3 +31,19 @@ run_cli = _it.run_cli
 bridge_factory = _it.bridge_factory
 
 from webutil import *  # noqa: E402,F401,F403  (fixtures: browser, phone, web_env, ...)
+
+
+# Markers by file, so a developer can pick (`Scripts/test -m "not slow"`, `-m browser`): see pytest.ini.
+_ROOT_FILES = {"test_lan.py", "test_lan_ca.py", "test_lan_web.py"}
+_SLOW_FILES = _ROOT_FILES | {"test_package.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    import pytest as _pytest
+    for item in items:
+        name = item.path.name
+        item.add_marker(_pytest.mark.browser)
+        if name in _ROOT_FILES:
+            item.add_marker(_pytest.mark.root)
+        if name in _SLOW_FILES:
+            item.add_marker(_pytest.mark.slow)

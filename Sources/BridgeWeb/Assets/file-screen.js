@@ -45,7 +45,7 @@ export function fileScreen(ctx, threadId, path) {
       if (typeof file.text === 'string') {
         const lines = file.text.replace(/\n$/, '').split('\n');
         const pre = h('pre', { class: 'file-lines', tabIndex: 0 });
-        lines.forEach((line, i) => pre.append(h('span', { class: 'fl' }, h('span', { class: 'ln', text: String(i + 1), attrs: { 'aria-hidden': 'true' } }), h('span', { text: line }))));
+        lines.forEach((line, i) => { pre.append(h('span', { class: 'fl' }, h('span', { class: 'ln', text: String(i + 1), attrs: { 'aria-hidden': 'true' } }), h('span', { text: line }))); });
         body.replaceChildren(pre);
       } else if (/^image\/(png|jpeg|gif|webp)$/.test(file.mimeType) && file.base64) {
         // A data: URL of the bytes as an image (the CSP allows data: images); never SVG, which could script.

@@ -51,7 +51,7 @@ export function menuButton({ label = 'More', items }) {
     if (refocus) button.focus();
   }
   button.addEventListener('click', () => (list.hidden ? open() : close()));
-  entries.forEach((entry, i) => entry.addEventListener('click', () => { close(); items[i].onSelect(); }));
+  entries.forEach((entry, i) => { entry.addEventListener('click', () => { close(); items[i].onSelect(); }); });
   list.addEventListener('keydown', (e) => {
     const all = visible();
     const at = all.indexOf(document.activeElement);

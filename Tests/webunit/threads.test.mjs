@@ -1,0 +1,50 @@
+// The app's picture of the threads (threads.js ThreadStore): the list, the live events, turns and items.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ThreadStore, lastLine } from '../../Sources/BridgeWeb/Assets/threads.js';
+
+const event = (threadId, type, data, turnId) => ({ kind: 'event', threadId, type, turnId, data });
+
+test('the list is newest first and keeps only listed threads', () => {
+  const store = new ThreadStore();
+  store.applyList([
+    { threadId: 'a', cwd: '/w/a', preview: 'first', updatedAt: 10 },
+    { threadId: 'b', cwd: '/w/b', preview: 'second', name: 'Named', updatedAt: 20 },
+  ]);
+  store.ensure('hidden');
+  assert.deepEqual(store.list().map((t) => t.id), ['b', 'a']);
+  assert.equal(store.get('b').name, 'Named');
+  assert.equal(store.get('a').cwd, '/w/a');
+});
+
+test('a turn streams: started, an item, its deltas, completed; watchers get change records', () => {
+  const store = new ThreadStore();
+  const changes = [];
+  store.watchThread('t', (change) => changes.push(change.type));
+  store.applyMessage(event('t', 'turn/started', { turn: { id: 'u1', status: 'inProgress' } }, 'u1'));
+  assert.equal(store.isRunning(store.get('t')), true);
+  store.applyMessage(event('t', 'item/started', { item: { id: 'i1', type: 'agentMessage', text: '' } }, 'u1'));
+  store.applyMessage(event('t', 'item/agentMessage/delta', { itemId: 'i1', delta: 'Hel' }, 'u1'));
+  store.applyMessage(event('t', 'item/agentMessage/delta', { itemId: 'i1', delta: 'lo' }, 'u1'));
+  const thread = store.get('t');
+  const item = thread.itemMap.get('i1').item;
+  assert.equal(item.text, 'Hello');
+  store.applyMessage(event('t', 'turn/completed', { turn: { id: 'u1', status: 'completed' } }, 'u1'));
+  assert.equal(store.isRunning(thread), false);
+  assert.equal(thread.lastTurnStatus, 'completed');
+  assert.ok(changes.includes('turn') && changes.includes('item') && changes.includes('turnStatus'), changes.join());
+});
+
+test('a failed turn keeps its reason; an error that will be retried changes nothing', () => {
+  const store = new ThreadStore();
+  store.applyMessage(event('t', 'turn/started', { turn: { id: 'u1' } }, 'u1'));
+  store.applyMessage(event('t', 'error', { willRetry: true, error: { message: 'later' } }, 'u1'));
+  assert.equal(store.get('t').turns[0].error, null);
+  store.applyMessage(event('t', 'bridge/turnFailed', { turnId: 'u1', reason: 'Codex stopped' }, 'u1'));
+  const turn = store.get('t').turns[0];
+  assert.deepEqual([turn.status, turn.error], ['failed', 'Codex stopped']);
+});
+
+test('lastLine is the last non-empty line', () => {
+  assert.equal(lastLine('a\nb\n\n'), 'b');
+});
