@@ -1,0 +1,37 @@
+"""Formats bench_first_load.py's JSON as BENCHMARKS.md's P10 section: python bench_report.py FILE BASE."""
+import json
+import sys
+
+data = json.load(open(sys.argv[1]))
+base = sys.argv[2]
+link = data["link"]
+
+
+def row(name, figures):
+    def cell(kind, unit, scale=1):
+        f = figures[kind]
+        return " / ".join(f"{f[m] / scale:,.0f}" for m in ("min", "median", "max")) + f" {unit}"
+    return f"| {name} | {cell('ms', 'ms')} | {cell('bytes', 'KB', 1000)} | {cell('requests', '')} |"
+
+
+print(f"""
+## P10: first load over a weak link
+
+Chromium on a 390x844 phone viewport, CPU slowed {data['cpuSlowdown']}x and the link throttled through the DevTools protocol
+({link['latency']} ms added per request, {link['downloadThroughput'] * 8 / 1e6:.1f} Mbit/s down, {link['uploadThroughput'] * 8 / 1e3:.0f} kbit/s up);
+paired first, then the time from navigation until the thread list is shown and connected, and the bytes
+received. "first": the browser's cache emptied; "repeat": kept. No service worker (a phone on LAN http has
+none). {data['runs']} runs each, min / median / max. Target: first ≤ 2 s, repeat ≤ 0.5 s with no asset downloaded.
+
+| load | time | received | requests |
+|---|---|---|---|
+{row("first (now)", data["now"]["first"])}
+{row("repeat (now)", data["now"]["repeat"])}""")
+if "before" in data:
+    print(row(f"first (before, {base})", data["before"]["first"]))
+    print(row(f"repeat (before, {base})", data["before"]["repeat"]))
+    now, before = data["now"], data["before"]
+    print(f"""
+Ratios of the medians, now / before: first load {now['first']['ms']['median'] / before['first']['ms']['median']:.2f}x,
+repeat visit {now['repeat']['ms']['median'] / before['repeat']['ms']['median']:.2f}x
+(received {now['repeat']['bytes']['median'] / max(before['repeat']['bytes']['median'], 1):.2f}x).""")
