@@ -1,6 +1,30 @@
-"""Formats bench_first_load.py's JSON as BENCHMARKS.md's P10 section: python bench_report.py FILE BASE."""
+"""Formats bench_first_load.py's JSON as BENCHMARKS.md's P10 section (`bench_report.py FILE BASE`), or
+test_lan_web.py's printed "LAN: …" lines from stdin as the P11 section (`bench_report.py --p11`)."""
 import json
+import re
+import statistics
 import sys
+
+if sys.argv[1:] == ["--p11"]:
+    runs = [[float(x) for x in re.findall(r"([0-9.]+) s after", line)] for line in sys.stdin if line.startswith("LAN:")]
+    runs = [r for r in runs if len(r) == 3]
+    print("""
+## P11: back after a link drop
+
+A phone's Chromium in a network namespace of its own, the bridge in another, a turn streaming: the phone's
+link is down for 4 s. Seconds from the link's return until the page is Connected with every event of the
+outage shown once (Tests/web/test_lan_web.py). Target: ≤ 3 s.
+""")
+    if not runs:
+        print("No run completed (the LAN test failed or needs root).")
+        sys.exit(0)
+    print("| case | min / median / max |\n|---|---|")
+    for k, name in enumerate(("the socket survives the drop", "the workstation forgot the connection",
+                              "the phone slept through it (from being shown)")):
+        xs = [r[k] for r in runs]
+        print(f"| {name} | {min(xs):.1f} / {statistics.median(xs):.1f} / {max(xs):.1f} s |")
+    print(f"\n{len(runs)} runs.")
+    sys.exit(0)
 
 data = json.load(open(sys.argv[1]))
 base = sys.argv[2]

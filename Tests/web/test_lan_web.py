@@ -23,7 +23,7 @@ import conftest as _conftest
 
 pytestmark = pytest.mark.timeout(120)  # a hang is a failure with a traceback (fixtures still clean up)
 
-WORDS = [f"w{i:02d} " for i in range(40)]
+WORDS = [f"w{i:02d} " for i in range(50)]
 OUTAGE_SECONDS = 4
 
 
@@ -65,6 +65,11 @@ def lan_browser(lan, browser):
     b.close()
 
 
+VISIBILITY = """() => { for (const [name, value] of [['visibilityState', '%s'], ['hidden', '%s' === 'hidden']])
+    Object.defineProperty(document, name, { configurable: true, get: () => value });
+  document.dispatchEvent(new Event('visibilitychange')); }"""
+
+
 def lan_phone(browser, lan, bridge) -> Phone:
     """A phone context whose requests may go to the bridge's LAN origin and nowhere else."""
     phone = Phone(browser)
@@ -92,7 +97,7 @@ def outage(lan, model, hold, forget=False):
 
 
 def test_a_phone_on_the_lan_pairs_streams_and_comes_back_after_its_link_drops(lan, lan_model, lan_bridge, lan_browser):
-    lan_model.queue({"kind": "slow", "deltas": WORDS, "delay": 0.02, "hold_after": [10, 20, 30]})
+    lan_model.queue({"kind": "slow", "deltas": WORDS, "delay": 0.02, "hold_after": [10, 20, 30, 40]})
     info = json.loads(lan.run(lan.workstation, BIN, "pair", "--json", "--state-dir", lan_bridge.state_dir).stdout)
     url = info["webUrl"]
     assert url.startswith(f"http://{lan.workstation_address}:{lan_bridge.port}/#pair=v1&"), url
@@ -128,12 +133,29 @@ def test_a_phone_on_the_lan_pairs_streams_and_comes_back_after_its_link_drops(la
     second_back = time.monotonic() - up_at
     assert len(sockets) > opened, sockets
 
-    lan_model.open_gate(2)
+    # 3. The phone sleeps (issue 36 item 3): the page hidden and frozen (no timer runs) while the link drops, the
+    #    workstation forgets the connection and the turn streams on; the link is back while it still sleeps; then it
+    #    is shown. Measured from being shown.
+    cdp = phone.context.new_cdp_session(page)
+    page.evaluate(VISIBILITY % ("hidden", "hidden"))
+    cdp.send("Page.setWebLifecycleState", {"state": "frozen"})
+    outage(lan, lan_model, hold=3, forget=True)
+    time.sleep(1)
+    cdp.send("Page.setWebLifecycleState", {"state": "active"})
+    shown_at = time.monotonic()
+    page.evaluate(VISIBILITY % ("visible", "visible"))
+    expect(agent).to_have_text("".join(WORDS[:40]).strip(), timeout=30_000)
+    expect(phone.status()).to_have_text("Connected", timeout=30_000)
+    woke_back = time.monotonic() - shown_at
+
+    lan_model.open_gate(3)
     expect(agent).to_have_text("".join(WORDS).strip())
     expect(agent).to_have_count(1)
     expect(page.locator(".msg.user")).to_have_text(["count on the LAN"])
     print(f"LAN: up to date {first_back:.1f} s after the first outage ({opened} WebSocket(s) so far), "
-          f"{second_back:.1f} s after the second ({len(sockets)} in all)")
-    assert first_back < 15 and second_back < 15, (first_back, second_back)
+          f"{second_back:.1f} s after the second, {woke_back:.1f} s after waking ({len(sockets)} in all)")
+    # Issue 36 item 3: back within 3 s of the network's return (of being shown, for the phone that slept); seen
+    # 0.5-0.9 s here with the machine's 2 cores busy. Every event once: the text above is exact and whole.
+    assert first_back < 3 and second_back < 3 and woke_back < 3, (first_back, second_back, woke_back)
     phone.shot("lan-after-link-drops")
     assert not phone.errors and not phone.csp_violations()
