@@ -9,4 +9,6 @@ struct HubWork {
     var gitTails: [String: Task<Void, Never>] = [:]
     /// Requests (client key + id) being answered; retries wait here for the first answer.
     var inflight: [String: [CheckedContinuation<ServerMessage, Never>]] = [:]
+    /// The bridge is shutting down (``ThreadHub/drain(grace:)``): running turns may finish, none starts.
+    var shuttingDown = false
 }

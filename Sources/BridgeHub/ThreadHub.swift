@@ -215,6 +215,8 @@ public actor ThreadHub: RequestHandling, Service {
 
     private func codexStopped(generation: Int, reason: String) {
         logger.warning("Codex stopped", metadata: ["bridge.codex.generation": "\(generation)", "bridge.codex.reason": "\(reason)"])
+        // Stopped by this bridge's own shutdown (after the drain's grace): say so, not how codex exited.
+        let reason = work.shuttingDown ? Self.stoppedReason : reason
         for (threadId, turnId) in book.stopAll() {
             let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "reason": .string(reason)]
             publish(threadId: threadId) { seq in

@@ -217,5 +217,7 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
                     paths: paths, authority: authority, listenHosts: [pairing.host], magicDNSName: magicDNS,
                     interval: ServeTLSRenewal.interval(), logger: logger)))
     }
+    // Last, so it is the first to stop: running turns finish while clients, server and codex are all still there.
+    services.append(.init(service: TurnDrain(hub: hub, grace: settings.shutdownGrace.duration)))
     return ServeBridge(services: services, listening: listening, paths: paths, logger: logger)
 }

@@ -97,6 +97,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .setting(.confirmPairing), help: .setting(.confirmPairing))
     var confirmPairing = false
 
+    @Option(name: .setting(.shutdownGrace), help: .setting(.shutdownGrace))
+    var shutdownGrace: DurationArgument?
+
     /// Tests: how long a pairing waits for confirmation (default 5m).
     @Option(name: .customLong("confirm-pairing-timeout"), help: .hidden)
     var confirmPairingTimeout: DurationArgument?
@@ -118,6 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
         options.sharedSocket = sharedSocket.map(Self.absolute)
         push.fill(&options)
         options.confirmPairing = confirmPairing ? true : nil
+        options.shutdownGrace = shutdownGrace
         options.confirmPairingTimeout = confirmPairingTimeout
         return options
     }

@@ -26,6 +26,7 @@ struct ServeOptions: Equatable, Sendable {
     var allowDangerFullAccess: Bool?
     var shared: Bool?
     var sharedSocket: String?
+    var shutdownGrace: DurationArgument?
     var tls: Bool?
     var tlsCert: String?
     var tlsKey: String?

@@ -44,6 +44,8 @@ enum ServeSetting: String, CaseIterable, Sendable {
     /// The shared app-server the terminal's Codex attaches to (ServeShared.swift).
     case shared
     case sharedSocket = "shared_socket"
+    /// On SIGTERM/SIGINT, how long running turns may finish (ThreadHub+Drain).
+    case shutdownGrace = "shutdown_grace"
 
     /// The declaration of this setting.
     var descriptor: ServeSettingDescriptor {
@@ -206,6 +208,12 @@ enum ServeSetting: String, CaseIterable, Sendable {
                 help:
                     "Share Codex with the terminal: use the shared codex app-server (started if none runs) that `codex --remote unix://…` attaches to",
                 defaultText: "\(defaults.shared)")
+        case .shutdownGrace:
+            ServeSettingDescriptor(
+                flag: "shutdown-grace", value: .duration(\.shutdownGrace, .init(range: 0...600, unit: seconds)),
+                help:
+                    "On SIGTERM or SIGINT, how long running turns may go on (phones are told) before Codex is stopped; 0 stops at once",
+                valueName: "duration", defaultText: defaults.shutdownGrace.text)
         case .sharedSocket:
             ServeSettingDescriptor(
                 flag: "shared-socket", value: .path(\.sharedSocket), help: "The shared app-server's unix socket (implies --shared)",

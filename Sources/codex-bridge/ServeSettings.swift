@@ -21,6 +21,8 @@ struct ServeSettings: Equatable {
     var shared = false
     /// `--shared-socket`: its socket (nil: Codex's own control socket under `$CODEX_HOME`).
     var sharedSocket: String?
+    /// `--shutdown-grace`: how long running turns may finish on SIGTERM/SIGINT.
+    var shutdownGrace = DurationArgument(.seconds(30), text: "30s")
     var tls = false
     /// A certificate chain and key the user provides (both or neither); they imply TLS.
     var tlsCert: String?
@@ -61,6 +63,7 @@ struct ServeSettings: Equatable {
         allowDangerFullAccess = options.allowDangerFullAccess ?? false
         shared = options.shared ?? false
         sharedSocket = options.sharedSocket
+        shutdownGrace = options.shutdownGrace ?? shutdownGrace
         tls = options.tls ?? (options.tlsCert != nil || options.tlsTailscale == true)
         if tls {
             tlsTailscale = options.tlsTailscale ?? false

@@ -230,6 +230,7 @@ extension ThreadHub {
         -> ThreadStarted
     {
         guard !start.prompt.isEmpty else { throw HubError(.badRequest, "prompt must not be empty") }
+        try refuseWhileShuttingDown()
         try await checkModel(start.model, effort: start.effort)
         let extraInput = try attachmentInputs(start.attachments)
         var cwd = cwd
@@ -267,6 +268,7 @@ extension ThreadHub {
 
     private func sendMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) async throws -> Accepted {
         guard !message.text.isEmpty else { throw HubError(.badRequest, "text must not be empty") }
+        try refuseWhileShuttingDown()
         try await checkModel(message.model, effort: message.effort)
         let extraInput = try attachmentInputs(message.attachments)
         try await ensureLoaded(message.threadId, policy: turnPolicy)

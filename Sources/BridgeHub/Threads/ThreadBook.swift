@@ -35,6 +35,11 @@ struct ThreadBook {
     /// How many threads run a turn.
     var runningCount: Int { entries.values.count { $0.runningTurnId != nil } }
 
+    /// The running turns, by thread id.
+    var runningTurns: [(threadId: String, turnId: String)] {
+        entries.compactMap { key, entry in entry.runningTurnId.map { (key, $0) } }.sorted { $0.threadId < $1.threadId }
+    }
+
     /// The thread other than `threadId` whose running turn is `turnId`.
     func owner(ofTurn turnId: String, besides threadId: String) -> String? {
         entries.first { $0.key != threadId && $0.value.runningTurnId == turnId }?.key
