@@ -35,7 +35,9 @@ struct WebRoutes: Sendable {
                 status: .notFound, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: #"{"code":"not_found","message":"no such file"}"#)))
         }
-        var headers: HTTPFields = [.contentType: asset.contentType, .eTag: asset.etag, .cacheControl: cacheControl, .vary: "Accept-Encoding"]
+        var headers: HTTPFields = [
+            .contentType: asset.contentType, .eTag: asset.etag, .cacheControl: cacheControl, .vary: "Accept-Encoding",
+        ]
         if let match = request.headers[.ifNoneMatch],
             match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == asset.etag })
         {
