@@ -20,6 +20,7 @@ import time
 import uuid
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
@@ -207,6 +208,9 @@ def test_trust_page_then_https_pairs_and_no_credential_ever_reaches_plain_http(w
             expect(page.locator("#continue")).to_be_hidden()  # no way on to the browser's warning
             assert page.locator("#continue").get_attribute("href") == f"https://{origin}/"  # the app, no fragment
             assert [c for c in page.console if "Content Security Policy" in c or "Refused to" in c] == []
+            serious = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in Axe().run(page).response["violations"]
+                       if v["impact"] in ("serious", "critical")]
+            assert serious == [], serious
             conftest.ARTIFACTS.mkdir(exist_ok=True)
             shots[scheme] = conftest.ARTIFACTS / f"trust-{scheme}.png"
             page.screenshot(path=str(shots[scheme]), full_page=True)
