@@ -54,9 +54,9 @@ public struct PairingURL: Sendable, Hashable {
     /// The TLS certificate fingerprint, when the server uses TLS: the workstation's certificate authority's
     /// (`serve --tls`) or the served certificate's (`--tls-cert`).
     public var fingerprint: String?
-    /// Whether the web form starts at the bridge's plain-HTTP "Trust this workstation" page (`http://`, with
-    /// `fp`): the certificate is issued by the workstation's own CA, which a phone may not trust yet. The page
-    /// continues to the `https://` URL with the same fragment once it does.
+    /// Whether a phone may have to trust the workstation's own CA first (`serve --tls`): the bridge then shows
+    /// the plain-HTTP "Trust this workstation" page (``trustString``, which carries no secret) before the
+    /// `https://` pairing URL (``webString``). No credential ever goes in an `http://` URL of a TLS bridge.
     public var trustFirst: Bool
 
     public init(
@@ -90,8 +90,9 @@ public struct PairingURL: Sendable, Hashable {
 
     /// The web form, which a phone's camera opens in the browser (the bridge serves the web app on the same
     /// port): `http(s)://HOST:PORT/#pair=v1&code=…&id=…&name=…[&fp=…]`. The pairing data is in the fragment,
-    /// which browsers never send to a server, so it appears in no request line or log. `https` when the
-    /// bridge serves TLS (a fingerprint is known), except with ``trustFirst``: then `http://` to the trust page.
+    /// which browsers never send to a server, so it appears in no request line or log. `https` whenever the
+    /// bridge serves TLS (a fingerprint is known): over plain HTTP the page that reads the fragment comes from
+    /// whoever answers for the address, so a TLS bridge's credential never goes in an `http://` URL.
     public var webString: String {
         var items: [(String, String)] = [("pair", "v\(version)")]
         switch credential {
@@ -101,10 +102,20 @@ public struct PairingURL: Sendable, Hashable {
         items.append(("id", Self.encode(serverId)))
         items.append(("name", Self.encode(serverName)))
         if let fingerprint { items.append(("fp", Self.encode(fingerprint))) }
-        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        let secure = fingerprint != nil && !trustFirst
+        let secure = fingerprint != nil
         return "\(secure ? "https" : "http")://\(authority)/#" + items.map { "\($0)=\($1)" }.joined(separator: "&")
     }
+
+    /// With ``trustFirst``: the trust page, `http://HOST:PORT/`, with no fragment and no secret (a phone that does
+    /// not trust the workstation's CA yet opens it first; it leads to the `https://` app, which pairs with
+    /// ``webString`` or the code typed by hand). nil otherwise.
+    public var trustString: String? {
+        guard trustFirst, fingerprint != nil else { return nil }
+        return "http://\(authority)/"
+    }
+
+    /// `HOST:PORT`, an IPv6 host in brackets.
+    private var authority: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// Parses a pairing URL: `codex-bridge://pair?…` or the web form (``webString``).
     /// - Throws: ``PairingURLError`` when it is not one, lacks a required field, or has a newer version.
@@ -136,7 +147,8 @@ public struct PairingURL: Sendable, Hashable {
         let port = components.port ?? (secure ? 443 : 80)
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         var url = try PairingURL(query: fragment, web: (bare, port))
-        // `http://` with a fingerprint: the trust page of a bridge that serves TLS on that port.
+        // `http://` with a fingerprint (what bridges before issue 31 put in the QR): a bridge that serves TLS on
+        // that port with its own CA. A native client pins `fp` and connects with wss:// all the same.
         url.trustFirst = !secure && url.fingerprint != nil
         return url
     }

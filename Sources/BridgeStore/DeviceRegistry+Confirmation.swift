@@ -73,19 +73,32 @@ extension DeviceRegistry {
     }
 
     /// Records the workstation's decision on a waiting pairing; the server holding the phone's socket completes
-    /// or drops it within a second.
-    /// - Throws: ``DeviceRegistryError/noPairingRequest(_:)`` when none waits under `id`.
+    /// or drops it within a second. Allowing takes the check code the phone shows (`check`: digits, spaces and
+    /// dashes ignored), so the person allows the phone in their hand; denying needs none.
+    /// - Throws: ``DeviceRegistryError/noPairingRequest(_:)`` when none waits under `id`;
+    ///   ``DeviceRegistryError/checkCodeMismatch(_:)`` when allowing with a check code that is not the request's
+    ///   (or none): the request keeps waiting.
     @discardableResult
-    public func decidePairing(id: String, allow: Bool) async throws -> PairingRequestRecord {
+    public func decidePairing(id: String, allow: Bool, check: String? = nil) async throws -> PairingRequestRecord {
         let at = now()
         return try await database.writeImmediate { db -> PairingRequestRecord in
             guard var request = try PairingRequestRecord.fetchOne(db, key: id), request.decision == nil, request.expiresAt > at else {
                 throw DeviceRegistryError.noPairingRequest(id)
             }
+            if allow, !Self.sameCheckCode(check, request.checkCode) { throw DeviceRegistryError.checkCodeMismatch(id) }
             request.decision = allow ? "allow" : "deny"
             try request.update(db)
             return request
         }
+    }
+
+    /// Whether `given` (as a person types it: spaces and dashes ignored) is `expected`, compared in constant time.
+    static func sameCheckCode(_ given: String?, _ expected: String) -> Bool {
+        guard let given else { return false }
+        let typed = Array(given.filter { !$0.isWhitespace && $0 != "-" }.utf8)
+        let wanted = Array(expected.utf8)
+        guard typed.count == wanted.count else { return false }
+        return zip(typed, wanted).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     /// Where the pairing `id` stands.

@@ -18,6 +18,8 @@ public struct DeviceRegistryError: Error, Sendable, Hashable, CustomStringConver
         case noScopes
         /// No pairing waits for confirmation under that id (never, or it was allowed, denied, abandoned or expired).
         case noPairingRequest
+        /// The check code given to allow a pairing is not the one its phone shows (or none was given).
+        case checkCodeMismatch
     }
 
     /// The kind of failure.
@@ -64,11 +66,20 @@ public struct DeviceRegistryError: Error, Sendable, Hashable, CustomStringConver
         )
     }
 
+    /// The check code given is not the waiting pairing's: the phone in the person's hand is not that device.
+    public static func checkCodeMismatch(_ id: String) -> DeviceRegistryError {
+        DeviceRegistryError(
+            code: .checkCodeMismatch,
+            message:
+                "that is not the check code of pairing \(id): the phone that shows it is another one. Nothing was allowed; compare again (`codex-bridge devices pending`) or refuse it (`codex-bridge devices deny \(id)`)"
+        )
+    }
+
     /// True for the failures a server answers with `unauthorized` (unknown, used, expired code).
     public var isUnauthorized: Bool {
         switch code {
         case .unknownCode, .codeAlreadyUsed, .codeExpired, .codeBurnt: true
-        case .deviceNotFound, .alreadyRevoked, .noScopes, .noPairingRequest: false
+        case .deviceNotFound, .alreadyRevoked, .noScopes, .noPairingRequest, .checkCodeMismatch: false
         }
     }
 }

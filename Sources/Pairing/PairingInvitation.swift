@@ -43,27 +43,55 @@ public struct PairingInvitation: Sendable, Hashable {
         return invitation
     }
 
-    /// What `pair --json` prints: `{url, webUrl, code, expiresAt, addresses, port, serverId, name, fingerprint}`.
+    /// What `pair --json` prints: `{url, webUrl, trustUrl, code, expiresAt, addresses, port, serverId, name,
+    /// fingerprint, scopes}`.
     public var summary: Summary {
         Summary(
-            url: url.string, webUrl: url.webString, code: code?.code, expiresAt: code?.expiresAt, addresses: url.addresses, port: url.port,
-            serverId: url.serverId, name: url.serverName, fingerprint: url.fingerprint, scopes: scopes)
+            url: url.string, webUrl: url.webString, trustUrl: url.trustString, code: code?.code, expiresAt: code?.expiresAt,
+            addresses: url.addresses, port: url.port, serverId: url.serverId, name: url.serverName, fingerprint: url.fingerprint,
+            scopes: scopes)
     }
 
-    /// The terminal block: the QR code of the web URL (a phone's camera opens it in the browser), the URL,
-    /// the addresses and the expiry. `app`: the `codex-bridge://` URL for native apps instead.
-    /// - Throws: ``QRCodeError`` when the URL does not fit a QR code.
+    /// One QR code the terminal shows, with what it is for.
+    public struct Scan: Sendable, Hashable {
+        /// The line above the QR code.
+        public var title: String
+        /// The QR code's content (also printed under it).
+        public var url: String
+    }
+
+    /// The QR codes a phone's camera scans, in order: the web URL alone; with the workstation's CA, first the
+    /// trust page (plain `http://`, no secret), then the `https://` pairing URL. A credential is only ever in
+    /// the last one.
+    public var scans: [Scan] {
+        guard let trust = url.trustString else { return [Scan(title: "", url: url.webString)] }
+        let second =
+            code == nil
+            ? "2. Then connect (this code holds the shared secret)" : "2. Then pair (or type the code shown below in the app)"
+        return [
+            Scan(title: "1. The first time on this phone: trust this workstation (no secret in this code)", url: trust),
+            Scan(title: second, url: url.webString),
+        ]
+    }
+
+    /// The terminal block: the QR codes of ``scans`` (a phone's camera opens them in the browser) with their
+    /// URLs, the addresses and the expiry. `app`: the `codex-bridge://` URL for native apps instead.
+    /// - Throws: ``QRCodeError`` when a URL does not fit a QR code.
     public func terminalText(renderer: TerminalQRRenderer = TerminalQRRenderer(), now: Date = Date(), app: Bool = false) throws(QRCodeError)
         -> String
     {
-        let shown = app ? url.string : url.webString
-        var text = renderer.render(try QRCode(encoding: shown))
-        text += "\n\(shown)\n\n"
+        let shown = app ? [Scan(title: "", url: url.string)] : scans
+        var text = ""
+        for scan in shown {
+            if !scan.title.isEmpty { text += "\(scan.title):\n" }
+            text += renderer.render(try QRCode(encoding: scan.url))
+            text += "\n\(scan.url)\n\n"
+        }
         text += "Addresses offered (best first), port \(url.port):\n"
         for address in addresses { text += "  \(address)\n" }
         if let fingerprint = url.fingerprint, url.trustFirst {
-            text += "TLS (https://, wss://) with this workstation's certificate authority; a phone that does not trust it\n"
-            text += "yet is shown how. Before trusting it, check that the phone shows this SHA-256 fingerprint for it:\n"
+            text += "TLS (https://, wss://) with this workstation's certificate authority; the first QR code shows a phone\n"
+            text += "that does not trust it yet how. Before trusting it, check that the phone shows this SHA-256 fingerprint:\n"
             text += "  \(Self.grouped(fingerprint))\n"
         } else if let fingerprint = url.fingerprint {
             text += "TLS (wss://), certificate SHA-256: \(fingerprint)\n"
@@ -74,7 +102,8 @@ public struct PairingInvitation: Sendable, Hashable {
             text += "(at \(code.expiresAt.formatted(date: .omitted, time: .standard))).\n"
             if let scopes { text += "The phone may: \(scopes) (change it later with `codex-bridge devices scope ID LIST`).\n" }
         } else {
-            text += "\nThis QR code holds the shared secret: anyone who scans it can connect until `token rotate`.\n"
+            let which = shown.count > 1 ? "The second QR code" : "This QR code"
+            text += "\n\(which) holds the shared secret: anyone who scans it can connect until `token rotate`.\n"
         }
         return text
     }
@@ -95,8 +124,12 @@ public struct PairingInvitation: Sendable, Hashable {
     public struct Summary: Sendable, Hashable, Codable {
         /// The pairing URL for native apps (`codex-bridge://pair?…`).
         public var url: String
-        /// The web pairing URL (`http(s)://HOST:PORT/#pair=…`), the QR's content.
+        /// The web pairing URL (`http(s)://HOST:PORT/#pair=…`), the QR's content; `https://` whenever the bridge
+        /// serves TLS.
         public var webUrl: String
+        /// With the workstation's CA (`serve --tls`): the trust page, `http://HOST:PORT/`, with no secret: the
+        /// first QR code, for a phone that does not trust the CA yet. nil otherwise.
+        public var trustUrl: String?
         /// The one-time code; nil for `--static`.
         public var code: String?
         /// When the code expires; nil for `--static`.

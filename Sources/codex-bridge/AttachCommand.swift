@@ -49,7 +49,8 @@ struct AttachCommand: AsyncParsableCommand {
         if let deviceName { configuration.device.name = deviceName }
         configuration.onPairingPending = { pending in
             print(
-                "Confirm on your workstation: check code \(pending.check) (codex-bridge devices allow \(pending.deviceId)). Waiting…")
+                "Confirm on your workstation: check code \(pending.check) (codex-bridge devices allow \(pending.deviceId) --check \(pending.check)). Waiting…"
+            )
         }
         var logger = Logger(label: "codex-bridge.attach")
         logger.logLevel = .critical  // the terminal shows what matters; BridgeClient's logs would interleave

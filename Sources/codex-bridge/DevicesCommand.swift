@@ -106,21 +106,25 @@ struct DevicesCommand: AsyncParsableCommand {
                     ]
                 }
                 return DevicesCommand.columns([header] + rows)
-                    + "\n\nCompare the check code with the phone's, then: codex-bridge devices allow ID (or deny ID)"
+                    + "\n\nWith the phone in your hand: codex-bridge devices allow ID --check CODE-IT-SHOWS (or deny ID)"
             }
         }
     }
 
     struct Allow: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Allow a waiting pairing: the phone gets its device token (check its code first: devices pending).")
+            abstract: "Allow a waiting pairing: the phone gets its device token. Takes the check code the phone shows.")
         @OptionGroup var state: StateOptions
 
         @Argument(help: ArgumentHelp("The waiting device's id (see `codex-bridge devices pending`).", valueName: "id"))
         var id: String
 
+        @Option(
+            help: ArgumentHelp("The four-digit check code the phone shows (asked for on a terminal when not given).", valueName: "code"))
+        var check: String?
+
         func run() async throws {
-            try await DevicesCommand.decide(state: state, id: id, allow: true)
+            try await DevicesCommand.decide(state: state, id: id, allow: true, check: check)
         }
     }
 
@@ -138,10 +142,17 @@ struct DevicesCommand: AsyncParsableCommand {
     }
 
     /// Records the decision, then waits (up to 5 s) for the server holding the phone's socket to act on it.
-    static func decide(state: StateOptions, id rawId: String, allow: Bool) async throws {
+    /// Allowing takes the phone's check code: `check`, else asked for on a terminal (``PairingCheckPrompt``).
+    static func decide(state: StateOptions, id rawId: String, allow: Bool, check: String? = nil) async throws {
         let registry = try openRegistry(state.paths)
         let id = deviceId(rawId)
-        let request = try await failing { try await registry.decidePairing(id: id, allow: allow) }
+        var check = check
+        if allow {
+            let waiting = try await registry.pairingRequests().first { $0.deviceId == id }
+            guard let waiting else { throw CommandFailure(DeviceRegistryError.noPairingRequest(id).description) }
+            check = try PairingCheckPrompt.code(given: check, request: waiting)
+        }
+        let request = try await failing { [check] in try await registry.decidePairing(id: id, allow: allow, check: check) }
         await audit(
             registry, kind: allow ? "allowPairing" : "denyPairing", deviceId: id,
             detail: "\(request.name), check \(request.checkCode), scopes \(request.scopes)", name: request.name)

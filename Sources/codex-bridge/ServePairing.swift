@@ -90,7 +90,7 @@ struct ServePairing: Sendable {
 
             A phone asks to pair: \(request.name)\(from.isEmpty ? "" : " (\(from))"), scopes \(request.scopes).
             Check code \(request.checkCode): if the phone shows the same, run
-                codex-bridge devices allow \(request.deviceId)
+                codex-bridge devices allow \(request.deviceId) --check CODE-THE-PHONE-SHOWS
             (or `codex-bridge devices deny \(request.deviceId)`). It waits until \(request.expiresAt.formatted(date: .omitted, time: .standard)).
 
             """

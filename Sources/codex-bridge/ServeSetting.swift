@@ -200,7 +200,7 @@ enum ServeSetting: String, CaseIterable, Sendable {
             ServeSettingDescriptor(
                 flag: "confirm-pairing", value: .bool(\.confirmPairing),
                 help:
-                    "Make every pairing wait for this workstation's confirmation: the phone shows a check code, `codex-bridge devices allow ID` completes it",
+                    "Make every pairing wait for this workstation's confirmation: the phone shows a check code, `codex-bridge devices allow ID --check CODE` completes it",
                 defaultText: "\(defaults.confirmPairing)")
         case .shared:
             ServeSettingDescriptor(

@@ -21,15 +21,29 @@ import Testing
         #expect(url.webString.hasPrefix("https://[fd7a::1]:443/#pair=v1&code=ABCDEFGHJK&id=s&name=n&fp=abab"))
     }
 
-    @Test func workstationCAStartsAtTheTrustPageOverPlainHTTP() throws {
+    /// Issue 31: the trust page's URL carries nothing; the credential goes only in the https one.
+    @Test func withTheWorkstationCATheTrustPageCarriesNothingAndTheCodeGoesOverHTTPS() throws {
         let fingerprint = String(repeating: "ab", count: 32)
         let url = PairingURL(
             host: "192.168.1.20", port: 9099, credential: .pairingCode("7K3QZ9M2XA"), addresses: ["192.168.1.20"], serverId: "s",
             serverName: "n", fingerprint: fingerprint, trustFirst: true)
-        #expect(url.webString == "http://192.168.1.20:9099/#pair=v1&code=7K3QZ9M2XA&id=s&name=n&fp=\(fingerprint)")
-        let parsed = try PairingURL(parsing: url.webString)
-        #expect(parsed.trustFirst && parsed.fingerprint == fingerprint && parsed == url)
-        #expect(try !PairingURL(parsing: url.webString.replacingOccurrences(of: "http://", with: "https://")).trustFirst)
+        #expect(url.trustString == "http://192.168.1.20:9099/")
+        #expect(url.webString == "https://192.168.1.20:9099/#pair=v1&code=7K3QZ9M2XA&id=s&name=n&fp=\(fingerprint)")
+        #expect(try !PairingURL(parsing: url.webString).trustFirst)
+        // What bridges before issue 31 showed still parses: a native client pins `fp` and connects with wss://.
+        let old = try PairingURL(parsing: url.webString.replacingOccurrences(of: "https://", with: "http://"))
+        #expect(old.trustFirst && old.fingerprint == fingerprint && old == url && old.webString.hasPrefix("https://"))
+        let ipv6 = PairingURL(
+            host: "fd7a::1", port: 443, credential: .staticToken("t"), addresses: ["fd7a::1"], serverId: "s", serverName: "n",
+            fingerprint: fingerprint, trustFirst: true)
+        #expect(ipv6.trustString == "http://[fd7a::1]:443/")
+        // No trust page without the workstation's CA, nor without TLS.
+        var provided = url
+        provided.trustFirst = false
+        #expect(provided.trustString == nil)
+        var plain = url
+        plain.fingerprint = nil
+        #expect(plain.trustString == nil && plain.webString.hasPrefix("http://192.168.1.20:9099/#pair=v1&code="))
     }
 
     @Test(arguments: [

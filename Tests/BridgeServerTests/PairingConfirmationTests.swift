@@ -73,7 +73,7 @@ import Testing
             async let outcome = auth.awaitConfirmation(pending)
             try await Task.sleep(for: .milliseconds(100))
             // What `codex-bridge devices allow ID` does from its own process.
-            try await registry.decidePairing(id: pending.deviceId, allow: true)
+            try await registry.decidePairing(id: pending.deviceId, allow: true, check: pending.check)
             guard case .allowed(.accepted(.device(let id), let token?, let scopes)) = await outcome else {
                 Issue.record("expected the pairing to complete")
                 return

@@ -63,7 +63,16 @@ import Testing
                 try await registry.completePairing(id: request.deviceId)
             }
 
-            try await registry.decidePairing(id: request.deviceId, allow: true)
+            // Allowing takes the check code the phone shows: none, or another phone's, leaves it waiting.
+            let wrong = request.checkCode == "0000" ? "0001" : "0000"
+            for given in [nil, wrong, request.checkCode + "0", ""] {
+                await #expect(throws: DeviceRegistryError.checkCodeMismatch(request.deviceId)) {
+                    try await registry.decidePairing(id: request.deviceId, allow: true, check: given)
+                }
+            }
+            #expect(try await registry.pairingDecision(id: request.deviceId) == .waiting)
+            let spaced = request.checkCode.map(String.init).joined(separator: " ")  // as the phone shows it
+            try await registry.decidePairing(id: request.deviceId, allow: true, check: " \(spaced) ")
             #expect(try await registry.pairingRequests().isEmpty)
             #expect(try await registry.pairingDecision(id: request.deviceId) == .allowed)
             await #expect(throws: DeviceRegistryError.noPairingRequest(request.deviceId)) {
@@ -93,7 +102,7 @@ import Testing
             // Past its time it is no longer listed nor decidable.
             #expect(try await registry.pairingRequests().isEmpty)
             await #expect(throws: DeviceRegistryError.noPairingRequest(late.deviceId)) {
-                try await registry.decidePairing(id: late.deviceId, allow: true)
+                try await registry.decidePairing(id: late.deviceId, allow: true, check: late.checkCode)
             }
             try await registry.dropAllPairingRequests()
             #expect(try await registry.pairingDecision(id: late.deviceId) == .gone)

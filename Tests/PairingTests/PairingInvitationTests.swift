@@ -18,9 +18,14 @@ struct PairingInvitationTests {
         let fingerprint = "590d63a3b3e565006d519f356c40d6868d39f46c3d420951a8e7d2dcd6fa7bfe"
         let invitation = try PairingInvitation(
             credential: .staticToken("t"), identity: identity, port: 9099, addresses: addresses, fingerprint: fingerprint, trustFirst: true)
-        #expect(invitation.url.webString.hasPrefix("http://192.168.1.20:9099/#pair=v1&"))
+        #expect(invitation.url.trustString == "http://192.168.1.20:9099/")
+        #expect(invitation.url.webString.hasPrefix("https://192.168.1.20:9099/#pair=v1&"))
         #expect(invitation.url.string.contains("fp=\(fingerprint)"))
         let text = try invitation.terminalText()
+        // Two QR codes, the trust page's first, each with its URL under it.
+        let trustAt = try #require(text.range(of: "\nhttp://192.168.1.20:9099/\n"))
+        let pairAt = try #require(text.range(of: "\n\(invitation.url.webString)\n"))
+        #expect(trustAt.upperBound < pairAt.lowerBound && text.contains("The second QR code holds the shared secret"))
         #expect(text.contains("\n  59 0D 63 A3 B3 E5 65 00 6D 51 9F 35 6C 40 D6 86 8D 39 F4 6C 3D 42 09 51 A8 E7 D2 DC D6 FA 7B FE\n"))
         // A provided certificate browsers already trust: straight to https.
         let provided = try PairingInvitation(

@@ -145,9 +145,10 @@ def test_tls_attach_pins_the_fingerprint_over_the_lan_address(lan, lan_bridges, 
     info = json.loads(cli_in(lan, lan.workstation, "pair", "--json", "--state-dir", bridge.state_dir).stdout)
     assert info["fingerprint"] == fingerprint
     assert f"fp={fingerprint}" in info["url"] and f"host={lan.workstation_address}" in info["url"], info["url"]
-    # The QR's web URL over the LAN address: plain http on the TLS port is the trust page, which names the same
-    # fingerprint (the workstation's CA) as what attach pins below.
-    assert info["webUrl"].startswith(f"http://{lan.workstation_address}:{bridge.port}/#pair=v1&"), info
+    # The QR codes over the LAN address: plain http on the TLS port is the trust page (no code in its URL), which
+    # names the same fingerprint (the workstation's CA) as what attach pins below; the code goes only over https.
+    assert info["trustUrl"] == f"http://{lan.workstation_address}:{bridge.port}/", info
+    assert info["webUrl"].startswith(f"https://{lan.workstation_address}:{bridge.port}/#pair=v1&code="), info
     assert f"fp={fingerprint}" in info["webUrl"], info
     served = lan.run(lan.phone, "python3", "-c", "import urllib.request; print(urllib.request.urlopen("
                      f"'http://{lan.workstation_address}:{bridge.port}/ca.json', timeout=10).read().decode())")

@@ -141,7 +141,7 @@ def test_with_a_provided_certificate_plain_http_is_redirected_to_https(bridge_fa
     record = json.loads((bridge.state_dir / "server.json").read_text())
     assert record["workstationCA"] is False
     summary = json.loads(run_cli("pair", "--json", state_dir=bridge.state_dir, check=True).stdout)
-    assert summary["webUrl"].startswith("https://")
+    assert summary["webUrl"].startswith("https://") and "trustUrl" not in summary  # browsers trust it: no trust page
 
 
 def test_doctor_and_status_report_the_ca_and_what_it_covers(bridge_factory, tmp_path):

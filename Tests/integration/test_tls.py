@@ -5,6 +5,7 @@ CA the server presents must hash to `fp`, and the leaf must verify against it)."
 import asyncio
 import hashlib
 import json
+import re
 import socket
 import ssl
 import stat
@@ -91,9 +92,17 @@ async def test_pinned_client_connects_and_every_source_agrees_on_the_fingerprint
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(summary["url"]).query)
     assert query["fp"] == [fingerprint]
     assert summary["fingerprint"] == fingerprint
-    # The QR leads to the trust page over plain http on the same port; the fragment carries fp and the code.
-    assert summary["webUrl"].startswith(f"http://") and f":{bridge.port}/#pair=v1&code=" in summary["webUrl"]
+    # The first QR leads to the trust page over plain http on the same port, with nothing in it; the code (and fp)
+    # only ever in the https one (issue 31).
+    assert summary["trustUrl"] == f"http://127.0.0.1:{bridge.port}/", summary
+    assert summary["webUrl"].startswith(f"https://127.0.0.1:{bridge.port}/#pair=v1&code={summary['code']}&"), summary
     assert f"&fp={fingerprint}" in summary["webUrl"]
+    # `pair --static` too: the shared secret only in the https link, never next to the trust page's.
+    shared = json.loads(run_cli("pair", "--static", "--json", state_dir=bridge.state_dir, check=True).stdout)
+    secret = run_cli("token", "show", state_dir=bridge.state_dir, check=True).stdout.strip()
+    assert shared["trustUrl"] == summary["trustUrl"] and shared["webUrl"].startswith(f"https://127.0.0.1:{bridge.port}/#pair=v1&token=")
+    text = run_cli("pair", "--static", state_dir=bridge.state_dir, check=True).stdout
+    assert secret and [u for u in re.findall(r"http://\S+", text) if secret in u] == [] and secret in text
 
     ws, ack = await pinned_hello(bridge, fingerprint)
     await send(ws, {"kind": "ping", "nonce": "tls"})
@@ -366,8 +375,10 @@ def test_pair_reads_tls_from_the_config_file_before_any_server_ran(bridge_factor
     state.mkdir()
     (state / "config.toml").write_text("tls = true\n")
     summary = json.loads(run_cli("pair", "--json", "--advertise", "127.0.0.1", state_dir=state, check=True).stdout)
-    # The trust page over plain http (issue 27), carrying the fingerprint of the CA the server will serve from.
-    assert summary["webUrl"].startswith("http://127.0.0.1:"), summary
+    # The trust page over plain http (issue 27) first, then https carrying the code and the fingerprint of the CA
+    # the server will serve from (issue 31: no credential on plain http).
+    assert summary["trustUrl"].startswith("http://127.0.0.1:") and summary["trustUrl"].endswith("/"), summary
+    assert summary["webUrl"].startswith("https://127.0.0.1:"), summary
     assert len(summary.get("fingerprint") or "") == 64 and f"fp={summary['fingerprint']}" in summary["webUrl"], summary
     # The server that then starts serves exactly that certificate.
     bridge = bridge_factory(name="fresh")

@@ -2,12 +2,15 @@
 sockets, the real codex against the scripted model, the CLI in its own processes."""
 import asyncio
 import json
+import os
+import select
+import subprocess
 import time
 import urllib.error
 import urllib.request
 
 from codex_fixture import codex_bridge, codex_home, model, workspace  # noqa: F401 (fixtures)
-from conftest import run_cli
+from conftest import BIN, run_cli
 from push_service import PushService, Subscriber
 from test_codex import frames, request, until_turn_completed
 from test_pairing import PHONE, TABLET
@@ -180,7 +183,16 @@ async def test_a_pairing_waits_for_the_workstation_and_allow_completes_it(bridge
     await send(ws, {"kind": "listThreads", "id": "early"})
     await asyncio.sleep(0.5)
 
-    allowed = run_cli("devices", "allow", pending["deviceId"], state_dir=bridge.state_dir, check=True)
+    # Allowing takes the check code the phone shows (issue 31): without it (and no terminal to ask on) or with
+    # another phone's, nothing is allowed and the pairing keeps waiting.
+    bare = run_cli("devices", "allow", pending["deviceId"], state_dir=bridge.state_dir)
+    assert bare.returncode == 1 and "--check" in bare.stderr and "Allowed" not in bare.stdout, bare
+    wrong = "1111" if pending["check"] == "0000" else "0000"
+    refused = run_cli("devices", "allow", pending["deviceId"], "--check", wrong, state_dir=bridge.state_dir)
+    assert refused.returncode == 1, refused
+    assert refused.stderr.startswith(f"error: that is not the check code of pairing {pending['deviceId']}"), refused.stderr
+    assert [p["id"] for p in cli_json(bridge, "devices", "pending")] == [pending["deviceId"]]
+    allowed = run_cli("devices", "allow", pending["deviceId"], "--check", pending["check"], state_dir=bridge.state_dir, check=True)
     assert f"Allowed: device {pending['deviceId']}" in allowed.stdout
     ack = await recv(ws, timeout=5)
     assert ack["kind"] == "helloAck" and ack["ok"] is True, ack
@@ -195,6 +207,57 @@ async def test_a_pairing_waits_for_the_workstation_and_allow_completes_it(bridge
     assert cli_json(bridge, "devices", "pending") == []
     kinds = [(e["actor"], e["kind"]) for e in audit(bridge)]
     assert kinds[-3:] == [("device", "pairingRequested"), ("workstation", "allowPairing"), ("device", "pair")]
+
+
+def allow_on_a_terminal(bridge, device_id, typed):
+    """`devices allow ID` on a pseudo-terminal, typing `typed` when it asks for the check code; returns (exit
+    status, what it printed before asking, everything it printed)."""
+    master, slave = os.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "CODEX_BRIDGE_HOME"}
+    proc = subprocess.Popen([str(BIN), "devices", "allow", device_id, "--state-dir", str(bridge.state_dir)],
+                            stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
+    os.close(slave)
+    out, asked = b"", None
+    deadline = time.monotonic() + 20
+    try:
+        while time.monotonic() < deadline:
+            if asked is None and b"check code the phone shows" in out.lower():
+                asked = out.decode(errors="replace")
+                os.write(master, typed.encode() + b"\n")
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if not ready:
+                if proc.poll() is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the command exited and closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        return proc.wait(timeout=10), asked, out.decode(errors="replace")
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+
+
+async def test_devices_allow_on_a_terminal_asks_for_the_check_code(bridge_factory):
+    bridge = bridge_factory(args=["--confirm-pairing"])
+    ws, pending, _ = await pending_pairing(bridge)
+    wrong = "1111" if pending["check"] == "0000" else "0000"
+    status, asked, said = await asyncio.to_thread(allow_on_a_terminal, bridge, pending["deviceId"], wrong)
+    # It shows which pairing it is (not its check code: that is for the person to read off the phone) and asks.
+    assert asked is not None and PHONE["name"] in asked and "127.0.0.1" in asked and pending["check"] not in asked, said
+    assert status == 1 and "that is not the check code" in said and "Allowed" not in said, said
+    assert [p["id"] for p in cli_json(bridge, "devices", "pending")] == [pending["deviceId"]]
+    spaced = " ".join(pending["check"])  # as the phone shows it
+    status, asked, said = await asyncio.to_thread(allow_on_a_terminal, bridge, pending["deviceId"], spaced)
+    assert status == 0 and f"Allowed: device {pending['deviceId']}" in said, said
+    ack = await recv(ws, timeout=5)
+    assert ack["kind"] == "helloAck" and ack["ok"] is True, ack
+    await ws.close()
 
 
 async def test_deny_closes_the_phone_and_nothing_is_stored(bridge_factory):

@@ -5,7 +5,8 @@ only the bridge's CA, or nothing. What is checked: https:// on 127.0.0.1 and on 
 namespace opens with no interstitial, as a secure context, with the service worker registered; the leaf follows a
 new address in the LAN's subnet with nothing new trusted; a leaf naming something outside the constraints,
 signed with the CA's own key, is refused by `openssl verify` and by Chromium; the plain-HTTP trust page shows the
-fingerprint and continues to the https pairing URL once the device trusts the CA."""
+fingerprint, carries no credential (issue 31) and continues to the https app once the device trusts the CA, where
+the code is typed or the second QR code pairs."""
 import contextlib
 import http.server
 import json
@@ -19,11 +20,12 @@ import time
 import uuid
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from netns import Lan
-from webutil import CHROMIUM, IPHONE_UA, pairing_url, web_env
+from webutil import CHROMIUM, IPHONE_UA, web_env
 
 import conftest
 
@@ -157,34 +159,91 @@ def test_a_leaf_outside_the_constraints_is_refused_by_openssl_and_chromium(brows
                 page.goto(url)
 
 
-def test_the_trust_page_shows_the_fingerprint_and_continues_to_pairing_once_trusted(web_bridge_factory, browser, tmp_path):
+def first_scan(info):
+    """What the first QR code `pair` shows opens: the trust page (`trustUrl`) with the workstation's CA."""
+    return info.get("trustUrl") or info["webUrl"]
+
+
+class UrlLog:
+    """Every URL a browser context loads or shows: each request's, each frame navigation's (with its fragment, same-
+    document changes too) and each document's `location.href` before any of its scripts runs."""
+
+    def __init__(self, context):
+        self.urls = []
+        context.expose_binding("__seenUrl", lambda _source, url: self.urls.append(url))
+        context.add_init_script("try { window.__seenUrl(location.href); } catch (e) {}")
+        context.on("request", lambda request: self.urls.append(request.url))
+        context.on("page", self.watch)
+        for page in context.pages:
+            self.watch(page)
+
+    def watch(self, page):
+        page.on("framenavigated", lambda frame: self.urls.append(frame.url))
+
+    def assert_no_credential_on_plain_http(self, *secrets):
+        """Issue 31 finding 2: no credential ever in an http:// URL (here even loopback's: the rule holds for all)."""
+        plain = [u for u in self.urls if u.lower().startswith("http://")]
+        assert plain, "the trust page was never loaded over http://"
+        leaked = [u for u in plain if any(s and s in u for s in secrets) or re.search(r"[#&](code|token)=", u)]
+        assert leaked == [], f"a credential in a plain-http URL: {leaked}"
+
+
+def test_trust_page_then_https_pairs_and_no_credential_ever_reaches_plain_http(web_bridge_factory, browser, tmp_path):
     bridge, ca, fingerprint = tls_bridge(web_bridge_factory, "trust-state")
-    url = pairing_url(bridge)
-    assert url.startswith(f"http://127.0.0.1:{bridge.port}/#pair=v1&") and f"fp={fingerprint}" in url
+    origin = f"127.0.0.1:{bridge.port}"
+    info = conftest.pair_json(bridge)
+    trust = first_scan(info)
     shots = {}
     with chromium(browser, nss_home(tmp_path)) as b:  # a phone that does not trust the CA yet
         for scheme in ("light", "dark"):
             page = phone_page(b, scheme)
-            page.goto(url)
+            log = UrlLog(page.context)
+            page.goto(trust)
             expect(page.get_by_role("heading", name="Trust this workstation")).to_be_visible()
             expect(page.locator("#fingerprint")).to_have_text(grouped(fingerprint))
             expect(page.locator("#status")).to_contain_text("Not trusted yet")
             expect(page.locator("details#ios")).to_have_attribute("open", "")
-            assert page.url == url  # stays on the http page, the pairing data still only in the fragment
+            expect(page.locator("#next")).to_contain_text("type the code")
+            log.assert_no_credential_on_plain_http(info["code"])
             expect(page.locator("#continue")).to_be_hidden()  # no way on to the browser's warning
-            assert page.locator("#continue").get_attribute("href") == url.replace("http://", "https://", 1)
+            assert page.locator("#continue").get_attribute("href") == f"https://{origin}/"  # the app, no fragment
             assert [c for c in page.console if "Content Security Policy" in c or "Refused to" in c] == []
+            serious = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in Axe().run(page).response["violations"]
+                       if v["impact"] in ("serious", "critical")]
+            assert serious == [], serious
             conftest.ARTIFACTS.mkdir(exist_ok=True)
             shots[scheme] = conftest.ARTIFACTS / f"trust-{scheme}.png"
             page.screenshot(path=str(shots[scheme]), full_page=True)
+    assert trust == f"http://{origin}/"  # the first QR code: the trust page alone
+    assert info["webUrl"].startswith(f"https://{origin}/#pair=v1&code={info['code']}&")  # the second: https
+
     with chromium(browser, nss_home(tmp_path, ca)) as b:  # the same phone once it trusts the CA
+        # One scan and a typed code: the trust page goes on to the https app by itself, which asks for the code.
         page = phone_page(b)
-        page.goto(url)
-        page.wait_for_url(re.compile(rf"^https://127\.0\.0\.1:{bridge.port}/"))
+        log = UrlLog(page.context)
+        page.goto(trust)
+        page.wait_for_url(f"https://{origin}/")
+        expect(page.get_by_label("Pairing code")).to_be_visible()
+        page.screenshot(path=str(conftest.ARTIFACTS / "trust-then-code.png"))
+        page.get_by_label("Pairing code").fill(info["code"])
+        page.get_by_role("button", name="Pair", exact=True).click()
         expect(page.get_by_role("status")).to_have_text("Connected")
         assert page.evaluate("window.isSecureContext") is True
+        log.assert_no_credential_on_plain_http(info["code"])
+
+        # Two scans: the trust page, then the second QR code (https with the code in its fragment).
+        second = conftest.pair_json(bridge)
+        page = phone_page(b)
+        log = UrlLog(page.context)
+        page.goto(first_scan(second))
+        page.wait_for_url(f"https://{origin}/")
+        expect(page.get_by_label("Pairing code")).to_be_visible()
+        page.goto(second["webUrl"])
+        expect(page.get_by_role("status")).to_have_text("Connected")
+        assert page.url.startswith(f"https://{origin}/") and "code=" not in page.url  # the fragment left the address bar
+        log.assert_no_credential_on_plain_http(second["code"])
     devices = json.loads(conftest.run_cli("devices", "list", "--json", state_dir=bridge.state_dir, check=True).stdout)
-    assert len(devices) == 1  # paired over https with the code from the fragment
+    assert len(devices) == 2  # both paired over https
     if os.environ.get("WEB_UPDATE_DOCS"):
         for scheme, path in shots.items():
             shutil.copyfile(path, conftest.ROOT / "docs" / f"trust-{scheme}.png")
@@ -236,13 +295,20 @@ def test_on_a_lan_namespace_the_leaf_follows_a_new_address_and_the_trust_page_le
         time.sleep(1.2)  # the server looks at the leaf's files at most once a second
         assert_secure_app(phone_page(b), f"https://{subnet}.9:{bridge.port}/")
 
-        # The QR's URL, from the bridge's side of the LAN: the trust page over plain http (not a secure context
-        # there), which finds the https side trusted and continues to it with the pairing fragment.
+        # The QR codes, from the bridge's side of the LAN: the first opens the trust page over plain http (not a
+        # secure context there), which finds the https side trusted and goes on to the app with no fragment; the
+        # second (https) pairs. Nothing on the LAN's plain http ever sees the code.
         pair = lan.run(lan.workstation, conftest.BIN, "pair", "--json", "--state-dir", bridge.state_dir)
-        url = json.loads(pair.stdout)["webUrl"]
-        assert url.startswith(f"http://{lan.workstation_address}:{bridge.port}/#pair=v1&"), url
+        info = json.loads(pair.stdout)
+        origin = f"{lan.workstation_address}:{bridge.port}"
+        assert first_scan(info) == f"http://{origin}/", info
+        assert info["webUrl"].startswith(f"https://{origin}/#pair=v1&code="), info
         page = phone_page(b)
-        page.goto(url)
-        page.wait_for_url(re.compile(rf"^https://{re.escape(lan.workstation_address)}:{bridge.port}/"))
+        log = UrlLog(page.context)
+        page.goto(first_scan(info))
+        page.wait_for_url(f"https://{origin}/")
+        expect(page.get_by_label("Pairing code")).to_be_visible()
+        page.goto(info["webUrl"])
         expect(page.get_by_role("status")).to_have_text("Connected")
+        log.assert_no_credential_on_plain_http(info["code"])
     bridge.stop()

@@ -46,11 +46,12 @@ def test_a_pairing_waits_for_the_workstation_in_the_browser(web_bridge_factory, 
         [waiting] = [p for p in cli_json(bridge, "devices", "pending")]
         digits = " ".join(waiting["check"])
         expect(phone.page.get_by_label(f"Check code {digits}")).to_be_visible()
-        expect(phone.page.locator(".wait-command")).to_have_text(f"codex-bridge devices allow {waiting['id']}")
+        command = f"codex-bridge devices allow {waiting['id']} --check {waiting['check']}"
+        expect(phone.page.locator(".wait-command")).to_have_text(command)
         expect(phone.status()).to_have_text("Waiting for approval")
         shots[f"pairing-confirm-{scheme}"] = phone.shot(f"pairing-confirm-{scheme}")
         if scheme == "light":
-            assert "Allowed" in cli(bridge, "devices", "allow", waiting["id"])
+            assert "Allowed" in cli(bridge, *command.split()[1:])  # what the phone says to type
             expect(phone.status()).to_have_text("Connected")
             expect(phone.button("New thread")).to_be_visible()
             assert [d["id"] for d in cli_json(bridge, "devices", "list")] == [waiting["id"]]

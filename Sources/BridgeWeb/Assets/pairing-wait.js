@@ -1,12 +1,13 @@
 // "Confirm on your workstation": shown while a bridge started with --confirm-pairing waits for
-// `codex-bridge devices allow ID`. The four-digit check code is on the workstation too (serve's terminal,
-// `codex-bridge devices pending`): the same digits mean the workstation is looking at this phone.
+// `codex-bridge devices allow ID --check CODE`. The four-digit check code is on the workstation too (serve's
+// terminal, `codex-bridge devices pending`): the same digits mean the workstation is looking at this phone, and
+// `devices allow` refuses a pairing whose code is not the one this phone shows.
 import { h } from './dom.js';
 
 export function pairingWaitScreen(ctx, { check, deviceId, expiresAt, onCancel }) {
   const digits = String(check || '').split('');
   const left = h('p', { class: 'wait-left', attrs: { 'aria-live': 'off' } });
-  const command = `codex-bridge devices allow ${deviceId}`;
+  const command = `codex-bridge devices allow ${deviceId} --check ${digits.join('')}`;
   const cancel = h('button', { type: 'button', class: 'secondary wide', text: 'Cancel', on: { click: () => onCancel() } });
   const el = h('div', { class: 'screen pair-screen wait-screen' },
     h('header', { class: 'bar' }, h('div', { class: 'titles' }, h('h1', { class: 'title', text: 'Codex Bridge', tabIndex: -1 })), ctx.indicator),

@@ -62,7 +62,7 @@ export function pairingScreen(ctx, { message, onCode }) {
       h('h2', { text: 'Pair this phone' }),
       h('ol', { class: 'steps' },
         h('li', null, 'On your workstation, run ', h('code', { text: 'codex-bridge pair' }), '.'),
-        h('li', null, "Scan the QR code with your phone's camera and open the link."),
+        h('li', null, "Scan its QR code with your phone's camera (when it shows two, the second) and open the link."),
         h('li', null, 'Or type the 10-character code it shows here:')),
       form));
   return {

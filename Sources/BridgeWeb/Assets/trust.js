@@ -1,11 +1,14 @@
 // The "Trust this workstation" page: served over plain http:// on the bridge's TLS port to a device that does
 // not trust the workstation's certificate authority yet. It shows the CA's fingerprint, opens the steps for this
-// device, checks whether the https:// side now loads, and continues there with the same fragment (the pairing
-// data, which no browser sends to a server). All text goes in with textContent.
+// device, checks whether the https:// side now loads, and continues there: to the app, with no fragment. No
+// credential ever comes to this page (over plain HTTP whoever answers for the address could serve it); the
+// app asks for the code, or the workstation's second QR code (https://) brings it. All text goes in with
+// textContent.
 
-const fragment = location.hash;
+// A fragment (an old QR code's pairing data) is dropped from the address bar and never passed on.
+if (location.hash) history.replaceState(null, '', location.pathname);
 const secureBase = 'https://' + location.host + '/';
-const target = secureBase + fragment;
+const target = secureBase;
 const $ = (id) => document.getElementById(id);
 
 // As a phone shows it: upper-case byte pairs, in rows of eight.
