@@ -67,6 +67,60 @@ def test_the_ca_is_critically_name_constrained_and_signs_the_served_leaf(tmp_pat
     assert run_cli("tls", "ca", state_dir=state, check=True).stdout.strip() == summary["fingerprint"]
 
 
+def forge(tls, tmp_path, name, subject, extensions):
+    """A leaf signed with the CA's own key by openssl (what a thief of ca-key.pem could make)."""
+    key, csr, cert, ext = (tmp_path / f"{name}.{kind}" for kind in ("key", "csr", "pem", "cnf"))
+    ext.write_text("[leaf]\nbasicConstraints=critical,CA:false\nkeyUsage=critical,digitalSignature\n" + extensions + "\n"
+                   "[other_dn]\nO=Bank\nCN=bank.example.com\n")
+    subprocess.run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", str(key)], check=True)
+    subprocess.run(["openssl", "req", "-new", "-key", str(key), "-subj", subject, "-out", str(csr)], check=True)
+    subprocess.run(["openssl", "x509", "-req", "-in", str(csr), "-CA", str(tls / "ca.pem"), "-CAkey", str(tls / "ca-key.pem"),
+                    "-CAcreateserial", "-CAserial", str(tmp_path / "serial"), "-days", "5", "-extfile", str(ext),
+                    "-extensions", "leaf", "-out", str(cert)], check=True, capture_output=True)
+    return cert
+
+
+def openssl_verify(tls, cert, purpose):
+    result = subprocess.run(["openssl", "verify", "-CAfile", str(tls / "ca.pem"), "-purpose", purpose, str(cert)],
+                            capture_output=True, text=True)
+    return result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_ca_vouches_only_for_tls_servers_and_no_other_name_form(tmp_path):
+    """Regression (issue 31, finding 9): the CA limited only DNS names and addresses and had no extended key usage,
+    so its key could sign S/MIME, client and code-signing certificates, for any e-mail address, URI or directory
+    name. Now it is good only for TLS servers, and every other name form is closed. Checked with the real openssl,
+    on leaves forged with the CA's own key. Cost: ~1 s."""
+    state = tmp_path / "state"
+    run_cli("tls", "ca", state_dir=state, check=True)
+    tls = state / "tls"
+    text = openssl_text(tls / "ca.pem")
+    assert "X509v3 Extended Key Usage: \n                TLS Web Server Authentication\n" in text, text
+    constraints = text.split("X509v3 Name Constraints: critical")[1].split("X509v3 Subject Key Identifier")[0]
+    assert "DirName:O = codex-bridge" in constraints and "email:invalid" in constraints and "URI:invalid" in constraints
+    assert "Excluded:" not in constraints
+    # The leaf serve uses still verifies, for a TLS server.
+    assert openssl_verify(tls, tls / "cert.pem", "sslserver")[0]
+    assert "Subject: O = codex-bridge, CN = " in openssl_text(tls / "cert.pem")
+    # A forged leaf like the bridge's verifies too: what fails below fails for what it names or is for.
+    server = "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1"
+    assert openssl_verify(tls, forge(tls, tmp_path, "plain", "/O=codex-bridge/CN=localhost", server), "sslserver")[0]
+    refused = {
+        "email": ("/O=codex-bridge/CN=localhost", "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,email:ana@example.com",
+                  "sslserver"),
+        "uri": ("/O=codex-bridge/CN=localhost", "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,URI:https://bank.example.com/",
+                "sslserver"),
+        "dirname": ("/O=codex-bridge/CN=localhost", "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,dirName:other_dn",
+                    "sslserver"),
+        "subject": ("/O=Bank/CN=localhost", server, "sslserver"),
+        "smime": ("/O=codex-bridge/CN=ana", "extendedKeyUsage=emailProtection\nsubjectAltName=email:ana@example.com", "smimesign"),
+        "client": ("/O=codex-bridge/CN=localhost", "extendedKeyUsage=clientAuth\nsubjectAltName=DNS:localhost", "sslclient"),
+    }
+    for name, (subject, extensions, purpose) in refused.items():
+        ok, output = openssl_verify(tls, forge(tls, tmp_path, name, subject, extensions), purpose)
+        assert not ok, (name, output)
+
+
 def test_ca_crt_and_the_profile_are_public_on_both_sides_of_the_port(bridge_factory):
     bridge = bridge_factory(args=["--tls"])
     der = ca_der(bridge)
