@@ -121,6 +121,36 @@ def test_the_ca_vouches_only_for_tls_servers_and_no_other_name_form(tmp_path):
         assert not ok, (name, output)
 
 
+def test_a_ca_made_before_the_limits_keeps_working_and_doctor_reports_it(bridge_factory, tmp_path):
+    """Issue 31, finding 9: a CA from before (only DNS and IP constrained, no extended key usage) is kept — phones
+    trust it — and serve still serves a leaf it signs, but serve warns and doctor reports it, with the fix
+    `tls ca rotate`. Cost: ~2 s."""
+    bridge = bridge_factory(name="old-ca", args=["--tls"], start=False)
+    tls = bridge.state_dir / "tls"
+    tls.mkdir(parents=True, mode=0o700)
+    (tmp_path / "old.cnf").write_text(
+        "[req]\ndistinguished_name=dn\nprompt=no\n[dn]\nCN=codex-bridge CA for old\nO=codex-bridge\n[ext]\n"
+        "basicConstraints=critical,CA:true,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n"
+        "nameConstraints=critical,permitted;DNS:localhost,permitted;IP:127.0.0.1/255.255.255.255\n")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(tls / "ca-key.pem")],
+                   check=True, capture_output=True)
+    subprocess.run(["openssl", "req", "-x509", "-new", "-key", str(tls / "ca-key.pem"), "-config", str(tmp_path / "old.cnf"),
+                    "-extensions", "ext", "-days", "3650", "-out", str(tls / "ca.pem")], check=True, capture_output=True)
+    for file in ("ca-key.pem", "ca.pem"):
+        (tls / file).chmod(0o600)
+    old = (tls / "ca.pem").read_text()
+    bridge.start()
+    assert (tls / "ca.pem").read_text() == old  # kept, not replaced
+    with socket.create_connection(("127.0.0.1", bridge.port), timeout=5) as raw:
+        with verified(bridge).wrap_socket(raw, server_hostname="localhost") as tls_socket:
+            assert tls_socket.version()
+    assert "made before it was limited to TLS servers" in bridge.log()
+    findings = json.loads(run_cli("doctor", "--json", "--port", str(bridge.port), state_dir=bridge.state_dir, timeout=60).stdout)
+    (finding,) = [f for f in findings if f["check"] == "tls"]
+    assert finding["severity"] == "problem" and "predates its limits" in finding["summary"], finding
+    assert "extended key usage" in finding["summary"] and "tls ca rotate" in finding["fix"], finding
+
+
 def test_ca_crt_and_the_profile_are_public_on_both_sides_of_the_port(bridge_factory):
     bridge = bridge_factory(args=["--tls"])
     der = ca_der(bridge)
