@@ -21,6 +21,7 @@ enum BridgeMigrations {
         ("v7-queued-messages", v7QueuedMessages),
         ("v8-trust", TrustMigrations.v8Trust),
         ("v9-thread-modes-turn-plans", PlanMigrations.v9ThreadModesAndTurnPlans),
+        ("v10-audit-counts", TrustMigrations.v10AuditCounts),
     ]
 
     /// Follow-ups waiting behind a running turn (``QueuedMessageStore``).

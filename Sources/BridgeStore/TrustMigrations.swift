@@ -40,4 +40,14 @@ enum TrustMigrations {
             t.column("detail", .text)
         }
     }
+
+    /// Alike refusals counted in one audit row (issue 31): `count` (1 for every row before), `lastAt` (the last
+    /// one counted), and an index for finding a device's recent rows.
+    static func v10AuditCounts(_ db: Database) throws {
+        try db.alter(table: "audit") { t in
+            t.add(column: "count", .integer).notNull().defaults(to: 1)
+            t.add(column: "lastAt", .double)
+        }
+        try db.create(index: "audit_device_at", on: "audit", columns: ["deviceId", "at"])
+    }
 }

@@ -78,6 +78,8 @@ public struct CertificateAuthority: Sendable {
         let extensions = try Certificate.Extensions {
             Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
             Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            // Verifiers chain extended key usage: nothing below this CA is good for anything but a TLS server.
+            try ExtendedKeyUsage([.serverAuth])
             Critical(scope.nameConstraints)
             SubjectKeyIdentifier(hash: certificateKey.publicKey)
         }
@@ -88,6 +90,20 @@ public struct CertificateAuthority: Sendable {
             issuer: subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
             issuerPrivateKey: certificateKey)
         return try CertificateAuthority(certificatePEM: try certificate.serializeAsPEM().pemString, privateKeyPEM: key.pemRepresentation)
+    }
+
+    /// What this CA lacks of the limits a new one has (a CA made before issue 31: no extended key usage, the
+    /// other name forms open); empty for a CA made now. Such a CA keeps working; `doctor` reports it and
+    /// `tls ca rotate` replaces it.
+    public var missingLimits: [String] {
+        var missing: [String] = []
+        if (try? certificate.extensions.extendedKeyUsage).flatMap({ $0 }).map(Array.init) != [.serverAuth] {
+            missing.append("extended key usage serverAuth only")
+        }
+        if !((try? certificate.extensions.nameConstraints).flatMap { $0 }.map(NameScope.closesOtherNameForms) ?? false) {
+            missing.append("name constraints on e-mail, URI and directory names")
+        }
+        return missing
     }
 
     /// SHA-256 of the DER certificate, 64 lowercase hex digits: what native clients pin (`fp=`).
@@ -120,10 +136,10 @@ public struct CertificateAuthority: Sendable {
         let leafKey = P256.Signing.PrivateKey()
         let publicKey = Certificate.PublicKey(leafKey.publicKey)
         let commonName = permitted.first { SubjectAlternativeName.ipAddressBytes($0) == nil } ?? permitted[0]
-        let subject = try DistinguishedName {
-            CommonName(commonName)
-            OrganizationName("codex-bridge")
-        }
+        // The organization first: the CA's constraints permit only directory names below O=codex-bridge.
+        let subject = DistinguishedName(
+            Array(NameScope.leafOrganization)
+                + [RelativeDistinguishedName(.init(type: .RDNAttributeType.commonName, utf8String: commonName))])
         let authorityKeyID = try certificate.extensions.subjectKeyIdentifier?.keyIdentifier
         let extensions = try Certificate.Extensions {
             Critical(BasicConstraints.notCertificateAuthority)

@@ -150,14 +150,38 @@ public struct NameScope: Sendable, Hashable, CustomStringConvertible {
         return dnsNames.contains { lowered == $0 || lowered.hasSuffix("." + $0) }
     }
 
-    /// The X.509 extension.
+    /// The organization every leaf's subject starts with (`O=codex-bridge, CN=…`): the one directory name the CA
+    /// may sign.
+    public static let leafOrganization = DistinguishedName([
+        RelativeDistinguishedName(.init(type: .RDNAttributeType.organizationName, utf8String: "codex-bridge"))
+    ])
+
+    /// The permitted subtrees that close the name forms other than DNS and IP (RFC 5280: once a form has a
+    /// permitted subtree, every name of that form must be inside one). Directory names only below
+    /// `O=codex-bridge` (the leaves' subjects); e-mail addresses and URIs only at the host `invalid`, a name
+    /// reserved never to exist (RFC 6761), so none that names a real mailbox or site. (An excluded subtree cannot
+    /// say "every name of this form": `openssl verify` reads an excluded `.` as names ending in a dot, and an
+    /// empty excluded directory name excludes every leaf's subject.)
+    public static let otherNameForms: [GeneralName] = [
+        .directoryName(leafOrganization), .rfc822Name("invalid"), .uniformResourceIdentifier("invalid"),
+    ]
+
+    /// The X.509 extension: the DNS names and IP ranges, and ``otherNameForms``.
     public var nameConstraints: NameConstraints {
-        NameConstraints(
+        var constraints = NameConstraints(
             permittedDNSDomains: dnsNames,
             permittedIPRanges: ipRanges.map { ASN1OctetString(contentBytes: ArraySlice($0.constraintBytes)) })
+        constraints.permittedSubtrees += Self.otherNameForms
+        return constraints
     }
 
-    /// The scope a certificate's Name Constraints state; nil when it has none (or constrains other kinds).
+    /// Whether `constraints` closes the other name forms (CAs made before issue 31 do not).
+    public static func closesOtherNameForms(_ constraints: NameConstraints) -> Bool {
+        otherNameForms.allSatisfy(constraints.permittedSubtrees.contains)
+    }
+
+    /// The scope a certificate's Name Constraints state; nil when it has none (or constrains other kinds than
+    /// DNS, IP and ``otherNameForms``).
     public init?(_ constraints: NameConstraints) {
         var dns: [String] = []
         var ranges: [IPRange] = []
@@ -167,6 +191,7 @@ public struct NameScope: Sendable, Hashable, CustomStringConvertible {
             case .ipAddress(let bytes):
                 guard let range = IPRange(constraint: Array(bytes.bytes)) else { return nil }
                 ranges.append(range)
+            case let other where Self.otherNameForms.contains(other): continue
             default: return nil
             }
         }

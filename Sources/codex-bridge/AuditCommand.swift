@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeOps
 import BridgeProtocol
 import BridgeStore
 import Foundation
@@ -14,7 +15,9 @@ struct AuditCommand: AsyncParsableCommand {
 
     @OptionGroup var state: StateOptions
 
-    @Flag(help: "Print one JSON object per line (at, actor, deviceId, deviceName, address, kind, threadId, outcome, detail).")
+    @Flag(
+        help: "Print one JSON object per line (at, actor, deviceId, deviceName, address, kind, threadId, outcome, detail, count, lastAt)."
+    )
     var json = false
 
     @Option(help: ArgumentHelp("Only this device's actions.", valueName: "id"))
@@ -40,29 +43,37 @@ struct AuditCommand: AsyncParsableCommand {
         let after = since.map { log.timestamp - Double($0.duration.components.seconds) - Double($0.duration.components.attoseconds) / 1e18 }
         let entries = try await log.entries(deviceId: device.map(DevicesCommand.deviceId), since: after, limit: limit).reversed()
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            for entry in entries {
-                var line = Line(entry)
-                line.id = entry.id
-                print(String(decoding: try encoder.encode(line), as: UTF8.self))
-            }
+            for entry in entries { print(try Self.jsonLine(entry)) }
             return
         }
         guard !entries.isEmpty else {
             print("Nothing audited\(since.map { " in the last \($0.text)" } ?? "")\(device.map { " for device \($0)" } ?? "").")
             return
         }
-        let header = ["TIME", "WHO", "ADDRESS", "ACTION", "THREAD", "OUTCOME", "DETAIL"]
+        print(Self.table(Array(entries)))
+    }
+
+    /// The entries as aligned columns, oldest first as given.
+    static func table(_ entries: [AuditEntry]) -> String {
+        let header = ["TIME", "WHO", "ADDRESS", "ACTION", "THREAD", "OUTCOME", "COUNT", "DETAIL"]
         let format = DateFormatter()
         format.dateFormat = "yyyy-MM-dd HH:mm:ss"
         let rows = entries.map { entry in
             [
                 format.string(from: Date(timeIntervalSince1970: entry.at)), Self.who(entry), entry.address ?? "-", entry.kind,
-                entry.threadId.map { String($0.prefix(13)) } ?? "-", entry.outcome, entry.detail ?? "",
+                entry.threadId.map { String($0.prefix(13)) } ?? "-", entry.outcome, String(entry.count ?? 1), entry.detail ?? "",
             ]
         }
-        print(DevicesCommand.columns([header] + rows))
+        return DevicesCommand.columns([header] + rows)
+    }
+
+    /// One entry as `--json` prints it: one line, control and format characters escaped as JSON escapes.
+    static func jsonLine(_ entry: AuditEntry) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var line = Line(entry)
+        line.id = entry.id
+        return ControlCharacters.jsonEscaped(String(decoding: try encoder.encode(line), as: UTF8.self))
     }
 
     /// "Ana's iPhone (k3q9m2xa7bzt)", "shared secret", "desk TUI", "notification (…)", "workstation".
@@ -79,7 +90,7 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     /// One JSON line: `at` as ISO 8601 and as Unix seconds.
-    struct Line: Encodable {
+    struct Line: Codable {
         var id: Int64?
         var at: Double
         var time: String
@@ -92,6 +103,10 @@ struct AuditCommand: AsyncParsableCommand {
         var threadId: String?
         var outcome: String
         var detail: String?
+        /// How many alike refusals the entry stands for (1 for every other entry).
+        var count: Int
+        /// The last of them, when more than one.
+        var lastAt: Double?
 
         init(_ entry: AuditEntry) {
             at = entry.at
@@ -105,6 +120,8 @@ struct AuditCommand: AsyncParsableCommand {
             threadId = entry.threadId
             outcome = entry.outcome
             detail = entry.detail
+            count = entry.count ?? 1
+            lastAt = entry.lastAt
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeOps
 import BridgeProtocol
 import BridgeStore
 import Foundation
@@ -65,7 +66,7 @@ struct DevicesCommand: AsyncParsableCommand {
             let id = DevicesCommand.deviceId(id)
             let record = try await DevicesCommand.failing { try await registry.setScopes(id: id, scopes: scopes) }
             await DevicesCommand.audit(registry, kind: "setDeviceScopes", deviceId: id, detail: "\(id): \(scopes)")
-            print("Device \(record.id) (\(record.name)) may now: \(record.scopes). A running server applies it within 2 s.")
+            print("Device \(record.id) (\(shown(record.name))) may now: \(record.scopes). A running server applies it within 2 s.")
         }
     }
 
@@ -83,7 +84,7 @@ struct DevicesCommand: AsyncParsableCommand {
             let id = DevicesCommand.deviceId(id)
             let record = try await DevicesCommand.failing { try await registry.revoke(id: id) }
             await DevicesCommand.audit(registry, kind: "revokeDevice", deviceId: id, detail: id)
-            print("Revoked device \(record.id) (\(record.name)).")
+            print("Revoked device \(record.id) (\(shown(record.name))).")
         }
     }
 
@@ -97,17 +98,20 @@ struct DevicesCommand: AsyncParsableCommand {
 
         func run() async throws {
             let requests = try await DevicesCommand.read(state) { try await $0.pairingRequests().map(PendingEntry.init) }
-            try DevicesCommand.show(requests, json: json, none: "No pairing waits for confirmation.") { requests in
-                let header = ["ID", "NAME", "PLATFORM", "ADDRESS", "CHECK", "SCOPES", "EXPIRES"]
-                let rows = requests.map {
-                    [
-                        $0.id, $0.name, $0.platform ?? "-", $0.address ?? "-", $0.check, $0.scopes.description,
-                        DevicesCommand.minutes($0.expiresAt),
-                    ]
-                }
-                return DevicesCommand.columns([header] + rows)
-                    + "\n\nWith the phone in your hand: codex-bridge devices allow ID --check CODE-IT-SHOWS (or deny ID)"
+            try DevicesCommand.show(requests, json: json, none: "No pairing waits for confirmation.", table: Self.table)
+        }
+
+        /// Aligned columns and what to do next.
+        static func table(_ requests: [PendingEntry]) -> String {
+            let header = ["ID", "NAME", "PLATFORM", "ADDRESS", "CHECK", "SCOPES", "EXPIRES"]
+            let rows = requests.map {
+                [
+                    $0.id, $0.name, $0.platform ?? "-", $0.address ?? "-", $0.check, $0.scopes.description,
+                    DevicesCommand.minutes($0.expiresAt),
+                ]
             }
+            return DevicesCommand.columns([header] + rows)
+                + "\n\nWith the phone in your hand: codex-bridge devices allow ID --check CODE-IT-SHOWS (or deny ID)"
         }
     }
 
@@ -162,10 +166,10 @@ struct DevicesCommand: AsyncParsableCommand {
         }
         let served = (try? await registry.pairingDecision(id: id)) == .gone
         switch (allow, served) {
-        case (true, true): print("Allowed: device \(id) (\(request.name)) is paired, with scopes \(request.scopes).")
-        case (false, true): print("Denied: the pairing of \(request.name) was refused; nothing was stored.")
+        case (true, true): print("Allowed: device \(id) (\(shown(request.name))) is paired, with scopes \(request.scopes).")
+        case (false, true): print("Denied: the pairing of \(shown(request.name)) was refused; nothing was stored.")
         case (true, false): throw CommandFailure("allowed, but no running bridge took it up within 5 s (is `codex-bridge serve` running?)")
-        case (false, false): print("Denied: \(request.name) will not be paired.")
+        case (false, false): print("Denied: \(shown(request.name)) will not be paired.")
         }
     }
 
@@ -275,12 +279,17 @@ struct DevicesCommand: AsyncParsableCommand {
         }
     }
 
+    /// `value` as pretty JSON, control and format characters escaped (``ControlCharacters/jsonEscaped(_:)``).
     static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        return ControlCharacters.jsonEscaped(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
+
+    /// A string from the store (a device's name, a thread id) as a terminal may show it: the one escaping rule
+    /// (``ControlCharacters``), so what a device chose cannot drive the owner's terminal.
+    static func shown(_ text: String) -> String { ControlCharacters.escaped(text) }
 
     static func minutes(_ date: Date) -> String {
         let format = DateFormatter()
@@ -288,8 +297,10 @@ struct DevicesCommand: AsyncParsableCommand {
         return format.string(from: date)
     }
 
-    /// Rows as aligned columns (the last column unpadded).
+    /// Rows as aligned columns (the last column unpadded), every cell ``shown(_:)``: every table a command prints
+    /// goes through here.
     static func columns(_ rows: [[String]]) -> String {
+        let rows = rows.map { $0.map(shown) }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
             row.enumerated().map { column, cell in

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeOps
 import Discovery
 import Foundation
 
@@ -36,7 +37,7 @@ struct DiscoverCommand: AsyncParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(bridges), as: UTF8.self))
+            print(ControlCharacters.jsonEscaped(String(decoding: try encoder.encode(bridges), as: UTF8.self)))
         } else if bridges.isEmpty {
             FileHandle.standardError.write(Data("No codex-bridge found on the local network within \(timeout).\n".utf8))
         } else {
@@ -57,12 +58,6 @@ struct DiscoverCommand: AsyncParsableCommand {
                 bridge.id ?? "-",
             ]
         }
-        let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        return DevicesCommand.columns([header] + rows)
     }
 }

@@ -85,10 +85,11 @@ struct ServePairing: Sendable {
     /// Shows a pairing that waits for confirmation on serve's terminal (the log has it too).
     @Sendable static func announce(_ request: PairingRequestRecord) {
         guard isatty(STDOUT_FILENO) == 1 else { return }
-        let from = [request.platform, request.address.map { "from \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        let from = [request.platform, request.address.map { "from \($0)" }].compactMap { $0 }.map(DevicesCommand.shown).joined(
+            separator: ", ")
         let text = """
 
-            A phone asks to pair: \(request.name)\(from.isEmpty ? "" : " (\(from))"), scopes \(request.scopes).
+            A phone asks to pair: \(DevicesCommand.shown(request.name))\(from.isEmpty ? "" : " (\(from))"), scopes \(request.scopes).
             Check code \(request.checkCode): if the phone shows the same, run
                 codex-bridge devices allow \(request.deviceId) --check CODE-THE-PHONE-SHOWS
             (or `codex-bridge devices deny \(request.deviceId)`). It waits until \(request.expiresAt.formatted(date: .omitted, time: .standard)).

@@ -62,6 +62,11 @@ enum ServeTLS {
                 "The certificate authority expires soon or has expired; run `codex-bridge tls ca rotate` and trust the new one on the phones",
                 metadata: ["bridge.tls.notAfter": "\(authority.notValidAfter)"])
         }
+        if !authority.missingLimits.isEmpty {
+            logger.warning(
+                "The certificate authority was made before it was limited to TLS servers (its key could sign e-mail or client certificates); run `codex-bridge tls ca rotate` and trust the new one on the phones",
+                metadata: ["bridge.tls.missing": "\(authority.missingLimits)"])
+        }
         return (authority, leaf)
     }
 
@@ -151,6 +156,13 @@ extension ServeTLS {
                         fix:
                             "codex-bridge tls ca rotate   (then trust the new one on each phone), or reserve the old address in the router's DHCP"
                     )
+                }
+                if !authority.missingLimits.isEmpty {
+                    return DoctorFinding(
+                        check: "tls", severity: .problem,
+                        summary:
+                            "the certificate authority predates its limits: it lacks \(authority.missingLimits.joined(separator: " and ")), so its key could sign e-mail, client or code-signing certificates",
+                        fix: "codex-bridge tls ca rotate   (then trust the new one on each phone and remove the old one)")
                 }
                 return DoctorFinding(
                     check: "tls", severity: .ok,

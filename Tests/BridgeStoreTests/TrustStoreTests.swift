@@ -137,6 +137,75 @@ import Testing
         }
     }
 
+    /// Regression (issue 31, finding 7): every refusal was a row of its own (thousands a second from one
+    /// observe-only device) and the log kept the newest 100 000 rows of any kind, so a minute of refusals pushed
+    /// out every pairing, scope change and revocation. Alike refusals (device, kind, outcome) now share one row
+    /// with a count, a device starts only so many refusal rows a minute (the rest share one more row), and only
+    /// refusals are ever pruned by count.
+    @Test func refusalsCoalesceAreRateLimitedAndNeverPushOutWhatMatters() async throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        let clock = TestClock()
+        let database = try BridgeDatabase(paths: state.paths, logger: CapturedLogs().logger)
+        let audit = AuditLog(
+            database: database, now: { clock.now }, limits: AuditLog.Limits(window: 60, refusalRowsPerWindow: 5, maxRefusals: 20))
+        let kept: [AuditEntry] = [
+            AuditEntry(at: 0, actor: .device, deviceId: "phone", kind: "pair", outcome: "ok", detail: "Phone"),
+            AuditEntry(at: 0, actor: .bridge, deviceId: "late", kind: "pairingExpired", outcome: "pairing_expired"),
+            AuditEntry(at: 0, actor: .workstation, deviceId: "phone", kind: "setDeviceScopes", outcome: "ok", detail: "observe"),
+            AuditEntry(at: 0, actor: .device, deviceId: "phone", kind: "startThread", threadId: "t0", outcome: "ok", detail: "/w"),
+            AuditEntry(at: 0, actor: .workstation, deviceId: "old", kind: "revokeDevice", outcome: "ok", detail: "old"),
+        ]
+        for entry in kept { try await audit.record(entry) }
+
+        // 1 000 alike refusals: one row, counted, the first one's thread kept, the last one's time.
+        for index in 0..<1000 {
+            if index == 999 { clock.advance(by: 30) }
+            try await audit.record(
+                AuditEntry(
+                    at: 0, actor: .device, deviceId: "spam", address: "10.0.0.9", kind: "startThread", threadId: "t\(index)",
+                    outcome: "forbidden"))
+        }
+        var rows = try await audit.entries(deviceId: "spam")
+        #expect(rows.count == 1 && rows.first?.count == 1000 && rows.first?.threadId == "t0", "\(rows)")
+        #expect(rows.first.map { $0.lastAt == $0.at + 30 } == true)
+
+        // 50 kinds within the same minute: 4 more rows of their own, then one row for the rest.
+        for index in 0..<50 {
+            try await audit.record(AuditEntry(at: 0, actor: .device, deviceId: "spam", kind: "kind\(index)", outcome: "forbidden"))
+        }
+        rows = try await audit.entries(deviceId: "spam", limit: 100)
+        #expect(rows.count == 6, "\(rows.map(\.kind))")
+        #expect(rows.first?.kind == AuditLog.limitedKind && rows.first?.outcome == AuditLog.limitedOutcome && rows.first?.count == 46)
+        // Another device is not limited by this one.
+        try await audit.record(AuditEntry(at: 0, actor: .device, deviceId: "other", kind: "approve", outcome: "forbidden"))
+        #expect(try await audit.entries(deviceId: "other").count == 1)
+
+        // A minute later the same refusal starts a new row.
+        clock.advance(by: 61)
+        try await audit.record(AuditEntry(at: 0, actor: .device, deviceId: "spam", kind: "startThread", outcome: "forbidden"))
+        rows = try await audit.entries(deviceId: "spam", limit: 100)
+        #expect(rows.count == 7 && rows.first?.kind == "startThread" && rows.first?.count == 1)
+
+        // Hours of it: pruning by count drops only the oldest refusals, never what matters.
+        for _ in 0..<30 {
+            clock.advance(by: 61)
+            for kind in 0..<3 {
+                try await audit.record(AuditEntry(at: 0, actor: .device, deviceId: "spam", kind: "k\(kind)", outcome: "forbidden"))
+            }
+        }
+        try await audit.prune(maxAge: 86400)
+        let all = try await audit.entries(limit: 1000)
+        #expect(all.filter { $0.deviceId == "spam" || $0.deviceId == "other" }.count == 20)
+        for entry in kept {
+            #expect(all.contains { $0.kind == entry.kind && $0.deviceId == entry.deviceId && $0.outcome == entry.outcome }, "\(entry.kind)")
+        }
+        // Age still prunes everything.
+        clock.advance(by: 86400 * 2)
+        try await audit.prune(maxAge: 86400)
+        #expect(try await audit.entries(limit: 1000).isEmpty)
+    }
+
     /// A database from before scopes existed: its devices keep what they could do (observe, operate, approve).
     @Test func devicesPairedBeforeScopesKeepTheirRights() async throws {
         let state = try TemporaryState()

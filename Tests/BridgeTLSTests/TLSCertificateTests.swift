@@ -86,6 +86,46 @@ import X509
         _ = try leaf.makeServerContext(chain: [ca.certificateDER])
     }
 
+    /// Issue 31, finding 9: a new CA is for TLS servers only and closes the other name forms; a leaf's subject
+    /// starts with the one directory name it permits. (openssl's view: `test_lan_ca.py`.)
+    @Test func caIsForTLSServersOnlyAndClosesTheOtherNameForms() throws {
+        let ca = try authority()
+        #expect(try ca.certificate.extensions.extendedKeyUsage.map(Array.init) == [.serverAuth])
+        let constraints = try #require(try ca.certificate.extensions.nameConstraints)
+        #expect(constraints.excludedSubtrees.isEmpty)
+        #expect(constraints.permittedSubtrees.filter { NameScope.otherNameForms.contains($0) }.count == 3)
+        #expect(ca.missingLimits.isEmpty)
+        let leaf = try ca.issueLeaf(names: ["localhost"], now: now)
+        #expect(Array(leaf.certificate.subject.prefix(1)) == Array(NameScope.leafOrganization))
+    }
+
+    /// A CA made before issue 31 (no extended key usage, only DNS and IP constrained) still loads and works, and
+    /// says what it lacks (`doctor` reports it, `tls ca rotate` replaces it).
+    @Test func aCAMadeBeforeTheLimitsStillLoadsAndSaysWhatItLacks() throws {
+        let key = P256.Signing.PrivateKey()
+        let name = try DistinguishedName {
+            CommonName("codex-bridge CA for box, 2026-11-01")
+            OrganizationName("codex-bridge")
+        }
+        let scope = NameScope.forWorkstation(hostName: "box", names: ["192.168.1.20"])
+        let old = NameConstraints(
+            permittedDNSDomains: scope.dnsNames,
+            permittedIPRanges: scope.nameConstraints.permittedIPRanges.map { $0 })
+        let certificate = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey), notValidBefore: now, notValidAfter: now + 86400 * 3650,
+            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                Critical(old)
+            },
+            issuerPrivateKey: .init(key))
+        let ca = try CertificateAuthority(certificatePEM: try certificate.serializeAsPEM().pemString, privateKeyPEM: key.pemRepresentation)
+        #expect(ca.scope == scope)
+        #expect(ca.missingLimits == ["extended key usage serverAuth only", "name constraints on e-mail, URI and directory names"])
+        #expect(ca.issued(try ca.issueLeaf(names: ["localhost"], now: now).certificate))
+    }
+
     @Test func aCertificateWithoutConstraintsIsNotAcceptedAsTheCA() throws {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName { CommonName("unconstrained") }

@@ -67,6 +67,90 @@ def test_the_ca_is_critically_name_constrained_and_signs_the_served_leaf(tmp_pat
     assert run_cli("tls", "ca", state_dir=state, check=True).stdout.strip() == summary["fingerprint"]
 
 
+def forge(tls, tmp_path, name, subject, extensions):
+    """A leaf signed with the CA's own key by openssl (what a thief of ca-key.pem could make)."""
+    key, csr, cert, ext = (tmp_path / f"{name}.{kind}" for kind in ("key", "csr", "pem", "cnf"))
+    ext.write_text("[leaf]\nbasicConstraints=critical,CA:false\nkeyUsage=critical,digitalSignature\n" + extensions + "\n"
+                   "[other_dn]\nO=Bank\nCN=bank.example.com\n")
+    subprocess.run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", str(key)], check=True)
+    subprocess.run(["openssl", "req", "-new", "-key", str(key), "-subj", subject, "-out", str(csr)], check=True)
+    subprocess.run(["openssl", "x509", "-req", "-in", str(csr), "-CA", str(tls / "ca.pem"), "-CAkey", str(tls / "ca-key.pem"),
+                    "-CAcreateserial", "-CAserial", str(tmp_path / "serial"), "-days", "5", "-extfile", str(ext),
+                    "-extensions", "leaf", "-out", str(cert)], check=True, capture_output=True)
+    return cert
+
+
+def openssl_verify(tls, cert, purpose):
+    result = subprocess.run(["openssl", "verify", "-CAfile", str(tls / "ca.pem"), "-purpose", purpose, str(cert)],
+                            capture_output=True, text=True)
+    return result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_ca_vouches_only_for_tls_servers_and_no_other_name_form(tmp_path):
+    """Regression (issue 31, finding 9): the CA limited only DNS names and addresses and had no extended key usage,
+    so its key could sign S/MIME, client and code-signing certificates, for any e-mail address, URI or directory
+    name. Now it is good only for TLS servers, and every other name form is closed. Checked with the real openssl,
+    on leaves forged with the CA's own key. Cost: ~1 s."""
+    state = tmp_path / "state"
+    run_cli("tls", "ca", state_dir=state, check=True)
+    tls = state / "tls"
+    text = openssl_text(tls / "ca.pem")
+    assert "X509v3 Extended Key Usage: \n                TLS Web Server Authentication\n" in text, text
+    constraints = text.split("X509v3 Name Constraints: critical")[1].split("X509v3 Subject Key Identifier")[0]
+    assert "DirName:O = codex-bridge" in constraints and "email:invalid" in constraints and "URI:invalid" in constraints
+    assert "Excluded:" not in constraints
+    # The leaf serve uses still verifies, for a TLS server.
+    assert openssl_verify(tls, tls / "cert.pem", "sslserver")[0]
+    assert "Subject: O = codex-bridge, CN = " in openssl_text(tls / "cert.pem")
+    # A forged leaf like the bridge's verifies too: what fails below fails for what it names or is for.
+    server = "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1"
+    assert openssl_verify(tls, forge(tls, tmp_path, "plain", "/O=codex-bridge/CN=localhost", server), "sslserver")[0]
+    refused = {
+        "email": ("/O=codex-bridge/CN=localhost", "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,email:ana@example.com",
+                  "sslserver"),
+        "uri": ("/O=codex-bridge/CN=localhost", "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,URI:https://bank.example.com/",
+                "sslserver"),
+        "dirname": ("/O=codex-bridge/CN=localhost", "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,dirName:other_dn",
+                    "sslserver"),
+        "subject": ("/O=Bank/CN=localhost", server, "sslserver"),
+        "smime": ("/O=codex-bridge/CN=ana", "extendedKeyUsage=emailProtection\nsubjectAltName=email:ana@example.com", "smimesign"),
+        "client": ("/O=codex-bridge/CN=localhost", "extendedKeyUsage=clientAuth\nsubjectAltName=DNS:localhost", "sslclient"),
+    }
+    for name, (subject, extensions, purpose) in refused.items():
+        ok, output = openssl_verify(tls, forge(tls, tmp_path, name, subject, extensions), purpose)
+        assert not ok, (name, output)
+
+
+def test_a_ca_made_before_the_limits_keeps_working_and_doctor_reports_it(bridge_factory, tmp_path):
+    """Issue 31, finding 9: a CA from before (only DNS and IP constrained, no extended key usage) is kept — phones
+    trust it — and serve still serves a leaf it signs, but serve warns and doctor reports it, with the fix
+    `tls ca rotate`. Cost: ~2 s."""
+    bridge = bridge_factory(name="old-ca", args=["--tls"], start=False)
+    tls = bridge.state_dir / "tls"
+    tls.mkdir(parents=True, mode=0o700)
+    (tmp_path / "old.cnf").write_text(
+        "[req]\ndistinguished_name=dn\nprompt=no\n[dn]\nCN=codex-bridge CA for old\nO=codex-bridge\n[ext]\n"
+        "basicConstraints=critical,CA:true,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n"
+        "nameConstraints=critical,permitted;DNS:localhost,permitted;IP:127.0.0.1/255.255.255.255\n")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(tls / "ca-key.pem")],
+                   check=True, capture_output=True)
+    subprocess.run(["openssl", "req", "-x509", "-new", "-key", str(tls / "ca-key.pem"), "-config", str(tmp_path / "old.cnf"),
+                    "-extensions", "ext", "-days", "3650", "-out", str(tls / "ca.pem")], check=True, capture_output=True)
+    for file in ("ca-key.pem", "ca.pem"):
+        (tls / file).chmod(0o600)
+    old = (tls / "ca.pem").read_text()
+    bridge.start()
+    assert (tls / "ca.pem").read_text() == old  # kept, not replaced
+    with socket.create_connection(("127.0.0.1", bridge.port), timeout=5) as raw:
+        with verified(bridge).wrap_socket(raw, server_hostname="localhost") as tls_socket:
+            assert tls_socket.version()
+    assert "made before it was limited to TLS servers" in bridge.log()
+    findings = json.loads(run_cli("doctor", "--json", "--port", str(bridge.port), state_dir=bridge.state_dir, timeout=60).stdout)
+    (finding,) = [f for f in findings if f["check"] == "tls"]
+    assert finding["severity"] == "problem" and "predates its limits" in finding["summary"], finding
+    assert "extended key usage" in finding["summary"] and "tls ca rotate" in finding["fix"], finding
+
+
 def test_ca_crt_and_the_profile_are_public_on_both_sides_of_the_port(bridge_factory):
     bridge = bridge_factory(args=["--tls"])
     der = ca_der(bridge)

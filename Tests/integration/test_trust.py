@@ -6,6 +6,7 @@ import os
 import select
 import subprocess
 import time
+import unicodedata
 import urllib.error
 import urllib.request
 
@@ -124,7 +125,7 @@ async def test_scopes_are_enforced_end_to_end_with_the_real_codex(codex_bridge, 
     assert all(e["address"] == "127.0.0.1" for e in entries if e["actor"] == "device")
     assert not any(e["kind"] in ("listThreads", "subscribe", "readThread") for e in entries)
     mine = audit(bridge, "--device", watcher_id)
-    assert mine and all(e["deviceId"] == watcher_id for e in mine)
+    assert mine and all(e.get("deviceId") == watcher_id for e in mine)
     table = run_cli("audit", state_dir=bridge.state_dir, check=True).stdout
     assert "TIME" in table and f"{PHONE['name']} ({watcher_id})" in table and "setDeviceScopes" in table
     for ws in (watcher, driver):
@@ -364,3 +365,51 @@ async def test_commands_need_run_and_a_push_needs_publish_with_the_real_codex(co
     kinds = [(e["kind"], e["outcome"]) for e in audit(bridge, "--device", phone_id)]
     assert ("runCommand", "forbidden") in kinds and ("gitPush", "forbidden") in kinds and ("runCommand", "ok") in kinds
     await ws.close()
+
+
+def raw_controls(text):
+    """The characters of the one escaping rule (Unicode Cc, Cf, Zl, Zp) in `text`, newlines aside."""
+    return [c for c in text if c != "\n" and unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")]
+
+
+async def test_a_device_can_neither_drive_the_owners_terminal_nor_flush_the_audit_log(bridge):
+    """Regression (issue 31, findings 6 and 7): an observe-only device put escape sequences on the owner's terminal
+    through `codex-bridge audit` and `devices list` (a thread id it sent, its name, printed raw), and each refusal
+    was a row of its own, so a flood pushed everything else out of the log. Now every printed string is escaped,
+    and alike refusals share one row with a count. Cost: ~2 s."""
+    # The registry drops Cc and Cf from a device's name, but a line separator got through.
+    device = {"name": "Ana\u2028FAKE\u2029line", "platform": "i\u2028os"}
+    watcher_id, watcher_token, _ = await pair(bridge, device, "--scope", "observe")
+    run_cli("devices", "scope", watcher_id, "observe", state_dir=bridge.state_dir, check=True)
+    ws, _ = await hello(bridge, token=watcher_token)
+    hostile = "\u202e\u200b\x1b[2J\u009b\x1b]52;c;Y3VybCB4fHNo\x07"
+    flood, batch = 400, 25  # a connection may have 64 requests in flight
+    for start in range(0, flood, batch):
+        for index in range(start, start + batch):
+            await send(ws, {"kind": "startThread", "id": f"s{index}", "cwd": "/srv/" + hostile, "prompt": "x"})
+            await send(ws, {"kind": "interrupt", "id": f"i{index}", "threadId": f"{hostile}{index}"})
+        refused = 0
+        while refused < 2 * batch:
+            msg = await recv(ws, 30)
+            if msg["kind"] == "error":
+                assert msg["code"] == "forbidden", msg
+                refused += 1
+    await ws.close()
+
+    text = run_cli("audit", state_dir=bridge.state_dir, check=True).stdout
+    assert raw_controls(text) == [], text
+    assert "Ana\\u{2028}FAKE\\u{2029}line" in text and "\\u{202E}\\u{200B}\\u{1B}[2J\\u{9B}" in text, text
+    json_text = run_cli("audit", "--json", state_dir=bridge.state_dir, check=True).stdout
+    assert raw_controls(json_text) == [], json_text
+    entries = [json.loads(line) for line in json_text.splitlines()]
+    mine = [e for e in entries if e.get("deviceId") == watcher_id and e["outcome"] == "forbidden"]
+    assert sorted((e["kind"], e["count"]) for e in mine) == [("interrupt", flood), ("startThread", flood)], mine
+    assert next(e for e in mine if e["kind"] == "interrupt")["threadId"] == hostile + "0"
+    # What matters is still there, beside two rows.
+    assert [e["kind"] for e in entries if e.get("deviceId") == watcher_id and e["outcome"] == "ok"] == ["pair", "setDeviceScopes"]
+    assert "COUNT" in text.splitlines()[0] and f" {flood} " in text
+    for listing in ("list", "pending"):
+        shown = run_cli("devices", listing, state_dir=bridge.state_dir, check=True).stdout
+        assert raw_controls(shown) == [], shown
+    listed = run_cli("devices", "list", "--json", state_dir=bridge.state_dir, check=True).stdout
+    assert raw_controls(listed) == [] and json.loads(listed)[0]["name"] == device["name"], listed

@@ -95,8 +95,9 @@ def test_chromium_trusting_only_the_ca_gets_a_secure_context_and_the_service_wor
 
 
 def leaf_signed_by(ca_dir, out, san):
-    """A leaf for `san` signed with the CA's own key (openssl CLI), and the chain file a server would send."""
-    subprocess.run(["openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=leaf",
+    """A leaf for `san` signed with the CA's own key (openssl CLI), and the chain file a server would send. Its subject
+    starts with O=codex-bridge, the one directory name the CA permits (as the bridge's own leaves do)."""
+    subprocess.run(["openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/O=codex-bridge/CN=leaf",
                     "-keyout", str(out / "leaf.key"), "-out", str(out / "leaf.csr")], check=True, capture_output=True)
     (out / "ext.cnf").write_text(f"subjectAltName={san}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\n"
                                  "extendedKeyUsage=serverAuth\n")

@@ -134,11 +134,15 @@ extension ThreadHub {
     }()
 
     /// `command/exec`'s `sandboxPolicy` for the thread's sandbox mode: under `workspace-write`, the thread's directory
-    /// is the one writable root, with no network.
+    /// is the one writable root (`/tmp` and `$TMPDIR`, which Codex adds by default, excluded), with no network.
     static func commandSandboxPolicy(_ sandbox: String, cwd: String) -> JSONValue {
         switch sandbox {
         case "danger-full-access": ["type": "dangerFullAccess"]
-        case "workspace-write": ["type": "workspaceWrite", "writableRoots": [.string(cwd)], "networkAccess": false]
+        case "workspace-write":
+            [
+                "type": "workspaceWrite", "writableRoots": [.string(cwd)], "networkAccess": false, "excludeSlashTmp": true,
+                "excludeTmpdirEnvVar": true,
+            ]
         default: ["type": "readOnly", "networkAccess": false]
         }
     }

@@ -150,11 +150,18 @@ public struct AuditEntry: Codable, Sendable, Hashable {
     public var outcome: String
     /// A short description (the decision of an approval, the scopes set, the device paired).
     public var detail: String?
+    /// How many alike refusals (same device, kind and outcome) this entry stands for, from `at` to `lastAt`; 1 for
+    /// every other entry. Nil from a bridge that does not count.
+    public var count: Int?
+    /// Unix seconds of the last refusal counted in this entry (when `count` is more than 1).
+    public var lastAt: Double?
 
     public init(
         id: Int64? = nil, at: Double, actor: AuditActor, deviceId: String? = nil, deviceName: String? = nil, address: String? = nil,
-        kind: String, threadId: String? = nil, outcome: String, detail: String? = nil
+        kind: String, threadId: String? = nil, outcome: String, detail: String? = nil, count: Int? = nil, lastAt: Double? = nil
     ) {
+        self.count = count
+        self.lastAt = lastAt
         self.id = id
         self.at = at
         self.actor = actor

@@ -5,7 +5,7 @@ export const ALL_SCOPES = ['observe', 'operate', 'approve', 'publish', 'run', 'a
 
 export const SCOPE_TEXT = {
   observe: 'See threads, their changes and files',
-  operate: 'Start and drive threads, upload photos',
+  operate: 'Start and drive threads, upload photos (the agent can read every file you can)',
   approve: 'Answer approvals and questions',
   publish: 'Push and open pull requests',
   run: 'Run commands',

@@ -54,7 +54,12 @@ import Testing
         let exec = try #require(codex.requests("command/exec").first)
         #expect(exec["command"]?.arrayValue?.suffix(2) == ["-c", "echo hi; false"])
         #expect(exec["cwd"] == .string(harness.project) && exec["streamStdoutStderr"] == true)
-        #expect(exec["sandboxPolicy"] == ["type": "workspaceWrite", "writableRoots": [.string(harness.project)], "networkAccess": false])
+        #expect(
+            exec["sandboxPolicy"]
+                == [
+                    "type": "workspaceWrite", "writableRoots": [.string(harness.project)], "networkAccess": false, "excludeSlashTmp": true,
+                    "excludeTmpdirEnvVar": true,
+                ])
         #expect(codex.requests("thread/shellCommand").isEmpty)
 
         // A phone that subscribes later (or reconnects) reads the same run from the journal, once.
