@@ -7,7 +7,7 @@
 // metrics and anything not on the list go to the network untouched and are never stored. A cached answer is
 // found by its exact URL (query included); a page load is answered with the stored index.html. A new worker
 // deletes every other version's cache when it activates. Bump VERSION whenever SHELL changes.
-const VERSION = 6;
+const VERSION = 7;
 const PREFIX = 'codex-bridge-shell-';
 const CACHE = `${PREFIX}v${VERSION}`;
 const SHELL = [
@@ -18,6 +18,7 @@ const SHELL = [
   'desk.css', 'git-panel.js', 'command-card.js', 'commands.js', 'worktree-option.js',
   'scopes.js', 'pairing-wait.js', 'devices-screen.js',
   'tools.css', 'thread-tools.js', 'plan-view.js', 'goal-view.js', 'subagents.js',
+  'thread-manage.js',
 ];
 const SCOPE = new URL('./', self.location.href);
 const SHELL_URLS = new Set(SHELL.map((name) => new URL(name, SCOPE).href));
