@@ -34,7 +34,7 @@ def keep(shots):
 def open_thread(phone, bridge, url):
     pair(phone, bridge)
     phone.page.goto(url)
-    expect(phone.button("Send")).to_be_visible()
+    expect(phone.page.locator(".composer").get_by_label("Message")).to_be_visible()
 
 
 AXE = Axe()
@@ -142,7 +142,7 @@ def test_a_goal_shows_in_the_header_and_the_list(web_bridge, model, phone_factor
     expect(page.locator(".msg.agent")).to_contain_text("Hello.")
     light.button("More").click()
     page.get_by_role("menuitem", name="Goal").click()
-    page.get_by_label("Goal objective").fill("Make every date test pass on Mondays")
+    page.get_by_label("Objective").fill("Make every date test pass on Mondays")
     page.get_by_label("Token budget").fill("50000")
     accessible(light)  # the goal form
     light.button("Set goal").click()

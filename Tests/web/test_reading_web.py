@@ -63,14 +63,15 @@ def test_command_text_wraps_between_words_not_per_character(web_bridge, model, p
     start_thread(light, "hello")
     page = light.page
     expect(page.locator(".msg.agent")).to_contain_text("ready")
+    pair(dark, web_bridge)  # a card reaches the phones that have the thread open (it is not in readThread)
+    dark.page.goto(page.url)
+    expect(dark.page.locator(".msg.agent")).to_contain_text("ready")
     page.get_by_label("Message").fill(f"!printf '{WORDS}\\n{WORDS}\\n'")
     light.button("Send").click()
     card = page.locator(".command-card").first
     expect(card.locator(".command-status")).to_have_text("Exit 0")
     assert page.evaluate(SPLIT_WORDS, ".command-card .command-output") == []
     assert page.evaluate(SPLIT_WORDS, ".command-card .command-line") == []
-    pair(dark, web_bridge)
-    dark.page.goto(page.url)
     expect(dark.page.locator(".command-card .command-status")).to_have_text("Exit 0")
     light.shot("reading-command-light")
     dark.shot("reading-command-dark")

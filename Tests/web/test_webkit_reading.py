@@ -22,14 +22,16 @@ def test_streaming_and_the_list_after_a_reload_in_webkit(web_bridge, model, webk
     phone.click(phone.button("Start"))
     phone.wait(lambda: "#/t/" in driver.current_url, what="the thread screen")
     model.wait_held(0)
+    # What the page shows after every change (WebKitGTK under Xvfb runs few animation frames: a MutationObserver).
     phone.js("""window.__seen = new Set(); const look = () => {
-        const m = document.querySelector('.msg.agent'); if (m) window.__seen.add(m.innerText.trim());
-        if (!window.__stop) requestAnimationFrame(look); }; look();""")
+        const m = document.querySelector('.msg.agent'); if (m) window.__seen.add(m.innerText.trim()); };
+        window.__watch = new MutationObserver(look);
+        window.__watch.observe(document.body, { childList: true, subtree: true, characterData: true }); look();""")
     model.open_gate(0)
     whole = "".join(DELTAS)
     phone.wait_text(".msg.agent", lambda t: t == [whole], what="the whole answer")
     phone.wait(lambda: not phone.visible(".msg.agent.streaming"), what="the answer no longer streaming")
-    seen = phone.js("window.__stop = true; return Array.from(window.__seen)")
+    seen = phone.js("window.__watch.disconnect(); return Array.from(window.__seen)")
     assert len(seen) >= 3, seen
     assert not [s for s in seen if "\n" in s], seen
     # The list, reloaded: the row still shows the answer's last line.
