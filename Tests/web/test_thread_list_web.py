@@ -1,5 +1,5 @@
 """Issue 37 item 9, the thread list on a phone (390×844, real codex against the scripted model): rename and archive a
-thread from the app (`renameThread`, `archiveThread`), the last answer's line still on its row after a reload, a
+thread from the app (`renameThread`, `archiveThread`, and `unarchiveThread` from the archived list), the last answer's line still on its row after a reload, a
 search box that filters the list, the branch on each row, and the "Add to Home Screen" hint small and put away for
 good. Screenshots in light and dark go to the artifacts. Cost: ~20 s."""
 import subprocess
@@ -81,6 +81,17 @@ def test_rename_archive_search_and_previews_after_a_reload(web_bridge, model, ph
     page.reload()
     expect(rows).to_have_count(1)
     expect(rows).to_contain_text("Dates")
+    # Archived threads, on request at the end of the list; Unarchive puts one back.
+    light.button("Archived threads").click()
+    archived = page.get_by_role("list", name="Archived threads").get_by_role("listitem")
+    expect(archived).to_have_count(1)
+    expect(archived).to_contain_text("update the README")
+    light.shot("thread-list-archived-light")
+    page.get_by_role("button", name="Unarchive update the README").click()
+    expect(rows).to_have_count(2)
+    expect(archived).to_have_count(0)
+    page.reload()
+    expect(rows).to_have_count(2)
     clean(light, dark)
 
 

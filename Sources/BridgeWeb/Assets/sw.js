@@ -18,7 +18,7 @@ const SHELL = [
   'desk.css', 'git-panel.js', 'command-card.js', 'commands.js', 'worktree-option.js',
   'scopes.js', 'pairing-wait.js', 'devices-screen.js',
   'tools.css', 'thread-tools.js', 'plan-view.js', 'goal-view.js', 'subagents.js',
-  'thread-manage.js',
+  'thread-manage.js', 'archived-list.js',
 ];
 const SCOPE = new URL('./', self.location.href);
 const SHELL_URLS = new Set(SHELL.map((name) => new URL(name, SCOPE).href));

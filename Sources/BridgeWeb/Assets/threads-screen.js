@@ -5,6 +5,7 @@ import { header, displayPath } from './ui.js';
 import { notifyControl } from './push.js';
 import { goalChip } from './goal-view.js';
 import { nestThreads, agentName, subAgentStatus } from './subagents.js';
+import { archivedSection } from './archived-list.js';
 
 const STATE = {
   running: ['running', 'Running'],
@@ -30,7 +31,8 @@ export function threadsScreen(ctx) {
   const search = h('input', { type: 'search', class: 'list-search', placeholder: 'Search threads', attrs: { 'aria-label': 'Search threads', autocomplete: 'off', enterkeyhint: 'search' } });
   search.addEventListener('input', () => render());
   const searchBar = h('div', { class: 'list-search-bar', hidden: true, attrs: { role: 'search' } }, search);
-  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, searchBar, list, empty, more);
+  const archived = archivedSection(ctx);
+  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, searchBar, list, empty, more, archived.el);
   const el = h('div', { class: 'screen threads-screen' }, head.el, main, h('div', { class: 'fab-bar' }, newButton));
 
   function row([t, depth]) {
