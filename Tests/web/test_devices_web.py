@@ -1,7 +1,7 @@
 """Issue 37 item 5 in the browser (phone viewport, the real bridge): devices are told apart. A phone pairs with a name
 from what its browser tells (platform, model where known) or the one the person types on the pairing screen; the
 Devices screen marks this phone, asks before revoking it, and prints nothing stray. Screenshots in light and dark go
-to the artifacts. Cost: ~10 s."""
+to the artifacts. Cost: ~12 s."""
 import json
 
 from playwright.sync_api import expect
@@ -100,6 +100,11 @@ def test_the_devices_screen_marks_this_phone_and_asks_before_revoking_it(web_bri
     confirm = mine.get_by_role("group", name="Revoke this phone?")
     expect(confirm).to_contain_text("needs a new pairing code")
     light.shot("devices-revoke-self-light")
+    dark_mine = dark.page.locator(".device-card").filter(has=dark.page.locator(".chip", has_text="This phone"))
+    dark_mine.get_by_role("button", name="Revoke").click()
+    expect(dark_mine.get_by_role("group", name="Revoke this phone?")).to_be_visible()
+    dark.shot("devices-revoke-self-dark")
+    dark_mine.get_by_role("button", name="Cancel").click()
     confirm.get_by_role("button", name="Cancel").click()
     expect(confirm).to_be_hidden()
     assert not any(d["revoked"] for d in devices(web_bridge))

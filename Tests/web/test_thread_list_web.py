@@ -1,7 +1,7 @@
 """Issue 37 item 9, the thread list on a phone (390×844, real codex against the scripted model): rename and archive a
 thread from the app (`renameThread`, `archiveThread`, and `unarchiveThread` from the archived list), the last answer's line still on its row after a reload, a
 search box that filters the list, the branch on each row, and the "Add to Home Screen" hint small and put away for
-good. Screenshots in light and dark go to the artifacts. Cost: ~20 s."""
+good. Screenshots in light and dark go to the artifacts. Cost: ~11 s."""
 import subprocess
 
 from playwright.sync_api import expect

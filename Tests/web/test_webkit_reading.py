@@ -1,6 +1,6 @@
 """Issue 37 items 9 and 10 in WebKit (Safari's engine; WebKitGTK's MiniBrowser through Selenium, test_webkit.py's
 fixtures): an answer streamed in pieces that cut words never shows a word broken across lines, and the list still
-shows the last answer's line after a reload. Cost: ~15 s."""
+shows the last answer's line after a reload. Cost: ~8 s."""
 import re
 
 from test_webkit import CATCH_ERRORS, display, webkit_factory  # noqa: F401 (fixtures)
