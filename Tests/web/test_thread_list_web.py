@@ -49,7 +49,7 @@ def test_rename_archive_search_and_previews_after_a_reload(web_bridge, model, ph
     # The last answer's line survives the reload (this phone saw it).
     expect(dates.locator(".row-answer")).to_have_text("The parser now reads UTC.")
     expect(rows.filter(has_text="update the README").locator(".row-answer")).to_have_text("README updated.")
-    # Each row names the git branch Codex recorded for the thread's folder.
+    # Each row names the git branch Codex recorded for the thread's folder (listThreads' `branch`).
     branch = subprocess.run(["git", "-C", str(workspace), "branch", "--show-current"], capture_output=True, text=True,
                             check=True).stdout.strip()
     expect(dates.locator(".row-branch")).to_have_text(branch)

@@ -114,6 +114,7 @@ export class ThreadStore {
     if (snapshot.cwd) t.cwd = snapshot.cwd;
     if (snapshot.preview) t.preview = snapshot.preview;
     if (snapshot.name) t.name = snapshot.name;
+    if (snapshot.gitInfo && typeof snapshot.gitInfo.branch === 'string' && snapshot.gitInfo.branch) t.branch = snapshot.gitInfo.branch;
     if (snapshot.updatedAt) t.updatedAt = Math.max(t.updatedAt, snapshot.updatedAt);
     if (snapshot.status && statusType(snapshot.status)) t.status = statusType(snapshot.status);
     if (fresh || t.stale) { t.turns = []; t.turnMap.clear(); t.itemMap.clear(); }
@@ -202,6 +203,7 @@ export class ThreadStore {
         const th = data.thread || {};
         if (th.cwd) t.cwd = th.cwd;
         if (th.preview) t.preview = th.preview;
+        if (th.gitInfo && typeof th.gitInfo.branch === 'string' && th.gitInfo.branch) t.branch = th.gitInfo.branch;
         if (!t.turns.length) t.complete = true; // seen from its first event: no readThread needed
         t.loaded = t.loaded || t.complete;
         this.emit(t, { type: 'status' });
