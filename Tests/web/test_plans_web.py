@@ -1,5 +1,5 @@
-"""Issue 26 in the browser (phone viewport, real codex against the scripted model): the live plan as a checklist at
-the top of the running turn, plan mode's toggle and "Implement this plan", a goal in the header and the list, sub-agents
+"""Issue 26 in the browser (phone viewport, real codex against the scripted model): the live plan as a checklist after
+the message that started its turn, plan mode's toggle and "Implement this plan", a goal in the header and the list, sub-agents
 under their parent with their live status, and Codex's notices as small notes. With WEB_UPDATE_DOCS=1 the screenshots
 are copied to docs/."""
 import os
@@ -34,7 +34,7 @@ def keep(shots):
 def open_thread(phone, bridge, url):
     pair(phone, bridge)
     phone.page.goto(url)
-    expect(phone.button("Send")).to_be_visible()
+    expect(phone.page.locator(".composer").get_by_label("Message")).to_be_visible()
 
 
 AXE = Axe()
@@ -52,7 +52,7 @@ def clean(*phones):
         assert not phone.errors and not phone.csp_violations() and not phone.dialogs, (phone.errors, phone.dialogs)
 
 
-def test_the_live_plan_is_a_checklist_at_the_top_of_the_running_turn_and_stays(web_bridge, model, phone_factory):
+def test_the_live_plan_is_a_checklist_after_the_message_that_started_its_turn_and_stays(web_bridge, model, phone_factory):
     model.queue({"kind": "update_plan", "plan": STEPS, "explanation": "The bug is the local time zone."},
                 {"kind": "slow", "deltas": ["Parsing ", "as UTC ", "now."], "delay": 0.01, "hold_after": [1]})
     light, dark = phone_factory(), phone_factory(color_scheme="dark")
@@ -70,9 +70,10 @@ def test_the_live_plan_is_a_checklist_at_the_top_of_the_running_turn_and_stays(w
     expect(page.locator(".turn-plan img")).to_have_count(0)
     expect(page.locator(".turn-plan")).to_contain_text("1 of 3 done")
     expect(page.locator(".turn-plan")).to_contain_text("The bug is the local time zone.")
-    # At the top of the running turn: before the turn's items.
-    first = page.locator(".turn").first.locator(":scope > *").first
-    expect(first).to_have_class(re.compile(r"\bturn-plan\b"))
+    # Right after the message that started the turn, before what Codex did for it.
+    order = page.evaluate("""() => [...document.querySelector('.turn').querySelectorAll('.msg, .turn-plan')]
+        .map((e) => e.classList.contains('turn-plan') ? 'plan' : e.classList.contains('user') ? 'user' : 'agent')""")
+    assert order == ["user", "plan", "agent"], order
     expect(page.locator(".turn.running .turn-plan")).to_be_visible()
     open_thread(dark, web_bridge, page.url)
     expect(dark.page.get_by_role("list", name="Plan").get_by_role("listitem")).to_have_count(3)
@@ -141,7 +142,7 @@ def test_a_goal_shows_in_the_header_and_the_list(web_bridge, model, phone_factor
     expect(page.locator(".msg.agent")).to_contain_text("Hello.")
     light.button("More").click()
     page.get_by_role("menuitem", name="Goal").click()
-    page.get_by_label("Goal objective").fill("Make every date test pass on Mondays")
+    page.get_by_label("Objective").fill("Make every date test pass on Mondays")
     page.get_by_label("Token budget").fill("50000")
     accessible(light)  # the goal form
     light.button("Set goal").click()
@@ -228,3 +229,44 @@ def test_a_new_thread_can_start_in_plan_mode(web_bridge, model, phone):
     assert "Plan Mode" in str(model.requests[0]["input"])
     expect(phone.button("Plan")).to_have_attribute("aria-pressed", "true")
     clean(phone)
+
+
+LONG = "\n\n".join(f"Paragraph {i}: the date helpers read the local time zone, so a test at midnight fails." for i in range(30))
+
+
+def test_the_goal_form_has_visible_labels_and_keeps_the_view(web_bridge, model, phone_factory):
+    model.queue({"kind": "message", "text": LONG},
+                {"kind": "slow", "deltas": ["Working ", "on the goal."], "delay": 0.01, "hold_after": [1]})
+    light, dark = phone_factory(), phone_factory(color_scheme="dark")
+    pair(light, web_bridge)
+    start_thread(light, "Check the date tests")
+    page = light.page
+    last = page.locator(".msg.agent").last
+    expect(last).to_contain_text("Paragraph 29")
+    expect(last).to_be_in_viewport()
+    light.button("More").click()
+    page.get_by_role("menuitem", name="Goal").click()
+    form = page.get_by_role("form", name="Goal")
+    expect(form).to_be_in_viewport()
+    # Labels a person sees (not only a screen reader), tied to their fields.
+    for label in ("Objective", "Token budget (optional)"):
+        expect(form.locator("label", has_text=label)).to_be_visible()
+    page.get_by_label("Objective").fill("Make every date test pass")
+    page.get_by_label("Token budget (optional)").fill("50000")
+    open_thread(dark, web_bridge, page.url)
+    dark.button("More").click()
+    dark.page.get_by_role("menuitem", name="Goal").click()
+    dark.page.get_by_label("Objective").fill("Make every date test pass")
+    shots = {"goal-form-light": light.shot("goal-form-light"), "goal-form-dark": dark.shot("goal-form-dark")}
+    accessible(light)
+    accessible(dark)
+    light.button("Set goal").click()
+    expect(form).to_be_hidden()
+    expect(page.locator(".goal-line")).to_contain_text("Make every date test pass")
+    model.wait_held(0)
+    # The view stays where the person was reading: at the end of the thread, not at its top.
+    expect(page.locator(".msg.agent").last).to_be_in_viewport()
+    assert page.evaluate("window.scrollY") > 400
+    model.open_gate(0)
+    keep(shots)
+    clean(light, dark)

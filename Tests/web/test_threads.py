@@ -24,7 +24,7 @@ def test_pairing_url_pairs_and_shows_the_thread_list(web_bridge, phone):
     stored = phone.page.evaluate("localStorage.getItem('codex-bridge/v1')")
     assert code not in stored and json.loads(stored)["current"]
     devices = json.loads(conftest.run_cli("devices", "list", "--json", state_dir=web_bridge.state_dir, check=True).stdout)
-    assert [(d["name"], d["platform"]) for d in devices] == [("Safari on iOS", "web")]
+    assert [(d["name"], d["platform"]) for d in devices] == [("Safari on iPhone", "web")]
     # A later visit (no fragment) connects with the stored token.
     phone.page.goto(f"http://127.0.0.1:{web_bridge.port}/")
     expect(phone.status()).to_have_text("Connected")

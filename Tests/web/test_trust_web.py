@@ -126,7 +126,7 @@ def test_the_devices_screen_of_an_admin_device(web_bridge, phone_factory):
         phone.button("Devices").click()
         expect(phone.page.get_by_role("heading", name="Devices", exact=True)).to_be_visible()
         expect(phone.page.locator(".device-card")).to_have_count(3)
-        expect(phone.page.locator(".device-card").filter(has_text="This device")).to_have_count(1)
+        expect(phone.page.locator(".device-card").filter(has_text="This phone")).to_have_count(1)
         expect(phone.page.locator(".activity .action").first).to_be_visible()
         shots[f"devices-{name}"] = phone.shot(f"devices-{name}")
     page = light.page

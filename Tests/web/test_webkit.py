@@ -115,7 +115,7 @@ def test_core_flow_in_webkit(web_bridge, model, workspace, webkit_factory):
         stored = phone.js("return localStorage.getItem('codex-bridge/v1')")
         assert code not in stored and json.loads(stored)["current"]
         devices = json.loads(conftest.run_cli("devices", "list", "--json", state_dir=web_bridge.state_dir, check=True).stdout)
-        assert [(d["name"], d["platform"]) for d in devices] == [("Safari on iOS", "web")]
+        assert [(d["name"], d["platform"]) for d in devices] == [("Safari on iPhone", "web")]
 
         # A new thread through the picker: into a folder and back up, then this one, untrusted, a prompt.
         phone.click(phone.button("New thread"))

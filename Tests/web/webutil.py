@@ -288,7 +288,7 @@ def start_thread(phone: Phone, prompt: str, folder_path=()):
     page.get_by_label("Message").fill(prompt)
     phone.button("Start").click()
     page.wait_for_url(re.compile(r"#/t/"))
-    expect(phone.button("Send")).to_be_visible()
+    expect(page.locator(".composer").get_by_label("Message")).to_be_visible()  # Send, or Stop while the turn runs
 
 
 def thread_action(phone: Phone, name: str):

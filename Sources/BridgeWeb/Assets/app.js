@@ -113,8 +113,8 @@ function route() {
 function showPairing(message, error) {
   const s = pairingScreen(ctx, {
     message,
-    onCode(code) {
-      pairing = { code };
+    onCode(code, name) {
+      pairing = { code, name };
       s.setBusy(true);
       s.setError('');
       connect();
@@ -138,7 +138,7 @@ addEventListener('hashchange', () => {
 
 // -- the connection -----------------------------------------------------------------------------------------
 function helloFields() {
-  if (pairing) return { token: pairing.code, device: { name: deviceName(), platform: 'web' } };
+  if (pairing) return { token: pairing.code, device: { name: pairing.name || deviceName(), platform: 'web' } };
   if (credentials.static) return { token: credentials.token, clientId: credentials.clientId };
   return { token: credentials.token };
 }

@@ -48,6 +48,20 @@ function checkedScopes(fieldset) {
   return Array.from(fieldset.querySelectorAll('input:checked'), (b) => b.value);
 }
 
+/** The question before this phone revokes itself: open(returnFocusTo) shows it; Cancel puts it away. */
+function selfConfirm(onConfirm) {
+  const yes = h('button', { type: 'button', class: 'danger', text: 'Revoke this phone' });
+  const no = h('button', { type: 'button', class: 'secondary', text: 'Cancel' });
+  const el = h('div', { class: 'confirm-self', hidden: true, attrs: { role: 'group', 'aria-labelledby': 'confirm-self-title' } },
+    h('p', { class: 'confirm-title', id: 'confirm-self-title', text: 'Revoke this phone?' }),
+    h('p', { class: 'muted', text: 'It is unpaired at once: this page stops working and needs a new pairing code from the workstation.' }),
+    h('div', { class: 'confirm-actions' }, yes, no));
+  let back = null;
+  no.addEventListener('click', () => { el.hidden = true; if (back) back.focus(); });
+  yes.addEventListener('click', () => { yes.disabled = true; onConfirm(); });
+  return { el, open(from) { back = from; el.hidden = false; no.focus(); } };
+}
+
 export function devicesScreen(ctx) {
   const { conn } = ctx;
   const head = header(ctx, { title: 'Devices', subtitle: ctx.serverName() || '', back: () => ctx.back('#/') });
@@ -89,7 +103,7 @@ export function devicesScreen(ctx) {
 
   function card(d) {
     const badges = [
-      d.current ? h('span', { class: 'chip ok', text: 'This device' }) : null,
+      d.current ? h('span', { class: 'chip ok', text: 'This phone' }) : null,
       d.connected && !d.current ? h('span', { class: 'chip running', text: 'Connected' }) : null,
       d.revoked ? h('span', { class: 'chip failed', text: 'Revoked' }) : null,
     ];
@@ -115,16 +129,11 @@ export function devicesScreen(ctx) {
         for (const b of boxes.querySelectorAll('input')) b.disabled = false;
       },
     });
-    const revoke = h('button', { type: 'button', class: 'danger', text: 'Revoke', hidden: d.revoked, attrs: { 'aria-label': `Revoke ${d.name}` } });
+    const revoke = h('button', { type: 'button', class: 'danger', text: 'Revoke', hidden: d.revoked, attrs: { 'aria-label': d.current ? 'Revoke' : `Revoke ${d.name}` } });
+    // This phone's own Revoke asks first, saying what it means (the page is unpaired at once).
+    const confirmSelf = d.current ? selfConfirm(() => revokeNow()) : null;
     let armed = null;
-    revoke.addEventListener('click', async () => {
-      if (!armed) {
-        revoke.textContent = 'Tap again to revoke';
-        armed = setTimeout(() => { armed = null; revoke.textContent = 'Revoke'; }, 4000);
-        return;
-      }
-      clearTimeout(armed);
-      armed = null;
+    async function revokeNow() {
       revoke.disabled = true;
       try {
         await conn.request('revokeDevice', { deviceId: d.id });
@@ -135,6 +144,17 @@ export function devicesScreen(ctx) {
         revoke.textContent = 'Revoke';
         toast(`Not revoked: ${describeError(err)}`);
       }
+    }
+    revoke.addEventListener('click', async () => {
+      if (confirmSelf) { confirmSelf.open(revoke); return; }
+      if (!armed) {
+        revoke.textContent = 'Tap again to revoke';
+        armed = setTimeout(() => { armed = null; revoke.textContent = 'Revoke'; }, 4000);
+        return;
+      }
+      clearTimeout(armed);
+      armed = null;
+      await revokeNow();
     });
     const recent = d.recentActions || [];
     return h('section', { class: `card device-card${d.revoked ? ' revoked' : ''}`, dataset: { deviceId: d.id }, attrs: { 'aria-label': d.name } },
@@ -144,7 +164,7 @@ export function devicesScreen(ctx) {
       recent.length ? h('details', { class: 'device-recent' },
         h('summary', { text: `Last: ${actionText(recent[0])}, ${relativeTime(recent[0].at)}` }),
         h('ul', { class: 'action-list' }, recent.map((e) => actionRow(e)))) : h('p', { class: 'muted', text: 'No actions yet.' }),
-      h('div', { class: 'device-actions' }, revoke));
+      h('div', { class: 'device-actions' }, revoke), confirmSelf && confirmSelf.el);
   }
 
   async function load() {
@@ -155,8 +175,10 @@ export function devicesScreen(ctx) {
       const all = devices.devices || [];
       const active = all.filter((d) => !d.revoked);
       const revoked = all.filter((d) => d.revoked);
-      list.replaceChildren(...active.map(card),
-        revoked.length ? h('details', { class: 'revoked-devices' }, h('summary', { text: `Revoked (${revoked.length})` }), revoked.map(card)) : null);
+      // This phone first: it is the card a person looks for.
+      active.sort((a, b) => Number(!!b.current) - Number(!!a.current));
+      list.replaceChildren(...active.map(card));
+      if (revoked.length) list.append(h('details', { class: 'revoked-devices' }, h('summary', { text: `Revoked (${revoked.length})` }), revoked.map(card)));
       if (!all.length) list.replaceChildren(h('p', { class: 'muted', text: 'No paired devices.' }));
       activity.replaceChildren(...(audit.entries || []).map((e) => actionRow(e, { who: true })));
     } catch (err) {

@@ -54,18 +54,21 @@ export function goalLine() {
 }
 
 /**
- * The form behind Goal in the thread's More menu. `request(kind, fields)` sends setGoal/clearGoal; `onError(err)`.
- * `open(goal)` shows it filled with the current goal.
+ * The form behind Goal in the thread's More menu, its fields with visible labels. `request(kind, fields)` sends
+ * setGoal/clearGoal; `onError(err)`; `onShow()` once it is shown, `onHide()` once it is put away (the thread screen
+ * keeps the view where the person reads). `toggle(goal)` shows it filled with the current goal, or hides it.
  */
-export function goalForm({ request, onError }) {
-  const objective = h('textarea', { class: 'goal-input', rows: 2, placeholder: 'What should Codex achieve?', attrs: { 'aria-label': 'Goal objective', maxlength: '4000' } });
-  const budget = h('input', { type: 'number', class: 'goal-budget-input', placeholder: 'Token budget (optional)', attrs: { 'aria-label': 'Token budget', min: '1', step: '1', inputmode: 'numeric' } });
+export function goalForm({ request, onError, onShow = () => {}, onHide = () => {} }) {
+  const objective = h('textarea', { id: 'goal-objective', class: 'goal-input', rows: 2, placeholder: 'What should Codex achieve?', attrs: { maxlength: '4000' } });
+  const budget = h('input', { type: 'number', id: 'goal-budget', class: 'goal-budget-input', placeholder: 'e.g. 50000', attrs: { min: '1', step: '1', inputmode: 'numeric' } });
   const set = h('button', { type: 'submit', class: 'primary', text: 'Set goal' });
   const clear = h('button', { type: 'button', class: 'secondary', text: 'Clear goal', hidden: true });
   const cancel = h('button', { type: 'button', class: 'text-button', text: 'Cancel' });
   const el = h('form', { class: 'goal-form', hidden: true, dataset: { scope: 'operate' }, attrs: { 'aria-label': 'Goal' } },
-    objective, budget, h('div', { class: 'goal-actions' }, set, clear, cancel));
-  const close = () => { el.hidden = true; };
+    h('label', { class: 'form-label', htmlFor: 'goal-objective', text: 'Objective' }), objective,
+    h('label', { class: 'form-label', htmlFor: 'goal-budget', text: 'Token budget (optional)' }), budget,
+    h('div', { class: 'goal-actions' }, set, clear, cancel));
+  const close = () => { if (el.hidden) return; el.hidden = true; onHide(); };
   cancel.addEventListener('click', close);
   el.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -82,13 +85,15 @@ export function goalForm({ request, onError }) {
   });
   return {
     el,
+    close,
     toggle(goal) {
       if (!el.hidden) { close(); return; }
       objective.value = goal ? goal.objective : '';
       budget.value = goal && typeof goal.tokenBudget === 'number' ? String(goal.tokenBudget) : '';
       clear.hidden = !goal;
       el.hidden = false;
-      objective.focus();
+      onShow();
+      objective.focus({ preventScroll: true });
     },
   };
 }

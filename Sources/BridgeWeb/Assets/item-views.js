@@ -60,6 +60,21 @@ function addCopyButtons(root) {
   }
 }
 
+const INLINE_BLOCKS = new Set(['P', 'LI', 'H2', 'H3', 'H4', 'H5', 'H6', 'CODE']);
+
+/**
+ * Where the live tail goes in the Markdown rendered so far: inside its last paragraph, list item, heading or code
+ * block, so the text that streams in continues that line (a word cut by the render boundary stays whole). After a
+ * line break, or after a table or a rule, it starts a line of its own after the rendered part.
+ */
+function tailHost(md, text) {
+  if (/\n$/.test(text)) return md;
+  let node = md.lastElementChild;
+  while (node && ['UL', 'OL', 'BLOCKQUOTE', 'PRE', 'LI'].includes(node.tagName) && node.lastElementChild
+    && (node.tagName !== 'LI' || ['UL', 'OL', 'P'].includes(node.lastElementChild.tagName))) node = node.lastElementChild;
+  return node && INLINE_BLOCKS.has(node.tagName) ? node : md;
+}
+
 function agentView(item, onLayout) {
   const body = h('div', { class: 'agent-body' });
   const el = h('div', { class: 'msg agent' }, body);
@@ -80,6 +95,7 @@ function agentView(item, onLayout) {
     rendered = md;
     renderedLength = text.length;
     out.reset('');
+    if (!item.done) tailHost(md, text).append(tail);
     lastRender = performance.now();
     onLayout();
   }

@@ -93,10 +93,12 @@ export function notifyControl(ctx) {
     const on = !!(state && state.key === key && typeof Notification !== 'undefined' && Notification.permission === 'granted');
     el.hidden = !key;
     hide.hidden = true;
+    el.classList.remove('compact');
     if (!key) return;
     if (needsHomeScreen()) {
       el.hidden = localStorage.getItem(HINT_HIDDEN) === '1';
-      text.textContent = 'For notifications on this iPhone, add this app to the Home Screen (Share, then Add to Home Screen) and open it from there.';
+      el.classList.add('compact');
+      text.textContent = 'For notifications, add this app to the Home Screen (Share, then Add to Home Screen).';
       button.hidden = true;
       hide.hidden = false;
       return;

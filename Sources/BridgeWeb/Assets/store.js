@@ -36,6 +36,7 @@ export function saveBridge(serverId, fields) {
 
 /** Forgets the device token of a bridge (it was revoked); keeps its name so the app can say which one. */
 export function forgetToken(serverId) {
+  try { localStorage.removeItem(ANSWERS); } catch (_) { /* nothing kept */ }
   const data = read();
   if (data.bridges[serverId]) {
     delete data.bridges[serverId].token;
@@ -47,6 +48,36 @@ export function forgetToken(serverId) {
 export function allBridges() {
   const data = read();
   return Object.entries(data.bridges).map(([serverId, b]) => ({ serverId, ...b }));
+}
+
+// The last line of each thread's answer as this phone last saw it (listThreads carries only the first prompt), so
+// the list shows it again after a reload: threadId → line, the newest MAX_ANSWERS kept.
+const ANSWERS = 'codex-bridge/answers/v1';
+const MAX_ANSWERS = 200;
+let answers = null;
+
+function readAnswers() {
+  if (answers) return answers;
+  try {
+    const raw = JSON.parse(localStorage.getItem(ANSWERS) || '{}');
+    answers = raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {};
+  } catch (_) { answers = {}; }
+  return answers;
+}
+
+export function savedAnswer(threadId) {
+  const line = readAnswers()[threadId];
+  return typeof line === 'string' ? line : '';
+}
+
+export function saveAnswer(threadId, line) {
+  const all = readAnswers();
+  if (!line || all[threadId] === line) return;
+  delete all[threadId]; // newest last
+  all[threadId] = line;
+  const ids = Object.keys(all);
+  for (const id of ids.slice(0, Math.max(0, ids.length - MAX_ANSWERS))) delete all[id];
+  try { localStorage.setItem(ANSWERS, JSON.stringify(all)); } catch (_) { /* memory only */ }
 }
 
 /** Small UI preferences (e.g. show hidden folders). */

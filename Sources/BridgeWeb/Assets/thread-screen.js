@@ -16,6 +16,7 @@ import { planChecklist, planToggle, modeFor } from './plan-view.js';
 import { goalLine, goalForm } from './goal-view.js';
 import { subAgentPanel } from './subagents.js';
 import { applySnapshotTools } from './thread-tools.js';
+import { renameForm, archiveThread } from './thread-manage.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
@@ -38,13 +39,28 @@ export function threadScreen(ctx, threadId) {
     { label: 'Diff', onSelect: openDiff, title: 'The changes in this folder' },
     { label: 'Review', onSelect: startReview, title: 'Codex reviews the uncommitted changes', scope: 'operate' },
     // Goal: Codex works towards an objective in turns of its own (setGoal / clearGoal).
-    { label: 'Goal', onSelect: () => goalEditor.toggle(thread.goal), title: 'Set or clear the thread\'s goal', scope: 'operate' },
+    { label: 'Goal', onSelect: () => { renamer.close(); goalEditor.toggle(thread.goal); }, title: 'Set or clear the thread\'s goal', scope: 'operate' },
+    { label: 'Rename', onSelect: () => { goalEditor.close(); renamer.open(thread.name || thread.preview); sheetShown(); }, title: 'Give the thread a name', scope: 'operate' },
+    { label: 'Archive', onSelect: archive, title: 'Take the thread out of the list', scope: 'operate' },
   ] });
+  async function archive() {
+    if (await archiveThread({ request: (kind, fields) => conn.request(kind, { threadId, ...fields }), store, thread })) ctx.back('#/');
+  }
   const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [menu.el] });
   const goal = goalLine();
+  // Goal and Rename open at the end of the thread, above the composer: the view goes there, and stays at the end
+  // when they close.
+  const sheetShown = () => scrollToEnd(false);
+  const sheetHidden = () => { if (stuck) scrollToEnd(false); };
   const goalEditor = goalForm({
     request: (kind, fields) => conn.request(kind, { threadId, ...fields }),
     onError: (err) => toast(`Goal not changed: ${describeError(err)}`),
+    onShow: sheetShown,
+    onHide: sheetHidden,
+  });
+  const renamer = renameForm({
+    request: (kind, fields) => conn.request(kind, { threadId, ...fields }),
+    onRenamed(name) { thread.name = name; renderHeader(); store.listChanged(); sheetHidden(); },
   });
   const subAgents = subAgentPanel();
   const conversation = h('div', { class: 'conversation', attrs: { 'aria-live': 'off' } });
@@ -63,13 +79,16 @@ export function threadScreen(ctx, threadId) {
   const attached = attachments(() => ctx.token && ctx.token(), (text) => toast(text));
   input.addEventListener('paste', attached.onPaste);
   const mentions = mentionPicker(input, (query) => conn.request('searchFiles', { threadId, query, limit: 8 }), () => onLayout());
-  const form = h('form', { class: 'composer' }, queuedList, mentions.el, attached.tray, attached.file, attached.button, plan.el, input, queueToggle, stop, send);
+  // While a turn runs Queue takes Plan's place and Stop takes Send's until there is text to send: the message box
+  // keeps its width.
+  const form = h('form', { class: 'composer' }, queuedList, mentions.el, attached.tray, attached.file, attached.button, plan.el, queueToggle, input, stop, send);
 
   const announcer = h('div', { class: 'visually-hidden', attrs: { 'aria-live': 'polite' } }); // for screen readers
-  const main = h('main', { class: 'thread-main' }, goal.el, goalEditor.el, subAgents.el, placeholder, conversation);
+  const main = h('main', { class: 'thread-main' }, goal.el, subAgents.el, placeholder, conversation);
+  const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el);
   // Without `operate` the composer is hidden (app.css) and this says why.
   const watchOnly = h('p', { class: 'scope-note', dataset: { needs: 'operate' }, text: 'This device can follow threads but not drive them (it lacks the operate scope).' });
-  const el = h('div', { class: 'screen thread-screen' }, head.el, main, jump, form, watchOnly, announcer);
+  const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, jump, form, watchOnly, announcer);
   const announce = (text) => { announcer.textContent = text; };
 
   const views = new Map(); // itemId -> view
@@ -133,7 +152,9 @@ export function threadScreen(ctx, threadId) {
       const checklist = planChecklist();
       checklist.el.hidden = !turn.plan;
       if (turn.plan) checklist.update(turn.plan);
-      t = { el: h('section', { class: 'turn', dataset: { turnId: turn.id } }, checklist.el, items, footer), items, footer, checklist };
+      // The plan follows the message that started the turn (addItem puts that message before it).
+      items.append(checklist.el);
+      t = { el: h('section', { class: 'turn', dataset: { turnId: turn.id } }, items, footer), items, footer, checklist, started: false };
       turnEls.set(turn.id, t);
       conversation.append(t.el);
     }
@@ -144,12 +165,22 @@ export function threadScreen(ctx, threadId) {
     const t = turnEl(turn);
     t.el.classList.toggle('running', !['completed', 'interrupted', 'failed'].includes(turn.status));
     t.footer.replaceChildren();
-    if (t.el.classList.contains('running')) t.footer.append(h('span', { class: 'working' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), 'Working…'));
+    const waiting = t.el.classList.contains('running') && waitingFor(turn);
+    if (waiting) t.footer.append(h('span', { class: 'waiting-on-you' }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), waiting));
+    else if (t.el.classList.contains('running')) t.footer.append(h('span', { class: 'working' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), 'Working…'));
     else if (TURN_LABELS[turn.status] || turn.error) {
       t.footer.append(h('span', { class: `turn-end ${turn.status}`, text: `${failureTitle(turn, TURN_LABELS[turn.status] || 'Error')}${turn.error ? `: ${turn.error}` : ''}` }));
       // A usage limit: what is left, on request (Codex's own answer, or its reason why it cannot say).
       if (turn.errorKind === 'usageLimitExceeded') t.footer.append(usageButton());
     }
+  }
+
+  /** What a running turn waits for from a person (an approval, an answer), or null while Codex works. */
+  function waitingFor(turn) {
+    const open = (ids, map) => (ids || []).some((id) => { const x = map && map.get(id); return x && !x.resolved; });
+    if (open(turn.approvals, thread.approvals)) return 'Waiting for your approval';
+    if (open(turn.inputs, thread.inputs)) return 'Waiting for your answer';
+    return null;
   }
 
   function usageButton() {
@@ -175,7 +206,9 @@ export function threadScreen(ctx, threadId) {
     if (views.has(item.id)) return;
     const view = itemView(item, itemCtx);
     views.set(item.id, view);
-    turnEl(turn).items.append(view.el);
+    const t = turnEl(turn);
+    if (item.type === 'userMessage' && !t.started) { t.started = true; t.checklist.el.before(view.el); }
+    else t.items.append(view.el);
   }
 
   function addCard(approval, turn) {
@@ -255,12 +288,24 @@ export function threadScreen(ctx, threadId) {
     head.setSubtitle(displayPath(thread.cwd, ctx.policy().roots));
     goal.update(thread.goal);
     const running = store.isRunning(thread);
-    stop.hidden = !running;
     queueToggle.hidden = !running;
     menu.setHidden('Review', running);
     plan.el.hidden = running; // a running turn keeps its mode; Queue takes the room
-    input.placeholder = running ? 'Message' : 'Message Codex'; // room for Queue beside it on a phone
     el.classList.toggle('running', running);
+    renderActions();
+  }
+
+  /** Stop while a turn runs and the box is empty, else Send (one place, so the box keeps its width). */
+  function renderActions() {
+    const stopping = store.isRunning(thread) && !input.value.trim();
+    stop.hidden = !stopping;
+    send.hidden = stopping;
+  }
+
+  // A card added or answered changes what its turn's footer says (working, or waiting for a person).
+  function statusOf(turnId, known) {
+    const turn = known || thread.turnMap.get(turnId);
+    if (turn && turnEls.has(turn.id)) turnStatus(turn);
   }
 
   const unwatch = store.watchThread(threadId, (change) => {
@@ -278,10 +323,12 @@ export function threadScreen(ctx, threadId) {
       case 'approval':
         if (change.added) { addCard(change.approval, change.turn); announce('Codex is asking for approval.'); }
         else { const c = cards.get(change.approval.approvalId); if (c) c.update(); }
+        statusOf(change.approval.turnId, change.turn);
         break;
       case 'input':
         if (change.added) { addQuestion(change.input, change.turn); announce('Codex is asking a question.'); }
         else { const c = cards.get(change.input.requestId); if (c) c.update(); }
+        statusOf(change.input.turnId, change.turn);
         break;
       case 'queue':
         renderQueue();
@@ -312,7 +359,7 @@ export function threadScreen(ctx, threadId) {
     input.style.height = 'auto';
     input.style.height = `${Math.min(input.scrollHeight, 180)}px`;
   }
-  input.addEventListener('input', grow);
+  input.addEventListener('input', () => { grow(); renderActions(); });
   // With a keyboard (a fine pointer), Enter sends and Shift+Enter starts a new line; on a phone Enter is a new line.
   const keyboard = window.matchMedia && window.matchMedia('(pointer: fine)').matches;
   input.addEventListener('keydown', (e) => {
@@ -327,6 +374,7 @@ export function threadScreen(ctx, threadId) {
     send.disabled = true;
     input.value = '';
     grow();
+    renderActions();
     stuck = true;
     try {
       // `!command`: run in the thread's folder, in Codex's sandbox (a live card shows it), not sent to the agent.
@@ -343,6 +391,7 @@ export function threadScreen(ctx, threadId) {
     } catch (err) {
       if (!input.value) input.value = text;
       grow();
+      renderActions();
       toast(`Not sent: ${text.startsWith('!') ? oneLine(err) : describeError(err)}`);
     } finally {
       send.disabled = false;

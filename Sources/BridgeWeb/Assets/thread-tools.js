@@ -58,6 +58,7 @@ export function applyListTools(t, s) {
   if (s.agentNickname) t.agentNickname = s.agentNickname;
   if (s.agentRole) t.agentRole = s.agentRole;
   if (s.name) t.name = s.name;
+  if (typeof s.branch === 'string' && s.branch) t.branch = s.branch; // the git branch Codex recorded (or the worktree's)
 }
 
 /** What a `thread` answer carries beside Codex's thread: its goal, mode and each turn's last plan. */

@@ -1,9 +1,11 @@
-// The thread list: newest first, live, with each thread's folder, state, last activity and pending approvals.
+// The thread list: newest first, live, with each thread's folder, state, last activity and pending approvals, and a
+// search box that filters it as the person types (name, prompt, last answer, folder; on this phone only).
 import { h, icon, relativeTime } from './dom.js';
 import { header, displayPath } from './ui.js';
 import { notifyControl } from './push.js';
 import { goalChip } from './goal-view.js';
 import { nestThreads, agentName, subAgentStatus } from './subagents.js';
+import { archivedSection } from './archived-list.js';
 
 const STATE = {
   running: ['running', 'Running'],
@@ -26,7 +28,11 @@ export function threadsScreen(ctx) {
   const empty = h('div', { class: 'empty-state', hidden: true });
   const more = h('button', { type: 'button', class: 'text-button more', hidden: true, text: 'Show older threads' });
   const notify = notifyControl(ctx);
-  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, list, empty, more);
+  const search = h('input', { type: 'search', class: 'list-search', placeholder: 'Search threads', attrs: { 'aria-label': 'Search threads', autocomplete: 'off', enterkeyhint: 'search' } });
+  search.addEventListener('input', () => render());
+  const searchBar = h('div', { class: 'list-search-bar', hidden: true, attrs: { role: 'search' } }, search);
+  const archived = archivedSection(ctx);
+  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, searchBar, list, empty, more, archived.el);
   const el = h('div', { class: 'screen threads-screen' }, head.el, main, h('div', { class: 'fab-bar' }, newButton));
 
   function row([t, depth]) {
@@ -43,6 +49,7 @@ export function threadsScreen(ctx) {
       h('div', { class: 'row-meta' },
         h('span', { class: `state ${cls}` }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), label),
         where ? h('span', { class: 'row-path', text: where }) : null,
+        t.branch ? h('span', { class: 'chip row-branch', text: t.branch, attrs: { title: `Branch ${t.branch}` } }) : null,
         h('span', { class: 'row-time', text: relativeTime(t.updatedAt) }))));
   }
 
@@ -50,7 +57,11 @@ export function threadsScreen(ctx) {
     head.setTitle(ctx.serverName() || 'Codex');
     notify.render();
     const threads = store.list();
-    list.replaceChildren(...nestThreads(threads).map(row));
+    const query = search.value.trim().toLowerCase();
+    const shown = nestThreads(threads).filter(([t]) => !query || matches(t, query));
+    list.replaceChildren(...shown.map(row));
+    searchBar.hidden = threads.length === 0 && !query;
+    if (query && !shown.length) list.replaceChildren(h('li', { class: 'empty', text: `No thread matches “${search.value.trim()}”.` }));
     empty.hidden = threads.length > 0 || !store.listLoaded;
     empty.replaceChildren(
       h('p', { class: 'empty-title', text: 'No threads yet' }),
@@ -63,6 +74,11 @@ export function threadsScreen(ctx) {
           h('button', { type: 'button', class: 'secondary', text: 'Try again', on: { click: () => ctx.refreshList() } }))
         : h('li', { class: 'empty', text: ctx.connected() ? 'Loading threads…' : 'Waiting for the workstation…' }));
     }
+  }
+
+  function matches(t, query) {
+    return [t.name, t.preview, t.lastAnswer, displayPath(t.cwd, ctx.policy().roots), t.agentNickname]
+      .some((text) => typeof text === 'string' && text.toLowerCase().includes(query));
   }
 
   // A sub-agent's state as its parent last announced it (bridge/subAgent), once its own turn is over.

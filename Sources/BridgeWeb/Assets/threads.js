@@ -4,6 +4,7 @@
 import { applyExtra, errorKind } from './thread-extras.js';
 import { applyCommand } from './commands.js';
 import { applyToolEvent, applyListTools } from './thread-tools.js';
+import { savedAnswer, saveAnswer } from './store.js';
 
 const TERMINAL = new Set(['completed', 'interrupted', 'failed']);
 
@@ -54,7 +55,7 @@ export class ThreadStore {
     let t = this.threads.get(id);
     if (!t) {
       t = {
-        id, cwd: '', preview: '', name: '', lastAnswer: '', status: 'notLoaded', lastTurnStatus: null, updatedAt: 0,
+        id, cwd: '', preview: '', name: '', lastAnswer: savedAnswer(id), status: 'notLoaded', lastTurnStatus: null, updatedAt: 0,
         turns: [], turnMap: new Map(), itemMap: new Map(), approvals: new Map(),
         diff: '', loaded: false, complete: false, listed: false,
       };
@@ -65,9 +66,17 @@ export class ThreadStore {
 
   get(id) { return this.threads.get(id); }
 
-  /** Threads newest first. */
+  /** Threads newest first (an archived one no more). */
   list() {
-    return [...this.threads.values()].filter((t) => t.listed).sort((a, b) => b.updatedAt - a.updatedAt);
+    return [...this.threads.values()].filter((t) => t.listed && !t.archived).sort((a, b) => b.updatedAt - a.updatedAt);
+  }
+
+  /** The last line of a thread's answer, kept for the list (and for the next page load). */
+  setLastAnswer(t, text) {
+    const line = lastLine(text);
+    if (!line) return;
+    t.lastAnswer = line;
+    saveAnswer(t.id, line);
   }
 
   pendingApprovals(t) {
@@ -105,6 +114,7 @@ export class ThreadStore {
     if (snapshot.cwd) t.cwd = snapshot.cwd;
     if (snapshot.preview) t.preview = snapshot.preview;
     if (snapshot.name) t.name = snapshot.name;
+    if (snapshot.gitInfo && typeof snapshot.gitInfo.branch === 'string' && snapshot.gitInfo.branch) t.branch = snapshot.gitInfo.branch;
     if (snapshot.updatedAt) t.updatedAt = Math.max(t.updatedAt, snapshot.updatedAt);
     if (snapshot.status && statusType(snapshot.status)) t.status = statusType(snapshot.status);
     if (fresh || t.stale) { t.turns = []; t.turnMap.clear(); t.itemMap.clear(); }
@@ -143,7 +153,7 @@ export class ThreadStore {
     if (last) t.lastTurnStatus = last.status;
     if (!t.preview) t.preview = firstPrompt(t) || '';
     const answer = lastAgentText(t);
-    if (answer) t.lastAnswer = lastLine(answer);
+    if (answer) this.setLastAnswer(t, answer);
     t.loaded = true;
     this.emit(t, { type: 'reset' });
     this.listChanged();
@@ -193,6 +203,7 @@ export class ThreadStore {
         const th = data.thread || {};
         if (th.cwd) t.cwd = th.cwd;
         if (th.preview) t.preview = th.preview;
+        if (th.gitInfo && typeof th.gitInfo.branch === 'string' && th.gitInfo.branch) t.branch = th.gitInfo.branch;
         if (!t.turns.length) t.complete = true; // seen from its first event: no readThread needed
         t.loaded = t.loaded || t.complete;
         this.emit(t, { type: 'status' });
@@ -265,7 +276,7 @@ export class ThreadStore {
           this.emit(t, { type: 'item', turn, item });
         }
         if (src.type === 'userMessage' && !t.preview) { t.preview = userText(src); this.emit(t, { type: 'status' }); }
-        if (src.type === 'agentMessage' && done && typeof src.text === 'string' && lastLine(src.text)) t.lastAnswer = lastLine(src.text);
+        if (src.type === 'agentMessage' && done && typeof src.text === 'string') this.setLastAnswer(t, src.text);
         break;
       }
       case 'item/agentMessage/delta':
