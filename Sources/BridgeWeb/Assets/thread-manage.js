@@ -18,7 +18,7 @@ export function renameForm({ request, onRenamed }) {
   el.addEventListener('submit', async (e) => {
     e.preventDefault();
     // As the bridge wants it: 1–200 characters without control characters.
-    const name = field.value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+    const name = field.value.replace(/\p{Cc}+/gu, ' ').trim();
     if (!name) { field.focus(); return; }
     save.disabled = true;
     try {
