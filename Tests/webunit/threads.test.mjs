@@ -48,3 +48,13 @@ test('a failed turn keeps its reason; an error that will be retried changes noth
 test('lastLine is the last non-empty line', () => {
   assert.equal(lastLine('a\nb\n\n'), 'b');
 });
+
+test('a turn cut short by the bridge is said for a person; bridge/shuttingDown keeps the grace', () => {
+  const store = new ThreadStore();
+  store.applyMessage(event('t', 'turn/started', { turn: { id: 'u1' } }, 'u1'));
+  store.applyMessage(event('t', 'bridge/shuttingDown', { threadId: 't', turnId: 'u1', graceSeconds: 30 }, 'u1'));
+  assert.equal(store.get('t').turns[0].shuttingDown, 30);
+  store.applyMessage(event('t', 'bridge/turnFailed', { turnId: 'u1', reason: 'bridge restarted' }, 'u1'));
+  const turn = store.get('t').turns[0];
+  assert.deepEqual([turn.status, turn.errorKind, turn.error], ['failed', 'workstationRestarted', '']);
+});

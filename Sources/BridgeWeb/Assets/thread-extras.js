@@ -75,6 +75,7 @@ const ERROR_TITLES = {
   internalServerError: 'The model service failed',
   badRequest: 'The model refused the request',
   sandboxError: 'Sandbox error',
+  workstationRestarted: 'The workstation restarted while Codex was working',
 };
 
 /** Why a turn failed, in words: Codex's kind when it gave one, else "Failed"/"Stopped"/"Error". */

@@ -17,6 +17,7 @@ import { goalLine, goalForm } from './goal-view.js';
 import { subAgentPanel } from './subagents.js';
 import { applySnapshotTools } from './thread-tools.js';
 import { renameForm, archiveThread } from './thread-manage.js';
+import { userText } from './threads.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
@@ -167,12 +168,32 @@ export function threadScreen(ctx, threadId) {
     t.footer.replaceChildren();
     const waiting = t.el.classList.contains('running') && waitingFor(turn);
     if (waiting) t.footer.append(h('span', { class: 'waiting-on-you' }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), waiting));
-    else if (t.el.classList.contains('running')) t.footer.append(h('span', { class: 'working' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), 'Working…'));
+    else if (t.el.classList.contains('running')) {
+      const restarting = typeof turn.shuttingDown === 'number'
+        ? `The workstation is restarting: Codex has ${Math.round(turn.shuttingDown)} s to finish…` : 'Working…';
+      t.footer.append(h('span', { class: 'working' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), restarting));
+    }
     else if (TURN_LABELS[turn.status] || turn.error) {
       t.footer.append(h('span', { class: `turn-end ${turn.status}`, text: `${failureTitle(turn, TURN_LABELS[turn.status] || 'Error')}${turn.error ? `: ${turn.error}` : ''}` }));
       // A usage limit: what is left, on request (Codex's own answer, or its reason why it cannot say).
       if (turn.errorKind === 'usageLimitExceeded') t.footer.append(usageButton());
+      // Cut short by the bridge's restart: the same message again, in one tap.
+      if (turn.errorKind === 'workstationRestarted') { const retry = retryButton(turn); if (retry) t.footer.append(retry); }
     }
+  }
+
+  /** Sends the message that started `turn` again (its text; attachments are not sent twice). */
+  function retryButton(turn) {
+    const first = turn.items.map((id) => thread.itemMap.get(id)).find((x) => x && x.item.type === 'userMessage');
+    const text = first ? userText(first.item) : '';
+    if (!text) return null;
+    const b = h('button', { type: 'button', class: 'text-button retry', text: 'Retry' });
+    b.addEventListener('click', async () => {
+      b.disabled = true;
+      try { await conn.request('sendMessage', { threadId, text }); b.remove(); }
+      catch (err) { b.disabled = false; toast(`Could not send it again: ${describeError(err)}`); }
+    });
+    return b;
   }
 
   /** What a running turn waits for from a person (an approval, an answer), or null while Codex works. */

@@ -227,10 +227,19 @@ export class ThreadStore {
         this.emit(t, { type: 'turnStatus', turn });
         break;
       }
+      case 'bridge/shuttingDown': { // the bridge was told to stop: the turn has graceSeconds to finish
+        const turn = this.turn(t, turnId || data.turnId);
+        turn.shuttingDown = typeof data.graceSeconds === 'number' ? data.graceSeconds : 0;
+        this.emit(t, { type: 'turnStatus', turn });
+        break;
+      }
       case 'bridge/turnFailed': {
         const turn = this.turn(t, turnId || data.turnId);
         turn.status = 'failed';
-        turn.error = data.reason || 'Codex stopped during this turn';
+        // The bridge itself went away (restarted, or stopped before the turn was done): said for a person, with Retry.
+        const restarted = data.reason === 'bridge restarted' || data.reason === 'bridge stopped';
+        turn.errorKind = restarted ? 'workstationRestarted' : turn.errorKind;
+        turn.error = restarted ? '' : data.reason || 'Codex stopped during this turn';
         t.lastTurnStatus = 'failed';
         t.status = 'idle';
         this.settle(t, turn);
