@@ -169,6 +169,7 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
         journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")])
     let bearer = BearerAuthenticator(sharedSecretFile: paths.tokenFile, devices: pairing.registry, rateLimiter: rateLimiter)
     let (listening, listened) = AsyncStream.makeStream(of: BridgeServer.Listening.self, bufferingPolicy: .bufferingNewest(1))
+    let qrInvitations = AsyncStream.makeStream(of: StartupQR.Invitation.self, bufferingPolicy: .bufferingNewest(1))
     let bridge = BridgeServer(
         configuration: configuration,
         authenticator: Authenticator(sharedSecretFile: paths.tokenFile, devices: pairing.devices),
@@ -189,8 +190,9 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
             files.addRoutes(to: authenticated)
             notifications.addRoutes(to: router, authenticator: bearer)
         },
-        onListening: { [qr = settings.qr, pairing] listening in
-            await pairing.listening(listening, noQR: !qr, fingerprint: fingerprint)
+        onListening: { [pairing] listening in
+            qrInvitations.continuation.yield(await pairing.listening(listening, fingerprint: fingerprint))
+            qrInvitations.continuation.finish()
             shared?.announce()
             publisher?.serverListening(port: listening.port)
             listened.yield(listening)
@@ -217,6 +219,11 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
                     paths: paths, authority: authority, listenHosts: [pairing.host], magicDNSName: magicDNS,
                     interval: ServeTLSRenewal.interval(), logger: logger)))
     }
+    services.append(
+        .init(
+            service: StartupQR(
+                invitations: qrInvitations.stream, codexRunning: { await hub.isCodexRunning }, show: settings.qr && isatty(STDOUT_FILENO) == 1,
+                ttl: settings.startupCodeTTL.duration, logger: logger)))
     // Last, so it is the first to stop: running turns finish while clients, server and codex are all still there.
     services.append(.init(service: TurnDrain(hub: hub, grace: settings.shutdownGrace.duration)))
     return ServeBridge(services: services, listening: listening, paths: paths, logger: logger)

@@ -104,6 +104,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("confirm-pairing-timeout"), help: .hidden)
     var confirmPairingTimeout: DurationArgument?
 
+    /// Tests: how long the startup QR's code is valid (default 10m).
+    @Option(name: .customLong("startup-code-ttl"), help: .hidden)
+    var startupCodeTTL: DurationArgument?
+
     /// The settings the command line gives; nil where it says nothing, so config.toml can fill them in.
     var options: ServeOptions {
         var options = ServeOptions(
@@ -123,6 +127,7 @@ struct ServeCommand: AsyncParsableCommand {
         options.confirmPairing = confirmPairing ? true : nil
         options.shutdownGrace = shutdownGrace
         options.confirmPairingTimeout = confirmPairingTimeout
+        options.startupCodeTTL = startupCodeTTL
         return options
     }
 

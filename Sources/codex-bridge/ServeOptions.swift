@@ -43,6 +43,7 @@ struct ServeOptions: Equatable, Sendable {
     var confirmPairing: Bool?
     /// Tests only (`--confirm-pairing-timeout`, no config key): how long a pairing waits for the workstation.
     var confirmPairingTimeout: DurationArgument?
+    var startupCodeTTL: DurationArgument?
     /// Tests only (`--push-token-lifetime`, no config key): how long an action token lives.
     var pushTokenLifetime: DurationArgument?
 
@@ -61,6 +62,7 @@ struct ServeOptions: Equatable, Sendable {
         }
         merged.pushTokenLifetime = pushTokenLifetime ?? base.pushTokenLifetime
         merged.confirmPairingTimeout = confirmPairingTimeout ?? base.confirmPairingTimeout
+        merged.startupCodeTTL = startupCodeTTL ?? base.startupCodeTTL
         return merged
     }
 

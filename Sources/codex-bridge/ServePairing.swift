@@ -9,8 +9,6 @@ import Pairing
 /// The pairing parts of `serve`: the server identity, the device database and its authenticator, the
 /// revocation watcher, `--listen tailscale`, `server.json` and the startup QR.
 struct ServePairing: Sendable {
-    /// How long the code in the startup QR stays valid.
-    static let startupCodeTTL: Duration = .seconds(600)
     /// The line logged instead of the QR.
     static let pairHint = "To pair a phone, run `codex-bridge pair` in a terminal"
 
@@ -66,9 +64,9 @@ struct ServePairing: Sendable {
         RevocationWatcher(registry: connections, devices: devices, logger: logger, sharedSecretFile: paths.tokenFile)
     }
 
-    /// Once the socket is bound: records `server.json` and shows the pairing QR (or the hint to run `pair`).
+    /// Once the socket is bound: records `server.json` and returns what the startup QR shows (``StartupQR``).
     /// `fingerprint`: the TLS certificate's, when serving TLS (recorded and put in the pairing URL as `fp`).
-    func listening(_ listening: BridgeServer.Listening, noQR: Bool, fingerprint: String? = nil) async {
+    func listening(_ listening: BridgeServer.Listening, fingerprint: String? = nil) async -> StartupQR.Invitation {
         var addresses = await Self.offeredAddresses(hosts: [host], logger: logger)
         if let preferredHost {
             addresses.removeAll { $0.host == preferredHost }
@@ -77,9 +75,9 @@ struct ServePairing: Sendable {
         Self.writeServerRecord(
             paths: paths, listen: listen, port: listening.port, addresses: addresses, fingerprint: fingerprint,
             workstationCA: fingerprint != nil && workstationCA, sharedSocket: sharedSocket, logger: logger)
-        await Self.startupQR(
+        return StartupQR.Invitation(
             registry: registry, identity: identity, port: listening.port, addresses: addresses, fingerprint: fingerprint,
-            trustFirst: workstationCA, noQR: noQR, logger: logger)
+            trustFirst: workstationCA)
     }
 
     /// Shows a pairing that waits for confirmation on serve's terminal (the log has it too).
@@ -142,29 +140,6 @@ struct ServePairing: Sendable {
             .write(paths: paths)
         } catch {
             logger.warning("Cannot write the server file", metadata: ["bridge.path": "\(paths.serverFile.path)", "error": "\(error)"])
-        }
-    }
-
-    /// Prints the pairing QR, URL, addresses and expiry to stdout when stdout is a terminal and `--no-qr` is
-    /// not set; otherwise logs one line saying to run `codex-bridge pair`. Never logs the code.
-    static func startupQR(
-        registry: DeviceRegistry, identity: ServerIdentity, port: Int, addresses: [CandidateAddress], fingerprint: String? = nil,
-        trustFirst: Bool = false, noQR: Bool, logger: Logger
-    ) async {
-        guard !noQR, isatty(STDOUT_FILENO) == 1 else {
-            logger.notice("\(pairHint)")
-            return
-        }
-        do {
-            let invitation = try await PairingInvitation.mint(
-                registry: registry, ttl: startupCodeTTL, identity: identity, port: port, addresses: addresses, fingerprint: fingerprint,
-                trustFirst: trustFirst)
-            let text = try invitation.terminalText()
-            FileHandle.standardOutput.write(
-                Data(("\nScan with your phone's camera to open codex-bridge in its browser and pair it:\n\n" + text + "\n").utf8))
-        } catch {
-            logger.warning("Cannot show the pairing QR code", metadata: ["error": "\(error)"])
-            logger.notice("\(pairHint)")
         }
     }
 }

@@ -40,6 +40,8 @@ struct ServeSettings: Equatable {
     var confirmPairing = false
     /// How long a pairing waits for it (5 minutes; tests shorten it).
     var confirmPairingTimeout = DurationArgument(.seconds(300), text: "5m")
+    /// How long the startup QR's code is valid (a hidden flag, for tests).
+    var startupCodeTTL = DurationArgument(.seconds(600), text: "10m")
 
     /// The defaults.
     init() {}
@@ -78,6 +80,7 @@ struct ServeSettings: Equatable {
         push = PushSettings(options)
         confirmPairing = options.confirmPairing ?? false
         confirmPairingTimeout = options.confirmPairingTimeout ?? confirmPairingTimeout
+        startupCodeTTL = options.startupCodeTTL ?? startupCodeTTL
     }
 
     /// The journal's maximum age in seconds.

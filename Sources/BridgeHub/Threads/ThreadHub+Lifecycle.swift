@@ -2,6 +2,9 @@ import BridgeProtocol
 import Logging
 
 extension ThreadHub {
+    /// Whether a Codex app-server has started (serve's startup QR waits for it).
+    public var isCodexRunning: Bool { generation > 0 }
+
     /// The `data.reason` of `bridge/turnFailed` for a turn the shutdown's grace did not see to its end.
     static let stoppedReason = "bridge stopped"
 
