@@ -224,7 +224,8 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
             service: StartupQR(
                 invitations: qrInvitations.stream, codexRunning: { await hub.isCodexRunning },
                 show: settings.qr && isatty(STDOUT_FILENO) == 1,
-                ttl: settings.startupCodeTTL.duration, logger: logger)))
+                ttl: settings.startupCodeTTL.duration, logger: logger),
+            successTerminationBehavior: .ignore))
     // Last, so it is the first to stop: running turns finish while clients, server and codex are all still there.
     services.append(.init(service: TurnDrain(hub: hub, grace: settings.shutdownGrace.duration)))
     return ServeBridge(services: services, listening: listening, paths: paths, logger: logger)

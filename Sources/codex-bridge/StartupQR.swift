@@ -35,7 +35,13 @@ struct StartupQR: Service, CustomStringConvertible {
 
     var description: String { "StartupQR" }
 
+    /// Returns when it has nothing more to show (its service is `successTerminationBehavior: .ignore`), or on
+    /// shutdown.
     func run() async throws {
+        do { try await showAndRefresh() } catch is CancellationError {}
+    }
+
+    private func showAndRefresh() async throws {
         try await cancelWhenGracefulShutdown {
             var iterator = invitations.makeAsyncIterator()
             guard let invitation = await iterator.next() else { return }
