@@ -12,6 +12,7 @@ enum WebAssetCatalog {
             ("command-card.js", PackageResources.command_card_js),
             ("commands.js", PackageResources.commands_js),
             ("connection.js", PackageResources.connection_js),
+            ("context-meter.js", PackageResources.context_meter_js),
             ("desk.css", PackageResources.desk_css),
             ("devices-screen.js", PackageResources.devices_screen_js),
             ("diff-screen.js", PackageResources.diff_screen_js),

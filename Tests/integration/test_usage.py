@@ -22,3 +22,6 @@ async def test_token_usage_reaches_the_thread_and_its_journal(codex_bridge, mode
     assert sub["kind"] == "subscribed", sub
     replayed, _ = await until_turn_completed(late, started["threadId"])
     assert [e["seq"] for e in replayed if e["type"] == "thread/tokenUsage/updated"] == [e["seq"] for e in usage]
+    # readThread carries the last count beside Codex's thread (a page opened later shows its meter at once).
+    read = await request(late, "readThread", threadId=started["threadId"])
+    assert read["kind"] == "thread" and read["tokenUsage"] == data["tokenUsage"], read

@@ -228,3 +228,19 @@ def test_a_new_thread_starts_with_a_photo(web_bridge, model, phone):
     from mock_model import _input_images
     assert [i["mime"] for i in _input_images(model.requests[-1])["images"]] == ["image/png"]
     assert not phone.errors and not phone.csp_violations()
+
+
+def test_the_context_meter_shows_codexs_token_count(web_bridge, model, phone_factory):
+    """Issue 34 item 3: Codex's `thread/tokenUsage/updated` becomes a line at the top of the thread (how full the
+    context is, the thread's total), kept after a reload (from the journal). Seen failing before: no such line."""
+    model.queue({"kind": "message", "text": "counted"})
+    phone = phone_factory(color_scheme="dark")
+    pair(phone, web_bridge)
+    start_thread(phone, "count my tokens")
+    page = phone.page
+    meter = page.locator(".context-meter")
+    expect(meter).to_contain_text("tokens used in this thread", timeout=30_000)
+    phone.shot("context-meter-dark")
+    page.reload()
+    expect(meter).to_contain_text("tokens used in this thread", timeout=30_000)
+    assert not phone.errors

@@ -1,3 +1,5 @@
+import BridgeProtocol
+
 /// What the hub knows of each thread: its directory, the policy this bridge runs its turns with, its running
 /// turn, its last diff, and the Codex generation it is loaded in. A value type with no I/O; every change goes
 /// through one of its methods.
@@ -10,6 +12,8 @@ struct ThreadBook {
         var policy: TurnPolicy?
         var runningTurnId: String?
         var lastDiff: String?
+        /// Codex's last `thread/tokenUsage/updated` `tokenUsage` (for `readThread`).
+        var tokenUsage: JSONValue?
         /// The codex generation this thread is loaded in; a restart needs `thread/resume` first.
         var loadedGeneration: Int
     }
@@ -80,13 +84,15 @@ struct ThreadBook {
     }
 
     /// A turn event of the thread: `turn/started` and `turn/completed` (a completion without a turn id ends
-    /// whatever runs) move the running turn; `turn/diff/updated` keeps the diff.
-    mutating func observe(_ method: String, threadId: String, turnId: String?, diff: String? = nil) {
+    /// whatever runs) move the running turn; `turn/diff/updated` keeps the diff, `thread/tokenUsage/updated` the
+    /// usage.
+    mutating func observe(_ method: String, threadId: String, turnId: String?, diff: String? = nil, tokenUsage: JSONValue? = nil) {
         switch method {
         case "turn/started": entries[threadId]?.runningTurnId = turnId
         case "turn/completed":
             if entries[threadId]?.runningTurnId == turnId || turnId == nil { entries[threadId]?.runningTurnId = nil }
         case "turn/diff/updated": if let diff { entries[threadId]?.lastDiff = diff }
+        case "thread/tokenUsage/updated": if let tokenUsage { entries[threadId]?.tokenUsage = tokenUsage }
         default: break
         }
     }

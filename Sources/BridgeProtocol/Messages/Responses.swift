@@ -117,7 +117,7 @@ public struct SubscriptionChanged: Codable, Sendable, Hashable {
     }
 }
 
-/// `thread {thread, goal?, collaborationMode?, plans?, subAgents?}`: the answer to `readThread`; `thread` is Codex's thread object
+/// `thread {thread, goal?, collaborationMode?, plans?, subAgents?, tokenUsage?}`: the answer to `readThread`; `thread` is Codex's thread object
 /// with its turns and items; the others are what the bridge knows beside it.
 public struct ThreadSnapshot: Codable, Sendable, Hashable {
     public var thread: JSONValue
@@ -129,15 +129,18 @@ public struct ThreadSnapshot: Codable, Sendable, Hashable {
     public var plans: [TurnPlan]?
     /// The sub-agents Codex spawned for the thread since the bridge started.
     public var subAgents: [SubAgent]?
+    /// Codex's last `thread/tokenUsage/updated` `tokenUsage` for the thread since the bridge started.
+    public var tokenUsage: JSONValue?
     public init(
         thread: JSONValue, goal: ThreadGoal? = nil, collaborationMode: CollaborationMode? = nil, plans: [TurnPlan]? = nil,
-        subAgents: [SubAgent]? = nil
+        subAgents: [SubAgent]? = nil, tokenUsage: JSONValue? = nil
     ) {
         self.thread = thread
         self.goal = goal
         self.collaborationMode = collaborationMode
         self.plans = plans
         self.subAgents = subAgents
+        self.tokenUsage = tokenUsage
     }
 }
 

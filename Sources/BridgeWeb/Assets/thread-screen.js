@@ -18,6 +18,7 @@ import { subAgentPanel } from './subagents.js';
 import { applySnapshotTools } from './thread-tools.js';
 import { renameForm, archiveThread } from './thread-manage.js';
 import { userText } from './threads.js';
+import { contextMeter } from './context-meter.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
@@ -49,6 +50,7 @@ export function threadScreen(ctx, threadId) {
   }
   const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [menu.el] });
   const goal = goalLine();
+  const meter = contextMeter();
   // Goal and Rename open at the end of the thread, above the composer: the view goes there, and stays at the end
   // when they close.
   const sheetShown = () => scrollToEnd(false);
@@ -85,7 +87,7 @@ export function threadScreen(ctx, threadId) {
   const form = h('form', { class: 'composer' }, queuedList, mentions.el, attached.tray, attached.file, attached.button, plan.el, queueToggle, input, stop, send);
 
   const announcer = h('div', { class: 'visually-hidden', attrs: { 'aria-live': 'polite' } }); // for screen readers
-  const main = h('main', { class: 'thread-main' }, goal.el, subAgents.el, placeholder, conversation);
+  const main = h('main', { class: 'thread-main' }, goal.el, meter.el, subAgents.el, placeholder, conversation);
   const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el);
   // Without `operate` the composer is hidden (app.css) and this says why.
   const watchOnly = h('p', { class: 'scope-note', dataset: { needs: 'operate' }, text: 'This device can follow threads but not drive them (it lacks the operate scope).' });
@@ -308,6 +310,7 @@ export function threadScreen(ctx, threadId) {
     document.title = `${thread.name || thread.preview || 'Thread'} · Codex Bridge`;
     head.setSubtitle(displayPath(thread.cwd, ctx.policy().roots));
     goal.update(thread.goal);
+    meter.update(thread.tokenUsage);
     const running = store.isRunning(thread);
     queueToggle.hidden = !running;
     menu.setHidden('Review', running);
@@ -356,6 +359,7 @@ export function threadScreen(ctx, threadId) {
         if (change.unqueued && change.unqueued.reason === 'failed') toast(`A queued message could not start: ${change.unqueued.message || 'unknown reason'}`);
         break;
       case 'status': renderHeader(); return;
+      case 'usage': meter.update(thread.tokenUsage); return;
       case 'command': {
         placeholder.hidden = true;
         const card = commandCards.get(change.run.runId);

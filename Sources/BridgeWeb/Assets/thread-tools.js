@@ -66,6 +66,7 @@ export function applySnapshotTools(store, threadId, answer) {
   const t = store.ensure(threadId);
   t.goal = answer.goal ? goalOf(answer.goal) : null;
   if (answer.collaborationMode) t.collaborationMode = answer.collaborationMode;
+  if (answer.tokenUsage && typeof answer.tokenUsage === 'object' && !t.tokenUsage) { t.tokenUsage = answer.tokenUsage; store.emit(t, { type: 'usage' }); }
   const th = answer.thread || {};
   if (th.parentThreadId) t.parentThreadId = th.parentThreadId;
   if (th.agentNickname) t.agentNickname = th.agentNickname;

@@ -305,6 +305,10 @@ export class ThreadStore {
         t.diff = data.diff || '';
         this.emit(t, { type: 'diff' });
         break;
+      case 'thread/tokenUsage/updated': // Codex's count for the thread (context-meter.js)
+        t.tokenUsage = data.tokenUsage || null;
+        this.emit(t, { type: 'usage' });
+        break;
       default:
         applyToolEvent(this, t, msg, turnId);
         break;

@@ -105,6 +105,6 @@ extension ThreadHub {
         }
         return ThreadSnapshot(
             thread: thread, goal: goal, collaborationMode: rememberedMode(of: threadId), plans: plans.isEmpty ? nil : plans,
-            subAgents: agents.isEmpty ? nil : agents)
+            subAgents: agents.isEmpty ? nil : agents, tokenUsage: book[threadId]?.tokenUsage)
     }
 }
