@@ -93,8 +93,7 @@ extension GitCheckout {
     /// The program a push runs for the other side. Over a local transport (a path or `file://`) git starts it on
     /// this machine, in the other repository, which configures its own hooks: they must not run either.
     func receivePack(for url: String) -> String {
-        let isLocal = url.hasPrefix("file://") || url.hasPrefix("/") || url.hasPrefix(".") || !url.contains(":")
-        guard isLocal else { return "git-receive-pack" }
+        guard Self.isLocal(url) else { return "git-receive-pack" }
         let overrides = [
             "core.hooksPath=/dev/null", "core.fsmonitor=false", "core.alternateRefsCommand=", "receive.denyCurrentBranch=refuse",
             "receive.autogc=false", "gc.auto=0", "core.sshCommand=false",
@@ -102,6 +101,16 @@ extension GitCheckout {
         return
             ([GitInvocation.shellQuoted(runner.executable)] + overrides.flatMap { ["-c", GitInvocation.shellQuoted($0)] } + ["receive-pack"])
             .joined(separator: " ")
+    }
+
+    /// Whether git reaches `url` on this machine, decided exactly as git does (`transport.c`, `connect.c`): with
+    /// `://`, only the `file` scheme (any other is a network transport or a helper the allow-list refuses);
+    /// without, a path unless it is scp-like, which is a `:` with no `/` before it (`rem/r:1` is a path,
+    /// `host:repo` and `[::1]:repo` are ssh).
+    static func isLocal(_ url: String) -> Bool {
+        if let separator = url.range(of: "://") { return url[..<separator.lowerBound].lowercased() == "file" }
+        guard let colon = url.firstIndex(of: ":") else { return true }
+        return url[..<colon].contains("/")
     }
 
     /// A failed push as one line: `conflict` when the remote refused the update as not a fast-forward (pull first),
