@@ -32,7 +32,7 @@ extension GitCheckout {
         let config = try await config(.push)
         try Self.checkPushSettings(config)
         let target = try await pushTarget(remote: remote, setUpstream: setUpstream, config)
-        let url = try await remoteURL(target.remote, config, push: true)
+        let url = try await pushURL(target.remote, config)
         var arguments = [
             "push", "--porcelain", "--no-verify", "--no-signed", "--recurse-submodules=no", "--receive-pack=" + receivePack(for: url),
         ]
@@ -81,6 +81,24 @@ extension GitCheckout {
                 .conflict, "branch \(branch) has no upstream: push with setUpstream to push it to \(name)/\(branch) and track it")
         }
         return PushTarget(branch: branch, remote: name, destination: branch, setsUpstream: upstreamRemote == nil && setUpstream)
+    }
+
+    /// The URL a push to `remote` goes to (`pushInsteadOf`/`insteadOf` applied). git pushes to every push URL
+    /// of a remote, and the receive-pack program named is one for all of them: URLs on this machine and elsewhere
+    /// together are `unsafe_repository` (the local one would get the plain program, and its repository's hooks
+    /// would run).
+    func pushURL(_ remote: String, _ config: GitConfigSnapshot) async throws -> String {
+        let outcome = try await git(["remote", "get-url", "--push", "--all", "--", remote], config)
+        guard outcome.status == 0 else { throw HubError(.badRequest, "no remote \(remote): " + Self.reason(outcome)) }
+        let urls = outcome.text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard let first = urls.first else { throw HubError(.badRequest, "remote \(remote) has no URL") }
+        if let local = urls.first(where: Self.isLocal), let elsewhere = urls.first(where: { !Self.isLocal($0) }) {
+            throw HubError(
+                .unsafeRepository,
+                "remote \(remote) pushes both to \(String(local.prefix(200))) on this machine and to \(String(elsewhere.prefix(200))); push at the workstation"
+            )
+        }
+        return first
     }
 
     /// The remote's URL as git would use it (`insteadOf` rewriting applied).

@@ -7,7 +7,7 @@ import Testing
 
 /// Issue 31's git rules, each seen failing before its fix: a filter driver whose name holds `=` (finding 3), a push
 /// to a local path with a `:` (finding 4), and the user's `GIT_CONFIG_GLOBAL` and identity variables (finding 10).
-/// Real git, no network. Cost: about 40 git processes, under a second.
+/// Real git, no network. Cost: about 50 git processes, under a second.
 @Suite(.timeLimit(.minutes(1))) struct GitEscapeTests {
     /// `-c filter.a=b.clean=` is split by git at the first `=`: the override never reached git, and status and diff
     /// ran the repository's clean filter. Seen failing: markers `clean` (status, diff).
@@ -63,6 +63,32 @@ import Testing
         for remote in ["git@example.com:ana/app.git", "example.com:app", "ssh://example.com/app", "https://example.com/app", "[::1]:r"] {
             #expect(checkout.receivePack(for: remote) == "git-receive-pack", "\(remote)")
         }
+    }
+
+    /// git pushes to every push URL of a remote: one on this machine after one elsewhere must not get the plain
+    /// receive-pack chosen for the first. "Elsewhere" is an ssh URL whose ssh (the user's `GIT_SSH_COMMAND`) runs
+    /// the command here. Seen failing: the local target's hooks ran.
+    @Test func aRemoteThatPushesHereAndElsewhereIsRefused() async throws {
+        let fixture = try GitFixture()
+        try fixture.git("init", "-q", "--bare", fixture.directory + "/elsewhere.git")
+        let ssh = fixture.directory + "/loopback-ssh"
+        try "#!/bin/sh\nshift\nexec sh -c \"$*\"\n".write(toFile: ssh, atomically: true, encoding: .utf8)
+        chmod(ssh, 0o755)
+        let target = fixture.directory + "/second.git"
+        try fixture.git("init", "-q", "--bare", target)
+        for hook in ["pre-receive", "update", "post-receive"] {
+            try fixture.script(target + "/hooks/\(hook)", marker: "remote-hook-\(hook)")
+        }
+        let elsewhere = "ssh://example.invalid" + fixture.directory + "/elsewhere.git"
+        try fixture.git("-C", fixture.repository, "remote", "add", "both", elsewhere)
+        try fixture.git("-C", fixture.repository, "config", "--add", "remote.both.pushurl", elsewhere)
+        try fixture.git("-C", fixture.repository, "config", "--add", "remote.both.pushurl", target)
+        var environment = fixture.environment
+        environment["GIT_SSH_COMMAND"] = ssh
+        let checkout = try fixture.checkout(environment: environment)
+        #expect(await hubErrorCode { _ = try await checkout.push(remote: "both", setUpstream: true) } == "unsafe_repository")
+        #expect(fixture.touchedMarkers == [])
+        #expect(try fixture.git("--git-dir", target, "for-each-ref") == "")
     }
 
     /// The user's `GIT_CONFIG_GLOBAL` and `GIT_AUTHOR_*`/`GIT_COMMITTER_*` are what git at the desk uses: a commit
