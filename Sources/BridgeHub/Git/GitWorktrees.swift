@@ -65,10 +65,24 @@ extension GitCheckout {
         }
         let relative = tree.relativeDirectory
         let directory = relative == "." ? path : path + "/" + relative
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        guard let confined = roots.confine(directory), Array(confined.utf8) == Array(directory.utf8) else {
+        // The thread's directory in the new checkout, made (when the commit lacks it) through descriptors too: a
+        // link there (the commit's) is not followed out.
+        var refusal: String?
+        do {
+            var current = try ConfinedDirectory.open(absolute: path)
+            for component in relative.split(separator: "/") where relative != "." {
+                guard let next = try current.makeDirectory(String(component), reuse: true) else { break }
+                current = next
+            }
+        } catch {
+            refusal = error.message
+        }
+        guard refusal == nil, let confined = roots.confine(directory), Array(confined.utf8) == Array(directory.utf8) else {
             await discardWorktree(path, branch: branch, config)
-            throw HubError(.forbiddenPath, "the new worktree's directory \(directory) is not inside the roots; it was removed again")
+            throw HubError(
+                .forbiddenPath,
+                "the new worktree's directory \(directory) is not a directory inside the roots\(refusal.map { " (\($0))" } ?? ""); it was removed again"
+            )
         }
         return confined
     }
