@@ -112,6 +112,34 @@ public final class ConfinedDirectory: Sendable {
         return ConfinedEntry.Kind(mode: info.st_mode)
     }
 
+    /// Makes the directory `name` (one component) in this one with `mkdirat`, and opens it without following a
+    /// link; → it, or nil when `name` exists and `reuse` is false. With `reuse`, an existing entry is taken only when
+    /// it is a directory itself: a symbolic link (wherever it points), a file or anything else is `notDirectory`.
+    public func makeDirectory(_ name: String, reuse: Bool, mode: mode_t = 0o755) throws(ConfinedFileError) -> ConfinedDirectory? {
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.utf8.contains(0), name.utf8.count <= 255 else {
+            throw ConfinedFileError(.invalidPath, "\(name.prefix(256)) is not a directory name")
+        }
+        if mkdirat(descriptor, name, mode) != 0 {
+            let number = errno
+            guard number == EEXIST else { throw ConfinedFileError.opening(Self.join(path, [name]), errno: number) }
+            guard reuse else { return nil }
+        }
+        let fd = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            let number = errno
+            let shown = Self.join(path, [name]).prefix(256)
+            guard number == ELOOP || number == ENOTDIR else { throw ConfinedFileError.opening(String(shown), errno: number) }
+            throw ConfinedFileError(.notDirectory, "\(shown) is not a plain directory (a symbolic link or a file)")
+        }
+        return ConfinedDirectory(descriptor: fd, path: Self.join(path, [name]))
+    }
+
+    /// Removes the empty directory `name` (one component) of this one, if it is one (`unlinkat`, no link followed).
+    public func removeEmptyDirectory(_ name: String) {
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/") else { return }
+        _ = unlinkat(descriptor, name, AT_REMOVEDIR)
+    }
+
     /// The target of the symbolic link `relative` (its bytes; never followed).
     public func linkTarget(_ relative: String) throws(ConfinedFileError) -> [UInt8] {
         let (parent, name) = try split(relative)

@@ -107,4 +107,24 @@ import Testing
         }
         #expect(parent?.code == .notDirectory)  // `O_NOFOLLOW | O_DIRECTORY` on a link
     }
+
+    @Test func aDirectoryIsMadeOrTakenButNeverThroughALink() throws {
+        let directory = try ConfinedDirectory.open(absolute: top)
+        let made = try #require(try directory.makeDirectory("made", reuse: false))
+        #expect(made.path == top + "/made")
+        #expect(try directory.kind(of: "made") == .directory)
+        #expect(try directory.makeDirectory("made", reuse: false) == nil)  // taken
+        #expect(try directory.makeDirectory("made", reuse: true)?.path == top + "/made")
+        for name in ["dir-out", "abs-out", "src-link", "pipe"] {
+            let refused = #expect(throws: ConfinedFileError.self) { try directory.makeDirectory(name, reuse: true) }
+            #expect(refused?.code == .notDirectory, "\(name)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside) == ["key.txt"])
+        let invalid = #expect(throws: ConfinedFileError.self) { try directory.makeDirectory("a/b", reuse: true) }
+        #expect(invalid?.code == .invalidPath)
+        directory.removeEmptyDirectory("made")
+        directory.removeEmptyDirectory("src")  // not empty: stays
+        #expect((try? directory.kind(of: "made")) == nil)
+        #expect(try directory.kind(of: "src") == .directory)
+    }
 }

@@ -240,3 +240,91 @@ async def test_attach_status_commit_push_and_a_command(git_bridge, model, worksp
     finally:
         term.close()
     assert git("-C", str(workspace), "log", "-1", "--format=%an: %s") == "Ana: Change tracked"
+
+
+IDENTITY = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+
+
+async def test_a_filter_named_with_equals_and_a_local_remote_with_a_colon_run_nothing(git_bridge, model, workspace, tmp_path):
+    """Issue 31, findings 3 and 4, seen failing before the fixes: a filter driver `a=b` escaped the overrides (git
+    splits `-c` at the first `=`), so gitStatus and getDiff ran its clean program; a push to `rem/r:1` (a local
+    path to git) ran the receiving repository's hooks."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+
+    def script(name):
+        path = tmp_path / f"evil-{name}"
+        path.write_text(f"#!/bin/sh\ntouch {markers}/{name}\ncat\n")
+        path.chmod(0o755)
+        return str(path)
+
+    env = dict(os.environ, **IDENTITY)
+    (workspace / ".gitattributes").write_text("*.dat filter=a=b\n")
+    (workspace / "data.dat").write_text("one\n")
+    git("-C", str(workspace), "add", ".", env=env)
+    git("-C", str(workspace), "commit", "-qm", "data", env=env)
+    target = workspace / "rem" / "r:1"
+    git("init", "-q", "--bare", str(target))
+    for hook in ("pre-receive", "update", "post-receive", "post-update"):
+        (target / "hooks" / hook).write_text(f"#!/bin/sh\ntouch {markers}/remote-{hook}\n")
+        (target / "hooks" / hook).chmod(0o755)
+    git("-C", str(workspace), "remote", "add", "colon", "rem/r:1")
+
+    ws, thread = await started_thread(git_bridge, model, workspace)
+    # Configured after the turn: Codex itself (0.163) runs a repository's clean filter when it snapshots a turn,
+    # outside its sandbox; what is tested here is the bridge's own git.
+    git("-C", str(workspace), "config", "filter.a=b.clean", script("clean"))
+    git("-C", str(workspace), "config", "filter.a=b.smudge", script("smudge"))
+    (workspace / "data.dat").write_text("two\n")
+    status = await request(ws, "gitStatus", threadId=thread)
+    assert status["kind"] == "gitStatus" and "data.dat" in [f["path"] for f in status["files"]], status
+    diff = await request(ws, "getDiff", threadId=thread)
+    assert diff["kind"] == "diff" and "+two" in diff["diff"], diff
+    pushed = await request(ws, "gitPush", threadId=thread, remote="colon", setUpstream=True)
+    assert pushed["kind"] == "gitPushed" and pushed["remote"] == "colon", pushed
+    assert git("--git-dir", str(target), "for-each-ref", "--format=%(refname)") == f"refs/heads/{status['branch']}"
+    assert sorted(os.listdir(markers)) == []
+
+
+async def test_a_gitfile_or_a_linked_worktree_container_leads_nowhere_outside_the_roots(git_bridge, model, workspace, tmp_path):
+    """Issue 31, findings 5 and 1, seen failing before the fixes: a `.git` gitfile the agent can write below its
+    directory pointed the bridge's commit at a repository outside the roots; a `.codex-worktrees` link took a
+    worktree (and the new thread's writable root) to wherever it pointed."""
+    outside = tmp_path / "outside"
+    git("init", "-q", str(outside))
+    (outside / "secret.txt").write_text("OUTSIDE\n")
+    env = dict(os.environ, **IDENTITY)
+    git("-C", str(outside), "add", ".", env=env)
+    git("-C", str(outside), "commit", "-qm", "outside", env=env)
+    before = git("-C", str(outside), "rev-parse", "HEAD")
+    sub = workspace / "sub"
+    sub.mkdir()
+    (sub / ".git").write_text(f"gitdir: {outside}/.git\n")
+    (sub / "mine.txt").write_text("mine\n")
+
+    model.queue({"kind": "message", "text": "in sub"}, {"kind": "message", "text": "in the workspace"})
+    ws, _ = await hello(git_bridge)
+    started = await request(ws, "startThread", cwd=str(sub), prompt="work")
+    assert started["kind"] == "threadStarted", started
+    await until_turn_completed(ws, started["threadId"])
+    for kind, extra in (("gitStatus", {}), ("gitCommit", {"message": "escape"}), ("gitBranch", {"name": "escape"}),
+                        ("gitPush", {"setUpstream": True})):
+        refused = await request(ws, kind, threadId=started["threadId"], **extra)
+        assert refused["kind"] == "error" and refused["code"] == "unsafe_repository", (kind, refused)
+    assert git("-C", str(outside), "rev-parse", "HEAD") == before
+    assert git("-C", str(outside), "branch", "--list", "escape") == ""
+
+    # The workspace's own thread: the git panel's status names the repository the commits go to.
+    main = await request(ws, "startThread", cwd=str(workspace), prompt="work")
+    assert main["kind"] == "threadStarted", main
+    await until_turn_completed(ws, main["threadId"])
+    status = await request(ws, "gitStatus", threadId=main["threadId"])
+    assert status["root"] == str(workspace) and status["repository"] == str(workspace), status
+
+    plugin = tmp_path / "home" / ".vim" / "plugin"
+    plugin.mkdir(parents=True)
+    (workspace / ".codex-worktrees").symlink_to(plugin)
+    linked = await request(ws, "startThread", cwd=str(workspace), prompt="task", worktree={"branch": "task"})
+    assert linked["kind"] == "error" and linked["code"] == "unsafe_repository", linked
+    assert list(plugin.iterdir()) == []
+    assert git("-C", str(workspace), "branch", "--list", "task") == ""

@@ -62,6 +62,7 @@ def test_commit_and_push_from_the_changes_screen(desk_bridge, model, phone_facto
     panel = page.get_by_role("region", name="Git")
     expect(panel).to_contain_text(re.compile(r"master|main"))
     expect(panel).to_contain_text("2 changed files · not pushed yet")
+    expect(panel.locator(".git-repository")).to_have_text(f"Repository {workspace}")  # which repository commits go to
     expect(panel.get_by_role("link", name="Open compare page")).to_have_attribute(
         "href", re.compile(r"^https://github\.com/ana/app/compare/(master|main)\?expand=1$"))
 
@@ -164,6 +165,7 @@ def test_new_thread_in_a_new_worktree(desk_bridge, model, phone_factory, workspa
     assert git("-C", str(worktree), "branch", "--show-current") == "fix/dates"
     open_changes(phone)
     expect(page.get_by_role("region", name="Git")).to_contain_text("fix/dates")
+    expect(page.locator(".git-repository")).to_have_text(f"Worktree {worktree} of {workspace}")
 
     # The same branch again: one readable line, and nothing starts.
     phone.button("Back").click()

@@ -29,14 +29,17 @@ struct WorkspaceDiff: Sendable {
 
     /// The diff under `directory` (resolved, absolute); nil when it is not inside a git work tree or git is
     /// missing.
-    /// - Throws: ``HubError`` when git fails or does not finish in time (never a silent empty diff).
-    func diff(in directory: String) async throws -> String? {
-        guard let git, let tree = GitWorkTree.containing(directory) else { return nil }
+    /// - Throws: ``HubError`` when git fails or does not finish in time (never a silent empty diff);
+    ///   `unsafe_repository` when the work tree's `.git` leads to a repository the bridge may not use
+    ///   (``GitRepositoryLocation``, checked against `roots`).
+    func diff(in directory: String, roots: WorkspaceRoots) async throws -> String? {
+        guard let git, let tree = try GitWorkTree.containing(directory, roots: roots) else { return nil }
         let top = tree.top
         let runner = GitRunner(executable: git, user: GitUserEnvironment([:]), timeout: timeout)
         guard let config = await runner.config(in: tree, trust: .repositoryOnly) else {
             throw HubError(.internal, "git could not read the configuration of the repository at \(top)")
         }
+        if let refusal = GitInvocation.refusal(trust: .repositoryOnly, config: config) { throw HubError(.unsafeRepository, refusal) }
         let run = { (arguments: [String], limit: Int) async -> ChildProcess.Outcome? in
             try? await runner.run(arguments, in: tree, trust: .repositoryOnly, config: config, outputLimit: limit)
         }

@@ -32,7 +32,7 @@ extension GitCheckout {
         let config = try await config(.push)
         try Self.checkPushSettings(config)
         let target = try await pushTarget(remote: remote, setUpstream: setUpstream, config)
-        let url = try await remoteURL(target.remote, config, push: true)
+        let url = try await pushURL(target.remote, config)
         var arguments = [
             "push", "--porcelain", "--no-verify", "--no-signed", "--recurse-submodules=no", "--receive-pack=" + receivePack(for: url),
         ]
@@ -83,6 +83,24 @@ extension GitCheckout {
         return PushTarget(branch: branch, remote: name, destination: branch, setsUpstream: upstreamRemote == nil && setUpstream)
     }
 
+    /// The URL a push to `remote` goes to (`pushInsteadOf`/`insteadOf` applied). git pushes to every push URL
+    /// of a remote, and the receive-pack program named is one for all of them: URLs on this machine and elsewhere
+    /// together are `unsafe_repository` (the local one would get the plain program, and its repository's hooks
+    /// would run).
+    func pushURL(_ remote: String, _ config: GitConfigSnapshot) async throws -> String {
+        let outcome = try await git(["remote", "get-url", "--push", "--all", "--", remote], config)
+        guard outcome.status == 0 else { throw HubError(.badRequest, "no remote \(remote): " + Self.reason(outcome)) }
+        let urls = outcome.text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard let first = urls.first else { throw HubError(.badRequest, "remote \(remote) has no URL") }
+        if let local = urls.first(where: Self.isLocal), let elsewhere = urls.first(where: { !Self.isLocal($0) }) {
+            throw HubError(
+                .unsafeRepository,
+                "remote \(remote) pushes both to \(String(local.prefix(200))) on this machine and to \(String(elsewhere.prefix(200))); push at the workstation"
+            )
+        }
+        return first
+    }
+
     /// The remote's URL as git would use it (`insteadOf` rewriting applied).
     func remoteURL(_ remote: String, _ config: GitConfigSnapshot, push: Bool) async throws -> String {
         let outcome = try await git(["remote", "get-url"] + (push ? ["--push"] : []) + ["--", remote], config)
@@ -93,8 +111,7 @@ extension GitCheckout {
     /// The program a push runs for the other side. Over a local transport (a path or `file://`) git starts it on
     /// this machine, in the other repository, which configures its own hooks: they must not run either.
     func receivePack(for url: String) -> String {
-        let isLocal = url.hasPrefix("file://") || url.hasPrefix("/") || url.hasPrefix(".") || !url.contains(":")
-        guard isLocal else { return "git-receive-pack" }
+        guard Self.isLocal(url) else { return "git-receive-pack" }
         let overrides = [
             "core.hooksPath=/dev/null", "core.fsmonitor=false", "core.alternateRefsCommand=", "receive.denyCurrentBranch=refuse",
             "receive.autogc=false", "gc.auto=0", "core.sshCommand=false",
@@ -102,6 +119,16 @@ extension GitCheckout {
         return
             ([GitInvocation.shellQuoted(runner.executable)] + overrides.flatMap { ["-c", GitInvocation.shellQuoted($0)] } + ["receive-pack"])
             .joined(separator: " ")
+    }
+
+    /// Whether git reaches `url` on this machine, decided exactly as git does (`transport.c`, `connect.c`): with
+    /// `://`, only the `file` scheme (any other is a network transport or a helper the allow-list refuses);
+    /// without, a path unless it is scp-like, which is a `:` with no `/` before it (`rem/r:1` is a path,
+    /// `host:repo` and `[::1]:repo` are ssh).
+    static func isLocal(_ url: String) -> Bool {
+        if let separator = url.range(of: "://") { return url[..<separator.lowerBound].lowercased() == "file" }
+        guard let colon = url.firstIndex(of: ":") else { return true }
+        return url[..<colon].contains("/")
     }
 
     /// A failed push as one line: `conflict` when the remote refused the update as not a fast-forward (pull first),

@@ -127,11 +127,19 @@ struct GitCheckout: Sendable {
         return GitStatusReport(porcelain: outcome.output).files.flatMap { [$0.path] + ($0.originalPath.map { [$0] } ?? []) }
     }
 
-    /// A commit needs a name and an email from the user's configuration (git would otherwise guess one from the host).
+    /// A commit needs an author and a committer, each a name and an email, from what git at the desk takes them
+    /// from: the user's identity variables (`GIT_AUTHOR_*`, `GIT_COMMITTER_*`, `EMAIL`), then the configuration
+    /// (git would otherwise guess one from the host).
     func checkIdentity(_ config: GitConfigSnapshot) throws {
-        let name = config.value("user.name") ?? config.value("author.name")
-        let email = config.value("user.email") ?? config.value("author.email")
-        guard let name, !name.isEmpty, let email, !email.isEmpty else {
+        let variables = runner.user.identity
+        func known(_ candidates: String?...) -> Bool { candidates.contains { $0.map { !$0.isEmpty } ?? false } }
+        let name = config.value("user.name")
+        let email = config.value("user.email")
+        guard known(variables["GIT_AUTHOR_NAME"], config.value("author.name"), name),
+            known(variables["GIT_AUTHOR_EMAIL"], config.value("author.email"), email, variables["EMAIL"]),
+            known(variables["GIT_COMMITTER_NAME"], config.value("committer.name"), name),
+            known(variables["GIT_COMMITTER_EMAIL"], config.value("committer.email"), email, variables["EMAIL"])
+        else {
             throw HubError(
                 .badRequest,
                 #"git has no identity for commits: on the workstation run git config --global user.name "Your Name" and git config --global user.email you@example.com"#

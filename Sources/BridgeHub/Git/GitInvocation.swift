@@ -1,13 +1,17 @@
 import Foundation
 
-/// One git run as the bridge makes it: the arguments (the `-c` overrides first, then the command), the exact
-/// environment and the directory. Built only by ``make(_:in:trust:user:config:)``, the one way the bridge runs
-/// git (SECURITY.md, "Hostile repositories").
+/// One git run as the bridge makes it: the command as the arguments, the exact environment (the overrides in it)
+/// and the directory. Built only by ``make(_:in:trust:user:config:directory:)``, the one way the bridge runs git
+/// (SECURITY.md, "Hostile repositories").
 ///
 /// git runs as the bridge's user, outside Codex's sandbox, in a repository the agent can write to. git offers no
-/// way not to read a repository's configuration, so every key that could make git run a program is overridden:
-/// `-c` beats every configuration file, and the environment variables used here beat `-c`. What cannot be
-/// overridden safely is refused by the caller (``GitCheckout``) with `unsafe_repository`.
+/// way not to read a repository's configuration, so every key that could make git run a program is overridden,
+/// through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`: command-line scope, which beats every
+/// configuration file, and which takes any key whole (`-c` splits at the first `=`, so `-c filter.a=b.clean=`
+/// would never reach the driver `a=b`). The environment is built whole, so no `GIT_CONFIG_PARAMETERS` (which git
+/// reads after them) comes in. The other variables used here (`GIT_SSH_COMMAND`, `GIT_PROXY_COMMAND`,
+/// `GIT_ALLOW_PROTOCOL`) beat any configuration. What cannot be overridden safely is refused with
+/// `unsafe_repository` (``refusal(trust:config:)``, and ``GitCheckout``).
 struct GitInvocation: Sendable, Hashable {
     /// How much of the user's own (trusted) setup a run may use.
     enum Trust: Sendable, Hashable {
@@ -46,17 +50,13 @@ struct GitInvocation: Sendable, Hashable {
         _ command: [String], in tree: GitWorkTree, trust: Trust, user: GitUserEnvironment, config: GitConfigSnapshot?,
         directory: String? = nil
     ) -> GitInvocation {
-        var arguments: [String] = []
-        for (key, value) in overrides(trust: trust, config: config) where !key.contains("=") {
-            arguments += ["-c", "\(key)=\(value)"]
-        }
-        return GitInvocation(
-            arguments: arguments + command, environment: environment(tree: tree, trust: trust, user: user, config: config),
-            workingDirectory: directory ?? tree.directory)
+        var environment = environment(tree: tree, trust: trust, user: user, config: config)
+        environment.merge(overrideEnvironment(trust: trust, config: config)) { $1 }
+        return GitInvocation(arguments: command, environment: environment, workingDirectory: directory ?? tree.directory)
     }
 
-    /// The same overrides as environment variables (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>`),
-    /// which every git a helper program (`gh`) starts honours like `-c`.
+    /// The overrides as environment variables (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>`), which
+    /// git, and every git a helper program (`gh`) starts, reads as command-line configuration.
     static func overrideEnvironment(trust: Trust, config: GitConfigSnapshot?) -> [String: String] {
         let pairs = overrides(trust: trust, config: config)
         var environment = ["GIT_CONFIG_COUNT": String(pairs.count)]
@@ -65,6 +65,17 @@ struct GitInvocation: Sendable, Hashable {
             environment["GIT_CONFIG_VALUE_\(index)"] = pair.value
         }
         return environment
+    }
+
+    /// Why the overrides cannot be given to git for `config` (nil: they can): a key or value git cannot take
+    /// through the environment (a NUL, a line break in a key). No configuration file can hold one today; the
+    /// check keeps it that way for whatever git learns to read.
+    static func refusal(trust: Trust, config: GitConfigSnapshot?) -> String? {
+        for (key, value) in overrides(trust: trust, config: config)
+        where key.utf8.contains(0) || value.utf8.contains(0) || key.contains(where: \.isNewline) {
+            return "the repository configures \(String(key.prefix(200)).debugDescription), which the bridge cannot override"
+        }
+        return nil
     }
 
     /// Every override, in order (later ones win).
@@ -95,7 +106,8 @@ struct GitInvocation: Sendable, Hashable {
     static func environment(tree: GitWorkTree, trust: Trust, user: GitUserEnvironment, config: GitConfigSnapshot?) -> [String: String] {
         var environment = [
             "PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "LC_ALL": "C",
-            "GIT_CONFIG_NOSYSTEM": "1", "GIT_ATTR_NOSYSTEM": "1", "GIT_DIR": tree.gitPath, "GIT_WORK_TREE": tree.top,
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_ATTR_NOSYSTEM": "1", "GIT_DIR": tree.gitPath, "GIT_COMMON_DIR": tree.commonDirectory,
+            "GIT_WORK_TREE": tree.top,
             "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat",
             "GIT_NO_REPLACE_OBJECTS": "1", "GIT_EDITOR": "false", "GIT_SEQUENCE_EDITOR": "false", "GIT_LITERAL_PATHSPECS": "1",
             // A set (even empty) GIT_PROXY_COMMAND makes git ignore core.gitProxy; an allow-list beats protocol.* keys.
@@ -105,8 +117,14 @@ struct GitInvocation: Sendable, Hashable {
         case .repositoryOnly:
             environment["GIT_CONFIG_GLOBAL"] = "/dev/null"
         case .user, .push:
-            if let home = user.home { environment["HOME"] = home } else { environment["GIT_CONFIG_GLOBAL"] = "/dev/null" }
+            if let home = user.home { environment["HOME"] = home }
+            if let global = user.configGlobal {
+                environment["GIT_CONFIG_GLOBAL"] = global
+            } else if user.home == nil {
+                environment["GIT_CONFIG_GLOBAL"] = "/dev/null"
+            }
             if let xdg = user.xdgConfigHome { environment["XDG_CONFIG_HOME"] = xdg }
+            for (key, value) in user.identity { environment[key] = value }
         }
         guard trust == .push else { return environment }
         environment["PATH"] = user.path
@@ -125,11 +143,17 @@ struct GitInvocation: Sendable, Hashable {
 }
 
 /// The bridge's own environment (the user's, trusted), as far as a git run may use it: where the global
-/// configuration lives, and for a push the `PATH`, agent sockets, proxies and ssh settings the user gave git.
+/// configuration lives and the identity git gives commits (what git at the desk honours), and for a push the
+/// `PATH`, agent sockets, proxies and ssh settings the user gave git.
 struct GitUserEnvironment: Sendable, Hashable {
     /// `$HOME` (absolute), for `~/.gitconfig`, global excludes and ssh's own files.
     var home: String?
     var xdgConfigHome: String?
+    /// `GIT_CONFIG_GLOBAL` (absolute: a relative one would name a file of the repository's): the user's global
+    /// configuration file instead of `~/.gitconfig`.
+    var configGlobal: String?
+    /// The identity variables git gives commits (``identityKeys``), as the user set them.
+    var identity: [String: String]
     /// `PATH`'s absolute entries (a relative entry would name the repository's own files).
     var path: String
     /// `GIT_SSH_COMMAND`, else `GIT_SSH` (a program) as the user set them.
@@ -145,9 +169,16 @@ struct GitUserEnvironment: Sendable, Hashable {
         "SSL_CERT_DIR", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH", "TMPDIR", "GH_TOKEN", "GITHUB_TOKEN", "GH_HOST", "GH_CONFIG_DIR",
     ]
 
+    /// What git takes a commit's author and committer from before the configuration (`EMAIL` after it).
+    static let identityKeys = ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"]
+
     init(_ environment: [String: String]) {
         home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
         xdgConfigHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        configGlobal = environment["GIT_CONFIG_GLOBAL"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        var identity: [String: String] = [:]
+        for key in Self.identityKeys { if let value = environment[key] { identity[key] = value } }
+        self.identity = identity
         let entries = (environment["PATH"] ?? "").split(separator: ":").filter { $0.hasPrefix("/") }
         path = entries.isEmpty ? "/usr/bin:/bin" : entries.joined(separator: ":")
         sshCommand = environment["GIT_SSH_COMMAND"].flatMap { $0.isEmpty ? nil : $0 }

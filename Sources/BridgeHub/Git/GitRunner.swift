@@ -1,3 +1,4 @@
+import BridgeProtocol
 import ChildProcess
 
 /// Runs git the one way the bridge does (``GitInvocation``): the executable, the user's environment it may use,
@@ -23,11 +24,13 @@ struct GitRunner: Sendable {
     }
 
     /// Runs `command` in `tree` with every override `config` calls for.
+    /// - Throws: `unsafe_repository` when an override cannot be given to git (``GitInvocation/refusal(trust:config:)``).
     func run(
         _ command: [String], in tree: GitWorkTree, trust: GitInvocation.Trust, config: GitConfigSnapshot, directory: String? = nil,
         standardInput: [UInt8]? = nil, includeStandardError: Bool = false, outputLimit: Int = 1 << 20, timeout: Duration? = nil
     ) async throws -> ChildProcess.Outcome {
-        try await run(
+        if let refusal = GitInvocation.refusal(trust: trust, config: config) { throw HubError(.unsafeRepository, refusal) }
+        return try await run(
             GitInvocation.make(command, in: tree, trust: trust, user: user, config: config, directory: directory),
             standardInput: standardInput, includeStandardError: includeStandardError, outputLimit: outputLimit, timeout: timeout)
     }

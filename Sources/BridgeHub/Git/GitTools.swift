@@ -13,11 +13,12 @@ struct GitTools: Sendable {
         gh = ChildProcess.which("gh", path: user.path).map { GitHubCLI(executable: $0) }
     }
 
-    /// The checkout holding `directory`.
-    /// - Throws: `failed` without git, `bad_request` outside a repository.
-    func checkout(_ directory: String) throws -> GitCheckout {
+    /// The checkout holding `directory` (resolved), its `.git` checked against `roots` (``GitRepositoryLocation``).
+    /// - Throws: `failed` without git, `bad_request` outside a repository, `unsafe_repository` when its `.git`
+    ///   leads elsewhere.
+    func checkout(_ directory: String, roots: WorkspaceRoots) throws -> GitCheckout {
         guard let runner else { throw HubError(.failed, "git is not installed on the workstation") }
-        guard let tree = GitWorkTree.containing(directory) else {
+        guard let tree = try GitWorkTree.containing(directory, roots: roots) else {
             throw HubError(.badRequest, "\(directory) is not inside a git repository")
         }
         return GitCheckout(tree: tree, runner: runner)

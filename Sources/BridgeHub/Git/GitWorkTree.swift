@@ -1,23 +1,48 @@
 import ConfinedFiles
 import Foundation
 
-/// A git work tree the bridge runs git in: the top of the work tree, its `.git` (a directory, or a gitfile for a
-/// linked worktree) and the thread's directory inside it.
+/// A git work tree the bridge runs git in: the top of the work tree, its git directory and common directory (where
+/// its `.git` leads, ``GitRepositoryLocation``), the checkout that repository belongs to, and the thread's
+/// directory inside it.
 ///
-/// Found by walking up from the thread's directory, never by asking git: `GIT_DIR` and `GIT_WORK_TREE` are then
-/// set from it, so `core.worktree` in a repository's configuration cannot point git at other files.
+/// Found by walking up from the thread's directory, never by asking git: `GIT_DIR`, `GIT_COMMON_DIR` and
+/// `GIT_WORK_TREE` are then set from it, so neither `core.worktree` in a repository's configuration nor a `.git`
+/// file or `commondir` written meanwhile can point git at other files.
 struct GitWorkTree: Sendable, Hashable {
     /// The top of the work tree.
     var top: String
-    /// `top + "/.git"`.
+    /// The git directory (resolved): `top + "/.git"`, or where a linked worktree's gitfile leads.
     var gitPath: String
+    /// The common directory (resolved): the `.git` of ``repository``.
+    var commonDirectory: String
+    /// The top of the checkout whose `.git` is the common directory: `top` itself, or a linked worktree's main
+    /// checkout.
+    var repository: String
     /// The thread's directory (at or below `top`).
     var directory: String
 
     /// The work tree holding `directory` (resolved, absolute); nil outside any repository.
-    static func containing(_ directory: String) -> GitWorkTree? {
+    /// - Throws: `unsafe_repository` when its `.git` leads to a repository the bridge may not use
+    ///   (``GitRepositoryLocation``).
+    static func containing(_ directory: String, roots: WorkspaceRoots) throws -> GitWorkTree? {
         guard let top = repositoryTop(containing: directory) else { return nil }
-        return GitWorkTree(top: top, gitPath: top == "/" ? "/.git" : top + "/.git", directory: directory)
+        return try GitWorkTree(top: top, directory: directory, roots: roots)
+    }
+
+    init(top: String, gitPath: String, commonDirectory: String, repository: String, directory: String) {
+        self.top = top
+        self.gitPath = gitPath
+        self.commonDirectory = commonDirectory
+        self.repository = repository
+        self.directory = directory
+    }
+
+    /// The work tree whose top is `top`, its `.git` resolved and checked against `roots`.
+    init(top: String, directory: String, roots: WorkspaceRoots) throws {
+        let location = try GitRepositoryLocation(top: top, roots: roots)
+        self.init(
+            top: top, gitPath: location.gitDirectory, commonDirectory: location.commonDirectory, repository: location.checkout,
+            directory: directory)
     }
 
     /// The nearest directory at or above `directory` holding a `.git` that git would take: a directory with a

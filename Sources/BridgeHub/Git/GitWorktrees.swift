@@ -15,8 +15,13 @@ extension GitCheckout {
 
     /// Creates branch `branch` at `from` (else `HEAD`) in a new worktree; → the directory the thread runs in (the
     /// same place inside the worktree as the thread's directory is inside this checkout).
-    /// - Parameter allowed: whether a directory (resolved, absolute) is inside the roots.
-    func addWorktree(branch: String, from: String?, allowed: (String) -> Bool) async throws -> String {
+    ///
+    /// The container and the worktree's own directory are made through descriptors (`mkdirat`, no link followed):
+    /// a container that exists as anything but a plain directory (a link, committed or written by the agent,
+    /// would have git check the repository out wherever it points), or that is tracked content, is
+    /// `unsafe_repository`. What git made is then held to the same gate as any new thread (resolved, inside
+    /// `roots`, and where it was made); a worktree that fails it is removed again (`forbidden_path`).
+    func addWorktree(branch: String, from: String?, roots: WorkspaceRoots) async throws -> String {
         guard GitRefName.isValidBranch(branch) else { throw HubError(.badRequest, "\(branch.prefix(200)) is not a valid branch name") }
         let config = try await config(.user)
         if try await git(["rev-parse", "--verify", "--quiet", "refs/heads/" + branch], config).status == 0 {
@@ -25,32 +30,87 @@ extension GitCheckout {
         let start = try await resolveCommit(from ?? "HEAD", config)
         let parent = (tree.top as NSString).deletingLastPathComponent
         let name = (tree.top as NSString).lastPathComponent
-        let container: String
-        if tree.top != "/", allowed(parent) {
-            container = parent + "/" + name + Self.siblingSuffix
+        let holder: String
+        let containerName: String
+        if tree.top != "/", roots.contains(resolved: parent) {
+            (holder, containerName) = (parent, name + Self.siblingSuffix)
         } else {
-            container = tree.top + "/" + Self.insideDirectory
+            (holder, containerName) = (tree.top, Self.insideDirectory)
+            try await checkUntracked(Self.insideDirectory, config)
             try await excludeInside(config)
         }
+        let containerPath = (holder == "/" ? "" : holder) + "/" + containerName
+        let made: ConfinedDirectory?
+        do {
+            made = try ConfinedDirectory.open(absolute: holder).makeDirectory(containerName, reuse: true)
+        } catch {
+            throw HubError(
+                .unsafeRepository, "\(containerPath) is not a plain directory the bridge can put worktrees in (\(error.message)); remove it"
+            )
+        }
+        guard let container = made else { throw HubError(.failed, "cannot make \(containerPath)") }
+        // A free name, made in the container (no link followed; a name taken meanwhile is passed over).
         let slug = branch.replacingOccurrences(of: "/", with: "-")
-        try FileManager.default.createDirectory(atPath: container, withIntermediateDirectories: true)
-        // A free name, looked up through one descriptor of the container (no link followed); git then refuses a
-        // name taken meanwhile.
-        let taken = try? ConfinedDirectory.open(absolute: container)
         var free = slug
         var suffix = 2
-        while let taken, (try? taken.kind(of: free)) != nil {
+        while try Self.madeDirectory(free, in: container) == false {
             free = slug + "-\(suffix)"
             suffix += 1
         }
-        let path = container + "/" + free
+        let path = containerPath + "/" + free
         let outcome = try await git(["worktree", "add", "--quiet", "-b", branch, path, start], config)
-        guard outcome.status == 0 else { throw HubError(.failed, "git worktree add: " + Self.reason(outcome)) }
-        guard let resolved = WorkspaceRoots.resolve(path) else { throw HubError(.failed, "git worktree add made no \(path)") }
+        guard outcome.status == 0 else {
+            container.removeEmptyDirectory(free)
+            throw HubError(.failed, "git worktree add: " + Self.reason(outcome))
+        }
         let relative = tree.relativeDirectory
-        let directory = relative == "." ? resolved : resolved + "/" + relative
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory
+        let directory = relative == "." ? path : path + "/" + relative
+        // The thread's directory in the new checkout, made (when the commit lacks it) through descriptors too: a
+        // link there (the commit's) is not followed out.
+        var refusal: String?
+        do {
+            var current = try ConfinedDirectory.open(absolute: path)
+            for component in relative.split(separator: "/") where relative != "." {
+                guard let next = try current.makeDirectory(String(component), reuse: true) else { break }
+                current = next
+            }
+        } catch {
+            refusal = error.message
+        }
+        guard refusal == nil, let confined = roots.confine(directory), Array(confined.utf8) == Array(directory.utf8) else {
+            await discardWorktree(path, branch: branch, config)
+            throw HubError(
+                .forbiddenPath,
+                "the new worktree's directory \(directory) is not a directory inside the roots\(refusal.map { " (\($0))" } ?? ""); it was removed again"
+            )
+        }
+        return confined
+    }
+
+    /// Makes directory `name` in `container`; false when the name is taken.
+    private static func madeDirectory(_ name: String, in container: ConfinedDirectory) throws -> Bool {
+        do {
+            return try container.makeDirectory(name, reuse: false) != nil
+        } catch {
+            throw HubError(.failed, "cannot make \(container.path)/\(name): \(error.message)")
+        }
+    }
+
+    /// Refuses when `path` (relative to the top) is tracked content: the repository's, not the bridge's to fill.
+    private func checkUntracked(_ path: String, _ config: GitConfigSnapshot) async throws {
+        let listed = try await git(["ls-files", "-z", "--cached", "--", path], config)
+        guard listed.status == 0 else { throw HubError(.failed, "git ls-files: " + Self.reason(listed)) }
+        guard listed.output.isEmpty else {
+            throw HubError(
+                .unsafeRepository, "\(tree.top)/\(path) is tracked content of the repository; the bridge puts no worktrees there")
+        }
+    }
+
+    /// Takes away a worktree that failed the gate, and its new branch.
+    private func discardWorktree(_ path: String, branch: String, _ config: GitConfigSnapshot) async {
+        _ = try? await git(["worktree", "remove", "--force", "--force", "--", path], config)
+        _ = try? await git(["worktree", "prune"], config)
+        _ = try? await git(["branch", "-D", branch], config)
     }
 
     /// Adds `/.codex-worktrees/` to the repository's `info/exclude` (once), so the main checkout does not list them.
@@ -76,15 +136,15 @@ extension GitCheckout {
 
     /// Removes this checkout, a worktree the bridge made (its branch stays); git refuses when it has uncommitted
     /// or untracked files, unless `force`.
-    func removeWorktree(force: Bool, allowed: (String) -> Bool) async throws {
-        guard let facts = GitWorktreeFacts(top: tree.top), let main = facts.mainCheckout, allowed(main) else {
+    func removeWorktree(force: Bool, roots: WorkspaceRoots) async throws {
+        guard let facts = GitWorktreeFacts(top: tree.top), let main = facts.mainCheckout, roots.contains(resolved: main) else {
             throw HubError(.badRequest, "\(tree.top) is not a worktree of a repository inside the roots")
         }
         let container = (tree.top as NSString).deletingLastPathComponent
         guard container.hasSuffix(Self.siblingSuffix) || (container as NSString).lastPathComponent == Self.insideDirectory else {
             throw HubError(.badRequest, "\(tree.top) is not a worktree the bridge made (under <repository>.worktrees)")
         }
-        let mainCheckout = GitCheckout(tree: GitWorkTree(top: main, gitPath: main + "/.git", directory: main), runner: runner)
+        let mainCheckout = GitCheckout(tree: try GitWorkTree(top: main, directory: main, roots: roots), runner: runner)
         let config = try await mainCheckout.config(.user)
         let outcome = try await mainCheckout.git(["worktree", "remove"] + (force ? ["--force"] : []) + ["--", tree.top], config)
         guard outcome.status == 0 else {

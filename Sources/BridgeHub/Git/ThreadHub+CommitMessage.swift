@@ -20,7 +20,7 @@ extension ThreadHub {
     static let commitMessageTimeout: Duration = .seconds(60)
 
     func writeCommitMessage(_ threadId: String, cwd: String) async throws -> CommitMessage {
-        guard let diff = try await workspaceDiff.diff(in: cwd) else {
+        guard let diff = try await workspaceDiff.diff(in: cwd, roots: gate.roots) else {
             throw HubError(.badRequest, "\(cwd) is not inside a git repository")
         }
         guard !diff.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {

@@ -6,7 +6,7 @@ import Foundation
 /// (``GitInvocation``). Runs in one repository happen one after another (no index lock races between phones).
 extension ThreadHub {
     func answerGit(_ request: BridgeRequest, cwd: String) async throws -> BridgeResponse {
-        let checkout = try await Self.checkout(cwd, tools: services.gitTools)
+        let checkout = try await Self.checkout(cwd, tools: services.gitTools, roots: gate.roots)
         return try await serializedGit(checkout.tree.top) {
             switch request {
             case .gitStatus(let ref):
@@ -48,7 +48,9 @@ extension ThreadHub {
         }
         return GitStatus(
             threadId: threadId, branch: report.branch, head: report.head, upstream: report.upstream, ahead: report.ahead,
-            behind: report.behind, files: files, truncated: truncated ? true : nil, root: checkout.tree.top, pullRequest: pullRequest,
+            behind: report.behind, files: files, truncated: truncated ? true : nil, root: checkout.tree.top,
+            repository: checkout.tree.repository,
+            pullRequest: pullRequest,
             compareUrl: compareURL)
     }
 

@@ -6,12 +6,12 @@ import Logging
 /// `listThreads` carry for a thread in a linked worktree.
 extension ThreadHub {
     /// The directory a `startThread {worktree}` runs in: a new worktree on a new branch (its place inside the
-    /// roots; see ``GitCheckout/addWorktree(branch:from:allowed:)``).
+    /// roots, checked again once git made it; see ``GitCheckout/addWorktree(branch:from:roots:)``).
     func worktreeDirectory(for request: WorktreeRequest, cwd: String) async throws -> String {
-        let checkout = try await Self.checkout(cwd, tools: services.gitTools)
         let roots = gate.roots
+        let checkout = try await Self.checkout(cwd, tools: services.gitTools, roots: roots)
         return try await serializedGit(checkout.tree.top) {
-            try await checkout.addWorktree(branch: request.branch, from: request.from) { roots.contains(resolved: $0) }
+            try await checkout.addWorktree(branch: request.branch, from: request.from, roots: roots)
         }
     }
 
@@ -27,20 +27,21 @@ extension ThreadHub {
         }
     }
 
-    /// The work tree holding `cwd`, found off the actor (it looks at the file system).
+    /// The work tree holding `cwd`, found off the actor (it looks at the file system); its `.git` must lead to a
+    /// repository of `roots` (``GitRepositoryLocation``).
     @concurrent
-    nonisolated static func checkout(_ cwd: String, tools: GitTools) async throws -> GitCheckout {
-        try tools.checkout(cwd)
+    nonisolated static func checkout(_ cwd: String, tools: GitTools, roots: WorkspaceRoots) async throws -> GitCheckout {
+        try tools.checkout(cwd, roots: roots)
     }
 
     func removeWorktree(_ remove: RemoveWorktree, cwd: String) async throws -> Accepted {
         if book.runningTurn(of: remove.threadId) != nil {
             throw HubError(.conflict, "a turn is running on thread \(remove.threadId); interrupt it or wait")
         }
-        let checkout = try await Self.checkout(cwd, tools: services.gitTools)
         let roots = gate.roots
+        let checkout = try await Self.checkout(cwd, tools: services.gitTools, roots: roots)
         try await serializedGit(checkout.tree.top) {
-            try await checkout.removeWorktree(force: remove.force ?? false) { roots.contains(resolved: $0) }
+            try await checkout.removeWorktree(force: remove.force ?? false, roots: roots)
         }
         logger.info("Worktree removed", metadata: ["bridge.thread.id": "\(remove.threadId)", "bridge.worktree": "\(checkout.tree.top)"])
         return Accepted(threadId: remove.threadId)

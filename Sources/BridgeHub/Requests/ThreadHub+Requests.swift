@@ -311,7 +311,7 @@ extension ThreadHub {
     /// git's view of the thread's directory (tracked and new files; see ``WorkspaceDiff``), else the last diff
     /// Codex reported for the thread (a directory outside any repository).
     private func diff(of threadId: String, cwd: String?) async throws -> String {
-        if let cwd, let diff = try await workspaceDiff.diff(in: cwd) { return diff }
+        if let cwd, let diff = try await workspaceDiff.diff(in: cwd, roots: gate.roots) { return diff }
         return book[threadId]?.lastDiff ?? ""
     }
 

@@ -94,6 +94,9 @@ public struct GitStatus: Codable, Sendable, Hashable {
     public var truncated: Bool?
     /// The top of the work tree (paths are relative to it).
     public var root: String
+    /// The top of the checkout whose repository (`.git`) the commits go to: `root` itself, or for a linked worktree
+    /// the main checkout. Always present from this bridge.
+    public var repository: String?
     /// `"gh"` when `gitPullRequest` creates the pull request, `"compare"` when it answers the host's compare page;
     /// absent when neither is possible (no branch, or a remote on no known host).
     public var pullRequest: String?
@@ -103,8 +106,9 @@ public struct GitStatus: Codable, Sendable, Hashable {
 
     public init(
         threadId: String, branch: String?, head: String? = nil, upstream: String? = nil, ahead: Int = 0, behind: Int = 0, files: [File],
-        truncated: Bool? = nil, root: String, pullRequest: String? = nil, compareUrl: String? = nil
+        truncated: Bool? = nil, root: String, repository: String? = nil, pullRequest: String? = nil, compareUrl: String? = nil
     ) {
+        self.repository = repository
         self.compareUrl = compareUrl
         self.threadId = threadId
         self.branch = branch
@@ -119,7 +123,7 @@ public struct GitStatus: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case threadId, branch, head, upstream, ahead, behind, files, truncated, root, pullRequest, compareUrl
+        case threadId, branch, head, upstream, ahead, behind, files, truncated, root, repository, pullRequest, compareUrl
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -133,6 +137,7 @@ public struct GitStatus: Codable, Sendable, Hashable {
         try container.encode(files, forKey: .files)
         try container.encodeIfPresent(truncated, forKey: .truncated)
         try container.encode(root, forKey: .root)
+        try container.encodeIfPresent(repository, forKey: .repository)
         try container.encodeIfPresent(pullRequest, forKey: .pullRequest)
         try container.encodeIfPresent(compareUrl, forKey: .compareUrl)
     }

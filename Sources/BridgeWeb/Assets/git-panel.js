@@ -27,6 +27,16 @@ export function describeStatus(status) {
 }
 
 /**
+ * Which repository a commit goes to: "Repository /home/ana/src/app", or for a linked worktree
+ * "Worktree /home/ana/src/app.worktrees/fix of /home/ana/src/app" (shown as text: the paths are the workstation's).
+ */
+export function describeRepository(status) {
+  const repository = status.repository || status.root || '';
+  if (status.root && repository !== status.root) return `Worktree ${status.root} of ${repository}`;
+  return `Repository ${repository}`;
+}
+
+/**
  * gitPanel(ctx, threadId, {onCommitted}) → {el, refresh(), destroy()}. Hidden while the thread's folder is not
  * in a git repository. `onCommitted` runs after a commit (the diff below it changed).
  */
@@ -38,6 +48,7 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
 
   const branch = h('p', { class: 'git-branch' });
   const summary = h('p', { class: 'git-summary' });
+  const where = h('p', { class: 'git-repository' });
   // data-scope: what a device without the scope does not see (app.css): committing needs operate, pushing publish.
   const message = h('textarea', { class: 'git-message', rows: 3, dataset: { scope: 'operate' }, placeholder: 'Summary line, blank line, details', attrs: { 'aria-label': 'Commit message', autocomplete: 'off' } });
   const write = h('button', { type: 'button', class: 'secondary', text: 'Write with Codex' });
@@ -49,7 +60,7 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
   const done = h('p', { class: 'git-done', hidden: true, attrs: { 'aria-live': 'polite' } });
   const letCodex = h('button', { type: 'button', class: 'secondary', hidden: true, text: 'Let Codex commit', dataset: { scope: 'operate' } });
   const el = h('section', { class: 'git-panel', hidden: true, attrs: { 'aria-label': 'Git' } },
-    h('div', { class: 'git-head' }, branch, summary),
+    h('div', { class: 'git-head' }, branch, summary, where),
     h('label', { class: 'git-label', text: 'Commit message', htmlFor: 'git-message', dataset: { scope: 'operate' } }),
     message,
     h('div', { class: 'git-actions', dataset: { scope: 'operate' } }, write, commit),
@@ -78,6 +89,7 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
     branch.textContent = status.branch ? status.branch : `Detached at ${String(status.head || '').slice(0, 7) || 'no commit'}`;
     branch.classList.toggle('detached', !status.branch);
     summary.textContent = describeStatus(status);
+    where.textContent = describeRepository(status);
     const changed = (status.files || []).length > 0;
     commit.disabled = busy || !changed;
     write.disabled = busy || !changed;

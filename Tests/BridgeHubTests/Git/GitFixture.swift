@@ -42,8 +42,13 @@ struct GitFixture {
 
     var tools: GitTools { GitTools(environment: environment) }
 
-    func checkout(_ directory: String? = nil) throws -> GitCheckout {
-        try tools.checkout(directory ?? repository)
+    /// The fixture's directory as the one root.
+    var roots: WorkspaceRoots { get throws { try WorkspaceRoots([directory]) } }
+
+    /// The checkout holding `directory` (the repository when nil), as the bridge finds it with `environment` (the
+    /// fixture's when nil), inside ``roots``.
+    func checkout(_ directory: String? = nil, environment: [String: String]? = nil) throws -> GitCheckout {
+        try GitTools(environment: environment ?? self.environment).checkout(directory ?? repository, roots: try roots)
     }
 
     /// Runs git for the test itself (not the bridge's way); → standard output.

@@ -142,7 +142,8 @@ import Testing
         try fixture.write("new.txt", "new\n")
         let status = try await checkout.status().report
         #expect(status.branch == "main" && Set(status.files.map(\.path)) == ["tracked.txt", "new.txt"])
-        #expect(try await WorkspaceDiff(git: "/usr/bin/git").diff(in: fixture.repository)?.contains("+changed") == true)
+        #expect(
+            try await WorkspaceDiff(git: "/usr/bin/git").diff(in: fixture.repository, roots: fixture.roots)?.contains("+changed") == true)
         let committed = try await checkout.commit(message: "hostile but harmless", paths: nil)
         let author = try fixture.git("-C", fixture.repository, "show", "-s", "--format=%an %G?", committed.sha)
         #expect(author == "Ana N")  // unsigned

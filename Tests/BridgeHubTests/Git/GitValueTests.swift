@@ -91,7 +91,8 @@ import Testing
     func remotesWithoutACompareURL(_ remote: String) { #expect(GitHostingRemote(url: remote) == nil) }
 
     @Test func everyRunOverridesWhatCouldRunAProgramAndAPushAddsTheUsersOwnCredentialSettings() throws {
-        let tree = GitWorkTree(top: "/w/app", gitPath: "/w/app/.git", directory: "/w/app/sub")
+        let tree = GitWorkTree(
+            top: "/w/app", gitPath: "/w/app/.git", commonDirectory: "/w/app/.git", repository: "/w/app", directory: "/w/app/sub")
         let user = GitUserEnvironment([
             "HOME": "/home/ana", "PATH": "/home/ana/bin:relative:/usr/bin", "SSH_AUTH_SOCK": "/run/agent", "GIT_SSH": "/opt/my ssh",
             "GIT_DIR": "/elsewhere", "LD_PRELOAD": "/x.so",
@@ -101,16 +102,14 @@ import Testing
             + "global\0credential.https://github.com.helper\n!gh auth git-credential\0"
         let config = GitConfigSnapshot(listing: Array(listing.utf8))
         let local = GitInvocation.make(["status"], in: tree, trust: .user, user: user, config: config)
-        let pairs = stride(from: 0, to: local.arguments.count - 1, by: 2).compactMap { index -> String? in
-            local.arguments[index] == "-c" ? local.arguments[index + 1] : nil
-        }
+        let pairs = Self.overrides(local)
         for expected in [
             "core.fsmonitor=false", "core.hooksPath=/dev/null", "credential.helper=", "filter.crypt.smudge=", "filter.crypt.required=false",
             "protocol.fd.allow=never", "protocol.allow=never", "commit.gpgSign=false", "core.askPass=",
         ] {
             #expect(pairs.contains(expected), "\(expected)")
         }
-        #expect(local.arguments.last == "status")
+        #expect(local.arguments == ["status"])
         #expect(local.environment["HOME"] == "/home/ana" && local.environment["PATH"] == "/usr/bin:/bin")
         #expect(local.environment["GIT_DIR"] == "/w/app/.git" && local.environment["GIT_WORK_TREE"] == "/w/app")
         #expect(local.environment["GIT_ALLOW_PROTOCOL"] == "none" && local.environment["SSH_AUTH_SOCK"] == nil)
@@ -118,7 +117,7 @@ import Testing
         #expect(!pairs.contains { $0.hasPrefix("credential.https://github.com.helper") })
 
         let push = GitInvocation.make(["push"], in: tree, trust: .push, user: user, config: config)
-        let pushPairs = push.arguments.filter { $0 != "-c" }
+        let pushPairs = Self.overrides(push)
         let reset = try #require(pushPairs.firstIndex(of: "credential.helper="))
         let global = try #require(pushPairs.firstIndex(of: "credential.https://github.com.helper=!gh auth git-credential"))
         #expect(reset < global && !pushPairs.contains("credential.helper=!evil"))
@@ -128,5 +127,25 @@ import Testing
         #expect(push.environment["GIT_SSH_COMMAND"] == "'/opt/my ssh'" && push.environment["GIT_PROXY_COMMAND"] == "")
         let diff = GitInvocation.make(["diff"], in: tree, trust: .repositoryOnly, user: user, config: config)
         #expect(diff.environment["HOME"] == "/nonexistent" && diff.environment["GIT_CONFIG_GLOBAL"] == "/dev/null")
+    }
+
+    /// Every configured key reaches git whole (`filter.a=b.clean` included); one git could not take through the
+    /// environment is refused, never dropped.
+    @Test func anOverrideGitCannotTakeIsRefusedNeverDropped() {
+        let equals = GitConfigSnapshot(entries: [.init(scope: .local, key: "filter.a=b.clean", value: "x")])
+        #expect(GitInvocation.refusal(trust: .user, config: equals) == nil)
+        #expect(GitInvocation.overrides(trust: .user, config: equals).contains { $0.key == "filter.a=b.clean" && $0.value.isEmpty })
+        for key in ["filter.a\nb.clean", "filter.a\u{0}b.clean"] {
+            let config = GitConfigSnapshot(entries: [.init(scope: .local, key: key, value: "x")])
+            #expect(GitInvocation.refusal(trust: .user, config: config) != nil, "\(key.debugDescription)")
+        }
+    }
+
+    /// The `key=value` overrides an invocation gives git (`GIT_CONFIG_COUNT`…), in order.
+    static func overrides(_ invocation: GitInvocation) -> [String] {
+        let environment = invocation.environment
+        return (0..<(Int(environment["GIT_CONFIG_COUNT"] ?? "") ?? 0)).map {
+            "\(environment["GIT_CONFIG_KEY_\($0)"] ?? "?")=\(environment["GIT_CONFIG_VALUE_\($0)"] ?? "?")"
+        }
     }
 }
