@@ -182,7 +182,12 @@ export function newThreadScreen(ctx) {
 
   function render() {
     head.setSubtitle(chosen ? 'Tell Codex what to do' : 'Choose a folder');
+    // The listing arriving re-renders the picker: the keyboard keeps its place (the same control gets focus back)
+    // instead of falling to the page.
+    const focused = main.contains(document.activeElement) ? document.activeElement : null;
+    const same = (e) => e.tagName === focused.tagName && e.className === focused.className && e.textContent === focused.textContent;
     main.replaceChildren(chosen ? promptForm() : picker());
+    if (focused) { const again = [...main.querySelectorAll(focused.tagName)].find(same); if (again) again.focus(); }
   }
 
   if (roots().length === 1) open(roots()[0]);
