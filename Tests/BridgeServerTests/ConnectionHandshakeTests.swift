@@ -13,7 +13,8 @@ import Testing
 /// The hello on the event loop: an ack from the hub's snapshot before the session is registered, and reads held
 /// (not buffered) while the session opens.
 @Suite(.timeLimit(.minutes(1))) struct ConnectionHandshakeTests {
-    /// A hub whose snapshot answers at once and whose registration takes its time.
+    /// A hub whose snapshot answers at once and whose registration takes its time (long enough that the ack
+    /// cannot come after it on a loaded machine: 150 ms did once, with the whole Swift suite running).
     final class SlowRegistration: RequestHandling {
         let registered = Mutex(false)
         func sessionOpened(_ session: ClientSession) async -> SessionOpening {
@@ -23,7 +24,7 @@ import Testing
         func sessionReady(_ session: ClientSession) async {}
         func immediateOpening(for hello: Hello, principal: Principal) -> SessionOpening? { SessionOpening(lastSeq: 3) }
         func sessionRegistered(_ session: ClientSession) async {
-            try? await Task.sleep(for: .milliseconds(150))
+            try? await Task.sleep(for: .seconds(1))
             registered.withLock { $0 = true }
         }
         func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
@@ -100,7 +101,7 @@ import Testing
         }.get()
         #expect(held == before)
         _ = try await Self.nextMessage(channel)
-        for _ in 0..<100 where !hub.registered.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<600 where !hub.registered.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
         var after = held
         for _ in 0..<100 where after == held {
             try await Task.sleep(for: .milliseconds(5))
