@@ -28,12 +28,13 @@ export function describeStatus(status) {
 
 /**
  * Which repository a commit goes to: "Repository /home/ana/src/app", or for a linked worktree
- * "Worktree /home/ana/src/app.worktrees/fix of /home/ana/src/app" (shown as text: the paths are the workstation's).
+ * "Worktree /home/ana/src/app.worktrees/fix of /home/ana/src/app": words and paths (text nodes and <code>, so a
+ * long path may break anywhere and a word never does; the paths are the workstation's, shown as text).
  */
 export function describeRepository(status) {
   const repository = status.repository || status.root || '';
-  if (status.root && repository !== status.root) return `Worktree ${status.root} of ${repository}`;
-  return `Repository ${repository}`;
+  const parts = status.root && repository !== status.root ? ['Worktree ', status.root, ' of ', repository] : ['Repository ', repository];
+  return parts.map((part, i) => (i % 2 ? h('code', { text: part }) : part));
 }
 
 /**
@@ -89,7 +90,7 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
     branch.textContent = status.branch ? status.branch : `Detached at ${String(status.head || '').slice(0, 7) || 'no commit'}`;
     branch.classList.toggle('detached', !status.branch);
     summary.textContent = describeStatus(status);
-    where.textContent = describeRepository(status);
+    where.replaceChildren(...describeRepository(status));
     const changed = (status.files || []).length > 0;
     commit.disabled = busy || !changed;
     write.disabled = busy || !changed;
