@@ -439,7 +439,7 @@ class Soak:
     def stop(self):
         code = None
         try:
-            code = self.bridge.stop(timeout=20)
+            code = self.bridge.stop(timeout=45)  # a turn still running may take --shutdown-grace (30 s) to end
         finally:
             self.model.stop()
             shutil.rmtree(self.codex_home, ignore_errors=True)
