@@ -76,7 +76,7 @@ class Bridge:
             time.sleep(0.05)
         raise AssertionError(f"{needle!r} not in log:\n{self.log()}")
 
-    def stop(self, sig=signal.SIGTERM, timeout=15.0):
+    def stop(self, sig=signal.SIGTERM, timeout=45.0):  # a running turn may take --shutdown-grace (30 s)
         if self.proc is None or self.proc.poll() is not None:
             return self.proc.returncode if self.proc else None
         self.proc.send_signal(sig)
