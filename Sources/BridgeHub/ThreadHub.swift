@@ -213,6 +213,42 @@ public actor ThreadHub: RequestHandling, Service {
             metadata: ["bridge.thread.id": "\(threadId)", "bridge.approval.id": "\(approvalId)", "bridge.approval.type": "\(type)"])
     }
 
+    // MARK: Lifecycle port (TurnDrain, serve's startup QR)
+
+    /// Whether a Codex app-server has started (serve's startup QR waits for it).
+    public var isCodexRunning: Bool { generation > 0 }
+
+    /// How many threads run a turn now.
+    public var runningTurnCount: Int { book.runningCount }
+
+    /// The `data.reason` of `bridge/turnFailed` for a turn the shutdown's grace did not see to its end.
+    static let stoppedReason = "bridge stopped"
+
+    /// The event a running turn's subscribers get when the bridge starts shutting down.
+    static let shuttingDownEvent = "bridge/shuttingDown"
+
+    /// The bridge is shutting down (``TurnDrain``): new turns are refused from now on, and each running turn's
+    /// subscribers are told how long it has (`bridge/shuttingDown`). Returns how many turns run.
+    public func beginShutdown(grace: Duration) -> Int {
+        work.shuttingDown = true
+        let running = book.runningTurns
+        guard grace > .zero else { return running.count }
+        let seconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
+        for (threadId, turnId) in running {
+            let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "graceSeconds": .number(seconds)]
+            publish(threadId: threadId) { seq in
+                .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: Self.shuttingDownEvent, data: data))
+            }
+        }
+        return running.count
+    }
+
+    /// A request that would start a turn while the bridge shuts down: `codex_unavailable` (nothing was done; a
+    /// retry after the restart acts).
+    func refuseWhileShuttingDown() throws {
+        if work.shuttingDown { throw HubError(.codexUnavailable, "the workstation is shutting down; try again when it is back") }
+    }
+
     private func codexStopped(generation: Int, reason: String) {
         logger.warning("Codex stopped", metadata: ["bridge.codex.generation": "\(generation)", "bridge.codex.reason": "\(reason)"])
         // Stopped by this bridge's own shutdown (after the drain's grace): say so, not how codex exited.

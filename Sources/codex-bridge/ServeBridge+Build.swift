@@ -227,6 +227,6 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
                 ttl: settings.startupCodeTTL.duration, logger: logger),
             successTerminationBehavior: .ignore))
     // Last, so it is the first to stop: running turns finish while clients, server and codex are all still there.
-    services.append(.init(service: TurnDrain(hub: hub, grace: settings.shutdownGrace.duration)))
+    services.append(.init(service: TurnDrain(hub: hub, grace: settings.shutdownGrace.duration, logger: logger)))
     return ServeBridge(services: services, listening: listening, paths: paths, logger: logger)
 }
