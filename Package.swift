@@ -241,12 +241,26 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The fleet: the home bridge's links to the machines linked to it, and the request layer that routes a fleet
+        // session's requests to them.
+        .target(
+            name: "BridgeFleet",
+            dependencies: [
+                "BridgeHub", "BridgeClient", "BridgeStore", "BridgeProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // The executable: thin ArgumentParser commands.
         .executableTarget(
             name: "codex-bridge",
             dependencies: [
                 "BridgeProtocol",
                 "BridgeHub",
+                "BridgeFleet",
                 "BridgeServer",
                 "BridgeStore",
                 "Pairing",

@@ -82,6 +82,7 @@ public actor BridgeClient {
         }
         self.credential = credential
         self.sendsDevice = sendsDevice
+        self.seqs = SeqTracker(cursor: configuration.resumeFrom)
     }
 
     /// The resume cursor: the highest seq received (or the bridge's at the first connection).
@@ -105,12 +106,18 @@ public actor BridgeClient {
     /// - Throws: ``BridgeRequestError`` when the bridge answers `error`; ``BridgeClientError`` when the client
     ///   fails or closes first.
     public func send(_ request: BridgeRequest) async throws -> BridgeResponse {
+        try await send(request, id: UUID().uuidString.lowercased())
+    }
+
+    /// ``send(_:)`` with a request id the caller chose (up to 128 characters): the bridge answers a retried id
+    /// once, so a relay that forwards a phone's retry with the same id never acts twice.
+    public func send(_ request: BridgeRequest, id: String) async throws -> BridgeResponse {
         switch state {
         case .failed(let error): throw error
         case .closed, .idle: throw BridgeClientError.closed
         case .connected, .reconnecting: break
         }
-        let id = UUID().uuidString.lowercased()
+        guard pending[id] == nil else { throw BridgeClientError.connectionFailed("request id \(id.prefix(64)) is already waiting") }
         return try await withCheckedThrowingContinuation { continuation in
             pending[id] = Pending(request: request, continuation: continuation)
             if let connection { transmit(id: id, request: request, on: connection) }
@@ -344,7 +351,8 @@ public actor BridgeClient {
                 logger.debug("bridge error", metadata: ["bridge.error.code": "\(error.code)", "bridge.error": "\(error.message)"])
                 return
             }
-            waiting.continuation?.resume(throwing: BridgeRequestError(code: error.code, message: error.message, requestId: id))
+            waiting.continuation?.resume(
+                throwing: BridgeRequestError(code: error.code, message: error.message, requestId: id, scope: error.scope))
         case .event, .approvalRequest, .approvalResolved, .inputRequest, .inputResolved, .messageQueued, .messageUnqueued, .commandStarted,
             .commandOutput, .commandExited:
             guard let seq = message.seq, seqs.accept(seq) else { return }
@@ -356,7 +364,7 @@ public actor BridgeClient {
             }
         case .scopesChanged(let changed):
             scopes = changed.scopes
-        case .helloAck, .pong, .pairingPending:
+        case .helloAck, .pong, .pairingPending, .machineChanged:
             break
         }
     }

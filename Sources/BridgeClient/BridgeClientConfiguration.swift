@@ -24,6 +24,9 @@ public struct BridgeClientConfiguration: Sendable {
     /// Called when a bridge that confirms pairings (`serve --confirm-pairing`) makes this pairing wait: show the
     /// check code; the handshake then waits (at most until `expiresAt`) for the workstation.
     public var onPairingPending: (@Sendable (PairingPending) -> Void)?
+    /// The resume cursor to start from (`hello.resume.lastSeq` of the first connection): the highest seq a
+    /// previous client of the same identity processed (a relay keeps it in its own journal). nil: from now.
+    public var resumeFrom: Int64?
 
     public init(
         target: BridgeTarget, token: String? = nil,

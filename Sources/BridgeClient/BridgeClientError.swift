@@ -108,8 +108,11 @@ public struct BridgeRequestError: Error, Sendable, Hashable, CustomStringConvert
     public let message: String
     /// The request's id.
     public let requestId: String
+    /// With `forbidden`: the scope the request needs.
+    public let scope: Scope?
 
-    public init(code: BridgeErrorCode, message: String, requestId: String) {
+    public init(code: BridgeErrorCode, message: String, requestId: String, scope: Scope? = nil) {
+        self.scope = scope
         self.code = code
         self.message = message
         self.requestId = requestId

@@ -270,6 +270,38 @@ public actor ThreadHub: RequestHandling, Service {
         cancelInputs { $0.codexId.generation == generation }
     }
 
+    // MARK: Relay port (the fleet's links)
+
+    /// A journaled message of a linked machine's thread: numbered in this bridge's journal with `machine` and its
+    /// seq there (the link's resume cursor, written in the same transaction), labelled `machine` and delivered to
+    /// the fleet sessions that cover its thread. A message naming a thread this bridge runs itself is dropped (a
+    /// linked machine cannot speak for this one's threads). Returns whether it was relayed.
+    @discardableResult
+    public func relay(_ message: ServerMessage, from machine: MachineRef, remoteSeq: Int64) -> Bool {
+        guard let threadId = message.threadId, !book.knows(threadId) else { return false }
+        let numbered = message.renumbered(events.nextSeq())
+        guard let text = try? numbered.encodedText(machine: machine, encoder: encoder) else { return false }
+        var entry = Self.entry(for: numbered, text: text, threadId: threadId)
+        entry.machine = machine.id
+        entry.remoteSeq = remoteSeq
+        if let now = events.publish(entry, text: text, threadId: threadId) { write(now) }
+        return true
+    }
+
+    /// Subscribes a fleet session to a linked machine's thread, replaying `(afterSeq, now]` from this bridge's
+    /// journal first (the thread's facts live on that machine: its link checked them).
+    public func subscribeRelayed(_ session: ClientSession, to threadId: String, afterSeq: Int64?) async throws -> SubscriptionChanged {
+        try Self.checkThreadId(threadId)
+        try checkSubscriptionCount(session)
+        return await subscribeResuming(session, to: threadId, afterSeq: afterSeq)
+    }
+
+    /// The last seq given out.
+    public var lastSeq: Int64 { events.lastSeq }
+
+    /// Whether this bridge runs `threadId` itself (it has seen it in this run or the journal's).
+    public func runsThread(_ threadId: String) -> Bool { book.knows(threadId) }
+
     /// Numbers a message, journals it, then delivers it to every subscriber of `threadId` (and of `*`),
     /// encoding it once. Journal and delivery happen in one actor step: a subscription that begins at
     /// `lastSeq` sees every later message live and every earlier one in the journal.

@@ -38,6 +38,9 @@ public struct BridgeErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cu
     public static let forbidden = Self("forbidden")
     /// The Codex CLI is not installed or not running.
     public static let codexUnavailable = Self("codex_unavailable")
+    /// In a fleet session: the request is for a linked machine the home bridge does not reach now (or one it does
+    /// not know); `machine` names it. Nothing was done there.
+    public static let machineUnavailable = Self("machine_unavailable")
     /// Codex answered the request with an error.
     public static let codexError = Self("codex_error")
     /// The approval was already answered, or never existed.

@@ -21,6 +21,8 @@ public enum ServerMessage: Sendable, Hashable {
     case pairingPending(PairingPending)
     /// The device's scopes changed; the connection has these from now on.
     case scopesChanged(ScopesChanged)
+    /// A machine of the fleet changed state (fleet sessions only).
+    case machineChanged(MachineChanged)
 
     /// The wire `kind`.
     public var kind: String {
@@ -41,6 +43,7 @@ public enum ServerMessage: Sendable, Hashable {
         case .commandExited: "commandExited"
         case .pairingPending: "pairingPending"
         case .scopesChanged: "scopesChanged"
+        case .machineChanged: "machineChanged"
         }
     }
 
@@ -79,6 +82,7 @@ public enum ServerMessage: Sendable, Hashable {
         case .commandExited(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .pairingPending(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .scopesChanged(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .machineChanged(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .response(let id, let response):
             switch response {
             case .threads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
@@ -178,6 +182,7 @@ public enum ServerMessage: Sendable, Hashable {
         case "commandExited": return .commandExited(try payload(CommandExited.self))
         case "pairingPending": return .pairingPending(try payload(PairingPending.self))
         case "scopesChanged": return .scopesChanged(try payload(ScopesChanged.self))
+        case "machineChanged": return .machineChanged(try payload(MachineChanged.self))
         case "threads": return try response(.threads(payload(ThreadList.self)))
         case "threadStarted": return try response(.threadStarted(payload(ThreadStarted.self)))
         case "accepted": return try response(.accepted(payload(Accepted.self)))

@@ -17,11 +17,16 @@ public struct JournalEntry: Sendable, Hashable {
     /// The exact JSON frame sent to clients.
     public var text: String
     public var createdAt: Date
+    /// For a message relayed from a linked machine: that machine's id and the message's seq there.
+    public var machine: String?
+    public var remoteSeq: Int64?
 
     public init(
         seq: Int64, threadId: String, kind: String, type: String? = nil, turnId: String? = nil, approvalId: String? = nil,
-        text: String, createdAt: Date = Date()
+        text: String, createdAt: Date = Date(), machine: String? = nil, remoteSeq: Int64? = nil
     ) {
+        self.machine = machine
+        self.remoteSeq = remoteSeq
         self.seq = seq
         self.threadId = threadId
         self.kind = kind
@@ -98,13 +103,14 @@ public struct EventJournal: Sendable {
 
     /// Rows written by one INSERT statement when at least that many are waiting.
     static let rowsPerInsert = 32
-    private static let columns = 9
-    private static let insertHead = "INSERT INTO journal (seq, threadId, kind, type, turnId, approvalId, text, bytes, createdAt) VALUES "
-    private static let insertRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    private static let columns = 11
+    private static let insertHead =
+        "INSERT INTO journal (seq, threadId, kind, type, turnId, approvalId, text, bytes, createdAt, machine, remoteSeq) VALUES "
+    private static let insertRow = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     private static let insertOne = insertHead + insertRow
     private static let insertMany = insertHead + Array(repeating: insertRow, count: rowsPerInsert).joined(separator: ", ")
 
-    /// Binds one entry's columns at parameters `offset + 1 ... offset + 9`.
+    /// Binds one entry's columns at parameters `offset + 1 ... offset + 11`.
     private static func bind(_ entry: JournalEntry, _ handle: OpaquePointer, offset: Int32) {
         sqlite3_bind_int64(handle, offset + 1, entry.seq)
         bind(entry.threadId, handle, offset + 2)
@@ -115,6 +121,12 @@ public struct EventJournal: Sendable {
         bind(entry.text, handle, offset + 7)
         sqlite3_bind_int64(handle, offset + 8, Int64(entry.text.utf8.count))
         sqlite3_bind_double(handle, offset + 9, entry.createdAt.timeIntervalSince1970)
+        bind(entry.machine, handle, offset + 10)
+        if let remoteSeq = entry.remoteSeq {
+            sqlite3_bind_int64(handle, offset + 11, remoteSeq)
+        } else {
+            sqlite3_bind_null(handle, offset + 11)
+        }
     }
 
     /// SQLite copies the text (`SQLITE_TRANSIENT`).
@@ -152,11 +164,12 @@ public struct EventJournal: Sendable {
     }
 
     /// Frames with `after < seq <= through`, of `threads` (nil: every thread), in seq order, at most `limit`: what
-    /// a replay sends.
-    public func readFrames(after: Int64, through: Int64 = .max, threads: Set<String>? = nil, limit: Int) async throws -> [(
-        seq: Int64, text: String
-    )] {
-        guard let (sql, arguments) = Self.pageQuery(after: after, through: through, threads: threads, limit: limit)
+    /// a replay sends. `relayed: false` leaves out the messages relayed from linked machines (a session that did
+    /// not ask for the fleet never gets them).
+    public func readFrames(after: Int64, through: Int64 = .max, threads: Set<String>? = nil, relayed: Bool = true, limit: Int)
+        async throws -> [(seq: Int64, text: String)]
+    {
+        guard let (sql, arguments) = Self.pageQuery(after: after, through: through, threads: threads, relayed: relayed, limit: limit)
         else {
             return []
         }
@@ -174,10 +187,11 @@ public struct EventJournal: Sendable {
     /// One page in seq order. The thread filter is applied while walking the primary key (`+threadId` keeps
     /// SQLite off the thread index, which would read every row of the thread and sort them for each page): a
     /// whole replay reads each row of its range once. Nil when `threads` is empty (nothing matches).
-    private static func pageQuery(after: Int64, through: Int64, threads: Set<String>?, limit: Int) -> (
+    private static func pageQuery(after: Int64, through: Int64, threads: Set<String>?, relayed: Bool, limit: Int) -> (
         String, StatementArguments
     )? {
         var sql = "SELECT seq, text FROM journal WHERE seq > ? AND seq <= ?"
+        if !relayed { sql += " AND machine IS NULL" }
         var arguments: StatementArguments = [after, through]
         if let threads {
             guard !threads.isEmpty else { return nil }
@@ -197,7 +211,7 @@ public struct EventJournal: Sendable {
                 db,
                 sql: """
                     SELECT s.threadId, s.turnId FROM journal s
-                    WHERE s.type = 'turn/started' AND s.turnId IS NOT NULL AND NOT EXISTS (
+                    WHERE s.type = 'turn/started' AND s.turnId IS NOT NULL AND s.machine IS NULL AND NOT EXISTS (
                         SELECT 1 FROM journal e WHERE e.threadId = s.threadId AND e.turnId = s.turnId AND e.seq > s.seq
                         AND e.type IN ('turn/completed', 'bridge/turnFailed'))
                     ORDER BY s.seq
@@ -213,7 +227,7 @@ public struct EventJournal: Sendable {
                 db,
                 sql: """
                     SELECT r.threadId, r.approvalId FROM journal r
-                    WHERE r.kind = 'approvalRequest' AND r.approvalId IS NOT NULL AND NOT EXISTS (
+                    WHERE r.kind = 'approvalRequest' AND r.approvalId IS NOT NULL AND r.machine IS NULL AND NOT EXISTS (
                         SELECT 1 FROM journal e WHERE e.approvalId = r.approvalId AND e.kind = 'approvalResolved')
                     ORDER BY r.seq
                     """
@@ -229,11 +243,18 @@ public struct EventJournal: Sendable {
                 db,
                 sql: """
                     SELECT r.threadId, r.approvalId FROM journal r
-                    WHERE r.kind = ? AND r.approvalId IS NOT NULL AND NOT EXISTS (
+                    WHERE r.kind = ? AND r.approvalId IS NOT NULL AND r.machine IS NULL AND NOT EXISTS (
                         SELECT 1 FROM journal e WHERE e.approvalId = r.approvalId AND e.kind = ?)
                     ORDER BY r.seq
                     """, arguments: [opened, closed]
             ).map { (threadId: $0["threadId"], key: $0["approvalId"]) }
+        }
+    }
+
+    /// The highest seq relayed from `machine` (its link's resume cursor), nil when none was.
+    public func relayCursor(machine: String) throws -> Int64? {
+        try database.pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(remoteSeq) FROM journal WHERE machine = ?", arguments: [machine])
         }
     }
 

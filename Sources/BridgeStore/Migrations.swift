@@ -22,6 +22,7 @@ enum BridgeMigrations {
         ("v8-trust", TrustMigrations.v8Trust),
         ("v9-thread-modes-turn-plans", PlanMigrations.v9ThreadModesAndTurnPlans),
         ("v10-audit-counts", TrustMigrations.v10AuditCounts),
+        ("v11-fleet", FleetMigrations.v11Fleet),
     ]
 
     /// Follow-ups waiting behind a running turn (``QueuedMessageStore``).

@@ -63,11 +63,14 @@ public enum SecretFile {
 public enum StoreError: Error, CustomStringConvertible, Sendable {
     case io(String)
     case corrupt(String)
+    /// A request the store refuses (a limit, a bad value), said for a person.
+    case invalid(String)
 
     public var description: String {
         switch self {
         case .io(let message): message
         case .corrupt(let message): message
+        case .invalid(let message): message
         }
     }
 }

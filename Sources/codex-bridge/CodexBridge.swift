@@ -13,7 +13,7 @@ struct CodexBridge: AsyncParsableCommand {
             ServeCommand.self, TokenCommand.self, PairCommand.self, DevicesCommand.self, AuditCommand.self, DiscoverCommand.self,
             StatusCommand.self,
             DoctorCommand.self,
-            ServiceCommand.self, TLSCommand.self, AttachCommand.self, CompletionsCommand.self,
+            ServiceCommand.self, TLSCommand.self, AttachCommand.self, MachinesCommand.self, CompletionsCommand.self,
         ]
     )
 

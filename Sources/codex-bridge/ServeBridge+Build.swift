@@ -1,3 +1,4 @@
+import BridgeFleet
 import BridgeHub
 import BridgeOps
 import BridgeProtocol
@@ -136,6 +137,10 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
     await hub.useUploads(uploads)
     let server = ServerInfo(
         id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current, pushPublicKey: notifications.publicKey)
+    // The machines linked to this one (`codex-bridge machines add`): a fleet session sees their threads too.
+    let fleet = FleetLinks(
+        home: MachineRef(id: server.id, name: server.name), hub: hub, journal: storage.journal,
+        store: MachineStore(database: pairing.registry.database), logger: logger)
     let configuration = BridgeServerConfiguration(
         host: pairing.host,
         port: settings.listen.port,
@@ -173,7 +178,7 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
     let bridge = BridgeServer(
         configuration: configuration,
         authenticator: Authenticator(sharedSecretFile: paths.tokenFile, devices: pairing.devices),
-        handler: hub,
+        handler: FleetRouter(hub: hub, links: fleet),
         registry: pairing.connections,
         logger: logger,
         rateLimiter: rateLimiter,
@@ -206,7 +211,7 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
     services += [
         .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
         .init(service: pairing.revocationWatcher), .init(service: ScopeWatcher(hub: hub)),
-        .init(service: JournalPruner(storage: storage, logger: logger)),
+        .init(service: JournalPruner(storage: storage, logger: logger)), .init(service: fleet),
     ]
     services += notifications.services
     if let publisher { services.append(.init(service: publisher)) }

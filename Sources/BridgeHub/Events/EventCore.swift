@@ -19,7 +19,7 @@ struct EventCore {
     /// Messages published while a batch of Codex events is processed, journaled together.
     private struct Batch {
         var entries: [JournalEntry] = []
-        var deliveries: [(text: String, threadId: String)] = []
+        var deliveries: [(text: String, threadId: String, relayed: Bool)] = []
     }
 
     /// The last seq given out (or journaled by an earlier run).
@@ -53,13 +53,17 @@ struct EventCore {
 
     /// A numbered message of `threadId`: nil while batching (it waits for ``endBatch()``), else what to write
     /// and deliver now.
+    /// A message relayed from a linked machine (its entry names the machine) goes to fleet sessions only.
     mutating func publish(_ entry: JournalEntry, text: String, threadId: String) -> Written? {
+        let relayed = entry.machine != nil
         if batch != nil {
             batch?.entries.append(entry)
-            batch?.deliveries.append((text, threadId))
+            batch?.deliveries.append((text, threadId, relayed))
             return nil
         }
-        return Written(entries: [entry], actions: fanOut.publish(text, threadId: threadId))
+        var actions: [FanOut.Action] = []
+        fanOut.publish(text, threadId: threadId, relayed: relayed, into: &actions)
+        return Written(entries: [entry], actions: actions)
     }
 
     /// Ends the batch: its entries for one journal transaction, and one list of actions for all its frames (a
@@ -69,8 +73,8 @@ struct EventCore {
         batch = nil
         var actions: [FanOut.Action] = []
         actions.reserveCapacity(pending.deliveries.count)
-        for (text, threadId) in pending.deliveries {
-            fanOut.publish(text, threadId: threadId, into: &actions)
+        for (text, threadId, relayed) in pending.deliveries {
+            fanOut.publish(text, threadId: threadId, relayed: relayed, into: &actions)
         }
         return Written(entries: pending.entries, actions: actions)
     }

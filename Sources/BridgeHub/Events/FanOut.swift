@@ -28,6 +28,8 @@ struct FanOut {
     /// Thread id → sessions subscribed to it by name (not through `"*"`).
     private var byThread: [String: Set<UInt64>] = [:]
     private var everyThread: Set<UInt64> = []
+    /// Sessions that asked for the fleet (`hello.fleet`): the only ones that get frames relayed from linked machines.
+    private var fleet: Set<UInt64> = []
 
     init(maxHeldFrames: Int) {
         self.maxHeldFrames = maxHeldFrames
@@ -72,8 +74,17 @@ struct FanOut {
         }
     }
 
+    /// The session asked for the fleet: it gets frames relayed from linked machines too.
+    mutating func joinFleet(_ session: UInt64) {
+        fleet.insert(session)
+    }
+
+    /// Whether the session asked for the fleet.
+    func isFleet(_ session: UInt64) -> Bool { fleet.contains(session) }
+
     /// Forgets the session: its subscriptions, holds and held frames.
     mutating func remove(_ session: UInt64) {
+        fleet.remove(session)
         guard let route = routes.removeValue(forKey: session) else { return }
         everyThread.remove(session)
         for threadId in route.threads {
@@ -91,9 +102,16 @@ struct FanOut {
         return actions
     }
 
-    /// The same, appended to `actions` (a batch of frames collects its actions in one array).
-    mutating func publish(_ text: String, threadId: String, into actions: inout [Action]) {
+    /// The same, appended to `actions` (a batch of frames collects its actions in one array). A frame relayed
+    /// from a linked machine goes to fleet sessions only.
+    mutating func publish(_ text: String, threadId: String, relayed: Bool = false, into actions: inout [Action]) {
         let named = byThread[threadId]
+        if relayed {
+            var targets = everyThread.intersection(fleet)
+            if let named { targets.formUnion(named.intersection(fleet)) }
+            for session in targets.sorted() { deliver(text, to: session, into: &actions) }
+            return
+        }
         // One subscriber (the usual case): no set union, no sort.
         if everyThread.isEmpty, let named, named.count == 1, let only = named.first {
             deliver(text, to: only, into: &actions)

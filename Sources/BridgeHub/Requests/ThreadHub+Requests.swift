@@ -157,7 +157,7 @@ extension ThreadHub {
         }
     }
 
-    private func checkSubscriptionCount(_ session: ClientSession) throws {
+    func checkSubscriptionCount(_ session: ClientSession) throws {
         guard events.fanOut.subscriptionCount(session.id) < Self.maxSubscriptionsPerSession else {
             throw HubError(
                 .badRequest, "too many subscriptions (at most \(Self.maxSubscriptionsPerSession) threads; subscribe to \"*\" instead)")

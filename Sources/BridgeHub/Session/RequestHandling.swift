@@ -7,7 +7,13 @@ public struct SessionOpening: Sendable {
     public var restoredSubscriptions: [String]?
     /// What the client may choose (roots, sandboxes, approval policies).
     public var policy: ClientPolicy?
-    public init(lastSeq: Int64? = nil, resume: ResumeStatus? = nil, restoredSubscriptions: [String]? = nil, policy: ClientPolicy? = nil) {
+    /// For a fleet session (`hello.fleet`): every machine and its state, this bridge first.
+    public var machines: [MachineStatus]?
+    public init(
+        lastSeq: Int64? = nil, resume: ResumeStatus? = nil, restoredSubscriptions: [String]? = nil, policy: ClientPolicy? = nil,
+        machines: [MachineStatus]? = nil
+    ) {
+        self.machines = machines
         self.lastSeq = lastSeq
         self.resume = resume
         self.restoredSubscriptions = restoredSubscriptions

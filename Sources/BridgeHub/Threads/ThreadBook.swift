@@ -44,6 +44,9 @@ struct ThreadBook {
         entries.compactMap { key, entry in entry.runningTurnId.map { (key, $0) } }.sorted { $0.threadId < $1.threadId }
     }
 
+    /// Whether the thread is known (seen in this run, or recovered from the journal).
+    func knows(_ threadId: String) -> Bool { entries[threadId] != nil }
+
     /// The thread other than `threadId` whose running turn is `turnId`.
     func owner(ofTurn turnId: String, besides threadId: String) -> String? {
         entries.first { $0.key != threadId && $0.value.runningTurnId == turnId }?.key

@@ -18,6 +18,8 @@ extension ThreadHub {
         var through: Int64
         /// nil: every thread.
         var threads: Set<String>?
+        /// Whether messages relayed from linked machines are replayed too (a fleet session).
+        var relayed = false
     }
 
     /// Journal rows read per page during a replay.
@@ -206,6 +208,8 @@ extension ThreadHub {
         }
         // From here to the return nothing suspends: subscriptions, seam and hold are taken in one step.
         sessions[session.id] = SessionState(session: session, clientKey: key)
+        let fleet = session.hello.fleet == true
+        if fleet { events.fanOut.joinFleet(session.id) }
         // Nothing reaches the session before its helloAck: live frames wait until `replayPending`.
         beginHold(session.id)
         let seam = events.lastSeq
@@ -215,7 +219,7 @@ extension ThreadHub {
             if status == .ok, !restored.isEmpty, cursor < seam {
                 beginHold(session.id)
                 sessions[session.id]?.pendingReplay = Replay(
-                    after: cursor, through: seam, threads: restored.contains("*") ? nil : Set(restored))
+                    after: cursor, through: seam, threads: restored.contains("*") ? nil : Set(restored), relayed: fleet)
             }
         }
         for threadId in restored {
@@ -257,7 +261,9 @@ extension ThreadHub {
         subscribe(session, to: threadId, sendPendingApprovals: status != .ok)
         if let afterSeq, status == .ok, afterSeq < seam {
             beginHold(session.id)
-            await runReplay(Replay(after: afterSeq, through: seam, threads: threadId == "*" ? nil : [threadId]), to: session)
+            let replay = Replay(
+                after: afterSeq, through: seam, threads: threadId == "*" ? nil : [threadId], relayed: events.fanOut.isFleet(session.id))
+            await runReplay(replay, to: session)
             endHold(session.id)
         }
         await remember(session, subscribedTo: threadId, true)
@@ -300,7 +306,7 @@ extension ThreadHub {
             let page: [(seq: Int64, text: String)]
             do {
                 page = try await journal.readFrames(
-                    after: cursor, through: replay.through, threads: replay.threads, limit: Self.replayPageSize)
+                    after: cursor, through: replay.through, threads: replay.threads, relayed: replay.relayed, limit: Self.replayPageSize)
             } catch {
                 session.logger.error("Cannot read the journal; closing so that the client resumes", metadata: ["error": "\(error)"])
                 session.closeAsSlowReader()

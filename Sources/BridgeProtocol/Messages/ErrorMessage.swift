@@ -6,8 +6,11 @@ public struct ErrorMessage: Codable, Sendable, Hashable, Error {
     public var message: String
     /// With `forbidden` for a device that lacks a scope: the scope the request needs.
     public var scope: Scope?
+    /// In a fleet session: the linked machine that refused, or that `machine_unavailable` names.
+    public var machine: String?
 
-    public init(id: String?, code: BridgeErrorCode, message: String, scope: Scope? = nil) {
+    public init(id: String?, code: BridgeErrorCode, message: String, scope: Scope? = nil, machine: String? = nil) {
+        self.machine = machine
         self.id = id
         self.code = code
         self.message = message

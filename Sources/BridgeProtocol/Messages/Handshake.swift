@@ -13,11 +13,15 @@ public struct Hello: Codable, Sendable, Hashable {
     /// bytes. With it the bridge remembers the client's subscriptions and deduplicates its retried requests,
     /// as it does for a paired device. Ignored for device tokens (the device id is the identity).
     public var clientId: String?
+    /// Asks for the fleet: the threads of every machine linked to this bridge, each labelled with its `machine`
+    /// (see BRIDGE.md, "Several workstations"). Absent or false: this bridge's own threads only, as always.
+    public var fleet: Bool?
 
     public init(
         version: Int = ProtocolVersion.current, token: String? = nil, device: DeviceInfo? = nil, resume: ResumeCursor? = nil,
-        clientId: String? = nil
+        clientId: String? = nil, fleet: Bool? = nil
     ) {
+        self.fleet = fleet
         self.version = version
         self.token = token
         self.device = device
@@ -115,12 +119,15 @@ public struct HelloAck: Codable, Sendable, Hashable {
     public var policy: ClientPolicy?
     /// What this connection may do (every scope for the shared secret); absent on a failed handshake.
     public var scopes: Scopes?
+    /// With `hello.fleet`: every machine of the fleet and its state, this bridge first.
+    public var machines: [MachineStatus]?
 
     public init(
         version: Int, ok: Bool, error: WireError? = nil, server: ServerInfo? = nil, versions: [Int]? = nil,
         deviceId: String? = nil, deviceToken: String? = nil, lastSeq: Int64? = nil, resume: ResumeStatus? = nil,
-        restoredSubscriptions: [String]? = nil, policy: ClientPolicy? = nil, scopes: Scopes? = nil
+        restoredSubscriptions: [String]? = nil, policy: ClientPolicy? = nil, scopes: Scopes? = nil, machines: [MachineStatus]? = nil
     ) {
+        self.machines = machines
         self.scopes = scopes
         self.version = version
         self.ok = ok

@@ -31,6 +31,8 @@ public struct StartThread: Codable, Sendable, Hashable {
     public var worktree: WorktreeRequest?
     /// `plan` or `default`; the thread remembers it for its later turns.
     public var collaborationMode: CollaborationMode?
+    /// In a fleet session: the machine to start it on (its id from `helloAck.machines`); absent: this bridge.
+    public var machine: String?
     public init(
         cwd: String, prompt: String, model: String? = nil, sandbox: String? = nil, approvalPolicy: String? = nil, effort: String? = nil,
         attachments: [String]? = nil, worktree: WorktreeRequest? = nil, collaborationMode: CollaborationMode? = nil
@@ -145,7 +147,12 @@ public enum ApprovalDecision: String, Codable, Sendable, Hashable, CaseIterable 
 public struct ListDirectory: Codable, Sendable, Hashable {
     /// An absolute path inside one of the roots.
     public var path: String
-    public init(path: String) { self.path = path }
+    /// In a fleet session: the machine whose directory to list; absent: this bridge.
+    public var machine: String?
+    public init(path: String, machine: String? = nil) {
+        self.path = path
+        self.machine = machine
+    }
 }
 
 /// Every request a client can make; each travels with a client-chosen `id`.

@@ -27,6 +27,8 @@ public struct ThreadSummary: Codable, Sendable, Hashable {
     public var goal: ThreadGoal?
     /// The collaboration mode this bridge starts the thread's turns with, when one was chosen.
     public var collaborationMode: CollaborationMode?
+    /// In a fleet session: the machine the thread runs on.
+    public var machine: MachineRef?
     public init(
         threadId: String, cwd: String? = nil, preview: String? = nil, status: String? = nil, updatedAt: Double? = nil,
         source: String? = nil,

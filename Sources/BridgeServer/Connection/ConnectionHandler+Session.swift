@@ -143,7 +143,8 @@ extension ConnectionHandler {
             let ack = HelloAck(
                 version: version, ok: true, server: server, versions: Array(ProtocolVersion.supported),
                 deviceId: principal.deviceId, deviceToken: newDeviceToken, lastSeq: opening.lastSeq, resume: opening.resume,
-                restoredSubscriptions: opening.restoredSubscriptions, policy: opening.policy, scopes: session.scopes
+                restoredSubscriptions: opening.restoredSubscriptions, policy: opening.policy, scopes: session.scopes,
+                machines: opening.machines
             )
             BridgeMetrics.shared.handshake(ack)
             session.send(.helloAck(ack))

@@ -1,0 +1,87 @@
+import BridgeProtocol
+import Synchronization
+
+/// Which machine owns what a fleet session names: threads, approvals and questions of linked machines, learnt
+/// from the messages their links relay and from their answers (`threads`, `threadStarted`).
+///
+/// A value type with no I/O, so its rules are tested without sockets. The first machine to name a thread owns
+/// it: a linked bridge that names another machine's thread (hostile or confused) is not believed, and the home
+/// bridge's own threads are never a linked machine's (the hub checks that before relaying).
+public struct FleetDirectory: Sendable {
+    private var threads: [String: String] = [:]
+    private var approvals: [String: String] = [:]
+    private var inputs: [String: String] = [:]
+
+    /// Most entries of each kind kept; the oldest are forgotten first (a forgotten thread is learnt again from the
+    /// next `listThreads` or message).
+    let capacity: Int
+    private var order: [String] = []
+
+    public init(capacity: Int = 100_000) {
+        self.capacity = capacity
+    }
+
+    /// The machine that owns `threadId`, if a linked one does.
+    public func machine(ofThread threadId: String) -> String? { threads[threadId] }
+    /// The machine that asked approval `approvalId`.
+    public func machine(ofApproval approvalId: String) -> String? { approvals[approvalId] }
+    /// The machine that asked question `requestId`.
+    public func machine(ofInput requestId: String) -> String? { inputs[requestId] }
+
+    /// `machine` says it runs `threadId`: true when it does (it was first, or already owned it).
+    @discardableResult
+    public mutating func claim(thread threadId: String, by machine: String) -> Bool {
+        if let owner = threads[threadId] { return owner == machine }
+        threads[threadId] = machine
+        order.append(threadId)
+        if order.count > capacity {
+            let excess = order.count - capacity
+            for id in order.prefix(excess) { threads[id] = nil }
+            order.removeFirst(excess)
+        }
+        return true
+    }
+
+    /// A message relayed from `machine`: true when it may be relayed (its thread is that machine's), and its
+    /// approval or question is then remembered as that machine's.
+    public mutating func observe(_ message: ServerMessage, from machine: String) -> Bool {
+        guard let threadId = message.threadId, claim(thread: threadId, by: machine) else { return false }
+        switch message {
+        case .approvalRequest(let request): approvals[request.approvalId] = machine
+        case .approvalResolved(let resolved): approvals[resolved.approvalId] = nil
+        case .inputRequest(let request): inputs[request.requestId] = machine
+        case .inputResolved(let resolved): inputs[resolved.requestId] = nil
+        default: break
+        }
+        return true
+    }
+
+    /// Forgets everything of a machine that was unlinked.
+    public mutating func forget(machine: String) {
+        threads = threads.filter { $0.value != machine }
+        approvals = approvals.filter { $0.value != machine }
+        inputs = inputs.filter { $0.value != machine }
+        order.removeAll { threads[$0] == nil }
+    }
+
+    /// The linked machine a request is for: by `machine` (startThread, listDirectory), by its thread, approval or
+    /// question. nil: the home bridge.
+    public func route(_ request: BridgeRequest) -> String? {
+        switch request {
+        case .startThread(let start): return start.machine
+        case .listDirectory(let list): return list.machine
+        case .approve(let approve): return approvals[approve.approvalId]
+        case .answerInput(let answer): return inputs[answer.requestId]
+        default: return request.threadId.flatMap { threads[$0] }
+        }
+    }
+}
+
+/// The one ``FleetDirectory`` the links write and the router reads, behind a lock.
+final class SharedFleetDirectory: Sendable {
+    private let directory = Mutex(FleetDirectory())
+
+    func withLock<T: Sendable>(_ body: (inout FleetDirectory) -> T) -> T {
+        directory.withLock { body(&$0) }
+    }
+}

@@ -1,0 +1,180 @@
+import BridgeClient
+import BridgeHub
+import BridgeProtocol
+import Crypto
+import Foundation
+
+/// The request layer of a bridge with linked machines: a session that did not ask for the fleet is the hub's
+/// alone, exactly as without links. A fleet session's requests go to the machine they are for: `listThreads`
+/// merges every machine's threads (a machine offline shows its last known ones), `startThread` and
+/// `listDirectory` name a machine, other requests follow their thread, approval or question. Subscriptions are
+/// this bridge's own (its journal holds what the links relay), so a phone's resume is what it always was.
+///
+/// A request for a linked machine passes this bridge's scope check first; that machine then checks the link's
+/// own scopes (what a phone may do there is the intersection). Its id is derived from the session and the
+/// phone's id, so a phone that sends the same request again after a lost connection is answered once there.
+public struct FleetRouter: RequestHandling {
+    let hub: ThreadHub
+    let links: FleetLinks
+
+    public init(hub: ThreadHub, links: FleetLinks) {
+        self.hub = hub
+        self.links = links
+    }
+
+    public func sessionOpened(_ session: ClientSession) async -> SessionOpening {
+        var opening = await hub.sessionOpened(session)
+        if session.hello.fleet == true {
+            opening.machines = await links.statuses()
+            await links.join(session)
+        }
+        return opening
+    }
+
+    public func sessionReady(_ session: ClientSession) async {
+        await hub.sessionReady(session)
+    }
+
+    public nonisolated func immediateOpening(for hello: Hello, principal: Principal) -> SessionOpening? {
+        // A fleet ack lists the machines, which takes the links' actor.
+        hello.fleet == true ? nil : hub.immediateOpening(for: hello, principal: principal)
+    }
+
+    public func sessionRegistered(_ session: ClientSession) async {
+        await hub.sessionRegistered(session)
+    }
+
+    public func acknowledged(_ seq: Int64, session: ClientSession) async {
+        await hub.acknowledged(seq, session: session)
+    }
+
+    public func sessionClosed(_ session: ClientSession) async {
+        if session.hello.fleet == true { await links.leave(session) }
+        await hub.sessionClosed(session)
+    }
+
+    public func isResponsive() async -> Bool {
+        await hub.isResponsive()
+    }
+
+    public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
+        guard session.hello.fleet == true else { return await hub.handle(request, id: id, session: session) }
+        if case .listThreads(let list) = request { return await listFleet(list, id: id, session: session) }
+        var machineId = links.directory.withLock { $0.route(request) }
+        if machineId == links.home.id { machineId = nil }
+        guard let machineId else { return await hub.handle(request, id: id, session: session) }
+        if case .unsubscribe = request { return await hub.handle(request, id: id, session: session) }
+        if let refusal = ScopeGate.check(request, session: session) { return .error(refusal.errorMessage(id: id)) }
+        if case .subscribe(let subscribe) = request {
+            do {
+                return .response(
+                    id: id, .subscribed(try await hub.subscribeRelayed(session, to: subscribe.threadId, afterSeq: subscribe.afterSeq)))
+            } catch {
+                return await hub.handle(request, id: id, session: session)  // its own error (a bad thread id, too many)
+            }
+        }
+        guard let link = await links.link(machineId) else {
+            let machine = MachineRef(id: machineId, name: machineId)
+            return .error(FleetError.unavailable(machine).errorMessage(id: id))
+        }
+        return await forward(Self.strippingMachine(request), id: id, to: link, session: session)
+    }
+
+    /// Sends a request to a linked machine and passes its answer on, labelled.
+    private func forward(_ request: BridgeRequest, id: String, to link: MachineLink, session: ClientSession) async -> ServerMessage {
+        let seam = await hub.lastSeq
+        do {
+            let response = try await link.send(request, id: Self.forwardedId(id, session: session))
+            switch response {
+            case .threadStarted(let started):
+                links.directory.withLock { _ = $0.claim(thread: started.threadId, by: link.ref.id) }
+                // Whatever the link relayed of the new thread since the request left is replayed first.
+                _ = try? await hub.subscribeRelayed(session, to: started.threadId, afterSeq: seam)
+            case .threads(var list):
+                list.threads = list.threads.map { Self.labelled($0, link.ref) }
+                return .response(id: id, .threads(list))
+            default:
+                break
+            }
+            return .response(id: id, response)
+        } catch let error as FleetError {
+            return .error(error.errorMessage(id: id))
+        } catch let error as BridgeRequestError {
+            return .error(
+                ErrorMessage(
+                    id: id, code: error.code, message: "\(link.ref.name): \(error.message)", scope: error.scope, machine: link.ref.id))
+        } catch {
+            return .error(FleetError.lost(link.ref, "\(error)").errorMessage(id: id))
+        }
+    }
+
+    /// Every machine's threads, newest first, each labelled with its machine. A machine that does not answer
+    /// within 5 s contributes the threads it had last.
+    private func listFleet(_ list: ListThreads, id: String, session: ClientSession) async -> ServerMessage {
+        let home = await hub.handle(.listThreads(list), id: id, session: session)
+        guard case .response(_, .threads(var merged)) = home else { return home }
+        merged.threads = merged.threads.map { Self.labelled($0, links.home) }
+        // Paging continues on the home bridge only; the linked machines' newest threads come with the first page.
+        guard list.cursor == nil else { return .response(id: id, .threads(merged)) }
+        let linked = await links.allLinks()
+        let forwardedId = Self.forwardedId(id, session: session)
+        let answers = await withTaskGroup(of: [ThreadSummary].self) { group in
+            for link in linked {
+                group.addTask {
+                    if case .threads(let remote)? = try? await Self.withTimeout(
+                        .seconds(5), { try await link.send(.listThreads(list), id: forwardedId) })
+                    {
+                        await link.remember(remote.threads)
+                    }
+                    return await link.lastThreads.map { Self.labelled($0, link.ref) }
+                }
+            }
+            var all: [[ThreadSummary]] = []
+            for await answer in group { all.append(answer) }
+            return all
+        }
+        merged.threads += answers.flatMap { $0 }
+        merged.threads.sort { ($0.updatedAt ?? 0) > ($1.updatedAt ?? 0) }
+        return .response(id: id, .threads(merged))
+    }
+
+    private static func labelled(_ thread: ThreadSummary, _ machine: MachineRef) -> ThreadSummary {
+        var thread = thread
+        thread.machine = machine
+        return thread
+    }
+
+    /// The request as the linked machine gets it (it is that machine's own there).
+    private static func strippingMachine(_ request: BridgeRequest) -> BridgeRequest {
+        switch request {
+        case .startThread(var start):
+            start.machine = nil
+            return .startThread(start)
+        case .listDirectory(var list):
+            list.machine = nil
+            return .listDirectory(list)
+        default:
+            return request
+        }
+    }
+
+    /// The id a forwarded request carries: the same for the same phone and request id, different for another
+    /// phone (the linked machine deduplicates per link, which all of this bridge's phones share).
+    static func forwardedId(_ id: String, session: ClientSession) -> String {
+        let who = session.principal.deviceId ?? session.hello.clientId ?? "session-\(session.id)"
+        let digest = SHA256.hash(data: Data((who + "\u{0}" + id).utf8))
+        return "fleet-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                throw CancellationError()
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import BridgeClient
+import BridgeHub
+import BridgeProtocol
+import BridgeStore
+import Foundation
+import Logging
+
+/// The home bridge's link to one linked machine: a client of that bridge over the bridge protocol, with the
+/// device token it was given when it paired and the certificate it pinned. It subscribes to every thread there
+/// and relays each journaled message into the home bridge's journal (``ThreadHub/relay(_:from:remoteSeq:)``),
+/// resuming after the highest seq it relayed (kept in that journal): a drop or a restart of either side loses
+/// nothing and repeats nothing.
+///
+/// One connection at a time, reconnecting with backoff for as long as the machine stays linked. Requests the
+/// home bridge forwards (``send(_:id:)``) fail at once while the machine is offline.
+public actor MachineLink {
+    /// What the link reports.
+    public enum Change: Sendable {
+        /// The machine's state changed.
+        case state(MachineStatus)
+        /// The machine refused this bridge's credential (the link was revoked there).
+        case revoked(MachineStatus)
+    }
+
+    public nonisolated let machine: MachineStore.Machine
+    public nonisolated let ref: MachineRef
+    private let hub: ThreadHub
+    private let journal: EventJournal
+    private let store: MachineStore
+    private let directory: SharedFleetDirectory
+    private let logger: Logger
+    private let onChange: @Sendable (Change) async -> Void
+    private var client: BridgeClient?
+    private(set) var state = MachineState.offline
+    /// The thread list last read from the machine (shown, labelled offline, while it is unreachable).
+    private(set) var lastThreads: [ThreadSummary] = []
+
+    init(
+        machine: MachineStore.Machine, hub: ThreadHub, journal: EventJournal, store: MachineStore, directory: SharedFleetDirectory,
+        logger: Logger, onChange: @escaping @Sendable (Change) async -> Void
+    ) {
+        self.machine = machine
+        self.ref = MachineRef(id: machine.id, name: machine.name)
+        self.hub = hub
+        self.journal = journal
+        self.store = store
+        self.directory = directory
+        var logger = logger
+        logger[metadataKey: "bridge.machine.id"] = "\(machine.id)"
+        self.logger = logger
+        self.onChange = onChange
+    }
+
+    /// The machine and its state.
+    var status: MachineStatus { MachineStatus(id: ref.id, name: ref.name, state: state) }
+
+    /// Connects, relays and reconnects until cancelled or the machine refuses the credential.
+    func run() async {
+        var backoff = ReconnectBackoff(initialDelay: .milliseconds(250), maximumDelay: .seconds(10), maxAttempts: .max)
+        while !Task.isCancelled {
+            let outcome = await connectAndRelay()
+            await setState(.offline)
+            if case .revoked = outcome {
+                logger.warning("A linked machine refused this bridge's credential; link it again with codex-bridge machines add")
+                try? await store.setState(machine.id, "revoked")
+                await onChange(.revoked(status))
+                return
+            }
+            if case .connected = outcome { backoff.reset() }
+            guard let delay = backoff.next() else { return }
+            try? await Task.sleep(for: delay)
+        }
+    }
+
+    private enum Outcome { case connected, failed, revoked }
+
+    private func connectAndRelay() async -> Outcome {
+        let cursor: Int64?
+        do {
+            cursor = try journal.relayCursor(machine: machine.id)
+        } catch {
+            logger.error("Cannot read the relay cursor", metadata: ["error": "\(error)"])
+            return .failed
+        }
+        let endpoints = machine.addresses.map { BridgeEndpoint(host: $0, port: machine.port, tls: machine.fingerprint != nil) }
+        var configuration = BridgeClientConfiguration(
+            target: .endpoints(endpoints, pin: machine.fingerprint.flatMap(CertificatePin.init(fingerprint:))), token: machine.token,
+            clientId: machine.clientId, reconnects: false, handshakeTimeout: .seconds(10))
+        configuration.resumeFrom = cursor
+        let client = BridgeClient(configuration: configuration, logger: logger)
+        let ack: HelloAck
+        do {
+            ack = try await client.connect()
+        } catch {
+            if error.isCredentialRefused { return .revoked }
+            logger.debug("A linked machine is unreachable", metadata: ["error": "\(error)"])
+            return .failed
+        }
+        self.client = client
+        await setState(.online)
+        logger.info("Linked machine online", metadata: ["bridge.machine.name": "\(machine.name)"])
+        if !(ack.restoredSubscriptions ?? []).contains("*") {
+            Task { _ = try? await client.send(.subscribe(Subscribe(threadId: "*", afterSeq: ack.resume == .ok ? cursor : nil))) }
+        }
+        Task { await self.refreshThreads() }
+        for await message in client.events {
+            guard let seq = message.seq else { continue }
+            guard directory.withLock({ $0.observe(message, from: machine.id) }) else {
+                logger.notice("Dropped a message of a linked machine for a thread it does not own")
+                continue
+            }
+            await hub.relay(message, from: ref, remoteSeq: seq)
+        }
+        self.client = nil
+        let statuses = client.statuses
+        await client.close()
+        for await status in statuses {
+            if case .failed(let error) = status, error.isCredentialRefused { return .revoked }
+        }
+        return .connected
+    }
+
+    /// Reads the machine's thread list again (kept for when it is offline).
+    func refreshThreads() async {
+        guard let client else { return }
+        if case .threads(let list) = try? await client.send(.listThreads(ListThreads(limit: 100))) {
+            remember(list.threads)
+        }
+    }
+
+    /// Keeps a list answered by the machine and learns its threads.
+    func remember(_ threads: [ThreadSummary]) {
+        let owned = directory.withLock { directory in threads.filter { directory.claim(thread: $0.threadId, by: machine.id) } }
+        lastThreads = owned
+    }
+
+    /// Forwards a request; throws `machine_unavailable` at once when the machine is not connected.
+    func send(_ request: BridgeRequest, id: String) async throws -> BridgeResponse {
+        guard let client, state == .online else { throw FleetError.unavailable(ref) }
+        do {
+            return try await client.send(request, id: id)
+        } catch let error as BridgeClientError {
+            throw FleetError.lost(ref, error.message)
+        }
+    }
+
+    /// Closes the connection (the machine was unlinked).
+    func stop() async {
+        await client?.close()
+        client = nil
+    }
+
+    private func setState(_ new: MachineState) async {
+        guard new != state else { return }
+        state = new
+        try? await store.setState(machine.id, new.rawValue)
+        await onChange(.state(status))
+    }
+}
+
+extension BridgeClientError {
+    /// The bridge refused the credential or closed the connection by policy (the link was revoked there).
+    var isCredentialRefused: Bool {
+        code == .authenticationFailed && serverCode != .rateLimited && serverCode != .versionUnsupported
+    }
+}

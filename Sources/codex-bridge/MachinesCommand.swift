@@ -1,0 +1,187 @@
+import ArgumentParser
+import BridgeClient
+import BridgeProtocol
+import BridgeStore
+import Foundation
+import Logging
+
+/// `codex-bridge machines add|list|remove|rename`: the other workstations this bridge carries to its phones
+/// (a phone that asks for the fleet sees their threads beside this one's).
+struct MachinesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "machines",
+        abstract: "Link other workstations' bridges to this one, so its phones see every workstation.",
+        discussion: """
+            On the other workstation run `codex-bridge pair --json` and pass its url here: this bridge pairs with it \
+            as a device (platform "bridge"), with the scopes that code gives. A running `serve` links a machine \
+            added here within a second.
+            """,
+        subcommands: [Add.self, List.self, Remove.self, Rename.self]
+    )
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Pair with another workstation's bridge and link it.",
+            discussion: "URL: the pairing URL `codex-bridge pair --json` prints there (the web or codex-bridge:// form).")
+        @OptionGroup var state: StateOptions
+
+        @Argument(help: ArgumentHelp("The other bridge's pairing URL.", valueName: "url"))
+        var url: String
+
+        @Option(help: ArgumentHelp("The machine's name here (default: the name it gives itself).", valueName: "name"))
+        var name: String?
+
+        @Flag(help: "Print the linked machine as JSON.")
+        var json = false
+
+        func run() async throws {
+            let target: BridgeTarget
+            do {
+                target = try BridgeTarget(parsing: url)
+            } catch {
+                throw CommandFailure(error.message)
+            }
+            guard case .pairing = target else {
+                throw CommandFailure("not a pairing URL: run `codex-bridge pair --json` on the other workstation and pass its url")
+            }
+            if let name { try MachinesCommand.checkName(name) }
+            let paths = state.paths
+            let identity = try ServerIdentity.loadOrCreate(paths: paths)
+            var configuration = BridgeClientConfiguration(
+                target: target, device: DeviceInfo(name: identity.name, platform: "bridge"), reconnects: false)
+            configuration.onPairingPending = { pending in
+                print(
+                    "The other workstation confirms pairings: there, allow check code \(pending.check) (codex-bridge devices allow \(pending.deviceId) --check \(pending.check)). Waiting…"
+                )
+            }
+            var logger = Logger(label: "codex-bridge.machines")
+            logger.logLevel = .critical
+            let client = BridgeClient(configuration: configuration, logger: logger)
+            let ack: HelloAck
+            do {
+                ack = try await client.connect()
+            } catch {
+                throw CommandFailure("cannot pair with \(url.prefix(80)): \(error.message)")
+            }
+            await client.close()
+            guard let server = ack.server, let token = ack.deviceToken, let deviceId = ack.deviceId, let clientId = configuration.clientId
+            else {
+                throw CommandFailure("the other bridge did not hand out a device token (is the URL a pairing URL with a fresh code?)")
+            }
+            guard server.id != identity.id else { throw CommandFailure("that is this bridge itself") }
+            let endpoints = target.candidates
+            let machine = MachineStore.Machine(
+                id: server.id, name: name ?? String(server.name.prefix(64)), addresses: endpoints.map(\.host),
+                port: endpoints.first?.port ?? BridgeEndpoint.defaultPort, fingerprint: target.pin?.fingerprint, deviceId: deviceId,
+                token: token, clientId: clientId)
+            let store = try MachinesCommand.openStore(paths)
+            do {
+                try await store.save(machine)
+            } catch {
+                throw CommandFailure("\(error)")
+            }
+            if json {
+                print(try DevicesCommand.json(Entry(machine)))
+            } else {
+                print(
+                    "Linked \(DevicesCommand.shown(machine.name)) (\(machine.id)). A running `serve` carries its threads to phones within a second."
+                )
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the linked machines and their state.")
+        @OptionGroup var state: StateOptions
+
+        @Flag(help: "Print a JSON array instead of a table.")
+        var json = false
+
+        func run() async throws {
+            let machines: [Entry]
+            if FileManager.default.fileExists(atPath: state.paths.databaseFile.path) {
+                machines = try MachinesCommand.openStore(state.paths).all().map(Entry.init)
+            } else {
+                machines = []
+            }
+            try DevicesCommand.show(
+                machines, json: json, none: "No linked machines. Run `codex-bridge machines add URL` with another bridge's pairing URL.",
+                table: { machines in
+                    DevicesCommand.columns(
+                        [["ID", "NAME", "ADDRESS", "STATE", "ADDED"]]
+                            + machines.map { [$0.id, $0.name, $0.address, $0.state, DevicesCommand.minutes($0.addedAt)] })
+                })
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Unlink a machine: a running server drops its threads from phones within a second.",
+            discussion: "Its bridge still lists this one as a device: revoke it there with `codex-bridge devices revoke`.")
+        @OptionGroup var state: StateOptions
+
+        @Argument(help: ArgumentHelp("The machine's id, a unique id prefix or its name.", valueName: "id"))
+        var id: String
+
+        func run() async throws {
+            let store = try MachinesCommand.openStore(state.paths)
+            let machine = try MachinesCommand.find(id, in: store)
+            try await store.remove(machine.id)
+            print("Unlinked \(DevicesCommand.shown(machine.name)) (\(machine.id)).")
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a linked machine (as this bridge's phones see it).")
+        @OptionGroup var state: StateOptions
+
+        @Argument(help: ArgumentHelp("The machine's id, a unique id prefix or its name.", valueName: "id"))
+        var id: String
+
+        @Argument(help: ArgumentHelp("The new name (1 to 64 characters).", valueName: "name"))
+        var name: String
+
+        func run() async throws {
+            try MachinesCommand.checkName(name)
+            let store = try MachinesCommand.openStore(state.paths)
+            let machine = try MachinesCommand.find(id, in: store)
+            try await store.rename(machine.id, to: name)
+            print("Renamed \(machine.id) to \(DevicesCommand.shown(name)).")
+        }
+    }
+
+    /// One machine as `list --json` and `add --json` print it (no credential).
+    struct Entry: Encodable {
+        var id: String
+        var name: String
+        var address: String
+        var state: String
+        var addedAt: Date
+
+        init(_ machine: MachineStore.Machine) {
+            id = machine.id
+            name = machine.name
+            address = (machine.addresses.first.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "-") + ":\(machine.port)"
+            state = machine.state
+            addedAt = machine.addedAt
+        }
+    }
+
+    static func openStore(_ paths: StatePaths) throws -> MachineStore {
+        MachineStore(database: try DevicesCommand.openRegistry(paths).database)
+    }
+
+    static func find(_ reference: String, in store: MachineStore) throws -> MachineStore.Machine {
+        guard let machine = try store.find(reference.trimmingCharacters(in: .whitespaces)) else {
+            throw CommandFailure(
+                "no linked machine \(DevicesCommand.shown(String(reference.prefix(64)))) (see `codex-bridge machines list`)")
+        }
+        return machine
+    }
+
+    static func checkName(_ name: String) throws {
+        guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw ValidationError("a machine's name is 1 to 64 characters without control characters")
+        }
+    }
+}

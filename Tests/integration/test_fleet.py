@@ -1,0 +1,198 @@
+"""Issue 33: every workstation in one phone. Two real bridges, each with its own real codex and scripted model
+(all on 127.0.0.1); B is linked to A with `machines add`; a phone talks to A only."""
+import asyncio
+import json
+import signal
+import time
+
+import pytest
+
+from codex_fixture import bridge_codex_args, codex_bin
+from conftest import run_cli
+from mock_model import MockModel, codex_env
+from test_codex import frames, request, until_turn_completed
+from wsutil import hello, recv_kind
+
+
+@pytest.fixture
+def workstation(bridge_factory, tmp_path):
+    """Makes a bridge with its own codex, scripted model, CODEX_HOME and workspace: (bridge, model, workspace)."""
+    import codex_fixture
+    made = []
+
+    def make(name, args=()):
+        model = MockModel().start()
+        made.append(model)
+        home = codex_fixture.CODEX_HOMES / f"{tmp_path.name}-{name}"
+        home.mkdir(parents=True, exist_ok=True)
+        ws = tmp_path / f"{name}-workspace"
+        ws.mkdir()
+        bridge = bridge_factory(
+            name=name, env=codex_env(home),
+            args=["--codex", codex_bin(), "--root", str(ws), *bridge_codex_args(model.port), *args])
+        return bridge, model, ws
+
+    yield make
+    for model in made:
+        model.stop()
+
+
+def link(home, other, *extra):
+    url = json.loads(run_cli("pair", "--json", "--advertise", "127.0.0.1", *extra, state_dir=other.state_dir,
+                             check=True).stdout)["url"]
+    return json.loads(run_cli("machines", "add", url, "--json", state_dir=home.state_dir, check=True).stdout)
+
+
+async def fleet_hello(bridge, **extra):
+    ws, ack = await hello(bridge, extra={"fleet": True, **extra})
+    assert ack["ok"], ack
+    return ws, ack
+
+
+async def until_machine(ws, machine_id, state, timeout=20):
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        msg = await recv_kind(ws, "machineChanged", max(0.1, deadline - loop.time()))
+        if msg["machine"]["id"] == machine_id and msg["machine"]["state"] == state:
+            return msg
+
+
+async def wait_online(bridge, machine_id, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ws, ack = await fleet_hello(bridge)
+        await ws.close()
+        states = {m["id"]: m["state"] for m in ack["machines"]}
+        if states.get(machine_id) == "online":
+            return ack
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"{machine_id} not online: {ack['machines']}")
+
+
+async def test_a_phone_on_the_home_bridge_drives_a_linked_machine(workstation):
+    a, a_model, a_ws = workstation("a")
+    b, b_model, b_ws = workstation("b")
+    linked = link(a, b)
+    assert linked["name"] and linked["state"] in ("offline", "online") and "token" not in linked
+    # B sees A as a device on the bridge platform.
+    devices = json.loads(run_cli("devices", "list", "--json", state_dir=b.state_dir, check=True).stdout)
+    assert [d["platform"] for d in devices] == ["bridge"], devices
+    ack = await wait_online(a, linked["id"])
+    assert [m["id"] for m in ack["machines"]][0] == ack["server"]["id"] and len(ack["machines"]) == 2
+
+    phone, _ = await fleet_hello(a)
+    await request(phone, "subscribe", threadId="*")
+    # A thread on B, started and streamed from the phone through A.
+    b_model.queue({"kind": "exec", "cmd": "touch from-the-fleet.txt"}, {"kind": "message", "text": "done on b"})
+    started = await request(phone, "startThread", machine=linked["id"], cwd=str(b_ws), prompt="make a file",
+                            approvalPolicy="untrusted")
+    assert started["kind"] == "threadStarted", started
+    approval = None
+    async for msg in frames(phone):
+        if msg["kind"] == "approvalRequest":
+            approval = msg
+            break
+    assert approval["threadId"] == started["threadId"] and approval["machine"]["id"] == linked["id"], approval
+    answer = await request(phone, "approve", approvalId=approval["approvalId"], decision="accept")
+    assert answer["kind"] == "accepted", answer
+    events, _ = await until_turn_completed(phone, started["threadId"])
+    assert (b_ws / "from-the-fleet.txt").exists()
+    assert all(e["machine"]["id"] == linked["id"] for e in events)
+    seqs = [e["seq"] for e in events]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    # A thread on A at the same time, and one list with both, each labelled.
+    a_model.queue({"kind": "message", "text": "done on a"})
+    home = await request(phone, "startThread", cwd=str(a_ws), prompt="hello a")
+    await until_turn_completed(phone, home["threadId"])
+    listed = await request(phone, "listThreads")
+    machines = {t["threadId"]: t["machine"]["id"] for t in listed["threads"]}
+    assert machines[started["threadId"]] == linked["id"] and machines[home["threadId"]] == ack["server"]["id"], listed
+    # readThread and getDiff follow the thread to B.
+    read = await request(phone, "readThread", threadId=started["threadId"])
+    assert read["kind"] == "thread", read
+
+    # A phone that did not ask for the fleet sees exactly what it always did: A's threads only.
+    plain, plain_ack = await hello(a)
+    assert "machines" not in plain_ack
+    plain_list = await request(plain, "listThreads")
+    assert started["threadId"] not in {t["threadId"] for t in plain_list["threads"]}
+    assert all("machine" not in t for t in plain_list["threads"])
+    sub = await request(plain, "subscribe", threadId="*", afterSeq=0)
+    assert sub["kind"] == "subscribed"
+    await asyncio.sleep(0.5)
+    assert not [m for m in getattr(plain, "pending", []) if m.get("threadId") == started["threadId"]]
+
+    # B killed mid-nothing, then back on the same port: the phone sees B offline, then online, and a turn
+    # started after it is back streams once, in order; a resume from the phone's cursor repeats nothing.
+    b.stop(signal.SIGKILL, timeout=10)
+    await until_machine(phone, linked["id"], "offline")
+    refused = await request(phone, "sendMessage", threadId=started["threadId"], text="are you there?")
+    assert refused["kind"] == "error" and refused["code"] == "machine_unavailable" and refused["machine"] == linked["id"]
+    listed = await request(phone, "listThreads")
+    assert started["threadId"] in {t["threadId"] for t in listed["threads"]}, "an offline machine keeps its threads"
+    b.listen = f"127.0.0.1:{b.port}"
+    b.start()
+    await until_machine(phone, linked["id"], "online")
+    b_model.queue({"kind": "message", "text": "back again"})
+    sent = await request(phone, "sendMessage", threadId=started["threadId"], text="and again")
+    assert sent["kind"] == "accepted", sent
+    events, _ = await until_turn_completed(phone, started["threadId"])
+    assert any(e["type"] == "item/completed" for e in events)
+    last = max(e["seq"] for e in events)
+    await phone.close()
+    again, again_ack = await fleet_hello(a, resume={"lastSeq": last})
+    sub = await request(again, "subscribe", threadId=started["threadId"], afterSeq=last - len(events))
+    assert sub["kind"] == "subscribed"
+    replayed = []
+    try:
+        async for msg in frames(again, timeout=2):
+            if msg.get("kind") == "event":
+                replayed.append(msg["seq"])
+    except asyncio.TimeoutError:
+        pass
+    assert replayed == sorted(set(replayed)), replayed
+
+    # Unlinked: the phone hears it, and requests for B's threads fail clearly.
+    run_cli("machines", "remove", linked["id"], state_dir=a.state_dir, check=True)
+    removed = await until_machine(again, linked["id"], "offline")
+    assert removed.get("removed") is True
+    gone = await request(again, "readThread", threadId=started["threadId"])
+    assert gone["kind"] == "error", gone
+
+
+async def test_scopes_compose_and_a_revoked_link_leaves_the_fleet(workstation):
+    a, _, _ = workstation("a")
+    b, _, b_ws = workstation("b")
+    linked = link(a, b, "--scope", "observe")
+    await wait_online(a, linked["id"])
+    phone, _ = await fleet_hello(a)
+    # The phone holds operate at A (the shared secret holds everything), the link at B only observe.
+    refused = await request(phone, "startThread", machine=linked["id"], cwd=str(b_ws), prompt="no")
+    assert refused["kind"] == "error" and refused["code"] == "forbidden", refused
+    assert refused["scope"] == "operate" and refused["machine"] == linked["id"], refused
+    listing = await request(phone, "listDirectory", machine=linked["id"], path=str(b_ws))
+    assert listing["kind"] == "directory", listing
+    # Revoked at B: within 2 s (plus the link's reconnect) the phone hears it and B's machine leaves the fleet.
+    device = json.loads(run_cli("devices", "list", "--json", state_dir=b.state_dir, check=True).stdout)[0]["id"]
+    run_cli("devices", "revoke", device, state_dir=b.state_dir, check=True)
+    t0 = time.monotonic()
+    changed = await until_machine(phone, linked["id"], "offline", timeout=10)
+    if not changed.get("removed"):
+        changed = await recv_kind(phone, "machineChanged", timeout=10)
+    assert changed.get("removed") is True, changed
+    assert time.monotonic() - t0 < 5
+    _, ack = await fleet_hello(a)
+    assert [m["id"] for m in ack["machines"]] == [ack["server"]["id"]]
+    listed = json.loads(run_cli("machines", "list", "--json", state_dir=a.state_dir, check=True).stdout)
+    assert listed[0]["state"] == "revoked"
+
+
+def test_machines_cli_refuses_bad_input(tmp_path):
+    state = tmp_path / "state"
+    bad = run_cli("machines", "add", "not a url", state_dir=state)
+    assert bad.returncode != 0 and "error:" in bad.stderr
+    missing = run_cli("machines", "remove", "nothing", state_dir=state)
+    assert missing.returncode != 0 and "no linked machine" in missing.stderr
+    empty = run_cli("machines", "list", state_dir=state, check=True)
+    assert "No linked machines" in empty.stdout
