@@ -26,6 +26,23 @@ import Testing
         #expect(fanOut.subscriptionCount(2) == 1)
     }
 
+    @Test func relayedFramesReachFleetSessionsOnly() {
+        var fanOut = FanOut(maxHeldFrames: 8)
+        fanOut.subscribe(1, to: "*")  // a phone that did not ask for the fleet
+        fanOut.subscribe(2, to: "*")
+        fanOut.joinFleet(2)
+        fanOut.subscribe(3, to: "b-thread")
+        fanOut.joinFleet(3)
+        var relayed: [FanOut.Action] = []
+        fanOut.publish("r", threadId: "b-thread", relayed: true, into: &relayed)
+        #expect(relayed == [.send("r", to: 2), .send("r", to: 3)])
+        var own: [FanOut.Action] = []
+        fanOut.publish("h", threadId: "a-thread", into: &own)
+        #expect(own == [.send("h", to: 1), .send("h", to: 2)])
+        fanOut.remove(2)
+        #expect(!fanOut.isFleet(2))
+    }
+
     @Test func heldFramesWaitForTheLastReleaseInOrder() {
         var fanOut = FanOut(maxHeldFrames: 8)
         fanOut.subscribe(1, to: "t")

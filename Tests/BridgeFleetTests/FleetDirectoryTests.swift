@@ -1,0 +1,57 @@
+import BridgeProtocol
+import Testing
+
+@testable import BridgeFleet
+
+@Suite struct FleetDirectoryTests {
+    private func event(_ threadId: String) -> ServerMessage {
+        .event(ThreadEvent(seq: 1, threadId: threadId, turnId: nil, type: "turn/started", data: [:]))
+    }
+
+    @Test func theFirstMachineToNameAThreadOwnsIt() {
+        var directory = FleetDirectory()
+        let observed1 = directory.observe(event("t1"), from: "b")
+        #expect(observed1)
+        let observed2 = directory.observe(event("t1"), from: "b")
+        #expect(observed2)
+        // Another linked bridge naming B's thread is not believed.
+        let observed3 = directory.observe(event("t1"), from: "c")
+        #expect(!observed3)
+        #expect(directory.machine(ofThread: "t1") == "b")
+        #expect(directory.route(.readThread(ThreadRef(threadId: "t1"))) == "b")
+        #expect(directory.route(.readThread(ThreadRef(threadId: "home-thread"))) == nil)
+    }
+
+    @Test func approvalsAndQuestionsRouteToTheMachineThatAskedUntilResolved() {
+        var directory = FleetDirectory()
+        let request = ApprovalRequest(seq: 2, approvalId: "ap-1", threadId: "t1", turnId: "u1", itemId: "i1", type: "command")
+        let observed4 = directory.observe(.approvalRequest(request), from: "b")
+        #expect(observed4)
+        #expect(directory.route(.approve(Approve(approvalId: "ap-1", decision: .accept))) == "b")
+        let resolved = ApprovalResolved(seq: 3, approvalId: "ap-1", threadId: "t1", decision: .accept)
+        let observed5 = directory.observe(.approvalResolved(resolved), from: "b")
+        #expect(observed5)
+        #expect(directory.route(.approve(Approve(approvalId: "ap-1", decision: .accept))) == nil)
+    }
+
+    @Test func startThreadAndListDirectoryNameTheirMachine() {
+        let directory = FleetDirectory()
+        var start = StartThread(cwd: "/w", prompt: "go")
+        #expect(directory.route(.startThread(start)) == nil)
+        start.machine = "b"
+        #expect(directory.route(.startThread(start)) == "b")
+        #expect(directory.route(.listDirectory(ListDirectory(path: "/", machine: "c"))) == "c")
+    }
+
+    @Test func anUnlinkedMachineIsForgottenAndCapacityIsBounded() {
+        var directory = FleetDirectory(capacity: 2)
+        directory.claim(thread: "t1", by: "b")
+        directory.claim(thread: "t2", by: "b")
+        directory.claim(thread: "t3", by: "c")
+        #expect(directory.machine(ofThread: "t1") == nil)  // the oldest went
+        #expect(directory.machine(ofThread: "t3") == "c")
+        directory.forget(machine: "c")
+        #expect(directory.machine(ofThread: "t3") == nil)
+        #expect(directory.machine(ofThread: "t2") == "b")
+    }
+}
