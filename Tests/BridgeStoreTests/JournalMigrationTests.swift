@@ -41,6 +41,6 @@ struct JournalMigrationTests {
             try String.fetchAll(
                 db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'journal' AND sql IS NOT NULL ORDER BY name")
         }
-        #expect(indexes == ["journal_approval_resolved", "journal_turn_end"])
+        #expect(indexes == ["journal_approval_resolved", "journal_relayed", "journal_turn_end"])
     }
 }
