@@ -141,6 +141,28 @@ struct EventJournalTests {
         #expect(try journal.openApprovals().map(\.approvalId) == ["ap2"])
     }
 
+    @Test func relayedMessagesKeepTheirCursorAndStayOutOfRecoveryAndPlainReplays() async throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        let journal = try open(state)
+        try journal.append(contentsOf: [
+            entry(1, thread: "home", type: "turn/completed", turn: "h1"),
+            JournalEntry(
+                seq: 2, threadId: "far", kind: "event", type: "turn/started", turnId: "f1", text: "{}", machine: "b", remoteSeq: 40),
+            JournalEntry(seq: 3, threadId: "far", kind: "approvalRequest", approvalId: "ap-b", text: "{}", machine: "b", remoteSeq: 41),
+            JournalEntry(
+                seq: 4, threadId: "other", kind: "event", type: "turn/started", turnId: "o1", text: "{}", machine: "c", remoteSeq: 7),
+        ])
+        #expect(try journal.relayCursor(machine: "b") == 41)
+        #expect(try journal.relayCursor(machine: "c") == 7)
+        #expect(try journal.relayCursor(machine: "d") == nil)
+        // Another machine's open turn or approval is its own business, not this bridge's to close at startup.
+        #expect(try journal.openTurns().isEmpty)
+        #expect(try journal.openApprovals().isEmpty)
+        #expect(try await journal.readFrames(after: 0, relayed: false, limit: 10).map(\.seq) == [1])
+        #expect(try await journal.readFrames(after: 0, limit: 10).map(\.seq) == [1, 2, 3, 4])
+    }
+
     @Test func pruningByAgeKeepsLastSeqAndRecordsTheCut() async throws {
         let state = try TemporaryState()
         defer { state.cleanup() }
