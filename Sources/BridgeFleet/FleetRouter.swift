@@ -88,8 +88,11 @@ public struct FleetRouter: RequestHandling {
             switch response {
             case .threadStarted(let started):
                 links.directory.withLock { _ = $0.claim(thread: started.threadId, by: link.ref.id) }
-                // Whatever the link relayed of the new thread since the request left is replayed first.
-                _ = try? await hub.subscribeRelayed(session, to: started.threadId, afterSeq: seam)
+                // Whatever the link relayed of the new thread since the request left is replayed first (unless the
+                // session already gets it through `*`, live).
+                if await !hub.covers(session, started.threadId) {
+                    _ = try? await hub.subscribeRelayed(session, to: started.threadId, afterSeq: seam)
+                }
             case .threads(var list):
                 list.threads = list.threads.map { Self.labelled($0, link.ref) }
                 return .response(id: id, .threads(list))

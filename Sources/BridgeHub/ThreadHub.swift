@@ -296,6 +296,9 @@ public actor ThreadHub: RequestHandling, Service {
         return await subscribeResuming(session, to: threadId, afterSeq: afterSeq)
     }
 
+    /// Whether `session` receives `threadId`'s messages now (by name or through `*`).
+    public func covers(_ session: ClientSession, _ threadId: String) -> Bool { events.fanOut.covers(session.id, threadId) }
+
     /// The last seq given out.
     public var lastSeq: Int64 { events.lastSeq }
 

@@ -196,3 +196,68 @@ def test_machines_cli_refuses_bad_input(tmp_path):
     assert missing.returncode != 0 and "no linked machine" in missing.stderr
     empty = run_cli("machines", "list", state_dir=state, check=True)
     assert "No linked machines" in empty.stdout
+
+
+QUESTION = {"id": "colour", "header": "Colour", "question": "Which colour?",
+            "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]}
+
+
+async def next_kind(ws, kind, timeout=60):
+    async for msg in frames(ws, timeout):
+        if msg["kind"] == kind:
+            return msg
+
+
+async def test_three_machines_a_question_on_c_and_b_killed_mid_turn(workstation):
+    a, _, _ = workstation("a")
+    b, b_model, b_ws = workstation("b")
+    c, c_model, c_ws = workstation("c")
+    on_b, on_c = link(a, b), link(a, c)
+    await wait_online(a, on_b["id"])
+    ack = await wait_online(a, on_c["id"])
+    assert [m["id"] for m in ack["machines"]][1:] == [on_b["id"], on_c["id"]]
+    phone, _ = await fleet_hello(a, clientId="fleet-phone")
+    await request(phone, "subscribe", threadId="*")
+
+    # A question on C, answered from the phone through A.
+    c_model.queue({"kind": "ask", "questions": [QUESTION]}, {"kind": "echo_output"})
+    on_c_thread = await request(phone, "startThread", machine=on_c["id"], cwd=str(c_ws), prompt="ask me")
+    asked = await next_kind(phone, "inputRequest")
+    assert asked["machine"]["id"] == on_c["id"] and asked["threadId"] == on_c_thread["threadId"]
+    answer = await request(phone, "answerInput", requestId=asked["requestId"], answers={"colour": ["Blue"]})
+    assert answer["kind"] == "accepted", answer
+    events, _ = await until_turn_completed(phone, on_c_thread["threadId"])
+    assert "Blue" in json.dumps(c_model.requests[-1])
+
+    # A turn on B that stalls; B is killed with -9 mid-turn and comes back on the same port: the phone sees B
+    # offline and online again, and the turn's events arrive once each, in order (its end is B's own
+    # "bridge restarted", journaled by B when it came back and relayed by A after its cursor).
+    b_model.queue({"kind": "stall", "text": "never"})
+    on_b_thread = await request(phone, "startThread", machine=on_b["id"], cwd=str(b_ws), prompt="take your time")
+    assert on_b_thread["kind"] == "threadStarted", on_b_thread
+    seen = []
+    async for msg in frames(phone):
+        if msg.get("threadId") == on_b_thread["threadId"] and msg["kind"] == "event":
+            seen.append(msg)
+            if msg["type"] == "turn/started":
+                break
+    b.stop(signal.SIGKILL, timeout=10)
+    b_model.release()
+    await until_machine(phone, on_b["id"], "offline")
+    b.listen = f"127.0.0.1:{b.port}"
+    b.start()
+    async for msg in frames(phone):
+        if msg.get("threadId") == on_b_thread["threadId"] and msg["kind"] == "event":
+            seen.append(msg)
+            if msg["type"] == "bridge/turnFailed":
+                break
+    seqs = [m["seq"] for m in seen]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs), seqs
+    assert [m["type"] for m in seen].count("turn/started") == 1
+    assert seen[-1]["data"]["reason"] == "bridge restarted" and seen[-1]["machine"]["id"] == on_b["id"]
+    # C was never affected: its thread is still listed, labelled. (B's thread is listed as B lists it: a codex
+    # killed before the turn's first item kept no rollout of it.)
+    listed = await request(phone, "listThreads")
+    owners = {t["threadId"]: t["machine"]["id"] for t in listed["threads"]}
+    assert owners[on_c_thread["threadId"]] == on_c["id"]
+    assert owners.get(on_b_thread["threadId"], on_b["id"]) == on_b["id"]
