@@ -87,7 +87,14 @@ public struct FleetRouter: RequestHandling {
             let response = try await link.send(request, id: Self.forwardedId(id, session: session))
             switch response {
             case .threadStarted(let started):
-                links.directory.withLock { _ = $0.claim(thread: started.threadId, by: link.ref.id) }
+                guard await !hub.runsThread(started.threadId),
+                    links.directory.withLock({ $0.claim(thread: started.threadId, by: link.ref.id) })
+                else {
+                    return .error(
+                        ErrorMessage(
+                            id: id, code: .internal, message: "\(link.ref.name) answered with a thread it does not own",
+                            machine: link.ref.id))
+                }
                 // Whatever the link relayed of the new thread since the request left is replayed first (unless the
                 // session already gets it through `*`, live).
                 if await !hub.covers(session, started.threadId) {
@@ -117,6 +124,10 @@ public struct FleetRouter: RequestHandling {
         let home = await hub.handle(.listThreads(list), id: id, session: session)
         guard case .response(_, .threads(var merged)) = home else { return home }
         merged.threads = merged.threads.map { Self.labelled($0, links.home) }
+        // The home bridge's own threads are its own: no linked machine can claim them later.
+        links.directory.withLock { directory in
+            for thread in merged.threads { directory.claim(thread: thread.threadId, by: links.home.id) }
+        }
         // Paging continues on the home bridge only; the linked machines' newest threads come with the first page.
         guard list.cursor == nil else { return .response(id: id, .threads(merged)) }
         let linked = await links.allLinks()

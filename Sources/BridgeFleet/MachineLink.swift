@@ -74,6 +74,9 @@ public actor MachineLink {
 
     private enum Outcome { case connected, failed, revoked }
 
+    /// The largest frame a linked machine may send (a larger one closes the link, which reconnects).
+    static let maxFrameBytes = 16 << 20
+
     private func connectAndRelay() async -> Outcome {
         let cursor: Int64?
         do {
@@ -87,7 +90,8 @@ public actor MachineLink {
             target: .endpoints(endpoints, pin: machine.fingerprint.flatMap(CertificatePin.init(fingerprint:))), token: machine.token,
             clientId: machine.clientId, reconnects: false, handshakeTimeout: .seconds(10))
         configuration.resumeFrom = cursor
-        let client = BridgeClient(configuration: configuration, logger: logger)
+        let client = BridgeClient(
+            configuration: configuration, transport: WebSocketTransport(maxMessageBytes: Self.maxFrameBytes), logger: logger)
         let ack: HelloAck
         do {
             ack = try await client.connect()
@@ -103,13 +107,20 @@ public actor MachineLink {
             Task { _ = try? await client.send(.subscribe(Subscribe(threadId: "*", afterSeq: ack.resume == .ok ? cursor : nil))) }
         }
         Task { await self.refreshThreads() }
+        // One subscription to every thread: the machine sends its journal in seq order, so anything at or below
+        // the last relayed seq is a repeat (or a lie) and is dropped.
+        var relayedThrough = cursor ?? ack.lastSeq ?? 0
         for await message in client.events {
-            guard let seq = message.seq else { continue }
-            guard directory.withLock({ $0.observe(message, from: machine.id) }) else {
-                logger.notice("Dropped a message of a linked machine for a thread it does not own")
-                continue
+            guard let seq = message.seq, seq > relayedThrough else { continue }
+            relayedThrough = seq
+            // Another machine's thread, or one the home bridge runs itself: not this machine's to speak for. What
+            // the message makes this machine's (its thread, approval, question) is recorded before a phone sees it.
+            let directory = self.directory
+            let machineId = machine.id
+            let relayed = await hub.relay(message, from: ref, remoteSeq: seq) { message in
+                directory.withLock { $0.observe(message, from: machineId) }
             }
-            await hub.relay(message, from: ref, remoteSeq: seq)
+            if !relayed { logger.notice("Dropped a message of a linked machine for a thread it does not own") }
         }
         self.client = nil
         let statuses = client.statuses
@@ -124,15 +135,22 @@ public actor MachineLink {
     func refreshThreads() async {
         guard let client else { return }
         if case .threads(let list) = try? await client.send(.listThreads(ListThreads(limit: 100))) {
-            remember(list.threads)
+            await remember(list.threads)
         }
     }
 
-    /// Keeps a list answered by the machine and learns its threads.
-    func remember(_ threads: [ThreadSummary]) {
-        let owned = directory.withLock { directory in threads.filter { directory.claim(thread: $0.threadId, by: machine.id) } }
+    /// Keeps a list answered by the machine and learns its threads, leaving out any the home bridge runs itself or
+    /// another machine owns.
+    func remember(_ threads: [ThreadSummary]) async {
+        var owned: [ThreadSummary] = []
+        for thread in threads.prefix(Self.maxListed) where await !hub.runsThread(thread.threadId) {
+            if directory.withLock({ $0.claim(thread: thread.threadId, by: machine.id) }) { owned.append(thread) }
+        }
         lastThreads = owned
     }
+
+    /// The most threads kept from one machine's list.
+    static let maxListed = 200
 
     /// Forwards a request; throws `machine_unavailable` at once when the machine is not connected.
     func send(_ request: BridgeRequest, id: String) async throws -> BridgeResponse {

@@ -261,3 +261,57 @@ async def test_three_machines_a_question_on_c_and_b_killed_mid_turn(workstation)
     owners = {t["threadId"]: t["machine"]["id"] for t in listed["threads"]}
     assert owners[on_c_thread["threadId"]] == on_c["id"]
     assert owners.get(on_b_thread["threadId"], on_b["id"]) == on_b["id"]
+
+
+def event(seq, thread_id, type_="item/agentMessage/delta", **data):
+    return {"kind": "event", "seq": seq, "threadId": thread_id, "turnId": "t", "type": type_, "data": data}
+
+
+async def test_a_hostile_linked_bridge_cannot_reach_past_its_own_threads(workstation):
+    from fake_bridge import FakeBridge
+    a, a_model, a_ws = workstation("a")
+    fake = FakeBridge(name="<img src=x onerror=alert(1)>\u001b]52;c;bad\u0007").start()
+    try:
+        linked = json.loads(run_cli("machines", "add", fake.pairing_url, "--json", state_dir=a.state_dir,
+                                    check=True).stdout)
+        listed = run_cli("machines", "list", state_dir=a.state_dir, check=True).stdout
+        assert "\u001b" not in listed and "\\u{1B}" in listed, listed
+        fake.wait_connections(2)  # the pairing, then the running bridge's link
+        ack = await wait_online(a, linked["id"])
+        phone, _ = await fleet_hello(a)
+        plain, _ = await hello(a)
+        for ws in (phone, plain):
+            await request(ws, "subscribe", threadId="*")
+        a_model.queue({"kind": "message", "text": "home is fine"})
+        own = await request(phone, "startThread", cwd=str(a_ws), prompt="mine")
+        await until_turn_completed(phone, own["threadId"])
+        # The fake claims the home bridge's thread, sends garbage, a seq from the past, and a legitimate event.
+        fake.send(event(10, own["threadId"], text="forged on a home thread"))
+        fake.send("{not json")
+        fake.send({"kind": "event", "seq": "x"})
+        fake.send(event(11, "fake-thread", text="<script>alert(1)</script>"))
+        fake.send(event(5, "fake-thread", text="from the past"))
+        got = []
+        try:
+            async for msg in frames(phone, timeout=2):
+                if msg.get("kind") == "event" and msg.get("machine"):
+                    got.append(msg)
+        except asyncio.TimeoutError:
+            pass
+        assert [m["threadId"] for m in got] == ["fake-thread"], got
+        assert got[0]["data"]["text"] == "<script>alert(1)</script>" and got[0]["machine"]["id"] == linked["id"]
+        # The phone that did not ask for the fleet got none of it.
+        assert not [m for m in getattr(plain, "pending", []) if m.get("machine")]
+        # An oversized frame (over the link's 16 MiB) closes the link only; it comes back.
+        fake.send("x" * (17 << 20))
+        await until_machine(phone, linked["id"], "offline")
+        await until_machine(phone, linked["id"], "online", timeout=30)
+        # Home keeps working throughout.
+        a_model.queue({"kind": "message", "text": "still fine"})
+        sent = await request(phone, "sendMessage", threadId=own["threadId"], text="again")
+        assert sent["kind"] == "accepted", sent
+        events, _ = await until_turn_completed(phone, own["threadId"])
+        assert all("machine" not in e for e in events)
+        assert ack["machines"][1]["name"] == fake.name  # carried as text; the web app renders it as text
+    finally:
+        fake.stop()
