@@ -289,6 +289,14 @@ public actor ThreadHub: RequestHandling, Service {
         entry.machine = machine.id
         entry.remoteSeq = remoteSeq
         if let now = events.publish(entry, text: text, threadId: threadId) { write(now) }
+        // The phones subscribe to notifications once, here: a linked machine's approvals notify them too.
+        switch numbered {
+        case .approvalRequest(let request): services.push?.signal(.approvalRequested(request))
+        case .approvalResolved(let resolved):
+            services.push?.signal(
+                .approvalResolved(approvalId: resolved.approvalId, decision: resolved.decision, deviceId: resolved.deviceId))
+        default: break
+        }
         return true
     }
 

@@ -127,7 +127,14 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
     } catch {
         throw CommandFailure("cannot open the event journal in \(paths.databaseFile.path): \(error)")
     }
-    let notifications = try await ServePush.prepare(settings.push, paths: paths, devices: pairing.registry, hub: hub, logger: logger)
+    // The machines linked to this one (`codex-bridge machines add`): a fleet session sees their threads too, and a
+    // notification's answer to one of their approvals goes to them.
+    let fleet = FleetLinks(
+        home: MachineRef(id: pairing.identity.id, name: pairing.identity.name), hub: hub, journal: storage.journal,
+        store: MachineStore(database: pairing.registry.database), logger: logger)
+    let notifications = try await ServePush.prepare(
+        settings.push, paths: paths, devices: pairing.registry, hub: hub, answerer: FleetNotificationAnswerer(hub: hub, links: fleet),
+        logger: logger)
     let uploads: UploadStore
     do {
         uploads = try UploadStore(directory: paths.stateDirectory.appendingPathComponent("uploads"), maxBytes: settings.maxUploadBytes)
@@ -137,10 +144,6 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
     await hub.useUploads(uploads)
     let server = ServerInfo(
         id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current, pushPublicKey: notifications.publicKey)
-    // The machines linked to this one (`codex-bridge machines add`): a fleet session sees their threads too.
-    let fleet = FleetLinks(
-        home: MachineRef(id: server.id, name: server.name), hub: hub, journal: storage.journal,
-        store: MachineStore(database: pairing.registry.database), logger: logger)
     let configuration = BridgeServerConfiguration(
         host: pairing.host,
         port: settings.listen.port,

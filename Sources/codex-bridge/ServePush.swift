@@ -26,7 +26,10 @@ struct ServePush: Sendable {
         route?.addRoutes(to: router, authenticator: authenticator)
     }
 
-    static func prepare(_ settings: PushSettings, paths: StatePaths, devices: DeviceRegistry, hub: ThreadHub, logger: Logger) async throws
+    static func prepare(
+        _ settings: PushSettings, paths: StatePaths, devices: DeviceRegistry, hub: ThreadHub, answerer: any NotificationAnswering,
+        logger: Logger
+    ) async throws
         -> ServePush
     {
         let inhibitor = settings.inhibit ? SleepInhibitor(logger: logger) : nil
@@ -66,6 +69,7 @@ struct ServePush: Sendable {
                 "bridge.notify.targets": "\(targets.map(\.description).joined(separator: ", "))",
             ])
         return ServePush(
-            coordinator: coordinator, route: PushActionRoute(hub: hub, push: coordinator, devices: devices), inhibitor: inhibitor)
+            coordinator: coordinator, route: PushActionRoute(hub: hub, push: coordinator, devices: devices, answerer: answerer),
+            inhibitor: inhibitor)
     }
 }

@@ -21,6 +21,7 @@ def workstation(bridge_factory, tmp_path):
     made = []
 
     def make(name, args=()):
+        args = tuple(args)
         model = MockModel().start()
         made.append(model)
         home = codex_fixture.CODEX_HOMES / f"{tmp_path.name}-{name}"
@@ -315,3 +316,40 @@ async def test_a_hostile_linked_bridge_cannot_reach_past_its_own_threads(worksta
         assert ack["machines"][1]["name"] == fake.name  # carried as text; the web app renders it as text
     finally:
         fake.stop()
+
+
+async def test_a_linked_machines_approval_notifies_the_home_bridges_phone_and_approve_works_from_it(workstation):
+    from push_service import PushService, Subscriber
+    from test_pairing import PHONE, pair_device
+    from test_push import post_action, subscribe_device
+    service = PushService().start()
+    try:
+        a, _, _ = workstation("a", args=("--push-subject", "mailto:test@example.org", "--allow-push-host", "127.0.0.1",
+                                          "--push-delay", "1s"))
+        b, b_model, b_ws = workstation("b")
+        linked = link(a, b)
+        await wait_online(a, linked["id"])
+        device_id, device_token = await pair_device(a, PHONE)
+        subscriber = Subscriber()
+        ws, _, _ = await subscribe_device(a, device_token, subscriber, service.endpoint("phone"))
+        await ws.close()  # the phone is away; it subscribed once, at home
+        desk, _ = await fleet_hello(a)
+        await request(desk, "subscribe", threadId="*")
+        b_model.queue({"kind": "exec", "cmd": "touch pushed.txt"}, {"kind": "message", "text": "done"})
+        started = await request(desk, "startThread", machine=linked["id"], cwd=str(b_ws), prompt="x",
+                                approvalPolicy="untrusted")
+        assert started["kind"] == "threadStarted", started
+        push = service.wait(1, "/push/phone", timeout=20)[0]
+        payload = subscriber.decrypt(push["body"])
+        assert payload["type"] == "approval" and payload["threadId"] == started["threadId"], payload
+        status, answer = await asyncio.to_thread(post_action, a, {"token": payload["token"], "decision": "accept"})
+        assert status == 200 and answer["ok"], answer
+        events, others = await until_turn_completed(desk, started["threadId"])
+        assert (b_ws / "pushed.txt").exists()
+        resolved = [m for m in others if m["kind"] == "approvalResolved"]
+        assert resolved and resolved[0]["decision"] == "accept" and resolved[0]["machine"]["id"] == linked["id"]
+        # Audited at home as a notification's answer.
+        audit = run_cli("audit", "--json", state_dir=a.state_dir, check=True).stdout
+        assert any(json.loads(line).get("actor") == "notification" for line in audit.splitlines() if line.strip())
+    finally:
+        service.stop()

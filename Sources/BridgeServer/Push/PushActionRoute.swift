@@ -17,11 +17,14 @@ public struct PushActionRoute: Sendable {
     let hub: ThreadHub
     let push: PushCoordinator
     let devices: DeviceRegistry?
+    /// Who answers: the hub, or with linked machines the one that sends their approvals to them.
+    let answerer: any NotificationAnswering
 
     /// Largest accepted body.
     static let maxBody = 4096
 
-    public init(hub: ThreadHub, push: PushCoordinator, devices: DeviceRegistry?) {
+    public init(hub: ThreadHub, push: PushCoordinator, devices: DeviceRegistry?, answerer: (any NotificationAnswering)? = nil) {
+        self.answerer = answerer ?? hub
         self.hub = hub
         self.push = push
         self.devices = devices
@@ -110,7 +113,8 @@ public struct PushActionRoute: Sendable {
             }
         }
         do {
-            let accepted = try await hub.answerFromNotification(approvalId: binding.approvalId, decision: decision, owner: binding.owner)
+            let accepted = try await answerer.answerFromNotification(
+                approvalId: binding.approvalId, decision: decision, owner: binding.owner)
             await record("ok", detail: "\(decision.rawValue) \(binding.approvalId)", threadId: accepted.threadId)
             let text =
                 #"{"approvalId":"# + JSONValue.string(accepted.approvalId ?? binding.approvalId).jsonText + #","decision":""#

@@ -1,0 +1,41 @@
+import BridgeClient
+import BridgeHub
+import BridgeProtocol
+import Crypto
+import Foundation
+
+/// Answers a notification's button (`POST /push/action`) where the approval lives: a linked machine's approval is
+/// sent there as `approve` (through its link, whose scopes there apply), the home bridge's own goes to its hub.
+/// The home bridge checked the action token and the device's `approve` scope before.
+public struct FleetNotificationAnswerer: NotificationAnswering {
+    let hub: ThreadHub
+    let links: FleetLinks
+
+    public init(hub: ThreadHub, links: FleetLinks) {
+        self.hub = hub
+        self.links = links
+    }
+
+    public func answerFromNotification(approvalId: String, decision: ApprovalDecision, owner: String) async throws -> Accepted {
+        guard let machineId = links.directory.withLock({ $0.machine(ofApproval: approvalId) }), machineId != links.home.id else {
+            return try await hub.answerFromNotification(approvalId: approvalId, decision: decision, owner: owner)
+        }
+        guard let link = await links.link(machineId) else {
+            throw HubError(.machineUnavailable, "the machine that asked is not reachable now; nothing was sent to it")
+        }
+        // The same notification answered twice is one answer there.
+        let digest = SHA256.hash(data: Data((owner + "\u{0}" + approvalId).utf8))
+        let id = "push-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        do {
+            guard case .accepted(let accepted) = try await link.send(.approve(Approve(approvalId: approvalId, decision: decision)), id: id)
+            else {
+                throw HubError(.internal, "\(link.ref.name) answered approve with something else")
+            }
+            return accepted
+        } catch let error as BridgeRequestError {
+            throw HubError(error.code, "\(link.ref.name): \(error.message)")
+        } catch let error as FleetError {
+            throw HubError(.machineUnavailable, error.errorMessage(id: id).message)
+        }
+    }
+}
