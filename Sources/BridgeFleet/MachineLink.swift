@@ -108,19 +108,33 @@ public actor MachineLink {
         }
         Task { await self.refreshThreads() }
         // One subscription to every thread: the machine sends its journal in seq order, so anything at or below
-        // the last relayed seq is a repeat (or a lie) and is dropped.
-        var relayedThrough = cursor ?? ack.lastSeq ?? 0
-        for await message in client.events {
-            guard let seq = message.seq, seq > relayedThrough else { continue }
-            relayedThrough = seq
-            // Another machine's thread, or one the home bridge runs itself: not this machine's to speak for. What
-            // the message makes this machine's (its thread, approval, question) is recorded before a phone sees it.
-            let directory = self.directory
-            let machineId = machine.id
-            let relayed = await hub.relay(message, from: ref, remoteSeq: seq) { message in
-                directory.withLock { $0.observe(message, from: machineId) }
+        // the last relayed seq is a repeat (or a lie) and is dropped. What arrives while the hub journals a batch
+        // waits in `pending` and goes in the next one (one transaction per batch, not per message).
+        let pending = RelayBuffer()
+        let directory = self.directory
+        let machineId = machine.id
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await message in client.events { pending.append(message) }
+                pending.finish()
             }
-            if !relayed { logger.notice("Dropped a message of a linked machine for a thread it does not own") }
+            var relayedThrough = cursor ?? ack.lastSeq ?? 0
+            while let batch = await pending.next() {
+                var fresh: [ServerMessage] = []
+                for message in batch {
+                    guard let seq = message.seq, seq > relayedThrough else { continue }
+                    relayedThrough = seq
+                    fresh.append(message)
+                }
+                guard !fresh.isEmpty else { continue }
+                // Another machine's thread, or one the home bridge runs itself: not this machine's to speak for.
+                // What a message makes this machine's (its thread, approval, question) is recorded before a phone
+                // sees it.
+                let relayed = await hub.relay(fresh, from: ref) { message in
+                    directory.withLock { $0.observe(message, from: machineId) }
+                }
+                if relayed < fresh.count { logger.notice("Dropped messages of a linked machine for threads it does not own") }
+            }
         }
         self.client = nil
         let statuses = client.statuses

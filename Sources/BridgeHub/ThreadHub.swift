@@ -272,17 +272,23 @@ public actor ThreadHub: RequestHandling, Service {
 
     // MARK: Relay port (the fleet's links)
 
-    /// A journaled message of a linked machine's thread: numbered in this bridge's journal with `machine` and its
-    /// seq there (the link's resume cursor, written in the same transaction), labelled `machine` and delivered to
-    /// the fleet sessions that cover its thread. A message naming a thread this bridge runs itself is dropped (a
-    /// linked machine cannot speak for this one's threads), and so is one `admit` refuses (it runs before anyone
-    /// can see the message: the link records what the message makes that machine's there). Returns whether it was
-    /// relayed.
+    /// Journaled messages of a linked machine's threads, in that machine's seq order: each numbered in this
+    /// bridge's journal with `machine` and its seq there (the link's resume cursor), all in one transaction,
+    /// labelled `machine` and delivered to the fleet sessions that cover its thread. A message naming a thread this
+    /// bridge runs itself is dropped (a linked machine cannot speak for this one's threads), and so is one `admit`
+    /// refuses (it runs before anyone can see the message: the link records what the message makes that machine's
+    /// there). Returns how many were relayed.
     @discardableResult
-    public func relay(
-        _ message: ServerMessage, from machine: MachineRef, remoteSeq: Int64, admit: (ServerMessage) -> Bool = { _ in true }
-    ) -> Bool {
-        guard let threadId = message.threadId, !book.knows(threadId), admit(message) else { return false }
+    public func relay(_ messages: [ServerMessage], from machine: MachineRef, admit: (ServerMessage) -> Bool = { _ in true }) -> Int {
+        events.beginBatch()
+        var relayed = 0
+        for message in messages where relayOne(message, from: machine, admit: admit) { relayed += 1 }
+        flushBatch()
+        return relayed
+    }
+
+    private func relayOne(_ message: ServerMessage, from machine: MachineRef, admit: (ServerMessage) -> Bool) -> Bool {
+        guard let remoteSeq = message.seq, let threadId = message.threadId, !book.knows(threadId), admit(message) else { return false }
         let numbered = message.renumbered(events.nextSeq())
         guard let text = try? numbered.encodedText(machine: machine, encoder: encoder) else { return false }
         var entry = Self.entry(for: numbered, text: text, threadId: threadId)
