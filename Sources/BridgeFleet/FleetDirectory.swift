@@ -11,6 +11,9 @@ public struct FleetDirectory: Sendable {
     private var threads: [String: String] = [:]
     private var approvals: [String: String] = [:]
     private var inputs: [String: String] = [:]
+    /// The device of this bridge that answered an approval or question of a linked machine through it (there the
+    /// answer is the link's).
+    private var answerers: [String: String] = [:]
 
     /// Most entries of each kind kept; the oldest are forgotten first (a forgotten thread is learnt again from the
     /// next `listThreads` or message).
@@ -54,6 +57,29 @@ public struct FleetDirectory: Sendable {
         default: break
         }
         return true
+    }
+
+    /// A device of this bridge answers approval or question `id` of a linked machine.
+    public mutating func answered(_ id: String, by deviceId: String) {
+        if answerers.count >= capacity { answerers.removeAll() }
+        answerers[id] = deviceId
+    }
+
+    /// ``observe(_:from:)``, and the message as this bridge's clients get it: an answer the linked machine
+    /// credits to the link (`linkDevice`, the device this bridge is there) names the device here that gave it
+    /// (nil when none of this bridge's devices did). nil: not relayed.
+    public mutating func admit(_ message: ServerMessage, from machine: String, linkDevice: String) -> ServerMessage? {
+        guard observe(message, from: machine) else { return nil }
+        switch message {
+        case .approvalResolved(var resolved) where resolved.deviceId == linkDevice:
+            resolved.deviceId = answerers.removeValue(forKey: resolved.approvalId)
+            return .approvalResolved(resolved)
+        case .inputResolved(var resolved) where resolved.deviceId == linkDevice:
+            resolved.deviceId = answerers.removeValue(forKey: resolved.requestId)
+            return .inputResolved(resolved)
+        default:
+            return message
+        }
     }
 
     /// Forgets everything of a machine that was unlinked.

@@ -65,6 +65,7 @@ public actor FleetLinks: Service {
             links[id] = nil
             if wanted[id] == nil {
                 directory.withLock { $0.forget(machine: id) }
+                await hub.forgetRelayed(machine: id)
                 broadcast(MachineChanged(machine: MachineStatus(id: id, name: entry.link.ref.name, state: .offline), removed: true))
             }
         }
@@ -85,13 +86,14 @@ public actor FleetLinks: Service {
             && wanted.fingerprint == running.fingerprint && wanted.token == running.token && wanted.clientId == running.clientId
     }
 
-    private func changed(_ change: MachineLink.Change) {
+    private func changed(_ change: MachineLink.Change) async {
         switch change {
         case .state(let status):
             broadcast(MachineChanged(machine: status))
         case .revoked(let status):
             revoked.insert(status.id)
             directory.withLock { $0.forget(machine: status.id) }
+            await hub.forgetRelayed(machine: status.id)
             broadcast(MachineChanged(machine: status, removed: true))
         }
     }

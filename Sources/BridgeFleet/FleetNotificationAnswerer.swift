@@ -23,6 +23,7 @@ public struct FleetNotificationAnswerer: NotificationAnswering {
         guard let link = await links.link(machineId) else {
             throw HubError(.machineUnavailable, "the machine that asked is not reachable now; nothing was sent to it")
         }
+        if !owner.hasPrefix("notify:") { links.directory.withLock { $0.answered(approvalId, by: owner) } }
         // The same notification answered twice is one answer there.
         let digest = SHA256.hash(data: Data((owner + "\u{0}" + approvalId).utf8))
         let id = "push-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()

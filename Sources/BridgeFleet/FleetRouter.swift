@@ -73,6 +73,14 @@ public struct FleetRouter: RequestHandling {
                 return await hub.handle(request, id: id, session: session)  // its own error (a bad thread id, too many)
             }
         }
+        // The answer comes back credited to the link: remember which device here gave it.
+        if let deviceId = session.principal.deviceId {
+            switch request {
+            case .approve(let approve): links.directory.withLock { $0.answered(approve.approvalId, by: deviceId) }
+            case .answerInput(let answer): links.directory.withLock { $0.answered(answer.requestId, by: deviceId) }
+            default: break
+            }
+        }
         guard let link = await links.link(machineId) else {
             let machine = MachineRef(id: machineId, name: machineId)
             return .error(FleetError.unavailable(machine).errorMessage(id: id))

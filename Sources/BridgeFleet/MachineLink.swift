@@ -34,6 +34,8 @@ public actor MachineLink {
     private(set) var state = MachineState.offline
     /// The thread list last read from the machine (shown, labelled offline, while it is unreachable).
     private(set) var lastThreads: [ThreadSummary] = []
+    /// What the machine lets its clients choose, from its last `helloAck`.
+    private(set) var policy: ClientPolicy?
 
     init(
         machine: MachineStore.Machine, hub: ThreadHub, journal: EventJournal, store: MachineStore, directory: SharedFleetDirectory,
@@ -52,7 +54,7 @@ public actor MachineLink {
     }
 
     /// The machine and its state.
-    var status: MachineStatus { MachineStatus(id: ref.id, name: ref.name, state: state) }
+    var status: MachineStatus { MachineStatus(id: ref.id, name: ref.name, state: state, policy: policy) }
 
     /// Connects, relays and reconnects until cancelled or the machine refuses the credential.
     func run() async {
@@ -101,6 +103,7 @@ public actor MachineLink {
             return .failed
         }
         self.client = client
+        policy = ack.policy ?? policy
         await setState(.online)
         logger.info("Linked machine online", metadata: ["bridge.machine.name": "\(machine.name)"])
         if !(ack.restoredSubscriptions ?? []).contains("*") {
@@ -113,6 +116,7 @@ public actor MachineLink {
         let pending = RelayBuffer()
         let directory = self.directory
         let machineId = machine.id
+        let linkDevice = machine.deviceId
         await withDiscardingTaskGroup { group in
             group.addTask {
                 for await message in client.events { pending.append(message) }
@@ -131,7 +135,7 @@ public actor MachineLink {
                 // What a message makes this machine's (its thread, approval, question) is recorded before a phone
                 // sees it.
                 let relayed = await hub.relay(fresh, from: ref) { message in
-                    directory.withLock { $0.observe(message, from: machineId) }
+                    directory.withLock { $0.admit(message, from: machineId, linkDevice: linkDevice) }
                 }
                 if relayed < fresh.count { logger.notice("Dropped messages of a linked machine for threads it does not own") }
             }

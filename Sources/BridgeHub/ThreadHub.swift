@@ -76,6 +76,8 @@ public actor ThreadHub: RequestHandling, Service {
     var services = HubServices()
     /// Replays, git requests and requests under way, which later ones wait for.
     var work = HubWork()
+    /// Linked machines' approvals and questions still open (the fleet's relay port).
+    var relayedPending = RelayedPending()
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
@@ -279,7 +281,7 @@ public actor ThreadHub: RequestHandling, Service {
     /// refuses (it runs before anyone can see the message: the link records what the message makes that machine's
     /// there). Returns how many were relayed.
     @discardableResult
-    public func relay(_ messages: [ServerMessage], from machine: MachineRef, admit: (ServerMessage) -> Bool = { _ in true }) -> Int {
+    public func relay(_ messages: [ServerMessage], from machine: MachineRef, admit: (ServerMessage) -> ServerMessage? = { $0 }) -> Int {
         events.beginBatch()
         var relayed = 0
         for message in messages where relayOne(message, from: machine, admit: admit) { relayed += 1 }
@@ -287,20 +289,31 @@ public actor ThreadHub: RequestHandling, Service {
         return relayed
     }
 
-    private func relayOne(_ message: ServerMessage, from machine: MachineRef, admit: (ServerMessage) -> Bool) -> Bool {
-        guard let remoteSeq = message.seq, let threadId = message.threadId, !book.knows(threadId), admit(message) else { return false }
+    private func relayOne(_ message: ServerMessage, from machine: MachineRef, admit: (ServerMessage) -> ServerMessage?) -> Bool {
+        guard let remoteSeq = message.seq, let threadId = message.threadId, !book.knows(threadId), let message = admit(message) else {
+            return false
+        }
         let numbered = message.renumbered(events.nextSeq())
         guard let text = try? numbered.encodedText(machine: machine, encoder: encoder) else { return false }
         var entry = Self.entry(for: numbered, text: text, threadId: threadId)
         entry.machine = machine.id
         entry.remoteSeq = remoteSeq
         if let now = events.publish(entry, text: text, threadId: threadId) { write(now) }
-        // The phones subscribe to notifications once, here: a linked machine's approvals notify them too.
+        // The phones subscribe to notifications once, here: a linked machine's approvals notify them too. What is
+        // still open reaches a fleet session that subscribes later.
+        let seq = numbered.seq ?? 0
         switch numbered {
-        case .approvalRequest(let request): services.push?.signal(.approvalRequested(request))
+        case .approvalRequest(let request):
+            relayedPending.opened(request.approvalId, threadId: threadId, machine: machine.id, text: text, seq: seq)
+            services.push?.signal(.approvalRequested(request))
         case .approvalResolved(let resolved):
+            relayedPending.closed(resolved.approvalId, machine: machine.id)
             services.push?.signal(
                 .approvalResolved(approvalId: resolved.approvalId, decision: resolved.decision, deviceId: resolved.deviceId))
+        case .inputRequest(let request):
+            relayedPending.opened(request.requestId, threadId: threadId, machine: machine.id, text: text, seq: seq)
+        case .inputResolved(let resolved):
+            relayedPending.closed(resolved.requestId, machine: machine.id)
         default: break
         }
         return true
@@ -312,6 +325,11 @@ public actor ThreadHub: RequestHandling, Service {
         try Self.checkThreadId(threadId)
         try checkSubscriptionCount(session)
         return await subscribeResuming(session, to: threadId, afterSeq: afterSeq)
+    }
+
+    /// A machine was unlinked (or refused its link): its open approvals and questions are no longer offered.
+    public func forgetRelayed(machine: String) {
+        relayedPending.forget(machine: machine)
     }
 
     /// Whether `session` receives `threadId`'s messages now (by name or through `*`).

@@ -7,9 +7,14 @@ import time
 
 import pytest
 
+import codex_fixture
 from codex_fixture import bridge_codex_args, codex_bin
 from conftest import run_cli
+from fake_bridge import FakeBridge
 from mock_model import MockModel, codex_env
+from push_service import PushService, Subscriber
+from test_pairing import PHONE, pair_device
+from test_push import post_action, subscribe_device
 from test_codex import frames, request, until_turn_completed
 from wsutil import hello, recv_kind
 
@@ -17,7 +22,6 @@ from wsutil import hello, recv_kind
 @pytest.fixture
 def workstation(bridge_factory, tmp_path):
     """Makes a bridge with its own codex, scripted model, CODEX_HOME and workspace: (bridge, model, workspace)."""
-    import codex_fixture
     made = []
 
     def make(name, args=()):
@@ -225,10 +229,19 @@ async def test_three_machines_a_question_on_c_and_b_killed_mid_turn(workstation)
     on_c_thread = await request(phone, "startThread", machine=on_c["id"], cwd=str(c_ws), prompt="ask me")
     asked = await next_kind(phone, "inputRequest")
     assert asked["machine"]["id"] == on_c["id"] and asked["threadId"] == on_c_thread["threadId"]
+    # A phone that subscribes later is offered the open question too, as it is a home one.
+    late, late_ack = await fleet_hello(a)
+    assert late_ack["machines"][2]["policy"]["roots"] == [str(c_ws.resolve())], late_ack["machines"]
+    assert (await request(late, "subscribe", threadId="*"))["kind"] == "subscribed"
+    offered = await next_kind(late, "inputRequest", timeout=5)
+    assert offered["requestId"] == asked["requestId"] and offered["machine"]["id"] == on_c["id"]
     answer = await request(phone, "answerInput", requestId=asked["requestId"], answers={"colour": ["Blue"]})
     assert answer["kind"] == "accepted", answer
-    events, _ = await until_turn_completed(phone, on_c_thread["threadId"])
+    events, others = await until_turn_completed(phone, on_c_thread["threadId"])
     assert "Blue" in json.dumps(c_model.requests[-1])
+    # The answer came from this bridge's shared-secret phone, not from "the link's device" at C.
+    resolved = [m for m in others if m["kind"] == "inputResolved"]
+    assert resolved and resolved[0].get("deviceId") is None, resolved
 
     # A turn on B that stalls; B is killed with -9 mid-turn and comes back on the same port: the phone sees B
     # offline and online again, and the turn's events arrive once each, in order (its end is B's own
@@ -269,7 +282,6 @@ def event(seq, thread_id, type_="item/agentMessage/delta", **data):
 
 
 async def test_a_hostile_linked_bridge_cannot_reach_past_its_own_threads(workstation):
-    from fake_bridge import FakeBridge
     a, a_model, a_ws = workstation("a")
     fake = FakeBridge(name="<img src=x onerror=alert(1)>\u001b]52;c;bad\u0007").start()
     try:
@@ -319,9 +331,6 @@ async def test_a_hostile_linked_bridge_cannot_reach_past_its_own_threads(worksta
 
 
 async def test_a_linked_machines_approval_notifies_the_home_bridges_phone_and_approve_works_from_it(workstation):
-    from push_service import PushService, Subscriber
-    from test_pairing import PHONE, pair_device
-    from test_push import post_action, subscribe_device
     service = PushService().start()
     try:
         a, _, _ = workstation("a", args=("--push-subject", "mailto:test@example.org", "--allow-push-host", "127.0.0.1",

@@ -25,7 +25,11 @@ public struct MachineStatus: Codable, Sendable, Hashable {
     public var id: String
     public var name: String
     public var state: MachineState
-    public init(id: String, name: String, state: MachineState) {
+    /// What a client may choose there (its roots, sandboxes, approval policies), as it last told this bridge;
+    /// absent for a machine never reached.
+    public var policy: ClientPolicy?
+    public init(id: String, name: String, state: MachineState, policy: ClientPolicy? = nil) {
+        self.policy = policy
         self.id = id
         self.name = name
         self.state = state

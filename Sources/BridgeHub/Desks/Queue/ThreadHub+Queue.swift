@@ -130,5 +130,9 @@ extension ThreadHub {
         for entry in desks.queue.all where threadId == "*" || entry.threadId == threadId {
             session.send(.messageQueued(entry.announcement))
         }
+        // A fleet session: the linked machines' open approvals and questions too.
+        if events.fanOut.isFleet(session.id) {
+            for text in relayedPending.frames(on: threadId) { session.sendEncoded(text) }
+        }
     }
 }
