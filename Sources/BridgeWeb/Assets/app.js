@@ -16,6 +16,7 @@ import { pairingWaitScreen } from './pairing-wait.js';
 import { setScopes, may } from './scopes.js';
 import { toast, describeError } from './ui.js';
 import { sendPresence, resyncPush } from './push.js';
+import { setMachines, applyMachineChanged, machine } from './fleet.js';
 
 const root = document.getElementById('app');
 const store = new ThreadStore();
@@ -137,10 +138,11 @@ addEventListener('hashchange', () => {
 });
 
 // -- the connection -----------------------------------------------------------------------------------------
+// Every hello asks for the fleet (issue 33): the machines linked to this bridge, their threads in one list.
 function helloFields() {
-  if (pairing) return { token: pairing.code, device: { name: pairing.name || deviceName(), platform: 'web' } };
-  if (credentials.static) return { token: credentials.token, clientId: credentials.clientId };
-  return { token: credentials.token };
+  if (pairing) return { token: pairing.code, device: { name: pairing.name || deviceName(), platform: 'web' }, fleet: true };
+  if (credentials.static) return { token: credentials.token, clientId: credentials.clientId, fleet: true };
+  return { token: credentials.token, fleet: true };
 }
 
 function connect() {
@@ -158,6 +160,7 @@ function connect() {
 }
 
 function onMessage(msg) {
+  if (msg.kind === 'machineChanged') return onMachineChanged(msg);
   if (msg.kind === 'scopesChanged') {
     const couldObserve = may('observe');
     setScopes(msg.scopes);
@@ -171,6 +174,18 @@ function onMessage(msg) {
     return;
   }
   store.applyMessage(msg);
+}
+
+/**
+ * A machine of the fleet went online or offline, was linked, or left (unlinked or revoked: its threads go).
+ * Back online (or new): the list is asked again for its threads.
+ */
+function onMachineChanged(msg) {
+  const removed = applyMachineChanged(msg);
+  if (removed) store.dropMachine(removed);
+  else if (msg.machine && msg.machine.state === 'online') refreshList();
+  store.listChanged();
+  if (screen && screen.onFleet) screen.onFleet();
 }
 
 /** A bridge started with --confirm-pairing: the workstation must allow this phone first. */
@@ -222,6 +237,9 @@ function onAck(ack, { first, gap }) {
   deviceId = ack.deviceId || null;
   pushPublicKey = typeof server.pushPublicKey === 'string' ? server.pushPublicKey : null;
   setScopes(ack.scopes);
+  setMachines(ack.machines, server.id, server.name);
+  // A machine unlinked while this phone was away: its threads go as they would have live.
+  for (const id of new Set([...store.threads.values()].map((t) => t.machine).filter(Boolean))) if (!machine(id)) store.dropMachine(id);
   sendPresence(conn);
   resyncPush(conn, pushPublicKey);
   if (ack.policy && typeof ack.policy === 'object') policy = { roots: [], ...ack.policy };

@@ -6,14 +6,18 @@ import { notifyControl } from './push.js';
 import { goalChip } from './goal-view.js';
 import { nestThreads, agentName, subAgentStatus } from './subagents.js';
 import { archivedSection } from './archived-list.js';
+import { machineChip, machineFilter, shownByFilter } from './fleet-view.js';
+import { isFleet, isOffline, machineOf, rootsFor } from './fleet.js';
 
 const STATE = {
   running: ['running', 'Running'],
   failed: ['failed', 'Failed'],
   idle: ['idle', 'Idle'],
+  offline: ['offline', 'Offline'],
 };
 
 function stateOf(store, t) {
+  if (isFleet() && isOffline(machineOf(t))) return STATE.offline; // its machine is unreachable: nothing is known now
   if (store.isRunning(t)) return STATE.running;
   if (t.lastTurnStatus === 'failed' || t.status === 'systemError') return STATE.failed;
   return STATE.idle;
@@ -32,13 +36,14 @@ export function threadsScreen(ctx) {
   search.addEventListener('input', () => render());
   const searchBar = h('div', { class: 'list-search-bar', hidden: true, attrs: { role: 'search' } }, search);
   const archived = archivedSection(ctx);
-  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, searchBar, list, empty, more, archived.el);
+  const filter = machineFilter(() => render());
+  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, searchBar, filter.el, list, empty, more, archived.el);
   const el = h('div', { class: 'screen threads-screen' }, head.el, main, h('div', { class: 'fab-bar' }, newButton));
 
   function row([t, depth]) {
     const [cls, label] = (depth && subAgentOf(t)) || stateOf(store, t);
     const pending = store.pendingApprovals(t);
-    const where = displayPath(t.cwd, ctx.policy().roots);
+    const where = displayPath(t.cwd, rootsFor(t, ctx.policy().roots));
     const title = depth ? `${agentName(t.agentNickname, t.agentRole)}: ${t.name || t.preview || 'sub-agent'}` : t.name || t.preview || '(no prompt yet)';
     return h('li', { class: depth ? 'sub-agent-row' : null }, h('a', { class: `thread-row ${cls}`, href: `#/t/${encodeURIComponent(t.id)}` },
       h('div', { class: 'row-top' },
@@ -47,6 +52,7 @@ export function threadsScreen(ctx) {
         pending ? h('span', { class: 'badge', text: pending === 1 ? '1 approval' : `${pending} approvals` }) : null),
       t.lastAnswer ? h('p', { class: 'row-answer', text: t.lastAnswer }) : null,
       h('div', { class: 'row-meta' },
+        machineChip(t),
         h('span', { class: `state ${cls}` }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), label),
         where ? h('span', { class: 'row-path', text: where }) : null,
         t.branch ? h('span', { class: 'chip row-branch', text: t.branch, attrs: { title: `Branch ${t.branch}` } }) : null,
@@ -58,10 +64,12 @@ export function threadsScreen(ctx) {
     notify.render();
     const threads = store.list();
     const query = search.value.trim().toLowerCase();
-    const shown = nestThreads(threads).filter(([t]) => !query || matches(t, query));
+    filter.render();
+    const shown = nestThreads(threads).filter(([t]) => shownByFilter(t) && (!query || matches(t, query)));
     list.replaceChildren(...shown.map(row));
     searchBar.hidden = threads.length === 0 && !query;
     if (query && !shown.length) list.replaceChildren(h('li', { class: 'empty', text: `No thread matches “${search.value.trim()}”.` }));
+    else if (!shown.length && threads.length) list.replaceChildren(h('li', { class: 'empty', text: 'No threads on this machine yet.' }));
     empty.hidden = threads.length > 0 || !store.listLoaded;
     empty.replaceChildren(
       h('p', { class: 'empty-title', text: 'No threads yet' }),
@@ -77,7 +85,7 @@ export function threadsScreen(ctx) {
   }
 
   function matches(t, query) {
-    return [t.name, t.preview, t.lastAnswer, displayPath(t.cwd, ctx.policy().roots), t.agentNickname]
+    return [t.name, t.preview, t.lastAnswer, displayPath(t.cwd, rootsFor(t, ctx.policy().roots)), t.agentNickname]
       .some((text) => typeof text === 'string' && text.toLowerCase().includes(query));
   }
 
@@ -97,6 +105,7 @@ export function threadsScreen(ctx) {
     title: () => ctx.serverName() || 'Codex',
     reload: render,
     onStatus: render,
+    onFleet: render,
     destroy() { unwatch(); clearInterval(clock); },
   };
 }

@@ -1,0 +1,124 @@
+"""Issue 33, the fleet in the web app: two real bridges on 127.0.0.1 (A, the phone's home, and B linked to it with
+`machines add`), each with its own real codex, scripted model and workspace; the phone (Chromium, 390×844) is
+paired with A only. The list shows both machines' threads, each labelled with its machine (B's name holds markup:
+shown as text); a thread starts on B from the New thread machine picker (folders browsed on B) and streams; the
+list filters by machine; B killed: its threads stay, marked offline, and a request for one says "<B> is
+unreachable". axe on the new UI, screenshots light and dark. Cost: ~35 s."""
+import json
+import re
+import signal
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+import conftest
+from codex_fixture import bridge_codex_args, codex_bin
+from webutil import WebModel, bridge_env, pair, start_thread
+
+B_NAME = "Build <b>box</b>"
+AXE = Axe()
+
+
+@pytest.fixture
+def machine_b(bridge_factory, tmp_path):
+    """B: a second workstation with its own codex, scripted model, CODEX_HOME and workspace."""
+    import codex_fixture
+    model = WebModel().start()
+    home = codex_fixture.CODEX_HOMES / f"{tmp_path.name}-b"
+    home.mkdir(parents=True, exist_ok=True)
+    ws = tmp_path / "b-workspace"
+    ws.mkdir()
+    bridge = bridge_factory(name="b-state", env=bridge_env(home),
+                            args=["--codex", codex_bin(), "--root", str(ws), *bridge_codex_args(model.port)])
+    yield bridge, model, ws
+    model.stop()
+
+
+def link(home, other, name):
+    url = json.loads(conftest.run_cli("pair", "--json", "--advertise", "127.0.0.1", state_dir=other.state_dir,
+                                      check=True).stdout)["url"]
+    return json.loads(conftest.run_cli("machines", "add", url, "--name", name, "--json", state_dir=home.state_dir,
+                                       check=True).stdout)
+
+
+def serious(page):
+    found = []
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        found += [(scheme, v["id"], [n["target"] for n in v["nodes"]][:4]) for v in AXE.run(page).response["violations"]
+                  if v["impact"] in ("serious", "critical")]
+    page.emulate_media(color_scheme="light")
+    return found
+
+
+def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge, model, machine_b, phone_factory):
+    b, b_model, b_ws = machine_b
+    linked = link(web_bridge, b, B_NAME)
+    model.queue({"kind": "message", "text": "Done on the home machine."})
+    b_model.queue({"kind": "slow", "deltas": [f"b{i} " for i in range(12)], "delay": 0.02, "hold_after": [6]})
+    light, dark = phone_factory(), phone_factory(color_scheme="dark")
+    page = light.page
+    pair(light, web_bridge)
+    # A thread on A, from the picker as always (A's machine chosen by default).
+    start_thread(light, "hello home")
+    expect(page.locator(".msg.agent")).to_contain_text("Done on the home machine.")
+    light.button("Back").click()
+
+    # A thread on B: the machine picker, then B's folders (B has one root: it opens at once).
+    light.button("New thread").click()
+    picker = page.get_by_label("Machine")
+    expect(picker.locator("option", has_text=B_NAME)).not_to_have_attribute("disabled", "")  # B online
+    picker.select_option(linked["id"])
+    expect(page.locator(".picker-path")).to_have_text(b_ws.name)
+    assert serious(page) == []
+    light.shot("fleet-new-thread-light")
+    light.button("Use this folder").click()
+    expect(page.locator(".chosen-path")).to_have_text(f"{B_NAME} · {b_ws.name}")
+    page.get_by_label("Message").fill("build on b")
+    light.button("Start").click()
+    page.wait_for_url(re.compile(r"#/t/"))
+    b_model.wait_held()
+    expect(page.locator(".msg.agent")).to_contain_text("b5")  # streaming from B, through A
+    expect(page.locator(".bar .subtitle")).to_have_text(f"{B_NAME} · {b_ws.name}")  # relative to B's root, learnt by the picker
+    b_model.open_gate()
+    expect(page.locator(".msg.agent")).to_contain_text("b11")
+    light.button("Back").click()
+
+    # One list, each row labelled with its machine; the names are text (no <b> element made).
+    rows = page.locator(".thread-row")
+    expect(rows).to_have_count(2)
+    on_b = rows.filter(has_text="build on b")
+    expect(on_b.locator(".chip.machine")).to_have_text(B_NAME)
+    expect(rows.filter(has_text="hello home").locator(".chip.machine")).not_to_have_text(B_NAME)
+    expect(page.locator(".thread-row b, .machine-filter b")).to_have_count(0)
+    filters = page.get_by_role("group", name="Machines")
+    filters.get_by_role("button", name=B_NAME).click()
+    expect(rows).to_have_count(1)
+    expect(rows).to_contain_text("build on b")
+    filters.get_by_role("button", name="All machines").click()
+    expect(rows).to_have_count(2)
+    pair(dark, web_bridge)
+    expect(dark.page.locator(".thread-row .chip.machine")).to_have_count(2)
+    assert serious(page) == []
+    light.shot("fleet-list-light")
+    dark.shot("fleet-list-dark")
+
+    # B killed: its thread stays, marked offline (dimmed), the other machine's as it was.
+    b.stop(signal.SIGKILL, timeout=10)
+    expect(on_b.locator(".state")).to_have_text("Offline")
+    expect(on_b).to_have_class(re.compile(r"\boffline\b"))
+    expect(rows.filter(has_text="hello home").locator(".state")).to_have_text("Idle")
+    expect(filters.get_by_role("button", name=f"{B_NAME} · offline")).to_be_visible()
+    expect(dark.page.locator(".thread-row.offline")).to_have_count(1)
+    assert serious(page) == []
+    light.shot("fleet-offline-light")
+    dark.shot("fleet-offline-dark")
+    # Its thread says so, and a message for it is refused with B's name, not a generic error.
+    on_b.click()
+    expect(page.locator(".machine-note")).to_have_text(f"{B_NAME} is unreachable. This thread carries on when it is back.")
+    page.locator(".composer").get_by_label("Message").fill("are you there?")
+    light.button("Send").click()
+    expect(page.get_by_role("alert").filter(has_text=f"{B_NAME} is unreachable")).to_be_visible()
+    for p in (light, dark):
+        assert not p.errors and not p.csp_violations() and not p.dialogs, (p.errors, p.dialogs)

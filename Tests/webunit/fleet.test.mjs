@@ -1,0 +1,51 @@
+// The fleet's state (fleet.js) and the store's machine labels (threads.js): issue 33.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import * as fleet from '../../Sources/BridgeWeb/Assets/fleet.js';
+import { ThreadStore } from '../../Sources/BridgeWeb/Assets/threads.js';
+
+test('the helloAck sets the machines; machineChanged moves one, adds one, removes one', () => {
+  fleet.setMachines([{ id: 'a', name: 'Desk', state: 'online' }, { id: 'b', name: '<img src=x>', state: 'pending' }, { bogus: 1 }], 'a');
+  assert.equal(fleet.isFleet(), true);
+  assert.deepEqual(fleet.machines().map((m) => m.id), ['a', 'b']);
+  assert.equal(fleet.machineName('b'), '<img src=x>'); // kept as text: views set textContent
+  assert.equal(fleet.isOffline('b'), true);
+  assert.equal(fleet.applyMachineChanged({ kind: 'machineChanged', machine: { id: 'b', name: 'Build', state: 'online' } }), null);
+  assert.equal(fleet.isOffline('b'), false);
+  assert.equal(fleet.machineName('b'), 'Build');
+  fleet.applyMachineChanged({ machine: { id: 'c', name: 'x'.repeat(500), state: 'online' } });
+  assert.equal(fleet.machineName('c').length, 64);
+  assert.equal(fleet.applyMachineChanged({ machine: { id: 'c', name: 'C', state: 'offline' }, removed: true }), 'c');
+  assert.equal(fleet.machine('c'), null);
+  assert.equal(fleet.applyMachineChanged({ machine: { id: 'a', name: 'Desk', state: 'offline' }, removed: true }), null, 'the home bridge never leaves');
+});
+
+test('a bridge without the fleet is one machine, its own', () => {
+  fleet.setMachines(undefined, 'solo', 'Solo');
+  assert.equal(fleet.isFleet(), false);
+  assert.equal(fleet.machineName('solo'), 'Solo');
+  assert.equal(fleet.machineOf({ id: 't' }), 'solo');
+});
+
+test('a linked machine\'s roots are read from its listDirectory refusal', () => {
+  assert.deepEqual(fleet.rootsFromRefusal('Build: path must be an existing directory inside /srv/a, /home/me/b'), ['/srv/a', '/home/me/b']);
+  assert.deepEqual(fleet.rootsFromRefusal('something else'), []);
+  assert.deepEqual(fleet.rootsFromRefusal('inside relative, /abs'), []);
+  fleet.setMachines([{ id: 'a', name: 'A', state: 'online' }, { id: 'b', name: 'B', state: 'online' }], 'a');
+  fleet.setRoots('b', ['/srv/a']);
+  assert.deepEqual(fleet.rootsFor({ machine: 'b' }, ['/home']), ['/srv/a']);
+  assert.deepEqual(fleet.rootsFor({}, ['/home']), ['/home']);
+});
+
+test('the store labels threads with their machine and drops a removed machine\'s threads', () => {
+  const store = new ThreadStore();
+  store.applyList([{ threadId: 'h', cwd: '/w', updatedAt: 1, machine: { id: 'a', name: 'A' } },
+    { threadId: 'r', cwd: '/v', updatedAt: 2, machine: { id: 'b', name: 'B' } }]);
+  store.applyMessage({ kind: 'event', threadId: 'n', type: 'thread/started', data: {}, machine: { id: 'b', name: 'B' } });
+  store.applyMessage({ kind: 'event', threadId: 'h2', type: 'thread/started', data: {} });
+  assert.equal(store.get('r').machine, 'b');
+  assert.equal(store.get('n').machine, 'b');
+  assert.equal(store.get('h2').machine, undefined); // the home bridge's frames name no machine
+  store.dropMachine('b');
+  assert.deepEqual(store.list().map((t) => t.id).sort(), ['h', 'h2']);
+});
