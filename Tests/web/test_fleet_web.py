@@ -100,6 +100,8 @@ def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge,
     expect(rows).to_have_count(2)
     pair(dark, web_bridge)
     expect(dark.page.locator(".thread-row .chip.machine")).to_have_count(2)
+    # B's folders are shown relative to B's root, learnt at the session's start (not in the helloAck).
+    expect(dark.page.locator(".thread-row", has_text="build on b").locator(".row-path")).to_have_text(b_ws.name)
     assert serious(page) == []
     light.shot("fleet-list-light")
     dark.shot("fleet-list-dark")
@@ -120,5 +122,6 @@ def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge,
     page.locator(".composer").get_by_label("Message").fill("are you there?")
     light.button("Send").click()
     expect(page.get_by_role("alert").filter(has_text=f"{B_NAME} is unreachable")).to_be_visible()
+    light.shot("fleet-thread-offline-light")
     for p in (light, dark):
         assert not p.errors and not p.csp_violations() and not p.dialogs, (p.errors, p.dialogs)

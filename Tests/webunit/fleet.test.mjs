@@ -49,3 +49,19 @@ test('the store labels threads with their machine and drops a removed machine\'s
   store.dropMachine('b');
   assert.deepEqual(store.list().map((t) => t.id).sort(), ['h', 'h2']);
 });
+
+test('learnRoots asks a linked machine once, reads its refusal, and passes other errors on', async () => {
+  fleet.setMachines([{ id: 'a', name: 'A', state: 'online' }, { id: 'x', name: 'X', state: 'online' }, { id: 'y', name: 'Y', state: 'online' }], 'a');
+  const asked = [];
+  const refuse = (kind, fields) => {
+    asked.push([kind, fields]);
+    return Promise.reject(Object.assign(new Error('X: path must be an existing directory inside /srv/x'), { code: 'forbidden_path' }));
+  };
+  const [one, two] = await Promise.all([fleet.learnRoots(refuse, 'x'), fleet.learnRoots(refuse, 'x')]);
+  assert.deepEqual(one, ['/srv/x']);
+  assert.deepEqual(two, ['/srv/x']);
+  assert.deepEqual(asked, [['listDirectory', { machine: 'x', path: '/' }]]);
+  const down = () => Promise.reject(Object.assign(new Error('gone'), { code: 'machine_unavailable' }));
+  await assert.rejects(fleet.learnRoots(down, 'y'), { code: 'machine_unavailable' });
+  assert.equal(fleet.rootsOf('y'), null, 'asked again next time');
+});

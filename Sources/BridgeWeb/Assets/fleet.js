@@ -8,6 +8,7 @@ const MAX_NAME = 64;
 let homeId = null;
 let list = []; // [{id, name, state}], the home bridge first
 const roots = new Map(); // machine id -> the folders it allows (learnt from a listDirectory refusal), for the picker
+const asking = new Map(); // machine id -> the listDirectory under way that learns its roots
 const watchers = new Set();
 
 function clean(m) {
@@ -90,6 +91,22 @@ export function rootsFor(thread, homeRoots) {
 }
 
 export function setRoots(id, paths) { roots.set(id, paths.slice()); }
+
+/**
+ * Learns a linked machine's roots (they are not in the helloAck): its refusal of `listDirectory /` names them
+ * ("… inside /a, /b"); a machine that allows / itself lists it. Once per machine and session; `request` is the
+ * connection's. Resolves with the roots; rejects with the request's error (machine_unavailable…).
+ */
+export function learnRoots(request, id) {
+  if (roots.has(id)) return Promise.resolve(rootsOf(id));
+  if (!asking.has(id)) {
+    asking.set(id, request('listDirectory', { machine: id, path: '/' })
+      .then(() => ['/'], (err) => { if (err && err.code === 'forbidden_path') return rootsFromRefusal(err.message); throw err; })
+      .then((found) => { roots.set(id, found); changed(); return found; })
+      .finally(() => asking.delete(id)));
+  }
+  return asking.get(id);
+}
 
 /**
  * The roots named in a `forbidden_path` refusal of `listDirectory` ("…: path must be an existing directory

@@ -9,7 +9,7 @@ import { attachments } from './attachments.js';
 import { worktreeFields, worktreeRequest } from './worktree-option.js';
 import { oneLine } from './git-panel.js';
 import { planToggle } from './plan-view.js';
-import { home, isHome, isFleet, machineName, rootsOf, setRoots, rootsFromRefusal } from './fleet.js';
+import { home, isHome, isFleet, machineName, rootsOf, learnRoots } from './fleet.js';
 import { machinePicker } from './fleet-view.js';
 
 const SANDBOX_LABELS = { 'read-only': 'Read only', 'workspace-write': 'Workspace write', 'danger-full-access': 'Full access (dangerous)' };
@@ -80,19 +80,14 @@ export function newThreadScreen(ctx) {
     else render();
   }
 
-  /**
-   * A linked machine's roots are not in the helloAck: its refusal of `listDirectory /` names them ("… inside
-   * /a, /b"); a machine that allows / itself lists it.
-   */
+  /** A linked machine's roots are not in the helloAck: fleet.js learns them. */
   async function discover(id) {
     loading = true;
     render();
     try {
-      await conn.request('listDirectory', { machine: id, path: '/' });
-      setRoots(id, ['/']);
+      await learnRoots((kind, fields) => conn.request(kind, fields), id);
     } catch (err) {
-      if (err.code === 'forbidden_path') setRoots(id, rootsFromRefusal(err.message));
-      else if (id === machineId) { machineError = describeError(err); toast(machineError); }
+      if (id === machineId) { machineError = describeError(err); toast(machineError); }
     } finally {
       loading = false;
     }
