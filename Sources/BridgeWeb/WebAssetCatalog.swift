@@ -29,6 +29,8 @@ enum WebAssetCatalog {
             ("icon-512.png", PackageResources.icon_512_png),
             ("icon-maskable-512.png", PackageResources.icon_maskable_512_png),
             ("icon.svg", PackageResources.icon_svg),
+            ("inbox-screen.js", PackageResources.inbox_screen_js),
+            ("inbox.js", PackageResources.inbox_js),
             ("index.html", PackageResources.index_html),
             ("item-views.js", PackageResources.item_views_js),
             ("manifest.webmanifest", PackageResources.manifest_webmanifest),

@@ -1,9 +1,10 @@
 """Issue 33, the fleet in the web app: two real bridges on 127.0.0.1 (A, the phone's home, and B linked to it with
 `machines add`), each with its own real codex, scripted model and workspace; the phone (Chromium, 390×844) is
-paired with A only. The list shows both machines' threads, each labelled with its machine (B's name holds markup:
-shown as text); a thread starts on B from the New thread machine picker (folders browsed on B) and streams; the
-list filters by machine; B killed: its threads stay, marked offline, and a request for one says "<B> is
-unreachable". axe on the new UI, screenshots light and dark. Cost: ~35 s."""
+paired with A only. A thread on A waits for an approval; a thread starts on B from the New thread machine picker
+(folders browsed on B) and asks a question; "Needs you" holds both, newest first, each answered in place, and B's
+turn then streams. The list shows both machines' threads, each labelled with its machine (B's name holds markup:
+shown as text), and filters by machine; B killed: its threads stay, marked offline, and a request for one says
+"<B> is unreachable". axe on the new UI, screenshots light and dark. Cost: ~25 s."""
 import json
 import re
 import signal
@@ -52,17 +53,27 @@ def serious(page):
     return found
 
 
+QUESTION = {"id": "colour", "header": "Colour", "question": "Which colour should it be?",
+            "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]}
+
+
 def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge, model, machine_b, phone_factory):
     b, b_model, b_ws = machine_b
     linked = link(web_bridge, b, B_NAME)
-    model.queue({"kind": "message", "text": "Done on the home machine."})
-    b_model.queue({"kind": "slow", "deltas": [f"b{i} " for i in range(12)], "delay": 0.02, "hold_after": [6]})
+    model.queue({"kind": "exec", "cmd": "touch from-home.txt"}, {"kind": "message", "text": "Done on the home machine."})
+    b_model.queue({"kind": "ask", "questions": [QUESTION]},
+                  {"kind": "slow", "deltas": [f"b{i} " for i in range(12)], "delay": 0.02, "hold_after": [6]})
     light, dark = phone_factory(), phone_factory(color_scheme="dark")
     page = light.page
     pair(light, web_bridge)
-    # A thread on A, from the picker as always (A's machine chosen by default).
-    start_thread(light, "hello home")
-    expect(page.locator(".msg.agent")).to_contain_text("Done on the home machine.")
+    # A thread on A, from the picker as always (A's machine chosen by default); its command waits for approval.
+    light.button("New thread").click()
+    light.button("Use this folder").click()
+    page.get_by_label("Message").fill("hello home")
+    page.get_by_text("Options").click()
+    page.get_by_label("Approval policy").select_option("untrusted")
+    light.button("Start").click()
+    expect(page.locator(".approval")).to_contain_text("touch from-home.txt")
     light.button("Back").click()
 
     # A thread on B: the machine picker, then B's folders (B has one root: it opens at once).
@@ -78,12 +89,40 @@ def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge,
     page.get_by_label("Message").fill("build on b")
     light.button("Start").click()
     page.wait_for_url(re.compile(r"#/t/"))
+    expect(page.locator(".bar .subtitle")).to_have_text(f"{B_NAME} · {b_ws.name}")  # relative to B's root
+    expect(page.locator(".question-card")).to_contain_text("Which colour")  # asked on B, shown through A
+    expect(light.button("Attach a photo")).to_be_hidden()  # uploads are the home bridge's: not offered for B
+    light.button("Back").click()
+
+    # Needs you: B's question and A's approval in one place, newest first, each naming its thread and machine.
+    needs = page.get_by_role("link", name=re.compile("Needs you"))
+    expect(needs).to_contain_text("2 waiting")
+    light.shot("fleet-needs-you-light")
+    needs.click()
+    items = page.get_by_role("list", name="Waiting for an answer").get_by_role("listitem")
+    expect(items).to_have_count(2)
+    expect(items.nth(0)).to_contain_text("build on b")
+    expect(items.nth(0).locator(".chip.machine")).to_have_text(B_NAME)
+    expect(items.nth(1)).to_contain_text("hello home")
+    expect(items.nth(1)).to_contain_text("touch from-home.txt")
+    assert serious(page) == []
+    light.shot("fleet-inbox-light")
+    page.emulate_media(color_scheme="dark")
+    light.shot("fleet-inbox-dark")
+    page.emulate_media(color_scheme="light")
+    # Answered in place: B's question (the turn on B goes on and streams), then A's approval.
+    items.nth(0).get_by_text("Blue", exact=True).click()
+    items.nth(0).get_by_role("button", name="Send answer").click()
+    expect(items.nth(0)).to_contain_text("on this phone")
+    items.nth(1).get_by_role("button", name="Approve", exact=True).click()
+    expect(items.nth(1)).to_contain_text("Approved by this phone")
     b_model.wait_held()
+    items.nth(0).get_by_role("link", name="build on b").click()
     expect(page.locator(".msg.agent")).to_contain_text("b5")  # streaming from B, through A
-    expect(page.locator(".bar .subtitle")).to_have_text(f"{B_NAME} · {b_ws.name}")  # relative to B's root, learnt by the picker
     b_model.open_gate()
     expect(page.locator(".msg.agent")).to_contain_text("b11")
     light.button("Back").click()
+    expect(needs).to_be_hidden()
 
     # One list, each row labelled with its machine; the names are text (no <b> element made).
     rows = page.locator(".thread-row")

@@ -65,3 +65,18 @@ test('learnRoots asks a linked machine once, reads its refusal, and passes other
   await assert.rejects(fleet.learnRoots(down, 'y'), { code: 'machine_unavailable' });
   assert.equal(fleet.rootsOf('y'), null, 'asked again next time');
 });
+
+test('Needs you: unanswered approvals and questions of every thread, newest first', async () => {
+  const { pendingItems } = await import('../../Sources/BridgeWeb/Assets/inbox.js');
+  const store = new ThreadStore();
+  store.applyMessage({ kind: 'approvalRequest', seq: 5, threadId: 'h', approvalId: 'ap1', type: 'command', command: 'ls' });
+  store.applyMessage({ kind: 'inputRequest', seq: 9, threadId: 'r', requestId: 'q1', questions: [], machine: { id: 'b', name: 'B' } });
+  store.applyMessage({ kind: 'approvalRequest', seq: 7, threadId: 'h', approvalId: 'ap2', type: 'command', command: 'pwd' });
+  assert.deepEqual(pendingItems(store).map((x) => x.key), ['q:q1', 'a:ap2', 'a:ap1']);
+  assert.equal(pendingItems(store)[0].thread.machine, 'b');
+  store.applyMessage({ kind: 'approvalResolved', threadId: 'h', approvalId: 'ap2', decision: 'accept' });
+  store.applyMessage({ kind: 'inputResolved', threadId: 'r', requestId: 'q1', action: 'accept' });
+  assert.deepEqual(pendingItems(store).map((x) => x.key), ['a:ap1']);
+  store.get('h').archived = true;
+  assert.deepEqual(pendingItems(store), []);
+});

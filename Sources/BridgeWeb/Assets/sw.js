@@ -25,7 +25,7 @@ const SHELL = [
   'scopes.js', 'pairing-wait.js', 'devices-screen.js',
   'tools.css', 'thread-tools.js', 'plan-view.js', 'goal-view.js', 'subagents.js',
   'thread-manage.js', 'archived-list.js', 'context-meter.js',
-  'fleet.js', 'fleet-view.js', 'fleet.css',
+  'fleet.js', 'fleet-view.js', 'fleet.css', 'inbox.js', 'inbox-screen.js',
 ];
 const SCOPE = new URL('./', self.location.href);
 const versioned = (name) => /\.(js|css)$/.test(name);

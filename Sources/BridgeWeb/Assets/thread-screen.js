@@ -19,7 +19,7 @@ import { applySnapshotTools } from './thread-tools.js';
 import { renameForm, archiveThread } from './thread-manage.js';
 import { userText } from './threads.js';
 import { contextMeter } from './context-meter.js';
-import { rootsFor, watchFleet } from './fleet.js';
+import { rootsFor, watchFleet, isHome, machineOf } from './fleet.js';
 import { whereLine, machineNote } from './fleet-view.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
@@ -313,6 +313,7 @@ export function threadScreen(ctx, threadId) {
     document.title = `${thread.name || thread.preview || 'Thread'} · Codex Bridge`;
     head.setSubtitle(whereLine(thread, displayPath(thread.cwd, rootsFor(thread, ctx.policy().roots))));
     machine.update();
+    attached.button.hidden = !isHome(machineOf(thread)); // a photo is uploaded to this bridge: not for another machine's thread
     goal.update(thread.goal);
     meter.update(thread.tokenUsage);
     const running = store.isRunning(thread);

@@ -8,6 +8,7 @@ import { nestThreads, agentName, subAgentStatus } from './subagents.js';
 import { archivedSection } from './archived-list.js';
 import { machineChip, machineFilter, shownByFilter } from './fleet-view.js';
 import { isFleet, isOffline, machineOf, rootsFor } from './fleet.js';
+import { pendingItems } from './inbox.js';
 
 const STATE = {
   running: ['running', 'Running'],
@@ -37,7 +38,9 @@ export function threadsScreen(ctx) {
   const searchBar = h('div', { class: 'list-search-bar', hidden: true, attrs: { role: 'search' } }, search);
   const archived = archivedSection(ctx);
   const filter = machineFilter(() => render());
-  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, searchBar, filter.el, list, empty, more, archived.el);
+  // "Needs you": what waits for an answer across threads and machines (inbox-screen.js), shown when anything does.
+  const needsYou = h('a', { class: 'needs-you', href: '#/inbox', hidden: true });
+  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, needsYou, searchBar, filter.el, list, empty, more, archived.el);
   const el = h('div', { class: 'screen threads-screen' }, head.el, main, h('div', { class: 'fab-bar' }, newButton));
 
   function row([t, depth]) {
@@ -65,6 +68,9 @@ export function threadsScreen(ctx) {
     const threads = store.list();
     const query = search.value.trim().toLowerCase();
     filter.render();
+    const waiting = pendingItems(store).length;
+    needsYou.hidden = waiting === 0;
+    needsYou.replaceChildren(h('span', { text: 'Needs you' }), h('span', { class: 'badge', text: waiting === 1 ? '1 waiting' : `${waiting} waiting` }));
     const shown = nestThreads(threads).filter(([t]) => shownByFilter(t) && (!query || matches(t, query)));
     list.replaceChildren(...shown.map(row));
     searchBar.hidden = threads.length === 0 && !query;

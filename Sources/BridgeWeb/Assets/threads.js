@@ -344,7 +344,7 @@ export class ThreadStore {
     t.listed = true;
     const existing = t.approvals.get(msg.approvalId);
     if (existing) return; // sent again on resubscribe
-    const approval = { ...msg, resolved: null };
+    const approval = { ...msg, resolved: null, receivedAt: Date.now() };
     t.approvals.set(msg.approvalId, approval);
     const turn = this.turn(t, msg.turnId);
     turn.approvals = turn.approvals || [];
