@@ -4,7 +4,7 @@ paired with A only. A thread on A waits for an approval; a thread starts on B fr
 (folders browsed on B) and asks a question; "Needs you" holds both, newest first, each answered in place, and B's
 turn then streams. The list shows both machines' threads, each labelled with its machine (B's name holds markup:
 shown as text), and filters by machine; B killed: its threads stay, marked offline, and a request for one says
-"<B> is unreachable". axe on the new UI, screenshots light and dark. Cost: ~25 s."""
+"<B> is unreachable"; B back: online again, and the message goes through. axe on the new UI, screenshots light and dark. Cost: ~25 s."""
 import json
 import re
 import signal
@@ -15,7 +15,10 @@ from playwright.sync_api import expect
 
 import conftest
 from codex_fixture import bridge_codex_args, codex_bin
-from webutil import WebModel, bridge_env, pair, start_thread
+from test_codex import request, until_turn_completed
+from test_webkit import CATCH_ERRORS, display, shot as webkit_shot, webkit_factory  # noqa: F401 (fixtures)
+from webutil import WebModel, bridge_env, pair, pairing_url, run_async
+from wsutil import hello
 
 B_NAME = "Build <b>box</b>"
 AXE = Axe()
@@ -162,5 +165,54 @@ def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge,
     light.button("Send").click()
     expect(page.get_by_role("alert").filter(has_text=f"{B_NAME} is unreachable")).to_be_visible()
     light.shot("fleet-thread-offline-light")
+    # B back on its port: A links it again; the note goes, the message goes through and B answers.
+    b_model.queue({"kind": "message", "text": "Here again."})
+    b.listen = f"127.0.0.1:{b.port}"
+    b.start()
+    expect(page.locator(".machine-note")).to_be_hidden(timeout=30_000)
+    light.button("Send").click()
+    expect(page.locator(".msg.agent").last).to_have_text("Here again.", timeout=30_000)
+    light.button("Back").click()
+    expect(on_b.locator(".state")).to_have_text("Idle")
+    expect(filters.get_by_role("button", name=B_NAME, exact=True)).to_be_visible()
     for p in (light, dark):
         assert not p.errors and not p.csp_violations() and not p.dialogs, (p.errors, p.dialogs)
+
+
+async def seed_thread(bridge, prompt, cwd):
+    """A thread with one finished turn, started over the protocol on `bridge` itself (its own shared secret)."""
+    ws, _ = await hello(bridge)
+    await request(ws, "subscribe", threadId="*")
+    started = await request(ws, "startThread", cwd=str(cwd), prompt=prompt)
+    await until_turn_completed(ws, started["threadId"])
+    await ws.close()
+
+
+def test_the_fleet_list_in_webkit(web_bridge, model, workspace, machine_b, webkit_factory):
+    """WebKit (Safari's engine): the list labels each thread with its machine (as text) and marks B's offline
+    when B is killed; screenshots light and dark. Cost: ~15 s."""
+    b, b_model, b_ws = machine_b
+    link(web_bridge, b, B_NAME)
+    model.queue({"kind": "message", "text": "home done"})
+    b_model.queue({"kind": "message", "text": "b done"})
+    run_async(seed_thread(web_bridge, "a thread at home", workspace))
+    run_async(seed_thread(b, "a thread on b", b_ws))
+    light, dark = webkit_factory(), webkit_factory(dark=True)
+    for phone in (light, dark):
+        phone.driver.get(pairing_url(web_bridge))
+        phone.js(CATCH_ERRORS)
+        phone.wait_status("Connected")
+        phone.wait(lambda p=phone: len(p.text_of(".thread-row .chip.machine")) == 2, what="two labelled rows")
+    chips = dict(zip(light.text_of(".thread-row .row-title"), light.text_of(".thread-row .chip.machine")))
+    assert chips["a thread on b"] == B_NAME and chips["a thread at home"] != B_NAME, chips
+    assert light.js("return document.querySelectorAll('.thread-row b, .machine-filter b').length") == 0
+    webkit_shot(light, "fleet-list-light")
+    webkit_shot(dark, "fleet-list-dark")
+    b.stop(signal.SIGKILL, timeout=10)
+    for phone in (light, dark):
+        phone.wait(lambda p=phone: p.text_of(".thread-row.offline .row-title") == ["a thread on b"], what="B's thread offline")
+    assert light.text_of(".thread-row.offline .state") == ["Offline"]
+    webkit_shot(light, "fleet-offline-light")
+    webkit_shot(dark, "fleet-offline-dark")
+    for phone in (light, dark):
+        assert not phone.js("return window.__errors || []")
