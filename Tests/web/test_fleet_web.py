@@ -140,6 +140,12 @@ def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge,
     expect(rows).to_contain_text("build on b")
     filters.get_by_role("button", name="All machines").click()
     expect(rows).to_have_count(2)
+    search = page.get_by_role("searchbox", name="Search threads")
+    search.fill("box")  # the search knows the machine's name too
+    expect(rows).to_have_count(1)
+    expect(rows).to_contain_text("build on b")
+    search.fill("")
+    expect(rows).to_have_count(2)
     pair(dark, web_bridge)
     expect(dark.page.locator(".thread-row .chip.machine")).to_have_count(2)
     # B's folders are shown relative to B's root, learnt at the session's start (not in the helloAck).

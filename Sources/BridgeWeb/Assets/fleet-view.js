@@ -4,6 +4,7 @@ import { h } from './dom.js';
 import { isFleet, machines, machineName, machineOf, isOffline } from './fleet.js';
 
 let shownMachine = ''; // the list's filter for this session: '' (every machine) or a machine id
+const STATE_TEXT = { offline: 'offline', pending: 'not confirmed yet' }; // `pending`: its owner has not allowed the link
 
 /** The machine chip on a thread row (dashed when the machine cannot be reached: the row's state says Offline). */
 export function machineChip(thread) {
@@ -27,12 +28,12 @@ export function machineFilter(onChange) {
     el.hidden = !isFleet();
     if (el.hidden) { el.replaceChildren(); return; }
     if (shownMachine && !machines().some((m) => m.id === shownMachine)) shownMachine = '';
-    const button = (id, label, offline) => h('button', {
-      type: 'button', class: `machine-toggle${offline ? ' offline' : ''}`,
+    const button = (id, label, state) => h('button', {
+      type: 'button', class: `machine-toggle${state ? ' offline' : ''}`,
       attrs: { 'aria-pressed': String(shownMachine === id) },
       on: { click: () => { shownMachine = id; render(); onChange(); } },
-    }, label, offline ? h('span', { class: 'machine-state', text: ' · offline' }) : null);
-    el.replaceChildren(button('', 'All machines', false), ...machines().map((m) => button(m.id, m.name, m.state !== 'online')));
+    }, label, state ? h('span', { class: 'machine-state', text: ` · ${state}` }) : null);
+    el.replaceChildren(button('', 'All machines', null), ...machines().map((m) => button(m.id, m.name, STATE_TEXT[m.state] || null)));
   }
   render();
   return { el, render };
@@ -45,7 +46,7 @@ export function machineFilter(onChange) {
 export function machinePicker(current, onChange) {
   if (!isFleet()) return null;
   const select = h('select', { name: 'machine' }, machines().map((m) => h('option', {
-    value: m.id, text: m.state === 'online' ? m.name : `${m.name} (offline)`, selected: m.id === current, disabled: m.state !== 'online' && m.id !== current,
+    value: m.id, text: m.state === 'online' ? m.name : `${m.name} (${STATE_TEXT[m.state] || m.state})`, selected: m.id === current, disabled: m.state !== 'online' && m.id !== current,
   })));
   select.addEventListener('change', () => onChange(select.value));
   return h('label', { class: 'field machine-field' }, h('span', { text: 'Machine' }), select);

@@ -7,7 +7,7 @@ import { goalChip } from './goal-view.js';
 import { nestThreads, agentName, subAgentStatus } from './subagents.js';
 import { archivedSection } from './archived-list.js';
 import { machineChip, machineFilter, shownByFilter } from './fleet-view.js';
-import { isFleet, isOffline, machineOf, rootsFor } from './fleet.js';
+import { isFleet, isOffline, machineOf, machineName, rootsFor } from './fleet.js';
 import { pendingItems } from './inbox.js';
 
 const STATE = {
@@ -91,7 +91,7 @@ export function threadsScreen(ctx) {
   }
 
   function matches(t, query) {
-    return [t.name, t.preview, t.lastAnswer, displayPath(t.cwd, rootsFor(t, ctx.policy().roots)), t.agentNickname]
+    return [t.name, t.preview, t.lastAnswer, displayPath(t.cwd, rootsFor(t, ctx.policy().roots)), t.agentNickname, isFleet() && machineName(machineOf(t))]
       .some((text) => typeof text === 'string' && text.toLowerCase().includes(query));
   }
 
