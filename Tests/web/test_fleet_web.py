@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 import conftest
 from codex_fixture import bridge_codex_args, codex_bin
-from test_codex import request, until_turn_completed
+from test_codex import frames, request, until_turn_completed
 from test_webkit import CATCH_ERRORS, display, shot as webkit_shot, webkit_factory  # noqa: F401 (fixtures)
 from webutil import WebModel, bridge_env, pair, pairing_url, run_async
 from wsutil import hello
@@ -185,35 +185,64 @@ def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge,
         assert not p.errors and not p.csp_violations() and not p.dialogs, (p.errors, p.dialogs)
 
 
-async def seed_thread(bridge, prompt, cwd):
-    """A thread with one finished turn, started over the protocol on `bridge` itself (its own shared secret)."""
+async def seed_thread(bridge, prompt, cwd, until="turn/completed", **fields):
+    """A thread started over the protocol on `bridge` itself (its own shared secret), followed until its turn
+    completed, or until a frame of kind `until` (an approvalRequest, an inputRequest) when that is one."""
     ws, _ = await hello(bridge)
     await request(ws, "subscribe", threadId="*")
-    started = await request(ws, "startThread", cwd=str(cwd), prompt=prompt)
-    await until_turn_completed(ws, started["threadId"])
+    started = await request(ws, "startThread", cwd=str(cwd), prompt=prompt, **fields)
+    if until == "turn/completed":
+        await until_turn_completed(ws, started["threadId"])
+    else:
+        async for msg in frames(ws):
+            if msg["kind"] == until:
+                break
     await ws.close()
 
 
-def test_the_fleet_list_in_webkit(web_bridge, model, workspace, machine_b, webkit_factory):
-    """WebKit (Safari's engine): the list labels each thread with its machine (as text) and marks B's offline
-    when B is killed; screenshots light and dark. Cost: ~15 s."""
+def test_the_fleet_list_and_needs_you_in_webkit(web_bridge, model, workspace, machine_b, webkit_factory):
+    """WebKit (Safari's engine): the list labels each thread with its machine (as text); Needs you holds A's
+    approval (asked before the phones connected) and B's question (asked while they are), newest first, and
+    answers in place; B killed: its thread is marked offline. Screenshots light and dark. Cost: ~10 s.
+
+    B's question is asked while the phones are connected: a fleet session's `subscribe *` on A does not send again
+    the questions and approvals a linked machine has pending (seen: nothing of B's arrives; the home bridge's own
+    are sent again)."""
     b, b_model, b_ws = machine_b
     link(web_bridge, b, B_NAME)
-    model.queue({"kind": "message", "text": "home done"})
-    b_model.queue({"kind": "message", "text": "b done"})
-    run_async(seed_thread(web_bridge, "a thread at home", workspace))
-    run_async(seed_thread(b, "a thread on b", b_ws))
+    model.queue({"kind": "exec", "cmd": "touch at-home.txt"}, {"kind": "message", "text": "home done"})
+    b_model.queue({"kind": "ask", "questions": [QUESTION]}, {"kind": "message", "text": "b done"})
+    run_async(seed_thread(web_bridge, "a thread at home", workspace, until="approvalRequest", approvalPolicy="untrusted"))
     light, dark = webkit_factory(), webkit_factory(dark=True)
     for phone in (light, dark):
         phone.driver.get(pairing_url(web_bridge))
         phone.js(CATCH_ERRORS)
         phone.wait_status("Connected")
-        phone.wait(lambda p=phone: len(p.text_of(".thread-row .chip.machine")) == 2, what="two labelled rows")
+        phone.wait(lambda p=phone: p.text_of(".needs-you .badge") == ["1 waiting"], what="A's approval waiting")
+        phone.wait(lambda p=phone: p.visible(".machine-filter button"), what="the machine filter (B linked)")
+    run_async(seed_thread(b, "a thread on b", b_ws, until="inputRequest"))
+    for phone in (light, dark):
+        phone.wait(lambda p=phone: sorted(p.text_of(".thread-row .row-title")) == ["a thread at home", "a thread on b"],
+                   what="both threads listed")
     chips = dict(zip(light.text_of(".thread-row .row-title"), light.text_of(".thread-row .chip.machine")))
     assert chips["a thread on b"] == B_NAME and chips["a thread at home"] != B_NAME, chips
     assert light.js("return document.querySelectorAll('.thread-row b, .machine-filter b').length") == 0
+    light.wait(lambda: light.text_of(".needs-you .badge") == ["2 waiting"], what="Needs you: 2 waiting")
     webkit_shot(light, "fleet-list-light")
     webkit_shot(dark, "fleet-list-dark")
+    # Needs you: B's question (newest) and A's approval, answered in place.
+    for phone in (light, dark):
+        phone.click(phone.wait(lambda p=phone: p.visible(".needs-you"), what="the Needs you link")[0])
+        phone.wait(lambda p=phone: len(p.text_of(".inbox-item")) == 2, what="two waiting")
+    assert light.text_of(".inbox-thread") == ["a thread on b", "a thread at home"]
+    assert light.text_of(".inbox-item .chip.machine")[0] == B_NAME
+    webkit_shot(light, "fleet-inbox-light")
+    webkit_shot(dark, "fleet-inbox-dark")
+    light.click(light.button("Approve"))
+    light.wait_text(".inbox-item .approval-outcome", lambda t: "Approved by this phone." in t, what="approved here")
+    dark.wait_text(".inbox-item .approval-outcome", lambda t: any(x.startswith("Approved") for x in t), what="approved, seen on the other phone")
+    for phone in (light, dark):
+        phone.click(phone.button("Back"))
     b.stop(signal.SIGKILL, timeout=10)
     for phone in (light, dark):
         phone.wait(lambda p=phone: p.text_of(".thread-row.offline .row-title") == ["a thread on b"], what="B's thread offline")
