@@ -15,6 +15,8 @@ test('the helloAck sets the machines; machineChanged moves one, adds one, remove
   assert.equal(fleet.machineName('b'), 'Build');
   fleet.applyMachineChanged({ machine: { id: 'c', name: 'x'.repeat(500), state: 'online' } });
   assert.equal(fleet.machineName('c').length, 64);
+  fleet.applyMachineChanged({ machine: { id: 'd', name: 'evil\u202Etxt.exe\u0007', state: 'online' } });
+  assert.equal(fleet.machineName('d'), 'eviltxt.exe', 'no bidi override, no control character');
   assert.equal(fleet.applyMachineChanged({ machine: { id: 'c', name: 'C', state: 'offline' }, removed: true }), 'c');
   assert.equal(fleet.machine('c'), null);
   assert.equal(fleet.applyMachineChanged({ machine: { id: 'a', name: 'Desk', state: 'offline' }, removed: true }), null, 'the home bridge never leaves');

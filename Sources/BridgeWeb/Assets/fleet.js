@@ -11,9 +11,16 @@ const roots = new Map(); // machine id -> the folders it allows (learnt from a l
 const asking = new Map(); // machine id -> the listDirectory under way that learns its roots
 const watchers = new Set();
 
+// Control characters and bidirectional marks and overrides: a name could otherwise reorder the text around it.
+function shown(c) {
+  const n = c.codePointAt(0);
+  return !(n < 0x20 || (n >= 0x7f && n <= 0x9f) || n === 0x200e || n === 0x200f || (n >= 0x202a && n <= 0x202e) || (n >= 0x2066 && n <= 0x2069));
+}
+
 function clean(m) {
   if (!m || typeof m !== 'object' || typeof m.id !== 'string' || !m.id) return null;
-  const name = typeof m.name === 'string' && m.name.trim() ? m.name.trim().slice(0, MAX_NAME) : m.id.slice(0, MAX_NAME);
+  const given = typeof m.name === 'string' ? [...m.name.slice(0, 4 * MAX_NAME)].filter(shown).join('').trim() : '';
+  const name = (given || m.id).slice(0, MAX_NAME);
   const state = ['online', 'offline', 'pending'].includes(m.state) ? m.state : 'offline';
   return { id: m.id, name, state };
 }
