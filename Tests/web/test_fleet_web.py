@@ -6,7 +6,9 @@ turn then streams. The list shows both machines' threads, each labelled with its
 shown as text), and filters by machine; B killed: its threads stay, marked offline, and a request for one says
 "<B> is unreachable"; B back: online again, and the message goes through. axe on the new UI, screenshots light and dark. Cost: ~25 s."""
 import json
+import os
 import re
+import shutil
 import signal
 
 import pytest
@@ -22,6 +24,15 @@ from wsutil import hello
 
 B_NAME = "Build <b>box</b>"
 AXE = Axe()
+DOCS = ("fleet-list-light", "fleet-list-dark", "fleet-inbox-light", "fleet-inbox-dark", "fleet-new-thread-light",
+        "fleet-new-thread-dark", "fleet-offline-light", "fleet-offline-dark")
+
+
+def keep_for_docs():
+    """WEB_UPDATE_DOCS=1 pytest test_fleet_web.py: the screenshots become docs/web-fleet-*.png (docs/web-app.md)."""
+    if os.environ.get("WEB_UPDATE_DOCS"):
+        for name in DOCS:
+            shutil.copyfile(conftest.ARTIFACTS / f"{name}.png", conftest.ROOT / "docs" / f"web-{name}.png")
 
 
 @pytest.fixture
@@ -62,6 +73,8 @@ QUESTION = {"id": "colour", "header": "Colour", "question": "Which colour should
 
 def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge, model, machine_b, phone_factory):
     b, b_model, b_ws = machine_b
+    for folder in ("api", "web"):
+        (b_ws / folder).mkdir()
     linked = link(web_bridge, b, B_NAME)
     model.queue({"kind": "exec", "cmd": "touch from-home.txt"}, {"kind": "message", "text": "Done on the home machine."})
     b_model.queue({"kind": "ask", "questions": [QUESTION]},
@@ -85,8 +98,12 @@ def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge,
     expect(picker.locator("option", has_text=B_NAME)).not_to_have_attribute("disabled", "")  # B online
     picker.select_option(linked["id"])
     expect(page.locator(".picker-path")).to_have_text(b_ws.name)
+    expect(light.button("api")).to_be_visible()  # B's folders, browsed through A
     assert serious(page) == []
     light.shot("fleet-new-thread-light")
+    page.emulate_media(color_scheme="dark")
+    light.shot("fleet-new-thread-dark")
+    page.emulate_media(color_scheme="light")
     light.button("Use this folder").click()
     expect(page.locator(".chosen-path")).to_have_text(f"{B_NAME} · {b_ws.name}")
     page.get_by_label("Message").fill("build on b")
@@ -145,6 +162,7 @@ def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge,
     expect(rows).to_have_count(1)
     expect(rows).to_contain_text("build on b")
     search.fill("")
+    search.blur()
     expect(rows).to_have_count(2)
     pair(dark, web_bridge)
     expect(dark.page.locator(".thread-row .chip.machine")).to_have_count(2)
@@ -183,6 +201,7 @@ def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge,
     expect(filters.get_by_role("button", name=B_NAME, exact=True)).to_be_visible()
     for p in (light, dark):
         assert not p.errors and not p.csp_violations() and not p.dialogs, (p.errors, p.dialogs)
+    keep_for_docs()
 
 
 async def seed_thread(bridge, prompt, cwd, until="turn/completed", **fields):

@@ -70,7 +70,7 @@ export function threadsScreen(ctx) {
     filter.render();
     const waiting = pendingItems(store).length;
     needsYou.hidden = waiting === 0;
-    needsYou.replaceChildren(h('span', { text: 'Needs you' }), h('span', { class: 'badge', text: waiting === 1 ? '1 waiting' : `${waiting} waiting` }));
+    needsYou.replaceChildren(h('span', { text: 'Needs you' }), ' ', h('span', { class: 'badge', text: waiting === 1 ? '1 waiting' : `${waiting} waiting` }));
     const shown = nestThreads(threads).filter(([t]) => shownByFilter(t) && (!query || matches(t, query)));
     list.replaceChildren(...shown.map(row));
     searchBar.hidden = threads.length === 0 && !query;
