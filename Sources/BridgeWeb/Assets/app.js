@@ -1,5 +1,5 @@
 // The app: reads the pairing fragment (first, see fragment.js), holds the connection and the thread store,
-// and shows one screen at a time (hash routes: #/, #/new, #/t/ID, #/t/ID/diff, #/t/ID/file/PATH, #/devices).
+// and shows one screen at a time (hash routes: #/, #/new, #/t/ID, #/t/ID/diff, #/t/ID/file/PATH, #/devices, #/inbox).
 import { pairingFragment, takePairingFragment } from './fragment.js';
 import { h } from './dom.js';
 import * as saved from './store.js';
@@ -12,10 +12,12 @@ import { newThreadScreen } from './new-thread-screen.js';
 import { diffScreen } from './diff-screen.js';
 import { fileScreen } from './file-screen.js';
 import { devicesScreen } from './devices-screen.js';
+import { inboxScreen } from './inbox-screen.js';
 import { pairingWaitScreen } from './pairing-wait.js';
 import { setScopes, may } from './scopes.js';
 import { toast, describeError } from './ui.js';
 import { sendPresence, resyncPush } from './push.js';
+import { setMachines, applyMachineChanged, machine, machines, isHome, learnRoots } from './fleet.js';
 
 const root = document.getElementById('app');
 const store = new ThreadStore();
@@ -105,6 +107,7 @@ function route() {
   else if ((m = /^#\/t\/([^/]+)$/.exec(hash))) show(threadScreen(ctx, decodeURIComponent(m[1])));
   else if (hash === '#/new') show(newThreadScreen(ctx));
   else if (hash === '#/devices') show(devicesScreen(ctx));
+  else if (hash === '#/inbox') show(inboxScreen(ctx));
   else show(threadsScreen(ctx));
   if (!/^#\/t\/[^/]+$/.test(hash)) window.scrollTo(0, 0);
   return undefined;
@@ -137,10 +140,11 @@ addEventListener('hashchange', () => {
 });
 
 // -- the connection -----------------------------------------------------------------------------------------
+// Every hello asks for the fleet (issue 33): the machines linked to this bridge, their threads in one list.
 function helloFields() {
-  if (pairing) return { token: pairing.code, device: { name: pairing.name || deviceName(), platform: 'web' } };
-  if (credentials.static) return { token: credentials.token, clientId: credentials.clientId };
-  return { token: credentials.token };
+  if (pairing) return { token: pairing.code, device: { name: pairing.name || deviceName(), platform: 'web' }, fleet: true };
+  if (credentials.static) return { token: credentials.token, clientId: credentials.clientId, fleet: true };
+  return { token: credentials.token, fleet: true };
 }
 
 function connect() {
@@ -158,6 +162,7 @@ function connect() {
 }
 
 function onMessage(msg) {
+  if (msg.kind === 'machineChanged') return onMachineChanged(msg);
   if (msg.kind === 'scopesChanged') {
     const couldObserve = may('observe');
     setScopes(msg.scopes);
@@ -171,6 +176,26 @@ function onMessage(msg) {
     return;
   }
   store.applyMessage(msg);
+}
+
+/**
+ * A machine of the fleet went online or offline, was linked, or left (unlinked or revoked: its threads go).
+ * Back online (or new): the list is asked again for its threads.
+ */
+function onMachineChanged(msg) {
+  const removed = applyMachineChanged(msg);
+  if (removed) store.dropMachine(removed);
+  else if (msg.machine && msg.machine.state === 'online') { refreshList(); learnFleetRoots(); }
+  store.listChanged();
+  if (screen && screen.onFleet) screen.onFleet();
+}
+
+/** The linked machines' roots, so their threads' folders show as this bridge's do (relative to their root). */
+function learnFleetRoots() {
+  for (const m of machines()) {
+    if (isHome(m.id) || m.state !== 'online') continue;
+    learnRoots((kind, fields) => conn.request(kind, fields), m.id).then(() => store.listChanged(), () => {});
+  }
 }
 
 /** A bridge started with --confirm-pairing: the workstation must allow this phone first. */
@@ -222,6 +247,10 @@ function onAck(ack, { first, gap }) {
   deviceId = ack.deviceId || null;
   pushPublicKey = typeof server.pushPublicKey === 'string' ? server.pushPublicKey : null;
   setScopes(ack.scopes);
+  setMachines(ack.machines, server.id, server.name);
+  // A machine unlinked while this phone was away: its threads go as they would have live.
+  for (const id of new Set([...store.threads.values()].map((t) => t.machine).filter(Boolean))) if (!machine(id)) store.dropMachine(id);
+  learnFleetRoots();
   sendPresence(conn);
   resyncPush(conn, pushPublicKey);
   if (ack.policy && typeof ack.policy === 'object') policy = { roots: [], ...ack.policy };

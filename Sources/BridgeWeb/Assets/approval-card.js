@@ -44,9 +44,11 @@ export function approvalCard(approval, ctx) {
     busy = true;
     for (const b of actions.querySelectorAll('button')) b.disabled = true;
     button.classList.add('busy');
+    approval.answeredHere = true; // a linked machine names the answering device in its own ids: remember it was us
     try {
       await ctx.decide(approval, decision);
     } catch (err) {
+      approval.answeredHere = false;
       if (err && err.code === 'approval_not_pending') outcome.textContent = 'Already answered.';
       else outcome.textContent = `Could not send: ${err && err.message ? err.message : err}`;
       busy = false;
@@ -63,9 +65,11 @@ export function approvalCard(approval, ctx) {
     clear(actions);
     if (approval.resolved) {
       el.classList.add('resolved', `decision-${approval.resolved.decision}`);
-      const who = approval.resolved.deviceId
-        ? (approval.resolved.deviceId === ctx.deviceId ? ' by this phone' : ` on another device (${approval.resolved.deviceId})`)
-        : (approval.resolved.decision === 'cancel' ? '' : ' on another client');
+      const { deviceId } = approval.resolved;
+      // A device id relayed from another machine (approval.machine) is that machine's, not one this phone knows.
+      const who = deviceId === ctx.deviceId || approval.answeredHere ? ' by this phone'
+        : deviceId ? (approval.machine ? ' on another device' : ` on another device (${deviceId})`)
+          : (approval.resolved.decision === 'cancel' ? '' : ' on another client');
       outcome.textContent = `${DECISIONS[approval.resolved.decision] || approval.resolved.decision}${who}.`;
       return;
     }

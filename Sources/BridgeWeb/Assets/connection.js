@@ -10,10 +10,11 @@
 const RESENT = new Set(['approvalRequest', 'inputRequest', 'messageQueued']);
 
 export class RequestError extends Error {
-  constructor(code, message, scope) {
+  constructor(code, message, scope, machine) {
     super(message || code);
     this.code = code;
     this.scope = scope; // with `forbidden`: the scope this device lacks
+    this.machine = machine; // in a fleet session: the linked machine that refused or could not be reached
   }
 }
 
@@ -176,7 +177,7 @@ export class Connection {
       if (p) {
         this.pending.delete(msg.id);
         clearTimeout(p.timer);
-        if (msg.kind === 'error') p.reject(new RequestError(msg.code, msg.message, msg.scope));
+        if (msg.kind === 'error') p.reject(new RequestError(msg.code, msg.message, msg.scope, typeof msg.machine === 'string' ? msg.machine : undefined));
         else p.resolve(msg);
         return;
       }

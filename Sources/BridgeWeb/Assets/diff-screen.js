@@ -3,11 +3,12 @@ import { h } from './dom.js';
 import { header, describeError, displayPath } from './ui.js';
 import { renderDiff } from './diff-view.js';
 import { gitPanel } from './git-panel.js';
+import { rootsFor } from './fleet.js';
 
 export function diffScreen(ctx, threadId) {
   const { store, conn } = ctx;
   const thread = store.ensure(threadId);
-  const head = header(ctx, { title: 'Changes', subtitle: displayPath(thread.cwd, ctx.policy().roots), back: () => ctx.back(`#/t/${encodeURIComponent(threadId)}`) });
+  const head = header(ctx, { title: 'Changes', subtitle: displayPath(thread.cwd, rootsFor(thread, ctx.policy().roots)), back: () => ctx.back(`#/t/${encodeURIComponent(threadId)}`) });
   const body = h('div', { class: 'diff-host' }, h('p', { class: 'empty', text: 'Loading…' }));
   const git = gitPanel(ctx, threadId, { onCommitted: () => load() }); // branch, commit, push (git-panel.js)
   const el = h('div', { class: 'screen diff-screen' }, head.el, h('main', { class: 'diff-main' }, git.el, body));

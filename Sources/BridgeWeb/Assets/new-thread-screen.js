@@ -1,5 +1,7 @@
 // A new thread: pick the folder by browsing the bridge's roots (no typing paths), then the prompt and,
 // optionally, the model and reasoning effort Codex offers and the sandbox and approval policy the bridge allows.
+// With a fleet (issue 33) a machine picker comes first: the folders browsed are that machine's, the thread
+// starts there (startThread's `machine`), with that machine's defaults.
 import { h, icon } from './dom.js';
 import { header, toast, displayPath, basename, describeError } from './ui.js';
 import { pref, setPref } from './store.js';
@@ -7,6 +9,8 @@ import { attachments } from './attachments.js';
 import { worktreeFields, worktreeRequest } from './worktree-option.js';
 import { oneLine } from './git-panel.js';
 import { planToggle } from './plan-view.js';
+import { home, isHome, isFleet, machineName, rootsOf, learnRoots } from './fleet.js';
+import { machinePicker } from './fleet-view.js';
 
 const SANDBOX_LABELS = { 'read-only': 'Read only', 'workspace-write': 'Workspace write', 'danger-full-access': 'Full access (dangerous)' };
 const APPROVAL_LABELS = { untrusted: 'Ask for anything untrusted', 'on-failure': 'Ask when a command fails', 'on-request': 'Ask when Codex wants to', never: 'Never ask' };
@@ -21,10 +25,13 @@ export function newThreadScreen(ctx) {
   let chosen = null;
   let entries = [];
   let loading = false;
+  let machineId = home(); // the machine the thread starts on
+  let machineError = ''; // why the chosen machine's folders are not shown
 
   let truncated = false;
   const resolvedRoots = new Set(); // a root as listDirectory resolved it (symbolic links followed)
-  const roots = () => (ctx.policy().roots || []);
+  const roots = () => (isHome(machineId) ? ctx.policy().roots || [] : rootsOf(machineId) || []);
+  const onMachine = (fields) => (isHome(machineId) ? fields : { ...fields, machine: machineId });
   const trim = (p) => p.replace(/\/+$/, '') || '/';
   const isRoot = (p) => resolvedRoots.has(trim(p)) || roots().some((r) => trim(r) === trim(p));
 
@@ -39,8 +46,9 @@ export function newThreadScreen(ctx) {
     loading = true;
     render();
     try {
-      const answer = await conn.request('listDirectory', { path: p });
-      if (!alive || path !== p) return;
+      const asked = machineId;
+      const answer = await conn.request('listDirectory', onMachine({ path: p }));
+      if (!alive || path !== p || asked !== machineId) return;
       entries = answer.entries || [];
       truncated = !!answer.truncated;
       if (isRoot(p) && answer.path) resolvedRoots.add(trim(answer.path));
@@ -55,16 +63,52 @@ export function newThreadScreen(ctx) {
     }
   }
 
+  /** Another machine chosen: its folders, from what it allows (learnt once per session, see discover). */
+  function chooseMachine(id) {
+    machineId = id;
+    path = null;
+    entries = [];
+    chosen = null;
+    machineError = '';
+    resolvedRoots.clear();
+    begin();
+  }
+
+  function begin() {
+    if (!isHome(machineId) && rootsOf(machineId) === null) { discover(machineId); return; }
+    if (roots().length === 1) open(roots()[0]);
+    else render();
+  }
+
+  /** A linked machine's roots are not in the helloAck: fleet.js learns them. */
+  async function discover(id) {
+    loading = true;
+    render();
+    try {
+      await learnRoots((kind, fields) => conn.request(kind, fields), id);
+    } catch (err) {
+      if (id === machineId) { machineError = describeError(err); toast(machineError); }
+    } finally {
+      loading = false;
+    }
+    if (!alive || id !== machineId || machineError) { if (alive) render(); return; }
+    begin();
+  }
+
   function picker() {
     const showHidden = pref('showHidden', false);
     const items = [];
-    if (path === null) {
+    if (machineError) {
+      items.push(h('li', { class: 'empty', text: machineError }));
+    } else if (loading && path === null) {
+      items.push(h('li', { class: 'empty', text: `Asking ${machineName(machineId)} for its folders…` }));
+    } else if (path === null) {
       for (const r of roots()) {
         items.push(h('li', null, h('button', { type: 'button', class: 'dir', on: { click: () => open(r) } },
           icon('folder'), h('span', { class: 'dir-name', text: basename(r) }),
           h('span', { class: 'dir-path', text: r, attrs: { 'aria-hidden': 'true' } }))));
       }
-      if (!roots().length) items.push(h('li', { class: 'empty', text: 'The bridge has no folders configured (serve --root).' }));
+      if (!roots().length) items.push(h('li', { class: 'empty', text: isHome(machineId) ? 'The bridge has no folders configured (serve --root).' : `${machineName(machineId)} shows no folders.` }));
     } else {
       for (const e of entries) {
         if (!showHidden && e.name.startsWith('.')) continue;
@@ -82,10 +126,12 @@ export function newThreadScreen(ctx) {
     }
     const toggle = h('input', { type: 'checkbox', checked: showHidden, on: { change: (e) => { setPref('showHidden', e.target.checked); render(); } } });
     const canGoUp = path !== null && (!isRoot(path) || roots().length > 1);
+    const where = isFleet() ? `Folders on ${machineName(machineId)}` : 'Folders on the workstation';
     return h('div', { class: 'picker' },
+      machinePicker(machineId, chooseMachine),
       h('div', { class: 'picker-bar' },
         canGoUp ? h('button', { type: 'button', class: 'icon-button', attrs: { 'aria-label': 'Parent folder' }, on: { click: () => (isRoot(path) ? (path = null, render()) : open(parentOf(path))) } }, icon('up')) : null,
-        h('p', { class: 'picker-path', text: path === null ? 'Folders on the workstation' : displayPath(path, roots()) }),
+        h('p', { class: 'picker-path', text: path === null ? where : displayPath(path, roots()) }),
         h('label', { class: 'toggle' }, toggle, h('span', { text: 'Hidden' }))),
       h('ul', { class: `dir-list${loading ? ' loading' : ''}` }, items),
       path !== null ? h('div', { class: 'sticky-actions' }, h('button', { type: 'button', class: 'primary wide', text: 'Use this folder', on: { click: () => { chosen = path; render(); } } })) : null);
@@ -122,22 +168,28 @@ export function newThreadScreen(ctx) {
   }
 
   function promptForm() {
-    const policy = ctx.policy();
+    // Another machine's policy and models are its own (not in this session): its defaults apply there, and a
+    // photo uploaded here is this bridge's, so neither is offered for it.
+    const linked = !isHome(machineId);
+    const policy = linked ? {} : ctx.policy();
     const input = h('textarea', { class: 'prompt-input', rows: 5, placeholder: 'What should Codex do?', attrs: { 'aria-label': 'Message', autocomplete: 'off' } });
     const sandbox = select('Sandbox', 'sandbox', policy.sandboxes, SANDBOX_LABELS, policy.defaultSandbox);
     const approvals = select('Approval policy', 'approvalPolicy', policy.approvalPolicies, APPROVAL_LABELS, policy.defaultApprovalPolicy);
     const start = h('button', { type: 'submit', class: 'primary wide', text: 'Start' });
     const chosenOptions = h('span', { class: 'options-now', attrs: { 'aria-hidden': 'true' } });
     const attached = attachments(() => ctx.token && ctx.token(), (text) => toast(text));
-    input.addEventListener('paste', attached.onPaste);
+    if (!linked) input.addEventListener('paste', attached.onPaste);
     const plan = planToggle(); // the first turn in plan mode: Codex asks and proposes before it edits
+    const where = displayPath(chosen, roots());
     const form = h('form', { class: 'prompt-form' },
       h('div', { class: 'chosen' }, icon('folder'),
-        h('span', { class: 'chosen-path', text: displayPath(chosen, roots()) }),
+        h('span', { class: 'chosen-path', text: isFleet() ? `${machineName(machineId)} · ${where}` : where }),
         h('button', { type: 'button', class: 'text-button', text: 'Change', on: { click: () => { chosen = null; render(); } } })),
       input,
-      h('div', { class: 'prompt-attachments' }, attached.button, attached.file, plan.el, attached.tray),
-      h('details', { class: 'options' }, h('summary', null, h('span', { text: 'Options' }), chosenOptions), ...modelPickers(), sandbox, approvals, worktreeFields()),
+      h('div', { class: 'prompt-attachments' }, linked ? null : [attached.button, attached.file], plan.el, linked ? null : attached.tray),
+      h('details', { class: 'options' }, h('summary', null, h('span', { text: 'Options' }), chosenOptions),
+        linked ? h('p', { class: 'options-note', text: `Model, sandbox and approvals: ${machineName(machineId)}'s defaults.` }) : modelPickers(),
+        sandbox, approvals, worktreeFields()),
       start);
     const describe = () => {
       const data = new FormData(form);
@@ -151,7 +203,7 @@ export function newThreadScreen(ctx) {
       const prompt = input.value.trim();
       if (!prompt) { input.focus(); return; }
       start.disabled = true;
-      const fields = { cwd: chosen, prompt };
+      const fields = onMachine({ cwd: chosen, prompt });
       const data = new FormData(form);
       const wt = worktreeRequest(data); // New worktree (worktree-option.js)
       if (wt.error) { start.disabled = false; toast(wt.error); return; }
@@ -162,12 +214,13 @@ export function newThreadScreen(ctx) {
       if (data.get('effort')) fields.effort = data.get('effort');
       if (plan.on) fields.collaborationMode = 'plan';
       try {
-        const ids = await attached.ids();
+        const ids = linked ? [] : await attached.ids();
         if (ids.length) fields.attachments = ids;
         const answer = await conn.request('startThread', fields);
         const t = ctx.store.ensure(answer.threadId);
         // Subscribed from its first event: what arrives live is the whole thread.
         Object.assign(t, { listed: true, loaded: true, complete: true, cwd: answer.cwd || chosen, preview: t.preview || prompt, updatedAt: Date.now() / 1000 });
+        if (!isHome(machineId)) t.machine = machineId;
         if (fields.collaborationMode) t.collaborationMode = fields.collaborationMode;
         ctx.store.listChanged();
         ctx.navigate(`#/t/${encodeURIComponent(answer.threadId)}`, { replace: true });
@@ -190,12 +243,12 @@ export function newThreadScreen(ctx) {
     if (focused) { const again = [...main.querySelectorAll(focused.tagName)].find(same); if (again) again.focus(); }
   }
 
-  if (roots().length === 1) open(roots()[0]);
-  else render();
+  begin();
   return {
     el,
     title: () => 'New thread',
-    reload() { if (!chosen && path === null) { if (roots().length === 1) open(roots()[0]); else render(); } },
+    reload() { if (!chosen && path === null && !loading) { machineError = ''; begin(); } },
+    onFleet() { if (!chosen && path === null && !loading) render(); }, // a machine went offline or came back
     destroy() { alive = false; },
   };
 }

@@ -96,9 +96,11 @@ export function questionCard(input, ctx) {
     busy = true;
     for (const b of actions.querySelectorAll('button')) b.disabled = true;
     button.classList.add('busy');
+    input.answeredHere = true; // a linked machine names the answering device in its own ids: remember it was us
     try {
       await ctx.answer(input, fieldsToSend);
     } catch (err) {
+      input.answeredHere = false;
       if (err && err.code === 'input_not_pending') outcome.textContent = 'Already answered.';
       else outcome.textContent = `Could not send: ${err && err.message ? err.message : err}`;
       busy = false;
@@ -121,9 +123,11 @@ export function questionCard(input, ctx) {
     if (input.resolved) {
       el.classList.add('resolved', `decision-${input.resolved.action}`);
       body.hidden = true;
-      const who = input.resolved.deviceId
-        ? (input.resolved.deviceId === ctx.deviceId ? ' on this phone' : ` on another device (${input.resolved.deviceId})`)
-        : (input.resolved.action === 'cancel' ? '' : ' on another client');
+      const { deviceId } = input.resolved;
+      // A device id relayed from another machine (input.machine) is that machine's, not one this phone knows.
+      const who = deviceId === ctx.deviceId || input.answeredHere ? ' on this phone'
+        : deviceId ? (input.machine ? ' on another device' : ` on another device (${deviceId})`)
+          : (input.resolved.action === 'cancel' ? '' : ' on another client');
       outcome.textContent = `${ACTIONS[input.resolved.action] || input.resolved.action}${who}.`;
       return;
     }

@@ -8,7 +8,7 @@ export function applyExtra(store, msg) {
     case 'inputRequest': {
       const t = extras(store, msg.threadId);
       if (t.inputs.has(msg.requestId)) return true; // sent again on resubscribe
-      const input = { ...msg, resolved: null };
+      const input = { ...msg, resolved: null, receivedAt: Date.now() };
       t.inputs.set(msg.requestId, input);
       const turn = store.turn(t, msg.turnId);
       turn.inputs = turn.inputs || [];

@@ -19,6 +19,8 @@ import { applySnapshotTools } from './thread-tools.js';
 import { renameForm, archiveThread } from './thread-manage.js';
 import { userText } from './threads.js';
 import { contextMeter } from './context-meter.js';
+import { rootsFor, watchFleet, isHome, machineOf } from './fleet.js';
+import { whereLine, machineNote } from './fleet-view.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
@@ -87,7 +89,8 @@ export function threadScreen(ctx, threadId) {
   const form = h('form', { class: 'composer' }, queuedList, mentions.el, attached.tray, attached.file, attached.button, plan.el, queueToggle, input, stop, send);
 
   const announcer = h('div', { class: 'visually-hidden', attrs: { 'aria-live': 'polite' } }); // for screen readers
-  const main = h('main', { class: 'thread-main' }, goal.el, meter.el, subAgents.el, placeholder, conversation);
+  const machine = machineNote(thread); // its machine unreachable (issue 33)
+  const main = h('main', { class: 'thread-main' }, machine.el, goal.el, meter.el, subAgents.el, placeholder, conversation);
   const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el);
   // Without `operate` the composer is hidden (app.css) and this says why.
   const watchOnly = h('p', { class: 'scope-note', dataset: { needs: 'operate' }, text: 'This device can follow threads but not drive them (it lacks the operate scope).' });
@@ -137,7 +140,7 @@ export function threadScreen(ctx, threadId) {
   }
   const cardCtx = {
     get deviceId() { return ctx.deviceId(); },
-    roots: () => ctx.policy().roots,
+    roots: () => rootsFor(thread, ctx.policy().roots),
     decide: (approval, decision) => conn.request('approve', { approvalId: approval.approvalId, decision }),
     answer: (question, fields) => conn.request('answerInput', { requestId: question.requestId, ...fields }),
     itemChanges: (approval) => {
@@ -308,7 +311,9 @@ export function threadScreen(ctx, threadId) {
   function renderHeader() {
     head.setTitle(thread.name || thread.preview || 'Thread');
     document.title = `${thread.name || thread.preview || 'Thread'} · Codex Bridge`;
-    head.setSubtitle(displayPath(thread.cwd, ctx.policy().roots));
+    head.setSubtitle(whereLine(thread, displayPath(thread.cwd, rootsFor(thread, ctx.policy().roots))));
+    machine.update();
+    attached.button.hidden = !isHome(machineOf(thread)); // a photo is uploaded to this bridge: not for another machine's thread
     goal.update(thread.goal);
     meter.update(thread.tokenUsage);
     const running = store.isRunning(thread);
@@ -332,6 +337,7 @@ export function threadScreen(ctx, threadId) {
     if (turn && turnEls.has(turn.id)) turnStatus(turn);
   }
 
+  const unwatchFleet = watchFleet(() => renderHeader());
   const unwatch = store.watchThread(threadId, (change) => {
     switch (change.type) {
       case 'reset': renderAll(); return;
@@ -457,6 +463,7 @@ export function threadScreen(ctx, threadId) {
     reload() { if (!thread.loaded) load(); },
     destroy() {
       unwatch();
+      unwatchFleet();
       menu.destroy();
       unwatchList();
       window.removeEventListener('scroll', onScroll);

@@ -6,14 +6,19 @@ import { notifyControl } from './push.js';
 import { goalChip } from './goal-view.js';
 import { nestThreads, agentName, subAgentStatus } from './subagents.js';
 import { archivedSection } from './archived-list.js';
+import { machineChip, machineFilter, shownByFilter } from './fleet-view.js';
+import { isFleet, isOffline, machineOf, machineName, rootsFor } from './fleet.js';
+import { pendingItems } from './inbox.js';
 
 const STATE = {
   running: ['running', 'Running'],
   failed: ['failed', 'Failed'],
   idle: ['idle', 'Idle'],
+  offline: ['offline', 'Offline'],
 };
 
 function stateOf(store, t) {
+  if (isFleet() && isOffline(machineOf(t))) return STATE.offline; // its machine is unreachable: nothing is known now
   if (store.isRunning(t)) return STATE.running;
   if (t.lastTurnStatus === 'failed' || t.status === 'systemError') return STATE.failed;
   return STATE.idle;
@@ -32,13 +37,16 @@ export function threadsScreen(ctx) {
   search.addEventListener('input', () => render());
   const searchBar = h('div', { class: 'list-search-bar', hidden: true, attrs: { role: 'search' } }, search);
   const archived = archivedSection(ctx);
-  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, searchBar, list, empty, more, archived.el);
+  const filter = machineFilter(() => render());
+  // "Needs you": what waits for an answer across threads and machines (inbox-screen.js), shown when anything does.
+  const needsYou = h('a', { class: 'needs-you', href: '#/inbox', hidden: true });
+  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, needsYou, searchBar, filter.el, list, empty, more, archived.el);
   const el = h('div', { class: 'screen threads-screen' }, head.el, main, h('div', { class: 'fab-bar' }, newButton));
 
   function row([t, depth]) {
     const [cls, label] = (depth && subAgentOf(t)) || stateOf(store, t);
     const pending = store.pendingApprovals(t);
-    const where = displayPath(t.cwd, ctx.policy().roots);
+    const where = displayPath(t.cwd, rootsFor(t, ctx.policy().roots));
     const title = depth ? `${agentName(t.agentNickname, t.agentRole)}: ${t.name || t.preview || 'sub-agent'}` : t.name || t.preview || '(no prompt yet)';
     return h('li', { class: depth ? 'sub-agent-row' : null }, h('a', { class: `thread-row ${cls}`, href: `#/t/${encodeURIComponent(t.id)}` },
       h('div', { class: 'row-top' },
@@ -47,6 +55,7 @@ export function threadsScreen(ctx) {
         pending ? h('span', { class: 'badge', text: pending === 1 ? '1 approval' : `${pending} approvals` }) : null),
       t.lastAnswer ? h('p', { class: 'row-answer', text: t.lastAnswer }) : null,
       h('div', { class: 'row-meta' },
+        machineChip(t),
         h('span', { class: `state ${cls}` }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), label),
         where ? h('span', { class: 'row-path', text: where }) : null,
         t.branch ? h('span', { class: 'chip row-branch', text: t.branch, attrs: { title: `Branch ${t.branch}` } }) : null,
@@ -58,10 +67,15 @@ export function threadsScreen(ctx) {
     notify.render();
     const threads = store.list();
     const query = search.value.trim().toLowerCase();
-    const shown = nestThreads(threads).filter(([t]) => !query || matches(t, query));
+    filter.render();
+    const waiting = pendingItems(store).length;
+    needsYou.hidden = waiting === 0;
+    needsYou.replaceChildren(h('span', { text: 'Needs you' }), ' ', h('span', { class: 'badge', text: waiting === 1 ? '1 waiting' : `${waiting} waiting` }));
+    const shown = nestThreads(threads).filter(([t]) => shownByFilter(t) && (!query || matches(t, query)));
     list.replaceChildren(...shown.map(row));
     searchBar.hidden = threads.length === 0 && !query;
     if (query && !shown.length) list.replaceChildren(h('li', { class: 'empty', text: `No thread matches “${search.value.trim()}”.` }));
+    else if (!shown.length && threads.length) list.replaceChildren(h('li', { class: 'empty', text: 'No threads on this machine yet.' }));
     empty.hidden = threads.length > 0 || !store.listLoaded;
     empty.replaceChildren(
       h('p', { class: 'empty-title', text: 'No threads yet' }),
@@ -77,7 +91,7 @@ export function threadsScreen(ctx) {
   }
 
   function matches(t, query) {
-    return [t.name, t.preview, t.lastAnswer, displayPath(t.cwd, ctx.policy().roots), t.agentNickname]
+    return [t.name, t.preview, t.lastAnswer, displayPath(t.cwd, rootsFor(t, ctx.policy().roots)), t.agentNickname, isFleet() && machineName(machineOf(t))]
       .some((text) => typeof text === 'string' && text.toLowerCase().includes(query));
   }
 
@@ -97,6 +111,7 @@ export function threadsScreen(ctx) {
     title: () => ctx.serverName() || 'Codex',
     reload: render,
     onStatus: render,
+    onFleet: render,
     destroy() { unwatch(); clearInterval(clock); },
   };
 }

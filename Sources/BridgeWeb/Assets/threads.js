@@ -96,6 +96,7 @@ export class ThreadStore {
     for (const s of threads) {
       const t = this.ensure(s.threadId);
       t.listed = true;
+      if (s.machine && typeof s.machine.id === 'string') t.machine = s.machine.id; // a fleet session labels every entry
       if (s.cwd) t.cwd = s.cwd;
       if (s.preview && !t.preview) t.preview = s.preview;
       if (typeof s.name === 'string' && s.name) t.name = s.name; // issue 28 item 4: the bridge lists the name
@@ -161,6 +162,8 @@ export class ThreadStore {
 
   // -- the live stream ---------------------------------------------------------------------------------------
   applyMessage(msg) {
+    // A frame relayed from a linked machine names it (issue 33); the home bridge's frames name none.
+    if (typeof msg.threadId === 'string' && msg.machine && typeof msg.machine.id === 'string') this.ensure(msg.threadId).machine = msg.machine.id;
     switch (msg.kind) {
       case 'event': return this.applyEvent(msg);
       case 'approvalRequest': return this.applyApproval(msg);
@@ -341,7 +344,7 @@ export class ThreadStore {
     t.listed = true;
     const existing = t.approvals.get(msg.approvalId);
     if (existing) return; // sent again on resubscribe
-    const approval = { ...msg, resolved: null };
+    const approval = { ...msg, resolved: null, receivedAt: Date.now() };
     t.approvals.set(msg.approvalId, approval);
     const turn = this.turn(t, msg.turnId);
     turn.approvals = turn.approvals || [];
@@ -356,6 +359,12 @@ export class ThreadStore {
     if (!approval) return;
     approval.resolved = { decision: msg.decision, deviceId: msg.deviceId || null };
     this.emit(t, { type: 'approval', approval });
+    this.listChanged();
+  }
+
+  /** A machine left the fleet (unlinked or revoked): its threads leave the list. */
+  dropMachine(machineId) {
+    for (const [id, t] of this.threads) if (t.machine === machineId) this.threads.delete(id);
     this.listChanged();
   }
 

@@ -1,6 +1,7 @@
 // Pieces every screen shares: the header (Back, title, the connection indicator), a header menu, toasts,
 // path display.
 import { h, icon } from './dom.js';
+import { machineName } from './fleet.js';
 
 /** A screen header. `back`: a function (shows a Back button); `actions`: extra nodes at the right end. */
 export function header(ctx, { title, subtitle, back, actions = [] }) {
@@ -113,6 +114,8 @@ export function basename(path) {
 
 export function describeError(err) {
   if (!err) return 'Something went wrong';
+  // A linked machine the home bridge cannot reach now (issue 33): said with its name, nothing else.
+  if (err.code === 'machine_unavailable') return `${machineName(err.machine)} is unreachable`;
   // A scope this device lacks: the bridge's message says which, and the command that grants it.
   if (err.code === 'forbidden' && err.scope) return err.message;
   const messages = {

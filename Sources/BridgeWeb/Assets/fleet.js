@@ -1,0 +1,127 @@
+// The fleet (issue 33): the machines this phone reaches through its home bridge. The app asks for it in its
+// hello (`fleet: true`); the helloAck lists the machines (this bridge first) and `machineChanged` updates them.
+// With one machine the app shows nothing of this. Names come from other machines: they are shown as text only,
+// and kept short here. No DOM in this module (Tests/webunit runs it in node).
+
+const MAX_NAME = 64;
+
+let homeId = null;
+let list = []; // [{id, name, state}], the home bridge first
+const roots = new Map(); // machine id -> the folders it allows (learnt from a listDirectory refusal), for the picker
+const asking = new Map(); // machine id -> the listDirectory under way that learns its roots
+const watchers = new Set();
+
+// Control characters and bidirectional marks and overrides: a name could otherwise reorder the text around it.
+function shown(c) {
+  const n = c.codePointAt(0);
+  return !(n < 0x20 || (n >= 0x7f && n <= 0x9f) || n === 0x200e || n === 0x200f || (n >= 0x202a && n <= 0x202e) || (n >= 0x2066 && n <= 0x2069));
+}
+
+function clean(m) {
+  if (!m || typeof m !== 'object' || typeof m.id !== 'string' || !m.id) return null;
+  const given = typeof m.name === 'string' ? [...m.name.slice(0, 4 * MAX_NAME)].filter(shown).join('').trim() : '';
+  const name = (given || m.id).slice(0, MAX_NAME);
+  const state = ['online', 'offline', 'pending'].includes(m.state) ? m.state : 'offline';
+  return { id: m.id, name, state };
+}
+
+function changed() { for (const fn of watchers) fn(); }
+
+/** The helloAck's `machines` and `server.id` (a bridge without the fleet sends none: one machine, this one). */
+export function setMachines(machines, serverId, serverName) {
+  homeId = typeof serverId === 'string' && serverId ? serverId : homeId;
+  const given = Array.isArray(machines) ? machines.map(clean).filter(Boolean) : [];
+  list = given.length ? given : homeId ? [{ id: homeId, name: serverName || 'This workstation', state: 'online' }] : [];
+  // A live list of this session's machines: a machine no longer listed was unlinked.
+  for (const id of [...roots.keys()]) if (!list.some((m) => m.id === id)) roots.delete(id);
+  changed();
+}
+
+/**
+ * A `machineChanged` event: the machine's new state (added when new). Returns the id of a machine that left
+ * the fleet (`removed`: its threads go), else null.
+ */
+export function applyMachineChanged(msg) {
+  const m = clean(msg && msg.machine);
+  if (!m) return null;
+  const at = list.findIndex((x) => x.id === m.id);
+  if (msg.removed === true) {
+    if (m.id === homeId) return null;
+    if (at >= 0) list.splice(at, 1);
+    roots.delete(m.id);
+    changed();
+    return m.id;
+  }
+  if (at >= 0) list[at] = m;
+  else list.push(m);
+  changed();
+  return null;
+}
+
+export function watchFleet(fn) {
+  watchers.add(fn);
+  return () => watchers.delete(fn);
+}
+
+/** More than one machine: the app labels threads with their machine and offers a machine picker. */
+export function isFleet() { return list.length > 1; }
+
+export function machines() { return list.slice(); }
+
+export function home() { return homeId; }
+
+/** A thread's machine id (a thread with none is the home bridge's). */
+export function machineOf(thread) { return (thread && thread.machine) || homeId; }
+
+export function isHome(id) { return !id || id === homeId; }
+
+export function machine(id) { return list.find((m) => m.id === (id || homeId)) || null; }
+
+/** A machine's name as the app shows it; an unknown id is shown as it is (never as markup: callers set text). */
+export function machineName(id) {
+  const m = machine(id);
+  return m ? m.name : String(id || 'the workstation').slice(0, MAX_NAME);
+}
+
+export function isOffline(id) {
+  const m = machine(id);
+  return !!m && m.state !== 'online';
+}
+
+/** The folders a linked machine allows, once learnt (null: not yet). */
+export function rootsOf(id) { return roots.has(id) ? roots.get(id).slice() : null; }
+
+/** The roots a thread's folder is shown under: its machine's (`homeRoots` for this bridge's own threads). */
+export function rootsFor(thread, homeRoots) {
+  const id = machineOf(thread);
+  return isHome(id) ? homeRoots || [] : rootsOf(id) || [];
+}
+
+export function setRoots(id, paths) { roots.set(id, paths.slice()); }
+
+/**
+ * Learns a linked machine's roots (they are not in the helloAck): its refusal of `listDirectory /` names them
+ * ("… inside /a, /b"); a machine that allows / itself lists it. Once per machine and session; `request` is the
+ * connection's. Resolves with the roots; rejects with the request's error (machine_unavailable…).
+ */
+export function learnRoots(request, id) {
+  if (roots.has(id)) return Promise.resolve(rootsOf(id));
+  if (!asking.has(id)) {
+    asking.set(id, request('listDirectory', { machine: id, path: '/' })
+      .then(() => ['/'], (err) => { if (err && err.code === 'forbidden_path') return rootsFromRefusal(err.message); throw err; })
+      .then((found) => { roots.set(id, found); changed(); return found; })
+      .finally(() => asking.delete(id)));
+  }
+  return asking.get(id);
+}
+
+/**
+ * The roots named in a `forbidden_path` refusal of `listDirectory` ("…: path must be an existing directory
+ * inside /a, /b"): how the picker learns a linked machine's folders (they are not in the helloAck). Only
+ * absolute paths are kept; [] when the message names none.
+ */
+export function rootsFromRefusal(message) {
+  const m = /inside (\/.*)$/.exec(String(message || ''));
+  if (!m) return [];
+  return m[1].split(', ').map((p) => p.trim()).filter((p) => p.startsWith('/') && p.length < 4096);
+}
