@@ -29,12 +29,8 @@ test('a bridge without the fleet is one machine, its own', () => {
   assert.equal(fleet.machineOf({ id: 't' }), 'solo');
 });
 
-test('a linked machine\'s roots are read from its listDirectory refusal', () => {
-  assert.deepEqual(fleet.rootsFromRefusal('Build: path must be an existing directory inside /srv/a, /home/me/b'), ['/srv/a', '/home/me/b']);
-  assert.deepEqual(fleet.rootsFromRefusal('something else'), []);
-  assert.deepEqual(fleet.rootsFromRefusal('inside relative, /abs'), []);
-  fleet.setMachines([{ id: 'a', name: 'A', state: 'online' }, { id: 'b', name: 'B', state: 'online' }], 'a');
-  fleet.setRoots('b', ['/srv/a']);
+test('a thread of a linked machine shows its folder under that machine\'s roots', () => {
+  fleet.setMachines([{ id: 'a', name: 'A', state: 'online' }, { id: 'b', name: 'B', state: 'online', policy: { roots: ['/srv/a'] } }], 'a');
   assert.deepEqual(fleet.rootsFor({ machine: 'b' }, ['/home']), ['/srv/a']);
   assert.deepEqual(fleet.rootsFor({}, ['/home']), ['/home']);
 });
@@ -52,20 +48,16 @@ test('the store labels threads with their machine and drops a removed machine\'s
   assert.deepEqual(store.list().map((t) => t.id).sort(), ['h', 'h2']);
 });
 
-test('learnRoots asks a linked machine once, reads its refusal, and passes other errors on', async () => {
-  fleet.setMachines([{ id: 'a', name: 'A', state: 'online' }, { id: 'x', name: 'X', state: 'online' }, { id: 'y', name: 'Y', state: 'online' }], 'a');
-  const asked = [];
-  const refuse = (kind, fields) => {
-    asked.push([kind, fields]);
-    return Promise.reject(Object.assign(new Error('X: path must be an existing directory inside /srv/x'), { code: 'forbidden_path' }));
-  };
-  const [one, two] = await Promise.all([fleet.learnRoots(refuse, 'x'), fleet.learnRoots(refuse, 'x')]);
-  assert.deepEqual(one, ['/srv/x']);
-  assert.deepEqual(two, ['/srv/x']);
-  assert.deepEqual(asked, [['listDirectory', { machine: 'x', path: '/' }]]);
-  const down = () => Promise.reject(Object.assign(new Error('gone'), { code: 'machine_unavailable' }));
-  await assert.rejects(fleet.learnRoots(down, 'y'), { code: 'machine_unavailable' });
-  assert.equal(fleet.rootsOf('y'), null, 'asked again next time');
+test('the roots of a linked machine come from its policy in the fleet list, absolute paths only', () => {
+  fleet.setMachines([
+    { id: 'a', name: 'A', state: 'online' },
+    { id: 'x', name: 'X', state: 'online', policy: { roots: ['/srv/x', 'relative', 7] } },
+    { id: 'y', name: 'Y', state: 'offline' },
+  ], 'a');
+  assert.deepEqual(fleet.rootsOf('x'), ['/srv/x']);
+  assert.equal(fleet.rootsOf('y'), null, 'never reached: not known');
+  fleet.applyMachineChanged({ machine: { id: 'y', name: 'Y', state: 'online', policy: { roots: ['/srv/y'] } } });
+  assert.deepEqual(fleet.rootsOf('y'), ['/srv/y']);
 });
 
 test('Needs you: unanswered approvals and questions of every thread, newest first', async () => {

@@ -17,7 +17,7 @@ import { pairingWaitScreen } from './pairing-wait.js';
 import { setScopes, may } from './scopes.js';
 import { toast, describeError } from './ui.js';
 import { sendPresence, resyncPush } from './push.js';
-import { setMachines, applyMachineChanged, machine, machines, isHome, learnRoots } from './fleet.js';
+import { setMachines, applyMachineChanged, machine } from './fleet.js';
 
 const root = document.getElementById('app');
 const store = new ThreadStore();
@@ -185,17 +185,9 @@ function onMessage(msg) {
 function onMachineChanged(msg) {
   const removed = applyMachineChanged(msg);
   if (removed) store.dropMachine(removed);
-  else if (msg.machine && msg.machine.state === 'online') { refreshList(); learnFleetRoots(); }
+  else if (msg.machine && msg.machine.state === 'online') refreshList();
   store.listChanged();
   if (screen && screen.onFleet) screen.onFleet();
-}
-
-/** The linked machines' roots, so their threads' folders show as this bridge's do (relative to their root). */
-function learnFleetRoots() {
-  for (const m of machines()) {
-    if (isHome(m.id) || m.state !== 'online') continue;
-    learnRoots((kind, fields) => conn.request(kind, fields), m.id).then(() => store.listChanged(), () => {});
-  }
 }
 
 /** A bridge started with --confirm-pairing: the workstation must allow this phone first. */
@@ -250,7 +242,6 @@ function onAck(ack, { first, gap }) {
   setMachines(ack.machines, server.id, server.name);
   // A machine unlinked while this phone was away: its threads go as they would have live.
   for (const id of new Set([...store.threads.values()].map((t) => t.machine).filter(Boolean))) if (!machine(id)) store.dropMachine(id);
-  learnFleetRoots();
   sendPresence(conn);
   resyncPush(conn, pushPublicKey);
   if (ack.policy && typeof ack.policy === 'object') policy = { roots: [], ...ack.policy };

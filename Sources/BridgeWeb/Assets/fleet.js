@@ -6,9 +6,7 @@
 const MAX_NAME = 64;
 
 let homeId = null;
-let list = []; // [{id, name, state}], the home bridge first
-const roots = new Map(); // machine id -> the folders it allows (learnt from a listDirectory refusal), for the picker
-const asking = new Map(); // machine id -> the listDirectory under way that learns its roots
+let list = []; // [{id, name, state, roots}], the home bridge first
 const watchers = new Set();
 
 // Control characters and bidirectional marks and overrides: a name could otherwise reorder the text around it.
@@ -22,7 +20,10 @@ function clean(m) {
   const given = typeof m.name === 'string' ? [...m.name.slice(0, 4 * MAX_NAME)].filter(shown).join('').trim() : '';
   const name = (given || m.id).slice(0, MAX_NAME);
   const state = ['online', 'offline', 'pending'].includes(m.state) ? m.state : 'offline';
-  return { id: m.id, name, state };
+  // What the machine allows (`policy.roots`, as it last told its link); null until it was reached.
+  const givenRoots = m.policy && Array.isArray(m.policy.roots) ? m.policy.roots : null;
+  const roots = givenRoots ? givenRoots.filter((p) => typeof p === 'string' && p.startsWith('/') && p.length < 4096) : null;
+  return { id: m.id, name, state, roots };
 }
 
 function changed() { for (const fn of watchers) fn(); }
@@ -31,9 +32,7 @@ function changed() { for (const fn of watchers) fn(); }
 export function setMachines(machines, serverId, serverName) {
   homeId = typeof serverId === 'string' && serverId ? serverId : homeId;
   const given = Array.isArray(machines) ? machines.map(clean).filter(Boolean) : [];
-  list = given.length ? given : homeId ? [{ id: homeId, name: serverName || 'This workstation', state: 'online' }] : [];
-  // A live list of this session's machines: a machine no longer listed was unlinked.
-  for (const id of [...roots.keys()]) if (!list.some((m) => m.id === id)) roots.delete(id);
+  list = given.length ? given : homeId ? [{ id: homeId, name: serverName || 'This workstation', state: 'online', roots: null }] : [];
   changed();
 }
 
@@ -48,7 +47,6 @@ export function applyMachineChanged(msg) {
   if (msg.removed === true) {
     if (m.id === homeId) return null;
     if (at >= 0) list.splice(at, 1);
-    roots.delete(m.id);
     changed();
     return m.id;
   }
@@ -88,40 +86,14 @@ export function isOffline(id) {
   return !!m && m.state !== 'online';
 }
 
-/** The folders a linked machine allows, once learnt (null: not yet). */
-export function rootsOf(id) { return roots.has(id) ? roots.get(id).slice() : null; }
+/** The folders a linked machine allows (its `policy.roots` in the fleet list; null: never reached yet). */
+export function rootsOf(id) {
+  const m = machine(id);
+  return m && m.roots ? m.roots.slice() : null;
+}
 
 /** The roots a thread's folder is shown under: its machine's (`homeRoots` for this bridge's own threads). */
 export function rootsFor(thread, homeRoots) {
   const id = machineOf(thread);
   return isHome(id) ? homeRoots || [] : rootsOf(id) || [];
-}
-
-export function setRoots(id, paths) { roots.set(id, paths.slice()); }
-
-/**
- * Learns a linked machine's roots (they are not in the helloAck): its refusal of `listDirectory /` names them
- * ("… inside /a, /b"); a machine that allows / itself lists it. Once per machine and session; `request` is the
- * connection's. Resolves with the roots; rejects with the request's error (machine_unavailable…).
- */
-export function learnRoots(request, id) {
-  if (roots.has(id)) return Promise.resolve(rootsOf(id));
-  if (!asking.has(id)) {
-    asking.set(id, request('listDirectory', { machine: id, path: '/' })
-      .then(() => ['/'], (err) => { if (err && err.code === 'forbidden_path') return rootsFromRefusal(err.message); throw err; })
-      .then((found) => { roots.set(id, found); changed(); return found; })
-      .finally(() => asking.delete(id)));
-  }
-  return asking.get(id);
-}
-
-/**
- * The roots named in a `forbidden_path` refusal of `listDirectory` ("…: path must be an existing directory
- * inside /a, /b"): how the picker learns a linked machine's folders (they are not in the helloAck). Only
- * absolute paths are kept; [] when the message names none.
- */
-export function rootsFromRefusal(message) {
-  const m = /inside (\/.*)$/.exec(String(message || ''));
-  if (!m) return [];
-  return m[1].split(', ').map((p) => p.trim()).filter((p) => p.startsWith('/') && p.length < 4096);
 }

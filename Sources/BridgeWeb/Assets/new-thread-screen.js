@@ -9,7 +9,7 @@ import { attachments } from './attachments.js';
 import { worktreeFields, worktreeRequest } from './worktree-option.js';
 import { oneLine } from './git-panel.js';
 import { planToggle } from './plan-view.js';
-import { home, isHome, isFleet, machineName, rootsOf, learnRoots } from './fleet.js';
+import { home, isHome, isFleet, machineName, rootsOf } from './fleet.js';
 import { machinePicker } from './fleet-view.js';
 
 const SANDBOX_LABELS = { 'read-only': 'Read only', 'workspace-write': 'Workspace write', 'danger-full-access': 'Full access (dangerous)' };
@@ -63,7 +63,7 @@ export function newThreadScreen(ctx) {
     }
   }
 
-  /** Another machine chosen: its folders, from what it allows (learnt once per session, see discover). */
+  /** Another machine chosen: its folders, from what it allows (its policy in the fleet list). */
   function chooseMachine(id) {
     machineId = id;
     path = null;
@@ -75,24 +75,13 @@ export function newThreadScreen(ctx) {
   }
 
   function begin() {
-    if (!isHome(machineId) && rootsOf(machineId) === null) { discover(machineId); return; }
+    if (!isHome(machineId) && rootsOf(machineId) === null) {
+      machineError = `${machineName(machineId)} has not been reached yet: its folders are not known`;
+      render();
+      return;
+    }
     if (roots().length === 1) open(roots()[0]);
     else render();
-  }
-
-  /** A linked machine's roots are not in the helloAck: fleet.js learns them. */
-  async function discover(id) {
-    loading = true;
-    render();
-    try {
-      await learnRoots((kind, fields) => conn.request(kind, fields), id);
-    } catch (err) {
-      if (id === machineId) { machineError = describeError(err); toast(machineError); }
-    } finally {
-      loading = false;
-    }
-    if (!alive || id !== machineId || machineError) { if (alive) render(); return; }
-    begin();
   }
 
   function picker() {
