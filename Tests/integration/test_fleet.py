@@ -3,13 +3,14 @@
 import asyncio
 import json
 import signal
+import subprocess
 import time
 
 import pytest
 
 import codex_fixture
 from codex_fixture import bridge_codex_args, codex_bin
-from conftest import run_cli
+from conftest import BIN, run_cli
 from fake_bridge import FakeBridge
 from mock_model import MockModel, codex_env
 from push_service import PushService, Subscriber
@@ -362,3 +363,30 @@ async def test_a_linked_machines_approval_notifies_the_home_bridges_phone_and_ap
         assert any(json.loads(line).get("actor") == "notification" for line in audit.splitlines() if line.strip())
     finally:
         service.stop()
+
+
+async def test_a_link_to_a_machine_that_confirms_pairings_waits_for_its_owner(workstation):
+    a, _, _ = workstation("a")
+    b, _, _ = workstation("b", args=("--confirm-pairing",))
+    url = json.loads(run_cli("pair", "--json", "--advertise", "127.0.0.1", state_dir=b.state_dir, check=True).stdout)["url"]
+    adding = subprocess.Popen([str(BIN), "machines", "add", url, "--json", "--state-dir", str(a.state_dir)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 15
+        waiting = []
+        while not waiting and time.monotonic() < deadline:
+            waiting = json.loads(run_cli("devices", "pending", "--json", state_dir=b.state_dir, check=True).stdout)
+            time.sleep(0.1)
+        assert waiting and waiting[0]["platform"] == "bridge", waiting
+        # Nothing is linked while B's owner has not allowed it.
+        assert json.loads(run_cli("machines", "list", "--json", state_dir=a.state_dir, check=True).stdout) == []
+        allowed = run_cli("devices", "allow", waiting[0]["id"], "--check", waiting[0]["check"], state_dir=b.state_dir)
+        assert allowed.returncode == 0, allowed.stderr
+        out, err = adding.communicate(timeout=20)
+        assert adding.returncode == 0, err
+        assert "check code" in out and waiting[0]["check"] in out
+        linked = json.loads(out[out.index("{"):])
+        await wait_online(a, linked["id"])
+    finally:
+        if adding.poll() is None:
+            adding.kill()
