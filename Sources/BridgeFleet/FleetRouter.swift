@@ -16,10 +16,12 @@ import Foundation
 public struct FleetRouter: RequestHandling {
     let hub: ThreadHub
     let links: FleetLinks
+    let admin: MachineAdmin
 
-    public init(hub: ThreadHub, links: FleetLinks) {
+    public init(hub: ThreadHub, links: FleetLinks, admin: MachineAdmin) {
         self.hub = hub
         self.links = links
+        self.admin = admin
     }
 
     public func sessionOpened(_ session: ClientSession) async -> SessionOpening {
@@ -58,6 +60,10 @@ public struct FleetRouter: RequestHandling {
     }
 
     public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
+        switch request {
+        case .listMachines, .addMachine, .removeMachine, .renameMachine: return await manage(request, id: id, session: session)
+        default: break
+        }
         guard session.hello.fleet == true else { return await hub.handle(request, id: id, session: session) }
         if case .listThreads(let list) = request { return await listFleet(list, id: id, session: session) }
         var machineId = links.directory.withLock { $0.route(request) }
@@ -86,6 +92,24 @@ public struct FleetRouter: RequestHandling {
             return .error(FleetError.unavailable(machine).errorMessage(id: id))
         }
         return await forward(Self.strippingMachine(request), id: id, to: link, session: session)
+    }
+
+    /// The admin's machine requests, for any session with `admin`; audited as the hub audits its own.
+    private func manage(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
+        let answer: ServerMessage
+        if let refusal = ScopeGate.check(request, session: session) {
+            answer = .error(refusal.errorMessage(id: id))
+        } else {
+            do {
+                answer = .response(id: id, .machines(try await admin.answer(request, id: id)))
+            } catch {
+                answer = .error(error)
+            }
+        }
+        if request.requestKind.changesState || { if case .error = answer { true } else { false } }() {
+            await hub.audit(request, answer: answer, session: session)
+        }
+        return answer
     }
 
     /// Sends a request to a linked machine and passes its answer on, labelled.

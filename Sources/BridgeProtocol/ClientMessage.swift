@@ -123,6 +123,10 @@ extension ClientMessage {
         case .listAudit: request = .listAudit(try payload(ListAudit.self))
         case .setGoal: request = .setGoal(try payload(SetGoal.self))
         case .clearGoal: request = .clearGoal(try payload(ThreadRef.self))
+        case .listMachines: request = .listMachines(try payload(ListMachines.self))
+        case .addMachine: request = .addMachine(try payload(AddMachine.self))
+        case .removeMachine: request = .removeMachine(try payload(RemoveMachine.self))
+        case .renameMachine: request = .renameMachine(try payload(RenameMachine.self))
         }
         return .request(id: id, request)
     }
@@ -172,6 +176,10 @@ extension ClientMessage {
             case .revokeDevice(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .pairDevice(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .listAudit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .listMachines(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .addMachine(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .removeMachine(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .renameMachine(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .setGoal(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .clearGoal(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }

@@ -106,7 +106,8 @@ extension RequestKind {
             .run
         case .approve, .answerInput:
             .approve
-        case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
+        case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit, .listMachines, .addMachine, .removeMachine,
+            .renameMachine:
             .admin
         }
     }
@@ -115,7 +116,7 @@ extension RequestKind {
     /// the admin's reads (`listDevices`, `listAudit`).
     public var changesState: Bool {
         switch self {
-        case .listDevices, .listAudit: false
+        case .listDevices, .listAudit, .listMachines: false
         default: scope != .observe
         }
     }

@@ -100,6 +100,7 @@ public enum ServerMessage: Sendable, Hashable {
             case .pairingCode(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .audit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .goal(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .machines(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .accepted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .subscribed(let value), .unsubscribed(let value):
                 return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
@@ -184,6 +185,7 @@ public enum ServerMessage: Sendable, Hashable {
         case "scopesChanged": return .scopesChanged(try payload(ScopesChanged.self))
         case "machineChanged": return .machineChanged(try payload(MachineChanged.self))
         case "threads": return try response(.threads(payload(ThreadList.self)))
+        case "machines": return try response(.machines(payload(MachineList.self)))
         case "threadStarted": return try response(.threadStarted(payload(ThreadStarted.self)))
         case "accepted": return try response(.accepted(payload(Accepted.self)))
         case "subscribed": return try response(.subscribed(payload(SubscriptionChanged.self)))

@@ -1,7 +1,9 @@
 import ArgumentParser
 import BridgeClient
+import BridgeFleet
 import BridgeProtocol
 import BridgeStore
+import Discovery
 import Foundation
 import Logging
 
@@ -35,45 +37,20 @@ struct MachinesCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            let target: BridgeTarget
-            do {
-                target = try BridgeTarget(parsing: url)
-            } catch {
-                throw CommandFailure(error.message)
-            }
-            guard case .pairing = target else {
-                throw CommandFailure("not a pairing URL: run `codex-bridge pair --json` on the other workstation and pass its url")
-            }
-            if let name { try MachinesCommand.checkName(name) }
             let paths = state.paths
             let identity = try ServerIdentity.loadOrCreate(paths: paths)
-            var configuration = BridgeClientConfiguration(
-                target: target, device: DeviceInfo(name: identity.name, platform: "bridge"), reconnects: false)
-            configuration.onPairingPending = { pending in
-                print(
-                    "The other workstation confirms pairings: there, allow check code \(pending.check) (codex-bridge devices allow \(pending.deviceId) --check \(pending.check)). Waiting…"
-                )
-            }
-            var logger = Logger(label: "codex-bridge.machines")
-            logger.logLevel = .critical
-            let client = BridgeClient(configuration: configuration, logger: logger)
-            let ack: HelloAck
+            let machine: MachineStore.Machine
             do {
-                ack = try await client.connect()
-            } catch {
-                throw CommandFailure("cannot pair with \(url.prefix(80)): \(error.message)")
+                let target = try MachinePairing.target(url: url, host: nil, port: nil, fingerprint: nil, code: nil)
+                machine = try await MachinePairing.pair(target, home: MachineRef(id: identity.id, name: identity.name), name: name) {
+                    pending in
+                    print(
+                        "The other workstation confirms pairings: there, allow check code \(pending.check) (codex-bridge devices allow \(pending.deviceId) --check \(pending.check)). Waiting…"
+                    )
+                }
+            } catch let failure as MachinePairing.Failure {
+                throw CommandFailure(failure.description)
             }
-            await client.close()
-            guard let server = ack.server, let token = ack.deviceToken, let deviceId = ack.deviceId, let clientId = configuration.clientId
-            else {
-                throw CommandFailure("the other bridge did not hand out a device token (is the URL a pairing URL with a fresh code?)")
-            }
-            guard server.id != identity.id else { throw CommandFailure("that is this bridge itself") }
-            let endpoints = target.candidates
-            let machine = MachineStore.Machine(
-                id: server.id, name: name ?? String(server.name.prefix(64)), addresses: endpoints.map(\.host),
-                port: endpoints.first?.port ?? BridgeEndpoint.defaultPort, fingerprint: target.pin?.fingerprint, deviceId: deviceId,
-                token: token, clientId: clientId)
             let store = try MachinesCommand.openStore(paths)
             do {
                 try await store.save(machine)
@@ -142,7 +119,11 @@ struct MachinesCommand: AsyncParsableCommand {
         var name: String
 
         func run() async throws {
-            try MachinesCommand.checkName(name)
+            do {
+                try MachinePairing.checkName(name)
+            } catch let failure as MachinePairing.Failure {
+                throw ValidationError(failure.description)
+            }
             let store = try MachinesCommand.openStore(state.paths)
             let machine = try MachinesCommand.find(id, in: store)
             try await store.rename(machine.id, to: name)
@@ -179,9 +160,14 @@ struct MachinesCommand: AsyncParsableCommand {
         return machine
     }
 
-    static func checkName(_ name: String) throws {
-        guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw ValidationError("a machine's name is 1 to 64 characters without control characters")
+    /// The bridges found on this workstation's network (mDNS, 2 s), for the admin's `listMachines {nearby}`;
+    /// none when avahi is not there.
+    @Sendable static func nearby() async -> [NearbyMachine] {
+        guard let found = try? await MDNSBrowser.browse(timeout: .seconds(2)) else { return [] }
+        return found.map { bridge in
+            NearbyMachine(
+                id: bridge.id, name: bridge.name, host: bridge.addresses.first ?? bridge.host, port: bridge.port, tls: bridge.tls,
+                fingerprint: bridge.txt["fp"])
         }
     }
 }

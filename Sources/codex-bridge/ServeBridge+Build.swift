@@ -181,7 +181,9 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
     let bridge = BridgeServer(
         configuration: configuration,
         authenticator: Authenticator(sharedSecretFile: paths.tokenFile, devices: pairing.devices),
-        handler: FleetRouter(hub: hub, links: fleet),
+        handler: FleetRouter(
+            hub: hub, links: fleet,
+            admin: MachineAdmin(store: MachineStore(database: pairing.registry.database), home: fleet.home, browse: MachinesCommand.nearby)),
         registry: pairing.connections,
         logger: logger,
         rateLimiter: rateLimiter,

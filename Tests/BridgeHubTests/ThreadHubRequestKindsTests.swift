@@ -55,6 +55,11 @@ import Testing
         case .listAudit: (#""limit":5"#, "audit")
         case .setGoal: (#""threadId":"t1","objective":"ship it""#, "error:codex_error")
         case .clearGoal: (#""threadId":"t1""#, "error:codex_error")
+        // The fleet's request layer answers these in front of the hub (test_fleet.py); the hub alone has none.
+        case .listMachines: ("", "error:unknown_kind")
+        case .addMachine: (#""url":"x""#, "error:unknown_kind")
+        case .removeMachine: (#""machineId":"m""#, "error:unknown_kind")
+        case .renameMachine: (#""machineId":"m","name":"n""#, "error:unknown_kind")
         }
     }
 

@@ -85,6 +85,10 @@ import Testing
             .listDevices(ListDevices()), .setDeviceScopes(SetDeviceScopes(deviceId: "d", scopes: ["observe", "approve"])),
             .revokeDevice(RevokeDevice(deviceId: "d")), .pairDevice(PairDevice(scopes: ["observe"], ttl: 120)), .pairDevice(PairDevice()),
             .listAudit(ListAudit(deviceId: "d", since: 1_800_000_000, limit: 5)),
+            .listMachines(ListMachines(nearby: true)),
+            .addMachine(AddMachine(host: "10.0.0.2", port: 9099, fingerprint: "ab", code: "CODE", name: "Build box")),
+            .removeMachine(RemoveMachine(machineId: "m1")),
+            .renameMachine(RenameMachine(machineId: "m1", name: "Builder")),
             .setGoal(SetGoal(threadId: "t", objective: "o", tokenBudget: 9)), .clearGoal(ThreadRef(threadId: "t")),
             .sendMessage(SendMessage(threadId: "t", text: "x", collaborationMode: .plan)), .listThreads(ListThreads(includeInternal: true)),
         ]

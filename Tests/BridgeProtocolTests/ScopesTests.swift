@@ -42,7 +42,10 @@ import Testing
             .publish: ["gitPush", "gitPullRequest"],
             .run: ["runCommand", "stopCommand"],
             .approve: ["approve", "answerInput"],
-            .admin: ["listDevices", "setDeviceScopes", "revokeDevice", "pairDevice", "listAudit"],
+            .admin: [
+                "listDevices", "setDeviceScopes", "revokeDevice", "pairDevice", "listAudit", "listMachines", "addMachine", "removeMachine",
+                "renameMachine",
+            ],
         ]
         var actual: [Scope: Set<String>] = [:]
         for kind in RequestKind.allCases { actual[kind.scope, default: []].insert(kind.rawValue) }

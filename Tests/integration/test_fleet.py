@@ -390,3 +390,37 @@ async def test_a_link_to_a_machine_that_confirms_pairings_waits_for_its_owner(wo
     finally:
         if adding.poll() is None:
             adding.kill()
+
+
+async def test_an_admin_phone_manages_the_machines(workstation):
+    a, _, _ = workstation("a")
+    b, _, _ = workstation("b")
+    admin, _ = await hello(a)  # the shared secret holds every scope, admin too
+    empty = await request(admin, "listMachines", nearby=True)
+    assert empty["kind"] == "machines" and empty["machines"] == [] and isinstance(empty["nearby"], list), empty
+    bad = await request(admin, "addMachine", url="https://example.invalid/no-pairing")
+    assert bad["kind"] == "error" and bad["code"] == "bad_request", bad
+    url = json.loads(run_cli("pair", "--json", "--advertise", "127.0.0.1", state_dir=b.state_dir, check=True).stdout)["url"]
+    added = await request(admin, "addMachine", url=url, name="Build box")
+    assert added["kind"] == "machines" and [m["name"] for m in added["machines"]] == ["Build box"], added
+    machine_id = added["machines"][0]["id"]
+    await wait_online(a, machine_id)
+    renamed = await request(admin, "renameMachine", machineId=machine_id, name="Builder")
+    assert renamed["machines"][0]["name"] == "Builder"
+    bad_name = await request(admin, "renameMachine", machineId=machine_id, name="\u001b[31m")
+    assert bad_name["kind"] == "error" and bad_name["code"] == "bad_request", bad_name
+    # A phone without admin may not.
+    _, token = await pair_device(a, PHONE)
+    phone, _ = await hello(a, token=token)
+    refused = await request(phone, "removeMachine", machineId=machine_id)
+    assert refused["kind"] == "error" and refused["code"] == "forbidden" and refused["scope"] == "admin", refused
+    fleet, _ = await fleet_hello(a)
+    removed = await request(admin, "removeMachine", machineId=machine_id)
+    assert removed["machines"] == []
+    gone = await until_machine(fleet, machine_id, "offline")
+    assert gone.get("removed") is True
+    missing = await request(admin, "removeMachine", machineId=machine_id)
+    assert missing["kind"] == "error" and missing["code"] == "not_found", missing
+    audit = [json.loads(line) for line in run_cli("audit", "--json", state_dir=a.state_dir, check=True).stdout.splitlines() if line.strip()]
+    kinds = {e["kind"] for e in audit}
+    assert {"addMachine", "renameMachine", "removeMachine"} <= kinds, kinds

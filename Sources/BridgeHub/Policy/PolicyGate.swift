@@ -39,8 +39,9 @@ struct PolicyGate: Sendable {
         switch request {
         case .listThreads, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence:
             return .allowed(cwd: nil, policy: nil)
-        case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
-            // Devices, not threads: the scope (admin) is all they need, checked before the gate is asked.
+        case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit, .listMachines, .addMachine, .removeMachine,
+            .renameMachine:
+            // Devices and machines, not threads: the scope (admin) is all they need, checked before the gate is asked.
             return .allowed(cwd: nil, policy: nil)
         case .unsubscribe:
             // It only drops the session's own subscription (one the gate allowed), and its answer is the same

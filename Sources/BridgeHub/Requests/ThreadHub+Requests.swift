@@ -134,6 +134,9 @@ extension ThreadHub {
             return .accepted(try await removeWorktree(remove, cwd: cwd ?? ""))
         case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
             return try await answerAdmin(request, session: session)
+        case .listMachines, .addMachine, .removeMachine, .renameMachine:
+            // The fleet's request layer (BridgeFleet's FleetRouter) answers these in front of the hub.
+            throw HubError(.unknownKind, "this bridge has no fleet layer")
         case .setGoal(let goal):
             return .goal(try await setGoal(goal, policy: turnPolicy ?? gate.defaults))
         case .clearGoal(let ref):

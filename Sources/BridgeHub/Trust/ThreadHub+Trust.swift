@@ -37,7 +37,7 @@ extension ThreadHub {
     }
 
     /// Writes the audit entry of one request; a failure is logged, never the request's.
-    func audit(_ request: BridgeRequest, answer: ServerMessage, session: ClientSession) async {
+    public func audit(_ request: BridgeRequest, answer: ServerMessage, session: ClientSession) async {
         await record(Self.auditEntry(request, answer: answer, session: session, at: storage.audit.timestamp))
     }
 

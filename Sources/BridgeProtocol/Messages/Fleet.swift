@@ -51,3 +51,98 @@ public struct MachineChanged: Codable, Sendable, Hashable {
         self.removed = removed
     }
 }
+
+/// `listMachines {nearby?}` (admin) → `machines {machines, nearby?}`: the machines linked to this bridge; with
+/// `nearby: true` also the bridges this one finds on its network over mDNS (about 2 s) that are not linked yet.
+public struct ListMachines: Codable, Sendable, Hashable {
+    public var nearby: Bool?
+    public init(nearby: Bool? = nil) { self.nearby = nearby }
+}
+
+/// `addMachine {url | host, port, fingerprint?, code; name?}` (admin) → `machines`: pairs this bridge with another
+/// one as a device and links it, as `codex-bridge machines add` does: with that bridge's pairing URL, or with a
+/// bridge found nearby (`listMachines {nearby}`) and the pairing code its `codex-bridge pair` shows. Waits while
+/// that bridge's owner confirms the pairing (`serve --confirm-pairing` there), at most 5 minutes.
+public struct AddMachine: Codable, Sendable, Hashable {
+    public var url: String?
+    public var host: String?
+    public var port: Int?
+    public var fingerprint: String?
+    public var code: String?
+    public var name: String?
+    public init(
+        url: String? = nil, host: String? = nil, port: Int? = nil, fingerprint: String? = nil, code: String? = nil, name: String? = nil
+    ) {
+        self.url = url
+        self.host = host
+        self.port = port
+        self.fingerprint = fingerprint
+        self.code = code
+        self.name = name
+    }
+}
+
+/// `removeMachine {machineId}` (admin) → `machines`: unlinks a machine (its threads leave every fleet session).
+public struct RemoveMachine: Codable, Sendable, Hashable {
+    public var machineId: String
+    public init(machineId: String) { self.machineId = machineId }
+}
+
+/// `renameMachine {machineId, name}` (admin) → `machines`: the name this bridge's phones see (1–64 characters).
+public struct RenameMachine: Codable, Sendable, Hashable {
+    public var machineId: String
+    public var name: String
+    public init(machineId: String, name: String) {
+        self.machineId = machineId
+        self.name = name
+    }
+}
+
+/// One linked machine in `machines`.
+public struct LinkedMachine: Codable, Sendable, Hashable {
+    public var id: String
+    public var name: String
+    /// `host:port` it is reached at first.
+    public var address: String
+    /// `online`, `offline`, `pending` or `revoked` (it refused the link's credential: link it again).
+    public var state: String
+    /// Seconds since 1970.
+    public var addedAt: Double
+    public init(id: String, name: String, address: String, state: String, addedAt: Double) {
+        self.id = id
+        self.name = name
+        self.address = address
+        self.state = state
+        self.addedAt = addedAt
+    }
+}
+
+/// A bridge found on this bridge's network, not linked yet.
+public struct NearbyMachine: Codable, Sendable, Hashable {
+    /// Its server id, when it advertises one.
+    public var id: String?
+    public var name: String
+    public var host: String
+    public var port: Int
+    /// It serves TLS; `fingerprint` is its certificate authority's, pinned when linking.
+    public var tls: Bool
+    public var fingerprint: String?
+    public init(id: String?, name: String, host: String, port: Int, tls: Bool, fingerprint: String?) {
+        self.id = id
+        self.name = name
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.fingerprint = fingerprint
+    }
+}
+
+/// `machines {machines, nearby?}`: the answer to the machine requests.
+public struct MachineList: Codable, Sendable, Hashable {
+    public var machines: [LinkedMachine]
+    public var nearby: [NearbyMachine]?
+    public init(machines: [LinkedMachine], nearby: [NearbyMachine]? = nil) {
+        self.machines = machines
+        self.nearby = nearby
+    }
+}

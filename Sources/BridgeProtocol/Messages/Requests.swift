@@ -199,6 +199,10 @@ public enum BridgeRequest: Sendable, Hashable {
     case listAudit(ListAudit)
     case setGoal(SetGoal)
     case clearGoal(ThreadRef)
+    case listMachines(ListMachines)
+    case addMachine(AddMachine)
+    case removeMachine(RemoveMachine)
+    case renameMachine(RenameMachine)
 
     /// The wire `kind` of this request.
     public var kind: String { requestKind.rawValue }
@@ -248,6 +252,10 @@ public enum BridgeRequest: Sendable, Hashable {
         case .listAudit: .listAudit
         case .setGoal: .setGoal
         case .clearGoal: .clearGoal
+        case .listMachines: .listMachines
+        case .addMachine: .addMachine
+        case .removeMachine: .removeMachine
+        case .renameMachine: .renameMachine
         }
     }
 
@@ -278,7 +286,9 @@ public enum BridgeRequest: Sendable, Hashable {
         case .clearGoal(let ref): ref.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
-            .answerInput, .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
+            .answerInput, .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit, .listMachines, .addMachine,
+            .removeMachine,
+            .renameMachine:
             nil
         }
     }
@@ -332,4 +342,8 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case listAudit
     case setGoal
     case clearGoal
+    case listMachines
+    case addMachine
+    case removeMachine
+    case renameMachine
 }

@@ -272,10 +272,12 @@ public enum BridgeResponse: Sendable, Hashable {
     case pairingCode(PairingCodeIssued)
     case audit(AuditList)
     case goal(GoalSet)
+    case machines(MachineList)
 
     /// The wire `kind` of this answer.
     public var kind: String {
         switch self {
+        case .machines: "machines"
         case .threads: "threads"
         case .threadStarted: "threadStarted"
         case .accepted: "accepted"

@@ -1,0 +1,77 @@
+import BridgeClient
+import BridgeProtocol
+import BridgeStore
+import Foundation
+import Logging
+
+/// Pairs this bridge with another one as a device (platform `bridge`) and describes the link to keep: the one way
+/// a machine is linked, for `codex-bridge machines add` and the admin's `addMachine`.
+public enum MachinePairing {
+    /// Why a machine could not be linked, for a person.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// The target for a pairing URL (`codex-bridge pair --json`'s `url` there), or for a bridge found nearby and
+    /// the code its `codex-bridge pair` shows.
+    public static func target(url: String?, host: String?, port: Int?, fingerprint: String?, code: String?) throws -> BridgeTarget {
+        if let url {
+            let target: BridgeTarget
+            do {
+                target = try BridgeTarget(parsing: url)
+            } catch {
+                throw Failure(error.message)
+            }
+            guard case .pairing = target else {
+                throw Failure("not a pairing URL: run `codex-bridge pair --json` on the other workstation and pass its url")
+            }
+            return target
+        }
+        guard let host, !host.isEmpty, let port, (1...65535).contains(port), let code, !code.isEmpty else {
+            throw Failure("give the other bridge's pairing url, or its host, port and pairing code")
+        }
+        let pairing = PairingURL(
+            host: host, port: port, credential: .pairingCode(code.trimmingCharacters(in: .whitespaces)), addresses: [host],
+            serverId: "", serverName: "", fingerprint: fingerprint)
+        return .pairing(pairing)
+    }
+
+    /// Pairs with the bridge `target` names; `onPending` is told the check code when that bridge's owner must
+    /// confirm (the call then waits, at most 5 minutes).
+    public static func pair(
+        _ target: BridgeTarget, home: MachineRef, name: String?, onPending: (@Sendable (PairingPending) -> Void)? = nil
+    ) async throws -> MachineStore.Machine {
+        if let name { try checkName(name) }
+        var configuration = BridgeClientConfiguration(
+            target: target, device: DeviceInfo(name: home.name, platform: "bridge"), reconnects: false)
+        configuration.onPairingPending = onPending
+        var logger = Logger(label: "codex-bridge.machines")
+        logger.logLevel = .critical
+        let client = BridgeClient(configuration: configuration, logger: logger)
+        let ack: HelloAck
+        do {
+            ack = try await client.connect()
+        } catch {
+            throw Failure("cannot pair with the other bridge: \(error.message)")
+        }
+        await client.close()
+        guard let server = ack.server, let token = ack.deviceToken, let deviceId = ack.deviceId, let clientId = configuration.clientId
+        else {
+            throw Failure("the other bridge did not hand out a device token (is it a pairing URL with a fresh code?)")
+        }
+        guard server.id != home.id else { throw Failure("that is this bridge itself") }
+        let endpoints = target.candidates
+        return MachineStore.Machine(
+            id: server.id, name: name ?? String(server.name.prefix(64)), addresses: endpoints.map(\.host),
+            port: endpoints.first?.port ?? BridgeEndpoint.defaultPort, fingerprint: target.pin?.fingerprint, deviceId: deviceId,
+            token: token, clientId: clientId)
+    }
+
+    /// 1 to 64 characters, no control characters.
+    public static func checkName(_ name: String) throws {
+        guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw Failure("a machine's name is 1 to 64 characters without control characters")
+        }
+    }
+}
