@@ -123,6 +123,10 @@ extension ClientMessage {
         case .listAudit: request = .listAudit(try payload(ListAudit.self))
         case .setGoal: request = .setGoal(try payload(SetGoal.self))
         case .clearGoal: request = .clearGoal(try payload(ThreadRef.self))
+        case .compactThread: request = .compactThread(try payload(ThreadRef.self))
+        case .deleteThread: request = .deleteThread(try payload(ThreadRef.self))
+        case .searchThreads: request = .searchThreads(try payload(SearchThreads.self))
+        case .updateThreadSettings: request = .updateThreadSettings(try payload(UpdateThreadSettings.self))
         }
         return .request(id: id, request)
     }
@@ -173,7 +177,10 @@ extension ClientMessage {
             case .pairDevice(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .listAudit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .setGoal(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .clearGoal(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .clearGoal(let value), .compactThread(let value), .deleteThread(let value):
+                return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .searchThreads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .updateThreadSettings(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

@@ -4,8 +4,8 @@ import Foundation
 public enum Scope: String, CaseIterable, Codable, Sendable, Hashable, Comparable {
     /// List, subscribe to and read threads, their events, diffs and files, git status, usage.
     case observe
-    /// Start threads, send, steer, queue and interrupt, upload, rename, archive, fork, review; commit, branch,
-    /// switch, worktrees.
+    /// Start threads, send, steer, queue and interrupt, upload, rename, archive, delete, compact, fork, review, change
+    /// a thread's settings; commit, branch, switch, worktrees.
     case operate
     /// Answer approvals and questions (in the app and from notifications).
     case approve
@@ -95,10 +95,11 @@ extension RequestKind {
     public var scope: Scope {
         switch self {
         case .listThreads, .subscribe, .unsubscribe, .readThread, .getDiff, .listDirectory, .listModels, .readFile, .usage,
-            .searchFiles, .listSkills, .pushSubscribe, .pushUnsubscribe, .presence, .gitStatus:
+            .searchFiles, .listSkills, .pushSubscribe, .pushUnsubscribe, .presence, .gitStatus, .searchThreads:
             .observe
         case .startThread, .sendMessage, .interrupt, .renameThread, .archiveThread, .unarchiveThread, .cancelQueued, .startReview,
-            .forkThread, .gitCommit, .gitBranch, .gitSwitch, .gitCommitMessage, .removeWorktree, .setGoal, .clearGoal:
+            .forkThread, .gitCommit, .gitBranch, .gitSwitch, .gitCommitMessage, .removeWorktree, .setGoal, .clearGoal, .compactThread,
+            .deleteThread, .updateThreadSettings:
             .operate
         case .gitPush, .gitPullRequest:
             .publish

@@ -55,6 +55,10 @@ import Testing
         case .listAudit: (#""limit":5"#, "audit")
         case .setGoal: (#""threadId":"t1","objective":"ship it""#, "error:codex_error")
         case .clearGoal: (#""threadId":"t1""#, "error:codex_error")
+        // The fake Codex knows none of these methods.
+        case .compactThread, .deleteThread: (#""threadId":"t1""#, "error:codex_error")
+        case .searchThreads: (#""query":"milk""#, "error:codex_error")
+        case .updateThreadSettings: (#""threadId":"t1","approvalsReviewer":"auto_review""#, "error:codex_error")
         }
     }
 

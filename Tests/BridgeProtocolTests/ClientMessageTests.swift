@@ -87,6 +87,12 @@ import Testing
             .listAudit(ListAudit(deviceId: "d", since: 1_800_000_000, limit: 5)),
             .setGoal(SetGoal(threadId: "t", objective: "o", tokenBudget: 9)), .clearGoal(ThreadRef(threadId: "t")),
             .sendMessage(SendMessage(threadId: "t", text: "x", collaborationMode: .plan)), .listThreads(ListThreads(includeInternal: true)),
+            .compactThread(ThreadRef(threadId: "t")), .deleteThread(ThreadRef(threadId: "t")),
+            .searchThreads(SearchThreads(query: "q", limit: 5, cursor: "c", archived: true)),
+            .updateThreadSettings(
+                UpdateThreadSettings(
+                    threadId: "t", model: "m", effort: "high", approvalsReviewer: .autoReview, permissionProfile: ":workspace")),
+            .startThread(StartThread(cwd: "/", prompt: "p", approvalsReviewer: .autoReview)),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

@@ -14,7 +14,8 @@ public struct ListThreads: Codable, Sendable, Hashable {
     }
 }
 
-/// `startThread {cwd, prompt, model?, effort?, sandbox?, approvalPolicy?, attachments?, collaborationMode?}`.
+/// `startThread {cwd, prompt, model?, effort?, sandbox?, approvalPolicy?, approvalsReviewer?, attachments?,
+/// collaborationMode?}`.
 public struct StartThread: Codable, Sendable, Hashable {
     public var cwd: String
     public var prompt: String
@@ -31,10 +32,14 @@ public struct StartThread: Codable, Sendable, Hashable {
     public var worktree: WorktreeRequest?
     /// `plan` or `default`; the thread remembers it for its later turns.
     public var collaborationMode: CollaborationMode?
+    /// `user` (the default) or `auto_review`: who answers the thread's approval requests.
+    public var approvalsReviewer: ApprovalsReviewer?
     public init(
         cwd: String, prompt: String, model: String? = nil, sandbox: String? = nil, approvalPolicy: String? = nil, effort: String? = nil,
-        attachments: [String]? = nil, worktree: WorktreeRequest? = nil, collaborationMode: CollaborationMode? = nil
+        attachments: [String]? = nil, worktree: WorktreeRequest? = nil, collaborationMode: CollaborationMode? = nil,
+        approvalsReviewer: ApprovalsReviewer? = nil
     ) {
+        self.approvalsReviewer = approvalsReviewer
         self.collaborationMode = collaborationMode
         self.attachments = attachments
         self.worktree = worktree
@@ -192,6 +197,10 @@ public enum BridgeRequest: Sendable, Hashable {
     case listAudit(ListAudit)
     case setGoal(SetGoal)
     case clearGoal(ThreadRef)
+    case compactThread(ThreadRef)
+    case deleteThread(ThreadRef)
+    case searchThreads(SearchThreads)
+    case updateThreadSettings(UpdateThreadSettings)
 
     /// The wire `kind` of this request.
     public var kind: String { requestKind.rawValue }
@@ -241,6 +250,10 @@ public enum BridgeRequest: Sendable, Hashable {
         case .listAudit: .listAudit
         case .setGoal: .setGoal
         case .clearGoal: .clearGoal
+        case .compactThread: .compactThread
+        case .deleteThread: .deleteThread
+        case .searchThreads: .searchThreads
+        case .updateThreadSettings: .updateThreadSettings
         }
     }
 
@@ -268,10 +281,11 @@ public enum BridgeRequest: Sendable, Hashable {
         case .stopCommand(let stop): stop.threadId
         case .removeWorktree(let remove): remove.threadId
         case .setGoal(let goal): goal.threadId
-        case .clearGoal(let ref): ref.threadId
+        case .clearGoal(let ref), .compactThread(let ref), .deleteThread(let ref): ref.threadId
+        case .updateThreadSettings(let update): update.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
-            .answerInput, .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
+            .answerInput, .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit, .searchThreads:
             nil
         }
     }
@@ -325,4 +339,8 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case listAudit
     case setGoal
     case clearGoal
+    case compactThread
+    case deleteThread
+    case searchThreads
+    case updateThreadSettings
 }

@@ -27,6 +27,8 @@ public struct ThreadSummary: Codable, Sendable, Hashable {
     public var goal: ThreadGoal?
     /// The collaboration mode this bridge starts the thread's turns with, when one was chosen.
     public var collaborationMode: CollaborationMode?
+    /// In a `searchThreads` answer: the text around the match, as Codex found it.
+    public var snippet: String?
     public init(
         threadId: String, cwd: String? = nil, preview: String? = nil, status: String? = nil, updatedAt: Double? = nil,
         source: String? = nil,
