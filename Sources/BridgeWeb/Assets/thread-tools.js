@@ -24,8 +24,25 @@ export function applyToolEvent(store, t, msg, turnId) {
       store.listChanged();
       return true;
     case 'thread/settings/updated': {
-      const mode = data.threadSettings && data.threadSettings.collaborationMode && data.threadSettings.collaborationMode.mode;
-      if (mode === 'plan' || mode === 'default') { t.collaborationMode = mode; store.emit(t, { type: 'status' }); }
+      const settings = data.threadSettings || {};
+      const mode = settings.collaborationMode && settings.collaborationMode.mode;
+      if (mode === 'plan' || mode === 'default') t.collaborationMode = mode;
+      learnSettings(t, { model: settings.model, effort: settings.effort || settings.reasoningEffort, approvalsReviewer: settings.approvalsReviewer });
+      store.emit(t, { type: 'status' });
+      return true;
+    }
+    // Codex's automatic reviewer decided an approval request no person was asked (approvalsReviewer auto_review).
+    case 'item/autoApprovalReview/started':
+    case 'item/autoApprovalReview/completed': {
+      const review = data.review || {};
+      const done = msg.type === 'item/autoApprovalReview/completed';
+      const status = done ? (str(review.status) || 'done') : 'inProgress';
+      const what = actionText(data.action);
+      const verdict = { approved: 'approved', denied: 'denied', inProgress: 'reviewing', timedOut: 'timed out', aborted: 'stopped' }[status] || status;
+      const risk = str(review.riskLevel) ? `, ${review.riskLevel} risk` : '';
+      const why = done && str(review.rationale) ? `: ${review.rationale}` : '';
+      notice(store, t, turnId, `review-${str(data.reviewId) || msg.seq}`, `review review-${status === 'denied' ? 'denied' : status === 'approved' ? 'approved' : 'pending'}`,
+        `Auto-review ${verdict}${what ? ` ${what}` : ''}${risk}${why}`);
       return true;
     }
     case 'bridge/subAgent':
@@ -58,6 +75,7 @@ export function applyListTools(t, s) {
   if (s.agentNickname) t.agentNickname = s.agentNickname;
   if (s.agentRole) t.agentRole = s.agentRole;
   if (s.name) t.name = s.name;
+  learnSettings(t, { model: s.model, effort: s.reasoningEffort });
   if (typeof s.branch === 'string' && s.branch) t.branch = s.branch; // the git branch Codex recorded (or the worktree's)
 }
 
@@ -71,6 +89,7 @@ export function applySnapshotTools(store, threadId, answer) {
   if (th.parentThreadId) t.parentThreadId = th.parentThreadId;
   if (th.agentNickname) t.agentNickname = th.agentNickname;
   if (th.agentRole) t.agentRole = th.agentRole;
+  learnSettings(t, { model: th.model, effort: th.reasoningEffort });
   for (const a of answer.subAgents || []) if (a && typeof a.agentThreadId === 'string') learnSubAgent(store, t, a, { quiet: true });
   for (const p of answer.plans || []) {
     if (!p || typeof p.turnId !== 'string') continue;
@@ -100,6 +119,25 @@ function learnSubAgent(store, t, data, { quiet = false } = {}) {
   store.emit(t, { type: 'subAgents' });
   store.emit(child, { type: 'status' });
   store.listChanged();
+}
+
+/** The model, effort and approvals reviewer of the thread's next turns, as far as they are known. */
+function learnSettings(t, { model, effort, approvalsReviewer }) {
+  if (str(model)) t.model = model;
+  if (str(effort)) t.effort = effort;
+  if (approvalsReviewer === 'user' || approvalsReviewer === 'auto_review') t.approvalsReviewer = approvalsReviewer;
+}
+
+/** What an automatic review looked at, in a few words (a command, a file change, a permission, …). */
+function actionText(action) {
+  if (!action || typeof action !== 'object') return '';
+  const quote = (text) => `“${text.length > 80 ? `${text.slice(0, 79)}…` : text}”`;
+  const command = str(action.command) || (Array.isArray(action.argv) ? action.argv.join(' ') : null);
+  if (command) return quote(command);
+  if (Array.isArray(action.files) && action.files.length) return `a change to ${quote(action.files.join(', '))}`;
+  if (str(action.host)) return `network access to ${quote(action.host)}`;
+  if (str(action.toolName)) return `the tool ${quote(action.toolName)}`;
+  return str(action.type) ? `(${action.type})` : '';
 }
 
 function planOf(data) {
