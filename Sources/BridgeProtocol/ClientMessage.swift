@@ -127,6 +127,7 @@ extension ClientMessage {
         case .deleteThread: request = .deleteThread(try payload(ThreadRef.self))
         case .searchThreads: request = .searchThreads(try payload(SearchThreads.self))
         case .updateThreadSettings: request = .updateThreadSettings(try payload(UpdateThreadSettings.self))
+        case .approveDeniedAction: request = .approveDeniedAction(try payload(ApproveDeniedAction.self))
         }
         return .request(id: id, request)
     }
@@ -181,6 +182,7 @@ extension ClientMessage {
                 return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .searchThreads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .updateThreadSettings(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .approveDeniedAction(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

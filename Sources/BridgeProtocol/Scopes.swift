@@ -7,7 +7,7 @@ public enum Scope: String, CaseIterable, Codable, Sendable, Hashable, Comparable
     /// Start threads, send, steer, queue and interrupt, upload, rename, archive, delete, compact, fork, review, change
     /// a thread's settings; commit, branch, switch, worktrees.
     case operate
-    /// Answer approvals and questions (in the app and from notifications).
+    /// Answer approvals and questions (in the app and from notifications), override the automatic reviewer's denials.
     case approve
     /// Push and open pull requests.
     case publish
@@ -105,7 +105,7 @@ extension RequestKind {
             .publish
         case .runCommand, .stopCommand:
             .run
-        case .approve, .answerInput:
+        case .approve, .answerInput, .approveDeniedAction:
             .approve
         case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
             .admin

@@ -26,6 +26,13 @@ extension CodexRequesting {
         return try await request("thread/search", params: .object(params), timeout: timeout)
     }
 
+    /// `thread/approveGuardianDeniedAction {threadId, event}`: a person approves an action Codex's automatic
+    /// reviewer denied (`event`: Codex's core `GuardianAssessmentEvent`); Codex tells the model so in the thread.
+    public func threadApproveGuardianDeniedAction(threadId: String, event: JSONValue, timeout: Duration = .seconds(60)) async throws {
+        _ = try await request(
+            "thread/approveGuardianDeniedAction", params: ["threadId": .string(threadId), "event": event], timeout: timeout)
+    }
+
     /// `thread/settings/update {threadId, model?, effort?, approvalsReviewer?, sandboxPolicy?}` (experimental): the
     /// settings of the thread's next turns; Codex answers every client with `thread/settings/updated`.
     /// - Parameter sandbox: a `thread/start`-style sandbox mode name, sent as `sandboxPolicy`.

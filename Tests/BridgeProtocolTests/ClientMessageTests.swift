@@ -93,6 +93,7 @@ import Testing
                 UpdateThreadSettings(
                     threadId: "t", model: "m", effort: "high", approvalsReviewer: .autoReview, permissionProfile: ":workspace")),
             .startThread(StartThread(cwd: "/", prompt: "p", approvalsReviewer: .autoReview)),
+            .approveDeniedAction(ApproveDeniedAction(threadId: "t", reviewId: "r")),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

@@ -42,7 +42,7 @@ import Testing
             ],
             .publish: ["gitPush", "gitPullRequest"],
             .run: ["runCommand", "stopCommand"],
-            .approve: ["approve", "answerInput"],
+            .approve: ["approve", "answerInput", "approveDeniedAction"],
             .admin: ["listDevices", "setDeviceScopes", "revokeDevice", "pairDevice", "listAudit"],
         ]
         var actual: [Scope: Set<String>] = [:]

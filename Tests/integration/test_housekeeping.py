@@ -2,7 +2,7 @@
 threads (`searchThreads`, Codex `thread/search`), compact one (`compactThread`), delete one (`deleteThread`, every
 `*` subscriber told with `thread/deleted`), change a thread's model, effort and sandbox mid-thread
 (`updateThreadSettings` through the gate), Codex's automatic reviewer (`approvalsReviewer: "auto_review"`) deciding an
-approval no person sees, and `account/rateLimits/updated` reaching `*` subscribers once per change. Cost: ~20 s."""
+approval no person sees (and a person with `approve` overriding a denial, `approveDeniedAction`), and `account/rateLimits/updated` reaching `*` subscribers once per change. Cost: ~20 s."""
 import json
 
 from codex_fixture import codex_bridge, codex_home, model, workspace  # noqa: F401 (fixtures)
@@ -123,11 +123,11 @@ async def auto_reviewed_turn(bridge, model, workspace, outcome):
     started = await request(ws, "startThread", cwd=str(workspace), prompt="touch it", approvalsReviewer="auto_review")
     assert started["kind"] == "threadStarted", started
     events, others = await until_turn_completed(ws, started["threadId"])
-    return events, others
+    return events, others, ws
 
 
-async def test_the_auto_reviewer_denies_without_asking_anyone(codex_bridge, model, workspace):
-    events, others = await auto_reviewed_turn(codex_bridge, model, workspace, "deny")
+async def test_the_auto_reviewer_denies_without_asking_anyone_and_a_person_overrides(codex_bridge, model, workspace):
+    events, others, ws = await auto_reviewed_turn(codex_bridge, model, workspace, "deny")
     assert not [m for m in others if m["kind"] == "approvalRequest"], others
     types = [e["type"] for e in events]
     assert "item/autoApprovalReview/started" in types, types
@@ -135,10 +135,27 @@ async def test_the_auto_reviewer_denies_without_asking_anyone(codex_bridge, mode
     assert done["review"]["status"] == "denied" and done["review"]["rationale"] == "scripted deny", done
     assert not (workspace / "reviewed.txt").exists()
     assert agent_text(events) == "after the review"
+    thread = done["threadId"]
+    # Only a device with `approve` may override it, only on its own thread, and once.
+    _, token, _ = await pair(codex_bridge, PHONE, "--scope", "observe,operate")
+    driver, _ = await hello(codex_bridge, token=token)
+    refused = await request(driver, "approveDeniedAction", threadId=thread, reviewId=done["reviewId"])
+    assert refused["code"] == "forbidden" and refused["scope"] == "approve", refused
+    assert (await request(ws, "approveDeniedAction", threadId=thread, reviewId="nope"))["code"] == "not_found"
+    approved = await request(ws, "approveDeniedAction", threadId=thread, reviewId=done["reviewId"])
+    assert approved["kind"] == "accepted" and approved["threadId"] == thread, approved
+    told = await next_event(ws, "bridge/deniedActionApproved", thread)
+    assert told["data"] == {"threadId": thread, "reviewId": done["reviewId"]}, told
+    again = await request(ws, "approveDeniedAction", threadId=thread, reviewId=done["reviewId"])
+    assert again["code"] == "not_found", again
+    # Codex tells the model, in the thread, that a person approved that exact action.
+    await request(ws, "sendMessage", threadId=thread, text="go on")
+    await until_turn_completed(ws, thread)
+    assert "The user has manually approved a specific action" in json.dumps(model.requests[-1]["input"])
 
 
 async def test_the_auto_reviewer_approves_and_the_command_runs(codex_bridge, model, workspace):
-    events, others = await auto_reviewed_turn(codex_bridge, model, workspace, "allow")
+    events, others, _ = await auto_reviewed_turn(codex_bridge, model, workspace, "allow")
     assert not [m for m in others if m["kind"] == "approvalRequest"], others
     done = next(e for e in events if e["type"] == "item/autoApprovalReview/completed")["data"]
     assert done["review"]["status"] == "approved", done

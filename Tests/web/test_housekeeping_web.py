@@ -1,7 +1,7 @@
 """Issue 34 on a phone (390×844, real codex against the scripted model): search the workstation's threads from the
 list (`searchThreads`: an answer's words find the thread, with the matching text on its row), change the model and
 effort of an open thread (Settings, `updateThreadSettings`), Compact (the compaction shows in the thread), an
-automatic reviewer's decision shown in the thread, and Delete, which asks first and takes the thread off this
+automatic reviewer's decision shown in the thread (and overridden with Approve anyway), and Delete, which asks first and takes the thread off this
 phone's list and another phone's. axe-core clean on each new sheet; screenshots light and dark. Cost: ~25 s."""
 import json
 
@@ -143,4 +143,11 @@ def test_an_automatic_review_shows_in_the_thread(web_bridge, model, phone_factor
     assert serious(page) == []
     light.shot("thread-auto-review-light")
     dark.shot("thread-auto-review-dark")
+    # A person overrides the denial (approveDeniedAction); every phone says so, and the button goes.
+    light.button("Approve anyway").click()
+    expect(page.locator(".review-override")).to_have_text("You approved it; Codex may try it again.")
+    expect(dark.page.locator(".review-override")).to_have_text("Approved by a person; Codex may try it again.")
+    expect(light.button("Approve anyway")).to_be_hidden()
+    expect(dark.button("Approve anyway")).to_be_hidden()
+    dark.shot("thread-auto-review-approved-dark")
     clean(light, dark)

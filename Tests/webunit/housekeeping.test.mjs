@@ -37,8 +37,12 @@ test('settings and automatic reviews are kept on the thread', () => {
   store.applyMessage(event('t', 'item/autoApprovalReview/started', { ...review, review: { status: 'inProgress' } }, 'u1'));
   store.applyMessage(event('t', 'item/autoApprovalReview/completed',
     { ...review, review: { status: 'denied', riskLevel: 'high', rationale: 'Deletes files.' } }, 'u1'));
-  const items = [...t.itemMap.values()].map((x) => x.item).filter((i) => i.type === 'bridgeNotice');
+  const items = [...t.itemMap.values()].map((x) => x.item).filter((i) => i.type === 'autoReview');
   assert.equal(items.length, 1);
   assert.equal(items[0].text, 'Auto-review denied “rm -rf build”, high risk: Deletes files.');
   assert.match(items[0].noticeKind, /review-denied/);
+  assert.deepEqual([items[0].reviewId, items[0].denied, items[0].overridden], ['r1', true, undefined]);
+  // A person overrode it (approveDeniedAction, on any phone).
+  store.applyMessage(event('t', 'bridge/deniedActionApproved', { threadId: 't', reviewId: 'r1', deviceId: 'd1' }));
+  assert.deepEqual([items[0].overridden, items[0].overriddenBy], [true, 'd1']);
 });

@@ -153,6 +153,8 @@ extension ThreadHub {
             return .threads(ThreadList(threads: await summaries(of: found.threads), nextCursor: found.nextCursor))
         case .updateThreadSettings(let update):
             return .accepted(try await updateSettings(update, policy: turnPolicy ?? gate.defaults))
+        case .approveDeniedAction(let approve):
+            return .accepted(try await approveDeniedAction(approve, policy: turnPolicy ?? gate.defaults, session: session))
         }
     }
 
@@ -162,6 +164,26 @@ extension ThreadHub {
         guard book.runningTurn(of: threadId) == nil else {
             throw HubError(.conflict, "a turn is running on thread \(threadId); \(what) it once the turn has ended")
         }
+    }
+
+    /// `approveDeniedAction`: a person overrides the automatic reviewer's denial, once; every subscriber learns who
+    /// (`bridge/deniedActionApproved`).
+    private func approveDeniedAction(_ approve: ApproveDeniedAction, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
+        -> Accepted
+    {
+        guard let denial = desks.autoReviews.denial(approve.reviewId, of: approve.threadId) else {
+            throw HubError(
+                .notFound, "no denied automatic review \(approve.reviewId.prefix(128)) on this thread (already overridden or unknown)")
+        }
+        try await ensureLoaded(approve.threadId, policy: turnPolicy)
+        try await codex.threadApproveGuardianDeniedAction(threadId: approve.threadId, event: denial.event, timeout: policy.codexTimeout)
+        desks.autoReviews.remove(approve.reviewId)
+        var data: [String: JSONValue] = ["threadId": .string(approve.threadId), "reviewId": .string(approve.reviewId)]
+        if let deviceId = session.principal.deviceId { data["deviceId"] = .string(deviceId) }
+        publish(threadId: approve.threadId) { seq in
+            .event(ThreadEvent(seq: seq, threadId: approve.threadId, type: "bridge/deniedActionApproved", data: .object(data)))
+        }
+        return Accepted(threadId: approve.threadId)
     }
 
     /// `updateThreadSettings`: the gate admitted `turnPolicy` (the thread's policy, with the sandbox of a

@@ -22,6 +22,18 @@ public enum ApprovalsReviewer: String, Codable, Sendable, Hashable, CaseIterable
     case autoReview = "auto_review"
 }
 
+/// `approveDeniedAction {threadId, reviewId}`: a person overrides a denial of Codex's automatic reviewer
+/// (`item/autoApprovalReview/completed` with `review.status` `denied`; Codex `thread/approveGuardianDeniedAction`).
+public struct ApproveDeniedAction: Codable, Sendable, Hashable {
+    public var threadId: String
+    /// The denied review's `reviewId`.
+    public var reviewId: String
+    public init(threadId: String, reviewId: String) {
+        self.threadId = threadId
+        self.reviewId = reviewId
+    }
+}
+
 /// `updateThreadSettings {threadId, model?, effort?, approvalsReviewer?, permissionProfile?}`: Codex's
 /// `thread/settings/update` for the thread's next turns. `permissionProfile` is one of Codex's built-in profiles
 /// (`:read-only`, `:workspace`, `:danger-full-access`), allowed only when the bridge allows its sandbox.

@@ -201,6 +201,7 @@ public enum BridgeRequest: Sendable, Hashable {
     case deleteThread(ThreadRef)
     case searchThreads(SearchThreads)
     case updateThreadSettings(UpdateThreadSettings)
+    case approveDeniedAction(ApproveDeniedAction)
 
     /// The wire `kind` of this request.
     public var kind: String { requestKind.rawValue }
@@ -254,6 +255,7 @@ public enum BridgeRequest: Sendable, Hashable {
         case .deleteThread: .deleteThread
         case .searchThreads: .searchThreads
         case .updateThreadSettings: .updateThreadSettings
+        case .approveDeniedAction: .approveDeniedAction
         }
     }
 
@@ -283,6 +285,7 @@ public enum BridgeRequest: Sendable, Hashable {
         case .setGoal(let goal): goal.threadId
         case .clearGoal(let ref), .compactThread(let ref), .deleteThread(let ref): ref.threadId
         case .updateThreadSettings(let update): update.threadId
+        case .approveDeniedAction(let approve): approve.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
             .answerInput, .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit, .searchThreads:
@@ -343,4 +346,5 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case deleteThread
     case searchThreads
     case updateThreadSettings
+    case approveDeniedAction
 }

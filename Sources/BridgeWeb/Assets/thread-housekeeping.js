@@ -1,8 +1,10 @@
 // Housekeeping and settings from a thread's More menu (BRIDGE.md `compactThread`, `deleteThread`,
 // `updateThreadSettings`): Compact (Codex summarises the context in a turn of its own), Delete (asks first: nothing
-// undoes it) and Settings, a small form for the model, reasoning effort and approvals reviewer of the next turns.
+// undoes it) and Settings, a small form for the model, reasoning effort and approvals reviewer of the next turns;
+// and an automatic review's note in the turn, with "Approve anyway" on a denial (`approveDeniedAction`).
 import { h } from './dom.js';
 import { toast, describeError } from './ui.js';
+import { noticeView } from './plan-view.js';
 
 /** Compact: the bridge's `compactThread`; the compaction then shows in the thread as a turn of its own. */
 export async function compactThread({ request }) {
@@ -119,4 +121,29 @@ export function settingsForm({ request, models, onSaved }) {
       model.focus({ preventScroll: true });
     },
   };
+}
+
+/**
+ * An automatic review in its turn: the note (thread-tools.js), and on a denial "Approve anyway" (scope approve),
+ * which overrides it once (`approveDeniedAction`); every phone then says so (`bridge/deniedActionApproved`).
+ */
+export function autoReviewView(item, ctx) {
+  const note = noticeView(item);
+  const approve = h('button', { type: 'button', class: 'text-button approve-anyway', text: 'Approve anyway', dataset: { scope: 'approve' },
+    attrs: { title: 'Tell Codex you approve this exact action; it may try it again' } });
+  const said = h('span', { class: 'review-override' });
+  const el = h('div', { class: 'auto-review' }, note.el, approve, said);
+  approve.addEventListener('click', async () => {
+    approve.disabled = true;
+    try { await ctx.approveDenied(item.reviewId); }
+    catch (err) { approve.disabled = false; toast(`Not approved: ${describeError(err)}`); }
+  });
+  function render(it) {
+    approve.hidden = !it.denied || !it.reviewId || !!it.overridden;
+    said.textContent = it.overridden
+      ? (it.overriddenBy && it.overriddenBy === ctx.deviceId() ? 'You approved it; Codex may try it again.' : 'Approved by a person; Codex may try it again.')
+      : '';
+  }
+  render(item);
+  return { el, update(it) { note.update(it); render(it); }, delta() {} };
 }

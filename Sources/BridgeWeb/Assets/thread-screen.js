@@ -141,7 +141,8 @@ export function threadScreen(ctx, threadId) {
   window.addEventListener('scroll', onScroll, { passive: true });
 
   // -- rendering -----------------------------------------------------------------------------------------
-  const itemCtx = { threadId, onLayout, cwd: () => thread.cwd, implementPlan };
+  const itemCtx = { threadId, onLayout, cwd: () => thread.cwd, implementPlan,
+    approveDenied: (reviewId) => conn.request('approveDeniedAction', { threadId, reviewId }), deviceId: () => ctx.deviceId() };
   // "Implement this plan": the follow-up runs in default mode, and the thread stays there.
   async function implementPlan() {
     stuck = true;

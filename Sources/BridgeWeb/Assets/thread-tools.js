@@ -42,7 +42,17 @@ export function applyToolEvent(store, t, msg, turnId) {
       const risk = str(review.riskLevel) ? `, ${review.riskLevel} risk` : '';
       const why = done && str(review.rationale) ? `: ${review.rationale}` : '';
       notice(store, t, turnId, `review-${str(data.reviewId) || msg.seq}`, `review review-${status === 'denied' ? 'denied' : status === 'approved' ? 'approved' : 'pending'}`,
-        `Auto-review ${verdict}${what ? ` ${what}` : ''}${risk}${why}`);
+        `Auto-review ${verdict}${what ? ` ${what}` : ''}${risk}${why}`, { type: 'autoReview', reviewId: str(data.reviewId), denied: status === 'denied' });
+      return true;
+    }
+    // A person overrode a denial (approveDeniedAction, here or on another phone).
+    case 'bridge/deniedActionApproved': {
+      const known = t.itemMap.get(`review-${str(data.reviewId)}`);
+      if (known) {
+        known.item.overridden = true;
+        known.item.overriddenBy = str(data.deviceId);
+        store.emit(t, { type: 'itemUpdate', item: known.item });
+      }
       return true;
     }
     case 'bridge/subAgent':
@@ -160,15 +170,15 @@ function goalOf(g) {
   return { objective: g.objective, status: str(g.status) || 'active', tokenBudget: n(g.tokenBudget), tokensUsed: n(g.tokensUsed), timeUsedSeconds: n(g.timeUsedSeconds) };
 }
 
-function notice(store, t, turnId, id, kind, text) {
+function notice(store, t, turnId, id, kind, text, extra = {}) {
   const known = t.itemMap.get(id);
   if (known) {
-    Object.assign(known.item, { text, noticeKind: kind });
+    Object.assign(known.item, { text, noticeKind: kind, ...extra });
     store.emit(t, { type: 'itemUpdate', item: known.item });
     return;
   }
   const turn = store.turn(t, turnId);
-  const item = { id, type: 'bridgeNotice', noticeKind: kind, text, done: true };
+  const item = { id, type: 'bridgeNotice', noticeKind: kind, text, done: true, ...extra };
   t.itemMap.set(id, { item, turnId: turn.id });
   turn.items.push(id);
   store.emit(t, { type: 'item', turn, item });
