@@ -9,7 +9,7 @@ from codex_fixture import codex_bridge, codex_home, model, workspace  # noqa: F4
 from test_codex import agent_text, completed_status, frames, request, until_turn_completed
 from test_pairing import PHONE
 from test_trust import pair
-from wsutil import hello
+from wsutil import hello, recv_kind, send
 
 APPROVAL = ">>> APPROVAL REQUEST START"
 
@@ -51,9 +51,14 @@ async def test_search_compact_and_delete_a_thread(codex_bridge, model, workspace
     assert any(e["type"] == "item/completed" and e["data"]["item"]["type"] == "contextCompaction"
                for e in (await until_turn_completed(laptop, thread))[0])
 
-    # Delete: gone from the list, and every * subscriber is told (that is how other phones drop it).
-    deleted = await request(phone, "deleteThread", threadId=thread)
-    assert deleted["kind"] == "accepted" and deleted["threadId"] == thread, deleted
+    # Delete: gone from the list, and every * subscriber is told (that is how other phones drop it). A retry of the
+    # same request (after a reconnect, say) gets the first answer again, not an error.
+    retrying, _ = await hello(codex_bridge, extra={"clientId": "phone-housekeeping"})
+    await send(retrying, {"kind": "deleteThread", "id": "del-1", "threadId": thread})
+    deleted = await recv_kind(retrying, "accepted", timeout=30)
+    assert deleted["id"] == "del-1" and deleted["threadId"] == thread, deleted
+    await send(retrying, {"kind": "deleteThread", "id": "del-1", "threadId": thread})
+    assert await recv_kind(retrying, "accepted", timeout=30) == deleted
     told = await next_event(laptop, "thread/deleted", thread)
     assert told["data"] == {"threadId": thread}, told
     listed = await request(laptop, "listThreads")
