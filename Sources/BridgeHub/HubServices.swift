@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the hub works with besides Codex and its storage, attached before `run()`: the upload store, the
-/// notification coordinator, the sleep inhibitor, git and gh, and the last `model/list` answer.
+/// notification coordinator, the sleep inhibitor, git and gh, the last `model/list` answer and rate-limit snapshot.
 struct HubServices {
     /// Attachments (ThreadHub+Uploads); nil: none accepted.
     var uploads: UploadStore?
@@ -12,4 +12,6 @@ struct HubServices {
     var gitTools = GitTools(environment: ProcessInfo.processInfo.environment)
     /// The last `model/list` answer.
     var modelCache: ModelCache?
+    /// The last rate-limit snapshot relayed (`account/rateLimits/updated`).
+    var rateLimits = RateLimitRelay()
 }

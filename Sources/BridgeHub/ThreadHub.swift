@@ -162,6 +162,13 @@ public actor ThreadHub: RequestHandling, Service {
         // Commands' output and ends name no thread (ThreadHub+Commands).
         if method == "command/exec/outputDelta" { return commandOutputDelta(params) }
         if method == Self.commandEndedMethod { return commandEnded(params) }
+        // The account's rate limits name no thread: to `*` subscribers, when they changed (RateLimitRelay).
+        if method == RateLimitRelay.method {
+            guard services.rateLimits.admit(params) else { return }
+            return publish(threadId: RateLimitRelay.threadId, eventDataJSON: paramsJSON) { seq in
+                .event(ThreadEvent(seq: seq, threadId: RateLimitRelay.threadId, type: method, data: params))
+            }
+        }
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
         if ephemeralNotification(method: method, params: params, threadId: threadId) { return }  // ThreadHub+CommitMessage
         if codex.isShared, !sharedNotification(method: method, params: params, paramsJSON: paramsJSON, threadId: threadId) { return }

@@ -127,6 +127,11 @@ extension ClientMessage {
         case .addMachine: request = .addMachine(try payload(AddMachine.self))
         case .removeMachine: request = .removeMachine(try payload(RemoveMachine.self))
         case .renameMachine: request = .renameMachine(try payload(RenameMachine.self))
+        case .compactThread: request = .compactThread(try payload(ThreadRef.self))
+        case .deleteThread: request = .deleteThread(try payload(ThreadRef.self))
+        case .searchThreads: request = .searchThreads(try payload(SearchThreads.self))
+        case .updateThreadSettings: request = .updateThreadSettings(try payload(UpdateThreadSettings.self))
+        case .approveDeniedAction: request = .approveDeniedAction(try payload(ApproveDeniedAction.self))
         }
         return .request(id: id, request)
     }
@@ -181,7 +186,11 @@ extension ClientMessage {
             case .removeMachine(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .renameMachine(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .setGoal(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .clearGoal(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .clearGoal(let value), .compactThread(let value), .deleteThread(let value):
+                return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .searchThreads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .updateThreadSettings(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .approveDeniedAction(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

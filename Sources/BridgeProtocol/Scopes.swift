@@ -4,10 +4,10 @@ import Foundation
 public enum Scope: String, CaseIterable, Codable, Sendable, Hashable, Comparable {
     /// List, subscribe to and read threads, their events, diffs and files, git status, usage.
     case observe
-    /// Start threads, send, steer, queue and interrupt, upload, rename, archive, fork, review; commit, branch,
-    /// switch, worktrees.
+    /// Start threads, send, steer, queue and interrupt, upload, rename, archive, delete, compact, fork, review, change
+    /// a thread's settings; commit, branch, switch, worktrees.
     case operate
-    /// Answer approvals and questions (in the app and from notifications).
+    /// Answer approvals and questions (in the app and from notifications), override the automatic reviewer's denials.
     case approve
     /// Push and open pull requests.
     case publish
@@ -95,16 +95,17 @@ extension RequestKind {
     public var scope: Scope {
         switch self {
         case .listThreads, .subscribe, .unsubscribe, .readThread, .getDiff, .listDirectory, .listModels, .readFile, .usage,
-            .searchFiles, .listSkills, .pushSubscribe, .pushUnsubscribe, .presence, .gitStatus:
+            .searchFiles, .listSkills, .pushSubscribe, .pushUnsubscribe, .presence, .gitStatus, .searchThreads:
             .observe
         case .startThread, .sendMessage, .interrupt, .renameThread, .archiveThread, .unarchiveThread, .cancelQueued, .startReview,
-            .forkThread, .gitCommit, .gitBranch, .gitSwitch, .gitCommitMessage, .removeWorktree, .setGoal, .clearGoal:
+            .forkThread, .gitCommit, .gitBranch, .gitSwitch, .gitCommitMessage, .removeWorktree, .setGoal, .clearGoal, .compactThread,
+            .deleteThread, .updateThreadSettings:
             .operate
         case .gitPush, .gitPullRequest:
             .publish
         case .runCommand, .stopCommand:
             .run
-        case .approve, .answerInput:
+        case .approve, .answerInput, .approveDeniedAction:
             .approve
         case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit, .listMachines, .addMachine, .removeMachine,
             .renameMachine:

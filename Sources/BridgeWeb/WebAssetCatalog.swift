@@ -47,6 +47,7 @@ enum WebAssetCatalog {
             ("subagents.js", PackageResources.subagents_js),
             ("sw.js", PackageResources.sw_js),
             ("thread-extras.js", PackageResources.thread_extras_js),
+            ("thread-housekeeping.js", PackageResources.thread_housekeeping_js),
             ("thread-manage.js", PackageResources.thread_manage_js),
             ("thread-screen.js", PackageResources.thread_screen_js),
             ("thread-tools.js", PackageResources.thread_tools_js),

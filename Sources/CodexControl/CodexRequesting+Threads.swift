@@ -5,18 +5,21 @@ import BridgeProtocol
 public let codexAllThreadSourceKinds: [String] = ["appServer", "exec", "cli", "vscode"]
 
 extension CodexRequesting {
-    /// `thread/start {cwd, model?, sandbox?, approvalPolicy?}` → the new thread's id.
+    /// `thread/start {cwd, model?, sandbox?, approvalPolicy?, approvalsReviewer?}` → the new thread's id.
     /// - Parameters:
     ///   - sandbox: `read-only` | `workspace-write` | `danger-full-access`.
     ///   - approvalPolicy: `untrusted` | `on-request` | `never`.
+    ///   - approvalsReviewer: `user` | `auto_review`.
     public func threadStart(
         cwd: String,
         model: String? = nil,
         sandbox: String? = nil,
         approvalPolicy: String? = nil,
+        approvalsReviewer: String? = nil,
         timeout: Duration = .seconds(60)
     ) async throws -> String {
         var params: [String: JSONValue] = ["cwd": .string(cwd)]
+        if let approvalsReviewer { params["approvalsReviewer"] = .string(approvalsReviewer) }
         if let model { params["model"] = .string(model) }
         if let sandbox { params["sandbox"] = .string(sandbox) }
         if let approvalPolicy { params["approvalPolicy"] = .string(approvalPolicy) }

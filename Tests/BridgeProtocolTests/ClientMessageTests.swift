@@ -91,6 +91,13 @@ import Testing
             .renameMachine(RenameMachine(machineId: "m1", name: "Builder")),
             .setGoal(SetGoal(threadId: "t", objective: "o", tokenBudget: 9)), .clearGoal(ThreadRef(threadId: "t")),
             .sendMessage(SendMessage(threadId: "t", text: "x", collaborationMode: .plan)), .listThreads(ListThreads(includeInternal: true)),
+            .compactThread(ThreadRef(threadId: "t")), .deleteThread(ThreadRef(threadId: "t")),
+            .searchThreads(SearchThreads(query: "q", limit: 5, cursor: "c", archived: true)),
+            .updateThreadSettings(
+                UpdateThreadSettings(
+                    threadId: "t", model: "m", effort: "high", approvalsReviewer: .autoReview, permissionProfile: ":workspace")),
+            .startThread(StartThread(cwd: "/", prompt: "p", approvalsReviewer: .autoReview)),
+            .approveDeniedAction(ApproveDeniedAction(threadId: "t", reviewId: "r")),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

@@ -32,16 +32,17 @@ import Testing
         let expected: [Scope: Set<String>] = [
             .observe: [
                 "listThreads", "subscribe", "unsubscribe", "readThread", "getDiff", "listDirectory", "listModels", "readFile", "usage",
-                "searchFiles", "listSkills", "pushSubscribe", "pushUnsubscribe", "presence", "gitStatus",
+                "searchFiles", "listSkills", "pushSubscribe", "pushUnsubscribe", "presence", "gitStatus", "searchThreads",
             ],
             .operate: [
                 "startThread", "sendMessage", "interrupt", "renameThread", "archiveThread", "unarchiveThread", "cancelQueued",
                 "startReview",
                 "forkThread", "gitCommit", "gitBranch", "gitSwitch", "gitCommitMessage", "removeWorktree", "setGoal", "clearGoal",
+                "compactThread", "deleteThread", "updateThreadSettings",
             ],
             .publish: ["gitPush", "gitPullRequest"],
             .run: ["runCommand", "stopCommand"],
-            .approve: ["approve", "answerInput"],
+            .approve: ["approve", "answerInput", "approveDeniedAction"],
             .admin: [
                 "listDevices", "setDeviceScopes", "revokeDevice", "pairDevice", "listAudit", "listMachines", "addMachine", "removeMachine",
                 "renameMachine",

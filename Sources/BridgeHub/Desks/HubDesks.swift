@@ -15,6 +15,8 @@ struct HubDesks {
     /// Sub-agents under their parents (Desks/SubAgents), and those whose thread was looked up already.
     var subAgents = SubAgentTracker()
     var lookedUpSubAgents: Set<String> = []
+    /// What Codex's automatic reviewer denied, for a person to override (Desks/Reviews).
+    var autoReviews = AutoReviewDesk()
     /// Phones' `!commands` while they run (ThreadHub+Commands).
     var commands = CommandRuns()
     /// The bridge's own ephemeral Codex threads (a commit message being written; ThreadHub+CommitMessage).

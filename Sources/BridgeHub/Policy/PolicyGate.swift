@@ -39,6 +39,14 @@ struct PolicyGate: Sendable {
         switch request {
         case .listThreads, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence:
             return .allowed(cwd: nil, policy: nil)
+        case .searchThreads:
+            // Names no thread; its answer leaves out threads outside the roots, as listThreads does.
+            return .allowed(cwd: nil, policy: nil)
+        case .updateThreadSettings(let update):
+            guard let thread else { return .refused(.notFound, "unknown thread") }
+            guard case .allowed(let cwd, let current?) = admitThread(thread) else { return admitThread(thread) }
+            guard let profile = update.permissionProfile else { return .allowed(cwd: cwd, policy: current) }
+            return admitPermissionProfile(profile, cwd: cwd, current: current)
         case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit, .listMachines, .addMachine, .removeMachine,
             .renameMachine:
             // Devices and machines, not threads: the scope (admin) is all they need, checked before the gate is asked.
@@ -70,7 +78,8 @@ struct PolicyGate: Sendable {
             return .allowed(cwd: resolved, policy: nil)
         case .sendMessage, .interrupt, .subscribe, .readThread, .getDiff, .renameThread, .archiveThread, .unarchiveThread,
             .cancelQueued, .searchFiles, .startReview, .forkThread, .listSkills, .gitStatus, .gitCommit, .gitBranch, .gitSwitch, .gitPush,
-            .gitCommitMessage, .gitPullRequest, .runCommand, .stopCommand, .removeWorktree, .setGoal, .clearGoal:
+            .gitCommitMessage, .gitPullRequest, .runCommand, .stopCommand, .removeWorktree, .setGoal, .clearGoal, .compactThread,
+            .deleteThread, .approveDeniedAction:
             guard let thread else { return .refused(.notFound, "unknown thread") }
             return admitThread(thread)
         }
@@ -129,6 +138,27 @@ struct PolicyGate: Sendable {
             )
         }
         return .allowed(cwd: resolved, policy: TurnPolicy(sandbox: sandbox, approvalPolicy: approvalPolicy))
+    }
+
+    /// Codex's built-in permission profiles and the sandbox each stands for. A profile of the user's own
+    /// (`[permissions]` in Codex's config) could grant anything: the gate cannot judge it and refuses it.
+    static let permissionProfiles: [String: String] = [
+        ":read-only": "read-only", ":workspace": "workspace-write", ":danger-full-access": "danger-full-access",
+    ]
+
+    /// A permission profile chosen mid-thread: allowed when the bridge allows its sandbox (so a phone never
+    /// widens a thread beyond `--sandbox`/`--allow-danger-full-access`); the verdict's policy is the thread's new one.
+    func admitPermissionProfile(_ profile: String, cwd: String?, current: TurnPolicy) -> Verdict {
+        guard let sandbox = Self.permissionProfiles[profile] else {
+            let known = Self.permissionProfiles.keys.sorted().joined(separator: ", ")
+            return .refused(.badRequest, "unknown permission profile '\(profile.prefix(64))'; known: \(known)")
+        }
+        guard allowedSandboxes.contains(sandbox) else {
+            let allowed = allowedSandboxes.sorted().joined(separator: ", ")
+            return .refused(
+                .forbidden, "permission profile '\(profile)' (sandbox \(sandbox)) is not allowed; allowed sandboxes: \(allowed)")
+        }
+        return .allowed(cwd: cwd, policy: TurnPolicy(sandbox: sandbox, approvalPolicy: current.approvalPolicy))
     }
 
     /// What `helloAck.policy` tells clients.

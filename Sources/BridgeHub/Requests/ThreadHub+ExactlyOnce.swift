@@ -15,6 +15,7 @@ extension ThreadHub {
     static let deduplicatedKinds: Set<String> = [
         "startThread", "sendMessage", "interrupt", "approve", "answerInput", "cancelQueued", "startReview", "forkThread", "gitCommit",
         "gitBranch", "gitSwitch", "gitPush", "gitPullRequest", "runCommand", "stopCommand", "removeWorktree", "setGoal", "clearGoal",
+        "compactThread", "deleteThread", "updateThreadSettings", "approveDeniedAction",
     ]
 
     func answerOnce(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {

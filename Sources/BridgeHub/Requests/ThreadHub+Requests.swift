@@ -141,7 +141,65 @@ extension ThreadHub {
             return .goal(try await setGoal(goal, policy: turnPolicy ?? gate.defaults))
         case .clearGoal(let ref):
             return .accepted(try await clearGoal(ref.threadId))
+        case .compactThread(let ref):
+            try refuseWhileShuttingDown()
+            try await ensureLoaded(ref.threadId, policy: turnPolicy ?? gate.defaults)
+            try refuseWhileRunning(ref.threadId, "compact")
+            try await housekeeping.compact(ref.threadId)
+            return .accepted(Accepted(threadId: ref.threadId))
+        case .deleteThread(let ref):
+            try refuseWhileRunning(ref.threadId, "delete")
+            try await housekeeping.delete(ref.threadId)
+            return .accepted(Accepted(threadId: ref.threadId))
+        case .searchThreads(let search):
+            let found = try await housekeeping.search(search)
+            return .threads(ThreadList(threads: await summaries(of: found.threads), nextCursor: found.nextCursor))
+        case .updateThreadSettings(let update):
+            return .accepted(try await updateSettings(update, policy: turnPolicy ?? gate.defaults))
+        case .approveDeniedAction(let approve):
+            return .accepted(try await approveDeniedAction(approve, policy: turnPolicy ?? gate.defaults, session: session))
         }
+    }
+
+    private var housekeeping: ThreadHousekeeping { ThreadHousekeeping(codex: codex, timeout: policy.codexTimeout) }
+
+    private func refuseWhileRunning(_ threadId: String, _ what: String) throws {
+        guard book.runningTurn(of: threadId) == nil else {
+            throw HubError(.conflict, "a turn is running on thread \(threadId); \(what) it once the turn has ended")
+        }
+    }
+
+    /// `approveDeniedAction`: a person overrides the automatic reviewer's denial, once; every subscriber learns who
+    /// (`bridge/deniedActionApproved`).
+    private func approveDeniedAction(_ approve: ApproveDeniedAction, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
+        -> Accepted
+    {
+        guard let denial = desks.autoReviews.denial(approve.reviewId, of: approve.threadId) else {
+            throw HubError(
+                .notFound, "no denied automatic review \(approve.reviewId.prefix(128)) on this thread (already overridden or unknown)")
+        }
+        try await ensureLoaded(approve.threadId, policy: turnPolicy)
+        try await codex.threadApproveGuardianDeniedAction(threadId: approve.threadId, event: denial.event, timeout: policy.codexTimeout)
+        desks.autoReviews.remove(approve.reviewId)
+        var data: [String: JSONValue] = ["threadId": .string(approve.threadId), "reviewId": .string(approve.reviewId)]
+        if let deviceId = session.principal.deviceId { data["deviceId"] = .string(deviceId) }
+        publish(threadId: approve.threadId) { seq in
+            .event(ThreadEvent(seq: seq, threadId: approve.threadId, type: "bridge/deniedActionApproved", data: .object(data)))
+        }
+        return Accepted(threadId: approve.threadId)
+    }
+
+    /// `updateThreadSettings`: the gate admitted `turnPolicy` (the thread's policy, with the sandbox of a
+    /// `permissionProfile` when one was named); a new sandbox is remembered, so the thread's next turns run with it.
+    private func updateSettings(_ update: UpdateThreadSettings, policy turnPolicy: TurnPolicy) async throws -> Accepted {
+        try await checkModel(update.model, effort: update.effort)
+        try await ensureLoaded(update.threadId, policy: turnPolicy)
+        try await housekeeping.updateSettings(update, sandbox: update.permissionProfile == nil ? nil : turnPolicy.sandbox)
+        if book[update.threadId]?.policy != turnPolicy {
+            book.setPolicy(turnPolicy, of: update.threadId)
+            await rememberPolicy(turnPolicy, of: update.threadId)
+        }
+        return Accepted(threadId: update.threadId)
     }
 
     private func isUnsubscribe(_ request: BridgeRequest) -> Bool {
@@ -194,7 +252,12 @@ extension ThreadHub {
             limit: list.limit ?? 50, cursor: list.cursor, archived: list.archived,
             sourceKinds: codexAllThreadSourceKinds + SubAgentTracker.listedSourceKinds(includeInternal: list.includeInternal == true),
             timeout: policy.codexTimeout)
-        let data = result["data"]?.arrayValue ?? []
+        return ThreadList(threads: await summaries(of: result["data"]?.arrayValue ?? []), nextCursor: result["nextCursor"]?.stringValue)
+    }
+
+    /// Codex's thread objects as the bridge lists them (`listThreads`, `searchThreads`): those inside the roots,
+    /// with their worktree, goal and collaboration mode.
+    private func summaries(of data: [JSONValue]) async -> [ThreadSummary] {
         let worktrees = await Self.worktreeFacts(of: data.map { $0["cwd"]?.stringValue }, roots: gate.roots)
         let threads = zip(data, worktrees).compactMap { thread, worktree -> ThreadSummary? in
             guard let id = thread["id"]?.stringValue else { return nil }
@@ -212,13 +275,16 @@ extension ThreadHub {
             )
         }
         let goals = await goals(of: threads.map(\.threadId))
-        let listed = threads.map { summary in
+        let snippets = Dictionary(
+            data.compactMap { thread in thread["id"]?.stringValue.map { ($0, thread[ThreadHousekeeping.snippetKey]?.stringValue) } },
+            uniquingKeysWith: { first, _ in first })
+        return threads.map { summary in
             var summary = summary
             summary.goal = goals[summary.threadId]
             summary.collaborationMode = rememberedMode(of: summary.threadId)
+            summary.snippet = snippets[summary.threadId] ?? nil
             return summary
         }
-        return ThreadList(threads: listed, nextCursor: result["nextCursor"]?.stringValue)
     }
 
     /// Which client started a thread, as Codex reports it: `cli`, `vscode`, `exec`, `appServer`, `subAgent`, or a
@@ -241,7 +307,7 @@ extension ThreadHub {
         let before = events.lastSeq
         let threadId = try await codex.threadStart(
             cwd: cwd, model: start.model, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
-            timeout: policy.codexTimeout
+            approvalsReviewer: start.approvalsReviewer?.rawValue, timeout: policy.codexTimeout
         )
         book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
         await rememberPolicy(turnPolicy, of: threadId)

@@ -14,7 +14,8 @@ public struct ListThreads: Codable, Sendable, Hashable {
     }
 }
 
-/// `startThread {cwd, prompt, model?, effort?, sandbox?, approvalPolicy?, attachments?, collaborationMode?}`.
+/// `startThread {cwd, prompt, model?, effort?, sandbox?, approvalPolicy?, approvalsReviewer?, attachments?,
+/// collaborationMode?}`.
 public struct StartThread: Codable, Sendable, Hashable {
     public var cwd: String
     public var prompt: String
@@ -33,10 +34,14 @@ public struct StartThread: Codable, Sendable, Hashable {
     public var collaborationMode: CollaborationMode?
     /// In a fleet session: the machine to start it on (its id from `helloAck.machines`); absent: this bridge.
     public var machine: String?
+    /// `user` (the default) or `auto_review`: who answers the thread's approval requests.
+    public var approvalsReviewer: ApprovalsReviewer?
     public init(
         cwd: String, prompt: String, model: String? = nil, sandbox: String? = nil, approvalPolicy: String? = nil, effort: String? = nil,
-        attachments: [String]? = nil, worktree: WorktreeRequest? = nil, collaborationMode: CollaborationMode? = nil
+        attachments: [String]? = nil, worktree: WorktreeRequest? = nil, collaborationMode: CollaborationMode? = nil,
+        approvalsReviewer: ApprovalsReviewer? = nil
     ) {
+        self.approvalsReviewer = approvalsReviewer
         self.collaborationMode = collaborationMode
         self.attachments = attachments
         self.worktree = worktree
@@ -203,6 +208,11 @@ public enum BridgeRequest: Sendable, Hashable {
     case addMachine(AddMachine)
     case removeMachine(RemoveMachine)
     case renameMachine(RenameMachine)
+    case compactThread(ThreadRef)
+    case deleteThread(ThreadRef)
+    case searchThreads(SearchThreads)
+    case updateThreadSettings(UpdateThreadSettings)
+    case approveDeniedAction(ApproveDeniedAction)
 
     /// The wire `kind` of this request.
     public var kind: String { requestKind.rawValue }
@@ -256,6 +266,11 @@ public enum BridgeRequest: Sendable, Hashable {
         case .addMachine: .addMachine
         case .removeMachine: .removeMachine
         case .renameMachine: .renameMachine
+        case .compactThread: .compactThread
+        case .deleteThread: .deleteThread
+        case .searchThreads: .searchThreads
+        case .updateThreadSettings: .updateThreadSettings
+        case .approveDeniedAction: .approveDeniedAction
         }
     }
 
@@ -283,12 +298,13 @@ public enum BridgeRequest: Sendable, Hashable {
         case .stopCommand(let stop): stop.threadId
         case .removeWorktree(let remove): remove.threadId
         case .setGoal(let goal): goal.threadId
-        case .clearGoal(let ref): ref.threadId
+        case .clearGoal(let ref), .compactThread(let ref), .deleteThread(let ref): ref.threadId
+        case .updateThreadSettings(let update): update.threadId
+        case .approveDeniedAction(let approve): approve.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
-            .answerInput, .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit, .listMachines, .addMachine,
-            .removeMachine,
-            .renameMachine:
+            .answerInput, .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit, .searchThreads, .listMachines,
+            .addMachine, .removeMachine, .renameMachine:
             nil
         }
     }
@@ -346,4 +362,9 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case addMachine
     case removeMachine
     case renameMachine
+    case compactThread
+    case deleteThread
+    case searchThreads
+    case updateThreadSettings
+    case approveDeniedAction
 }

@@ -29,6 +29,8 @@ public struct ThreadSummary: Codable, Sendable, Hashable {
     public var collaborationMode: CollaborationMode?
     /// In a fleet session: the machine the thread runs on.
     public var machine: MachineRef?
+    /// In a `searchThreads` answer: the text around the match, as Codex found it.
+    public var snippet: String?
     public init(
         threadId: String, cwd: String? = nil, preview: String? = nil, status: String? = nil, updatedAt: Double? = nil,
         source: String? = nil,

@@ -9,6 +9,7 @@ import { renderChanges } from './diff-view.js';
 import { thumbnailFor } from './attachments.js';
 import { proposedPlanView, noticeView } from './plan-view.js';
 import { collabView } from './subagents.js';
+import { autoReviewView } from './thread-housekeeping.js';
 
 const LIVE_MARKDOWN_LIMIT = 24000;
 const LIVE_MARKDOWN_EVERY = 350; // ms
@@ -215,6 +216,7 @@ export function itemView(item, ctx) {
     case 'fileChange': return fileChangeView(item, ctx);
     case 'plan': return proposedPlanView(item, ctx);
     case 'bridgeNotice': return noticeView(item);
+    case 'autoReview': return autoReviewView(item, ctx);
     case 'collabAgentToolCall': return collabView(item);
     default: return otherView(item);
   }

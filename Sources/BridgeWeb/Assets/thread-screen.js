@@ -17,6 +17,7 @@ import { goalLine, goalForm } from './goal-view.js';
 import { subAgentPanel } from './subagents.js';
 import { applySnapshotTools } from './thread-tools.js';
 import { renameForm, archiveThread } from './thread-manage.js';
+import { compactThread, deleteForm, settingsForm } from './thread-housekeeping.js';
 import { userText } from './threads.js';
 import { contextMeter } from './context-meter.js';
 import { rootsFor, watchFleet, isHome, machineOf } from './fleet.js';
@@ -43,10 +44,19 @@ export function threadScreen(ctx, threadId) {
     { label: 'Diff', onSelect: openDiff, title: 'The changes in this folder' },
     { label: 'Review', onSelect: startReview, title: 'Codex reviews the uncommitted changes', scope: 'operate' },
     // Goal: Codex works towards an objective in turns of its own (setGoal / clearGoal).
-    { label: 'Goal', onSelect: () => { renamer.close(); goalEditor.toggle(thread.goal); }, title: 'Set or clear the thread\'s goal', scope: 'operate' },
-    { label: 'Rename', onSelect: () => { goalEditor.close(); renamer.open(thread.name || thread.preview); sheetShown(); }, title: 'Give the thread a name', scope: 'operate' },
+    { label: 'Goal', onSelect: () => { closeSheets(); goalEditor.toggle(thread.goal); }, title: 'Set or clear the thread\'s goal', scope: 'operate' },
+    { label: 'Settings', onSelect: () => { closeSheets(); settings.open(thread); sheetShown(); }, title: 'Model, effort and approvals for the next turns', scope: 'operate' },
+    { label: 'Compact', onSelect: compact, title: 'Codex summarises the conversation to free its context', scope: 'operate' },
+    { label: 'Rename', onSelect: () => { closeSheets(); renamer.open(thread.name || thread.preview); sheetShown(); }, title: 'Give the thread a name', scope: 'operate' },
     { label: 'Archive', onSelect: archive, title: 'Take the thread out of the list', scope: 'operate' },
+    { label: 'Delete', onSelect: () => { closeSheets(); deleter.open(); sheetShown(); }, title: 'Remove the thread for good', scope: 'operate' },
   ] });
+  let deleted = false; // once: the answer and Codex's thread/deleted both say so
+  const closeSheets = () => { goalEditor.close(); renamer.close(); settings.close(); deleter.close(); };
+  async function compact() {
+    stuck = true;
+    await compactThread({ request: (kind, fields) => conn.request(kind, { threadId, ...fields }) });
+  }
   async function archive() {
     if (await archiveThread({ request: (kind, fields) => conn.request(kind, { threadId, ...fields }), store, thread })) ctx.back('#/');
   }
@@ -66,6 +76,15 @@ export function threadScreen(ctx, threadId) {
   const renamer = renameForm({
     request: (kind, fields) => conn.request(kind, { threadId, ...fields }),
     onRenamed(name) { thread.name = name; renderHeader(); store.listChanged(); sheetHidden(); },
+  });
+  const deleter = deleteForm({
+    request: (kind, fields) => conn.request(kind, { threadId, ...fields }),
+    onDeleted() { deleted = true; store.forget(threadId); toast('Thread deleted.'); ctx.back('#/'); },
+  });
+  const settings = settingsForm({
+    request: (kind, fields) => conn.request(kind, { threadId, ...fields }),
+    models: () => conn.request('listModels', {}).then((a) => a.models || []),
+    onSaved() { toast('Settings saved for the next turns.'); sheetHidden(); },
   });
   const subAgents = subAgentPanel();
   const conversation = h('div', { class: 'conversation', attrs: { 'aria-live': 'off' } });
@@ -91,7 +110,7 @@ export function threadScreen(ctx, threadId) {
   const announcer = h('div', { class: 'visually-hidden', attrs: { 'aria-live': 'polite' } }); // for screen readers
   const machine = machineNote(thread); // its machine unreachable (issue 33)
   const main = h('main', { class: 'thread-main' }, machine.el, goal.el, meter.el, subAgents.el, placeholder, conversation);
-  const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el);
+  const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el);
   // Without `operate` the composer is hidden (app.css) and this says why.
   const watchOnly = h('p', { class: 'scope-note', dataset: { needs: 'operate' }, text: 'This device can follow threads but not drive them (it lacks the operate scope).' });
   const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, jump, form, watchOnly, announcer);
@@ -125,7 +144,8 @@ export function threadScreen(ctx, threadId) {
   window.addEventListener('scroll', onScroll, { passive: true });
 
   // -- rendering -----------------------------------------------------------------------------------------
-  const itemCtx = { threadId, onLayout, cwd: () => thread.cwd, implementPlan };
+  const itemCtx = { threadId, onLayout, cwd: () => thread.cwd, implementPlan,
+    approveDenied: (reviewId) => conn.request('approveDeniedAction', { threadId, reviewId }), deviceId: () => ctx.deviceId() };
   // "Implement this plan": the follow-up runs in default mode, and the thread stays there.
   async function implementPlan() {
     stuck = true;
@@ -376,6 +396,8 @@ export function threadScreen(ctx, threadId) {
       }
       case 'plan': { const te = turnEl(change.turn); te.checklist.el.hidden = false; te.checklist.update(change.turn.plan); break; }
       case 'subAgents': subAgents.update(thread, store); return;
+      // Deleted elsewhere (another phone, the desk): nothing left to show.
+      case 'deleted': if (!deleted) { deleted = true; toast('This thread was deleted.'); ctx.back('#/'); } return;
       default: return;
     }
     renderHeader();

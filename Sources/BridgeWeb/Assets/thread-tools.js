@@ -24,8 +24,35 @@ export function applyToolEvent(store, t, msg, turnId) {
       store.listChanged();
       return true;
     case 'thread/settings/updated': {
-      const mode = data.threadSettings && data.threadSettings.collaborationMode && data.threadSettings.collaborationMode.mode;
-      if (mode === 'plan' || mode === 'default') { t.collaborationMode = mode; store.emit(t, { type: 'status' }); }
+      const settings = data.threadSettings || {};
+      const mode = settings.collaborationMode && settings.collaborationMode.mode;
+      if (mode === 'plan' || mode === 'default') t.collaborationMode = mode;
+      learnSettings(t, { model: settings.model, effort: settings.effort || settings.reasoningEffort, approvalsReviewer: settings.approvalsReviewer });
+      store.emit(t, { type: 'status' });
+      return true;
+    }
+    // Codex's automatic reviewer decided an approval request no person was asked (approvalsReviewer auto_review).
+    case 'item/autoApprovalReview/started':
+    case 'item/autoApprovalReview/completed': {
+      const review = data.review || {};
+      const done = msg.type === 'item/autoApprovalReview/completed';
+      const status = done ? (str(review.status) || 'done') : 'inProgress';
+      const what = actionText(data.action);
+      const verdict = { approved: 'approved', denied: 'denied', inProgress: 'reviewing', timedOut: 'timed out', aborted: 'stopped' }[status] || status;
+      const risk = str(review.riskLevel) ? `, ${review.riskLevel} risk` : '';
+      const why = done && str(review.rationale) ? `: ${review.rationale}` : '';
+      notice(store, t, turnId, `review-${str(data.reviewId) || msg.seq}`, `review review-${status === 'denied' ? 'denied' : status === 'approved' ? 'approved' : 'pending'}`,
+        `Auto-review ${verdict}${what ? ` ${what}` : ''}${risk}${why}`, { type: 'autoReview', reviewId: str(data.reviewId), denied: status === 'denied' });
+      return true;
+    }
+    // A person overrode a denial (approveDeniedAction, here or on another phone).
+    case 'bridge/deniedActionApproved': {
+      const known = t.itemMap.get(`review-${str(data.reviewId)}`);
+      if (known) {
+        known.item.overridden = true;
+        known.item.overriddenBy = str(data.deviceId);
+        store.emit(t, { type: 'itemUpdate', item: known.item });
+      }
       return true;
     }
     case 'bridge/subAgent':
@@ -58,6 +85,7 @@ export function applyListTools(t, s) {
   if (s.agentNickname) t.agentNickname = s.agentNickname;
   if (s.agentRole) t.agentRole = s.agentRole;
   if (s.name) t.name = s.name;
+  learnSettings(t, { model: s.model, effort: s.reasoningEffort });
   if (typeof s.branch === 'string' && s.branch) t.branch = s.branch; // the git branch Codex recorded (or the worktree's)
 }
 
@@ -71,6 +99,7 @@ export function applySnapshotTools(store, threadId, answer) {
   if (th.parentThreadId) t.parentThreadId = th.parentThreadId;
   if (th.agentNickname) t.agentNickname = th.agentNickname;
   if (th.agentRole) t.agentRole = th.agentRole;
+  learnSettings(t, { model: th.model, effort: th.reasoningEffort });
   for (const a of answer.subAgents || []) if (a && typeof a.agentThreadId === 'string') learnSubAgent(store, t, a, { quiet: true });
   for (const p of answer.plans || []) {
     if (!p || typeof p.turnId !== 'string') continue;
@@ -102,6 +131,25 @@ function learnSubAgent(store, t, data, { quiet = false } = {}) {
   store.listChanged();
 }
 
+/** The model, effort and approvals reviewer of the thread's next turns, as far as they are known. */
+function learnSettings(t, { model, effort, approvalsReviewer }) {
+  if (str(model)) t.model = model;
+  if (str(effort)) t.effort = effort;
+  if (approvalsReviewer === 'user' || approvalsReviewer === 'auto_review') t.approvalsReviewer = approvalsReviewer;
+}
+
+/** What an automatic review looked at, in a few words (a command, a file change, a permission, …). */
+function actionText(action) {
+  if (!action || typeof action !== 'object') return '';
+  const quote = (text) => `“${text.length > 80 ? `${text.slice(0, 79)}…` : text}”`;
+  const command = str(action.command) || (Array.isArray(action.argv) ? action.argv.join(' ') : null);
+  if (command) return quote(command);
+  if (Array.isArray(action.files) && action.files.length) return `a change to ${quote(action.files.join(', '))}`;
+  if (str(action.host)) return `network access to ${quote(action.host)}`;
+  if (str(action.toolName)) return `the tool ${quote(action.toolName)}`;
+  return str(action.type) ? `(${action.type})` : '';
+}
+
 function planOf(data) {
   const steps = Array.isArray(data.plan) ? data.plan : [];
   return {
@@ -122,15 +170,15 @@ function goalOf(g) {
   return { objective: g.objective, status: str(g.status) || 'active', tokenBudget: n(g.tokenBudget), tokensUsed: n(g.tokensUsed), timeUsedSeconds: n(g.timeUsedSeconds) };
 }
 
-function notice(store, t, turnId, id, kind, text) {
+function notice(store, t, turnId, id, kind, text, extra = {}) {
   const known = t.itemMap.get(id);
   if (known) {
-    Object.assign(known.item, { text, noticeKind: kind });
+    Object.assign(known.item, { text, noticeKind: kind, ...extra });
     store.emit(t, { type: 'itemUpdate', item: known.item });
     return;
   }
   const turn = store.turn(t, turnId);
-  const item = { id, type: 'bridgeNotice', noticeKind: kind, text, done: true };
+  const item = { id, type: 'bridgeNotice', noticeKind: kind, text, done: true, ...extra };
   t.itemMap.set(id, { item, turnId: turn.id });
   turn.items.push(id);
   store.emit(t, { type: 'item', turn, item });

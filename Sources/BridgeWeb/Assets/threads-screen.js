@@ -1,5 +1,7 @@
 // The thread list: newest first, live, with each thread's folder, state, last activity and pending approvals, and a
-// search box that filters it as the person types (name, prompt, last answer, folder; on this phone only).
+// search box that filters it as the person types (name, prompt, last answer, folder, on this phone) and asks the
+// workstation too (`searchThreads`: every thread's whole conversation, older threads included), showing the matching
+// text under each thread it found.
 import { h, icon, relativeTime } from './dom.js';
 import { header, displayPath } from './ui.js';
 import { notifyControl } from './push.js';
@@ -34,8 +36,28 @@ export function threadsScreen(ctx) {
   const more = h('button', { type: 'button', class: 'text-button more', hidden: true, text: 'Show older threads' });
   const notify = notifyControl(ctx);
   const search = h('input', { type: 'search', class: 'list-search', placeholder: 'Search threads', attrs: { 'aria-label': 'Search threads', autocomplete: 'off', enterkeyhint: 'search' } });
-  search.addEventListener('input', () => render());
-  const searchBar = h('div', { class: 'list-search-bar', hidden: true, attrs: { role: 'search' } }, search);
+  const searchNote = h('p', { class: 'search-note muted', attrs: { 'aria-live': 'polite' } });
+  // The workstation's answer for the query typed last: threadId -> snippet.
+  let hits = { query: '', snippets: new Map() };
+  let searchTimer = 0;
+  search.addEventListener('input', () => { render(); clearTimeout(searchTimer); searchTimer = setTimeout(searchWorkstation, 300); });
+  async function searchWorkstation() {
+    const query = search.value.trim();
+    if (query.length < 2 || !ctx.may('observe')) { hits = { query: '', snippets: new Map() }; searchNote.textContent = ''; render(); return; }
+    searchNote.textContent = 'Searching the workstation…';
+    try {
+      const answer = await ctx.conn.request('searchThreads', { query, limit: 50 });
+      if (search.value.trim() !== query) return; // typed on meanwhile
+      const found = answer.threads || [];
+      store.applyList(found);
+      hits = { query, snippets: new Map(found.map((s) => [s.threadId, typeof s.snippet === 'string' ? s.snippet : ''])) };
+      searchNote.textContent = found.length ? '' : 'Nothing on the workstation matches either.';
+    } catch (err) {
+      if (search.value.trim() === query) searchNote.textContent = `The workstation could not search: ${err.message || err.code}`;
+    }
+    render();
+  }
+  const searchBar = h('div', { class: 'list-search-bar', hidden: true, attrs: { role: 'search' } }, search, searchNote);
   const archived = archivedSection(ctx);
   const filter = machineFilter(() => render());
   // "Needs you": what waits for an answer across threads and machines (inbox-screen.js), shown when anything does.
@@ -53,7 +75,7 @@ export function threadsScreen(ctx) {
         h('span', { class: 'row-title', text: title }),
         goalChip(t.goal),
         pending ? h('span', { class: 'badge', text: pending === 1 ? '1 approval' : `${pending} approvals` }) : null),
-      t.lastAnswer ? h('p', { class: 'row-answer', text: t.lastAnswer }) : null,
+      snippetOf(t) ? h('p', { class: 'row-answer row-snippet', text: snippetOf(t) }) : t.lastAnswer ? h('p', { class: 'row-answer', text: t.lastAnswer }) : null,
       h('div', { class: 'row-meta' },
         machineChip(t),
         h('span', { class: `state ${cls}` }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), label),
@@ -71,7 +93,7 @@ export function threadsScreen(ctx) {
     const waiting = pendingItems(store).length;
     needsYou.hidden = waiting === 0;
     needsYou.replaceChildren(h('span', { text: 'Needs you' }), ' ', h('span', { class: 'badge', text: waiting === 1 ? '1 waiting' : `${waiting} waiting` }));
-    const shown = nestThreads(threads).filter(([t]) => shownByFilter(t) && (!query || matches(t, query)));
+    const shown = nestThreads(threads).filter(([t]) => shownByFilter(t) && (!query || matches(t, query) || snippetOf(t) !== null));
     list.replaceChildren(...shown.map(row));
     searchBar.hidden = threads.length === 0 && !query;
     if (query && !shown.length) list.replaceChildren(h('li', { class: 'empty', text: `No thread matches “${search.value.trim()}”.` }));
@@ -88,6 +110,12 @@ export function threadsScreen(ctx) {
           h('button', { type: 'button', class: 'secondary', text: 'Try again', on: { click: () => ctx.refreshList() } }))
         : h('li', { class: 'empty', text: ctx.connected() ? 'Loading threads…' : 'Waiting for the workstation…' }));
     }
+  }
+
+  /** The workstation's matching text for `t` when it found `t` for the query in the box now, else null. */
+  function snippetOf(t) {
+    if (!hits.query || hits.query !== search.value.trim() || !hits.snippets.has(t.id)) return null;
+    return hits.snippets.get(t.id);
   }
 
   function matches(t, query) {
@@ -112,6 +140,6 @@ export function threadsScreen(ctx) {
     reload: render,
     onStatus: render,
     onFleet: render,
-    destroy() { unwatch(); clearInterval(clock); },
+    destroy() { unwatch(); clearInterval(clock); clearTimeout(searchTimer); },
   };
 }

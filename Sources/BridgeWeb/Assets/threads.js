@@ -66,6 +66,15 @@ export class ThreadStore {
 
   get(id) { return this.threads.get(id); }
 
+  /** A deleted thread (deleteThread here or elsewhere): out of the list; an open screen is told `deleted`. */
+  forget(id) {
+    const t = this.threads.get(id);
+    if (!t) return;
+    this.threads.delete(id);
+    this.emit(t, { type: 'deleted' });
+    this.listChanged();
+  }
+
   /** Threads newest first (an archived one no more). */
   list() {
     return [...this.threads.values()].filter((t) => t.listed && !t.archived).sort((a, b) => b.updatedAt - a.updatedAt);
@@ -197,6 +206,9 @@ export class ThreadStore {
 
   applyEvent(msg) {
     const data = msg.data || {};
+    // Names no thread (account/rateLimits/updated, BRIDGE.md): the account's, kept beside the threads.
+    if (msg.threadId === '*') { if (msg.type === 'account/rateLimits/updated') this.rateLimits = data.rateLimits || null; return; }
+    if (msg.type === 'thread/deleted') { this.forget(msg.threadId); return; }
     const t = this.ensure(msg.threadId);
     t.listed = true;
     t.updatedAt = Math.max(t.updatedAt, Date.now() / 1000);
@@ -206,6 +218,7 @@ export class ThreadStore {
         const th = data.thread || {};
         if (th.cwd) t.cwd = th.cwd;
         if (th.preview) t.preview = th.preview;
+        if (typeof th.model === 'string' && th.model) t.model = th.model; // the Settings form starts from it
         if (th.gitInfo && typeof th.gitInfo.branch === 'string' && th.gitInfo.branch) t.branch = th.gitInfo.branch;
         if (!t.turns.length) t.complete = true; // seen from its first event: no readThread needed
         t.loaded = t.loaded || t.complete;

@@ -32,6 +32,7 @@ extension ThreadHub {
     func observeDesks(method: String, params: JSONValue, threadId: String) {
         if let plan = desks.plans.observe(method: method, params: params, threadId: threadId) { keepPlan(plan, of: threadId) }
         desks.goals.observe(method: method, params: params, threadId: threadId)
+        desks.autoReviews.observe(method: method, params: params, threadId: threadId)
         let updates = desks.subAgents.observe(method: method, params: params, threadId: threadId) {
             self.owner(ofTurn: $0, besides: threadId)
         }
