@@ -22,6 +22,8 @@ enum BridgeMigrations {
         ("v8-trust", TrustMigrations.v8Trust),
         ("v9-thread-modes-turn-plans", PlanMigrations.v9ThreadModesAndTurnPlans),
         ("v10-audit-counts", TrustMigrations.v10AuditCounts),
+        ("v11-journal-thread-requests", JournalMigrations.v11ThreadRequests),
+        ("v12-scope-requests", TrustMigrations.v12ScopeRequests),
     ]
 
     /// Follow-ups waiting behind a running turn (``QueuedMessageStore``).
