@@ -95,7 +95,7 @@ extension RequestKind {
     public var scope: Scope {
         switch self {
         case .listThreads, .subscribe, .unsubscribe, .readThread, .getDiff, .listDirectory, .listModels, .readFile, .usage,
-            .searchFiles, .listSkills, .pushSubscribe, .pushUnsubscribe, .presence, .gitStatus:
+            .searchFiles, .listSkills, .pushSubscribe, .pushUnsubscribe, .presence, .gitStatus, .requestScopes:
             .observe
         case .startThread, .sendMessage, .interrupt, .renameThread, .archiveThread, .unarchiveThread, .cancelQueued, .startReview,
             .forkThread, .gitCommit, .gitBranch, .gitSwitch, .gitCommitMessage, .removeWorktree, .setGoal, .clearGoal:
@@ -106,16 +106,17 @@ extension RequestKind {
             .run
         case .approve, .answerInput:
             .approve
-        case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
+        case .listDevices, .setDeviceScopes, .renameDevice, .revokeDevice, .pairDevice, .listAudit:
             .admin
         }
     }
 
     /// Whether the request changes state (and so is written to the audit log): every kind beyond `observe`, but
-    /// the admin's reads (`listDevices`, `listAudit`).
+    /// the admin's reads (`listDevices`, `listAudit`); and `requestScopes` (an `observe` request that asks for more).
     public var changesState: Bool {
         switch self {
         case .listDevices, .listAudit: false
+        case .requestScopes: true
         default: scope != .observe
         }
     }

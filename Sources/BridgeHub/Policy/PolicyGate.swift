@@ -37,9 +37,9 @@ struct PolicyGate: Sendable {
     /// the approval's thread), nil when it names none or the thread is unknown.
     func decide(_ request: BridgeRequest, thread: ThreadFacts?) -> Verdict {
         switch request {
-        case .listThreads, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence:
+        case .listThreads, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence, .requestScopes:
             return .allowed(cwd: nil, policy: nil)
-        case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
+        case .listDevices, .setDeviceScopes, .renameDevice, .revokeDevice, .pairDevice, .listAudit:
             // Devices, not threads: the scope (admin) is all they need, checked before the gate is asked.
             return .allowed(cwd: nil, policy: nil)
         case .unsubscribe:

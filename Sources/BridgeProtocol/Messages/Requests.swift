@@ -187,6 +187,8 @@ public enum BridgeRequest: Sendable, Hashable {
     case removeWorktree(RemoveWorktree)
     case listDevices(ListDevices)
     case setDeviceScopes(SetDeviceScopes)
+    case renameDevice(RenameDevice)
+    case requestScopes(RequestScopes)
     case revokeDevice(RevokeDevice)
     case pairDevice(PairDevice)
     case listAudit(ListAudit)
@@ -236,6 +238,8 @@ public enum BridgeRequest: Sendable, Hashable {
         case .removeWorktree: .removeWorktree
         case .listDevices: .listDevices
         case .setDeviceScopes: .setDeviceScopes
+        case .renameDevice: .renameDevice
+        case .requestScopes: .requestScopes
         case .revokeDevice: .revokeDevice
         case .pairDevice: .pairDevice
         case .listAudit: .listAudit
@@ -271,7 +275,8 @@ public enum BridgeRequest: Sendable, Hashable {
         case .clearGoal(let ref): ref.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
-            .answerInput, .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
+            .answerInput, .listDevices, .setDeviceScopes, .renameDevice, .requestScopes, .revokeDevice, .pairDevice,
+            .listAudit:
             nil
         }
     }
@@ -320,6 +325,8 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case removeWorktree
     case listDevices
     case setDeviceScopes
+    case renameDevice
+    case requestScopes
     case revokeDevice
     case pairDevice
     case listAudit
