@@ -1,13 +1,16 @@
 """Issue 37 item 4: an approval and a question stay in the thread with their answer, who gave it (the device's
 name) and when: after leaving the thread and coming back, after a reload, and on another phone that reloads.
 The bridge's answers carry `deviceName`/`at` (and a question's answer); `readThread` returns the thread's
-journaled approvals and questions. Axe on the answered cards, light and dark. Cost: ~12 s."""
+journaled approvals and questions. Axe on the answered cards, light and dark; the question again in WebKit.
+Cost: ~9 s (Chromium) + ~8 s (WebKit)."""
 import re
 
 from playwright.sync_api import expect
+from selenium.webdriver.common.by import By
 
 from test_accessibility import Audit
-from webutil import pair
+from test_webkit import CATCH_ERRORS, display, shot, webkit_factory  # noqa: F401 (fixtures)
+from webutil import pair, pairing_url
 
 QUESTION = {"id": "colour", "header": "Colour", "question": "Which colour should it be?",
             "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]}
@@ -74,3 +77,31 @@ def test_approvals_and_answers_stay_in_the_thread(web_bridge, model, phone_facto
     audit("answers-kept")
     assert not audit.found, audit.found
     assert not phone.errors and not other.errors
+
+
+def test_an_answered_question_is_kept_after_a_reload_in_webkit(web_bridge, model, webkit_factory):  # noqa: F811
+    """The same in WebKit (Safari's engine): answered, reloaded, the card still has the question, the answer, who
+    and when. Cost: ~8 s."""
+    model.queue({"kind": "ask", "questions": [QUESTION]}, {"kind": "echo_output"})
+    phone = webkit_factory()
+    driver = phone.driver
+    driver.get(pairing_url(web_bridge))
+    phone.wait_status("Connected")
+    phone.click(phone.button("New thread"))
+    phone.click(phone.button("Use this folder"))
+    phone.labelled("Message").send_keys("ask me")
+    phone.click(phone.button("Start"))
+    question = phone.wait(lambda: phone.visible(".question-card"), what="the question card")[0]
+    phone.click(question.find_element(By.XPATH, ".//label[.//span[normalize-space(.)='Blue']]"))
+    phone.click(phone.button("Send answer"))
+    phone.wait_text(".msg.agent", lambda t: len(t) == 1 and "Blue" in t[0], timeout=30, what="the echoed answer")
+    driver.refresh()
+    phone.js(CATCH_ERRORS)
+    phone.wait_status("Connected")
+    card = phone.wait_text(".question-card", lambda t: len(t) == 1 and "Blue" in t[0], what="the card after the reload")[0]
+    assert "Which colour should it be?" in card, card
+    assert re.search(rf"Answered by this phone{WHEN}\.", card), card
+    assert phone.text_of(".question-card .question-answer") == ["Blue"]
+    assert not phone.has_button("Send answer")
+    shot(phone, "answers-kept")
+    assert phone.js("return window.__errors || []") == []
