@@ -1,6 +1,7 @@
 """Issue 37 item 6 (the rest): with `--confirm-pairing` and serve on a terminal, serve itself asks y/N for each
 pairing that waits, showing the check code to compare with the phone's; `y` pairs the phone, Enter denies it,
-both audited as the workstation's; a line typed before the question answers nothing. Cost: ~4 s."""
+both audited as the workstation's; a line typed before the question answers nothing. A paired phone's request for
+more scopes is shown there too (issue 37 item 1). Cost: ~3 s."""
 import json
 import re
 
@@ -41,6 +42,12 @@ async def test_serve_asks_on_its_terminal_with_the_check_code(tmp_path, model, c
         term.expect(r"Allowed: Ana's Phone is paired")
         ack = await recv(ws, timeout=5)
         assert ack["kind"] == "helloAck" and ack["ok"] is True and ack["deviceToken"], ack
+        # The paired phone asks for a scope it lacks: serve's terminal shows the request and how to grant it.
+        await send(ws, {"kind": "requestScopes", "id": "r1", "scopes": ["run"]})
+        asked = await recv(ws, timeout=5)
+        assert asked["kind"] == "scopeRequest", asked
+        term.expect(rf"Ana's Phone \(device {ack['deviceId']}\) asks to also: run", timeout=10)
+        term.expect(rf"Check code {asked['check']}: if the phone shows the same, run\s+codex-bridge devices allow {ack['deviceId']}")
         await ws.close()
 
         code = json.loads(run_cli("pair", "--json", state_dir=state, check=True).stdout)["code"]
