@@ -88,3 +88,29 @@ test('readThread mid-turn: the text so far, then live pieces after its seq, each
   assert.equal(store.get('v').itemMap.get('j').item.text, 'so far and on');
   assert.equal(store.get('v').itemMap.get('r').item.liveText, 'thinking more');
 });
+
+test('readThread requests: answered approvals and questions join their turns, quietly; none makes a phantom turn (issue 37 item 4)', () => {
+  const store = new ThreadStore();
+  const changes = [];
+  store.watchThread('t', (change) => changes.push(change.type));
+  const snapshot = { id: 't', turns: [{ id: 'u1', status: 'completed', items: [{ id: 'c1', type: 'commandExecution', status: 'completed' }] }] };
+  const requests = [
+    { kind: 'approvalRequest', seq: 3, approvalId: 'ap-1', threadId: 't', turnId: 'u1', itemId: 'c1', type: 'command', command: 'ls' },
+    { kind: 'approvalResolved', seq: 4, approvalId: 'ap-1', threadId: 't', decision: 'accept', deviceId: 'd1', deviceName: 'Ana', at: 1800000000 },
+    { kind: 'inputRequest', seq: 5, requestId: 'in-1', threadId: 't', turnId: 'u1', type: 'userInput', questions: [] },
+    { kind: 'inputResolved', seq: 6, requestId: 'in-1', threadId: 't', action: 'accept', answers: { colour: ['Blue'] }, at: 1800000001 },
+    { kind: 'approvalRequest', seq: 1, approvalId: 'ap-0', threadId: 't', turnId: 'u0', type: 'command', command: 'old' },
+  ];
+  store.applySnapshot(snapshot, { requests });
+  const t = store.get('t');
+  assert.deepEqual(changes, ['reset']);
+  assert.deepEqual(t.turns.map((turn) => turn.id), ['u1']);
+  assert.equal(store.isRunning(t), false);
+  assert.deepEqual(t.turns[0].approvals, ['ap-1']);
+  assert.deepEqual(t.approvals.get('ap-1').resolved, { decision: 'accept', deviceId: 'd1', deviceName: 'Ana', at: 1800000000, elsewhere: false });
+  assert.deepEqual(t.inputs.get('in-1').resolved.answers, { colour: ['Blue'] });
+  // Read again (a reload, a gap): attached once.
+  store.applySnapshot(snapshot, { requests, fresh: true });
+  assert.deepEqual(t.turns[0].approvals, ['ap-1']);
+  assert.deepEqual(t.turns[0].inputs, ['in-1']);
+});

@@ -166,7 +166,14 @@ export class ThreadStore {
     // The thread's approvals and questions with their answers (journaled by the bridge): each stays in its turn.
     if (Array.isArray(requests)) {
       this.quiet = true;
-      try { for (const frame of requests) if (frame && frame.threadId === t.id) this.applyMessage(frame); }
+      try {
+        for (const frame of requests) {
+          if (!frame || frame.threadId !== t.id) continue;
+          // A request of a turn the snapshot does not hold (an older page of history) would make a phantom turn.
+          if ((frame.kind === 'approvalRequest' || frame.kind === 'inputRequest') && frame.turnId && !t.turnMap.has(frame.turnId)) continue;
+          this.applyMessage(frame);
+        }
+      }
       finally { this.quiet = false; }
     }
     t.loaded = true;
