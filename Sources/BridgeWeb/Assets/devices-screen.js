@@ -14,7 +14,8 @@ const ACTIONS = {
   cancelQueued: 'Cancelled a queued message', upload: 'Uploaded a file', pair: 'Paired', pairDevice: 'Made a pairing code',
   setDeviceScopes: 'Changed scopes', renameDevice: 'Renamed a device', revokeDevice: 'Revoked a device', pairingRequested: 'Asked to pair',
   allowPairing: 'Allowed a pairing', denyPairing: 'Denied a pairing', pairingExpired: 'Pairing not confirmed',
-  pairingAbandoned: 'Pairing abandoned',
+  pairingAbandoned: 'Pairing abandoned', requestScopes: 'Asked for more scopes', allowScopes: 'Granted more scopes',
+  denyScopes: 'Refused more scopes',
 };
 
 const WHO = { sharedSecret: 'Shared secret', desk: 'Desk TUI', notification: 'Notification', workstation: 'Workstation', bridge: 'Bridge' };
