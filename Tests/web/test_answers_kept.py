@@ -2,7 +2,7 @@
 name) and when: after leaving the thread and coming back, after a reload, and on another phone that reloads.
 The bridge's answers carry `deviceName`/`at` (and a question's answer); `readThread` returns the thread's
 journaled approvals and questions. Axe on the answered cards, light and dark; the question again in WebKit.
-Cost: ~9 s (Chromium) + ~8 s (WebKit)."""
+Cost: ~8 s (Chromium) + ~3 s (WebKit)."""
 import re
 
 from playwright.sync_api import expect
@@ -81,7 +81,7 @@ def test_approvals_and_answers_stay_in_the_thread(web_bridge, model, phone_facto
 
 def test_an_answered_question_is_kept_after_a_reload_in_webkit(web_bridge, model, webkit_factory):  # noqa: F811
     """The same in WebKit (Safari's engine): answered, reloaded, the card still has the question, the answer, who
-    and when. Cost: ~8 s."""
+    and when. Cost: ~3 s."""
     model.queue({"kind": "ask", "questions": [QUESTION]}, {"kind": "echo_output"})
     phone = webkit_factory()
     driver = phone.driver

@@ -120,7 +120,7 @@ def test_the_devices_screen_marks_this_phone_and_asks_before_revoking_it(web_bri
 
 def test_a_device_is_renamed_on_the_devices_screen(web_bridge, phone_factory):
     """Rename on the Devices screen (admin): a bad name is refused with the bridge's reason under the field; a good
-    one shows at once and in `devices list`; `devices rename` on the workstation shows after a reload. Cost: ~8 s."""
+    one shows at once and in `devices list`; `devices rename` on the workstation shows after a reload. Cost: ~6 s."""
     light, other = phone_factory(), phone_factory()
     pair(light, web_bridge, scopes="all")
     pair(other, web_bridge)

@@ -1,7 +1,7 @@
 """Issue 37 item 2: a reload in the middle of a streamed answer (or iOS bringing back a tab it discarded) shows
 everything streamed so far at once, then the rest live, each word once, in Chromium and in WebKit. The text so
 far comes from the bridge's journal (readThread folds the running turn's journaled deltas into the items Codex
-has not recorded yet). Cost: ~6 s (Chromium) + ~9 s (WebKit)."""
+has not recorded yet). Cost: ~5 s (Chromium) + ~8 s (WebKit)."""
 import re
 
 from playwright.sync_api import expect

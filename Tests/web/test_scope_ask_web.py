@@ -1,7 +1,7 @@
 """Issue 37 item 1: a phone paired with the standard scopes (observe, operate, approve) is shown what it may not
 do and why — `!ls` without `run`, Push without `publish` on the Changes screen — with a button that asks the
 workstation (`requestScopes`); the phone shows a check code and the command, `codex-bridge devices allow ID
---check CODE` grants it, and the page follows without a reload: the note goes, `!ls` runs. Cost: ~10 s."""
+--check CODE` grants it, and the page follows without a reload: the note goes, `!ls` runs. Cost: ~5 s."""
 import json
 import re
 

@@ -1,6 +1,6 @@
 """Issue 37 item 3 (the rest): while the workstation cannot be reached the page says "Workstation unreachable"
 (not a red "Offline" that reads as the phone's own network), shows no spinner and no Stop for the turn it can no
-longer follow, and a message typed meanwhile waits on screen, marked, until it is sent — exactly once. Cost: ~15 s."""
+longer follow, and a message typed meanwhile waits on screen, marked, until it is sent — exactly once. Cost: ~8 s."""
 import re
 import time
 
