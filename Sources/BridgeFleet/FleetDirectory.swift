@@ -73,9 +73,11 @@ public struct FleetDirectory: Sendable {
         switch message {
         case .approvalResolved(var resolved) where resolved.deviceId == linkDevice:
             resolved.deviceId = answerers.removeValue(forKey: resolved.approvalId)
+            resolved.deviceName = nil  // the link's name there (this bridge's), not the phone's
             return .approvalResolved(resolved)
         case .inputResolved(var resolved) where resolved.deviceId == linkDevice:
             resolved.deviceId = answerers.removeValue(forKey: resolved.requestId)
+            resolved.deviceName = nil
             return .inputResolved(resolved)
         default:
             return message

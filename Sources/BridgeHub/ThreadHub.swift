@@ -176,7 +176,9 @@ public actor ThreadHub: RequestHandling, Service {
         // which its items and `turn/completed` carry): the root is the thread's turn (not so for a sub-agent's).
         let turnId = eventTurnId(params, threadId: threadId)
         book.know(threadId, cwd: params["thread"]?["cwd"]?.stringValue, generation: generation)
-        book.observe(method, threadId: threadId, turnId: turnId, diff: params["diff"]?.stringValue, tokenUsage: params["tokenUsage"])
+        book.observe(
+            method, threadId: threadId, turnId: turnId, diff: params["diff"]?.stringValue, tokenUsage: params["tokenUsage"],
+            since: events.lastSeq)
         // Codex's own text of the params goes out as `data` (no second encoding).
         publish(threadId: threadId, eventDataJSON: paramsJSON) { seq in
             .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: method, data: params))

@@ -95,7 +95,7 @@ extension RequestKind {
     public var scope: Scope {
         switch self {
         case .listThreads, .subscribe, .unsubscribe, .readThread, .getDiff, .listDirectory, .listModels, .readFile, .usage,
-            .searchFiles, .listSkills, .pushSubscribe, .pushUnsubscribe, .presence, .gitStatus, .searchThreads:
+            .searchFiles, .listSkills, .pushSubscribe, .pushUnsubscribe, .presence, .gitStatus, .searchThreads, .requestScopes:
             .observe
         case .startThread, .sendMessage, .interrupt, .renameThread, .archiveThread, .unarchiveThread, .cancelQueued, .startReview,
             .forkThread, .gitCommit, .gitBranch, .gitSwitch, .gitCommitMessage, .removeWorktree, .setGoal, .clearGoal, .compactThread,
@@ -107,17 +107,18 @@ extension RequestKind {
             .run
         case .approve, .answerInput, .approveDeniedAction:
             .approve
-        case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit, .listMachines, .addMachine, .removeMachine,
-            .renameMachine:
+        case .listDevices, .setDeviceScopes, .renameDevice, .revokeDevice, .pairDevice, .listAudit, .listMachines, .addMachine,
+            .removeMachine, .renameMachine:
             .admin
         }
     }
 
     /// Whether the request changes state (and so is written to the audit log): every kind beyond `observe`, but
-    /// the admin's reads (`listDevices`, `listAudit`).
+    /// the admin's reads (`listDevices`, `listAudit`); and `requestScopes` (an `observe` request that asks for more).
     public var changesState: Bool {
         switch self {
         case .listDevices, .listAudit, .listMachines: false
+        case .requestScopes: true
         default: scope != .observe
         }
     }

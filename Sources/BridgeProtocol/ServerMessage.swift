@@ -98,6 +98,7 @@ public enum ServerMessage: Sendable, Hashable {
             case .devices(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .device(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .pairingCode(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .scopeRequest(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .audit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .goal(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .machines(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
@@ -209,6 +210,7 @@ public enum ServerMessage: Sendable, Hashable {
         case "devices": return try response(.devices(payload(DeviceList.self)))
         case "device": return try response(.device(payload(DeviceChanged.self)))
         case "pairingCode": return try response(.pairingCode(payload(PairingCodeIssued.self)))
+        case "scopeRequest": return try response(.scopeRequest(payload(ScopeRequestIssued.self)))
         case "audit": return try response(.audit(payload(AuditList.self)))
         case "goal": return try response(.goal(payload(GoalSet.self)))
         default:

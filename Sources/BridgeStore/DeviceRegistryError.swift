@@ -16,6 +16,12 @@ public struct DeviceRegistryError: Error, Sendable, Hashable, CustomStringConver
         case alreadyRevoked
         /// A device must keep at least one scope.
         case noScopes
+        /// A device name must be 1 to 64 characters (trimmed) without control characters.
+        case badName
+        /// A device asked for scopes it holds already.
+        case alreadyHeld
+        /// No request for scopes waits under that device id.
+        case noScopeRequest
         /// No pairing waits for confirmation under that id (never, or it was allowed, denied, abandoned or expired).
         case noPairingRequest
         /// The check code given to allow a pairing is not the one its phone shows (or none was given).
@@ -57,6 +63,21 @@ public struct DeviceRegistryError: Error, Sendable, Hashable, CustomStringConver
         code: .noScopes, message: "a device needs at least one scope (to take everything away, revoke it: `codex-bridge devices revoke ID`)"
     )
 
+    /// A name that is empty, longer than 64 characters or holds control characters.
+    public static let badName = DeviceRegistryError(
+        code: .badName, message: "a device name must be 1 to 64 characters without control characters")
+
+    /// Every scope asked for is held already.
+    public static let alreadyHeld = DeviceRegistryError(code: .alreadyHeld, message: "this device holds every scope it asks for already")
+
+    /// No request for scopes waits for this device.
+    public static func noScopeRequest(_ id: String) -> DeviceRegistryError {
+        DeviceRegistryError(
+            code: .noScopeRequest,
+            message:
+                "device \(id) has no request for scopes waiting (it may have been decided or expired; see `codex-bridge devices pending`)")
+    }
+
     /// No pairing waits for confirmation under this id.
     public static func noPairingRequest(_ id: String) -> DeviceRegistryError {
         DeviceRegistryError(
@@ -67,11 +88,11 @@ public struct DeviceRegistryError: Error, Sendable, Hashable, CustomStringConver
     }
 
     /// The check code given is not the waiting pairing's: the phone in the person's hand is not that device.
-    public static func checkCodeMismatch(_ id: String) -> DeviceRegistryError {
+    public static func checkCodeMismatch(_ id: String, of what: String = "pairing") -> DeviceRegistryError {
         DeviceRegistryError(
             code: .checkCodeMismatch,
             message:
-                "that is not the check code of pairing \(id): the phone that shows it is another one. Nothing was allowed; compare again (`codex-bridge devices pending`) or refuse it (`codex-bridge devices deny \(id)`)"
+                "that is not the check code of \(what) \(id): the phone that shows it is another one. Nothing was allowed; compare again (`codex-bridge devices pending`) or refuse it (`codex-bridge devices deny \(id)`)"
         )
     }
 
@@ -79,7 +100,9 @@ public struct DeviceRegistryError: Error, Sendable, Hashable, CustomStringConver
     public var isUnauthorized: Bool {
         switch code {
         case .unknownCode, .codeAlreadyUsed, .codeExpired, .codeBurnt: true
-        case .deviceNotFound, .alreadyRevoked, .noScopes, .noPairingRequest, .checkCodeMismatch: false
+        case .deviceNotFound, .alreadyRevoked, .noScopes, .noPairingRequest, .checkCodeMismatch, .badName, .alreadyHeld,
+            .noScopeRequest:
+            false
         }
     }
 }

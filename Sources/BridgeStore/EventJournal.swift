@@ -220,6 +220,19 @@ public struct EventJournal: Sendable {
         }
     }
 
+    /// The condition on `kind` of the frames ``requestFrames(of:limit:)`` reads (the partial index's, word for word).
+    static let requestKinds = "kind IN ('approvalRequest', 'approvalResolved', 'inputRequest', 'inputResolved')"
+
+    /// The newest `limit` approval and question frames of `threadId` (requests and their answers), oldest first.
+    public func requestFrames(of threadId: String, limit: Int) async throws -> [String] {
+        try await database.pool.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT text FROM journal WHERE threadId = ? AND \(Self.requestKinds) ORDER BY seq DESC LIMIT ?",
+                arguments: [threadId, limit]
+            ).reversed()
+        }
+    }
+
     /// Approvals requested and never resolved: `(threadId, approvalId)` in seq order.
     public func openApprovals() throws -> [(threadId: String, approvalId: String)] {
         try database.pool.read { db in

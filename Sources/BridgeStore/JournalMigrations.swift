@@ -54,4 +54,9 @@ enum JournalMigrations {
                 CREATE INDEX journal_approval_resolved ON journal(approvalId) WHERE kind = 'approvalResolved';
                 """)
     }
+
+    /// A thread's approvals and questions with their answers, for `readThread` (``EventJournal/requestFrames(of:limit:)``).
+    static func v11ThreadRequests(_ db: Database) throws {
+        try db.execute(sql: "CREATE INDEX journal_thread_requests ON journal(threadId, seq) WHERE \(EventJournal.requestKinds)")
+    }
 }

@@ -23,6 +23,8 @@ enum BridgeMigrations {
         ("v9-thread-modes-turn-plans", PlanMigrations.v9ThreadModesAndTurnPlans),
         ("v10-audit-counts", TrustMigrations.v10AuditCounts),
         ("v11-fleet", FleetMigrations.v11Fleet),
+        ("v12-journal-thread-requests", JournalMigrations.v11ThreadRequests),
+        ("v13-scope-requests", TrustMigrations.v12ScopeRequests),
     ]
 
     /// Follow-ups waiting behind a running turn (``QueuedMessageStore``).

@@ -50,4 +50,16 @@ enum TrustMigrations {
         }
         try db.create(index: "audit_device_at", on: "audit", columns: ["deviceId", "at"])
     }
+
+    /// `scopeRequest`: a paired device's request for more scopes, waiting for the workstation (one per device; no
+    /// secret; deleted once granted, refused or expired).
+    static func v12ScopeRequests(_ db: Database) throws {
+        try db.create(table: "scopeRequest") { t in
+            t.primaryKey("deviceId", .text)
+            t.column("scopes", .text).notNull()
+            t.column("checkCode", .text).notNull()
+            t.column("createdAt", .datetime).notNull()
+            t.column("expiresAt", .datetime).notNull()
+        }
+    }
 }

@@ -11,7 +11,7 @@ struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List, scope or revoke paired devices; allow or deny pairings waiting for confirmation.",
-        subcommands: [List.self, SetScope.self, Revoke.self, Pending.self, Allow.self, Deny.self]
+        subcommands: [List.self, SetScope.self, Rename.self, Revoke.self, Pending.self, Allow.self, Deny.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -70,6 +70,27 @@ struct DevicesCommand: AsyncParsableCommand {
         }
     }
 
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give a paired device another name (1 to 64 characters, no control characters).")
+        @OptionGroup var state: StateOptions
+
+        @Argument(help: ArgumentHelp("The device id (see `codex-bridge devices list`).", valueName: "id"))
+        var id: String
+
+        @Argument(help: ArgumentHelp("The new name, e.g. \"Ana's iPhone\".", valueName: "name"))
+        var name: String
+
+        func run() async throws {
+            let registry = try DevicesCommand.openRegistry(state.paths)
+            let id = DevicesCommand.deviceId(id)
+            let before = try? await registry.device(id: id)
+            let record = try await DevicesCommand.failing { try await registry.rename(id: id, to: name) }
+            await DevicesCommand.audit(registry, kind: "renameDevice", deviceId: id, detail: "\(id): \(record.name)", name: record.name)
+            print("Renamed device \(record.id): \(shown(before?.name ?? "?")) is now \(shown(record.name)).")
+        }
+    }
+
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Revoke a device: its token stops working and a running server closes its connections within 2 s."
@@ -90,24 +111,33 @@ struct DevicesCommand: AsyncParsableCommand {
 
     struct Pending: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the pairings waiting for this workstation's confirmation (serve --confirm-pairing).")
+            abstract:
+                "List what waits for this workstation: pairings to confirm (serve --confirm-pairing) and devices asking for more scopes.")
         @OptionGroup var state: StateOptions
 
         @Flag(help: "Print a JSON array instead of a table.")
         var json = false
 
         func run() async throws {
-            let requests = try await DevicesCommand.read(state) { try await $0.pairingRequests().map(PendingEntry.init) }
-            try DevicesCommand.show(requests, json: json, none: "No pairing waits for confirmation.", table: Self.table)
+            let requests = try await DevicesCommand.read(state) { registry in
+                let pairings = try await registry.pairingRequests().map(PendingEntry.init)
+                var asks: [PendingEntry] = []
+                for request in try await registry.scopeRequests() {
+                    asks.append(PendingEntry(request, device: try await registry.device(id: request.deviceId)))
+                }
+                return pairings + asks
+            }
+            try DevicesCommand.show(
+                requests, json: json, none: "No pairing waits for confirmation and no device asks for scopes.", table: Self.table)
         }
 
         /// Aligned columns and what to do next.
         static func table(_ requests: [PendingEntry]) -> String {
-            let header = ["ID", "NAME", "PLATFORM", "ADDRESS", "CHECK", "SCOPES", "EXPIRES"]
+            let header = ["ID", "WHAT", "NAME", "PLATFORM", "ADDRESS", "CHECK", "SCOPES", "EXPIRES"]
             let rows = requests.map {
                 [
-                    $0.id, $0.name, $0.platform ?? "-", $0.address ?? "-", $0.check, $0.scopes.description,
-                    DevicesCommand.minutes($0.expiresAt),
+                    $0.id, $0.kind == "scopes" ? "more scopes" : "pairing", $0.name, $0.platform ?? "-", $0.address ?? "-", $0.check,
+                    $0.scopes.description, DevicesCommand.minutes($0.expiresAt),
                 ]
             }
             return DevicesCommand.columns([header] + rows)
@@ -117,7 +147,9 @@ struct DevicesCommand: AsyncParsableCommand {
 
     struct Allow: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Allow a waiting pairing: the phone gets its device token. Takes the check code the phone shows.")
+            abstract:
+                "Allow a waiting pairing (the phone gets its device token) or a device's request for more scopes. Takes the check code the phone shows."
+        )
         @OptionGroup var state: StateOptions
 
         @Argument(help: ArgumentHelp("The waiting device's id (see `codex-bridge devices pending`).", valueName: "id"))
@@ -134,7 +166,8 @@ struct DevicesCommand: AsyncParsableCommand {
 
     struct Deny: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Deny a waiting pairing: the phone's connection is closed and nothing is stored.")
+            abstract:
+                "Deny a waiting pairing (the phone's connection is closed and nothing is stored) or a device's request for more scopes.")
         @OptionGroup var state: StateOptions
 
         @Argument(help: ArgumentHelp("The waiting device's id (see `codex-bridge devices pending`).", valueName: "id"))
@@ -150,6 +183,11 @@ struct DevicesCommand: AsyncParsableCommand {
     static func decide(state: StateOptions, id rawId: String, allow: Bool, check: String? = nil) async throws {
         let registry = try openRegistry(state.paths)
         let id = deviceId(rawId)
+        // A paired device asking for more scopes (`requestScopes`) is decided here too.
+        let pairing = try await registry.pairingRequests().contains { $0.deviceId == id }
+        if !pairing, let asked = try await registry.scopeRequests().first(where: { $0.deviceId == id }) {
+            return try await decideScopes(registry: registry, request: asked, allow: allow, check: check)
+        }
         var check = check
         if allow {
             let waiting = try await registry.pairingRequests().first { $0.deviceId == id }
@@ -170,6 +208,29 @@ struct DevicesCommand: AsyncParsableCommand {
         case (false, true): print("Denied: the pairing of \(shown(request.name)) was refused; nothing was stored.")
         case (true, false): throw CommandFailure("allowed, but no running bridge took it up within 5 s (is `codex-bridge serve` running?)")
         case (false, false): print("Denied: \(shown(request.name)) will not be paired.")
+        }
+    }
+
+    /// Grants or refuses device `request.deviceId`'s request for more scopes; its connections follow within 2 s.
+    static func decideScopes(registry: DeviceRegistry, request: ScopeRequestRecord, allow: Bool, check: String?) async throws {
+        let id = request.deviceId
+        let device = try await registry.device(id: id)
+        let name = device?.name ?? "?"
+        var check = check
+        if allow {
+            let description =
+                "Device \(id): \(shown(name)) asks for \(request.scopes) (it may now: \(device?.scopes.description ?? "-")).\n"
+            check = try PairingCheckPrompt.code(given: check, id: id, what: "more scopes", description: description)
+        }
+        try await failing { [check] in try await registry.decideScopeRequest(id: id, allow: allow, check: check) }
+        await audit(
+            registry, kind: allow ? "allowScopes" : "denyScopes", deviceId: id,
+            detail: "\(id): \(request.scopes), check \(request.checkCode)",
+            name: name)
+        if allow {
+            print("Allowed: device \(id) (\(shown(name))) may now also: \(request.scopes). A running server applies it within 2 s.")
+        } else {
+            print("Denied: device \(id) (\(shown(name))) keeps its scopes.")
         }
     }
 
@@ -200,8 +261,10 @@ struct DevicesCommand: AsyncParsableCommand {
         }
     }
 
-    /// One waiting pairing as `pending --json` prints it.
+    /// One waiting pairing, or a device's request for more scopes, as `pending --json` prints it.
     struct PendingEntry: Encodable {
+        /// `pairing` or `scopes`.
+        var kind = "pairing"
         var id: String
         var name: String
         var platform: String?
@@ -216,6 +279,19 @@ struct DevicesCommand: AsyncParsableCommand {
             name = record.name
             platform = record.platform
             address = record.address
+            check = record.checkCode
+            scopes = record.scopes
+            requestedAt = record.createdAt
+            expiresAt = record.expiresAt
+        }
+
+        /// A paired device asking for `record.scopes` on top of its own.
+        init(_ record: ScopeRequestRecord, device: DeviceRecord?) {
+            kind = "scopes"
+            id = record.deviceId
+            name = device?.name ?? "?"
+            platform = device?.platform
+            address = device?.lastAddress
             check = record.checkCode
             scopes = record.scopes
             requestedAt = record.createdAt

@@ -9,12 +9,18 @@ enum PairingCheckPrompt {
     /// The check code to allow `request` with: `given`, else what the person types on the terminal.
     /// - Throws: ``CommandFailure`` with no `given` and no terminal to ask on, or when nothing is typed.
     static func code(given: String?, request: PairingRequestRecord, isTerminal: Bool = isatty(STDIN_FILENO) == 1) throws -> String {
+        try code(given: given, id: request.deviceId, what: "a pairing", description: describe(request), isTerminal: isTerminal)
+    }
+
+    /// The check code for the waiting request `id` (a pairing, or a device's request for scopes) described so.
+    static func code(given: String?, id: String, what: String, description: String, isTerminal: Bool = isatty(STDIN_FILENO) == 1) throws
+        -> String
+    {
         if let given { return given }
         guard isTerminal else {
-            throw CommandFailure(
-                "allowing a pairing takes the check code its phone shows: codex-bridge devices allow \(request.deviceId) --check CODE")
+            throw CommandFailure("allowing \(what) takes the check code its phone shows: codex-bridge devices allow \(id) --check CODE")
         }
-        FileHandle.standardOutput.write(Data((describe(request) + "Type the check code the phone shows: ").utf8))
+        FileHandle.standardOutput.write(Data((description + "Type the check code the phone shows: ").utf8))
         guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw CommandFailure("no check code typed: nothing was allowed")
         }

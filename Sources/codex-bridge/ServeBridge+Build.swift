@@ -75,9 +75,14 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
     let supervisor = CodexSupervisor(configuration: shared?.connectionConfiguration ?? codexConfiguration, logger: logger)
     var sandboxes: Set<String> = ["read-only", "workspace-write"]
     if settings.allowDangerFullAccess { sandboxes.insert("danger-full-access") }
+    // With --confirm-pairing on a terminal, serve asks y/N itself (ServePairingPrompt); else it prints how to decide.
+    let prompting = settings.confirmPairing && ServePairingPrompt.canAsk
+    let asked = AsyncStream.makeStream(of: PairingRequestRecord.self)
+    let toPrompt: @Sendable (PairingRequestRecord) -> Void = { _ = asked.continuation.yield($0) }
     var pairing = try await ServePairing.prepare(
         paths: paths, listen: settings.listen.host, name: settings.mdnsName,
-        confirmation: settings.confirmPairing ? settings.confirmPairingTimeout.duration : nil, logger: logger)
+        confirmation: settings.confirmPairing ? settings.confirmPairingTimeout.duration : nil,
+        announce: prompting ? toPrompt : ServePairing.announce, logger: logger)
     pairing.sharedSocket = shared?.socketPath
     let storage = JournalOptions.storage(database: pairing.registry.database, settings: settings, logger: logger)
     var authority: CertificateAuthority?
@@ -228,6 +233,16 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
                 service: ServeTLSRenewal(
                     paths: paths, authority: authority, listenHosts: [pairing.host], magicDNSName: magicDNS,
                     interval: ServeTLSRenewal.interval(), logger: logger)))
+    }
+    services.append(
+        .init(
+            service: ScopeRequestNotice(registry: pairing.registry, terminal: isatty(STDOUT_FILENO) == 1, logger: logger),
+            successTerminationBehavior: .ignore))
+    if prompting {
+        services.append(
+            .init(
+                service: ServePairingPrompt(requests: asked.stream, registry: pairing.registry, logger: logger),
+                successTerminationBehavior: .ignore))
     }
     services.append(
         .init(

@@ -38,16 +38,18 @@ struct ServePairing: Sendable {
     /// Opens the database and resolves the identity and the bind address. On failure prints a clear error and
     /// exits non-zero (e.g. `--listen tailscale` with no Tailscale interface).
     /// `confirmation`: with `--confirm-pairing`, how long a pairing waits for `codex-bridge devices allow`.
-    static func prepare(paths: StatePaths, listen: String, name: String?, confirmation: Duration? = nil, logger: Logger) async throws
-        -> ServePairing
-    {
+    /// `announce`: how a waiting pairing is shown (``announce(_:)``, or serve's own y/N question).
+    static func prepare(
+        paths: StatePaths, listen: String, name: String?, confirmation: Duration? = nil,
+        announce: @escaping @Sendable (PairingRequestRecord) -> Void = Self.announce, logger: Logger
+    ) async throws -> ServePairing {
         do {
             let identity = try ServerIdentity.loadOrCreate(paths: paths, name: name)
             let host = try listenHosts(listen: listen, logger: logger)[0]
             let registry = try openRegistry(paths: paths, logger: logger)
             // No phone waits on a server that is just starting: requests left by an earlier run are void.
             try await registry.dropAllPairingRequests()
-            let confirm = confirmation.map { RegistryDeviceAuthenticator.Confirmation(timeout: $0, announce: Self.announce) }
+            let confirm = confirmation.map { RegistryDeviceAuthenticator.Confirmation(timeout: $0, announce: announce) }
             return ServePairing(
                 identity: identity, registry: registry,
                 devices: RegistryDeviceAuthenticator(registry: registry, logger: logger, confirmation: confirm),

@@ -51,6 +51,8 @@ import Testing
         case .listDevices: ("", "devices")
         case .setDeviceScopes: (#""deviceId":"nosuchdevice","scopes":["observe"]"#, "error:not_found")
         case .revokeDevice: (#""deviceId":"nosuchdevice""#, "error:not_found")
+        case .renameDevice: (#""deviceId":"nosuchdevice","name":"Ana's iPad""#, "error:not_found")
+        case .requestScopes: (#""scopes":["run"]"#, "error:bad_request")  // the shared secret holds every scope
         case .pairDevice: (#""scopes":["observe","approve"]"#, "pairingCode")
         case .listAudit: (#""limit":5"#, "audit")
         case .setGoal: (#""threadId":"t1","objective":"ship it""#, "error:codex_error")

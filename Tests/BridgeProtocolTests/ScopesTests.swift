@@ -32,7 +32,7 @@ import Testing
         let expected: [Scope: Set<String>] = [
             .observe: [
                 "listThreads", "subscribe", "unsubscribe", "readThread", "getDiff", "listDirectory", "listModels", "readFile", "usage",
-                "searchFiles", "listSkills", "pushSubscribe", "pushUnsubscribe", "presence", "gitStatus", "searchThreads",
+                "searchFiles", "listSkills", "pushSubscribe", "pushUnsubscribe", "presence", "gitStatus", "searchThreads", "requestScopes",
             ],
             .operate: [
                 "startThread", "sendMessage", "interrupt", "renameThread", "archiveThread", "unarchiveThread", "cancelQueued",
@@ -44,14 +44,15 @@ import Testing
             .run: ["runCommand", "stopCommand"],
             .approve: ["approve", "answerInput", "approveDeniedAction"],
             .admin: [
-                "listDevices", "setDeviceScopes", "revokeDevice", "pairDevice", "listAudit", "listMachines", "addMachine", "removeMachine",
-                "renameMachine",
+                "listDevices", "setDeviceScopes", "renameDevice", "revokeDevice", "pairDevice", "listAudit", "listMachines", "addMachine",
+                "removeMachine", "renameMachine",
             ],
         ]
         var actual: [Scope: Set<String>] = [:]
         for kind in RequestKind.allCases { actual[kind.scope, default: []].insert(kind.rawValue) }
         #expect(actual == expected)
-        #expect(RequestKind.allCases.filter(\.changesState).allSatisfy { $0.scope != .observe })
+        // Asking for more scopes is the one observe request that changes state (and is audited).
+        #expect(RequestKind.allCases.filter(\.changesState).allSatisfy { $0.scope != .observe || $0 == .requestScopes })
     }
 
     @Test func pairingPendingAndScopesChangedRoundTrip() throws {

@@ -44,7 +44,7 @@ def test_offline_the_service_worker_serves_the_shell(web_bridge, phone_factory):
     page.reload()
     # The app opens from the cache and says the workstation cannot be reached; no browser error page.
     expect(phone.button("New thread")).to_be_visible()
-    expect(phone.status()).to_have_text("Offline", timeout=30_000)
+    expect(phone.status()).to_have_text("Workstation unreachable", timeout=30_000)
     expect(page.get_by_text("Workstation unreachable")).to_be_visible()
     phone.shot("offline-shell")
 
@@ -154,7 +154,7 @@ def test_reconnects_at_once_when_the_network_returns(web_bridge, phone):
         expect(phone.status()).to_have_text("Connected")
         proxy.blocked = True
         proxy.cut()
-        expect(phone.status()).to_have_text("Offline", timeout=30_000)
+        expect(phone.status()).to_have_text("Workstation unreachable", timeout=30_000)
         time.sleep(6)  # the backoff has grown to several seconds
         proxy.blocked = False
         started = time.monotonic()
@@ -164,7 +164,7 @@ def test_reconnects_at_once_when_the_network_returns(web_bridge, phone):
         # And when the page becomes visible again (the phone was asleep).
         proxy.blocked = True
         proxy.cut()
-        expect(phone.status()).to_have_text(re.compile("Reconnecting…|Offline"))
+        expect(phone.status()).to_have_text(re.compile("Reconnecting…|Workstation unreachable"))
         time.sleep(6)
         proxy.blocked = False
         page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")

@@ -116,3 +116,43 @@ def test_the_devices_screen_marks_this_phone_and_asks_before_revoking_it(web_bri
     expect(page.get_by_text("This phone was unpaired")).to_be_visible()
     assert [d["revoked"] for d in devices(web_bridge)].count(True) == 1
     clean(light, dark, other)
+
+
+def test_a_device_is_renamed_on_the_devices_screen(web_bridge, phone_factory):
+    """Rename on the Devices screen (admin): a bad name is refused with the bridge's reason under the field; a good
+    one shows at once and in `devices list`; `devices rename` on the workstation shows after a reload. Cost: ~6 s."""
+    light, other = phone_factory(), phone_factory()
+    pair(light, web_bridge, scopes="all")
+    pair(other, web_bridge)
+    page = light.page
+    light.button("Devices").click()
+    cards = page.locator(".device-card")
+    expect(cards).to_have_count(2)
+    them = cards.nth(1)
+    them_id = them.get_attribute("data-device-id")
+    them.get_by_role("button", name="Rename Safari on iPhone").click()
+    field = them.get_by_role("textbox", name="Name")
+    expect(field).to_be_focused()
+    field.fill("   ")
+    them.get_by_role("button", name="Save").click()
+    expect(them.get_by_role("alert")).to_contain_text("Not renamed: a device name must be 1 to 64 characters")
+    light.shot("devices-rename-error-light")
+    field.fill("Kitchen tablet")
+    them.get_by_role("button", name="Save").click()
+    expect(page.locator(f".device-card[data-device-id='{them_id}'] .device-name")).to_have_text("Kitchen tablet")
+    assert {d["id"]: d["name"] for d in devices(web_bridge)}[them_id] == "Kitchen tablet"
+    # From the workstation: this phone's own name.
+    mine = json.loads(light.page.evaluate("localStorage.getItem('codex-bridge/v1')"))
+    mine_id = mine["bridges"][mine["current"]]["deviceId"]
+    conftest.run_cli("devices", "rename", mine_id, "Ana's phone", state_dir=web_bridge.state_dir, check=True)
+    page.reload()
+    expect(page.locator(f".device-card[data-device-id='{mine_id}'] .device-name")).to_have_text("Ana's phone")
+    expect(page.locator(".activity")).to_contain_text("Renamed a device")
+    page.emulate_media(color_scheme="dark")
+    page.locator(f".device-card[data-device-id='{them_id}']").get_by_role("button", name="Rename Kitchen tablet").click()
+    light.shot("devices-rename-dark")
+    from test_accessibility import Audit
+    audit = Audit(light)
+    audit("devices-rename")
+    assert not audit.found, audit.found
+    clean(light, other)

@@ -106,7 +106,7 @@ def test_socket_cut_mid_turn_every_event_shows_once(web_bridge, model, phone):
         # The network drops; while the phone is away the model streams twenty more words.
         proxy.blocked = True
         proxy.cut()
-        expect(phone.status()).to_have_text(re.compile("Reconnecting…|Offline"))
+        expect(phone.status()).to_have_text(re.compile("Reconnecting…|Workstation unreachable"))
         model.open_gate(0)
         model.wait_held(1)
         time.sleep(1.0)  # codex → bridge → journal
@@ -166,7 +166,7 @@ def test_bridge_killed_mid_turn_says_so_and_offers_retry(web_bridge_factory, mod
     model.wait_held(0)
     expect(page.locator(".msg.agent")).to_have_text("".join(WORDS[:10]).strip())
     bridge.stop(signal.SIGKILL)
-    expect(phone.status()).to_have_text(re.compile("Reconnecting…|Offline"))
+    expect(phone.status()).to_have_text(re.compile("Reconnecting…|Workstation unreachable"))
     model.open_gate(0)
     bridge.start()
     expect(phone.status()).to_have_text("Connected", timeout=30_000)

@@ -137,7 +137,7 @@ def test_approve_then_another_phone_declines(web_bridge, model, phone_factory, w
     expect(other).to_contain_text("touch declined.txt")
     second.button("Decline").click()
     expect(second.page.locator(".approval").nth(1)).to_contain_text("Declined by this phone")
-    expect(page.locator(".approval").nth(1)).to_contain_text(re.compile(r"Declined on another device"))
+    expect(page.locator(".approval").nth(1)).to_contain_text(re.compile(r"Declined by Safari on iPhone at \d"))
     expect(page.locator(".approval").nth(1).get_by_role("button")).to_have_count(0)
     expect(page.locator(".msg.agent").last).to_have_text("done")
     assert not (workspace / "declined.txt").exists()

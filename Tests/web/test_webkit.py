@@ -159,7 +159,7 @@ def test_core_flow_in_webkit(web_bridge, model, workspace, webkit_factory):
         shots["question-light"] = shot(phone, "question-light")
         phone.click(question.find_element(By.XPATH, ".//label[.//span[normalize-space(.)='Blue']]"))
         phone.click(phone.button("Send answer"))
-        phone.wait(lambda: "Answered on this phone" in phone.text_of(".question-card")[0], what="answered")
+        phone.wait(lambda: "Answered by this phone" in phone.text_of(".question-card")[0], what="answered")
         answer = phone.wait_text(".msg.agent", lambda t: len(t) == 2 and "Blue" in t[1], timeout=30, what="the echoed answer")
         assert json.loads(answer[1]) == {"answers": {"colour": {"answers": ["Blue"]}}}
         phone.wait(lambda: not phone.has_button("Stop"), what="the second turn over")

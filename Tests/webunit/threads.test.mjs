@@ -58,3 +58,59 @@ test('a turn cut short by the bridge is said for a person; bridge/shuttingDown k
   const turn = store.get('t').turns[0];
   assert.deepEqual([turn.status, turn.errorKind, turn.error], ['failed', 'workstationRestarted', '']);
 });
+
+test('readThread mid-turn: the text so far, then live pieces after its seq, each once (issue 37 item 2)', () => {
+  const store = new ThreadStore();
+  const delta = (seq, text) => ({ ...event('t', 'item/agentMessage/delta', { itemId: 'i1', delta: text }, 'u1'), seq });
+  // A reload: live pieces arrive (seq 11, 12) before readThread answers as of seq 11.
+  store.applyMessage(delta(11, 'C'));
+  store.applyMessage(delta(12, 'D'));
+  const snapshot = { id: 't', turns: [{ id: 'u1', status: 'inProgress', items: [
+    { id: 'q', type: 'userMessage', content: [{ type: 'text', text: 'count' }] },
+    { id: 'i1', type: 'agentMessage', text: 'ABC', status: 'inProgress' },
+  ] }] };
+  store.applySnapshot(snapshot, { seq: 11 });
+  const thread = store.get('t');
+  const item = thread.itemMap.get('i1').item;
+  assert.equal(item.text, 'ABCD');
+  assert.equal(item.done, false);
+  assert.deepEqual(thread.turns[0].items, ['q', 'i1']);
+  store.applyMessage(delta(12, 'D')); // a piece the page already had
+  store.applyMessage(delta(13, 'E'));
+  assert.equal(item.text, 'ABCDE');
+  // Another thread first read mid-turn: its later deltas at or below the snapshot's seq are dropped.
+  store.applySnapshot({ id: 'v', turns: [{ id: 'u2', status: 'inProgress', items: [
+    { id: 'r', type: 'reasoning', summary: ['thinking'], status: 'inProgress' },
+    { id: 'j', type: 'agentMessage', text: 'so far', status: 'inProgress' }] }] }, { seq: 20 });
+  store.applyMessage({ ...event('v', 'item/agentMessage/delta', { itemId: 'j', delta: ' far' }, 'u2'), seq: 20 });
+  store.applyMessage({ ...event('v', 'item/agentMessage/delta', { itemId: 'j', delta: ' and on' }, 'u2'), seq: 21 });
+  store.applyMessage({ ...event('v', 'item/reasoning/summaryTextDelta', { itemId: 'r', delta: ' more' }, 'u2'), seq: 22 });
+  assert.equal(store.get('v').itemMap.get('j').item.text, 'so far and on');
+  assert.equal(store.get('v').itemMap.get('r').item.liveText, 'thinking more');
+});
+
+test('readThread requests: answered approvals and questions join their turns, quietly; none makes a phantom turn (issue 37 item 4)', () => {
+  const store = new ThreadStore();
+  const changes = [];
+  store.watchThread('t', (change) => changes.push(change.type));
+  const snapshot = { id: 't', turns: [{ id: 'u1', status: 'completed', items: [{ id: 'c1', type: 'commandExecution', status: 'completed' }] }] };
+  const requests = [
+    { kind: 'approvalRequest', seq: 3, approvalId: 'ap-1', threadId: 't', turnId: 'u1', itemId: 'c1', type: 'command', command: 'ls' },
+    { kind: 'approvalResolved', seq: 4, approvalId: 'ap-1', threadId: 't', decision: 'accept', deviceId: 'd1', deviceName: 'Ana', at: 1800000000 },
+    { kind: 'inputRequest', seq: 5, requestId: 'in-1', threadId: 't', turnId: 'u1', type: 'userInput', questions: [] },
+    { kind: 'inputResolved', seq: 6, requestId: 'in-1', threadId: 't', action: 'accept', answers: { colour: ['Blue'] }, at: 1800000001 },
+    { kind: 'approvalRequest', seq: 1, approvalId: 'ap-0', threadId: 't', turnId: 'u0', type: 'command', command: 'old' },
+  ];
+  store.applySnapshot(snapshot, { requests });
+  const t = store.get('t');
+  assert.deepEqual(changes, ['reset']);
+  assert.deepEqual(t.turns.map((turn) => turn.id), ['u1']);
+  assert.equal(store.isRunning(t), false);
+  assert.deepEqual(t.turns[0].approvals, ['ap-1']);
+  assert.deepEqual(t.approvals.get('ap-1').resolved, { decision: 'accept', deviceId: 'd1', deviceName: 'Ana', at: 1800000000, elsewhere: false });
+  assert.deepEqual(t.inputs.get('in-1').resolved.answers, { colour: ['Blue'] });
+  // Read again (a reload, a gap): attached once.
+  store.applySnapshot(snapshot, { requests, fresh: true });
+  assert.deepEqual(t.turns[0].approvals, ['ap-1']);
+  assert.deepEqual(t.turns[0].inputs, ['in-1']);
+});

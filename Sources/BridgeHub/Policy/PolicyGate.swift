@@ -37,7 +37,7 @@ struct PolicyGate: Sendable {
     /// the approval's thread), nil when it names none or the thread is unknown.
     func decide(_ request: BridgeRequest, thread: ThreadFacts?) -> Verdict {
         switch request {
-        case .listThreads, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence:
+        case .listThreads, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence, .requestScopes:
             return .allowed(cwd: nil, policy: nil)
         case .searchThreads:
             // Names no thread; its answer leaves out threads outside the roots, as listThreads does.
@@ -47,8 +47,8 @@ struct PolicyGate: Sendable {
             guard case .allowed(let cwd, let current?) = admitThread(thread) else { return admitThread(thread) }
             guard let profile = update.permissionProfile else { return .allowed(cwd: cwd, policy: current) }
             return admitPermissionProfile(profile, cwd: cwd, current: current)
-        case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit, .listMachines, .addMachine, .removeMachine,
-            .renameMachine:
+        case .listDevices, .setDeviceScopes, .renameDevice, .revokeDevice, .pairDevice, .listAudit, .listMachines, .addMachine,
+            .removeMachine, .renameMachine:
             // Devices and machines, not threads: the scope (admin) is all they need, checked before the gate is asked.
             return .allowed(cwd: nil, policy: nil)
         case .unsubscribe:

@@ -1,12 +1,31 @@
 import BridgeProtocol
 import BridgeStore
 import Foundation
+import Logging
 
 /// The `admin` requests: list, scope and revoke devices, mint pairing codes, read the audit log — what
 /// `codex-bridge devices`, `pair` and `audit` do on the workstation, for a phone trusted with it.
 extension ThreadHub {
     /// Actions of each device a `devices` answer carries.
     static let recentActionsPerDevice = 5
+
+    /// A paired device's name (for an answer's `deviceName`); nil for the shared secret or when unknown.
+    func deviceName(_ deviceId: String?) async -> String? {
+        guard let deviceId else { return nil }
+        return try? await storage.devices.device(id: deviceId)?.name
+    }
+
+    /// The thread's journaled approvals and questions with their answers, for `readThread` (nil when none).
+    func requestFrames(of threadId: String) async -> [JSONValue]? {
+        do {
+            let frames = try await storage.journal.requestFrames(of: threadId, limit: 400)
+            let values = frames.compactMap { try? JSONValue(parsing: Data($0.utf8)) }
+            return values.isEmpty ? nil : values
+        } catch {
+            logger.warning("Cannot read a thread's approvals", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
+            return nil
+        }
+    }
 
     func answerAdmin(_ request: BridgeRequest, session: ClientSession) async throws -> BridgeResponse {
         let devices = storage.devices
@@ -19,6 +38,9 @@ extension ThreadHub {
             let scopes = try Self.scopes(set.scopes)
             let record = try await Self.registry { try await devices.setScopes(id: set.deviceId, scopes: scopes) }
             await refreshScopes()
+            return .device(DeviceChanged(device: summary(record, for: session)))
+        case .renameDevice(let rename):
+            let record = try await Self.registry { try await devices.rename(id: rename.deviceId, to: rename.name) }
             return .device(DeviceChanged(device: summary(record, for: session)))
         case .revokeDevice(let revoke):
             // Its connections are closed by the revocation watcher within 2 s (this one's too, when it revokes itself).

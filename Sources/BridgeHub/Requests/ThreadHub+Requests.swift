@@ -86,7 +86,9 @@ extension ThreadHub {
         case .getDiff(let ref):
             return .diff(ThreadDiff(threadId: ref.threadId, diff: try await diff(of: ref.threadId, cwd: cwd)))
         case .approve(let approve):
-            return .accepted(try resolveApproval(approve.approvalId, approve.decision, by: .device(session.principal.deviceId)))
+            let name = await deviceName(session.principal.deviceId)
+            return .accepted(
+                try resolveApproval(approve.approvalId, approve.decision, by: .device(session.principal.deviceId), deviceName: name))
         case .listDirectory:
             return .directory(try await DirectoryLister().list(cwd ?? "/", roots: gate.roots))
         case .listModels:
@@ -111,7 +113,8 @@ extension ThreadHub {
         case .pushSubscribe, .pushUnsubscribe, .presence:
             return try await answerPush(request, session: session)
         case .answerInput(let answer):
-            return .accepted(try answerInputRequest(answer, session: session))
+            let name = await deviceName(session.principal.deviceId)
+            return .accepted(try answerInputRequest(answer, session: session, deviceName: name))
         case .cancelQueued(let cancel):
             return .accepted(try cancelQueuedMessage(cancel))
         case .searchFiles(let search):
@@ -132,11 +135,13 @@ extension ThreadHub {
             return .accepted(try await stopCommand(stop))
         case .removeWorktree(let remove):
             return .accepted(try await removeWorktree(remove, cwd: cwd ?? ""))
-        case .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit:
+        case .listDevices, .setDeviceScopes, .renameDevice, .revokeDevice, .pairDevice, .listAudit:
             return try await answerAdmin(request, session: session)
         case .listMachines, .addMachine, .removeMachine, .renameMachine:
             // The fleet's request layer (BridgeFleet's FleetRouter) answers these in front of the hub.
             throw HubError(.unknownKind, "this bridge has no fleet layer")
+        case .requestScopes(let ask):
+            return .scopeRequest(try await ScopeAsking(registry: storage.devices).ask(ask, deviceId: session.principal.deviceId))
         case .setGoal(let goal):
             return .goal(try await setGoal(goal, policy: turnPolicy ?? gate.defaults))
         case .clearGoal(let ref):

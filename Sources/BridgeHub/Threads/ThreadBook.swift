@@ -11,6 +11,8 @@ struct ThreadBook {
         /// The sandbox and approval policy this bridge runs the thread's turns with (nil: not decided yet).
         var policy: TurnPolicy?
         var runningTurnId: String?
+        /// The last seq before the running turn's `turn/started`: its journaled events are after it.
+        var runningSince: Int64?
         var lastDiff: String?
         /// Codex's last `thread/tokenUsage/updated` `tokenUsage` (for `readThread`).
         var tokenUsage: JSONValue?
@@ -33,6 +35,12 @@ struct ThreadBook {
     subscript(_ threadId: String) -> Entry? { entries[threadId] }
 
     func runningTurn(of threadId: String) -> String? { entries[threadId]?.runningTurnId }
+
+    /// The running turn and the last seq before its `turn/started` (nil when none runs or the seq is unknown).
+    func runningTurnSince(of threadId: String) -> (turnId: String, since: Int64)? {
+        guard let entry = entries[threadId], let turnId = entry.runningTurnId, let since = entry.runningSince else { return nil }
+        return (turnId, since)
+    }
 
     func isLoaded(_ threadId: String, in generation: Int) -> Bool { entries[threadId]?.loadedGeneration == generation }
 
@@ -88,12 +96,19 @@ struct ThreadBook {
 
     /// A turn event of the thread: `turn/started` and `turn/completed` (a completion without a turn id ends
     /// whatever runs) move the running turn; `turn/diff/updated` keeps the diff, `thread/tokenUsage/updated` the
-    /// usage.
-    mutating func observe(_ method: String, threadId: String, turnId: String?, diff: String? = nil, tokenUsage: JSONValue? = nil) {
+    /// usage. `since`: the last seq before this event's (where a running turn's journaled events begin).
+    mutating func observe(
+        _ method: String, threadId: String, turnId: String?, diff: String? = nil, tokenUsage: JSONValue? = nil, since: Int64? = nil
+    ) {
         switch method {
-        case "turn/started": entries[threadId]?.runningTurnId = turnId
+        case "turn/started":
+            entries[threadId]?.runningTurnId = turnId
+            entries[threadId]?.runningSince = since
         case "turn/completed":
-            if entries[threadId]?.runningTurnId == turnId || turnId == nil { entries[threadId]?.runningTurnId = nil }
+            if entries[threadId]?.runningTurnId == turnId || turnId == nil {
+                entries[threadId]?.runningTurnId = nil
+                entries[threadId]?.runningSince = nil
+            }
         case "turn/diff/updated": if let diff { entries[threadId]?.lastDiff = diff }
         case "thread/tokenUsage/updated": if let tokenUsage { entries[threadId]?.tokenUsage = tokenUsage }
         default: break
@@ -106,6 +121,7 @@ struct ThreadBook {
         for (threadId, entry) in entries {
             guard let turnId = entry.runningTurnId else { continue }
             entries[threadId]?.runningTurnId = nil
+            entries[threadId]?.runningSince = nil
             stopped.append((threadId, turnId))
         }
         return stopped.sorted { $0.threadId < $1.threadId }

@@ -25,7 +25,14 @@ extension ThreadHub {
         case .approve(let approve): detail = approve.decision.rawValue
         case .answerInput(let answer): detail = answer.action?.rawValue ?? "answer"
         case .setDeviceScopes(let set): detail = "\(set.deviceId): \(set.scopes.joined(separator: ","))"
+        case .renameDevice(let rename): detail = "\(rename.deviceId): \(rename.name.prefix(64))"
         case .revokeDevice(let revoke): detail = revoke.deviceId
+        case .requestScopes(let ask):
+            if case .response(_, .scopeRequest(let issued)) = answer {
+                detail = "scopes \(issued.scopes), check \(issued.check)"
+            } else {
+                detail = "scopes \(ask.scopes.prefix(6).joined(separator: ","))"
+            }
         case .pairDevice(let pair): detail = "scopes \(pair.scopes?.joined(separator: ",") ?? Scopes.standard.description)"
         case .forkThread(let fork): detail = fork.threadId
         default: break

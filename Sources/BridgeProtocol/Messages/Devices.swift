@@ -19,6 +19,40 @@ public struct SetDeviceScopes: Codable, Sendable, Hashable {
     }
 }
 
+/// `renameDevice {deviceId, name}` (admin) → `device {device}`: gives a paired device another name (1 to 64
+/// characters once trimmed, no control characters); a revoked or unknown device cannot be renamed.
+public struct RenameDevice: Codable, Sendable, Hashable {
+    public var deviceId: String
+    public var name: String
+    public init(deviceId: String, name: String) {
+        self.deviceId = deviceId
+        self.name = name
+    }
+}
+
+/// `requestScopes {scopes}` (observe) → `scopeRequest {deviceId, scopes, check, expiresAt}`: a paired device asks
+/// the workstation for scopes it lacks; `codex-bridge devices allow ID --check CHECK` grants them.
+public struct RequestScopes: Codable, Sendable, Hashable {
+    /// Scope names, as in `setDeviceScopes`.
+    public var scopes: [String]
+    public init(scopes: [String]) { self.scopes = scopes }
+}
+
+/// `scopeRequest {deviceId, scopes, check, expiresAt}`: the answer to `requestScopes`: what waits for the
+/// workstation (the scopes the device lacked), the check code to show, and until when (Unix seconds).
+public struct ScopeRequestIssued: Codable, Sendable, Hashable {
+    public var deviceId: String
+    public var scopes: Scopes
+    public var check: String
+    public var expiresAt: Double
+    public init(deviceId: String, scopes: Scopes, check: String, expiresAt: Double) {
+        self.deviceId = deviceId
+        self.scopes = scopes
+        self.check = check
+        self.expiresAt = expiresAt
+    }
+}
+
 /// `revokeDevice {deviceId}` (admin) → `device {device}`: the device's token stops working and its
 /// connections close within 2 s.
 public struct RevokeDevice: Codable, Sendable, Hashable {

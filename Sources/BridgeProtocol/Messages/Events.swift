@@ -58,9 +58,13 @@ public struct ApprovalResolved: Codable, Sendable, Hashable {
     /// True when another client of a shared Codex app-server (the terminal's Codex) answered first; `decision`
     /// is then what the item's outcome shows (`cancel` when the turn ended without it).
     public var answeredElsewhere: Bool?
+    /// The answering device's name at the time (a paired device).
+    public var deviceName: String?
+    /// When it was answered, Unix seconds.
+    public var at: Int64?
     public init(
         seq: Int64, approvalId: String, threadId: String, decision: ApprovalDecision, deviceId: String? = nil,
-        answeredElsewhere: Bool? = nil
+        answeredElsewhere: Bool? = nil, deviceName: String? = nil, at: Int64? = nil
     ) {
         self.seq = seq
         self.approvalId = approvalId
@@ -68,5 +72,7 @@ public struct ApprovalResolved: Codable, Sendable, Hashable {
         self.decision = decision
         self.deviceId = deviceId
         self.answeredElsewhere = answeredElsewhere
+        self.deviceName = deviceName
+        self.at = at
     }
 }

@@ -65,19 +65,34 @@ public struct AnswerInput: Codable, Sendable, Hashable {
     }
 }
 
-/// `inputResolved {seq, requestId, threadId, action, deviceId?}`: a question was answered (or cancelled: the
-/// turn ended, Codex restarted).
+/// `inputResolved {seq, requestId, threadId, action, deviceId?, deviceName?, at?, answers?, content?}`: a question
+/// was answered (or cancelled: the turn ended, Codex restarted), and what the answer was.
 public struct InputResolved: Codable, Sendable, Hashable {
     public var seq: Int64
     public var requestId: String
     public var threadId: String
     public var action: InputAction
     public var deviceId: String?
-    public init(seq: Int64, requestId: String, threadId: String, action: InputAction, deviceId: String? = nil) {
+    /// The answering device's name at the time (a paired device).
+    public var deviceName: String?
+    /// When it was answered, Unix seconds.
+    public var at: Int64?
+    /// The answer to a `userInput` question (a secret question's answer left out).
+    public var answers: [String: [String]]?
+    /// The content of an accepted `elicitation` form.
+    public var content: JSONValue?
+    public init(
+        seq: Int64, requestId: String, threadId: String, action: InputAction, deviceId: String? = nil, deviceName: String? = nil,
+        at: Int64? = nil, answers: [String: [String]]? = nil, content: JSONValue? = nil
+    ) {
         self.seq = seq
         self.requestId = requestId
         self.threadId = threadId
         self.action = action
         self.deviceId = deviceId
+        self.deviceName = deviceName
+        self.at = at
+        self.answers = answers
+        self.content = content
     }
 }

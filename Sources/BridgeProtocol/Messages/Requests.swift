@@ -199,6 +199,8 @@ public enum BridgeRequest: Sendable, Hashable {
     case removeWorktree(RemoveWorktree)
     case listDevices(ListDevices)
     case setDeviceScopes(SetDeviceScopes)
+    case renameDevice(RenameDevice)
+    case requestScopes(RequestScopes)
     case revokeDevice(RevokeDevice)
     case pairDevice(PairDevice)
     case listAudit(ListAudit)
@@ -257,6 +259,8 @@ public enum BridgeRequest: Sendable, Hashable {
         case .removeWorktree: .removeWorktree
         case .listDevices: .listDevices
         case .setDeviceScopes: .setDeviceScopes
+        case .renameDevice: .renameDevice
+        case .requestScopes: .requestScopes
         case .revokeDevice: .revokeDevice
         case .pairDevice: .pairDevice
         case .listAudit: .listAudit
@@ -303,8 +307,8 @@ public enum BridgeRequest: Sendable, Hashable {
         case .approveDeniedAction(let approve): approve.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
-            .answerInput, .listDevices, .setDeviceScopes, .revokeDevice, .pairDevice, .listAudit, .searchThreads, .listMachines,
-            .addMachine, .removeMachine, .renameMachine:
+            .answerInput, .listDevices, .setDeviceScopes, .renameDevice, .requestScopes, .revokeDevice, .pairDevice, .listAudit,
+            .searchThreads, .listMachines, .addMachine, .removeMachine, .renameMachine:
             nil
         }
     }
@@ -353,6 +357,8 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case removeWorktree
     case listDevices
     case setDeviceScopes
+    case renameDevice
+    case requestScopes
     case revokeDevice
     case pairDevice
     case listAudit

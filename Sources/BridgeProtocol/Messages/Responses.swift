@@ -135,9 +135,15 @@ public struct ThreadSnapshot: Codable, Sendable, Hashable {
     public var subAgents: [SubAgent]?
     /// Codex's last `thread/tokenUsage/updated` `tokenUsage` for the thread since the bridge started.
     public var tokenUsage: JSONValue?
+    /// With a running turn: its items hold what the journal had up to this seq (text streamed so far included);
+    /// a client drops those items' deltas at or below it. (Not `seq`: an answer is no numbered message.)
+    public var throughSeq: Int64?
+    /// The thread's journaled approvals and questions with their answers (`approvalRequest`, `approvalResolved`,
+    /// `inputRequest`, `inputResolved` frames as they were sent), oldest first, the newest 400.
+    public var requests: [JSONValue]?
     public init(
         thread: JSONValue, goal: ThreadGoal? = nil, collaborationMode: CollaborationMode? = nil, plans: [TurnPlan]? = nil,
-        subAgents: [SubAgent]? = nil, tokenUsage: JSONValue? = nil
+        subAgents: [SubAgent]? = nil, tokenUsage: JSONValue? = nil, throughSeq: Int64? = nil, requests: [JSONValue]? = nil
     ) {
         self.thread = thread
         self.goal = goal
@@ -145,6 +151,8 @@ public struct ThreadSnapshot: Codable, Sendable, Hashable {
         self.plans = plans
         self.subAgents = subAgents
         self.tokenUsage = tokenUsage
+        self.throughSeq = throughSeq
+        self.requests = requests
     }
 }
 
@@ -272,6 +280,7 @@ public enum BridgeResponse: Sendable, Hashable {
     case devices(DeviceList)
     case device(DeviceChanged)
     case pairingCode(PairingCodeIssued)
+    case scopeRequest(ScopeRequestIssued)
     case audit(AuditList)
     case goal(GoalSet)
     case machines(MachineList)
@@ -304,6 +313,7 @@ public enum BridgeResponse: Sendable, Hashable {
         case .devices: "devices"
         case .device: "device"
         case .pairingCode: "pairingCode"
+        case .scopeRequest: "scopeRequest"
         case .audit: "audit"
         case .goal: "goal"
         }

@@ -39,10 +39,11 @@ const insecure = location.protocol === 'http:' && !loopback
   ? h('span', { class: 'insecure', title: 'This connection is plain http: anyone on the network can read it', text: 'not encrypted' })
   : null;
 const indicator = h('div', { class: 'indicator' }, insecure, status);
-const banner = h('div', { class: 'banner', hidden: true, text: 'Workstation unreachable. The app keeps trying and reconnects by itself.' });
+const banner = h('div', { class: 'banner', hidden: true, text: 'The app keeps trying and reconnects by itself; what you send meanwhile waits here.' });
 
-// Before pairing there is no connection to speak of: the indicator says "Not paired", never "Offline".
-const STATUS = { connected: 'Connected', reconnecting: 'Reconnecting…', offline: 'Offline', connecting: 'Connecting…', rejected: 'Refused', unpaired: 'Not paired',
+// Before pairing there is no connection to speak of: the indicator says "Not paired". After a few failed attempts
+// it is the workstation that cannot be reached (the phone's own network may be fine): said so, not "Offline".
+const STATUS = { connected: 'Connected', reconnecting: 'Reconnecting…', offline: 'Workstation unreachable', connecting: 'Connecting…', rejected: 'Refused', unpaired: 'Not paired',
   pending: 'Waiting for approval' };
 function setStatus(s) {
   statusText.textContent = STATUS[s] || s;

@@ -12,6 +12,26 @@ const DECISIONS = {
   cancel: 'Cancelled',
 };
 
+// Who answered an approval or a question and when, as the cards say it (issue 37 item 4): "by this phone",
+// "by Ana's iPad", "at the workstation", with the time (and the day when it was not today).
+/** ' by this phone at 14:05' and the like; '' when nobody answered (withdrawn, cancelled). */
+export function whoAndWhen(resolved, ownDeviceId, answeredHere = false) {
+  const who = answeredHere || (resolved.deviceId && resolved.deviceId === ownDeviceId) ? ' by this phone'
+    : resolved.deviceName ? ` by ${resolved.deviceName}`
+      : resolved.deviceId ? ` by another device (${resolved.deviceId})`
+        : resolved.elsewhere ? ' at the workstation'
+          : resolved.decision === 'cancel' || resolved.action === 'cancel' ? '' : ' by another client';
+  return `${who}${when(resolved.at)}`;
+}
+
+function when(at) {
+  if (typeof at !== 'number') return '';
+  const date = new Date(at * 1000);
+  const time = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  if (date.toDateString() === new Date().toDateString()) return ` at ${time}`;
+  return ` on ${date.toLocaleDateString([], { day: 'numeric', month: 'short' })}, ${time}`;
+}
+
 function changeList(changes, base) {
   if (!changes || typeof changes !== 'object') return null;
   const list = Array.isArray(changes)
@@ -65,12 +85,7 @@ export function approvalCard(approval, ctx) {
     clear(actions);
     if (approval.resolved) {
       el.classList.add('resolved', `decision-${approval.resolved.decision}`);
-      const { deviceId } = approval.resolved;
-      // A device id relayed from another machine (approval.machine) is that machine's, not one this phone knows.
-      const who = deviceId === ctx.deviceId || approval.answeredHere ? ' by this phone'
-        : deviceId ? (approval.machine ? ' on another device' : ` on another device (${deviceId})`)
-          : (approval.resolved.decision === 'cancel' ? '' : ' on another client');
-      outcome.textContent = `${DECISIONS[approval.resolved.decision] || approval.resolved.decision}${who}.`;
+      outcome.textContent = `${DECISIONS[approval.resolved.decision] || approval.resolved.decision}${whoAndWhen(approval.resolved, ctx.deviceId, approval.answeredHere)}.`;
       return;
     }
     actions.append(

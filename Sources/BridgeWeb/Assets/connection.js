@@ -20,7 +20,7 @@ export class RequestError extends Error {
 
 const BASE_DELAY = 500;
 const MAX_DELAY = 10000; // the longest wait between two attempts, jitter included
-const OFFLINE_AFTER = 3; // consecutive failed attempts before the indicator says "Offline"
+const OFFLINE_AFTER = 3; // consecutive failed attempts before the indicator says "Workstation unreachable"
 const ATTEMPT_TIMEOUT = 10000; // an attempt with no helloAck by then is abandoned
 const QUIET_PING = 25000; // a socket that received nothing for this long is pinged
 const PONG_WAIT = 5000; // …and dropped when the pong does not come within this
@@ -51,7 +51,7 @@ export class Connection {
     this.ackTimer = setInterval(() => { this.sendAck(); this.keepAlive(); }, 3000);
     this.onVisible = () => { if (document.visibilityState === 'visible') this.check(); };
     this.onOnline = () => this.check();
-    this.onOffline = () => this.check(); // not "Offline" on the browser's word: the socket may still work
+    this.onOffline = () => this.check(); // not "unreachable" on the browser's word: the socket may still work
     document.addEventListener('visibilitychange', this.onVisible);
     addEventListener('online', this.onOnline);
     addEventListener('offline', this.onOffline);

@@ -1,5 +1,5 @@
 // Devices (admin scope): every paired device with its platform, scopes, last seen and recent actions, scope
-// toggles and Revoke; a pairing link for another device; the bridge's recent activity. What
+// toggles, Rename and Revoke; a pairing link for another device; the bridge's recent activity. What
 // `codex-bridge devices`, `pair` and `audit` do on the workstation.
 import { h, relativeTime } from './dom.js';
 import { header, toast, describeError } from './ui.js';
@@ -12,9 +12,10 @@ const ACTIONS = {
   answerInput: 'Answered a question', renameThread: 'Renamed a thread', archiveThread: 'Archived a thread',
   unarchiveThread: 'Unarchived a thread', forkThread: 'Forked a thread', startReview: 'Started a review',
   cancelQueued: 'Cancelled a queued message', upload: 'Uploaded a file', pair: 'Paired', pairDevice: 'Made a pairing code',
-  setDeviceScopes: 'Changed scopes', revokeDevice: 'Revoked a device', pairingRequested: 'Asked to pair',
+  setDeviceScopes: 'Changed scopes', renameDevice: 'Renamed a device', revokeDevice: 'Revoked a device', pairingRequested: 'Asked to pair',
   allowPairing: 'Allowed a pairing', denyPairing: 'Denied a pairing', pairingExpired: 'Pairing not confirmed',
-  pairingAbandoned: 'Pairing abandoned',
+  pairingAbandoned: 'Pairing abandoned', requestScopes: 'Asked for more scopes', allowScopes: 'Granted more scopes',
+  denyScopes: 'Refused more scopes',
 };
 
 const WHO = { sharedSecret: 'Shared secret', desk: 'Desk TUI', notification: 'Notification', workstation: 'Workstation', bridge: 'Bridge' };
@@ -46,6 +47,32 @@ function scopeBoxes(name, checked, { disabled = false, compact = false, onChange
 
 function checkedScopes(fieldset) {
   return Array.from(fieldset.querySelectorAll('input:checked'), (b) => b.value);
+}
+
+/**
+ * Rename: a field with the name, Save and Cancel; the bridge's refusal (an empty or too long name, control
+ * characters) is said under the field. save(name) → Promise.
+ */
+function renameForm(d, save) {
+  const id = `rename-${d.id}`;
+  const input = h('input', { type: 'text', id, class: 'name-input', value: d.name, maxLength: 64, attrs: { autocomplete: 'off', enterkeyhint: 'done', 'aria-describedby': `${id}-error` } });
+  const error = h('p', { class: 'form-error', id: `${id}-error`, attrs: { role: 'alert' } });
+  const ok = h('button', { type: 'submit', class: 'primary', text: 'Save' });
+  const cancel = h('button', { type: 'button', class: 'secondary', text: 'Cancel' });
+  const el = h('form', { class: 'rename-device', hidden: true },
+    h('label', { htmlFor: id, text: 'Name' }), input, error, h('div', { class: 'confirm-actions' }, ok, cancel));
+  let back = null;
+  const close = () => { el.hidden = true; error.textContent = ''; if (back) back.focus(); };
+  cancel.addEventListener('click', close);
+  el.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    ok.disabled = true;
+    error.textContent = '';
+    try { await save(input.value); }
+    catch (err) { error.textContent = `Not renamed: ${describeError(err)}`; input.focus(); }
+    finally { ok.disabled = false; }
+  });
+  return { el, open(from) { back = from; el.hidden = false; input.value = d.name; input.focus(); input.select(); } };
 }
 
 /** The question before this phone revokes itself: open(returnFocusTo) shows it; Cancel puts it away. */
@@ -156,6 +183,13 @@ export function devicesScreen(ctx) {
       armed = null;
       await revokeNow();
     });
+    const rename = h('button', { type: 'button', class: 'secondary', text: 'Rename', hidden: d.revoked, attrs: { 'aria-label': d.current ? 'Rename this phone' : `Rename ${d.name}` } });
+    const renamer = d.revoked ? null : renameForm(d, async (name) => {
+      const answer = await conn.request('renameDevice', { deviceId: d.id, name });
+      toast(`Renamed: ${answer.device.name}`);
+      load();
+    });
+    if (renamer) rename.addEventListener('click', () => renamer.open(rename));
     const recent = d.recentActions || [];
     return h('section', { class: `card device-card${d.revoked ? ' revoked' : ''}`, dataset: { deviceId: d.id }, attrs: { 'aria-label': d.name } },
       h('div', { class: 'device-head' }, h('h3', { class: 'device-name', text: d.name }), ...badges),
@@ -164,7 +198,7 @@ export function devicesScreen(ctx) {
       recent.length ? h('details', { class: 'device-recent' },
         h('summary', { text: `Last: ${actionText(recent[0])}, ${relativeTime(recent[0].at)}` }),
         h('ul', { class: 'action-list' }, recent.map((e) => actionRow(e)))) : h('p', { class: 'muted', text: 'No actions yet.' }),
-      h('div', { class: 'device-actions' }, revoke), confirmSelf && confirmSelf.el);
+      h('div', { class: 'device-actions' }, rename, revoke), renamer && renamer.el, confirmSelf && confirmSelf.el);
   }
 
   async function load() {

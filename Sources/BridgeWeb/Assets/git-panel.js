@@ -2,6 +2,7 @@
 // written by Codex), Commit, Push and the pull request (created through gh, or the host's compare page). Every
 // failure shows as one line: the bridge's own message, which names git's reason.
 import { h } from './dom.js';
+import { scopeAsk } from './scopes.js';
 
 /** The bridge's one-line message for a failed request ("code: message" when it has no message). */
 export function oneLine(err) {
@@ -66,6 +67,8 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
     message,
     h('div', { class: 'git-actions', dataset: { scope: 'operate' } }, write, commit),
     h('div', { class: 'git-actions' }, push, pullRequest, compare),
+    // Without publish: what this phone may not do, and Ask the workstation (issue 37 item 1).
+    scopeAsk((kind, fields) => conn.request(kind, fields), 'publish'),
     error, letCodex, done);
   message.id = 'git-message';
 

@@ -3,6 +3,7 @@
 // Send answers it (answerInput); Skip declines. When anyone answers, the card says who and what. Everything the
 // agent wrote is shown as text.
 import { h, clear } from './dom.js';
+import { whoAndWhen } from './approval-card.js';
 
 const ACTIONS = { accept: 'Answered', decline: 'Skipped', cancel: 'Withdrawn' };
 let serial = 0;
@@ -74,6 +75,26 @@ function elicitationFields(input) {
   return { fields, collect };
 }
 
+/** Each question (or form field) with the answer given; a secret question's answer is not shown (the bridge keeps none). */
+function answeredSummary(input) {
+  const resolved = input.resolved;
+  if (input.type === 'elicitation') {
+    const content = resolved.content && typeof resolved.content === 'object' ? resolved.content : {};
+    const properties = input.schema && typeof input.schema.properties === 'object' ? input.schema.properties : {};
+    return Object.entries(content).map(([key, value]) => pair(String((properties[key] && properties[key].title) || key), String(value)));
+  }
+  const answers = resolved.answers && typeof resolved.answers === 'object' ? resolved.answers : {};
+  return (Array.isArray(input.questions) ? input.questions : []).map((q) => {
+    const given = Array.isArray(answers[q.id]) ? answers[q.id].map(String).join(', ') : '';
+    const shown = q.isSecret ? (resolved.action === 'accept' ? '(secret, not shown)' : '') : given;
+    return pair(String(q.question || q.header || 'Question'), shown || (resolved.action === 'accept' ? '(no answer)' : '—'));
+  });
+}
+
+function pair(question, answer) {
+  return h('div', { class: 'question-pair' }, h('p', { class: 'question-text', text: question }), h('p', { class: 'question-answer', text: answer }));
+}
+
 /**
  * input: the inputRequest (+ resolved). ctx.answer(input, fields) → Promise; ctx.deviceId: ours.
  * Returns {el, update()}.
@@ -84,11 +105,12 @@ export function questionCard(input, ctx) {
   const actions = h('div', { class: 'approval-actions' });
   const outcome = h('p', { class: 'approval-outcome', attrs: { 'aria-live': 'polite' } });
   const body = h('div', { class: 'question-fields' }, fields);
+  const given = h('div', { class: 'question-given', hidden: true }); // the questions with their answers, once answered
   const el = h('section', { class: 'approval question-card', attrs: { 'aria-label': 'Question from Codex' }, dataset: { requestId: input.requestId } },
     h('h2', { class: 'approval-title', text: isForm ? `${input.serverName ? String(input.serverName) : 'A tool'} asks` : 'Codex asks' }),
     input.message ? h('p', { class: 'question-text', text: String(input.message) }) : null,
     input.url ? h('p', { class: 'approval-meta' }, 'Open ', h('code', { text: String(input.url) }), ' then answer.') : null,
-    body, actions, outcome);
+    body, given, actions, outcome);
 
   let busy = false;
   const send = async (fieldsToSend, button) => {
@@ -123,12 +145,9 @@ export function questionCard(input, ctx) {
     if (input.resolved) {
       el.classList.add('resolved', `decision-${input.resolved.action}`);
       body.hidden = true;
-      const { deviceId } = input.resolved;
-      // A device id relayed from another machine (input.machine) is that machine's, not one this phone knows.
-      const who = deviceId === ctx.deviceId || input.answeredHere ? ' on this phone'
-        : deviceId ? (input.machine ? ' on another device' : ` on another device (${deviceId})`)
-          : (input.resolved.action === 'cancel' ? '' : ' on another client');
-      outcome.textContent = `${ACTIONS[input.resolved.action] || input.resolved.action}${who}.`;
+      given.replaceChildren(...answeredSummary(input));
+      given.hidden = !given.childNodes.length;
+      outcome.textContent = `${ACTIONS[input.resolved.action] || input.resolved.action}${whoAndWhen(input.resolved, ctx.deviceId, input.answeredHere)}.`;
       return;
     }
     // A form with no fields is a yes/no question (Codex asks so whether an MCP tool may run).

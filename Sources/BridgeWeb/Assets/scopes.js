@@ -1,6 +1,8 @@
 // What this device may do (helloAck.scopes, then scopesChanged): the page shows only that. Elements marked
 // data-scope="operate" (and the composer, the New thread button, approval buttons: see app.css) are hidden while
 // the scope is missing; html carries one class per scope held (may-observe, may-operate, …).
+import { h } from './dom.js';
+
 export const ALL_SCOPES = ['observe', 'operate', 'approve', 'publish', 'run', 'admin'];
 
 export const SCOPE_TEXT = {
@@ -25,3 +27,38 @@ export function setScopes(scopes) {
 export function may(scope) { return current.includes(scope); }
 
 export function scopes() { return current.slice(); }
+
+// What a device without the scope may not do, for "This phone may not …".
+const MAY_NOT = {
+  observe: 'see threads', operate: 'start or drive threads', approve: 'answer approvals and questions',
+  publish: 'push or open pull requests', run: 'run commands', admin: 'manage devices',
+};
+
+/**
+ * Says what this phone may not do and why, with a button that asks the workstation for the scope
+ * (`requestScopes`); the answer's check code and the command that grants it follow. Shown only while the scope
+ * is missing (app.css: `.scope-ask[data-needs]`). request(kind, fields) → Promise. Returns the element.
+ */
+export function scopeAsk(request, scope) {
+  const text = h('p', { class: 'scope-ask-text', text: `This phone may not ${MAY_NOT[scope] || scope}: it lacks the “${scope}” scope, which only the workstation can grant.` });
+  const ask = h('button', { type: 'button', class: 'secondary', text: 'Ask the workstation' });
+  const answer = h('div', { class: 'scope-ask-answer', attrs: { 'aria-live': 'polite' } });
+  ask.addEventListener('click', async () => {
+    ask.disabled = true;
+    try {
+      const asked = await request('requestScopes', { scopes: [scope] });
+      const until = new Date(asked.expiresAt * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+      answer.replaceChildren(
+        h('p', null, 'Asked. Check code ', h('strong', { class: 'scope-check', text: asked.check }),
+          ': the workstation shows the request; to grant it there, run'),
+        h('pre', { class: 'code-block', tabIndex: 0 }, h('code', { text: `codex-bridge devices allow ${asked.deviceId} --check ${asked.check}` })),
+        h('p', { class: 'muted', text: `It waits until ${until}. This page follows as soon as it is granted.` }));
+      ask.textContent = 'Ask again';
+    } catch (err) {
+      answer.replaceChildren(h('p', { class: 'form-error', text: `Not asked: ${err && err.message ? err.message : err}` }));
+    } finally {
+      ask.disabled = false;
+    }
+  });
+  return h('div', { class: 'scope-ask', dataset: { needs: scope } }, text, ask, answer);
+}

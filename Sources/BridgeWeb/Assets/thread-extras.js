@@ -2,16 +2,30 @@
 // and follow-ups held until the running turn ends (messageQueued/messageUnqueued). Kept on the thread as
 // `inputs` (requestId → question) and `queued` (queuedId → message).
 
+/** Who answered an approval or a question, and when: what the card keeps saying after reloads. */
+export function answeredBy(msg, fields) {
+  return {
+    ...fields,
+    deviceId: msg.deviceId || null,
+    deviceName: typeof msg.deviceName === 'string' ? msg.deviceName : null,
+    at: typeof msg.at === 'number' ? msg.at : null,
+    elsewhere: msg.answeredElsewhere === true,
+  };
+}
+
 /** Applies one message; returns true when it was one of these kinds. */
 export function applyExtra(store, msg) {
   switch (msg.kind) {
     case 'inputRequest': {
       const t = extras(store, msg.threadId);
-      if (t.inputs.has(msg.requestId)) return true; // sent again on resubscribe
-      const input = { ...msg, resolved: null, receivedAt: Date.now() };
-      t.inputs.set(msg.requestId, input);
+      let input = t.inputs.get(msg.requestId);
+      if (!input) {
+        input = { ...msg, resolved: null, receivedAt: Date.now() };
+        t.inputs.set(msg.requestId, input);
+      }
       const turn = store.turn(t, msg.turnId);
       turn.inputs = turn.inputs || [];
+      if (turn.inputs.includes(msg.requestId)) return true; // sent again on resubscribe, or in readThread's answer
       turn.inputs.push(msg.requestId);
       store.emit(t, { type: 'input', input, turn, added: true });
       store.listChanged();
@@ -21,7 +35,7 @@ export function applyExtra(store, msg) {
       const t = extras(store, msg.threadId);
       const input = t.inputs.get(msg.requestId);
       if (!input) return true;
-      input.resolved = { action: msg.action, deviceId: msg.deviceId || null };
+      input.resolved = answeredBy(msg, { action: msg.action, answers: msg.answers || null, content: msg.content || null });
       store.emit(t, { type: 'input', input });
       store.listChanged();
       return true;

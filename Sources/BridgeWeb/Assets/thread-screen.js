@@ -22,6 +22,7 @@ import { userText } from './threads.js';
 import { contextMeter } from './context-meter.js';
 import { rootsFor, watchFleet, isHome, machineOf } from './fleet.js';
 import { whereLine, machineNote } from './fleet-view.js';
+import { scopeAsk } from './scopes.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
@@ -120,7 +121,10 @@ export function threadScreen(ctx, threadId) {
   const turnEls = new Map(); // turnId -> {el, items, footer}
   const cards = new Map(); // approvalId or requestId -> card
   const commandCards = new Map(); // runId -> card (`!commands`, command-card.js)
+  const pendingEls = h('div', { class: 'pending-list' }); // messages sent while the workstation cannot be reached
   let stuck = true;
+  // The bridge cannot be reached (the connection gave up a few attempts): nothing known runs, nothing can stop.
+  let unreachable = !!(conn && conn.status === 'offline');
 
   // -- scrolling -----------------------------------------------------------------------------------------
   const atBottom = () => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 120;
@@ -182,7 +186,7 @@ export function threadScreen(ctx, threadId) {
       items.append(checklist.el);
       t = { el: h('section', { class: 'turn', dataset: { turnId: turn.id } }, items, footer), items, footer, checklist, started: false };
       turnEls.set(turn.id, t);
-      conversation.append(t.el);
+      conversation.insertBefore(t.el, pendingEls.parentNode === conversation ? pendingEls : null);
     }
     return t;
   }
@@ -193,6 +197,9 @@ export function threadScreen(ctx, threadId) {
     t.footer.replaceChildren();
     const waiting = t.el.classList.contains('running') && waitingFor(turn);
     if (waiting) t.footer.append(h('span', { class: 'waiting-on-you' }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), waiting));
+    else if (t.el.classList.contains('running') && unreachable) {
+      t.footer.append(h('span', { class: 'unreachable', text: 'Workstation unreachable: what Codex does meanwhile shows when it is back.' }));
+    }
     else if (t.el.classList.contains('running')) {
       const restarting = typeof turn.shuttingDown === 'number'
         ? `The workstation is restarting: Codex has ${Math.round(turn.shuttingDown)} s to finish…` : 'Working…';
@@ -271,14 +278,17 @@ export function threadScreen(ctx, threadId) {
     if (cards.has(question.requestId)) return;
     const card = questionCard(question, cardCtx);
     cards.set(question.requestId, card);
-    turnEl(turn || { id: question.turnId }).items.append(card.el);
+    const t = turnEl(turn || { id: question.turnId });
+    const after = question.itemId && views.get(question.itemId);
+    if (after && after.el.parentNode === t.items) after.el.after(card.el);
+    else t.items.append(card.el);
   }
 
   function addCommand(run) {
     if (commandCards.has(run.runId)) return;
     const card = commandCard(run, { stop: (r) => conn.request('stopCommand', { threadId, runId: r.runId }), onLayout });
     commandCards.set(run.runId, card);
-    conversation.append(card.el);
+    conversation.insertBefore(card.el, pendingEls.parentNode === conversation ? pendingEls : null);
   }
 
   function renderQueue() {
@@ -318,6 +328,7 @@ export function threadScreen(ctx, threadId) {
       turnStatus(turn);
     }
     for (const run of (thread.commands || new Map()).values()) addCommand(run);
+    conversation.append(pendingEls);
     placeholder.hidden = thread.turns.length > 0 || !thread.loaded;
     if (thread.loaded && !thread.turns.length) placeholder.textContent = 'No messages yet.';
     renderHeader();
@@ -346,7 +357,7 @@ export function threadScreen(ctx, threadId) {
 
   /** Stop while a turn runs and the box is empty, else Send (one place, so the box keeps its width). */
   function renderActions() {
-    const stopping = store.isRunning(thread) && !input.value.trim();
+    const stopping = store.isRunning(thread) && !input.value.trim() && !unreachable;
     stop.hidden = !stopping;
     send.hidden = stopping;
   }
@@ -429,6 +440,9 @@ export function threadScreen(ctx, threadId) {
     grow();
     renderActions();
     stuck = true;
+    // Not connected: the request waits in the connection and goes out once it is back (its id makes it count
+    // once); meanwhile the message is shown as waiting.
+    const waiting = ctx.connected() ? null : pendingBubble(text);
     try {
       // `!command`: run in the thread's folder, in Codex's sandbox (a live card shows it), not sent to the agent.
       if (text.startsWith('!') && text.slice(1).trim()) {
@@ -445,11 +459,27 @@ export function threadScreen(ctx, threadId) {
       if (!input.value) input.value = text;
       grow();
       renderActions();
-      toast(`Not sent: ${text.startsWith('!') ? oneLine(err) : describeError(err)}`);
+      // A scope this phone lacks (`!ls` without run): say so where the message was, with Ask the workstation.
+      if (err && err.code === 'forbidden' && err.scope && !sheets.querySelector(`.scope-ask[data-needs="${err.scope}"]`)) {
+        sheets.append(scopeAsk((kind, fields) => conn.request(kind, fields), err.scope));
+        sheetShown();
+      } else {
+        toast(`Not sent: ${text.startsWith('!') ? oneLine(err) : describeError(err)}`);
+      }
     } finally {
       send.disabled = false;
+      if (waiting) { waiting.remove(); onLayout(); }
     }
   });
+
+  function pendingBubble(text) {
+    const el = h('div', { class: 'pending-msg' },
+      h('div', { class: 'bubble', text }),
+      h('span', { class: 'pending-note', text: 'Waiting for the workstation — sent once it is back' }));
+    pendingEls.append(el);
+    onLayout();
+    return el;
+  }
   stop.addEventListener('click', async () => {
     stop.disabled = true;
     try { await conn.request('interrupt', { threadId }); }
@@ -468,7 +498,7 @@ export function threadScreen(ctx, threadId) {
     placeholder.textContent = 'Loading…';
     conn.request('readThread', { threadId }).then((answer) => {
       loading = false;
-      store.applySnapshot(answer.thread);
+      store.applySnapshot(answer.thread, { seq: typeof answer.throughSeq === 'number' ? answer.throughSeq : null, requests: answer.requests });
       applySnapshotTools(store, threadId, answer);
     }).catch((err) => {
       loading = false;
@@ -483,6 +513,13 @@ export function threadScreen(ctx, threadId) {
     el,
     title: () => thread.name || thread.preview || 'Thread',
     reload() { if (!thread.loaded) load(); },
+    onStatus(s) {
+      const now = s === 'offline';
+      if (now === unreachable) return;
+      unreachable = now;
+      for (const turn of thread.turns) if (turnEls.has(turn.id)) turnStatus(turn);
+      renderActions();
+    },
     destroy() {
       unwatch();
       unwatchFleet();

@@ -1,7 +1,7 @@
 // The app's picture of the bridge's threads, built from listThreads/readThread answers and the live event
 // stream. Views watch it: the list listens for list changes, a thread screen for fine-grained change records
 // of one thread (a new item, a delta, a status), so streaming text is appended, never re-rendered.
-import { applyExtra, errorKind } from './thread-extras.js';
+import { applyExtra, answeredBy, errorKind } from './thread-extras.js';
 import { applyCommand } from './commands.js';
 import { applyToolEvent, applyListTools } from './thread-tools.js';
 import { savedAnswer, saveAnswer } from './store.js';
@@ -46,6 +46,7 @@ export class ThreadStore {
   }
 
   emit(thread, change) {
+    if (this.quiet) return; // applying readThread's picture: one 'reset' follows
     const set = this.threadWatchers.get(thread.id);
     if (set) for (const fn of set) fn(change);
   }
@@ -117,8 +118,12 @@ export class ThreadStore {
     this.listChanged();
   }
 
-  /** Merges readThread's thread object with what arrived live. `fresh`: drop the live picture first (gap). */
-  applySnapshot(snapshot, { fresh = false } = {}) {
+  /**
+   * Merges readThread's thread object with what arrived live. `fresh`: drop the live picture first (gap). `seq`
+   * (readThread's): the running turn's items hold the text streamed up to it; their deltas at or below it are
+   * in the snapshot already.
+   */
+  applySnapshot(snapshot, { fresh = false, seq = null, requests = null } = {}) {
     const t = this.ensure(snapshot.id);
     t.listed = true;
     if (snapshot.cwd) t.cwd = snapshot.cwd;
@@ -141,11 +146,15 @@ export class ThreadStore {
         for (const item of st.items || []) {
           if (!item || !item.id) continue;
           const existing = t.itemMap.get(item.id);
+          const streaming = typeof seq === 'number' && item.status === 'inProgress' && !TERMINAL.has(st.status);
           if (existing) {
-            if (!existing.done && TERMINAL.has(st.status)) Object.assign(existing, item, { done: true });
+            if (!existing.item.done && TERMINAL.has(st.status)) Object.assign(existing.item, item, { done: true });
+            else if (streaming && !existing.item.done) soFar(existing.item, item, seq);
           } else {
-            // Codex records an item once it is complete: only one still marked inProgress may change.
+            // Codex records an item once it is complete: only one still marked inProgress may change (the
+            // bridge adds the running turn's items with their text so far, from its journal).
             const copy = { ...item, done: TERMINAL.has(st.status) || item.status !== 'inProgress' };
+            if (streaming) { liveField(copy); copy.asOf = seq; }
             t.itemMap.set(item.id, { item: copy, turnId: st.id });
             ids.push(item.id);
           }
@@ -164,6 +173,19 @@ export class ThreadStore {
     if (!t.preview) t.preview = firstPrompt(t) || '';
     const answer = lastAgentText(t);
     if (answer) this.setLastAnswer(t, answer);
+    // The thread's approvals and questions with their answers (journaled by the bridge): each stays in its turn.
+    if (Array.isArray(requests)) {
+      this.quiet = true;
+      try {
+        for (const frame of requests) {
+          if (!frame || frame.threadId !== t.id) continue;
+          // A request of a turn the snapshot does not hold (an older page of history) would make a phantom turn.
+          if ((frame.kind === 'approvalRequest' || frame.kind === 'inputRequest') && frame.turnId && !t.turnMap.has(frame.turnId)) continue;
+          this.applyMessage(frame);
+        }
+      }
+      finally { this.quiet = false; }
+    }
     t.loaded = true;
     this.emit(t, { type: 'reset' });
     this.listChanged();
@@ -290,7 +312,7 @@ export class ThreadStore {
         if (known) {
           const item = known.item;
           // A started item keeps the text streamed so far; a completed one is authoritative.
-          if (done) Object.assign(item, src, { done: true });
+          if (done) { Object.assign(item, src, { done: true }); delete item.live; }
           else for (const [k, v] of Object.entries(src)) if (!(k in item) || item[k] === undefined) item[k] = v;
           this.emit(t, { type: 'itemUpdate', item });
         } else {
@@ -305,18 +327,14 @@ export class ThreadStore {
         break;
       }
       case 'item/agentMessage/delta':
-        this.delta(t, turnId, data, 'agentMessage', 'text');
-        break;
       case 'item/commandExecution/outputDelta':
-        this.delta(t, turnId, data, 'commandExecution', 'aggregatedOutput');
-        break;
       case 'item/reasoning/summaryTextDelta':
       case 'item/reasoning/textDelta':
-        this.delta(t, turnId, data, 'reasoning', 'liveText');
+      case 'item/plan/delta': {
+        const type = DELTA_TYPES[msg.type];
+        this.delta(t, turnId, data, type, DELTA_FIELDS[type], msg.seq);
         break;
-      case 'item/plan/delta':
-        this.delta(t, turnId, data, 'plan', 'text');
-        break;
+      }
       case 'turn/diff/updated':
         t.diff = data.diff || '';
         this.emit(t, { type: 'diff' });
@@ -344,24 +362,29 @@ export class ThreadStore {
     }
   }
 
-  delta(t, turnId, data, type, field) {
+  delta(t, turnId, data, type, field, seq) {
     if (!data.itemId || typeof data.delta !== 'string') return;
     const item = this.item(t, turnId, data.itemId, type);
     if (item.done) return; // the completed item already holds the whole text
+    if (typeof seq === 'number' && typeof item.asOf === 'number' && seq <= item.asOf) return; // in readThread's text
     item[field] = (item[field] || '') + data.delta;
+    // Before readThread answers, remember which seq brought which piece (soFar keeps the ones after its seq).
+    if (!t.loaded && typeof seq === 'number') (item.live ||= []).push([seq, data.delta.length]);
     this.emit(t, { type: 'delta', item, field, delta: data.delta });
   }
 
   applyApproval(msg) {
     const t = this.ensure(msg.threadId);
     t.listed = true;
-    const existing = t.approvals.get(msg.approvalId);
-    if (existing) return; // sent again on resubscribe
-    const approval = { ...msg, resolved: null, receivedAt: Date.now() };
-    t.approvals.set(msg.approvalId, approval);
+    let approval = t.approvals.get(msg.approvalId);
+    if (!approval) {
+      approval = { ...msg, resolved: null, receivedAt: Date.now() };
+      t.approvals.set(msg.approvalId, approval);
+    }
     const turn = this.turn(t, msg.turnId);
     turn.approvals = turn.approvals || [];
-    turn.approvals.push(msg.approvalId);
+    if (turn.approvals.includes(msg.approvalId)) return; // sent again on resubscribe, or in readThread's answer
+    turn.approvals.push(msg.approvalId); // (again, when a re-read thread's turn came without it)
     this.emit(t, { type: 'approval', approval, turn, added: true });
     this.listChanged();
   }
@@ -370,7 +393,7 @@ export class ThreadStore {
     const t = this.ensure(msg.threadId);
     const approval = t.approvals.get(msg.approvalId);
     if (!approval) return;
-    approval.resolved = { decision: msg.decision, deviceId: msg.deviceId || null };
+    approval.resolved = answeredBy(msg, { decision: msg.decision });
     this.emit(t, { type: 'approval', approval });
     this.listChanged();
   }
@@ -385,6 +408,43 @@ export class ThreadStore {
   invalidate() {
     for (const t of this.threads.values()) { t.loaded = false; t.complete = false; t.stale = true; }
   }
+}
+
+const DELTA_TYPES = {
+  'item/agentMessage/delta': 'agentMessage',
+  'item/commandExecution/outputDelta': 'commandExecution',
+  'item/reasoning/summaryTextDelta': 'reasoning',
+  'item/reasoning/textDelta': 'reasoning',
+  'item/plan/delta': 'plan',
+};
+// The field each item type's deltas append to.
+const DELTA_FIELDS = { agentMessage: 'text', commandExecution: 'aggregatedOutput', reasoning: 'liveText', plan: 'text' };
+
+/** A streaming reasoning item keeps its text in `liveText` (where its deltas go), not in Codex's parts. */
+function liveField(item) {
+  if (item.type !== 'reasoning') return;
+  item.liveText = [...(item.summary || []), ...(item.content || [])].filter((x) => typeof x === 'string' && x).join('\n\n');
+  delete item.summary;
+  delete item.content;
+}
+
+/**
+ * A streaming item seen live since the page loaded meets readThread's copy (the text up to `seq`): the text is
+ * the snapshot's plus the live pieces that came after `seq`, each piece once.
+ */
+function soFar(live, snap, seq) {
+  const field = DELTA_FIELDS[live.type];
+  const log = live.live || [];
+  delete live.live;
+  if (!field) return;
+  const copy = { ...snap };
+  liveField(copy);
+  const text = String(live[field] || '');
+  const logged = log.reduce((n, [, length]) => n + length, 0);
+  if (logged !== text.length) return; // text from elsewhere: keep the live picture
+  const seen = log.reduce((n, [s, length]) => n + (s <= seq ? length : 0), 0);
+  live[field] = String(copy[field] || '') + text.slice(seen);
+  live.asOf = log.reduce((n, [s]) => Math.max(n, s), seq); // everything up to here is in the text now
 }
 
 export function userText(item) {

@@ -23,7 +23,9 @@ extension ThreadHub {
     /// Answers approval `approvalId` with `decision`: the first answer wins; Codex gets the result the approval's
     /// kind expects; every subscriber gets `approvalResolved` (journaled); push follows up. No suspension point
     /// between taking the approval out and answering Codex.
-    func resolveApproval(_ approvalId: String, _ decision: ApprovalDecision, by answerer: Answerer) throws -> Accepted {
+    func resolveApproval(_ approvalId: String, _ decision: ApprovalDecision, by answerer: Answerer, deviceName: String? = nil) throws
+        -> Accepted
+    {
         let answer = try desks.approvals.answer(approvalId, decision: decision)
         do {
             try codex.respond(to: answer.codexId, result: answer.result)
@@ -33,9 +35,12 @@ extension ThreadHub {
         BridgeMetrics.shared.approvalDecided(after: ContinuousClock.now - answer.requestedAt)
         let threadId = answer.threadId
         let deviceId = answerer.deviceId
+        let at = Int64(Date().timeIntervalSince1970)
         publish(threadId: threadId) { seq in
             .approvalResolved(
-                ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: decision, deviceId: deviceId))
+                ApprovalResolved(
+                    seq: seq, approvalId: approvalId, threadId: threadId, decision: decision, deviceId: deviceId, deviceName: deviceName,
+                    at: at))
         }
         approvalResolvedForPush(approvalId, decision: decision, deviceId: deviceId)
         var metadata: Logger.Metadata = ["bridge.approval.id": "\(approvalId)", "bridge.approval.decision": "\(decision.rawValue)"]
@@ -55,7 +60,8 @@ extension ThreadHub {
         {
             throw HubError(code, message)
         }
-        // The check above suspended: if the approval was answered meanwhile, the desk says so.
-        return try resolveApproval(approvalId, decision, by: .notification(owner: owner))
+        let name = await deviceName(Answerer.notification(owner: owner).deviceId)
+        // The checks above suspended: if the approval was answered meanwhile, the desk says so.
+        return try resolveApproval(approvalId, decision, by: .notification(owner: owner), deviceName: name)
     }
 }

@@ -87,7 +87,8 @@ extension ThreadHub {
         }
     }
 
-    /// `readThread`'s answer: Codex's thread and what the bridge keeps beside it (goal, mode, plans).
+    /// `readThread`'s answer: Codex's thread and what the bridge keeps beside it (goal, mode, plans, the running
+    /// turn's text so far, the approvals and questions with their answers).
     func snapshot(of threadId: String, thread: JSONValue) async -> ThreadSnapshot {
         desks.plans.learn(thread: thread)
         let plans: [TurnPlan]
@@ -103,8 +104,20 @@ extension ThreadHub {
                 SubAgent(agentThreadId: child, status: $0.status?.rawValue, agentNickname: $0.nickname, agentRole: $0.role)
             }
         }
-        return ThreadSnapshot(
+        var answer = ThreadSnapshot(
             thread: thread, goal: goal, collaborationMode: rememberedMode(of: threadId), plans: plans.isEmpty ? nil : plans,
             subAgents: agents.isEmpty ? nil : agents, tokenUsage: book[threadId]?.tokenUsage)
+        // Mid-turn: the items Codex has not recorded yet, with their text so far, from the journal (issue 37 item 2).
+        if let running = book.runningTurnSince(of: threadId) {
+            let seam = events.lastSeq
+            if let soFar = try? await TurnSoFar.read(
+                from: storage.journal, threadId: threadId, turnId: running.turnId, after: running.since, through: seam)
+            {
+                answer.thread = soFar.merged(into: answer.thread)
+                answer.throughSeq = seam
+            }
+        }
+        answer.requests = await requestFrames(of: threadId)
+        return answer
     }
 }

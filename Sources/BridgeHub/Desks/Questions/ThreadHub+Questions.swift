@@ -52,7 +52,7 @@ extension ThreadHub {
     }
 
     /// `answerInput`: checks the answer against the question, sends it to Codex, tells everyone.
-    func answerInputRequest(_ answer: AnswerInput, session: ClientSession) throws -> Accepted {
+    func answerInputRequest(_ answer: AnswerInput, session: ClientSession, deviceName: String? = nil) throws -> Accepted {
         guard let pending = desks.questions[answer.requestId] else { throw Self.notPending(answer.requestId) }
         let action = answer.action ?? .accept
         let result = try QuestionDesk.codexAnswer(answer, action: action, to: pending.request)
@@ -64,8 +64,13 @@ extension ThreadHub {
         }
         let threadId = pending.request.threadId
         let deviceId = session.principal.deviceId
+        let shown = ShownAnswer(answer, action: action, to: pending.request)
+        let at = Int64(Date().timeIntervalSince1970)
         publish(threadId: threadId) { seq in
-            .inputResolved(InputResolved(seq: seq, requestId: answer.requestId, threadId: threadId, action: action, deviceId: deviceId))
+            .inputResolved(
+                InputResolved(
+                    seq: seq, requestId: answer.requestId, threadId: threadId, action: action, deviceId: deviceId, deviceName: deviceName,
+                    at: at, answers: shown.answers, content: shown.content))
         }
         session.logger.info(
             "Input answered", metadata: ["bridge.input.id": "\(answer.requestId)", "bridge.input.action": "\(action.rawValue)"])
@@ -92,8 +97,9 @@ extension ThreadHub {
     private func resolveInput(_ pending: QuestionDesk.Pending, action: InputAction) {
         let requestId = pending.request.requestId
         let threadId = pending.request.threadId
+        let at = Int64(Date().timeIntervalSince1970)
         publish(threadId: threadId) { seq in
-            .inputResolved(InputResolved(seq: seq, requestId: requestId, threadId: threadId, action: action))
+            .inputResolved(InputResolved(seq: seq, requestId: requestId, threadId: threadId, action: action, at: at))
         }
     }
 

@@ -1,0 +1,89 @@
+import BridgeProtocol
+import Foundation
+import GRDB
+import Logging
+
+/// A paired device's request for more scopes (`requestScopes`), waiting for the workstation (issue 37 item 1):
+/// `codex-bridge devices allow ID --check CODE` grants them, as a pairing is confirmed. One per device; holds no
+/// secret. The four-digit check code is shown on the phone and by `devices pending` (and serve's terminal).
+public struct ScopeRequestRecord: Sendable, Hashable, Codable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "scopeRequest"
+
+    /// The device that asks.
+    public var deviceId: String
+    /// What it asks for beyond what it holds.
+    public var scopes: Scopes
+    /// Four digits shown on the phone and on the workstation.
+    public var checkCode: String
+    public var createdAt: Date
+    /// Nobody granted it by then: the request is dropped.
+    public var expiresAt: Date
+}
+
+extension DeviceRegistry {
+    /// How long a request for scopes waits for the workstation.
+    public static let scopeRequestTimeout: Duration = .seconds(600)
+
+    /// Records that device `id` asks for `scopes`, with a fresh check code, replacing any request it had waiting.
+    /// Also deletes requests that expired.
+    /// - Throws: ``DeviceRegistryError`` `.deviceNotFound`, `.alreadyRevoked`, or `.noScopes` when it holds every
+    ///   scope it asks for already.
+    public func requestScopes(id: String, scopes: Scopes, timeout: Duration = scopeRequestTimeout) async throws -> ScopeRequestRecord {
+        let at = now()
+        let check = String(format: "%04d", Int.random(in: 0..<10_000))
+        let request = try await database.writeImmediate { db -> ScopeRequestRecord in
+            try ScopeRequestRecord.filter(Column("expiresAt") <= at).deleteAll(db)
+            guard let device = try DeviceRecord.fetchOne(db, key: id) else { throw DeviceRegistryError.deviceNotFound(id) }
+            guard device.revokedAt == nil else { throw DeviceRegistryError.alreadyRevoked(id) }
+            let missing = scopes.subtracting(device.scopes)
+            guard !missing.isEmpty else { throw DeviceRegistryError.alreadyHeld }
+            let request = ScopeRequestRecord(
+                deviceId: id, scopes: missing, checkCode: check, createdAt: at,
+                expiresAt: at.addingTimeInterval(Double(timeout.components.seconds)))
+            try request.save(db)
+            return request
+        }
+        logger.notice("device asks for scopes", metadata: ["bridge.device.id": "\(id)", "bridge.device.scopes": "\(request.scopes)"])
+        return request
+    }
+
+    /// The requests for scopes that still wait, oldest first.
+    public func scopeRequests() async throws -> [ScopeRequestRecord] {
+        let at = now()
+        return try await database.pool.read { db in
+            try ScopeRequestRecord.filter(Column("expiresAt") > at).order(Column("createdAt")).fetchAll(db)
+        }
+    }
+
+    /// Grants (with the check code the phone shows; spaces and dashes ignored) or refuses device `id`'s waiting
+    /// request for scopes. Granting adds them to the device's scopes in the same transaction; either way the
+    /// request is gone. A running server gives the device's connections the new scopes within 2 s.
+    /// - Returns: the request as it was.
+    /// - Throws: ``DeviceRegistryError/noScopeRequest(_:)`` when none waits; `.checkCodeMismatch` (the
+    ///   request keeps waiting); `.alreadyRevoked`.
+    @discardableResult
+    public func decideScopeRequest(id: String, allow: Bool, check: String? = nil) async throws -> ScopeRequestRecord {
+        let at = now()
+        let request = try await database.writeImmediate { db -> ScopeRequestRecord in
+            guard let request = try ScopeRequestRecord.fetchOne(db, key: id), request.expiresAt > at else {
+                throw DeviceRegistryError.noScopeRequest(id)
+            }
+            if allow {
+                guard Self.sameCheckCode(check, request.checkCode) else {
+                    throw DeviceRegistryError.checkCodeMismatch(id, of: "the request for scopes of device")
+                }
+                guard var device = try DeviceRecord.fetchOne(db, key: id), device.revokedAt == nil else {
+                    throw DeviceRegistryError.alreadyRevoked(id)
+                }
+                device.scopes = device.scopes.union(request.scopes)
+                try device.update(db)
+            }
+            try request.delete(db)
+            return request
+        }
+        logger.notice(
+            allow ? "device granted scopes" : "device refused scopes",
+            metadata: ["bridge.device.id": "\(id)", "bridge.device.scopes": "\(request.scopes)"])
+        return request
+    }
+}
