@@ -70,7 +70,11 @@ public struct FleetRouter: RequestHandling {
         if machineId == links.home.id { machineId = nil }
         guard let machineId else { return await hub.handle(request, id: id, session: session) }
         if case .unsubscribe = request { return await hub.handle(request, id: id, session: session) }
-        if let refusal = ScopeGate.check(request, session: session) { return .error(refusal.errorMessage(id: id)) }
+        if let refusal = ScopeGate.check(request, session: session) {
+            let answer = ServerMessage.error(refusal.errorMessage(id: id))
+            await hub.audit(request, answer: answer, session: session)
+            return answer
+        }
         if case .subscribe(let subscribe) = request {
             do {
                 return .response(
@@ -91,7 +95,10 @@ public struct FleetRouter: RequestHandling {
             let machine = MachineRef(id: machineId, name: machineId)
             return .error(FleetError.unavailable(machine).errorMessage(id: id))
         }
-        return await forward(Self.strippingMachine(request), id: id, to: link, session: session)
+        let answer = await forward(Self.strippingMachine(request), id: id, to: link, session: session)
+        // Audited here as well as there (where the link is the actor): who at home did what on which machine.
+        if request.requestKind.changesState { await hub.audit(request, answer: answer, session: session) }
+        return answer
     }
 
     /// The admin's machine requests, for any session with `admin`; audited as the hub audits its own.

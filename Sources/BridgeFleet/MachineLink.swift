@@ -61,6 +61,8 @@ public actor MachineLink {
         var backoff = ReconnectBackoff(initialDelay: .milliseconds(250), maximumDelay: .seconds(10), maxAttempts: .max)
         while !Task.isCancelled {
             let outcome = await connectAndRelay()
+            // Unlinked (the task was cancelled): the removal is what the phones hear, not an "offline" first.
+            if Task.isCancelled { return }
             await setState(.offline)
             if case .revoked = outcome {
                 logger.warning("A linked machine refused this bridge's credential; link it again with codex-bridge machines add")
@@ -106,10 +108,6 @@ public actor MachineLink {
         policy = ack.policy ?? policy
         await setState(.online)
         logger.info("Linked machine online", metadata: ["bridge.machine.name": "\(machine.name)"])
-        if !(ack.restoredSubscriptions ?? []).contains("*") {
-            Task { _ = try? await client.send(.subscribe(Subscribe(threadId: "*", afterSeq: ack.resume == .ok ? cursor : nil))) }
-        }
-        Task { await self.refreshThreads() }
         // One subscription to every thread: the machine sends its journal in seq order, so anything at or below
         // the last relayed seq is a repeat (or a lie) and is dropped. What arrives while the hub journals a batch
         // waits in `pending` and goes in the next one (one transaction per batch, not per message).
@@ -117,11 +115,18 @@ public actor MachineLink {
         let directory = self.directory
         let machineId = machine.id
         let linkDevice = machine.deviceId
+        let subscribed = (ack.restoredSubscriptions ?? []).contains("*")
         await withDiscardingTaskGroup { group in
             group.addTask {
                 for await message in client.events { pending.append(message) }
                 pending.finish()
             }
+            if !subscribed {
+                group.addTask {
+                    _ = try? await client.send(.subscribe(Subscribe(threadId: "*", afterSeq: ack.resume == .ok ? cursor : nil)))
+                }
+            }
+            group.addTask { await self.refreshThreads() }
             var relayedThrough = cursor ?? ack.lastSeq ?? 0
             while let batch = await pending.next() {
                 var fresh: [ServerMessage] = []
