@@ -10,10 +10,15 @@ import { STATES, MAX_NAME, linkedMachine, nearbyMachine, nearbyAddress, pairingL
 
 let serial = 0;
 
+/** This screen's own text with `commands` in backquotes: the commands become code (not broken at a dash). */
+function withCode(text) {
+  return text.split('`').map((part, i) => (i % 2 ? h('code', { class: 'command', text: part }) : part));
+}
+
 /** A labelled text field; `id` ties the label to it. */
 function field(label, input, hint) {
   return h('div', { class: 'machine-field-row' }, h('label', { htmlFor: input.id, text: label }), input,
-    hint ? h('p', { class: 'field-hint', text: hint }) : null);
+    hint ? h('p', { class: 'field-hint' }, withCode(hint)) : null);
 }
 
 function textInput(id, props = {}) {
@@ -66,7 +71,6 @@ export function machinesScreen(ctx) {
       h('div', { class: 'confirm-actions row' }, save, cancel));
     function closeRename() {
       renameForm.hidden = true;
-      nameEl.hidden = false;
       actions.hidden = false;
       renameButton.focus();
       editDone();
@@ -74,7 +78,6 @@ export function machinesScreen(ctx) {
     renameButton.addEventListener('click', () => {
       editing += 1;
       renameForm.hidden = false;
-      nameEl.hidden = true;
       actions.hidden = true;
       renameError.textContent = '';
       input.value = m.name;
@@ -107,7 +110,8 @@ export function machinesScreen(ctx) {
     const no = h('button', { type: 'button', class: 'secondary', text: 'Cancel' });
     const confirm = h('div', { class: 'confirm-self confirm-remove', hidden: true, attrs: { role: 'group', 'aria-labelledby': confirmId } },
       h('p', { class: 'confirm-title', id: confirmId, text: `Remove ${m.name}?` }),
-      h('p', { class: 'muted', text: `Its threads leave this phone's list. ${m.name} still lists this bridge as a device until it is revoked there (codex-bridge devices revoke on that workstation).` }),
+      h('p', { class: 'muted' }, `Its threads leave this phone's list. ${m.name} still lists this bridge as a device until it is revoked there (`,
+        h('code', { class: 'command', text: 'codex-bridge devices revoke' }), ' on that workstation).'),
       h('div', { class: 'confirm-actions' }, yes, no));
     function closeConfirm() {
       confirm.hidden = true;
@@ -137,12 +141,11 @@ export function machinesScreen(ctx) {
       }
     });
 
-    return h('section', { class: `card device-card machine-card ${m.state}`, dataset: { machineId: m.id }, attrs: { 'aria-label': m.name } },
+    return h('section', { class: `card device-card machine-card is-${m.state}`, dataset: { machineId: m.id }, attrs: { 'aria-label': m.name } },
       h('div', { class: 'device-head' }, nameEl, h('span', { class: `chip machine-state-chip ${state.cls}`, text: state.chip })),
-      renameForm,
       meta ? h('p', { class: 'device-meta machine-address', text: meta }) : null,
-      state.note ? h('p', { class: `machine-state-note ${m.state}`, text: state.note }) : null,
-      actions, confirm);
+      state.note ? h('p', { class: `machine-state-note ${m.state}` }, withCode(state.note)) : null,
+      renameForm, actions, confirm);
   }
 
   // -- adding one -----------------------------------------------------------------------------------------
@@ -151,7 +154,7 @@ export function machinesScreen(ctx) {
     const name = textInput('machine-name', { maxLength: MAX_NAME, placeholder: 'Its own name' });
     const addButton = h('button', { type: 'submit', class: 'primary', text: 'Add workstation' });
     const linkForm = h('form', { class: 'add-machine-form' },
-      field('Pairing link', link, 'On the other workstation, run codex-bridge pair --json and paste its "url" here.'),
+      field('Pairing link', link, 'On the other workstation, run `codex-bridge pair --json` and paste its "url" here.'),
       field('Name (optional)', name), addButton);
     const findButton = h('button', { type: 'button', class: 'secondary', text: 'Find on this network' });
     const nearby = h('div', { class: 'nearby', attrs: { 'aria-live': 'polite' } });
@@ -241,7 +244,7 @@ export function machinesScreen(ctx) {
       const form = h('form', { class: 'add-machine-form nearby-form' },
         h('h3', { class: 'nearby-title', text: `Link ${n.name}` }),
         h('p', { class: 'muted', text: `${nearbyAddress(n)}${n.fingerprint ? ' · its certificate is pinned' : ''}` }),
-        field('Pairing code', code, 'The 10-character code codex-bridge pair shows on that workstation.'),
+        field('Pairing code', code, 'The 10-character code `codex-bridge pair` shows on that workstation.'),
         field('Name (optional)', nearbyName), h('div', { class: 'confirm-actions row' }, go, back));
       form.addEventListener('submit', (e) => {
         e.preventDefault();

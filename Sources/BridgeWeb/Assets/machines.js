@@ -1,6 +1,7 @@
 // The Machines screen's rules (issue 33), apart from its DOM so Tests/webunit runs them in node: what a linked
 // machine's state means, what a pasted pairing link is, what `addMachine` is sent for a bridge found nearby.
-// Names, hosts and addresses come from other machines: they are cleaned here and only ever shown as text.
+// Names, hosts and addresses come from other machines: they are cleaned here and only ever shown as text. In
+// this module's own text, `backquotes` mark a command (the screen shows it as code).
 import { cleanName } from './fleet.js';
 
 export const MAX_NAME = 64;
@@ -9,10 +10,10 @@ export const MAX_NAME = 64;
 export const STATES = {
   online: { chip: 'Online', cls: 'ok', note: '' },
   offline: { chip: 'Offline', cls: 'offline', note: 'Not reachable now. This bridge keeps trying and links it again by itself.' },
-  pending: { chip: 'Not confirmed yet', cls: 'pending', note: 'Its owner has not allowed this link yet: run codex-bridge devices pending on that workstation.' },
+  pending: { chip: 'Not confirmed yet', cls: 'pending', note: 'Its owner has not allowed this link yet: run `codex-bridge devices pending` on that workstation.' },
   revoked: {
     chip: 'Revoked', cls: 'failed',
-    note: 'That workstation refused this bridge\'s credential: the link was revoked there. To link it again, add it below with a new pairing code from codex-bridge pair on it.',
+    note: 'That workstation refused this bridge\'s credential: the link was revoked there. To link it again, add it below with a new pairing code from `codex-bridge pair` on it.',
   },
 };
 
