@@ -41,11 +41,12 @@ def test_an_admin_links_renames_and_removes_a_workstation(web_bridge, model, mac
     # A bad link: refused by A, said plainly.
     page.get_by_label("Pairing link").fill("https://example.invalid/hello")
     light.button("Add workstation").click()
-    expect(page.get_by_role("alert").filter(has_text="Not added: ")).to_be_visible()
+    expect(page.get_by_role("alert").filter(has_text="Not added: not a pairing URL")).to_be_visible()
     assert machines(web_bridge) == []
     # Nearby: nothing on this network (no avahi in this test).
     light.button("Find on this network").click()
     expect(page.get_by_text("No other workstation found on this network.", exact=False)).to_be_visible()
+    light.shot("machines-nearby-light", full_page=True)
     assert serious(page) == []
 
     # B's pairing link, pasted: B is linked and comes online, under the name given (markup shown as text).

@@ -167,11 +167,17 @@ export function machinesScreen(ctx) {
       findButton, nearby, progress, error);
     let busy = false;
 
+    function showError(text) {
+      error.textContent = text;
+      if (error.scrollIntoView) error.scrollIntoView({ block: 'nearest' });
+    }
+
     function setBusy(text) {
       busy = !!text;
       for (const b of section.querySelectorAll('button')) b.disabled = busy;
       progress.hidden = !busy;
       progress.replaceChildren(...(busy ? [h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), h('span', { text })] : []));
+      if (busy && progress.scrollIntoView) progress.scrollIntoView({ block: 'nearest' }); // below the form on a phone
     }
 
     async function add(fields, label) {
@@ -190,9 +196,9 @@ export function machinesScreen(ctx) {
         render(answer);
       } catch (err) {
         if (!alive) return;
-        error.textContent = err.code === 'closed'
+        showError(err.code === 'closed'
           ? 'The connection to this bridge dropped while linking: look at the list once it is back.'
-          : `Not added: ${describeError(err)}`;
+          : `Not added: ${describeError(err)}`);
       } finally {
         if (alive) setBusy('');
       }
@@ -201,9 +207,9 @@ export function machinesScreen(ctx) {
     linkForm.addEventListener('submit', (e) => {
       e.preventDefault();
       const url = pairingLink(link.value);
-      if (!url) { error.textContent = 'Paste the pairing link first (codex-bridge pair --json on the other workstation).'; link.focus(); return; }
+      if (!url) { showError('Paste the pairing link first (codex-bridge pair --json on the other workstation).'); link.focus(); return; }
       const typed = typedName(name.value);
-      if (typed.error) { error.textContent = typed.error; name.focus(); return; }
+      if (typed.error) { showError(typed.error); name.focus(); return; }
       add({ url, ...(typed.name ? { name: typed.name } : {}) }, 'the workstation');
     });
 
@@ -217,7 +223,7 @@ export function machinesScreen(ctx) {
         render(answer);
         showNearby((answer.nearby || []).map(nearbyMachine).filter(Boolean));
       } catch (err) {
-        if (alive) error.textContent = `Could not look: ${describeError(err)}`;
+        if (alive) showError(`Could not look: ${describeError(err)}`);
       } finally {
         if (alive) setBusy('');
       }
@@ -239,19 +245,19 @@ export function machinesScreen(ctx) {
     function pick(n) {
       const code = textInput('nearby-code', { class: 'text-input code-input', placeholder: '7K3QZ-9M2XA', maxLength: 16, attrs: { autocapitalize: 'characters', enterkeyhint: 'go' } });
       const nearbyName = textInput('nearby-name', { maxLength: MAX_NAME, placeholder: n.name });
-      const go = h('button', { type: 'submit', class: 'primary', text: 'Add workstation' });
+      const go = h('button', { type: 'submit', class: 'primary', text: 'Add this workstation' });
       const back = h('button', { type: 'button', class: 'secondary', text: 'Cancel', on: { click: () => showNearby([n]) } });
       const form = h('form', { class: 'add-machine-form nearby-form' },
         h('h3', { class: 'nearby-title', text: `Link ${n.name}` }),
         h('p', { class: 'muted', text: `${nearbyAddress(n)}${n.fingerprint ? ' · its certificate is pinned' : ''}` }),
         field('Pairing code', code, 'The 10-character code `codex-bridge pair` shows on that workstation.'),
-        field('Name (optional)', nearbyName), h('div', { class: 'confirm-actions row' }, go, back));
+        field('Name for it (optional)', nearbyName), h('div', { class: 'confirm-actions row' }, go, back));
       form.addEventListener('submit', (e) => {
         e.preventDefault();
         const normalized = normalizeCode(code.value);
-        if (!normalized) { error.textContent = 'A pairing code has 10 letters and digits, like 7K3QZ-9M2XA.'; code.focus(); return; }
+        if (!normalized) { showError('A pairing code has 10 letters and digits, like 7K3QZ-9M2XA.'); code.focus(); return; }
         const typed = typedName(nearbyName.value);
-        if (typed.error) { error.textContent = typed.error; nearbyName.focus(); return; }
+        if (typed.error) { showError(typed.error); nearbyName.focus(); return; }
         error.textContent = '';
         add(nearbyFields(n, normalized, typed.name), n.name);
       });
