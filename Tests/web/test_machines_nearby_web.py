@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 import conftest
 from avahi_fixture import avahi_daemon  # noqa: F401 (fixture)
 from test_fleet_web import serious
+from test_machines_web import keep_for_docs
 from webutil import pair
 
 pytestmark = pytest.mark.usefixtures("avahi_daemon")
@@ -74,3 +75,4 @@ def test_a_workstation_found_on_this_network_is_linked_with_its_code(web_bridge,
     assert [(m["name"], m["state"]) for m in linked] == [("Found box", "online")]
     for p in (light, dark):
         assert not p.errors and not p.csp_violations() and not p.dialogs, (p.errors, p.dialogs)
+    keep_for_docs("machines-nearby-light", "machines-nearby-dark")

@@ -6,12 +6,26 @@ under the new name; revoked on B, the card says what that means; removed after a
 and A's `machines list` is empty. A phone without `admin` sees no entry. axe, screenshots light and dark.
 Cost: ~20 s."""
 import json
+import os
+import shutil
 
 from playwright.sync_api import expect
 
 import conftest
 from test_fleet_web import B_NAME, machine_b, seed_thread, serious  # noqa: F401 (fixture)
 from webutil import pair, run_async
+
+
+def keep_for_docs(*names):
+    """WEB_UPDATE_DOCS=1 pytest test_machines_web.py: the screenshots become docs/web-*.png (docs/web-app.md)."""
+    if os.environ.get("WEB_UPDATE_DOCS"):
+        for name in names:
+            shutil.copyfile(conftest.ARTIFACTS / f"{name}.png", conftest.ROOT / "docs" / f"web-{name}.png")
+
+
+def without_toasts(phone):
+    """The toasts (4 s each) put away before a screenshot for the docs."""
+    phone.page.evaluate("document.querySelectorAll('.toast').forEach((t) => t.remove())")
 
 
 def machines(bridge):
@@ -46,7 +60,7 @@ def test_an_admin_links_renames_and_removes_a_workstation(web_bridge, model, mac
     # Nearby: nothing on this network (no avahi in this test).
     light.button("Find on this network").click()
     expect(page.get_by_text("No other workstation found on this network.", exact=False)).to_be_visible()
-    light.shot("machines-nearby-light", full_page=True)
+    light.shot("machines-nearby-empty-light", full_page=True)
     assert serious(page) == []
 
     # B's pairing link, pasted: B is linked and comes online, under the name given (markup shown as text).
@@ -66,6 +80,7 @@ def test_an_admin_links_renames_and_removes_a_workstation(web_bridge, model, mac
     dark.button("Machines").click()
     expect(dark.page.locator(".machine-card .machine-state-chip")).to_have_text("Online")  # seen by another phone
     assert serious(page) == []
+    without_toasts(light)
     light.shot("machines-light", full_page=True)
     dark.shot("machines-dark", full_page=True)
 
@@ -91,6 +106,7 @@ def test_an_admin_links_renames_and_removes_a_workstation(web_bridge, model, mac
     expect(card.locator(".machine-state-note")).to_contain_text("link it again")
     expect(dark.page.locator(".machine-card .machine-state-chip")).to_have_text("Revoked")
     assert serious(page) == []
+    without_toasts(light)
     light.shot("machines-revoked-light")
     dark.shot("machines-revoked-dark")
 
@@ -111,3 +127,4 @@ def test_an_admin_links_renames_and_removes_a_workstation(web_bridge, model, mac
     expect(on_b).to_have_count(0)
     for p in (light, dark, observer):
         assert not p.errors and not p.csp_violations() and not p.dialogs, (p.errors, p.dialogs)
+    keep_for_docs("machines-light", "machines-dark", "machines-revoked-light", "machines-revoked-dark")
