@@ -157,7 +157,7 @@ export function machinesScreen(ctx) {
       field('Pairing link', link, 'On the other workstation, run `codex-bridge pair --json` and paste its "url" here.'),
       field('Name (optional)', name), addButton);
     const findButton = h('button', { type: 'button', class: 'secondary', text: 'Find on this network' });
-    const nearby = h('div', { class: 'nearby', attrs: { 'aria-live': 'polite' } });
+    const nearby = h('div', { class: 'nearby' });
     const progress = h('p', { class: 'waiting add-progress', hidden: true, attrs: { role: 'status' } });
     const error = h('p', { class: 'form-error add-error', attrs: { role: 'alert' } });
     const section = h('section', { class: 'card add-machine', attrs: { 'aria-labelledby': 'add-machine-title' } },
@@ -231,7 +231,7 @@ export function machinesScreen(ctx) {
 
     function showNearby(found) {
       if (!found.length) {
-        nearby.replaceChildren(h('p', { class: 'muted nearby-empty', text: 'No other workstation found on this network. A bridge is found when it listens on the network and avahi runs on both workstations; else paste its pairing link above.' }));
+        nearby.replaceChildren(h('p', { class: 'muted nearby-empty', attrs: { role: 'status' }, text: 'No other workstation found on this network. A bridge is found when it listens on the network and avahi runs on both workstations; else paste its pairing link above.' }));
         return;
       }
       const items = found.map((n) => h('li', null, h('button', {
@@ -239,7 +239,9 @@ export function machinesScreen(ctx) {
         on: { click: () => pick(n) },
       }, h('span', { class: 'nearby-name', text: n.name }),
       h('span', { class: 'nearby-where', text: `${nearbyAddress(n)}${n.tls ? '' : ' · not encrypted'}` }))));
-      nearby.replaceChildren(h('h3', { class: 'nearby-title', text: 'On this network' }), h('ul', { class: 'nearby-list' }, items));
+      nearby.replaceChildren(h('h3', { class: 'nearby-title', text: 'On this network' }),
+        h('p', { class: 'visually-hidden', attrs: { role: 'status' }, text: found.length === 1 ? 'One workstation found.' : `${found.length} workstations found.` }),
+        h('ul', { class: 'nearby-list' }, items));
     }
 
     function pick(n) {
