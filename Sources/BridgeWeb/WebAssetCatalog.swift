@@ -33,6 +33,8 @@ enum WebAssetCatalog {
             ("inbox.js", PackageResources.inbox_js),
             ("index.html", PackageResources.index_html),
             ("item-views.js", PackageResources.item_views_js),
+            ("machines-screen.js", PackageResources.machines_screen_js),
+            ("machines.js", PackageResources.machines_js),
             ("manifest.webmanifest", PackageResources.manifest_webmanifest),
             ("markdown.js", PackageResources.markdown_js),
             ("mention-picker.js", PackageResources.mention_picker_js),

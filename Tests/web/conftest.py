@@ -34,7 +34,7 @@ from webutil import *  # noqa: E402,F401,F403  (fixtures: browser, phone, web_en
 
 
 # Markers by file, so a developer can pick (`Scripts/test -m "not slow"`, `-m browser`): see pytest.ini.
-_ROOT_FILES = {"test_lan.py", "test_lan_ca.py", "test_lan_web.py"}
+_ROOT_FILES = {"test_lan.py", "test_lan_ca.py", "test_lan_web.py", "test_machines_nearby_web.py"}
 _SLOW_FILES = _ROOT_FILES | {"test_package.py"}
 
 

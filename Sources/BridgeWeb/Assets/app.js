@@ -1,5 +1,5 @@
 // The app: reads the pairing fragment (first, see fragment.js), holds the connection and the thread store,
-// and shows one screen at a time (hash routes: #/, #/new, #/t/ID, #/t/ID/diff, #/t/ID/file/PATH, #/devices, #/inbox).
+// and shows one screen at a time (hash routes: #/, #/new, #/t/ID, #/t/ID/diff, #/t/ID/file/PATH, #/devices, #/machines, #/inbox).
 import { pairingFragment, takePairingFragment } from './fragment.js';
 import { h } from './dom.js';
 import * as saved from './store.js';
@@ -12,6 +12,7 @@ import { newThreadScreen } from './new-thread-screen.js';
 import { diffScreen } from './diff-screen.js';
 import { fileScreen } from './file-screen.js';
 import { devicesScreen } from './devices-screen.js';
+import { machinesScreen } from './machines-screen.js';
 import { inboxScreen } from './inbox-screen.js';
 import { pairingWaitScreen } from './pairing-wait.js';
 import { setScopes, may } from './scopes.js';
@@ -108,6 +109,7 @@ function route() {
   else if ((m = /^#\/t\/([^/]+)$/.exec(hash))) show(threadScreen(ctx, decodeURIComponent(m[1])));
   else if (hash === '#/new') show(newThreadScreen(ctx));
   else if (hash === '#/devices') show(devicesScreen(ctx));
+  else if (hash === '#/machines') show(machinesScreen(ctx));
   else if (hash === '#/inbox') show(inboxScreen(ctx));
   else show(threadsScreen(ctx));
   if (!/^#\/t\/[^/]+$/.test(hash)) window.scrollTo(0, 0);

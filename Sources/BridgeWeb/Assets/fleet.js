@@ -15,10 +15,18 @@ function shown(c) {
   return !(n < 0x20 || (n >= 0x7f && n <= 0x9f) || n === 0x200e || n === 0x200f || (n >= 0x202a && n <= 0x202e) || (n >= 0x2066 && n <= 0x2069));
 }
 
+/**
+ * Text from another machine (a name), as the app shows it: no control or bidi characters, at most `max`
+ * characters; `fallback` when nothing is left.
+ */
+export function cleanName(given, fallback, max = MAX_NAME) {
+  const name = typeof given === 'string' ? [...given.slice(0, 4 * max)].filter(shown).join('').trim() : '';
+  return (name || fallback).slice(0, max);
+}
+
 function clean(m) {
   if (!m || typeof m !== 'object' || typeof m.id !== 'string' || !m.id) return null;
-  const given = typeof m.name === 'string' ? [...m.name.slice(0, 4 * MAX_NAME)].filter(shown).join('').trim() : '';
-  const name = (given || m.id).slice(0, MAX_NAME);
+  const name = cleanName(m.name, m.id);
   const state = ['online', 'offline', 'pending'].includes(m.state) ? m.state : 'offline';
   // What the machine allows (`policy.roots`, as it last told its link); null until it was reached.
   const givenRoots = m.policy && Array.isArray(m.policy.roots) ? m.policy.roots : null;

@@ -11,7 +11,7 @@ export const SCOPE_TEXT = {
   approve: 'Answer approvals and questions',
   publish: 'Push and open pull requests',
   run: 'Run commands',
-  admin: 'Manage devices (this screen)',
+  admin: 'Manage devices and linked machines',
 };
 
 let current = ALL_SCOPES.slice();

@@ -30,7 +30,8 @@ export function threadsScreen(ctx) {
   const { store } = ctx;
   const newButton = h('button', { type: 'button', class: 'primary new-thread', on: { click: () => ctx.navigate('#/new') } }, icon('plus'), h('span', { text: 'New thread' }));
   const devices = h('button', { type: 'button', class: 'text-button', text: 'Devices', dataset: { scope: 'admin' }, on: { click: () => ctx.navigate('#/devices') } });
-  const head = header(ctx, { title: ctx.serverName() || 'Codex', subtitle: 'Threads', actions: [devices] });
+  const machinesButton = h('button', { type: 'button', class: 'text-button', text: 'Machines', dataset: { scope: 'admin' }, on: { click: () => ctx.navigate('#/machines') } });
+  const head = header(ctx, { title: ctx.serverName() || 'Codex', subtitle: 'Threads', actions: [machinesButton, devices] });
   const list = h('ul', { class: 'thread-list' });
   const empty = h('div', { class: 'empty-state', hidden: true });
   const more = h('button', { type: 'button', class: 'text-button more', hidden: true, text: 'Show older threads' });
