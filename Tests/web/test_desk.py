@@ -63,8 +63,8 @@ def test_commit_and_push_from_the_changes_screen(desk_bridge, model, phone_facto
     expect(panel).to_contain_text(re.compile(r"master|main"))
     expect(panel).to_contain_text("2 changed files · not pushed yet")
     expect(panel.locator(".git-repository")).to_have_text(f"Repository {workspace}")  # which repository commits go to
-    expect(panel.get_by_role("link", name="Open compare page")).to_have_attribute(
-        "href", re.compile(r"^https://github\.com/ana/app/compare/(master|main)\?expand=1$"))
+    # Nothing to make a pull request from yet (issue 37 item 7: not before the branch is pushed, never from main).
+    expect(panel.get_by_role("link", name="Open compare page")).to_have_count(0)
 
     model.queue({"kind": "message", "text": "Parse dates in UTC\n\nThe parser assumed local time."})
     phone.button("Write with Codex").click()
@@ -74,11 +74,31 @@ def test_commit_and_push_from_the_changes_screen(desk_bridge, model, phone_facto
     phone.button("Commit").click()
     expect(panel).to_contain_text(re.compile(r"Committed [0-9a-f]{7} on (master|main)\."))
     expect(panel).to_contain_text("No changes")
+    expect(panel.locator(".git-next")).to_have_text(re.compile(r"Next: Push to origin publishes (master|main)\."))
     expect(page.locator(".diff-file")).to_have_count(0)
     assert git("-C", str(workspace), "log", "-1", "--format=%an: %s") == "Ana: Parse dates in UTC"
     phone.button("Push to origin").click()
     expect(panel).to_contain_text(re.compile(r"Pushed to origin/(master|main)\."))
     expect(panel).to_contain_text(re.compile(r"up to date with origin/(master|main)"))
+    # Up to date on main: nothing to push, no pull request from main.
+    expect(panel.get_by_role("button", name="Push")).to_be_disabled()
+    expect(panel.get_by_role("link", name="Open compare page")).to_have_count(0)
+    expect(panel.locator(".git-next")).to_have_text("Nothing to commit or push.")
+    # A branch: commit, push, then (and only then) the pull request.
+    git("-C", str(workspace), "checkout", "-q", "-b", "utc-fix")
+    (workspace / "dates.py").write_text("from datetime import timezone, datetime\n")
+    page.reload()
+    expect(panel).to_contain_text("1 changed file · not pushed yet")
+    expect(panel.get_by_role("link", name="Open compare page")).to_have_count(0)
+    box.fill("Import datetime")
+    phone.button("Commit").click()
+    expect(panel.locator(".git-next")).to_have_text("Next: Push to origin publishes utc-fix.")
+    phone.button("Push to origin").click()
+    expect(panel).to_contain_text("up to date with origin/utc-fix")
+    expect(panel.locator(".git-next")).to_have_text("Next: open a pull request for this branch.")
+    expect(panel.get_by_role("link", name="Open compare page")).to_have_attribute(
+        "href", re.compile(r"^https://github\.com/ana/app/compare/utc-fix\?expand=1$"))
+    shot(phone, "git-pull-request-light")
 
     # A hook the user relies on: the refusal is one line, and Codex can commit instead (a normal turn).
     hook = workspace / ".git" / "hooks" / "pre-commit"

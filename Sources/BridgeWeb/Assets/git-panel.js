@@ -27,6 +27,29 @@ export function describeStatus(status) {
   return parts.join(' · ');
 }
 
+/** Branches a pull request is not made from (the usual default branches). */
+const DEFAULT_BRANCHES = new Set(['main', 'master', 'trunk']);
+
+/**
+ * Which step means something now, leading from commit to push to the pull request (issue 37 item 7):
+ * `{push: {enabled, label}, pullRequest: bool, next: text}`. Push only with something to push (no upstream yet, or
+ * commits ahead); the pull request only once the branch is pushed whole and is not a default branch.
+ */
+export function gitSteps(status) {
+  const changed = (status.files || []).length > 0;
+  const ahead = status.ahead || 0;
+  const unpushed = !!status.branch && (!status.upstream || ahead > 0);
+  const pullRequest = !!status.branch && !!status.upstream && ahead === 0 && !DEFAULT_BRANCHES.has(status.branch);
+  let next = '';
+  if (!changed && status.branch) {
+    if (!status.upstream) next = `Next: Push to origin publishes ${status.branch}.`;
+    else if (ahead > 0) next = `Next: Push sends ${ahead} commit${ahead === 1 ? '' : 's'} to ${status.upstream}.`;
+    else if (pullRequest) next = 'Next: open a pull request for this branch.';
+    else next = 'Nothing to commit or push.';
+  }
+  return { push: { enabled: unpushed, label: status.upstream ? 'Push' : 'Push to origin' }, pullRequest, next };
+}
+
 /**
  * Which repository a commit goes to: "Repository /home/ana/src/app", or for a linked worktree
  * "Worktree /home/ana/src/app.worktrees/fix of /home/ana/src/app": words and paths (text nodes and <code>, so a
@@ -60,6 +83,7 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
   const compare = h('a', { class: 'secondary link-button', hidden: true, text: 'Open compare page', attrs: { target: '_blank', rel: 'noopener noreferrer' } });
   const error = h('p', { class: 'git-error', hidden: true, attrs: { role: 'alert' } });
   const done = h('p', { class: 'git-done', hidden: true, attrs: { 'aria-live': 'polite' } });
+  const next = h('p', { class: 'git-next', hidden: true });
   const letCodex = h('button', { type: 'button', class: 'secondary', hidden: true, text: 'Let Codex commit', dataset: { scope: 'operate' } });
   const el = h('section', { class: 'git-panel', hidden: true, attrs: { 'aria-label': 'Git' } },
     h('div', { class: 'git-head' }, branch, summary, where),
@@ -69,7 +93,7 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
     h('div', { class: 'git-actions' }, push, pullRequest, compare),
     // Without publish: what this phone may not do, and Ask the workstation (issue 37 item 1).
     scopeAsk((kind, fields) => conn.request(kind, fields), 'publish'),
-    error, letCodex, done);
+    error, letCodex, done, next);
   message.id = 'git-message';
 
   function showError(err, { commitRefused = false } = {}) {
@@ -97,11 +121,14 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
     const changed = (status.files || []).length > 0;
     commit.disabled = busy || !changed;
     write.disabled = busy || !changed;
-    push.disabled = busy || !status.branch;
-    push.textContent = status.upstream ? 'Push' : 'Push to origin';
-    pullRequest.hidden = status.pullRequest !== 'gh';
+    const steps = gitSteps(status);
+    push.disabled = busy || !steps.push.enabled;
+    push.textContent = steps.push.label;
+    pullRequest.hidden = !steps.pullRequest || status.pullRequest !== 'gh';
     pullRequest.disabled = busy;
-    compare.hidden = status.pullRequest !== 'compare' || !status.compareUrl;
+    compare.hidden = !steps.pullRequest || status.pullRequest !== 'compare' || !status.compareUrl;
+    next.textContent = steps.next;
+    next.hidden = !steps.next;
     if (status.compareUrl) compare.href = status.compareUrl;
   }
 
