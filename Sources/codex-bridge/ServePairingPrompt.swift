@@ -47,8 +47,9 @@ struct ServePairingPrompt: Service {
         await withGracefulShutdownHandler {
             for await request in requests.cancelOnGracefulShutdown() {
                 guard await isWaiting(request) else { continue }
-                say(Self.question(request))
+                // Taken before the question shows: an answer typed at once is never older than it.
                 let asked = ContinuousClock.now
+                say(Self.question(request))
                 var line: String?
                 while let next = await answers.next() {
                     if next.at < asked { continue }
