@@ -1,7 +1,6 @@
 import BridgeClient
 import BridgeHub
 import BridgeProtocol
-import Crypto
 import Foundation
 
 /// Answers a notification's button (`POST /push/action`) where the approval lives: a linked machine's approval is
@@ -25,8 +24,7 @@ public struct FleetNotificationAnswerer: NotificationAnswering {
         }
         if !owner.hasPrefix("notify:") { links.directory.withLock { $0.answered(approvalId, by: owner) } }
         // The same notification answered twice is one answer there.
-        let digest = SHA256.hash(data: Data((owner + "\u{0}" + approvalId).utf8))
-        let id = "push-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        let id = ForwardedRequestId.make("push-", who: owner, id: approvalId)
         do {
             guard case .accepted(let accepted) = try await link.send(.approve(Approve(approvalId: approvalId, decision: decision)), id: id)
             else {

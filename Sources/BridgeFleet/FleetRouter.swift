@@ -1,7 +1,6 @@
 import BridgeClient
 import BridgeHub
 import BridgeProtocol
-import Crypto
 import Foundation
 
 /// The request layer of a bridge with linked machines: a session that did not ask for the fleet is the hub's
@@ -113,7 +112,10 @@ public struct FleetRouter: RequestHandling {
                 answer = .error(error)
             }
         }
-        if request.requestKind.changesState || { if case .error = answer { true } else { false } }() {
+        // State changes and every refusal, as the hub audits its own requests.
+        if case .error = answer {
+            await hub.audit(request, answer: answer, session: session)
+        } else if request.requestKind.changesState {
             await hub.audit(request, answer: answer, session: session)
         }
         return answer
@@ -214,9 +216,7 @@ public struct FleetRouter: RequestHandling {
     /// The id a forwarded request carries: the same for the same phone and request id, different for another
     /// phone (the linked machine deduplicates per link, which all of this bridge's phones share).
     static func forwardedId(_ id: String, session: ClientSession) -> String {
-        let who = session.principal.deviceId ?? session.hello.clientId ?? "session-\(session.id)"
-        let digest = SHA256.hash(data: Data((who + "\u{0}" + id).utf8))
-        return "fleet-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        ForwardedRequestId.make("fleet-", who: session.principal.deviceId ?? session.hello.clientId ?? "session-\(session.id)", id: id)
     }
 
     private static func withTimeout<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {

@@ -56,9 +56,8 @@ public struct MachineAdmin: Sendable {
     private func listed() throws -> MachineList {
         MachineList(
             machines: try store.all().map { machine in
-                let host = machine.addresses.first.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "-"
-                return LinkedMachine(
-                    id: machine.id, name: machine.name, address: "\(host):\(machine.port)", state: machine.state,
+                LinkedMachine(
+                    id: machine.id, name: machine.name, address: machine.address, state: machine.state,
                     addedAt: machine.addedAt.timeIntervalSince1970)
             })
     }

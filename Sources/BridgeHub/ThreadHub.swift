@@ -11,7 +11,7 @@ import ServiceLifecycle
 ///
 /// A `Service`: its `run()` consumes the supervisor's event stream. Client requests arrive through
 /// ``RequestHandling``.
-public actor ThreadHub: RequestHandling, Service {
+public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     /// What a request may choose, and the defaults.
     public struct Policy: Sendable {
         /// Where threads may run.

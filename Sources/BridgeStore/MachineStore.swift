@@ -25,6 +25,12 @@ public struct MachineStore: Sendable {
         public var state: String
         public var addedAt: Date
 
+        /// `host:port` it is reached at first (an IPv6 address in brackets).
+        public var address: String {
+            let host = addresses.first.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "-"
+            return "\(host):\(port)"
+        }
+
         public init(
             id: String, name: String, addresses: [String], port: Int, fingerprint: String?, deviceId: String, token: String,
             clientId: String, state: String = "offline", addedAt: Date = Date()

@@ -142,7 +142,7 @@ struct MachinesCommand: AsyncParsableCommand {
         init(_ machine: MachineStore.Machine) {
             id = machine.id
             name = machine.name
-            address = (machine.addresses.first.map { $0.contains(":") ? "[\($0)]" : $0 } ?? "-") + ":\(machine.port)"
+            address = machine.address
             state = machine.state
             addedAt = machine.addedAt
         }

@@ -7,5 +7,3 @@ public protocol NotificationAnswering: Sendable {
     /// - Throws: an error with a ``BridgeErrorCode`` (`approval_not_pending` when it was answered meanwhile).
     func answerFromNotification(approvalId: String, decision: ApprovalDecision, owner: String) async throws -> Accepted
 }
-
-extension ThreadHub: NotificationAnswering {}
