@@ -9,7 +9,7 @@ import Logging
 /// let client = BridgeClient(configuration: .init(target: try BridgeTarget(parsing: url)), logger: logger)
 /// let ack = try await client.connect()
 /// Task { for await message in client.events { … } }
-/// let started = try await client.send(.startThread(StartThread(cwd: "/src/app", prompt: "fix the tests")))
+/// let started = try await client.send(BridgeRequest(.startThread, StartThread(cwd: "/src/app", prompt: "fix the tests")))
 /// ```
 public actor BridgeClient {
     /// Where the client is.
@@ -269,7 +269,7 @@ public actor BridgeClient {
         }
         let restored = Set(ack.restoredSubscriptions ?? [])
         for threadId in subscriptions.subtracting(restored).sorted() {
-            let request = BridgeRequest.subscribe(Subscribe(threadId: threadId, afterSeq: ack.resume == .ok ? seqs.cursor : nil))
+            let request = BridgeRequest(.subscribe, Subscribe(threadId: threadId, afterSeq: ack.resume == .ok ? seqs.cursor : nil))
             let id = "resubscribe-" + UUID().uuidString.lowercased()
             pending[id] = Pending(request: request, continuation: nil)
         }
@@ -371,9 +371,9 @@ public actor BridgeClient {
 
     /// Remembers subscriptions so a reconnect can restore the ones the bridge does not.
     private func track(_ request: BridgeRequest, _ response: BridgeResponse) {
-        switch (request, response) {
+        switch (request.requestKind, response) {
         case (.subscribe, .subscribed(let changed)): subscriptions.insert(changed.threadId)
-        case (.unsubscribe(let ref), _): subscriptions.remove(ref.threadId)
+        case (.unsubscribe, _): if let threadId = request.threadId { subscriptions.remove(threadId) }
         case (.startThread, .threadStarted(let started)): subscriptions.insert(started.threadId)
         case (.forkThread, .threadForked(let forked)): subscriptions.insert(forked.threadId)
         default: break

@@ -26,7 +26,9 @@ public struct FleetNotificationAnswerer: NotificationAnswering {
         // The same notification answered twice is one answer there.
         let id = ForwardedRequestId.make("push-", who: owner, id: approvalId)
         do {
-            guard case .accepted(let accepted) = try await link.send(.approve(Approve(approvalId: approvalId, decision: decision)), id: id)
+            guard
+                case .accepted(let accepted) = try await link.send(
+                    BridgeRequest(.approve, Approve(approvalId: approvalId, decision: decision)), id: id)
             else {
                 throw HubError(.internal, "\(link.ref.name) answered approve with something else")
             }

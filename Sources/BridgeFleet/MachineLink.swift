@@ -123,7 +123,8 @@ public actor MachineLink {
             }
             if !subscribed {
                 group.addTask {
-                    _ = try? await client.send(.subscribe(Subscribe(threadId: "*", afterSeq: ack.resume == .ok ? cursor : nil)))
+                    _ = try? await client.send(
+                        BridgeRequest(.subscribe, Subscribe(threadId: "*", afterSeq: ack.resume == .ok ? cursor : nil)))
                 }
             }
             group.addTask { await self.refreshThreads() }
@@ -157,7 +158,7 @@ public actor MachineLink {
     /// Reads the machine's thread list again (kept for when it is offline).
     func refreshThreads() async {
         guard let client else { return }
-        if case .threads(let list) = try? await client.send(.listThreads(ListThreads(limit: 100))) {
+        if case .threads(let list) = try? await client.send(BridgeRequest(.listThreads, ListThreads(limit: 100))) {
             await remember(list.threads)
         }
     }

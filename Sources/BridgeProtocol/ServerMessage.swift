@@ -84,36 +84,7 @@ public enum ServerMessage: Sendable, Hashable {
         case .scopesChanged(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .machineChanged(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .response(let id, let response):
-            switch response {
-            case .threads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .threadStarted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .threadForked(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .skills(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .gitStatus(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .gitCommitted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .gitBranched(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .gitPushed(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .commitMessage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .pullRequest(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .devices(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .device(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .pairingCode(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .scopeRequest(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .audit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .goal(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .machines(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .accepted(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .subscribed(let value), .unsubscribed(let value):
-                return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .thread(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .diff(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .directory(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .models(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .file(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .usage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .pushSubscribed(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .files(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            }
+            return try encoder.encode(Tagged(kind: kind, id: id, payload: AnyEncodable(response.parts.payload)))
         }
     }
 
@@ -185,36 +156,11 @@ public enum ServerMessage: Sendable, Hashable {
         case "pairingPending": return .pairingPending(try payload(PairingPending.self))
         case "scopesChanged": return .scopesChanged(try payload(ScopesChanged.self))
         case "machineChanged": return .machineChanged(try payload(MachineChanged.self))
-        case "threads": return try response(.threads(payload(ThreadList.self)))
-        case "machines": return try response(.machines(payload(MachineList.self)))
-        case "threadStarted": return try response(.threadStarted(payload(ThreadStarted.self)))
-        case "accepted": return try response(.accepted(payload(Accepted.self)))
-        case "subscribed": return try response(.subscribed(payload(SubscriptionChanged.self)))
-        case "unsubscribed": return try response(.unsubscribed(payload(SubscriptionChanged.self)))
-        case "thread": return try response(.thread(payload(ThreadSnapshot.self)))
-        case "diff": return try response(.diff(payload(ThreadDiff.self)))
-        case "directory": return try response(.directory(payload(DirectoryListing.self)))
-        case "models": return try response(.models(payload(ModelList.self)))
-        case "file": return try response(.file(payload(FileContent.self)))
-        case "usage": return try response(.usage(payload(Usage.self)))
-        case "pushSubscribed": return try response(.pushSubscribed(payload(PushSubscribed.self)))
-        case "files": return try response(.files(payload(FileMatches.self)))
-        case "threadForked": return try response(.threadForked(payload(ThreadForked.self)))
-        case "skills": return try response(.skills(payload(SkillList.self)))
-        case "gitStatus": return try response(.gitStatus(payload(GitStatus.self)))
-        case "gitCommitted": return try response(.gitCommitted(payload(GitCommitted.self)))
-        case "gitBranched": return try response(.gitBranched(payload(GitBranched.self)))
-        case "gitPushed": return try response(.gitPushed(payload(GitPushed.self)))
-        case "commitMessage": return try response(.commitMessage(payload(CommitMessage.self)))
-        case "pullRequest": return try response(.pullRequest(payload(PullRequest.self)))
-        case "devices": return try response(.devices(payload(DeviceList.self)))
-        case "device": return try response(.device(payload(DeviceChanged.self)))
-        case "pairingCode": return try response(.pairingCode(payload(PairingCodeIssued.self)))
-        case "scopeRequest": return try response(.scopeRequest(payload(ScopeRequestIssued.self)))
-        case "audit": return try response(.audit(payload(AuditList.self)))
-        case "goal": return try response(.goal(payload(GoalSet.self)))
         default:
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
+            guard let kind = ResponseKind(rawValue: head.kind) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
+            }
+            return try response(kind.decode(data, decoder: decoder))
         }
     }
 }

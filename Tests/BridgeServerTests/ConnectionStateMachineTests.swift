@@ -131,7 +131,7 @@ import Testing
         #expect(again.code == .alreadyAuthenticated)
         #expect(
             machine.receivedText(text(#"{"kind":"getDiff","id":"g","threadId":"t"}"#))
-                == .handle(id: "g", request: .getDiff(ThreadRef(threadId: "t"))))
+                == .handle(id: "g", request: BridgeRequest(.getDiff, ThreadRef(threadId: "t"))))
         #expect(machine.receivedText(text(#"{"kind":"ack","seq":12}"#)) == .ack(seq: 12))
         #expect(machine.isReady)
     }
