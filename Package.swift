@@ -304,7 +304,7 @@ let package = Package(
         ),
 
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
-        .testTarget(name: "BridgeFleetTests", dependencies: ["BridgeFleet", "BridgeProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "BridgeFleetTests", dependencies: ["BridgeFleet", "BridgeHub", "BridgeProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "ConfinedFilesTests", dependencies: ["ConfinedFiles"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CodexBridgeCommandTests",

@@ -118,6 +118,8 @@ import Testing
                     threadId: "t", model: "m", effort: "high", approvalsReviewer: .autoReview, permissionProfile: ":workspace")),
             BridgeRequest(.startThread, StartThread(cwd: "/", prompt: "p", approvalsReviewer: .autoReview)),
             BridgeRequest(.approveDeniedAction, ApproveDeniedAction(threadId: "t", reviewId: "r")),
+            BridgeRequest(.listPermissionProfiles, ListPermissionProfiles(threadId: "t")),
+            BridgeRequest(.listPermissionProfiles, ListPermissionProfiles()),
         ]
         #expect(Set(requests.map(\.requestKind)) == Set(RequestKind.allCases))
         for request in requests {

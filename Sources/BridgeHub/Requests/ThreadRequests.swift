@@ -44,6 +44,10 @@ struct ThreadRequests: RequestCollection {
         routes.on(.updateThreadSettings) { (hub, update: UpdateThreadSettings, context) in
             .accepted(try await hub.updateSettings(update, policy: context.policy))
         }
+        routes.on(.listPermissionProfiles) { (hub, _: ListPermissionProfiles, context) in
+            let profiles = PermissionProfiles(codex: hub.codex, timeout: hub.policy.codexTimeout)
+            return .permissionProfiles(try await profiles.list(cwd: context.cwd, gate: hub.gate))
+        }
         routes.on(.approve) { (hub, approve: Approve, context) in
             let name = await hub.deviceName(context.session.principal.deviceId)
             let answerer = ThreadHub.Answerer.device(context.session.principal.deviceId)

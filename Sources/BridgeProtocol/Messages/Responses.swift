@@ -286,6 +286,7 @@ public enum BridgeResponse: Sendable, Hashable {
     case audit(AuditList)
     case goal(GoalSet)
     case machines(MachineList)
+    case permissionProfiles(PermissionProfileList)
 
     /// The wire `kind` of this answer.
     public var kind: String { responseKind.rawValue }
@@ -324,6 +325,7 @@ public enum BridgeResponse: Sendable, Hashable {
         case .audit(let value): (.audit, value)
         case .goal(let value): (.goal, value)
         case .machines(let value): (.machines, value)
+        case .permissionProfiles(let value): (.permissionProfiles, value)
         }
     }
 }
@@ -358,6 +360,7 @@ public enum ResponseKind: String, CaseIterable, Sendable {
     case audit
     case goal
     case machines
+    case permissionProfiles
 
     /// Decodes the members of an answer of this kind.
     func decode(_ data: Data, decoder: JSONDecoder) throws -> BridgeResponse {
@@ -391,6 +394,7 @@ public enum ResponseKind: String, CaseIterable, Sendable {
         case .audit: .audit(try payload(AuditList.self))
         case .goal: .goal(try payload(GoalSet.self))
         case .machines: .machines(try payload(MachineList.self))
+        case .permissionProfiles: .permissionProfiles(try payload(PermissionProfileList.self))
         }
     }
 }

@@ -8,7 +8,7 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case gitStatus, gitCommit, gitBranch, gitSwitch, gitPush, gitCommitMessage, gitPullRequest, runCommand, stopCommand, removeWorktree
     case listDevices, setDeviceScopes, renameDevice, requestScopes, revokeDevice, pairDevice, listAudit
     case setGoal, clearGoal, listMachines, addMachine, removeMachine, renameMachine
-    case compactThread, deleteThread, searchThreads, updateThreadSettings, approveDeniedAction
+    case compactThread, deleteThread, searchThreads, updateThreadSettings, approveDeniedAction, listPermissionProfiles
 
     /// What this kind of request is: its payload and answer, scope, exactly-once, audit and gate rule.
     public var descriptor: RequestDescriptor {
@@ -31,6 +31,7 @@ public enum RequestKind: String, CaseIterable, Sendable {
         case .setGoal: .action(SetGoal.self, answer: .goal, scope: .operate)
         case .clearGoal, .compactThread, .deleteThread: .action(ThreadRef.self, answer: .accepted, scope: .operate)
         case .updateThreadSettings: .action(UpdateThreadSettings.self, answer: .accepted, scope: .operate, gate: .settings)
+        case .listPermissionProfiles: .read(ListPermissionProfiles.self, answer: .permissionProfiles, gate: .thread)
         // Approvals and questions.
         case .approve: .action(Approve.self, answer: .accepted, scope: .approve, gate: .approval)
         case .answerInput: .action(AnswerInput.self, answer: .accepted, scope: .approve, gate: .question)
