@@ -92,7 +92,12 @@ public struct FleetRouter: RequestHandling {
             let machine = MachineRef(id: machineId, name: machineId)
             return .error(FleetError.unavailable(machine).errorMessage(id: id))
         }
-        let answer = await forward(request.withoutMachine(), id: id, to: link, session: session)
+        // The machine records who at home made the request, as reported here (its audit row names the link).
+        var forwarded = request.withoutMachine()
+        let deviceId = session.principal.deviceId
+        forwarded.onBehalfOf = OnBehalfOf(
+            actor: deviceId == nil ? .sharedSecret : .device, deviceId: deviceId, name: await hub.deviceName(deviceId))
+        let answer = await forward(forwarded, id: id, to: link, session: session)
         // Audited here as well as there (where the link is the actor): who at home did what on which machine.
         if request.descriptor.audited { await hub.audit(request, answer: answer, session: session) }
         return answer

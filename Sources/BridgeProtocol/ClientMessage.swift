@@ -37,6 +37,11 @@ private struct Envelope: Decodable {
 
     enum CodingKeys: CodingKey { case kind, id }
 
+    /// `onBehalfOf`, read only for requests (strictly: a malformed one is refused).
+    struct Behalf: Decodable {
+        var onBehalfOf: OnBehalfOf?
+    }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         // Lenient: a wrongly typed kind or id is reported as missing rather than failing the envelope.
@@ -88,7 +93,14 @@ extension ClientMessage {
         } catch {
             throw FrameDecodingError(kind: kind, id: envelope.id, code: .badRequest, message: "invalid '\(kind)': \(Self.describe(error))")
         }
-        return .request(id: id, BridgeRequest(decoded: requestKind, request))
+        var decoded = BridgeRequest(decoded: requestKind, request)
+        do {
+            decoded.onBehalfOf = try decoder.decode(Envelope.Behalf.self, from: data).onBehalfOf
+        } catch {
+            throw FrameDecodingError(kind: kind, id: id, code: .badRequest, message: "invalid 'onBehalfOf': \(Self.describe(error))")
+        }
+        if let problem = decoded.onBehalfOf?.problem { throw FrameDecodingError(kind: kind, id: id, code: .badRequest, message: problem) }
+        return .request(id: id, decoded)
     }
 
     /// Encodes this message as one JSON text frame.
@@ -98,7 +110,7 @@ extension ClientMessage {
         case .ping(let value): return try encoder.encode(Tagged(kind: kind, id: nil, payload: value))
         case .ack(let value): return try encoder.encode(Tagged(kind: kind, id: nil, payload: value))
         case .request(let id, let request):
-            return try encoder.encode(Tagged(kind: kind, id: id, payload: AnyEncodable(request.payload)))
+            return try encoder.encode(Tagged(kind: kind, id: id, payload: AnyEncodable(request.payload), onBehalfOf: request.onBehalfOf))
         }
     }
 
@@ -119,13 +131,15 @@ struct Tagged<Payload: Encodable>: Encodable {
     var kind: String
     var id: String?
     var payload: Payload
+    var onBehalfOf: OnBehalfOf? = nil
 
-    enum CodingKeys: CodingKey { case kind, id }
+    enum CodingKeys: CodingKey { case kind, id, onBehalfOf }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .kind)
         try container.encodeIfPresent(id, forKey: .id)
+        try container.encodeIfPresent(onBehalfOf, forKey: .onBehalfOf)
         try payload.encode(to: encoder)
     }
 }

@@ -129,6 +129,25 @@ import Testing
     }
 }
 
+@Suite struct OnBehalfOfTests {
+    /// A linked home bridge names who it makes a request for beside `kind` and `id`; a name a terminal or page
+    /// could be fooled by is refused.
+    @Test func onBehalfOfRoundTripsAndAHostileOneIsRefused() throws {
+        var request = BridgeRequest(.approve, Approve(approvalId: "a", decision: .accept))
+        request.onBehalfOf = OnBehalfOf(actor: .device, deviceId: "d1", name: "Ana's phone")
+        let message = ClientMessage.request(id: "1", request)
+        #expect(try ClientMessage.decode(message.encoded()) == message)
+        #expect(String(decoding: try message.encoded(), as: UTF8.self).contains(#""onBehalfOf":{"#))
+        for bad in [
+            #"{"actor":"device","name":"\u001b[2Jgone"}"#, #"{"actor":"robot"}"#,
+            #"{"actor":"device","deviceId":"\#(String(repeating: "x", count: 65))"}"#,
+        ] {
+            let frame = #"{"kind":"approve","id":"2","approvalId":"a","decision":"accept","onBehalfOf":\#(bad)}"#
+            #expect(throws: FrameDecodingError.self) { try ClientMessage.decode(Data(frame.utf8)) }
+        }
+    }
+}
+
 @Suite struct PushMessageTests {
     @Test func decodesPushRequestsAsABrowserSendsThem() throws {
         let text = #"""

@@ -10,7 +10,7 @@ extension ThreadHub {
     static let recentActionsPerDevice = 5
 
     /// A paired device's name (for an answer's `deviceName`); nil for the shared secret or when unknown.
-    func deviceName(_ deviceId: String?) async -> String? {
+    public func deviceName(_ deviceId: String?) async -> String? {
         guard let deviceId else { return nil }
         return try? await storage.devices.device(id: deviceId)?.name
     }

@@ -25,7 +25,8 @@ extension ThreadHub {
         if case .error(let error) = answer, let scope = error.scope { detail = "needs \(scope.rawValue)" }
         return AuditEntry(
             at: at, actor: session.principal.deviceId == nil ? .sharedSecret : .device, deviceId: session.principal.deviceId,
-            address: session.remoteAddress, kind: request.kind, threadId: threadId, outcome: outcome, detail: detail)
+            address: session.remoteAddress, kind: request.kind, threadId: threadId, outcome: outcome, detail: detail,
+            onBehalfOf: request.onBehalfOf)
     }
 
     /// Writes the audit entry of one request; a failure is logged, never the request's.

@@ -215,11 +215,15 @@ public struct AuditEntry: Codable, Sendable, Hashable {
     public var count: Int?
     /// Unix seconds of the last refusal counted in this entry (when `count` is more than 1).
     public var lastAt: Double?
+    /// For a request a linked home bridge made: who it made it for, as that bridge reported it.
+    public var onBehalfOf: OnBehalfOf?
 
     public init(
         id: Int64? = nil, at: Double, actor: AuditActor, deviceId: String? = nil, deviceName: String? = nil, address: String? = nil,
-        kind: String, threadId: String? = nil, outcome: String, detail: String? = nil, count: Int? = nil, lastAt: Double? = nil
+        kind: String, threadId: String? = nil, outcome: String, detail: String? = nil, count: Int? = nil, lastAt: Double? = nil,
+        onBehalfOf: OnBehalfOf? = nil
     ) {
+        self.onBehalfOf = onBehalfOf
         self.count = count
         self.lastAt = lastAt
         self.id = id

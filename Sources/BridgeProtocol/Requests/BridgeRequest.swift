@@ -4,6 +4,8 @@ public struct BridgeRequest: Sendable, Hashable, CustomStringConvertible {
     public let requestKind: RequestKind
     /// Its members besides `kind` and `id`.
     public let payload: any RequestPayload
+    /// From a linked home bridge: who it makes the request for (recorded in the audit log as reported).
+    public var onBehalfOf: OnBehalfOf?
 
     /// A request of `kind` with `payload`, which must be of the type the kind's descriptor names.
     public init<Payload: RequestPayload>(_ kind: RequestKind, _ payload: Payload) {
@@ -31,12 +33,13 @@ public struct BridgeRequest: Sendable, Hashable, CustomStringConvertible {
     public func payload<Payload: RequestPayload>(as type: Payload.Type) -> Payload? { payload as? Payload }
 
     public static func == (lhs: BridgeRequest, rhs: BridgeRequest) -> Bool {
-        lhs.requestKind == rhs.requestKind && lhs.payload.hashableValue == rhs.payload.hashableValue
+        lhs.requestKind == rhs.requestKind && lhs.payload.hashableValue == rhs.payload.hashableValue && lhs.onBehalfOf == rhs.onBehalfOf
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(requestKind)
         hasher.combine(payload.hashableValue)
+        hasher.combine(onBehalfOf)
     }
 
     public var description: String { "\(kind)(\(payload))" }

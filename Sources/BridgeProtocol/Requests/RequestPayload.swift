@@ -41,6 +41,8 @@ extension BridgeRequest {
     public func withoutMachine() -> BridgeRequest {
         guard var targeted = payload as? any MachinePayload else { return self }
         targeted.machine = nil
-        return BridgeRequest(decoded: requestKind, targeted)
+        var request = BridgeRequest(decoded: requestKind, targeted)
+        request.onBehalfOf = onBehalfOf
+        return request
     }
 }

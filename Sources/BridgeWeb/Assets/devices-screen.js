@@ -22,7 +22,11 @@ const WHO = { sharedSecret: 'Shared secret', desk: 'Desk TUI', notification: 'No
 
 function actionText(e) {
   const what = ACTIONS[e.kind] || e.kind;
-  return e.outcome === 'ok' ? what : `${what} (refused: ${e.outcome.replace(/_/g, ' ')})`;
+  const done = e.outcome === 'ok' ? what : `${what} (refused: ${e.outcome.replace(/_/g, ' ')})`;
+  // A linked home bridge's request: who it says it acted for (as it reported it).
+  const behalf = e.onBehalfOf;
+  if (!behalf) return done;
+  return `${done}, for ${behalf.name || behalf.deviceId || WHO[behalf.actor] || behalf.actor} at that bridge`;
 }
 
 function actionRow(e, { who = false } = {}) {
