@@ -94,6 +94,7 @@ public actor MachineLink {
             target: .endpoints(endpoints, pin: machine.fingerprint.flatMap(CertificatePin.init(fingerprint:))), token: machine.token,
             clientId: machine.clientId, reconnects: false, handshakeTimeout: .seconds(10))
         configuration.resumeFrom = cursor
+        configuration.relaysFrames = true
         let client = BridgeClient(
             configuration: configuration, transport: WebSocketTransport(maxMessageBytes: Self.maxFrameBytes), logger: logger)
         let ack: HelloAck
@@ -118,7 +119,7 @@ public actor MachineLink {
         let subscribed = (ack.restoredSubscriptions ?? []).contains("*")
         await withDiscardingTaskGroup { group in
             group.addTask {
-                for await message in client.events { pending.append(message) }
+                for await frame in client.relayed { pending.append(frame) }
                 pending.finish()
             }
             if !subscribed {
@@ -130,11 +131,11 @@ public actor MachineLink {
             group.addTask { await self.refreshThreads() }
             var relayedThrough = cursor ?? ack.lastSeq ?? 0
             while let batch = await pending.next() {
-                var fresh: [ServerMessage] = []
-                for message in batch {
-                    guard let seq = message.seq, seq > relayedThrough else { continue }
+                var fresh: [RelayedFrame] = []
+                for frame in batch {
+                    guard let seq = frame.message.seq, seq > relayedThrough else { continue }
                     relayedThrough = seq
-                    fresh.append(message)
+                    fresh.append(frame)
                 }
                 guard !fresh.isEmpty else { continue }
                 // Another machine's thread, or one the home bridge runs itself: not this machine's to speak for.

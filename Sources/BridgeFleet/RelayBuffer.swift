@@ -5,14 +5,14 @@ import Synchronization
 /// at once (so a busy hub gets them in one batch).
 final class RelayBuffer: Sendable {
     private struct State {
-        var messages: [ServerMessage] = []
+        var messages: [RelayedFrame] = []
         var finished = false
         var waiter: CheckedContinuation<Void, Never>?
     }
 
     private let state = Mutex(State())
 
-    func append(_ message: ServerMessage) {
+    func append(_ message: RelayedFrame) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.messages.append(message)
             defer { state.waiter = nil }
@@ -32,9 +32,9 @@ final class RelayBuffer: Sendable {
     }
 
     /// Everything waiting, after waiting for at least one; nil once finished and empty.
-    func next() async -> [ServerMessage]? {
+    func next() async -> [RelayedFrame]? {
         while true {
-            let taken = state.withLock { state -> (batch: [ServerMessage], finished: Bool) in
+            let taken = state.withLock { state -> (batch: [RelayedFrame], finished: Bool) in
                 defer { state.messages.removeAll(keepingCapacity: true) }
                 return (state.messages, state.finished)
             }
