@@ -61,6 +61,7 @@ enum WebAssetCatalog {
             ("thread-tools.js", PackageResources.thread_tools_js),
             ("threads-screen.js", PackageResources.threads_screen_js),
             ("threads.js", PackageResources.threads_js),
+            ("tools-sheet.js", PackageResources.tools_sheet_js),
             ("tools.css", PackageResources.tools_css),
             ("trust.css", PackageResources.trust_css),
             ("trust.html", PackageResources.trust_html),

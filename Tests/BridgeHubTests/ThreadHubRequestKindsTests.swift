@@ -67,6 +67,7 @@ import Testing
         case .searchThreads: (#""query":"milk""#, "error:codex_error")
         case .updateThreadSettings: (#""threadId":"t1","approvalsReviewer":"auto_review""#, "error:codex_error")
         case .listPermissionProfiles: (#""threadId":"t1""#, "error:codex_error")
+        case .listTools: (#""threadId":"t1""#, "error:codex_error")
         case .approveDeniedAction: (#""threadId":"t1","reviewId":"r1""#, "error:not_found")
         }
     }

@@ -120,6 +120,7 @@ import Testing
             BridgeRequest(.approveDeniedAction, ApproveDeniedAction(threadId: "t", reviewId: "r")),
             BridgeRequest(.listPermissionProfiles, ListPermissionProfiles(threadId: "t")),
             BridgeRequest(.listPermissionProfiles, ListPermissionProfiles()),
+            BridgeRequest(.listTools, ListTools(threadId: "t")),
         ]
         #expect(Set(requests.map(\.requestKind)) == Set(RequestKind.allCases))
         for request in requests {

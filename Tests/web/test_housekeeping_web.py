@@ -79,6 +79,17 @@ def test_search_settings_compact_and_delete(web_bridge, model, phone_factory, wo
     assert writable in contexts[0] and writable not in contexts[-1], contexts[-1]
     assert model.requests[-1]["reasoning"]["effort"] == efforts[0]
 
+    # Tools: the thread's MCP servers and hooks as Codex reports them (none configured here), in a sheet.
+    thread_menu(light, "Tools")
+    tools = page.get_by_role("region", name="Tools")
+    expect(tools.get_by_text("MCP servers")).to_be_visible()
+    expect(tools.get_by_text("None configured.")).to_be_visible()
+    expect(tools.get_by_text("Hooks")).to_be_visible()
+    assert serious(page) == []
+    light.shot("thread-tools-light")
+    tools.get_by_role("button", name="Close").click()
+    expect(tools).to_be_hidden()
+
     # Compact: a turn of Codex's own, shown as "Context compacted".
     thread_menu(light, "Compact")
     expect(page.locator(".other-item").filter(has_text="Context compacted")).to_be_visible()

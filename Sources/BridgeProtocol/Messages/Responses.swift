@@ -287,6 +287,7 @@ public enum BridgeResponse: Sendable, Hashable {
     case goal(GoalSet)
     case machines(MachineList)
     case permissionProfiles(PermissionProfileList)
+    case tools(ToolList)
 
     /// The wire `kind` of this answer.
     public var kind: String { responseKind.rawValue }
@@ -326,6 +327,7 @@ public enum BridgeResponse: Sendable, Hashable {
         case .goal(let value): (.goal, value)
         case .machines(let value): (.machines, value)
         case .permissionProfiles(let value): (.permissionProfiles, value)
+        case .tools(let value): (.tools, value)
         }
     }
 }
@@ -361,6 +363,7 @@ public enum ResponseKind: String, CaseIterable, Sendable {
     case goal
     case machines
     case permissionProfiles
+    case tools
 
     /// Decodes the members of an answer of this kind.
     func decode(_ data: Data, decoder: JSONDecoder) throws -> BridgeResponse {
@@ -395,6 +398,7 @@ public enum ResponseKind: String, CaseIterable, Sendable {
         case .goal: .goal(try payload(GoalSet.self))
         case .machines: .machines(try payload(MachineList.self))
         case .permissionProfiles: .permissionProfiles(try payload(PermissionProfileList.self))
+        case .tools: .tools(try payload(ToolList.self))
         }
     }
 }

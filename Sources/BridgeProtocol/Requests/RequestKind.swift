@@ -8,7 +8,7 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case gitStatus, gitCommit, gitBranch, gitSwitch, gitPush, gitCommitMessage, gitPullRequest, runCommand, stopCommand, removeWorktree
     case listDevices, setDeviceScopes, renameDevice, requestScopes, revokeDevice, pairDevice, listAudit
     case setGoal, clearGoal, listMachines, addMachine, removeMachine, renameMachine
-    case compactThread, deleteThread, searchThreads, updateThreadSettings, approveDeniedAction, listPermissionProfiles
+    case compactThread, deleteThread, searchThreads, updateThreadSettings, approveDeniedAction, listPermissionProfiles, listTools
 
     /// What this kind of request is: its payload and answer, scope, exactly-once, audit and gate rule.
     public var descriptor: RequestDescriptor {
@@ -42,6 +42,7 @@ public enum RequestKind: String, CaseIterable, Sendable {
         case .searchFiles: .read(SearchFiles.self, answer: .files, gate: .thread)
         case .listSkills: .read(ListSkills.self, answer: .skills, gate: .thread)
         case .listModels: .read(ListModels.self, answer: .models)
+        case .listTools: .read(ListTools.self, answer: .tools, gate: .thread)
         case .usage: .read(UsageRequest.self, answer: .usage)
         // Notifications and presence.
         case .pushSubscribe: .read(PushSubscribe.self, answer: .pushSubscribed)
