@@ -119,7 +119,12 @@ public actor MachineLink {
         let subscribed = (ack.restoredSubscriptions ?? []).contains("*")
         await withDiscardingTaskGroup { group in
             group.addTask {
-                for await frame in client.relayed { pending.append(frame) }
+                for await frame in client.relayed where !pending.append(frame) {
+                    // Too far behind: drop the connection; the next one resumes after the last message relayed.
+                    self.logger.notice("A linked machine's messages came faster than the home bridge relays them; reconnecting")
+                    await client.close()
+                    break
+                }
                 pending.finish()
             }
             if !subscribed {

@@ -290,12 +290,17 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     /// refuses (it runs before anyone can see the message: the link records what the message makes that machine's
     /// there). Returns how many were relayed.
     @discardableResult
-    public func relay(_ frames: [RelayedFrame], from machine: MachineRef, admit: (ServerMessage) -> ServerMessage? = { $0 }) -> Int {
+    public func relay(_ frames: [RelayedFrame], from machine: MachineRef, admit: (ServerMessage) -> ServerMessage? = { $0 }) async
+        -> Int
+    {
         guard let label = try? String(decoding: encoder.encode(machine), as: UTF8.self) else { return 0 }
         events.beginBatch()
         var relayed = 0
         for frame in frames where relayOne(frame, from: machine, label: label, admit: admit) { relayed += 1 }
         flushBatch()
+        // As after a batch of Codex's: a phone whose outbox filled gets time to drain before the link reads more
+        // (the linked machine then waits on this link, as Codex waits on its pipe).
+        await paceDelivery(limit: DeliveryPacing.relayLimit)
         return relayed
     }
 
