@@ -21,6 +21,9 @@ public struct BridgeDatabase: Sendable {
     public let pool: DatabasePool
     /// Where the database lives.
     public let url: URL
+    /// The active devices' tokens in memory, shared by every ``DeviceRegistry`` on this database (each applies
+    /// its writes to it).
+    public let deviceTokens = DeviceTokens()
 
     /// Opens (creating if needed) the database at `paths.databaseFile`, preparing the state directory (0700)
     /// and running every pending migration.
