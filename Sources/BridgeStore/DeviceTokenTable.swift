@@ -6,10 +6,13 @@ import Foundation
 /// scope change: both write the SQLite file) count within ``maxAge``.
 ///
 /// The rule: the table answers only while its last load *began* less than ``maxAge`` ago (a load sees every
-/// change committed before it began); older, every lookup is ``Lookup/stale`` and the caller asks the database.
-/// So a revocation committed at `t` by any process is honoured by every lookup after `t + maxAge`. Changes made
-/// through this process's ``DeviceRegistry`` are applied at once; a load that began before such a change is
-/// discarded (its rows may miss it) rather than installed. A value type: the rule is tested without a database.
+/// change committed before it began) and the database's files are as they were when it began (``Stamp``: any
+/// write, by any process, changes them); otherwise every lookup is ``Lookup/stale`` and the caller asks the
+/// database. So a revocation committed by another process is honoured by the next lookup (its write changed the
+/// files), and whatever the file stamps miss (two writes within one tick of the file clock) by every lookup
+/// `maxAge` after it. Changes made through this process's ``DeviceRegistry`` are applied at once; a load that
+/// began before such a change is discarded (its rows may miss it) rather than installed. A value type: the rule
+/// is tested without a database.
 public struct DeviceTokenTable: Sendable {
     /// One active device.
     public struct Device: Sendable, Hashable {
@@ -24,6 +27,12 @@ public struct DeviceTokenTable: Sendable {
             self.lastSeenAt = lastSeenAt
             self.lastAddress = lastAddress
         }
+    }
+
+    /// What the database's files looked like (modification time, size and inode of the file and its WAL).
+    public struct Stamp: Sendable, Hashable {
+        let values: [Int]
+        public init(_ values: [Int]) { self.values = values }
     }
 
     /// What the table says about a token.
@@ -41,6 +50,7 @@ public struct DeviceTokenTable: Sendable {
     public let maxAge: Duration
     private var byHash: [Data: Device] = [:]
     private var loadedAt: ContinuousClock.Instant?
+    private var loadedStamp: Stamp?
     /// Bumped by every change of this process's own: a load begun under an older generation is discarded.
     private var generation: UInt64 = 0
 
@@ -48,9 +58,10 @@ public struct DeviceTokenTable: Sendable {
         self.maxAge = maxAge
     }
 
-    /// The device whose token hashes to `hash`, as of a load less than ``maxAge`` before `now`.
-    public func lookup(hash: Data, now: ContinuousClock.Instant) -> Lookup {
-        guard let loadedAt, now - loadedAt < maxAge else { return .stale }
+    /// The device whose token hashes to `hash`, as of a load less than ``maxAge`` before `now` that began with the
+    /// database's files as `stamp` says they are now.
+    public func lookup(hash: Data, now: ContinuousClock.Instant, stamp: Stamp? = nil) -> Lookup {
+        guard let loadedAt, now - loadedAt < maxAge, stamp == loadedStamp else { return .stale }
         return byHash[hash].map(Lookup.device) ?? .unknown
     }
 
@@ -60,13 +71,16 @@ public struct DeviceTokenTable: Sendable {
     /// A load begins (before its read): pass what this returns to ``loaded(_:generation:startedAt:)``.
     public func beginLoad() -> UInt64 { generation }
 
-    /// The rows of a load begun at `startedAt` under `generation` (every active device). False, and nothing
-    /// changes, when a change of this process's came in between.
+    /// The rows of a load begun at `startedAt` under `generation`, with the database's files as `stamp` (every
+    /// active device). False, and nothing changes, when a change of this process's came in between.
     @discardableResult
-    public mutating func loaded(_ rows: [Data: Device], generation: UInt64, startedAt: ContinuousClock.Instant) -> Bool {
+    public mutating func loaded(
+        _ rows: [Data: Device], generation: UInt64, startedAt: ContinuousClock.Instant, stamp: Stamp? = nil
+    ) -> Bool {
         guard generation == self.generation else { return false }
         byHash = rows
-        if loadedAt.map({ $0 < startedAt }) ?? true { loadedAt = startedAt }
+        loadedAt = startedAt
+        loadedStamp = stamp
         return true
     }
 

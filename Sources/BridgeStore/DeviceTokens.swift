@@ -3,20 +3,39 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// A ``DeviceTokenTable`` shared by the copies of one ``DeviceRegistry`` (a server's: the CLI's short-lived
-/// processes never read it). The registry applies its own writes; ``DeviceRegistry/reloadTokens()`` (the server
-/// calls it every second) loads what other processes wrote.
+/// The ``DeviceTokenTable`` of one database, shared by every ``DeviceRegistry`` on it (a server's: the CLI's
+/// short-lived processes never read it). The registries apply their own writes; ``DeviceRegistry/reloadTokens()``
+/// (the server calls it every second) loads what other processes wrote; a write by anyone makes it stale until
+/// then (the database files' stamp, checked at every lookup).
 public final class DeviceTokens: Sendable {
     private let table: Mutex<DeviceTokenTable>
+    /// The database file and its WAL, whose ``DeviceTokenTable/Stamp`` tells another process's write.
+    private let files: [String]
 
-    public init(maxAge: Duration = .milliseconds(1500)) {
+    public init(databaseFile: URL? = nil, maxAge: Duration = .milliseconds(1500)) {
         self.table = Mutex(DeviceTokenTable(maxAge: maxAge))
+        self.files = databaseFile.map { [$0.path, $0.path + "-wal"] } ?? []
+    }
+
+    /// The database files as they are now (two `stat` calls).
+    func stamp() -> DeviceTokenTable.Stamp {
+        var values: [Int] = []
+        for path in files {
+            var info = stat()
+            guard stat(path, &info) == 0 else {
+                values += [-1]
+                continue
+            }
+            values += [Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_size), Int(info.st_ino)]
+        }
+        return DeviceTokenTable.Stamp(values)
     }
 
     /// What the table says about `token` now (hashed first; never stored or logged).
     public func lookup(token: String, now: ContinuousClock.Instant = .now) -> DeviceTokenTable.Lookup {
         let hash = DeviceRegistry.hash(token: token)
-        return table.withLock { $0.lookup(hash: hash, now: now) }
+        let stamp = stamp()
+        return table.withLock { $0.lookup(hash: hash, now: now, stamp: stamp) }
     }
 
     /// Records that `token`'s device authenticated; true when the registry is to write it (see
@@ -41,8 +60,10 @@ public final class DeviceTokens: Sendable {
 
     func beginLoad() -> UInt64 { table.withLock { $0.beginLoad() } }
 
-    func loaded(_ rows: [Data: DeviceTokenTable.Device], generation: UInt64, startedAt: ContinuousClock.Instant) -> Bool {
-        table.withLock { $0.loaded(rows, generation: generation, startedAt: startedAt) }
+    func loaded(
+        _ rows: [Data: DeviceTokenTable.Device], generation: UInt64, startedAt: ContinuousClock.Instant, stamp: DeviceTokenTable.Stamp
+    ) -> Bool {
+        table.withLock { $0.loaded(rows, generation: generation, startedAt: startedAt, stamp: stamp) }
     }
 }
 
@@ -52,6 +73,7 @@ extension DeviceRegistry {
     public func reloadTokens() async throws {
         for _ in 0..<2 {
             let generation = tokens.beginLoad()
+            let stamp = tokens.stamp()
             let startedAt = ContinuousClock.now
             let rows = try await database.pool.read { db in
                 try Row.fetchAll(
@@ -64,7 +86,7 @@ extension DeviceRegistry {
                     id: row["id"], scopes: Scopes(stored: row["scopes"] ?? ""), lastSeenAt: row["lastSeenAt"],
                     lastAddress: row["lastAddress"])
             }
-            if tokens.loaded(byHash, generation: generation, startedAt: startedAt) { return }
+            if tokens.loaded(byHash, generation: generation, startedAt: startedAt, stamp: stamp) { return }
         }
     }
 

@@ -145,7 +145,8 @@ async def test_revoke_from_another_process_closes_only_that_device(bridge):
 async def test_another_process_changes_count_for_new_handshakes_within_the_bound(bridge):
     """Issue 36 item 4: device tokens are checked against an in-memory table kept current by the registry; a
     revocation or scope change written by another process (`devices revoke`, `devices scope`) counts for every new
-    handshake (hello token and Bearer upgrade) within the table's freshness bound (1.5 s, under the 2 s one)."""
+    handshake (hello token and Bearer upgrade) at once in practice (its write makes the table stale) and within
+    the table's freshness bound (1.5 s, under the 2 s one) in any case."""
     phone_id, phone_token = await pair_device(bridge, PHONE)
     tablet_id, tablet_token = await pair_device(bridge, TABLET)
     await asyncio.sleep(1.2)  # a watcher round: the table has loaded both
