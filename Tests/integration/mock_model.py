@@ -36,6 +36,8 @@ Response kinds (dicts):
     {"kind": "update_goal", "status": "complete"}                      # the goal tool: complete|blocked|paused
 
 Any response may carry:
+    "rate_limits": {"primary": [12, 300], "secondary": [3, 10080]}: the account's rate-limit windows (percent used,
+                         minutes), as response headers
     "when": "text"       served only to a request whose last user message contains "text" (the rest of the script
                          stays in order for the others): sub-agents post concurrently with their parent
     "served_model": "m"  the `openai-model` response header: Codex sees the request served by another model
@@ -223,6 +225,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         if spec.get("served_model"):
             self.send_header("openai-model", spec["served_model"])
+        # The account's rate-limit windows, as the Responses API reports them in headers: {"primary": [percent,
+        # minutes], "secondary": [percent, minutes]} (Codex turns them into account/rateLimits/updated).
+        for window, (percent, minutes) in (spec.get("rate_limits") or {}).items():
+            self.send_header(f"x-codex-{window}-used-percent", str(percent))
+            self.send_header(f"x-codex-{window}-window-minutes", str(minutes))
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")

@@ -21,7 +21,8 @@ def thread_menu(phone, name):
 
 def test_rename_archive_search_and_previews_after_a_reload(web_bridge, model, phone_factory, workspace):
     model.queue({"kind": "message", "text": "The parser now reads **UTC**.", "when": "date parser"},
-                {"kind": "message", "text": "README updated.", "when": "README"})
+                {"kind": "message", "text": "README updated.", "when": "README",
+                 "rate_limits": {"primary": [12, 300], "secondary": [3, 10080]}})
     light, dark = phone_factory(), phone_factory(color_scheme="dark")
     pair(light, web_bridge)
     page = light.page
@@ -41,6 +42,9 @@ def test_rename_archive_search_and_previews_after_a_reload(web_bridge, model, ph
     light.button("Back").click()
     rows = page.locator(".thread-row")
     expect(rows).to_have_count(2)
+    # The account's rate-limit windows, as Codex pushed them after that answer (issue 34 item 3).
+    expect(page.locator(".usage-line")).to_have_text("Usage: 5 h 12% · 7 d 3%")
+    light.shot("thread-list-usage-light")
     page.reload()
     expect(rows).to_have_count(2)
     dates = rows.filter(has_text="Dates <b>in UTC</b>")

@@ -114,3 +114,13 @@ test('readThread requests: answered approvals and questions join their turns, qu
   assert.deepEqual(t.turns[0].approvals, ['ap-1']);
   assert.deepEqual(t.turns[0].inputs, ['in-1']);
 });
+
+test('rate limits pushed by Codex are merged and shown in one line', async () => {
+  const { usageLine } = await import('../../Sources/BridgeWeb/Assets/thread-extras.js');
+  const store = new ThreadStore();
+  store.applyEvent({ kind: 'event', seq: 1, threadId: '*', type: 'account/rateLimits/updated', data: { rateLimits: { limitId: 'codex', primary: { usedPercent: 12.4, windowDurationMins: 300 } } } });
+  store.applyEvent({ kind: 'event', seq: 2, threadId: '*', type: 'account/rateLimits/updated', data: { rateLimits: { secondary: { usedPercent: 3, windowDurationMins: 10080 } } } });
+  assert.equal(usageLine(store.rateLimits), 'Usage: 5 h 12% · 7 d 3%');
+  assert.equal(usageLine(null), null);
+  assert.equal(store.threads.size, 0);
+});

@@ -37,13 +37,26 @@ export function failureTitle(turn, fallback) {
 }
 
 /** Codex's rate limits (`usage`) as one line per window, e.g. "5 h window: 42% used, resets 14:05". */
+/** The windows in one short line for the thread list ("Usage: 5 h 12% · 7 d 3%"), or null when none is known. */
+export function usageLine(rateLimits) {
+  const parts = [];
+  for (const w of Object.values(rateLimits || {})) {
+    if (!w || typeof w !== 'object' || typeof w.usedPercent !== 'number') continue;
+    parts.push(`${windowSpan(w.windowDurationMins) || 'window'} ${Math.round(w.usedPercent)}%`);
+  }
+  return parts.length ? `Usage: ${parts.join(' · ')}` : null;
+}
+
+function windowSpan(mins) {
+  if (typeof mins !== 'number') return null;
+  return mins % 1440 === 0 ? `${mins / 1440} d` : mins % 60 === 0 ? `${mins / 60} h` : `${mins} min`;
+}
+
 export function describeUsage(rateLimits) {
   const lines = [];
   for (const [name, w] of Object.entries(rateLimits || {})) {
     if (!w || typeof w !== 'object' || typeof w.usedPercent !== 'number') continue;
-    const span = typeof w.windowDurationMins === 'number'
-      ? (w.windowDurationMins % 1440 === 0 ? `${w.windowDurationMins / 1440} d` : w.windowDurationMins % 60 === 0 ? `${w.windowDurationMins / 60} h` : `${w.windowDurationMins} min`)
-      : name;
+    const span = windowSpan(w.windowDurationMins) || name;
     const reset = typeof w.resetsAt === 'number' ? `, resets ${new Date(w.resetsAt * 1000).toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' })}` : '';
     lines.push(`${span} window: ${Math.round(w.usedPercent)}% used${reset}`);
   }

@@ -13,6 +13,7 @@ import { isFleet, isOffline, machineOf, machineName, rootsFor } from './fleet.js
 import { pendingItems } from './inbox.js';
 import { KINDS, unanswered } from './pending.js';
 import { may } from './scopes.js';
+import { usageLine } from './thread-extras.js';
 
 const STATE = {
   running: ['running', 'Running'],
@@ -65,7 +66,9 @@ export function threadsScreen(ctx) {
   const filter = machineFilter(() => render());
   // "Needs you": what waits for an answer across threads and machines (inbox-screen.js), shown when anything does.
   const needsYou = h('a', { class: 'needs-you', href: '#/inbox', hidden: true });
-  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, needsYou, searchBar, filter.el, list, empty, more, archived.el);
+  // The account's rate-limit windows, as Codex last pushed them (account/rateLimits/updated).
+  const usage = h('p', { class: 'usage-line muted', hidden: true });
+  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, needsYou, searchBar, filter.el, list, empty, more, archived.el, usage);
   const el = h('div', { class: 'screen threads-screen' }, head.el, main, h('div', { class: 'fab-bar' }, newButton));
 
   function row([t, depth]) {
@@ -106,6 +109,9 @@ export function threadsScreen(ctx) {
       h('p', { class: 'empty-title', text: 'No threads yet' }),
       h('p', { text: 'Start one with New thread below: pick a folder on the workstation and tell Codex what to do.' }));
     more.hidden = !ctx.session.nextCursor;
+    const used = usageLine(store.rateLimits);
+    usage.hidden = !used;
+    usage.textContent = used || '';
     if (!store.listLoaded && !threads.length) {
       const error = ctx.session.listError;
       list.replaceChildren(error

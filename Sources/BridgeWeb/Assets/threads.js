@@ -70,6 +70,7 @@ export class ThreadStore {
     this.threadWatchers = new Map(); // threadId -> Set(fn)
     this.listQueued = false;
     this.listLoaded = false;
+    this.rateLimits = null; // the account's windows, as Codex last pushed them (account/rateLimits/updated)
   }
 
   // -- watching --------------------------------------------------------------------------------------------
@@ -282,7 +283,11 @@ export class ThreadStore {
   applyEvent(msg) {
     const data = msg.data || {};
     // Names no thread (account/rateLimits/updated, BRIDGE.md): the account's, kept beside the threads.
-    if (msg.threadId === '*') { if (msg.type === 'account/rateLimits/updated') this.rateLimits = data.rateLimits || null; return; }
+    if (msg.threadId === '*') {
+      // Sparse: merged into the last one (BRIDGE.md).
+      if (msg.type === 'account/rateLimits/updated') { this.rateLimits = { ...(this.rateLimits || {}), ...(data.rateLimits || {}) }; this.listChanged(); }
+      return;
+    }
     if (msg.type === 'thread/deleted') { this.forget(msg.threadId); return; }
     const t = this.ensure(msg.threadId);
     t.listed = true;
