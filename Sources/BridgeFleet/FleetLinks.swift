@@ -71,6 +71,12 @@ public actor FleetLinks: Service {
         }
         for machine in machines where links[machine.id] == nil && machine.id != home.id {
             if machine.state == "revoked" { continue }
+            if machine.state == "pending" {
+                // Waiting for its owner (``MachinePairing/link``): nothing to run yet. One left by a pairing that
+                // never finished (its process ended) goes after 10 minutes; a pairing waits at most 5.
+                if machine.addedAt < Date().addingTimeInterval(-600) { _ = try? await store.remove(machine.id) }
+                continue
+            }
             revoked.remove(machine.id)
             let link = MachineLink(
                 machine: machine, hub: hub, journal: journal, store: store, directory: directory, logger: logger,

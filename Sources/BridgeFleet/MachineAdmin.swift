@@ -37,7 +37,7 @@ public struct MachineAdmin: Sendable {
             case let add as AddMachine:
                 let target = try MachinePairing.target(
                     url: add.url, host: add.host, port: add.port, fingerprint: add.fingerprint, code: add.code)
-                try await store.save(try await MachinePairing.pair(target, home: home, name: add.name))
+                _ = try await MachinePairing.link(target, home: home, name: add.name, store: store)
             case let remove as RemoveMachine:
                 guard try await store.remove(remove.machineId) else { throw unknown(remove.machineId, id: id) }
             case let rename as RenameMachine:

@@ -3,6 +3,7 @@ import BridgeProtocol
 import BridgeStore
 import Foundation
 import Logging
+import Synchronization
 
 /// Pairs this bridge with another one as a device (platform `bridge`) and describes the link to keep: the one way
 /// a machine is linked, for `codex-bridge machines add` and the admin's `addMachine`.
@@ -67,6 +68,44 @@ public enum MachinePairing {
             port: endpoints.first?.port ?? BridgeEndpoint.defaultPort, fingerprint: target.pin?.fingerprint, deviceId: deviceId,
             token: token, clientId: clientId)
     }
+
+    /// Pairs (``pair(_:home:name:onPending:)``) and stores the link. While the other bridge's owner must confirm,
+    /// the machine is listed as `pending` (a row with no credential, which no link runs); it is replaced by the
+    /// link once paired, and removed if the pairing fails.
+    public static func link(
+        _ target: BridgeTarget, home: MachineRef, name: String?, store: MachineStore, onPending: (@Sendable (PairingPending) -> Void)? = nil
+    ) async throws -> MachineStore.Machine {
+        let recorded = Mutex<Task<String?, Never>?>(nil)
+        let endpoints = target.candidates
+        var shownName = name ?? endpoints.first?.host ?? "pending"
+        if name == nil, case .pairing(let url) = target, !url.serverName.isEmpty { shownName = url.serverName }
+        let pendingName = shownName
+        func forgetPending() async {
+            guard let id = await recorded.withLock({ $0 })?.value else { return }
+            _ = try? await store.remove(id)
+        }
+        do {
+            let machine = try await pair(target, home: home, name: name) { pending in
+                onPending?(pending)
+                let row = MachineStore.Machine(
+                    id: pendingPrefix + pending.deviceId, name: String(pendingName.prefix(64)), addresses: endpoints.map(\.host),
+                    port: endpoints.first?.port ?? BridgeEndpoint.defaultPort, fingerprint: target.pin?.fingerprint,
+                    deviceId: pending.deviceId,
+                    token: "", clientId: "", state: "pending")
+                recorded.withLock { $0 = Task { (try? await store.save(row)) != nil ? row.id : nil } }
+            }
+            await forgetPending()
+            try await store.save(machine)
+            return machine
+        } catch {
+            await forgetPending()
+            throw error
+        }
+    }
+
+    /// The id of a machine listed while its owner has not confirmed the link yet: this prefix and this bridge's
+    /// device id there.
+    public static let pendingPrefix = "pending-"
 
     /// 1 to 64 characters, no control characters.
     public static func checkName(_ name: String) throws {

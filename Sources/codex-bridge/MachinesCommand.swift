@@ -24,11 +24,24 @@ struct MachinesCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Pair with another workstation's bridge and link it.",
-            discussion: "URL: the pairing URL `codex-bridge pair --json` prints there (the web or codex-bridge:// form).")
+            discussion: """
+                URL: the pairing URL `codex-bridge pair --json` prints there (the web or codex-bridge:// form). Or the \
+                pairing code `codex-bridge pair` shows there, with --host and --port (and --fingerprint for a TLS \
+                bridge: its CA's, `codex-bridge tls` there).
+                """)
         @OptionGroup var state: StateOptions
 
-        @Argument(help: ArgumentHelp("The other bridge's pairing URL.", valueName: "url"))
+        @Argument(help: ArgumentHelp("The other bridge's pairing URL, or its pairing code.", valueName: "url-or-code"))
         var url: String
+
+        @Option(help: ArgumentHelp("With a pairing code: the other bridge's host.", valueName: "host"))
+        var host: String?
+
+        @Option(help: ArgumentHelp("With a pairing code: the other bridge's port.", valueName: "port"))
+        var port: Int?
+
+        @Option(help: ArgumentHelp("With a pairing code: the other bridge's CA fingerprint (sha256, hex).", valueName: "hex"))
+        var fingerprint: String?
 
         @Option(help: ArgumentHelp("The machine's name here (default: the name it gives itself).", valueName: "name"))
         var name: String?
@@ -40,9 +53,18 @@ struct MachinesCommand: AsyncParsableCommand {
             let paths = state.paths
             let identity = try ServerIdentity.loadOrCreate(paths: paths)
             let machine: MachineStore.Machine
+            let store = try MachinesCommand.openStore(paths)
+            // A URL, or a code with the address given beside it.
+            let isCode = host != nil || port != nil
+            if !isCode, !url.contains("://") {
+                throw CommandFailure("\"\(url.prefix(80))\" is not a pairing URL; to link with a pairing code, give --host and --port too")
+            }
             do {
-                let target = try MachinePairing.target(url: url, host: nil, port: nil, fingerprint: nil, code: nil)
-                machine = try await MachinePairing.pair(target, home: MachineRef(id: identity.id, name: identity.name), name: name) {
+                let target = try MachinePairing.target(
+                    url: isCode ? nil : url, host: host, port: port, fingerprint: fingerprint, code: isCode ? url : nil)
+                machine = try await MachinePairing.link(
+                    target, home: MachineRef(id: identity.id, name: identity.name), name: name, store: store
+                ) {
                     pending in
                     print(
                         "The other workstation confirms pairings: there, allow check code \(pending.check) (codex-bridge devices allow \(pending.deviceId) --check \(pending.check)). Waiting…"
@@ -50,10 +72,6 @@ struct MachinesCommand: AsyncParsableCommand {
                 }
             } catch let failure as MachinePairing.Failure {
                 throw CommandFailure(failure.description)
-            }
-            let store = try MachinesCommand.openStore(paths)
-            do {
-                try await store.save(machine)
             } catch {
                 throw CommandFailure("\(error)")
             }

@@ -206,10 +206,23 @@ async def test_scopes_compose_and_a_revoked_link_leaves_the_fleet(workstation):
     assert listed[0]["state"] == "revoked"
 
 
+async def test_a_machine_linked_by_its_pairing_code_and_address(workstation):
+    a, _, _ = workstation("a")
+    b, _, _ = workstation("b")
+    paired = json.loads(run_cli("pair", "--json", "--advertise", "127.0.0.1", state_dir=b.state_dir, check=True).stdout)
+    added = run_cli("machines", "add", paired["code"], "--host", "127.0.0.1", "--port", str(paired["port"]), "--json",
+                    state_dir=a.state_dir, check=True)
+    linked = json.loads(added.stdout)
+    assert linked["id"] == paired["serverId"], linked
+    await wait_online(a, linked["id"])
+
+
 def test_machines_cli_refuses_bad_input(tmp_path):
     state = tmp_path / "state"
     bad = run_cli("machines", "add", "not a url", state_dir=state)
     assert bad.returncode != 0 and "error:" in bad.stderr
+    code_alone = run_cli("machines", "add", "ABCD-EFGH", state_dir=state)
+    assert code_alone.returncode != 0 and "give --host and --port" in code_alone.stderr, code_alone.stderr
     missing = run_cli("machines", "remove", "nothing", state_dir=state)
     assert missing.returncode != 0 and "no linked machine" in missing.stderr
     empty = run_cli("machines", "list", state_dir=state, check=True)
@@ -394,8 +407,9 @@ async def test_a_link_to_a_machine_that_confirms_pairings_waits_for_its_owner(wo
             waiting = json.loads(run_cli("devices", "pending", "--json", state_dir=b.state_dir, check=True).stdout)
             time.sleep(0.1)
         assert waiting and waiting[0]["platform"] == "bridge", waiting
-        # Nothing is linked while B's owner has not allowed it.
-        assert json.loads(run_cli("machines", "list", "--json", state_dir=a.state_dir, check=True).stdout) == []
+        # Nothing is linked while B's owner has not allowed it: the machine is listed as pending, with no link running.
+        listed = json.loads(run_cli("machines", "list", "--json", state_dir=a.state_dir, check=True).stdout)
+        assert [m["state"] for m in listed] == ["pending"] and listed[0]["id"] == "pending-" + waiting[0]["id"], listed
         allowed = run_cli("devices", "allow", waiting[0]["id"], "--check", waiting[0]["check"], state_dir=b.state_dir)
         assert allowed.returncode == 0, allowed.stderr
         out, err = adding.communicate(timeout=20)
@@ -403,6 +417,9 @@ async def test_a_link_to_a_machine_that_confirms_pairings_waits_for_its_owner(wo
         assert "check code" in out and waiting[0]["check"] in out
         linked = json.loads(out[out.index("{"):])
         await wait_online(a, linked["id"])
+        # The pending entry made way for the link.
+        listed = json.loads(run_cli("machines", "list", "--json", state_dir=a.state_dir, check=True).stdout)
+        assert [m["id"] for m in listed] == [linked["id"]], listed
     finally:
         if adding.poll() is None:
             adding.kill()
