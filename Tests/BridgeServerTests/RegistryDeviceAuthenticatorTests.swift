@@ -8,36 +8,11 @@ import Testing
 
 @testable import BridgeServer
 
-/// Collects log lines so a test can check no secret is logged.
-private final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
-    var all: String { lines.withLock { $0.joined(separator: "\n") } }
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    var logger: Logger {
-        Logger(label: "test") { _ in Handler(sink: self) }
-    }
-
-    private struct Handler: LogHandler {
-        let sink: LogLines
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { $1 }
-            sink.append("\(event.message) \(all.map { "\($0)=\($1)" }.joined(separator: " "))")
-        }
-    }
-}
-
 @Suite struct RegistryDeviceAuthenticatorTests {
-    private static func withRegistry(_ body: (DeviceRegistry, LogLines) async throws -> Void) async throws {
+    private static func withRegistry(_ body: (DeviceRegistry, LogCapture) async throws -> Void) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-devauth-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let logs = LogLines()
+        let logs = LogCapture()
         let paths = StatePaths(configDirectory: dir, stateDirectory: dir)
         let registry = DeviceRegistry(database: try BridgeDatabase(paths: paths, logger: logs.logger), logger: logs.logger)
         try await body(registry, logs)
