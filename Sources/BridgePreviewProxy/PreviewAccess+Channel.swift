@@ -1,0 +1,13 @@
+import BridgePreview
+import NIOCore
+
+extension PreviewAccess {
+    /// Counts `channel` as one of the session's connections until it closes (closed when the session ends);
+    /// false when the session has ended meanwhile.
+    func track(_ channel: any Channel, session: String) -> Bool {
+        let id = ObjectIdentifier(channel)
+        guard track(id, session: session, close: { channel.close(promise: nil) }) else { return false }
+        channel.closeFuture.whenComplete { [weak self] _ in self?.untrack(id, session: session) }
+        return true
+    }
+}
