@@ -129,6 +129,7 @@ let package = Package(
                 "BridgeStore",
                 "CodexControl",
                 "BridgePush",
+                "BridgePreview",
                 "ChildProcess",
                 "ConfinedFiles",
                 .product(name: "Logging", package: "swift-log"),

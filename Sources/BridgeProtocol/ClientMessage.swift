@@ -134,6 +134,8 @@ extension ClientMessage {
         case .searchThreads: request = .searchThreads(try payload(SearchThreads.self))
         case .updateThreadSettings: request = .updateThreadSettings(try payload(UpdateThreadSettings.self))
         case .approveDeniedAction: request = .approveDeniedAction(try payload(ApproveDeniedAction.self))
+        case .listPreviews: request = .listPreviews(try payload(ThreadRef.self))
+        case .openPreview: request = .openPreview(try payload(OpenPreview.self))
         }
         return .request(id: id, request)
     }
@@ -195,6 +197,8 @@ extension ClientMessage {
             case .searchThreads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .updateThreadSettings(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .approveDeniedAction(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .listPreviews(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .openPreview(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }

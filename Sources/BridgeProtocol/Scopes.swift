@@ -99,7 +99,7 @@ extension RequestKind {
             .observe
         case .startThread, .sendMessage, .interrupt, .renameThread, .archiveThread, .unarchiveThread, .cancelQueued, .startReview,
             .forkThread, .gitCommit, .gitBranch, .gitSwitch, .gitCommitMessage, .removeWorktree, .setGoal, .clearGoal, .compactThread,
-            .deleteThread, .updateThreadSettings:
+            .deleteThread, .updateThreadSettings, .listPreviews, .openPreview:
             .operate
         case .gitPush, .gitPullRequest:
             .publish
@@ -117,7 +117,7 @@ extension RequestKind {
     /// the admin's reads (`listDevices`, `listAudit`); and `requestScopes` (an `observe` request that asks for more).
     public var changesState: Bool {
         switch self {
-        case .listDevices, .listAudit, .listMachines: false
+        case .listDevices, .listAudit, .listMachines, .listPreviews: false
         case .requestScopes: true
         default: scope != .observe
         }

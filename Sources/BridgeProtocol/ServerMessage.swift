@@ -113,6 +113,8 @@ public enum ServerMessage: Sendable, Hashable {
             case .usage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .pushSubscribed(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             case .files(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .previews(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
+            case .preview(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
             }
         }
     }
@@ -213,6 +215,8 @@ public enum ServerMessage: Sendable, Hashable {
         case "scopeRequest": return try response(.scopeRequest(payload(ScopeRequestIssued.self)))
         case "audit": return try response(.audit(payload(AuditList.self)))
         case "goal": return try response(.goal(payload(GoalSet.self)))
+        case "previews": return try response(.previews(payload(PreviewList.self)))
+        case "preview": return try response(.preview(payload(PreviewOpened.self)))
         default:
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "unknown kind \(head.kind)"))
         }

@@ -67,6 +67,9 @@ import Testing
         case .searchThreads: (#""query":"milk""#, "error:codex_error")
         case .updateThreadSettings: (#""threadId":"t1","approvalsReviewer":"auto_review""#, "error:codex_error")
         case .approveDeniedAction: (#""threadId":"t1","reviewId":"r1""#, "error:not_found")
+        // This hub serves no previews (test_preview.py runs them through a real bridge).
+        case .listPreviews: (#""threadId":"t1""#, "error:not_found")
+        case .openPreview: (#""threadId":"t1","port":5173"#, "error:not_found")
         }
     }
 

@@ -100,6 +100,7 @@ import Testing
                     threadId: "t", model: "m", effort: "high", approvalsReviewer: .autoReview, permissionProfile: ":workspace")),
             .startThread(StartThread(cwd: "/", prompt: "p", approvalsReviewer: .autoReview)),
             .approveDeniedAction(ApproveDeniedAction(threadId: "t", reviewId: "r")),
+            .listPreviews(ThreadRef(threadId: "t")), .openPreview(OpenPreview(threadId: "t", port: 5173)),
         ]
         #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
         for request in requests {

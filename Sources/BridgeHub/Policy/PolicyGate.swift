@@ -79,7 +79,7 @@ struct PolicyGate: Sendable {
         case .sendMessage, .interrupt, .subscribe, .readThread, .getDiff, .renameThread, .archiveThread, .unarchiveThread,
             .cancelQueued, .searchFiles, .startReview, .forkThread, .listSkills, .gitStatus, .gitCommit, .gitBranch, .gitSwitch, .gitPush,
             .gitCommitMessage, .gitPullRequest, .runCommand, .stopCommand, .removeWorktree, .setGoal, .clearGoal, .compactThread,
-            .deleteThread, .approveDeniedAction:
+            .deleteThread, .approveDeniedAction, .listPreviews, .openPreview:
             guard let thread else { return .refused(.notFound, "unknown thread") }
             return admitThread(thread)
         }

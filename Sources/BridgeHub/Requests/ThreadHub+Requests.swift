@@ -1,3 +1,4 @@
+import BridgePreview
 import BridgeProtocol
 import BridgeStore
 import CodexControl
@@ -35,6 +36,8 @@ extension ThreadHub {
             return .error(ErrorMessage(id: id, code: error.code, message: error.message))
         } catch let error as CodexError {
             return .error(Self.errorMessage(id: id, for: error))
+        } catch let error as PreviewError {
+            return .error(ErrorMessage(id: id, code: error.code.wire, message: error.message))
         } catch {
             session.logger.error("Request failed", metadata: ["bridge.request.kind": "\(request.kind)", "error": "\(error)"])
             return .error(ErrorMessage(id: id, code: .internal, message: "internal error"))
@@ -163,7 +166,16 @@ extension ThreadHub {
             return .accepted(try await updateSettings(update, policy: turnPolicy ?? gate.defaults))
         case .approveDeniedAction(let approve):
             return .accepted(try await approveDeniedAction(approve, policy: turnPolicy ?? gate.defaults, session: session))
+        case .listPreviews(let ref):
+            return .previews(try await previews().list(threadId: ref.threadId, directory: cwd ?? ""))
+        case .openPreview(let open):
+            return .preview(try await previews().open(open, directory: cwd ?? "", deviceId: session.principal.deviceId))
         }
+    }
+
+    private func previews() throws -> Previews {
+        guard let previews = services.previews else { throw HubError(.notFound, "this bridge serves no previews") }
+        return previews
     }
 
     private var housekeeping: ThreadHousekeeping { ThreadHousekeeping(codex: codex, timeout: policy.codexTimeout) }

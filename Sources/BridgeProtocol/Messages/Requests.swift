@@ -215,6 +215,8 @@ public enum BridgeRequest: Sendable, Hashable {
     case searchThreads(SearchThreads)
     case updateThreadSettings(UpdateThreadSettings)
     case approveDeniedAction(ApproveDeniedAction)
+    case listPreviews(ThreadRef)
+    case openPreview(OpenPreview)
 
     /// The wire `kind` of this request.
     public var kind: String { requestKind.rawValue }
@@ -275,6 +277,8 @@ public enum BridgeRequest: Sendable, Hashable {
         case .searchThreads: .searchThreads
         case .updateThreadSettings: .updateThreadSettings
         case .approveDeniedAction: .approveDeniedAction
+        case .listPreviews: .listPreviews
+        case .openPreview: .openPreview
         }
     }
 
@@ -305,6 +309,8 @@ public enum BridgeRequest: Sendable, Hashable {
         case .clearGoal(let ref), .compactThread(let ref), .deleteThread(let ref): ref.threadId
         case .updateThreadSettings(let update): update.threadId
         case .approveDeniedAction(let approve): approve.threadId
+        case .listPreviews(let ref): ref.threadId
+        case .openPreview(let open): open.threadId
         case .subscribe(let subscription): subscription.threadId == "*" ? nil : subscription.threadId
         case .listThreads, .startThread, .approve, .listDirectory, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence,
             .answerInput, .listDevices, .setDeviceScopes, .renameDevice, .requestScopes, .revokeDevice, .pairDevice, .listAudit,
@@ -373,4 +379,6 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case searchThreads
     case updateThreadSettings
     case approveDeniedAction
+    case listPreviews
+    case openPreview
 }

@@ -284,6 +284,8 @@ public enum BridgeResponse: Sendable, Hashable {
     case audit(AuditList)
     case goal(GoalSet)
     case machines(MachineList)
+    case previews(PreviewList)
+    case preview(PreviewOpened)
 
     /// The wire `kind` of this answer.
     public var kind: String {
@@ -316,6 +318,8 @@ public enum BridgeResponse: Sendable, Hashable {
         case .scopeRequest: "scopeRequest"
         case .audit: "audit"
         case .goal: "goal"
+        case .previews: "previews"
+        case .preview: "preview"
         }
     }
 }
