@@ -286,6 +286,8 @@ let package = Package(
                 "BridgeProtocol",
                 "BridgeHub",
                 "BridgeFleet",
+                "BridgePreview",
+                "BridgePreviewProxy",
                 "BridgeServer",
                 "BridgeStore",
                 "Pairing",
