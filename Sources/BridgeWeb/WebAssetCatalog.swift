@@ -42,6 +42,8 @@ enum WebAssetCatalog {
             ("pairing-wait.js", PackageResources.pairing_wait_js),
             ("pairing.js", PackageResources.pairing_js),
             ("plan-view.js", PackageResources.plan_view_js),
+            ("preview.css", PackageResources.preview_css),
+            ("preview.js", PackageResources.preview_js),
             ("push.js", PackageResources.push_js),
             ("question-card.js", PackageResources.question_card_js),
             ("scopes.js", PackageResources.scopes_js),

@@ -23,6 +23,7 @@ import { contextMeter } from './context-meter.js';
 import { rootsFor, watchFleet, isHome, machineOf } from './fleet.js';
 import { whereLine, machineNote } from './fleet-view.js';
 import { scopeAsk } from './scopes.js';
+import { previewSheet } from './preview.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
@@ -43,6 +44,7 @@ export function threadScreen(ctx, threadId) {
   }
   const menu = menuButton({ label: 'More', items: [
     { label: 'Diff', onSelect: openDiff, title: 'The changes in this folder' },
+    { label: 'Preview', onSelect: () => { closeSheets(); previewer.open(); sheetShown(); }, title: 'See the workstation\'s dev server of this thread', scope: 'operate' },
     { label: 'Review', onSelect: startReview, title: 'Codex reviews the uncommitted changes', scope: 'operate' },
     // Goal: Codex works towards an objective in turns of its own (setGoal / clearGoal).
     { label: 'Goal', onSelect: () => { closeSheets(); goalEditor.toggle(thread.goal); }, title: 'Set or clear the thread\'s goal', scope: 'operate' },
@@ -53,7 +55,8 @@ export function threadScreen(ctx, threadId) {
     { label: 'Delete', onSelect: () => { closeSheets(); deleter.open(); sheetShown(); }, title: 'Remove the thread for good', scope: 'operate' },
   ] });
   let deleted = false; // once: the answer and Codex's thread/deleted both say so
-  const closeSheets = () => { goalEditor.close(); renamer.close(); settings.close(); deleter.close(); };
+  const closeSheets = () => { goalEditor.close(); renamer.close(); settings.close(); deleter.close(); previewer.close(); };
+  const previewer = previewSheet({ request: (kind, fields) => conn.request(kind, { threadId, ...fields }) });
   async function compact() {
     stuck = true;
     await compactThread({ request: (kind, fields) => conn.request(kind, { threadId, ...fields }) });
@@ -111,7 +114,7 @@ export function threadScreen(ctx, threadId) {
   const announcer = h('div', { class: 'visually-hidden', attrs: { 'aria-live': 'polite' } }); // for screen readers
   const machine = machineNote(thread); // its machine unreachable (issue 33)
   const main = h('main', { class: 'thread-main' }, machine.el, goal.el, meter.el, subAgents.el, placeholder, conversation);
-  const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el);
+  const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el, previewer.el);
   // Without `operate` the composer is hidden (app.css) and this says why.
   const watchOnly = h('p', { class: 'scope-note', dataset: { needs: 'operate' }, text: 'This device can follow threads but not drive them (it lacks the operate scope).' });
   const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, jump, form, watchOnly, announcer);
