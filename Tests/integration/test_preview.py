@@ -8,6 +8,7 @@ import asyncio
 import http.client
 import json
 import pathlib
+import ssl
 import subprocess
 import sys
 import time
@@ -16,7 +17,8 @@ import urllib.parse
 import pytest
 from websockets.asyncio.client import connect as ws_connect
 
-from codex_fixture import codex_bridge, codex_home, model, workspace  # noqa: F401 (fixtures)
+from codex_fixture import bridge_codex_args, codex_bin, codex_bridge, codex_home, model, workspace  # noqa: F401 (fixtures)
+from mock_model import codex_env
 from conftest import run_cli
 from test_codex import request, until_turn_completed
 from test_pairing import PHONE, TABLET
@@ -44,8 +46,11 @@ def dev_servers(tmp_path, workspace):
         proc.wait()
 
 
-def get(port, path, headers=None, method="GET", body=None, host="127.0.0.1"):
-    conn = http.client.HTTPConnection(host, port, timeout=10)
+def get(port, path, headers=None, method="GET", body=None, host="127.0.0.1", context=None):
+    if context is None:
+        conn = http.client.HTTPConnection(host, port, timeout=10)
+    else:
+        conn = http.client.HTTPSConnection(host, port, timeout=10, context=context)
     conn.request(method, path, body=body, headers=headers or {})
     response = conn.getresponse()
     data = response.read()
@@ -53,10 +58,10 @@ def get(port, path, headers=None, method="GET", body=None, host="127.0.0.1"):
     return response.status, response.headers, data
 
 
-def exchange(url):
+def exchange(url, context=None):
     """Opens a preview URL as a browser would: the ticket for the cookie. Returns (status, headers, cookie value)."""
     parts = urllib.parse.urlsplit(url)
-    status, headers, _ = get(parts.port, f"{parts.path}?{parts.query}")
+    status, headers, _ = get(parts.port, f"{parts.path}?{parts.query}", context=context)
     set_cookie = headers.get("Set-Cookie", "")
     cookie = set_cookie.split(";")[0] if set_cookie.startswith("codex_bridge_preview=") else None
     return status, headers, cookie
@@ -181,3 +186,32 @@ async def test_preview_needs_operate(codex_bridge, model, workspace, dev_servers
     while get(preview_port, "/", {"Cookie": cookie})[0] == 200:
         assert time.monotonic() < deadline, "the preview outlived its scope"
         time.sleep(0.1)
+
+
+async def test_preview_over_tls_with_the_workstation_ca(bridge_factory, model, codex_home, workspace, dev_servers):
+    args = ["--tls", "--codex", codex_bin(), "--root", str(workspace), *bridge_codex_args(model.port)]
+    bridge = bridge_factory(name="tls-state", args=args, env=codex_env(codex_home))
+    trusted = ssl.create_default_context(cafile=str(bridge.state_dir / "tls" / "ca.pem"))
+    model.queue({"kind": "message", "text": "ok"})
+    owner, _ = await hello(f"wss://127.0.0.1:{bridge.port}/", token=bridge.token, ssl=trusted)
+    thread = (await request(owner, "startThread", cwd=str(workspace), prompt="serve it"))["threadId"]
+    await until_turn_completed(owner, thread)
+    web_port, _ = dev_servers("http", workspace / "web")
+    ws_port, _ = dev_servers("ws", workspace / "web")
+
+    opened = await request(owner, "openPreview", threadId=thread, port=web_port)
+    url = urllib.parse.urlsplit(opened["url"])
+    assert url.scheme == "https" and url.hostname == "127.0.0.1", opened
+    # The preview port speaks TLS only, with the bridge's certificate (the CA's name constraints hold).
+    with pytest.raises((http.client.HTTPException, ConnectionError)):
+        get(url.port, "/")
+    status, headers, cookie = exchange(opened["url"], trusted)
+    assert status == 303 and "Secure" in headers["Set-Cookie"] and "HttpOnly" in headers["Set-Cookie"], headers
+    status, _, body = get(url.port, "/", {"Cookie": cookie}, context=trusted)
+    assert status == 200 and b"Hello from the dev server" in body
+
+    hot = await request(owner, "openPreview", threadId=thread, port=ws_port)
+    _, _, hot_cookie = exchange(hot["url"], trusted)
+    async with ws_connect(f"wss://127.0.0.1:{url.port}/", ssl=trusted, additional_headers={"Cookie": hot_cookie}) as ws:
+        await ws.send("over tls")
+        assert await asyncio.wait_for(ws.recv(), 5) == "echo: over tls"
