@@ -6,8 +6,15 @@ extension PreviewAccess {
     /// false when the session has ended meanwhile.
     func track(_ channel: any Channel, session: String) -> Bool {
         let id = ObjectIdentifier(channel)
-        guard track(id, session: session, close: { channel.close(promise: nil) }) else { return false }
-        channel.closeFuture.whenComplete { [weak self] _ in self?.untrack(id, session: session) }
-        return true
+        switch track(id, session: session, close: { channel.close(promise: nil) }) {
+        case .ended:
+            return false
+        case .already:
+            return true
+        case .added:
+            // Once per connection (not per request on a kept-alive one).
+            channel.closeFuture.whenComplete { [weak self] _ in self?.untrack(id, session: session) }
+            return true
+        }
     }
 }

@@ -88,3 +88,58 @@ import Testing
         #expect(!PreviewCookie.isOurs(setCookie: "theme=dark"))
     }
 }
+
+/// The shared access: a redeemed ticket's session, its connections closed when it ends, a clock that moves.
+@Suite struct PreviewAccessTests {
+    final class Clock: @unchecked Sendable {
+        // Tests only: set before each call on one task.
+        var now: Double = 1000
+    }
+
+    final class Connection {}
+
+    @Test func aSessionsConnectionsAreClosedWhenItsDeviceGoes() throws {
+        let clock = Clock()
+        let access = PreviewAccess(clock: { clock.now })
+        let grant = PreviewGrant(deviceId: "d1", threadId: "t1", port: 5173, connectHost: "127.0.0.1")
+        let (ticket, _) = access.issue(grant)
+        guard case .success(let redeemed) = access.redeem(ticket) else {
+            Issue.record("ticket refused")
+            return
+        }
+        #expect(access.redeem(ticket).map { _ in true } == .failure(.unknown))
+        let cookie = redeemed.cookie.split(separator: ".")
+        #expect(cookie.count == 2 && cookie[1].count == 43)
+        #expect(access.session(cookies: ["x.y", redeemed.cookie])?.grant == grant)
+
+        let connection = Connection()
+        let closed = ClosedCount()
+        #expect(access.track(ObjectIdentifier(connection), session: redeemed.session.id) { closed.add() } == .added)
+        #expect(access.track(ObjectIdentifier(connection), session: redeemed.session.id) { closed.add() } == .already)
+        #expect(access.deviceIds == ["d1"])
+        #expect(access.end { $0.deviceId == "d2" }.isEmpty)
+        #expect(closed.count == 0)
+        #expect(access.end { $0.deviceId == "d1" } == [redeemed.session.id])
+        #expect(closed.count == 1)
+        #expect(access.session(cookies: [redeemed.cookie]) == nil)
+        #expect(access.track(ObjectIdentifier(connection), session: redeemed.session.id) { closed.add() } == .ended)
+
+        // Twelve hours later a session ends by itself; a ticket two minutes old is refused.
+        let (late, _) = access.issue(grant)
+        guard case .success(let second) = access.redeem(late) else {
+            Issue.record("ticket refused")
+            return
+        }
+        let (stale, _) = access.issue(grant)
+        clock.now += 12 * 3600
+        #expect(access.redeem(stale).map { _ in true } == .failure(.expired))
+        #expect(access.session(cookies: [second.cookie]) == nil)
+        #expect(access.end() == [second.session.id])
+    }
+
+    final class ClosedCount: @unchecked Sendable {
+        // Tests only: the closures run synchronously inside `end`.
+        var count = 0
+        func add() { count += 1 }
+    }
+}

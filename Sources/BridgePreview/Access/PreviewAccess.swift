@@ -63,14 +63,25 @@ public final class PreviewAccess: Sendable {
         }
     }
 
+    /// What ``track(_:session:close:)`` did.
+    public enum Tracking: Sendable, Hashable {
+        /// The session has ended: nothing kept; the connection must not be served.
+        case ended
+        /// Counted from now on.
+        case added
+        /// Already counted (another request on the same connection).
+        case already
+    }
+
     /// Counts a connection (`id`) as one of the session's until ``untrack(_:session:)``; `close` closes it when
-    /// the session ends. False (and nothing kept) when the session has ended meanwhile.
+    /// the session ends.
     @discardableResult
-    public func track(_ id: ObjectIdentifier, session: String, close: @escaping @Sendable () -> Void) -> Bool {
-        state.withLock { state -> Bool in
-            guard state.sessions.has(session) else { return false }
+    public func track(_ id: ObjectIdentifier, session: String, close: @escaping @Sendable () -> Void) -> Tracking {
+        state.withLock { state -> Tracking in
+            guard state.sessions.has(session) else { return .ended }
+            guard state.connections[session]?[id] == nil else { return .already }
             state.connections[session, default: [:]][id] = close
-            return true
+            return .added
         }
     }
 
