@@ -1,8 +1,8 @@
 """Issue 35 on a phone (390×844, real codex against the scripted model): a dev server runs in the thread's folder;
 the thread's More → Preview lists it with a line saying what a preview is, Open shows it in a new tab on the
 preview origin (page and script load), and that tab can neither reach back to the app (no opener), nor read the
-bridge origin's storage, nor open the bridge's WebSocket (its Origin is refused). axe-core clean; screenshots.
-Cost: ~10 s."""
+bridge origin's storage, nor open the bridge's WebSocket (its Origin is refused); a `!command` card whose output
+names a local URL offers its preview. axe-core clean; screenshots. Cost: ~8 s."""
 import pathlib
 import subprocess
 import sys
@@ -28,7 +28,7 @@ def dev_server(workspace, tmp_path):
 
 def test_preview_opens_the_dev_server_in_a_tab_of_its_own_origin(web_bridge, model, phone, dev_server):
     model.queue({"kind": "message", "text": "The site runs on a dev server."})
-    pair(phone, web_bridge)
+    pair(phone, web_bridge, scopes="all")  # !commands need run
     page = phone.page
     start_thread(phone, "serve the site")
     expect(page.locator(".msg.agent")).to_contain_text("dev server")
@@ -63,4 +63,19 @@ def test_preview_opens_the_dev_server_in_a_tab_of_its_own_origin(web_bridge, mod
         setTimeout(() => done('timeout'), 5000);
     })""", web_bridge.port)
     assert outcome == "closed", outcome
+    tab.close()
+
+    # A !command whose output names a local URL offers its preview on the card; a port the thread does not own is
+    # refused with the bridge's words.
+    page.get_by_label("Message").fill(f"!echo 'Local: http://localhost:{dev_server}/' 'also http://127.0.0.1:9/'")
+    phone.button("Send").click()
+    card = page.locator(".command-card").first
+    expect(card.locator(".command-status")).to_have_text("Exit 0")
+    with phone.context.expect_page() as opened:
+        card.get_by_role("button", name=f"Preview port {dev_server}").click()
+    expect(opened.value.locator("#title")).to_have_text("Hello from the dev server")
+    opened.value.close()
+    card.get_by_role("button", name="Preview port 9").click()
+    expect(page.get_by_role("alert").filter(has_text="no server of this thread listens on port 9")).to_be_visible()
+    phone.shot("preview-command-card")
     assert not phone.errors and not phone.csp_violations(), (phone.errors, phone.console)

@@ -1,5 +1,6 @@
 // Preview (issue 35): the workstation's dev servers of this thread (`listPreviews`), each opened in a new tab on the
-// bridge's preview origin (`openPreview`: a single-use link that becomes a cookie there, for this phone only).
+// bridge's preview origin (`openPreview`: a single-use link that becomes a cookie there, for this phone only), from
+// the thread's Preview sheet or from a `!command` card whose output names a local URL.
 // The new tab never gets a handle on this page (its opener is cut before it leaves about:blank), and the preview
 // origin serves nothing of the bridge.
 import { h, clear } from './dom.js';
@@ -10,6 +11,41 @@ export function previewAddress(url, here = window.location) {
   const address = new URL(url);
   address.hostname = here.hostname;
   return address.href;
+}
+
+/** The local ports a command's output names as URLs (`http://localhost:5173/`, `127.0.0.1`, `[::1]`, `0.0.0.0`). */
+export function localPorts(text) {
+  const ports = [];
+  for (const match of String(text).matchAll(/\bhttps?:\/\/(?:localhost|127\.0\.0\.1|\[::1\]|0\.0\.0\.0):(\d{1,5})(?!\w)/g)) {
+    const port = Number(match[1]);
+    if (port > 0 && port < 65536 && !ports.includes(port)) ports.push(port);
+  }
+  return ports;
+}
+
+/**
+ * Opens the preview of `port` in a new tab: the tab is opened now, while the tap counts as the person's (one
+ * opened after the answer would be blocked), and its opener is cut before it leaves about:blank. Resolves to
+ * nothing, or to the link when tabs are blocked (the caller shows it). A refusal is a toast.
+ */
+export async function openPreview(request, port) {
+  const tab = window.open('about:blank', '_blank');
+  try {
+    const opened = await request('openPreview', { port });
+    const address = previewAddress(opened.url);
+    if (!tab) return address;
+    tab.opener = null;
+    tab.location.replace(address);
+  } catch (err) {
+    if (tab) tab.close();
+    toast(`No preview: ${err && err.code === 'not_found' ? err.message : describeError(err)}`);
+  }
+  return undefined;
+}
+
+/** The link shown when tabs are blocked. */
+export function previewLink(address, port) {
+  return h('a', { href: address, target: '_blank', rel: 'noopener noreferrer', text: `Open the preview of port ${port}` });
 }
 
 /**
@@ -54,25 +90,11 @@ export function previewSheet({ request }) {
   }
 
   async function openServer(server, button) {
-    // Opened now, while the tap counts as the person's (a tab opened after the answer would be blocked).
-    const tab = window.open('about:blank', '_blank');
     button.disabled = true;
-    try {
-      const opened = await request('openPreview', { port: server.port });
-      const address = previewAddress(opened.url);
-      if (tab) {
-        tab.opener = null;
-        tab.location.replace(address);
-      } else {
-        // Tabs blocked: a link the person taps (still single-use, two minutes).
-        list.append(h('li', { class: 'preview-row' }, h('a', { href: address, target: '_blank', rel: 'noopener noreferrer', text: `Open the preview of port ${server.port}` })));
-      }
-    } catch (err) {
-      if (tab) tab.close();
-      toast(`No preview: ${describeError(err)}`);
-    } finally {
-      button.disabled = false;
-    }
+    const blocked = await openPreview(request, server.port);
+    button.disabled = false;
+    // Tabs blocked: a link the person taps (still single-use, two minutes).
+    if (blocked) list.append(h('li', { class: 'preview-row' }, previewLink(blocked, server.port)));
   }
 
   const close = () => { el.hidden = true; };

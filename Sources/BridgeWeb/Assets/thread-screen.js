@@ -23,7 +23,7 @@ import { contextMeter } from './context-meter.js';
 import { rootsFor, watchFleet, isHome, machineOf } from './fleet.js';
 import { whereLine, machineNote } from './fleet-view.js';
 import { scopeAsk } from './scopes.js';
-import { previewSheet } from './preview.js';
+import { previewSheet, openPreview } from './preview.js';
 
 const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
@@ -289,7 +289,7 @@ export function threadScreen(ctx, threadId) {
 
   function addCommand(run) {
     if (commandCards.has(run.runId)) return;
-    const card = commandCard(run, { stop: (r) => conn.request('stopCommand', { threadId, runId: r.runId }), onLayout });
+    const card = commandCard(run, { stop: (r) => conn.request('stopCommand', { threadId, runId: r.runId }), onLayout, preview: (port) => openPreview((kind, fields) => conn.request(kind, { threadId, ...fields }), port) });
     commandCards.set(run.runId, card);
     conversation.insertBefore(card.el, pendingEls.parentNode === conversation ? pendingEls : null);
   }
