@@ -76,7 +76,7 @@ public final class Previews: Sendable {
         let found = await finder.servers(in: directory, excluding: excludedPorts)
         guard let server = found.first(where: { $0.port == request.port }) else {
             throw PreviewError(
-                .notFound, "no server of this thread listens on port \(request.port) (listPreviews names the ones that do)")
+                .notFound, "no server of this thread listens on port \(request.port) now")
         }
         let grant = PreviewGrant(deviceId: deviceId, threadId: request.threadId, port: server.port, connectHost: server.connectHost)
         let (ticket, expiresAt) = access.issue(grant)

@@ -33,6 +33,13 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
     {
         throw CommandFailure(PortProbe.inUseMessage(host: settings.listen.host, port: settings.listen.port, paths: paths))
     }
+    // So is the preview origin's port (the main port + 1 unless --preview-port says otherwise).
+    let previewPort = settings.previewPort ?? (settings.listen.port == 0 ? 0 : settings.listen.port + 1)
+    if previewPort != 0, settings.listen.host.lowercased() != "tailscale",
+        PortProbe.bindError(host: settings.listen.host, port: previewPort) == EADDRINUSE
+    {
+        throw CommandFailure("port \(previewPort), the preview origin's, is already in use; choose another with --preview-port PORT")
+    }
     // An explicit codex that cannot be run is a startup error, not a retry loop.
     if let codex = settings.codex, codex.contains("/") {
         do {
@@ -155,7 +162,7 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
         probe: { host, port in await HTTPProbe().speaksHTTP(host: host, port: port) })
     await hub.usePreviews(previews)
     var previewConfiguration = PreviewProxy.Configuration(
-        host: pairing.host, port: settings.previewPort ?? (settings.listen.port == 0 ? 0 : settings.listen.port + 1),
+        host: pairing.host, port: previewPort,
         tls: tlsSource.map { source in { @Sendable in source.current() } })
     previewConfiguration.checkInterval = .seconds(1)
     let previewProxy = PreviewProxy(

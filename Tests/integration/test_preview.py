@@ -8,6 +8,7 @@ import asyncio
 import http.client
 import json
 import pathlib
+import socket
 import ssl
 import subprocess
 import sys
@@ -215,3 +216,14 @@ async def test_preview_over_tls_with_the_workstation_ca(bridge_factory, model, c
     async with ws_connect(f"wss://127.0.0.1:{url.port}/", ssl=trusted, additional_headers={"Cookie": hot_cookie}) as ws:
         await ws.send("over tls")
         assert await asyncio.wait_for(ws.recv(), 5) == "echo: over tls"
+
+
+def test_a_preview_port_in_use_is_one_clear_line(tmp_path):
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        result = run_cli("serve", "--listen", "127.0.0.1:0", "--preview-port", str(port), "--no-qr", "--no-mdns",
+                         state_dir=tmp_path / "s", timeout=30)
+    assert result.returncode != 0, result
+    assert f"port {port}, the preview origin's, is already in use; choose another with --preview-port PORT" in result.stderr, result
