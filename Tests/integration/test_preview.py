@@ -3,7 +3,9 @@ scripted model and real dev servers (preview_devserver.py) whose cwd is inside t
 open one (a single-use ticket, exchanged for an HttpOnly SameSite=Strict cookie), proxy GET, POST, a redirect, a
 cookie the dev server tries to forge and a WebSocket; the bridge's credentials never reach the dev server; a reused
 ticket, a port outside the thread, the bridge's own port and a device without `operate` are refused; revoking the
-device ends the preview (its WebSocket too) within 2 s. Cost: ~8 s."""
+device ends the preview (its WebSocket too) within 2 s, and so does losing `operate`; the same over `--tls` with the
+workstation's CA (a Secure cookie, wss://, no plain HTTP on the preview port, a page when the dev server stops); a
+preview port in use is one clear line. Cost: ~8 s."""
 import asyncio
 import http.client
 import json
@@ -40,6 +42,8 @@ def dev_servers(tmp_path, workspace):
         proc = subprocess.Popen([sys.executable, str(DEVSERVER), kind, str(log)], cwd=cwd, stdout=subprocess.PIPE, text=True)
         procs.append(proc)
         return int(proc.stdout.readline()), log
+
+    start.procs = procs
 
     yield start
     for proc in procs:
@@ -216,6 +220,14 @@ async def test_preview_over_tls_with_the_workstation_ca(bridge_factory, model, c
     async with ws_connect(f"wss://127.0.0.1:{url.port}/", ssl=trusted, additional_headers={"Cookie": hot_cookie}) as ws:
         await ws.send("over tls")
         assert await asyncio.wait_for(ws.recv(), 5) == "echo: over tls"
+
+
+    # A dev server that stopped: a page that says so, not an error of the bridge.
+    web = dev_servers.procs[0]
+    web.kill()
+    web.wait()
+    status, headers, body = get(url.port, "/", {"Cookie": cookie}, context=trusted)
+    assert status == 502 and b"Dev server not answering" in body and f"port {web_port}".encode() in body, (status, body)
 
 
 def test_a_preview_port_in_use_is_one_clear_line(tmp_path):
