@@ -57,6 +57,10 @@ struct PreviewChannel: ServerChildChannel, HTTPChannelHandler {
             configuration.enableErrorHandling = true
             configuration.enableResponseHeaderValidation = false
             let result = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            // Before its first request head a connection is anyone's: closed unless the head comes in time. After it,
+            // the idle timeout (HTTP) or nothing (a WebSocket idles as long as the dev server lets it).
+            let headTimeout = channel.eventLoop.scheduleTask(in: TimeAmount(limits.requestHeadTimeout)) { channel.close(promise: nil) }
+            result.whenComplete { _ in headTimeout.cancel() }
             return Value(upgradeResult: result, channel: channel)
         }
     }

@@ -26,6 +26,8 @@ public struct PreviewProxy: Service, CustomStringConvertible {
         public var readTimeout: Duration = .seconds(120)
         /// How long a browser connection may idle between requests.
         public var idleTimeout: Duration = .seconds(60)
+        /// How long a new connection has to send its first request head.
+        public var requestHeadTimeout: Duration = .seconds(10)
 
         public init() {}
     }

@@ -38,7 +38,8 @@ struct PreviewResponder: HTTPResponder {
         let ticket = request.uri.queryParameters.get("ticket") ?? ""
         switch access.redeem(ticket) {
         case .failure(let refusal):
-            logger.notice("Preview ticket refused", metadata: ["bridge.preview.refusal": "\(refusal)"])
+            // Anyone may knock with a bad ticket: not worth a line above debug.
+            logger.debug("Preview ticket refused", metadata: ["bridge.preview.refusal": "\(refusal)"])
             return PreviewPages.ticketRefused(expired: refusal == .expired)
         case .success(let (cookie, session)):
             logger.info(
