@@ -331,7 +331,7 @@ let package = Package(
         ),
 
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
-        .testTarget(name: "BridgeFleetTests", dependencies: ["BridgeFleet", "BridgeProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "BridgeFleetTests", dependencies: ["BridgeFleet", "BridgeHub", "BridgeProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "ConfinedFilesTests", dependencies: ["ConfinedFiles"], swiftSettings: swiftSettings),
         .testTarget(name: "BridgePreviewTests", dependencies: ["BridgePreview"], swiftSettings: swiftSettings),
         .testTarget(

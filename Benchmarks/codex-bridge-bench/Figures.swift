@@ -97,7 +97,7 @@ struct Figures {
             "P1",
             "Peer: `codex app-server --listen` with `--ws-auth capability-token` (Bearer upgrade + `initialize` round trip)\(peer == nil ? " (not available in this run)" : ""). "
                 + "Limit: a bare TCP connect plus one 100-byte echo against a NIO echo server in the bench process. "
-                + "Echo mode: `codex-bridge-echo`, the bridge's own server and connection handler with every message echoed instead of going to the hub, echoing the same hello frame (what the hello → helloAck path through the hub adds)\(floor == nil ? " (not built for this run)" : ""). "
+                + "Echo mode: `codex-bridge-echo`, the bridge's own server and WebSocket endpoint with every message echoed (`EchoConnectionHandler`) instead of going to the hub, echoing the same hello frame (what the hello → helloAck path through the hub adds)\(floor == nil ? " (not built for this run)" : ""). "
                 + "Each sample is connect + HTTP upgrade + first message → first answer, measured by the client; the socket is then closed."
         )
     }

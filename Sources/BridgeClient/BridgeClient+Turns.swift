@@ -16,7 +16,7 @@ extension BridgeClient {
         requestId: String, answers: [String: [String]]? = nil, content: JSONValue? = nil, action: InputAction? = nil
     ) async throws -> Accepted {
         try Self.accepted(
-            await send(.answerInput(AnswerInput(requestId: requestId, answers: answers, content: content, action: action))))
+            await send(BridgeRequest(.answerInput, AnswerInput(requestId: requestId, answers: answers, content: content, action: action))))
     }
 
     /// `sendMessage`: steers the running turn (`.steer`, the default) or holds the message until it ends
@@ -26,26 +26,27 @@ extension BridgeClient {
     ) async throws -> Accepted {
         try Self.accepted(
             await send(
-                .sendMessage(
+                BridgeRequest(
+                    .sendMessage,
                     SendMessage(threadId: threadId, text: text, model: model, effort: effort, mode: mode, attachments: attachments))
             ))
     }
 
     /// `cancelQueued`: takes back a queued message that has not started.
     public func cancelQueued(threadId: String, queuedId: String) async throws -> Accepted {
-        try Self.accepted(await send(.cancelQueued(CancelQueued(threadId: threadId, queuedId: queuedId))))
+        try Self.accepted(await send(BridgeRequest(.cancelQueued, CancelQueued(threadId: threadId, queuedId: queuedId))))
     }
 
     /// `searchFiles`: files under the thread's directory matching `query`, best first.
     public func searchFiles(threadId: String, query: String, limit: Int? = nil) async throws -> FileMatches {
-        let answer = try await send(.searchFiles(SearchFiles(threadId: threadId, query: query, limit: limit)))
+        let answer = try await send(BridgeRequest(.searchFiles, SearchFiles(threadId: threadId, query: query, limit: limit)))
         guard case .files(let files) = answer else { throw UnexpectedAnswer(expected: "files", got: answer.kind) }
         return files
     }
 
     /// `startReview`: Codex reviews the thread's directory as a new turn (`turnId`); its findings stream as events.
     public func startReview(threadId: String, target: ReviewTarget) async throws -> Accepted {
-        try Self.accepted(await send(.startReview(StartReview(threadId: threadId, target: target))))
+        try Self.accepted(await send(BridgeRequest(.startReview, StartReview(threadId: threadId, target: target))))
     }
 
     private static func accepted(_ answer: BridgeResponse) throws -> Accepted {

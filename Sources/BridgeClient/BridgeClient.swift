@@ -9,7 +9,7 @@ import Logging
 /// let client = BridgeClient(configuration: .init(target: try BridgeTarget(parsing: url)), logger: logger)
 /// let ack = try await client.connect()
 /// Task { for await message in client.events { … } }
-/// let started = try await client.send(.startThread(StartThread(cwd: "/src/app", prompt: "fix the tests")))
+/// let started = try await client.send(BridgeRequest(.startThread, StartThread(cwd: "/src/app", prompt: "fix the tests")))
 /// ```
 public actor BridgeClient {
     /// Where the client is.
@@ -38,6 +38,9 @@ public actor BridgeClient {
 
     /// `event`, `approvalRequest` and `approvalResolved` of the subscribed threads, each once, in arrival order.
     public nonisolated let events: AsyncStream<ServerMessage>
+    /// With ``BridgeClientConfiguration/relaysFrames``: what ``events`` carries otherwise, each event with its
+    /// `data` as text.
+    public nonisolated let relayed: AsyncStream<RelayedFrame>
     /// Connection changes.
     public nonisolated let statuses: AsyncStream<Status>
 
@@ -45,6 +48,7 @@ public actor BridgeClient {
     private let transport: any BridgeTransport
     private let logger: Logger
     private let eventInput: AsyncStream<ServerMessage>.Continuation
+    private let relayInput: AsyncStream<RelayedFrame>.Continuation
     private let statusInput: AsyncStream<Status>.Continuation
 
     private var state = State.idle
@@ -73,6 +77,7 @@ public actor BridgeClient {
         self.transport = transport
         self.logger = logger
         (events, eventInput) = AsyncStream.makeStream(of: ServerMessage.self)
+        (relayed, relayInput) = AsyncStream.makeStream(of: RelayedFrame.self)
         (statuses, statusInput) = AsyncStream.makeStream(of: Status.self)
         var credential = configuration.token ?? ""
         var sendsDevice = false
@@ -269,7 +274,7 @@ public actor BridgeClient {
         }
         let restored = Set(ack.restoredSubscriptions ?? [])
         for threadId in subscriptions.subtracting(restored).sorted() {
-            let request = BridgeRequest.subscribe(Subscribe(threadId: threadId, afterSeq: ack.resume == .ok ? seqs.cursor : nil))
+            let request = BridgeRequest(.subscribe, Subscribe(threadId: threadId, afterSeq: ack.resume == .ok ? seqs.cursor : nil))
             let id = "resubscribe-" + UUID().uuidString.lowercased()
             pending[id] = Pending(request: request, continuation: nil)
         }
@@ -334,6 +339,10 @@ public actor BridgeClient {
     }
 
     private func receive(_ text: String, on connection: any BridgeConnection) {
+        if configuration.relaysFrames, let frame = RelayedFrame.scanEvent(text) {
+            journaled(frame, on: connection)
+            return
+        }
         let message: ServerMessage
         do {
             message = try ServerMessage.decode(Data(text.utf8))
@@ -355,13 +364,7 @@ public actor BridgeClient {
                 throwing: BridgeRequestError(code: error.code, message: error.message, requestId: id, scope: error.scope))
         case .event, .approvalRequest, .approvalResolved, .inputRequest, .inputResolved, .messageQueued, .messageUnqueued, .commandStarted,
             .commandOutput, .commandExited:
-            guard let seq = message.seq, seqs.accept(seq) else { return }
-            eventInput.yield(message)
-            unacked += 1
-            if unacked >= configuration.ackEvery {
-                unacked = 0
-                write(.ack(Ack(seq: seq)), on: connection)
-            }
+            journaled(RelayedFrame(message: message), on: connection)
         case .scopesChanged(let changed):
             scopes = changed.scopes
         case .helloAck, .pong, .pairingPending, .machineChanged:
@@ -369,11 +372,23 @@ public actor BridgeClient {
         }
     }
 
+    /// A journaled message: passed on once (a seq at or below the cursor is a repeat), acknowledged every
+    /// ``BridgeClientConfiguration/ackEvery``.
+    private func journaled(_ frame: RelayedFrame, on connection: any BridgeConnection) {
+        guard let seq = frame.message.seq, seqs.accept(seq) else { return }
+        if configuration.relaysFrames { relayInput.yield(frame) } else { eventInput.yield(frame.message) }
+        unacked += 1
+        if unacked >= configuration.ackEvery {
+            unacked = 0
+            write(.ack(Ack(seq: seq)), on: connection)
+        }
+    }
+
     /// Remembers subscriptions so a reconnect can restore the ones the bridge does not.
     private func track(_ request: BridgeRequest, _ response: BridgeResponse) {
-        switch (request, response) {
+        switch (request.requestKind, response) {
         case (.subscribe, .subscribed(let changed)): subscriptions.insert(changed.threadId)
-        case (.unsubscribe(let ref), _): subscriptions.remove(ref.threadId)
+        case (.unsubscribe, _): if let threadId = request.threadId { subscriptions.remove(threadId) }
         case (.startThread, .threadStarted(let started)): subscriptions.insert(started.threadId)
         case (.forkThread, .threadForked(let forked)): subscriptions.insert(forked.threadId)
         default: break
@@ -408,5 +423,6 @@ public actor BridgeClient {
         statusInput.yield(status)
         statusInput.finish()
         eventInput.finish()
+        relayInput.finish()
     }
 }

@@ -27,6 +27,9 @@ public struct BridgeClientConfiguration: Sendable {
     /// The resume cursor to start from (`hello.resume.lastSeq` of the first connection): the highest seq a
     /// previous client of the same identity processed (a relay keeps it in its own journal). nil: from now.
     public var resumeFrom: Int64?
+    /// A relay (the fleet's home bridge): journaled messages arrive on ``BridgeClient/relayed`` instead of
+    /// ``BridgeClient/events``, an event with its `data` as the text the bridge wrote (never parsed into a tree).
+    public var relaysFrames = false
 
     public init(
         target: BridgeTarget, token: String? = nil,

@@ -95,13 +95,9 @@ public struct FleetDirectory: Sendable {
     /// The linked machine a request is for: by `machine` (startThread, listDirectory), by its thread, approval or
     /// question. nil: the home bridge.
     public func route(_ request: BridgeRequest) -> String? {
-        switch request {
-        case .startThread(let start): return start.machine
-        case .listDirectory(let list): return list.machine
-        case .approve(let approve): return approvals[approve.approvalId]
-        case .answerInput(let answer): return inputs[answer.requestId]
-        default: return request.threadId.flatMap { threads[$0] }
-        }
+        if let approve = request.payload(as: Approve.self) { return approvals[approve.approvalId] }
+        if let answer = request.payload(as: AnswerInput.self) { return inputs[answer.requestId] }
+        return request.machine ?? request.threadId.flatMap { threads[$0] }
     }
 }
 

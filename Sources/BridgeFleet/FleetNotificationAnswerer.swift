@@ -25,8 +25,11 @@ public struct FleetNotificationAnswerer: NotificationAnswering {
         if !owner.hasPrefix("notify:") { links.directory.withLock { $0.answered(approvalId, by: owner) } }
         // The same notification answered twice is one answer there.
         let id = ForwardedRequestId.make("push-", who: owner, id: approvalId)
+        var request = BridgeRequest(.approve, Approve(approvalId: approvalId, decision: decision))
+        let deviceId = owner.hasPrefix("notify:") ? nil : owner
+        request.onBehalfOf = OnBehalfOf(actor: .notification, deviceId: deviceId, name: await hub.deviceName(deviceId))
         do {
-            guard case .accepted(let accepted) = try await link.send(.approve(Approve(approvalId: approvalId, decision: decision)), id: id)
+            guard case .accepted(let accepted) = try await link.send(request, id: id)
             else {
                 throw HubError(.internal, "\(link.ref.name) answered approve with something else")
             }

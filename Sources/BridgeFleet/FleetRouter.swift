@@ -59,22 +59,19 @@ public struct FleetRouter: RequestHandling {
     }
 
     public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
-        switch request {
-        case .listMachines, .addMachine, .removeMachine, .renameMachine: return await manage(request, id: id, session: session)
-        default: break
-        }
+        if MachineAdmin.kinds.contains(request.requestKind) { return await manage(request, id: id, session: session) }
         guard session.hello.fleet == true else { return await hub.handle(request, id: id, session: session) }
-        if case .listThreads(let list) = request { return await listFleet(list, id: id, session: session) }
+        if let list = request.payload(as: ListThreads.self) { return await listFleet(list, id: id, session: session) }
         var machineId = links.directory.withLock { $0.route(request) }
         if machineId == links.home.id { machineId = nil }
         guard let machineId else { return await hub.handle(request, id: id, session: session) }
-        if case .unsubscribe = request { return await hub.handle(request, id: id, session: session) }
+        if request.requestKind == .unsubscribe { return await hub.handle(request, id: id, session: session) }
         if let refusal = ScopeGate.check(request, session: session) {
             let answer = ServerMessage.error(refusal.errorMessage(id: id))
             await hub.audit(request, answer: answer, session: session)
             return answer
         }
-        if case .subscribe(let subscribe) = request {
+        if let subscribe = request.payload(as: Subscribe.self) {
             do {
                 return .response(
                     id: id, .subscribed(try await hub.subscribeRelayed(session, to: subscribe.threadId, afterSeq: subscribe.afterSeq)))
@@ -84,19 +81,25 @@ public struct FleetRouter: RequestHandling {
         }
         // The answer comes back credited to the link: remember which device here gave it.
         if let deviceId = session.principal.deviceId {
-            switch request {
-            case .approve(let approve): links.directory.withLock { $0.answered(approve.approvalId, by: deviceId) }
-            case .answerInput(let answer): links.directory.withLock { $0.answered(answer.requestId, by: deviceId) }
-            default: break
+            if let approve = request.payload(as: Approve.self) {
+                links.directory.withLock { $0.answered(approve.approvalId, by: deviceId) }
+            }
+            if let answer = request.payload(as: AnswerInput.self) {
+                links.directory.withLock { $0.answered(answer.requestId, by: deviceId) }
             }
         }
         guard let link = await links.link(machineId) else {
             let machine = MachineRef(id: machineId, name: machineId)
             return .error(FleetError.unavailable(machine).errorMessage(id: id))
         }
-        let answer = await forward(Self.strippingMachine(request), id: id, to: link, session: session)
+        // The machine records who at home made the request, as reported here (its audit row names the link).
+        var forwarded = request.withoutMachine()
+        let deviceId = session.principal.deviceId
+        forwarded.onBehalfOf = OnBehalfOf(
+            actor: deviceId == nil ? .sharedSecret : .device, deviceId: deviceId, name: await hub.deviceName(deviceId))
+        let answer = await forward(forwarded, id: id, to: link, session: session)
         // Audited here as well as there (where the link is the actor): who at home did what on which machine.
-        if request.requestKind.changesState { await hub.audit(request, answer: answer, session: session) }
+        if request.descriptor.audited { await hub.audit(request, answer: answer, session: session) }
         return answer
     }
 
@@ -115,7 +118,7 @@ public struct FleetRouter: RequestHandling {
         // State changes and every refusal, as the hub audits its own requests.
         if case .error = answer {
             await hub.audit(request, answer: answer, session: session)
-        } else if request.requestKind.changesState {
+        } else if request.descriptor.audited {
             await hub.audit(request, answer: answer, session: session)
         }
         return answer
@@ -162,7 +165,7 @@ public struct FleetRouter: RequestHandling {
     /// Every machine's threads, newest first, each labelled with its machine. A machine that does not answer
     /// within 5 s contributes the threads it had last.
     private func listFleet(_ list: ListThreads, id: String, session: ClientSession) async -> ServerMessage {
-        let home = await hub.handle(.listThreads(list), id: id, session: session)
+        let home = await hub.handle(BridgeRequest(.listThreads, list), id: id, session: session)
         guard case .response(_, .threads(var merged)) = home else { return home }
         merged.threads = merged.threads.map { Self.labelled($0, links.home) }
         // The home bridge's own threads are its own: no linked machine can claim them later.
@@ -177,7 +180,7 @@ public struct FleetRouter: RequestHandling {
             for link in linked {
                 group.addTask {
                     if case .threads(let remote)? = try? await Self.withTimeout(
-                        .seconds(5), { try await link.send(.listThreads(list), id: forwardedId) })
+                        .seconds(5), { try await link.send(BridgeRequest(.listThreads, list), id: forwardedId) })
                     {
                         await link.remember(remote.threads)
                     }
@@ -197,20 +200,6 @@ public struct FleetRouter: RequestHandling {
         var thread = thread
         thread.machine = machine
         return thread
-    }
-
-    /// The request as the linked machine gets it (it is that machine's own there).
-    private static func strippingMachine(_ request: BridgeRequest) -> BridgeRequest {
-        switch request {
-        case .startThread(var start):
-            start.machine = nil
-            return .startThread(start)
-        case .listDirectory(var list):
-            list.machine = nil
-            return .listDirectory(list)
-        default:
-            return request
-        }
     }
 
     /// The id a forwarded request carries: the same for the same phone and request id, different for another

@@ -19,25 +19,28 @@ public struct MachineAdmin: Sendable {
         self.browse = browse
     }
 
+    /// The kinds it answers (in front of the hub, which has no handler for them).
+    static let kinds: Set<RequestKind> = [.listMachines, .addMachine, .removeMachine, .renameMachine]
+
     /// Answers one machine request.
     /// - Throws: ``ErrorMessage`` (with its code) for a refusal.
     func answer(_ request: BridgeRequest, id: String) async throws(ErrorMessage) -> MachineList {
         do {
-            switch request {
-            case .listMachines(let asked):
+            switch request.payload {
+            case let asked as ListMachines:
                 var answer = try listed()
                 if asked.nearby == true {
                     let linked = Set(answer.machines.map(\.id) + [home.id])
                     answer.nearby = await browse().filter { $0.id.map { !linked.contains($0) } ?? true }
                 }
                 return answer
-            case .addMachine(let add):
+            case let add as AddMachine:
                 let target = try MachinePairing.target(
                     url: add.url, host: add.host, port: add.port, fingerprint: add.fingerprint, code: add.code)
                 try await store.save(try await MachinePairing.pair(target, home: home, name: add.name))
-            case .removeMachine(let remove):
+            case let remove as RemoveMachine:
                 guard try await store.remove(remove.machineId) else { throw unknown(remove.machineId, id: id) }
-            case .renameMachine(let rename):
+            case let rename as RenameMachine:
                 try MachinePairing.checkName(rename.name)
                 guard try await store.rename(rename.machineId, to: rename.name) else { throw unknown(rename.machineId, id: id) }
             default:

@@ -94,6 +94,7 @@ public actor MachineLink {
             target: .endpoints(endpoints, pin: machine.fingerprint.flatMap(CertificatePin.init(fingerprint:))), token: machine.token,
             clientId: machine.clientId, reconnects: false, handshakeTimeout: .seconds(10))
         configuration.resumeFrom = cursor
+        configuration.relaysFrames = true
         let client = BridgeClient(
             configuration: configuration, transport: WebSocketTransport(maxMessageBytes: Self.maxFrameBytes), logger: logger)
         let ack: HelloAck
@@ -118,22 +119,28 @@ public actor MachineLink {
         let subscribed = (ack.restoredSubscriptions ?? []).contains("*")
         await withDiscardingTaskGroup { group in
             group.addTask {
-                for await message in client.events { pending.append(message) }
+                for await frame in client.relayed where !pending.append(frame) {
+                    // Too far behind: drop the connection; the next one resumes after the last message relayed.
+                    self.logger.notice("A linked machine's messages came faster than the home bridge relays them; reconnecting")
+                    await client.close()
+                    break
+                }
                 pending.finish()
             }
             if !subscribed {
                 group.addTask {
-                    _ = try? await client.send(.subscribe(Subscribe(threadId: "*", afterSeq: ack.resume == .ok ? cursor : nil)))
+                    _ = try? await client.send(
+                        BridgeRequest(.subscribe, Subscribe(threadId: "*", afterSeq: ack.resume == .ok ? cursor : nil)))
                 }
             }
             group.addTask { await self.refreshThreads() }
             var relayedThrough = cursor ?? ack.lastSeq ?? 0
             while let batch = await pending.next() {
-                var fresh: [ServerMessage] = []
-                for message in batch {
-                    guard let seq = message.seq, seq > relayedThrough else { continue }
+                var fresh: [RelayedFrame] = []
+                for frame in batch {
+                    guard let seq = frame.message.seq, seq > relayedThrough else { continue }
                     relayedThrough = seq
-                    fresh.append(message)
+                    fresh.append(frame)
                 }
                 guard !fresh.isEmpty else { continue }
                 // Another machine's thread, or one the home bridge runs itself: not this machine's to speak for.
@@ -157,7 +164,7 @@ public actor MachineLink {
     /// Reads the machine's thread list again (kept for when it is offline).
     func refreshThreads() async {
         guard let client else { return }
-        if case .threads(let list) = try? await client.send(.listThreads(ListThreads(limit: 100))) {
+        if case .threads(let list) = try? await client.send(BridgeRequest(.listThreads, ListThreads(limit: 100))) {
             await remember(list.threads)
         }
     }

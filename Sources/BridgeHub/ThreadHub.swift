@@ -296,20 +296,31 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     /// refuses (it runs before anyone can see the message: the link records what the message makes that machine's
     /// there). Returns how many were relayed.
     @discardableResult
-    public func relay(_ messages: [ServerMessage], from machine: MachineRef, admit: (ServerMessage) -> ServerMessage? = { $0 }) -> Int {
+    public func relay(_ frames: [RelayedFrame], from machine: MachineRef, admit: (ServerMessage) -> ServerMessage? = { $0 }) async
+        -> Int
+    {
+        guard let label = try? String(decoding: encoder.encode(machine), as: UTF8.self) else { return 0 }
         events.beginBatch()
         var relayed = 0
-        for message in messages where relayOne(message, from: machine, admit: admit) { relayed += 1 }
+        for frame in frames where relayOne(frame, from: machine, label: label, admit: admit) { relayed += 1 }
         flushBatch()
+        // As after a batch of Codex's: a phone whose outbox filled gets time to drain before the link reads more
+        // (the linked machine then waits on this link, as Codex waits on its pipe).
+        await paceDelivery(limit: DeliveryPacing.relayLimit)
         return relayed
     }
 
-    private func relayOne(_ message: ServerMessage, from machine: MachineRef, admit: (ServerMessage) -> ServerMessage?) -> Bool {
+    private func relayOne(_ frame: RelayedFrame, from machine: MachineRef, label: String, admit: (ServerMessage) -> ServerMessage?)
+        -> Bool
+    {
+        let message = frame.message
         guard let remoteSeq = message.seq, let threadId = message.threadId, !book.knows(threadId), let message = admit(message) else {
             return false
         }
         let numbered = message.renumbered(events.nextSeq())
-        guard let text = try? numbered.encodedText(machine: machine, encoder: encoder) else { return false }
+        guard let text = try? numbered.encodedText(machineLabel: label, encoder: encoder, eventDataJSON: frame.eventDataJSON) else {
+            return false
+        }
         var entry = Self.entry(for: numbered, text: text, threadId: threadId)
         entry.machine = machine.id
         entry.remoteSeq = remoteSeq

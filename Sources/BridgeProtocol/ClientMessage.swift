@@ -37,6 +37,11 @@ private struct Envelope: Decodable {
 
     enum CodingKeys: CodingKey { case kind, id }
 
+    /// `onBehalfOf`, read only for requests (strictly: a malformed one is refused).
+    struct Behalf: Decodable {
+        var onBehalfOf: OnBehalfOf?
+    }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         // Lenient: a wrongly typed kind or id is reported as missing rather than failing the envelope.
@@ -79,65 +84,23 @@ extension ClientMessage {
             throw FrameDecodingError(
                 kind: kind, id: nil, code: .badRequest, message: "request '\(kind)' needs a string 'id' of 1 to 128 bytes")
         }
-        let request: BridgeRequest
-        switch requestKind {
-        case .listThreads: request = .listThreads(try payload(ListThreads.self))
-        case .startThread: request = .startThread(try payload(StartThread.self))
-        case .sendMessage: request = .sendMessage(try payload(SendMessage.self))
-        case .interrupt: request = .interrupt(try payload(ThreadRef.self))
-        case .subscribe: request = .subscribe(try payload(Subscribe.self))
-        case .unsubscribe: request = .unsubscribe(try payload(ThreadRef.self))
-        case .readThread: request = .readThread(try payload(ThreadRef.self))
-        case .getDiff: request = .getDiff(try payload(ThreadRef.self))
-        case .approve: request = .approve(try payload(Approve.self))
-        case .listDirectory: request = .listDirectory(try payload(ListDirectory.self))
-        case .listModels: request = .listModels(try payload(ListModels.self))
-        case .renameThread: request = .renameThread(try payload(RenameThread.self))
-        case .archiveThread: request = .archiveThread(try payload(ThreadRef.self))
-        case .unarchiveThread: request = .unarchiveThread(try payload(ThreadRef.self))
-        case .readFile: request = .readFile(try payload(ReadFile.self))
-        case .usage: request = .usage(try payload(UsageRequest.self))
-        case .pushSubscribe: request = .pushSubscribe(try payload(PushSubscribe.self))
-        case .pushUnsubscribe: request = .pushUnsubscribe(try payload(PushUnsubscribe.self))
-        case .presence: request = .presence(try payload(Presence.self))
-        case .answerInput: request = .answerInput(try payload(AnswerInput.self))
-        case .cancelQueued: request = .cancelQueued(try payload(CancelQueued.self))
-        case .searchFiles: request = .searchFiles(try payload(SearchFiles.self))
-        case .startReview: request = .startReview(try payload(StartReview.self))
-        case .forkThread: request = .forkThread(try payload(ForkThread.self))
-        case .listSkills: request = .listSkills(try payload(ListSkills.self))
-        case .gitStatus: request = .gitStatus(try payload(ThreadRef.self))
-        case .gitCommit: request = .gitCommit(try payload(GitCommit.self))
-        case .gitBranch: request = .gitBranch(try payload(GitBranch.self))
-        case .gitSwitch: request = .gitSwitch(try payload(GitSwitch.self))
-        case .gitPush: request = .gitPush(try payload(GitPush.self))
-        case .gitCommitMessage: request = .gitCommitMessage(try payload(ThreadRef.self))
-        case .gitPullRequest: request = .gitPullRequest(try payload(GitPullRequest.self))
-        case .runCommand: request = .runCommand(try payload(RunCommand.self))
-        case .stopCommand: request = .stopCommand(try payload(StopCommand.self))
-        case .removeWorktree: request = .removeWorktree(try payload(RemoveWorktree.self))
-        case .listDevices: request = .listDevices(try payload(ListDevices.self))
-        case .setDeviceScopes: request = .setDeviceScopes(try payload(SetDeviceScopes.self))
-        case .renameDevice: request = .renameDevice(try payload(RenameDevice.self))
-        case .requestScopes: request = .requestScopes(try payload(RequestScopes.self))
-        case .revokeDevice: request = .revokeDevice(try payload(RevokeDevice.self))
-        case .pairDevice: request = .pairDevice(try payload(PairDevice.self))
-        case .listAudit: request = .listAudit(try payload(ListAudit.self))
-        case .setGoal: request = .setGoal(try payload(SetGoal.self))
-        case .clearGoal: request = .clearGoal(try payload(ThreadRef.self))
-        case .listMachines: request = .listMachines(try payload(ListMachines.self))
-        case .addMachine: request = .addMachine(try payload(AddMachine.self))
-        case .removeMachine: request = .removeMachine(try payload(RemoveMachine.self))
-        case .renameMachine: request = .renameMachine(try payload(RenameMachine.self))
-        case .compactThread: request = .compactThread(try payload(ThreadRef.self))
-        case .deleteThread: request = .deleteThread(try payload(ThreadRef.self))
-        case .searchThreads: request = .searchThreads(try payload(SearchThreads.self))
-        case .updateThreadSettings: request = .updateThreadSettings(try payload(UpdateThreadSettings.self))
-        case .approveDeniedAction: request = .approveDeniedAction(try payload(ApproveDeniedAction.self))
-        case .listPreviews: request = .listPreviews(try payload(ThreadRef.self))
-        case .openPreview: request = .openPreview(try payload(OpenPreview.self))
+        func decodePayload<Payload: RequestPayload>(_ type: Payload.Type) throws -> any RequestPayload {
+            try decoder.decode(Payload.self, from: data)
         }
-        return .request(id: id, request)
+        let request: any RequestPayload
+        do {
+            request = try decodePayload(requestKind.descriptor.payload)
+        } catch {
+            throw FrameDecodingError(kind: kind, id: envelope.id, code: .badRequest, message: "invalid '\(kind)': \(Self.describe(error))")
+        }
+        var decoded = BridgeRequest(decoded: requestKind, request)
+        do {
+            decoded.onBehalfOf = try decoder.decode(Envelope.Behalf.self, from: data).onBehalfOf
+        } catch {
+            throw FrameDecodingError(kind: kind, id: id, code: .badRequest, message: "invalid 'onBehalfOf': \(Self.describe(error))")
+        }
+        if let problem = decoded.onBehalfOf?.problem { throw FrameDecodingError(kind: kind, id: id, code: .badRequest, message: problem) }
+        return .request(id: id, decoded)
     }
 
     /// Encodes this message as one JSON text frame.
@@ -147,59 +110,7 @@ extension ClientMessage {
         case .ping(let value): return try encoder.encode(Tagged(kind: kind, id: nil, payload: value))
         case .ack(let value): return try encoder.encode(Tagged(kind: kind, id: nil, payload: value))
         case .request(let id, let request):
-            switch request {
-            case .listThreads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .startThread(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .sendMessage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .interrupt(let value), .unsubscribe(let value), .readThread(let value), .getDiff(let value):
-                return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .subscribe(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .approve(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .listDirectory(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .listModels(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .renameThread(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .archiveThread(let value), .unarchiveThread(let value):
-                return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .readFile(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .usage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .pushSubscribe(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .pushUnsubscribe(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .presence(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .answerInput(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .cancelQueued(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .searchFiles(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .startReview(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .forkThread(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .listSkills(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .gitStatus(let value), .gitCommitMessage(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .gitCommit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .gitBranch(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .gitSwitch(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .gitPush(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .gitPullRequest(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .runCommand(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .stopCommand(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .removeWorktree(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .listDevices(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .setDeviceScopes(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .renameDevice(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .requestScopes(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .revokeDevice(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .pairDevice(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .listAudit(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .listMachines(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .addMachine(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .removeMachine(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .renameMachine(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .setGoal(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .clearGoal(let value), .compactThread(let value), .deleteThread(let value):
-                return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .searchThreads(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .updateThreadSettings(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .approveDeniedAction(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .listPreviews(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            case .openPreview(let value): return try encoder.encode(Tagged(kind: kind, id: id, payload: value))
-            }
+            return try encoder.encode(Tagged(kind: kind, id: id, payload: AnyEncodable(request.payload), onBehalfOf: request.onBehalfOf))
         }
     }
 
@@ -220,13 +131,22 @@ struct Tagged<Payload: Encodable>: Encodable {
     var kind: String
     var id: String?
     var payload: Payload
+    var onBehalfOf: OnBehalfOf? = nil
 
-    enum CodingKeys: CodingKey { case kind, id }
+    enum CodingKeys: CodingKey { case kind, id, onBehalfOf }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(kind, forKey: .kind)
         try container.encodeIfPresent(id, forKey: .id)
+        try container.encodeIfPresent(onBehalfOf, forKey: .onBehalfOf)
         try payload.encode(to: encoder)
     }
+}
+
+/// Encodes the value it wraps (a payload known only by its protocol).
+struct AnyEncodable: Encodable {
+    let value: any Encodable
+    init(_ value: any Encodable) { self.value = value }
+    func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
 }

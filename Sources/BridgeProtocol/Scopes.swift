@@ -87,39 +87,3 @@ public struct ScopeListError: Error, Sendable, Hashable, CustomStringConvertible
     public var message: String
     public var description: String { message }
 }
-
-extension RequestKind {
-    /// The scope a device needs for this kind of request. The one table the gate consults (WebSocket requests;
-    /// the HTTP routes name theirs: uploads `operate`, downloads and metrics `observe`, notification actions
-    /// `approve`).
-    public var scope: Scope {
-        switch self {
-        case .listThreads, .subscribe, .unsubscribe, .readThread, .getDiff, .listDirectory, .listModels, .readFile, .usage,
-            .searchFiles, .listSkills, .pushSubscribe, .pushUnsubscribe, .presence, .gitStatus, .searchThreads, .requestScopes:
-            .observe
-        case .startThread, .sendMessage, .interrupt, .renameThread, .archiveThread, .unarchiveThread, .cancelQueued, .startReview,
-            .forkThread, .gitCommit, .gitBranch, .gitSwitch, .gitCommitMessage, .removeWorktree, .setGoal, .clearGoal, .compactThread,
-            .deleteThread, .updateThreadSettings, .listPreviews, .openPreview:
-            .operate
-        case .gitPush, .gitPullRequest:
-            .publish
-        case .runCommand, .stopCommand:
-            .run
-        case .approve, .answerInput, .approveDeniedAction:
-            .approve
-        case .listDevices, .setDeviceScopes, .renameDevice, .revokeDevice, .pairDevice, .listAudit, .listMachines, .addMachine,
-            .removeMachine, .renameMachine:
-            .admin
-        }
-    }
-
-    /// Whether the request changes state (and so is written to the audit log): every kind beyond `observe`, but
-    /// the admin's reads (`listDevices`, `listAudit`); and `requestScopes` (an `observe` request that asks for more).
-    public var changesState: Bool {
-        switch self {
-        case .listDevices, .listAudit, .listMachines, .listPreviews: false
-        case .requestScopes: true
-        default: scope != .observe
-        }
-    }
-}

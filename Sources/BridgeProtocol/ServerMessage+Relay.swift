@@ -60,10 +60,20 @@ extension ServerMessage {
 
     /// This message's frame with a `machine` member first (`{"machine":{"id":…,"name":…},…}`): how a fleet
     /// session tells a linked machine's messages from the home bridge's, whose frames carry none.
-    public func encodedText(machine: MachineRef, encoder: JSONEncoder = ServerMessage.defaultEncoder) throws -> String {
-        let text = try encodedText(encoder: encoder)
-        let label = String(decoding: try encoder.encode(machine), as: UTF8.self)
-        guard text.hasPrefix("{"), text.count > 2 else { return text }
+    /// `eventDataJSON`: an event's `data` as the linked machine wrote it (``RelayedFrame``).
+    public func encodedText(machine: MachineRef, encoder: JSONEncoder = ServerMessage.defaultEncoder, eventDataJSON: String? = nil) throws
+        -> String
+    {
+        try encodedText(
+            machineLabel: String(decoding: try encoder.encode(machine), as: UTF8.self), encoder: encoder, eventDataJSON: eventDataJSON)
+    }
+
+    /// ``encodedText(machine:encoder:eventDataJSON:)`` with the machine's JSON text given (encoded once per batch).
+    public func encodedText(machineLabel label: String, encoder: JSONEncoder = ServerMessage.defaultEncoder, eventDataJSON: String? = nil)
+        throws -> String
+    {
+        let text = try encodedText(encoder: encoder, eventDataJSON: eventDataJSON)
+        guard text.hasPrefix("{"), text.utf8.count > 2 else { return text }
         return "{\"machine\":" + label + "," + text.dropFirst()
     }
 }

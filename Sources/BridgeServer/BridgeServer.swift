@@ -21,37 +21,34 @@ public struct BridgeServer: Service, CustomStringConvertible {
     }
 
     private let configuration: BridgeServerConfiguration
-    private let authenticator: Authenticator
+    private let credentials: CredentialCheck
     private let handler: any RequestHandling
     private let registry: ConnectionRegistry
     private let logger: Logger
     private let onListening: @Sendable (Listening) async -> Void
-    private let rateLimiter: AuthRateLimiter
     private let preAuth: PreAuthLedger
     private let extraRoutes: @Sendable (Router<BridgeRequestContext>) -> Void
 
     /// - Parameters:
     ///   - onListening: called once the socket is bound (port 0 resolved).
-    ///   - rateLimiter: failed authentications per address; pass the one ``MetricsRoute`` uses.
+    ///   - credentials: the one check of every credential (its rate limiter is the one ``MetricsRoute`` reads).
     ///   - extraRoutes: adds HTTP routes (e.g. `/metrics`) next to `/healthz`.
     public init(
         configuration: BridgeServerConfiguration,
-        authenticator: Authenticator,
+        credentials: CredentialCheck,
         handler: any RequestHandling = UnavailableRequestHandler(),
         registry: ConnectionRegistry = ConnectionRegistry(),
         logger: Logger,
-        rateLimiter: AuthRateLimiter? = nil,
         extraRoutes: @escaping @Sendable (Router<BridgeRequestContext>) -> Void = { _ in },
         onListening: @escaping @Sendable (Listening) async -> Void = { _ in }
     ) {
         self.configuration = configuration
-        self.authenticator = authenticator
+        self.credentials = credentials
         self.handler = handler
         self.registry = registry
         self.logger = logger
         self.onListening = onListening
         self.extraRoutes = extraRoutes
-        self.rateLimiter = rateLimiter ?? AuthRateLimiter(configuration: configuration)
         self.preAuth = PreAuthLedger(maxTotal: configuration.maxUnauthenticated, maxPerAddress: configuration.maxUnauthenticatedPerAddress)
     }
 
@@ -83,7 +80,7 @@ public struct BridgeServer: Service, CustomStringConvertible {
 
         let configuration = self.configuration
         let environment = ConnectionEnvironment(
-            configuration: configuration, authenticator: authenticator, rateLimiter: rateLimiter, handler: handler,
+            configuration: configuration, credentials: credentials, handler: handler,
             registry: registry, preAuth: preAuth, logger: logger)
         let server = HTTPServerBuilder { responder in
             BridgeUpgradeChannel(
@@ -94,7 +91,13 @@ public struct BridgeServer: Service, CustomStringConvertible {
                 preAuth: preAuth,
                 requestHeadTimeout: configuration.requestHeadTimeout,
                 shouldUpgrade: { request, channel, _ in self.shouldUpgrade(request, channel: channel) },
-                connect: { setup, channel in try ConnectionHandler.install(on: channel, environment: environment, setup: setup) }
+                connect: { setup, channel in
+                    if configuration.echoMode {
+                        try EchoConnectionHandler.install(on: channel, environment: environment, setup: setup)
+                    } else {
+                        try ConnectionHandler.install(on: channel, environment: environment, setup: setup)
+                    }
+                }
             )
         }
         let onListening = self.onListening
@@ -157,8 +160,8 @@ public struct BridgeServer: Service, CustomStringConvertible {
             body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
-    /// Decides an upgrade on the event loop; a Bearer header must be valid (401 otherwise, 429 when rate
-    /// limited), which is checked off the loop.
+    /// Decides an upgrade on the event loop; an `Authorization` header must hold a valid credential (401
+    /// otherwise, 429 when rate limited): the ``CredentialCheck`` answers on the loop when it can, else off it.
     private func shouldUpgrade(_ request: HTTPRequest, channel: any Channel) -> UpgradeStep {
         let remote = Self.remoteAddress(channel)
         guard OriginPolicy(secure: configuration.tls != nil).allows(origin: request.headerFields[.origin], authority: request.authority)
@@ -168,40 +171,35 @@ public struct BridgeServer: Service, CustomStringConvertible {
             return .now(.refuse(.forbidden))
         }
         guard let header = request.headerFields[.authorization] else {
-            return .now(upgrade(channel: channel, remote: remote, preauthenticated: nil))
+            return .now(upgrade(remote: remote, preauthenticated: nil))
         }
-        // A pairing code is redeemed only in hello (which describes the device), never from a header.
-        guard let token = Self.bearerToken(header), !Authenticator.isPairingCode(token) else {
-            rateLimiter.recordFailure(remote)
-            BridgeMetrics.shared.handshake("unauthorized")
-            return .now(.refuse(.unauthorized))
+        let credential = Credential.authorization(header)
+        if let outcome = credentials.checkNow(credential, remoteAddress: remote) {
+            return .now(decide(outcome, remote: remote))
         }
-        // A valid high-entropy credential is never throttled (clients behind one NAT or proxy share an
-        // address with whoever fails); only failures count, and a limited address learns nothing more.
-        return .later {
-            let result = await self.authenticator.authenticateCredential(token: token, remoteAddress: remote)
-            guard case .accepted = result else {
-                let limited = self.rateLimiter.isLimited(remote)
-                self.rateLimiter.recordFailure(remote)
-                self.logger.notice("Upgrade refused: bad bearer token", metadata: ["bridge.remote": "\(remote)"])
-                BridgeMetrics.shared.handshake(limited ? "rate_limited" : "unauthorized")
-                return .refuse(limited ? .tooManyRequests : .unauthorized)
-            }
-            return self.upgrade(channel: channel, remote: remote, preauthenticated: result)
+        return .later { self.decide(await self.credentials.check(credential, remoteAddress: remote), remote: remote) }
+    }
+
+    private func decide(_ outcome: CredentialOutcome, remote: String) -> UpgradeDecision {
+        switch outcome {
+        case .granted(let grant):
+            return upgrade(remote: remote, preauthenticated: grant)
+        case .refused(let rateLimited):
+            BridgeMetrics.shared.handshake(rateLimited ? "rate_limited" : "unauthorized")
+            return .refuse(rateLimited ? .tooManyRequests : .unauthorized)
+        case .pending:
+            return .refuse(.unauthorized)  // a header never redeems a pairing code
         }
     }
 
     /// Upgrades, unless the server is shutting down (503).
-    private func upgrade(channel: any Channel, remote: String, preauthenticated: AuthenticationResult?) -> UpgradeDecision {
+    private func upgrade(remote: String, preauthenticated: Grant?) -> UpgradeDecision {
         guard registry.isAccepting else { return .refuse(.serviceUnavailable) }
         return .upgrade(ConnectionSetup(remoteAddress: remote, preauthenticated: preauthenticated))
     }
 
     static func bearerToken(_ header: String) -> String? {
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
+        Credential.bearerToken(header)
     }
 
     static func remoteAddress(_ channel: any Channel) -> String {

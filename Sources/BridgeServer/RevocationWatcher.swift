@@ -24,6 +24,8 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
     private let logger: Logger
     private let revokedAmong: @Sendable (Set<String>) async -> Set<String>
     private let sharedSecret: SharedSecretWatch?
+    /// Runs first in every round: keeps the credential check's device table fresh.
+    private let refresh: (@Sendable () async -> Void)?
 
     /// - Parameters:
     ///   - registry: the connections of the server to watch (the instance passed to ``BridgeServer``).
@@ -34,23 +36,28 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
         interval: Duration = .seconds(1),
         logger: Logger,
         sharedSecretFile: URL? = nil,
+        refresh: (@Sendable () async -> Void)? = nil,
         revokedAmong: @escaping @Sendable (Set<String>) async -> Set<String>
     ) {
         self.sharedSecret = sharedSecretFile.map { SharedSecretWatch(url: $0) }
+        self.refresh = refresh
         self.registry = registry
         self.interval = interval
         self.logger = logger
         self.revokedAmong = revokedAmong
     }
 
-    /// Watches through ``RegistryDeviceAuthenticator``: one query per check for every connected device.
+    /// Watches through ``RegistryDeviceAuthenticator``: one query per round for every connected device, and one
+    /// that reloads the device table its credential check reads (so a revocation or a scope change by another
+    /// process counts for new handshakes within the table's freshness bound, 1.5 s).
     public init(
         registry: ConnectionRegistry, devices: RegistryDeviceAuthenticator, interval: Duration = .seconds(1), logger: Logger,
         sharedSecretFile: URL? = nil
     ) {
-        self.init(registry: registry, interval: interval, logger: logger, sharedSecretFile: sharedSecretFile) {
-            await devices.revokedDeviceIds(among: $0)
-        }
+        self.init(
+            registry: registry, interval: interval, logger: logger, sharedSecretFile: sharedSecretFile,
+            refresh: { await devices.reloadTokens() },
+            revokedAmong: { await devices.revokedDeviceIds(among: $0) })
     }
 
     /// Watches through any ``DeviceAuthenticating``, one `isRevoked` call per connected device.
@@ -66,12 +73,14 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
+            await refresh?()
             while !Task.isCancelled {
                 do {
                     try await Task.sleep(for: interval)
                 } catch {
                     return
                 }
+                await refresh?()
                 await checkOnce()
                 checkSharedSecret()
             }

@@ -89,9 +89,9 @@ public struct AuditLog: Sendable {
             sql: """
                 UPDATE audit SET count = count + 1, lastAt = ? WHERE id = (
                     SELECT id FROM audit WHERE deviceId IS ? AND actor = ? AND kind = ? AND outcome = ? AND at >= ?
-                    ORDER BY id DESC LIMIT 1)
+                    AND behalfDeviceId IS ? ORDER BY id DESC LIMIT 1)
                 """,
-            arguments: [entry.at, entry.deviceId, entry.actor.rawValue, row.kind, row.outcome, since])
+            arguments: [entry.at, entry.deviceId, entry.actor.rawValue, row.kind, row.outcome, since, entry.onBehalfOf?.deviceId])
         return db.changesCount > 0
     }
 
@@ -100,7 +100,8 @@ public struct AuditLog: Sendable {
         try await database.pool.read { db in
             var sql = """
                 SELECT a.id, a.at, a.actor, a.deviceId, COALESCE(a.deviceName, d.name) AS deviceName, a.address, a.kind,
-                       a.threadId, a.outcome, a.detail, a.count, a.lastAt
+                       a.threadId, a.outcome, a.detail, a.count, a.lastAt,
+                       a.behalfActor, a.behalfDeviceId, a.behalfName
                 FROM audit a LEFT JOIN device d ON d.id = a.deviceId
                 """
             var conditions: [String] = []
@@ -148,7 +149,10 @@ public struct AuditLog: Sendable {
         AuditEntry(
             id: row["id"], at: row["at"], actor: AuditActor(rawValue: row["actor"] ?? "") ?? .bridge, deviceId: row["deviceId"],
             deviceName: row["deviceName"], address: row["address"], kind: row["kind"], threadId: row["threadId"], outcome: row["outcome"],
-            detail: row["detail"], count: row["count"] ?? 1, lastAt: row["lastAt"])
+            detail: row["detail"], count: row["count"] ?? 1, lastAt: row["lastAt"],
+            onBehalfOf: (row["behalfActor"] as String?).flatMap(AuditActor.init(rawValue:)).map {
+                OnBehalfOf(actor: $0, deviceId: row["behalfDeviceId"], name: row["behalfName"])
+            })
     }
 
     /// One row to insert, its texts cut to their stored lengths.
@@ -170,6 +174,9 @@ public struct AuditLog: Sendable {
             container["threadId"] = entry.threadId.map { String($0.prefix(256)) }
             container["outcome"] = outcome
             container["detail"] = entry.detail.map { String($0.prefix(300)) }
+            container["behalfActor"] = entry.onBehalfOf?.actor.rawValue
+            container["behalfDeviceId"] = entry.onBehalfOf?.deviceId.map { String($0.prefix(OnBehalfOf.maxDeviceIdBytes)) }
+            container["behalfName"] = entry.onBehalfOf?.name.map { String($0.prefix(OnBehalfOf.maxNameBytes)) }
         }
     }
 }

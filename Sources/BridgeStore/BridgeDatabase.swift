@@ -21,6 +21,9 @@ public struct BridgeDatabase: Sendable {
     public let pool: DatabasePool
     /// Where the database lives.
     public let url: URL
+    /// The active devices' tokens in memory, shared by every ``DeviceRegistry`` on this database (each applies
+    /// its writes to it).
+    public let deviceTokens: DeviceTokens
 
     /// Opens (creating if needed) the database at `paths.databaseFile`, preparing the state directory (0700)
     /// and running every pending migration.
@@ -33,6 +36,7 @@ public struct BridgeDatabase: Sendable {
     /// directory must exist.
     public init(url: URL, busyTimeout: Duration = defaultBusyTimeout, logger: Logger) throws {
         self.url = url
+        self.deviceTokens = DeviceTokens(databaseFile: url)
         try Self.createPrivateFiles(at: url)
         var configuration = Configuration()
         let seconds = Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18

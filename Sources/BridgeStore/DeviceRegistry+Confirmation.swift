@@ -130,6 +130,7 @@ extension DeviceRegistry {
             try request.delete(db)
             return record
         }
+        tokens.apply(record)
         logger.notice(
             "device paired (confirmed on the workstation)",
             metadata: [

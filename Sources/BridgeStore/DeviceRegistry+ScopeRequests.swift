@@ -81,6 +81,7 @@ extension DeviceRegistry {
             try request.delete(db)
             return request
         }
+        if allow { tokens.invalidate() }
         logger.notice(
             allow ? "device granted scopes" : "device refused scopes",
             metadata: ["bridge.device.id": "\(id)", "bridge.device.scopes": "\(request.scopes)"])

@@ -18,6 +18,7 @@ extension DeviceRegistry {
             try device.update(db)
             return device
         }
+        tokens.apply(record)
         logger.notice("device scopes changed", metadata: ["bridge.device.id": "\(id)", "bridge.device.scopes": "\(scopes)"])
         return record
     }

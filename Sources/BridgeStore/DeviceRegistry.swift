@@ -28,6 +28,9 @@ public struct DeviceRegistry: Sendable {
     public let database: BridgeDatabase
     let now: @Sendable () -> Date
     let logger: Logger
+    /// The active devices' tokens in memory (``cachedDevice(deviceToken:address:)``): the database's, shared by
+    /// every registry on it; each applies its own writes.
+    public var tokens: DeviceTokens { database.deviceTokens }
 
     /// - Parameters:
     ///   - now: the clock; tests inject one to expire codes.
@@ -79,6 +82,7 @@ public struct DeviceRegistry: Sendable {
             try record.insert(db)
             return record
         }
+        tokens.apply(record)
         logger.notice(
             "device paired",
             metadata: [
@@ -176,6 +180,7 @@ public struct DeviceRegistry: Sendable {
             try device.update(db)
             return device
         }
+        tokens.apply(record)
         logger.notice("device revoked", metadata: ["bridge.device.id": "\(id)"])
         return record
     }

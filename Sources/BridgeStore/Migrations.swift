@@ -25,6 +25,7 @@ enum BridgeMigrations {
         ("v11-fleet", FleetMigrations.v11Fleet),
         ("v12-journal-thread-requests", JournalMigrations.v11ThreadRequests),
         ("v13-scope-requests", TrustMigrations.v12ScopeRequests),
+        ("v14-audit-on-behalf", TrustMigrations.v14AuditOnBehalf),
     ]
 
     /// Follow-ups waiting behind a running turn (``QueuedMessageStore``).

@@ -62,4 +62,14 @@ enum TrustMigrations {
             t.column("expiresAt", .datetime).notNull()
         }
     }
+
+    /// Who a linked home bridge made a request for, as it reported it (issue 33): `behalfActor`, `behalfDeviceId`,
+    /// `behalfName` (null for every other row).
+    static func v14AuditOnBehalf(_ db: Database) throws {
+        try db.alter(table: "audit") { t in
+            t.add(column: "behalfActor", .text)
+            t.add(column: "behalfDeviceId", .text)
+            t.add(column: "behalfName", .text)
+        }
+    }
 }

@@ -28,11 +28,10 @@ struct CodexLineScan: Equatable {
 /// answer, a key or method with escapes, a duplicated member of interest; the caller then parses the line
 /// fully, which decides exactly as before.
 struct CodexLineScanner {
-    private let bytes: UnsafeRawBufferPointer
-    private var index = 0
+    private var json: JSONScanner
 
     private init(_ bytes: UnsafeRawBufferPointer) {
-        self.bytes = bytes
+        json = JSONScanner(bytes)
     }
 
     /// Scans one line (no newline).
@@ -90,7 +89,7 @@ struct CodexLineScanner {
             break
         }
         skipWhitespace()
-        guard index == bytes.count, let method, let params, var scan = paramsScan else { return nil }
+        guard atEnd, let method, let params, var scan = paramsScan else { return nil }
         scan.method = method
         scan.params = params
         return scan
@@ -153,152 +152,16 @@ struct CodexLineScanner {
         }
     }
 
-    // MARK: Validation
-
-    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
-
-    private func equals(_ range: Range<Int>, _ word: StaticString) -> Bool {
-        guard range.count == word.utf8CodeUnitCount else { return false }
-        return memcmp(bytes.baseAddress! + range.lowerBound, word.utf8Start, range.count) == 0
+    // The scanner's primitives (``JSONScanner``).
+    private var index: Int {
+        get { json.index }
+        set { json.index = newValue }
     }
-
-    private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return
-            }
-        }
-    }
-
-    private mutating func literal(_ word: StaticString) -> Bool {
-        let count = word.utf8CodeUnitCount
-        guard index + count <= bytes.count, memcmp(bytes.baseAddress! + index, word.utf8Start, count) == 0 else { return false }
-        index += count
-        return true
-    }
-
-    /// Skips one valid JSON value; false when it is not one.
-    private mutating func skipValue(depth: Int) -> Bool {
-        guard depth < JSONValue.maxParseDepth, let byte = peek else { return false }
-        switch byte {
-        case UInt8(ascii: "\""): return scanString() != nil
-        case UInt8(ascii: "{"): return skipContainer(close: UInt8(ascii: "}"), members: true, depth: depth)
-        case UInt8(ascii: "["): return skipContainer(close: UInt8(ascii: "]"), members: false, depth: depth)
-        case UInt8(ascii: "t"): return literal("true")
-        case UInt8(ascii: "f"): return literal("false")
-        case UInt8(ascii: "n"): return literal("null")
-        default: return skipNumber()
-        }
-    }
-
-    private mutating func skipContainer(close: UInt8, members: Bool, depth: Int) -> Bool {
-        index += 1
-        skipWhitespace()
-        if peek == close {
-            index += 1
-            return true
-        }
-        while true {
-            skipWhitespace()
-            if members {
-                guard peek == UInt8(ascii: "\""), scanString() != nil else { return false }
-                skipWhitespace()
-                guard peek == UInt8(ascii: ":") else { return false }
-                index += 1
-                skipWhitespace()
-            }
-            guard skipValue(depth: depth + 1) else { return false }
-            skipWhitespace()
-            guard let byte = peek else { return false }
-            index += 1
-            if byte == UInt8(ascii: ",") { continue }
-            return byte == close
-        }
-    }
-
-    /// A string at `index` (on its opening quote): the range of its contents and whether it has escapes.
-    private mutating func scanString() -> (Range<Int>, Bool)? {
-        index += 1
-        let start = index
-        var escaped = false
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                return (start..<index - 1, escaped)
-            }
-            guard byte >= 0x20 else { return nil }
-            if byte == UInt8(ascii: "\\") {
-                escaped = true
-                index += 1
-                guard let escape = peek else { return nil }
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-                    index += 1
-                case UInt8(ascii: "u"):
-                    index += 1
-                    guard let scalar = hex4() else { return nil }
-                    if (0xD800..<0xDC00).contains(scalar) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
-                        else { return nil }
-                        index += 2
-                        guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
-                    } else if (0xDC00..<0xE000).contains(scalar) {
-                        return nil
-                    }
-                default:
-                    return nil
-                }
-                continue
-            }
-            index += 1
-        }
-        return nil
-    }
-
-    private mutating func hex4() -> UInt32? {
-        guard index + 4 <= bytes.count else { return nil }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt32
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: return nil
-            }
-            value = value << 4 | digit
-            index += 1
-        }
-        return value
-    }
-
-    private mutating func skipNumber() -> Bool {
-        if peek == UInt8(ascii: "-") { index += 1 }
-        let digits = index
-        skipDigits()
-        guard index > digits else { return false }
-        if bytes[digits] == UInt8(ascii: "0"), index - digits > 1 { return false }
-        if peek == UInt8(ascii: ".") {
-            index += 1
-            let fraction = index
-            skipDigits()
-            guard index > fraction else { return false }
-        }
-        if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
-            index += 1
-            if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
-            let exponent = index
-            skipDigits()
-            guard index > exponent else { return false }
-        }
-        return true
-    }
-
-    private mutating func skipDigits() {
-        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
-    }
+    private var peek: UInt8? { json.peek }
+    private func equals(_ range: Range<Int>, _ word: StaticString) -> Bool { json.equals(range, word) }
+    private mutating func skipWhitespace() { json.skipWhitespace() }
+    private mutating func literal(_ word: StaticString) -> Bool { json.literal(word) }
+    private mutating func skipValue(depth: Int) -> Bool { json.skipValue(depth: depth) }
+    private mutating func scanString() -> (Range<Int>, Bool)? { json.scanString() }
+    private var atEnd: Bool { json.atEnd }
 }

@@ -23,7 +23,7 @@ extension AttachSession {
                 return true
             }
             approvals.removeFirst()
-            await request(.approve(Approve(approvalId: approval.approvalId, decision: decision))) { _ in
+            await request(BridgeRequest(.approve, Approve(approvalId: approval.approvalId, decision: decision))) { _ in
                 "\(decision.rawValue)"
             }
             promptNextApproval()
@@ -35,10 +35,10 @@ extension AttachSession {
                 return true
             }
             if line.hasPrefix("!"), line.count > 1 {  // a command in the thread's directory, in Codex's sandbox
-                await request(.runCommand(RunCommand(threadId: thread, command: String(line.dropFirst())))) { _ in nil }
+                await request(BridgeRequest(.runCommand, RunCommand(threadId: thread, command: String(line.dropFirst())))) { _ in nil }
                 return true
             }
-            await request(.sendMessage(SendMessage(threadId: thread, text: line))) { _ in nil }
+            await request(BridgeRequest(.sendMessage, SendMessage(threadId: thread, text: line))) { _ in nil }
             return true
         }
         let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
@@ -89,7 +89,7 @@ extension AttachSession {
                 return true
             }
             runningTurns.insert(thread)
-            await request(.startReview(StartReview(threadId: thread, target: target))) { _ in "reviewing" }
+            await request(BridgeRequest(.startReview, StartReview(threadId: thread, target: target))) { _ in "reviewing" }
         case "/queue", "/unqueue":
             guard let thread, parts.count >= 2 else {
                 say(thread == nil ? "no thread open" : "usage: \(parts[0]) \(parts[0] == "/queue" ? "TEXT" : "ID")")
@@ -97,12 +97,14 @@ extension AttachSession {
             }
             let argument = parts[1...].joined(separator: " ")
             if parts[0] == "/queue" {
-                await request(.sendMessage(SendMessage(threadId: thread, text: argument, mode: .queue))) { answer in
+                await request(BridgeRequest(.sendMessage, SendMessage(threadId: thread, text: argument, mode: .queue))) { answer in
                     guard case .accepted(let accepted) = answer else { return nil }
                     return accepted.queuedId.map { "queued as \($0) (/unqueue \($0) takes it back)" }
                 }
             } else {
-                await request(.cancelQueued(CancelQueued(threadId: thread, queuedId: argument))) { _ in "unqueued \(argument)" }
+                await request(BridgeRequest(.cancelQueued, CancelQueued(threadId: thread, queuedId: argument))) { _ in
+                    "unqueued \(argument)"
+                }
             }
         case "/new":
             guard parts.count == 3 else {
@@ -112,7 +114,7 @@ extension AttachSession {
             let directory = (parts[1] as NSString).expandingTildeInPath
             let started = StartThread(cwd: directory, prompt: parts[2], approvalPolicy: approvalPolicy)
             do {
-                if case .threadStarted(let answer) = try await client.send(.startThread(started)) {
+                if case .threadStarted(let answer) = try await client.send(BridgeRequest(.startThread, started)) {
                     thread = answer.threadId
                     runningTurns.insert(answer.threadId)
                     say("thread \(answer.threadId) started in \(answer.cwd)")
@@ -128,7 +130,7 @@ extension AttachSession {
             var id = parts[1]
             if let number = Int(id), (1...listed.count).contains(number) { id = listed[number - 1] }
             let chosen = id
-            await request(.subscribe(Subscribe(threadId: chosen))) { _ in "opened \(chosen)" }
+            await request(BridgeRequest(.subscribe, Subscribe(threadId: chosen))) { _ in "opened \(chosen)" }
             thread = chosen
         case "/fork":
             guard let source = thread else {
@@ -136,7 +138,8 @@ extension AttachSession {
                 return true
             }
             do {
-                let answer = try await client.send(.forkThread(ForkThread(threadId: source, turnId: parts.count > 1 ? parts[1] : nil)))
+                let answer = try await client.send(
+                    BridgeRequest(.forkThread, ForkThread(threadId: source, turnId: parts.count > 1 ? parts[1] : nil)))
                 if case .threadForked(let forked) = answer {
                     thread = forked.threadId
                     say("forked \(source) as \(forked.threadId) (open)")
@@ -151,17 +154,17 @@ extension AttachSession {
                 say("no thread open")
                 return true
             }
-            await request(.getDiff(ThreadRef(threadId: thread))) { answer in
+            await request(BridgeRequest(.getDiff, ThreadRef(threadId: thread))) { answer in
                 guard case .diff(let diff) = answer else { return nil }
                 return diff.diff.isEmpty ? "(no changes)" : diff.diff
             }
         case "/usage":
-            await request(.usage(UsageRequest())) { answer in
+            await request(BridgeRequest(.usage, UsageRequest())) { answer in
                 guard case .usage(let usage) = answer else { return nil }
                 return usage.rateLimits.jsonText
             }
         case "/models":
-            await request(.listModels(ListModels())) { answer in
+            await request(BridgeRequest(.listModels, ListModels())) { answer in
                 guard case .models(let list) = answer else { return nil }
                 return list.models.map { model in
                     "\(model.isDefault ? "*" : " ") \(model.id)  efforts: \(model.efforts.joined(separator: ", "))"
@@ -176,7 +179,7 @@ extension AttachSession {
             let argument = parts.count > 1 ? parts[1...].joined(separator: " ") : ""
             switch parts[0] {
             case "/status":
-                await request(.gitStatus(ThreadRef(threadId: thread))) { answer in
+                await request(BridgeRequest(.gitStatus, ThreadRef(threadId: thread))) { answer in
                     guard case .gitStatus(let status) = answer else { return nil }
                     return AttachGit.describe(status)
                 }
@@ -185,21 +188,21 @@ extension AttachSession {
                     say("usage: /commit MESSAGE")
                     return true
                 }
-                await request(.gitCommit(GitCommit(threadId: thread, message: argument))) { answer in
+                await request(BridgeRequest(.gitCommit, GitCommit(threadId: thread, message: argument))) { answer in
                     guard case .gitCommitted(let commit) = answer else { return nil }
                     return "committed \(commit.sha.prefix(7)) on \(commit.branch ?? "a detached HEAD")"
                 }
             case "/push":
-                await request(.gitPush(GitPush(threadId: thread, setUpstream: true))) { answer in
+                await request(BridgeRequest(.gitPush, GitPush(threadId: thread, setUpstream: true))) { answer in
                     guard case .gitPushed(let pushed) = answer else { return nil }
                     return "pushed to \(pushed.remote)/\(pushed.branch)"
                 }
             case "/rename":
-                await request(.renameThread(RenameThread(threadId: thread, name: argument))) { _ in "renamed" }
+                await request(BridgeRequest(.renameThread, RenameThread(threadId: thread, name: argument))) { _ in "renamed" }
             case "/archive":
-                await request(.archiveThread(ThreadRef(threadId: thread))) { _ in "archived \(thread)" }
+                await request(BridgeRequest(.archiveThread, ThreadRef(threadId: thread))) { _ in "archived \(thread)" }
             default:
-                await request(.readFile(ReadFile(threadId: thread, path: argument))) { answer in
+                await request(BridgeRequest(.readFile, ReadFile(threadId: thread, path: argument))) { answer in
                     guard case .file(let file) = answer else { return nil }
                     return file.text ?? "(\(file.mimeType), \(file.size) bytes: not text)"
                 }

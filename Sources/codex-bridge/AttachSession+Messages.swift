@@ -47,7 +47,7 @@ extension AttachSession {
         guard let first = questions.first else { return }
         switch first.prompt {
         case .ask(let text): say("question: " + text)
-        case .done(let answer): Task { [client] in _ = try? await client.send(.answerInput(answer)) }
+        case .done(let answer): Task { [client] in _ = try? await client.send(BridgeRequest(.answerInput, answer)) }
         }
     }
 
@@ -59,7 +59,7 @@ extension AttachSession {
             say(text)
         case .done(let answer):
             questions.removeFirst()
-            await request(.answerInput(answer)) { _ in "answered" }
+            await request(BridgeRequest(.answerInput, answer)) { _ in "answered" }
             promptNextQuestion()
         }
     }

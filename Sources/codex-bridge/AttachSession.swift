@@ -83,7 +83,7 @@ struct AttachSession {
 
     mutating func list() async {
         do {
-            guard case .threads(let answer) = try await client.send(.listThreads(ListThreads(limit: 20))) else { return }
+            guard case .threads(let answer) = try await client.send(BridgeRequest(.listThreads, ListThreads(limit: 20))) else { return }
             listed = answer.threads.map(\.threadId)
             if answer.threads.isEmpty { say("no threads") }
             for (index, summary) in answer.threads.enumerated() {
@@ -117,7 +117,7 @@ struct AttachSession {
         }
         interruptRequested = true
         say("interrupting the turn (Ctrl-C again to quit)")
-        await request(.interrupt(ThreadRef(threadId: thread))) { _ in nil }
+        await request(BridgeRequest(.interrupt, ThreadRef(threadId: thread))) { _ in nil }
         return true
     }
 

@@ -16,7 +16,8 @@ struct AuditCommand: AsyncParsableCommand {
     @OptionGroup var state: StateOptions
 
     @Flag(
-        help: "Print one JSON object per line (at, actor, deviceId, deviceName, address, kind, threadId, outcome, detail, count, lastAt)."
+        help:
+            "Print one JSON object per line (at, actor, deviceId, deviceName, address, kind, threadId, outcome, detail, count, lastAt, onBehalfOf)."
     )
     var json = false
 
@@ -79,11 +80,18 @@ struct AuditCommand: AsyncParsableCommand {
     /// "Ana's iPhone (k3q9m2xa7bzt)", "shared secret", "desk TUI", "notification (…)", "workstation".
     static func who(_ entry: AuditEntry) -> String {
         let device = entry.deviceId.map { id in entry.deviceName.map { "\($0) (\(id))" } ?? id }
-        switch entry.actor {
+        guard let behalf = entry.onBehalfOf else { return who(entry.actor, device: device, name: entry.deviceName) }
+        // A linked home bridge's request: who it says it made it for, then the link.
+        let home = behalf.deviceId.map { id in behalf.name.map { "\($0) (\(id))" } ?? id }
+        return who(behalf.actor, device: home, name: behalf.name) + " via " + (device ?? "a link")
+    }
+
+    private static func who(_ actor: AuditActor, device: String?, name: String?) -> String {
+        switch actor {
         case .device: return device ?? "device"
         case .sharedSecret: return "shared secret"
         case .desk: return "desk TUI"
-        case .notification: return "notification" + (device.map { ": \($0)" } ?? entry.deviceName.map { ": \($0)" } ?? "")
+        case .notification: return "notification" + (device.map { ": \($0)" } ?? name.map { ": \($0)" } ?? "")
         case .workstation: return "workstation"
         case .bridge: return "bridge"
         }
@@ -107,6 +115,8 @@ struct AuditCommand: AsyncParsableCommand {
         var count: Int
         /// The last of them, when more than one.
         var lastAt: Double?
+        /// For a linked home bridge's request: who it made it for, as it reported it.
+        var onBehalfOf: OnBehalfOf?
 
         init(_ entry: AuditEntry) {
             at = entry.at
@@ -122,6 +132,7 @@ struct AuditCommand: AsyncParsableCommand {
             detail = entry.detail
             count = entry.count ?? 1
             lastAt = entry.lastAt
+            onBehalfOf = entry.onBehalfOf
         }
     }
 }

@@ -209,30 +209,31 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
     let metricsRoute = MetricsRoute(
         registry: metrics, connections: pairing.connections, hub: hub,
         journalFiles: [paths.databaseFile, URL(fileURLWithPath: paths.databaseFile.path + "-wal")])
-    let bearer = BearerAuthenticator(sharedSecretFile: paths.tokenFile, devices: pairing.registry, rateLimiter: rateLimiter)
+    // The one check of every credential: the upgrade's header, the hello's token, the HTTP routes' bearer.
+    let credentials = CredentialCheck(
+        sharedSecretFile: paths.tokenFile, devices: pairing.devices, rateLimiter: rateLimiter, logger: logger)
     let (listening, listened) = AsyncStream.makeStream(of: BridgeServer.Listening.self, bufferingPolicy: .bufferingNewest(1))
     let qrInvitations = AsyncStream.makeStream(of: StartupQR.Invitation.self, bufferingPolicy: .bufferingNewest(1))
     let bridge = BridgeServer(
         configuration: configuration,
-        authenticator: Authenticator(sharedSecretFile: paths.tokenFile, devices: pairing.devices),
+        credentials: credentials,
         handler: FleetRouter(
             hub: hub, links: fleet,
             admin: MachineAdmin(store: MachineStore(database: pairing.registry.database), home: fleet.home, browse: MachinesCommand.nearby)),
         registry: pairing.connections,
         logger: logger,
-        rateLimiter: rateLimiter,
         extraRoutes: {
             [
-                metricsRoute, notifications, bearer,
+                metricsRoute, notifications, credentials,
                 upload = UploadRoute(store: uploads, audit: AuditLog(database: pairing.registry.database), logger: logger),
                 files = FileDownloadRoute(hub: hub, logger: logger),
             ] router in
             // The routes that need a credential, behind the one check.
-            let authenticated = router.group().add(middleware: BearerAuthMiddleware(bearer))
+            let authenticated = router.group().add(middleware: BearerAuthMiddleware(credentials))
             metricsRoute.addRoutes(to: authenticated)
             upload.addRoutes(to: authenticated)
             files.addRoutes(to: authenticated)
-            notifications.addRoutes(to: router, authenticator: bearer)
+            notifications.addRoutes(to: router, authenticator: credentials)
         },
         onListening: { [pairing] listening in
             qrInvitations.continuation.yield(await pairing.listening(listening, fingerprint: fingerprint))

@@ -16,7 +16,7 @@ struct ServePairing: Sendable {
     let identity: ServerIdentity
     /// Devices and pairing codes.
     let registry: DeviceRegistry
-    /// Checks device tokens and redeems pairing codes for the ``Authenticator``.
+    /// Checks device tokens and redeems pairing codes for the ``CredentialCheck``.
     let devices: RegistryDeviceAuthenticator
     /// The server's connections, shared with the ``RevocationWatcher``.
     let connections = ConnectionRegistry()

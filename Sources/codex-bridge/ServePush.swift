@@ -22,7 +22,7 @@ struct ServePush: Sendable {
         (coordinator.map { [.init(service: $0)] } ?? []) + (inhibitor.map { [.init(service: $0)] } ?? [])
     }
 
-    func addRoutes(to router: Router<BridgeRequestContext>, authenticator: BearerAuthenticator) {
+    func addRoutes(to router: Router<BridgeRequestContext>, authenticator: CredentialCheck) {
         route?.addRoutes(to: router, authenticator: authenticator)
     }
 

@@ -82,8 +82,8 @@ extension AsyncStream {
         #expect(await client.deviceToken == "DEVTOKEN")
         #expect(await client.lastSeq == 5)
 
-        async let list = client.send(.listThreads(ListThreads(limit: 1)))
-        async let diff = client.send(.getDiff(ThreadRef(threadId: "T")))
+        async let list = client.send(BridgeRequest(.listThreads, ListThreads(limit: 1)))
+        async let diff = client.send(BridgeRequest(.getDiff, ThreadRef(threadId: "T")))
         var ids: [String: String] = [:]
         for _ in 0..<2 {
             let frame = try #require(await sent.next())
@@ -123,7 +123,7 @@ extension AsyncStream {
         try first.answer(.helloAck(HelloAck(version: 1, ok: true, server: server, lastSeq: 3)))
         try await client.connect()
         _ = await sent1.next()  // hello
-        async let subscribed = client.send(.subscribe(Subscribe(threadId: "T")))
+        async let subscribed = client.send(BridgeRequest(.subscribe, Subscribe(threadId: "T")))
         let subscribe = try #require(await sent1.next())
         guard case .string(let id) = subscribe["id"] else {
             Issue.record("no id")
@@ -166,7 +166,7 @@ extension AsyncStream {
         }
         #expect(failure?.code == .reconnectFailed)
         #expect(transport.attempts.withLock { $0 } == 4)  // the first connection, then 3 attempts
-        await #expect(throws: BridgeClientError.self) { try await client.send(.listThreads(ListThreads())) }
+        await #expect(throws: BridgeClientError.self) { try await client.send(BridgeRequest(.listThreads, ListThreads())) }
     }
 
     @Test func revokedDeviceIsNotRetried() async throws {

@@ -18,8 +18,8 @@ import Testing
         let observed3 = directory.observe(event("t1"), from: "c")
         #expect(!observed3)
         #expect(directory.machine(ofThread: "t1") == "b")
-        #expect(directory.route(.readThread(ThreadRef(threadId: "t1"))) == "b")
-        #expect(directory.route(.readThread(ThreadRef(threadId: "home-thread"))) == nil)
+        #expect(directory.route(BridgeRequest(.readThread, ThreadRef(threadId: "t1"))) == "b")
+        #expect(directory.route(BridgeRequest(.readThread, ThreadRef(threadId: "home-thread"))) == nil)
     }
 
     @Test func approvalsAndQuestionsRouteToTheMachineThatAskedUntilResolved() {
@@ -27,20 +27,20 @@ import Testing
         let request = ApprovalRequest(seq: 2, approvalId: "ap-1", threadId: "t1", turnId: "u1", itemId: "i1", type: "command")
         let observed4 = directory.observe(.approvalRequest(request), from: "b")
         #expect(observed4)
-        #expect(directory.route(.approve(Approve(approvalId: "ap-1", decision: .accept))) == "b")
+        #expect(directory.route(BridgeRequest(.approve, Approve(approvalId: "ap-1", decision: .accept))) == "b")
         let resolved = ApprovalResolved(seq: 3, approvalId: "ap-1", threadId: "t1", decision: .accept)
         let observed5 = directory.observe(.approvalResolved(resolved), from: "b")
         #expect(observed5)
-        #expect(directory.route(.approve(Approve(approvalId: "ap-1", decision: .accept))) == nil)
+        #expect(directory.route(BridgeRequest(.approve, Approve(approvalId: "ap-1", decision: .accept))) == nil)
     }
 
     @Test func startThreadAndListDirectoryNameTheirMachine() {
         let directory = FleetDirectory()
         var start = StartThread(cwd: "/w", prompt: "go")
-        #expect(directory.route(.startThread(start)) == nil)
+        #expect(directory.route(BridgeRequest(.startThread, start)) == nil)
         start.machine = "b"
-        #expect(directory.route(.startThread(start)) == "b")
-        #expect(directory.route(.listDirectory(ListDirectory(path: "/", machine: "c"))) == "c")
+        #expect(directory.route(BridgeRequest(.startThread, start)) == "b")
+        #expect(directory.route(BridgeRequest(.listDirectory, ListDirectory(path: "/", machine: "c"))) == "c")
     }
 
     @Test func anUnlinkedMachineIsForgottenAndCapacityIsBounded() {

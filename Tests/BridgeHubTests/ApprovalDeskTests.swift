@@ -43,8 +43,8 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session(deviceId: "dev-phone")
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
-        _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
+        _ = await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "p")), phone)
         var codexId = 100
         for kind in Self.kinds {
             for (decision, expected) in [
@@ -63,7 +63,8 @@ import Testing
                     asked.compactMap { if case .approvalRequest(let request) = $0 { request } else { nil } }.last)
                 switch path {
                 case .phone:
-                    let answer = await harness.request(.approve(Approve(approvalId: approval.approvalId, decision: decision)), phone)
+                    let answer = await harness.request(
+                        BridgeRequest(.approve, Approve(approvalId: approval.approvalId, decision: decision)), phone)
                     #expect(answer.errorCode == nil, "\(kind.method) \(decision)")
                 case .notification:
                     _ = try await harness.hub.answerFromNotification(
@@ -76,7 +77,8 @@ import Testing
                 #expect(sent.id == CodexRequestID(generation: 1, value: .number(Double(codexId))), "\(kind.method)")
                 #expect(sent.result == expected, "\(path) \(kind.method) \(decision): \(String(describing: sent.result))")
                 // First answer wins: a second one, from any path, reaches nobody.
-                let late = await harness.request(.approve(Approve(approvalId: approval.approvalId, decision: .decline)), phone)
+                let late = await harness.request(
+                    BridgeRequest(.approve, Approve(approvalId: approval.approvalId, decision: .decline)), phone)
                 #expect(late.errorCode == .approvalNotPending)
                 await #expect(throws: (any Error).self) {
                     try await harness.hub.answerFromNotification(approvalId: approval.approvalId, decision: .accept, owner: "dev-phone")

@@ -28,7 +28,7 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), phone)
         for index in 0..<5 {
             await harness.codex.notify("item/agentMessage/delta", ["threadId": "t1", "turnId": "turn-1", "delta": .string("\(index)")])
         }
@@ -47,7 +47,7 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let driver = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), driver)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), driver)
         await harness.codex.notify("item/agentMessage/delta", ["threadId": "t1", "turnId": "turn-1", "delta": "before"])
         _ = try await harness.waitFor(driver) { $0.event?.data["delta"]?.stringValue == "before" }
 
@@ -60,7 +60,7 @@ import Testing
         await harness.hub.sessionRegistered(late)
         #expect(harness.frames(late).isEmpty)  // subscribed to nothing yet
 
-        let answer = await harness.request(.subscribe(Subscribe(threadId: "t1", afterSeq: snapshot.lastSeq)), late)
+        let answer = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1", afterSeq: snapshot.lastSeq)), late)
         await harness.codex.notify("item/agentMessage/delta", ["threadId": "t1", "turnId": "turn-1", "delta": "live"])
         let events = try await harness.waitFor(late) { $0.event?.data["delta"]?.stringValue == "live" }.compactMap(\.event)
         #expect(events.map { $0.data["delta"]?.stringValue ?? "" } == ["gap0", "gap1", "gap2", "live"])

@@ -12,8 +12,8 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let desk = await harness.session(deviceId: "dev-desk")
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), desk)
-        _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), desk)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), desk)
+        _ = await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "p")), desk)
         await harness.codex.ask(
             9, "item/commandExecution/requestApproval", ["threadId": "t1", "turnId": "turn-1", "itemId": "i1", "command": "touch x"])
         let asked = try await harness.waitFor(desk) { if case .approvalRequest = $0 { true } else { false } }
@@ -28,7 +28,7 @@ import Testing
         let decision = resolved.compactMap { if case .approvalResolved(let r) = $0 { r } else { nil } }.first
         #expect(decision?.decision == .accept && decision?.deviceId == "dev-phone")
         // A second answer (the desk, or another notification) is refused; Codex heard one answer.
-        let late = await harness.request(.approve(Approve(approvalId: approval.approvalId, decision: .decline)), desk)
+        let late = await harness.request(BridgeRequest(.approve, Approve(approvalId: approval.approvalId, decision: .decline)), desk)
         #expect(late.errorCode == .approvalNotPending)
         await #expect(throws: (any Error).self) {
             try await harness.hub.answerFromNotification(approvalId: approval.approvalId, decision: .decline, owner: "dev-phone")

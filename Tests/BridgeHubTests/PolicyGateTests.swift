@@ -40,8 +40,7 @@ import Testing
 
     func check(_ request: BridgeRequest, cwd: String?, remembered: TurnPolicy? = nil, expect: Expected, _ note: String = "") {
         var namesThread = request.threadId != nil
-        if case .approve = request { namesThread = true }
-        if case .answerInput = request { namesThread = true }
+        if [.approve, .answerInput].contains(request.requestKind) { namesThread = true }
         let facts = namesThread ? PolicyGate.ThreadFacts(cwd: cwd, remembered: remembered) : nil
         let verdict = gate.decide(request, thread: facts)
         switch (verdict, expect) {
@@ -57,13 +56,15 @@ import Testing
     @Test func threadRequestsInsideTheRootsRunWithAnAllowedPolicy() {
         let id = "t1"
         let requests: [BridgeRequest] = [
-            .sendMessage(SendMessage(threadId: id, text: "go")), .interrupt(ThreadRef(threadId: id)),
-            .readThread(ThreadRef(threadId: id)), .getDiff(ThreadRef(threadId: id)), .subscribe(Subscribe(threadId: id)),
-            .approve(Approve(approvalId: "a1", decision: .accept)),  // the approval's thread
-            .answerInput(AnswerInput(requestId: "in-1", action: .decline)),  // the question's thread
-            .sendMessage(SendMessage(threadId: id, text: "later", mode: .queue, attachments: ["up-1"])),
-            .cancelQueued(CancelQueued(threadId: id, queuedId: "q-1")), .searchFiles(SearchFiles(threadId: id, query: "x")),
-            .startReview(StartReview(threadId: id, target: .uncommitted)),
+            BridgeRequest(.sendMessage, SendMessage(threadId: id, text: "go")), BridgeRequest(.interrupt, ThreadRef(threadId: id)),
+            BridgeRequest(.readThread, ThreadRef(threadId: id)), BridgeRequest(.getDiff, ThreadRef(threadId: id)),
+            BridgeRequest(.subscribe, Subscribe(threadId: id)),
+            BridgeRequest(.approve, Approve(approvalId: "a1", decision: .accept)),  // the approval's thread
+            BridgeRequest(.answerInput, AnswerInput(requestId: "in-1", action: .decline)),  // the question's thread
+            BridgeRequest(.sendMessage, SendMessage(threadId: id, text: "later", mode: .queue, attachments: ["up-1"])),
+            BridgeRequest(.cancelQueued, CancelQueued(threadId: id, queuedId: "q-1")),
+            BridgeRequest(.searchFiles, SearchFiles(threadId: id, query: "x")),
+            BridgeRequest(.startReview, StartReview(threadId: id, target: .uncommitted)),
         ]
         for request in requests {
             // Remembered and still allowed: kept.
@@ -83,8 +84,10 @@ import Testing
     }
 
     @Test func unknownThreadIsNotFound() {
-        #expect(gate.decide(.getDiff(ThreadRef(threadId: "x")), thread: nil) == .refused(.notFound, "unknown thread"))
-        #expect(gate.decide(.answerInput(AnswerInput(requestId: "in-x")), thread: nil) == .refused(.inputNotPending, "no such question"))
+        #expect(gate.decide(BridgeRequest(.getDiff, ThreadRef(threadId: "x")), thread: nil) == .refused(.notFound, "unknown thread"))
+        #expect(
+            gate.decide(BridgeRequest(.answerInput, AnswerInput(requestId: "in-x")), thread: nil)
+                == .refused(.inputNotPending, "no such question"))
     }
 
     @Test func startThreadChecksDirectoryAndPolicy() {
@@ -98,19 +101,19 @@ import Testing
             (StartThread(cwd: root + "/missing", prompt: "p"), .refused(.forbiddenPath)),
         ]
         for (start, expected) in cases {
-            check(.startThread(start), cwd: nil, expect: expected, start.cwd)
+            check(BridgeRequest(.startThread, start), cwd: nil, expect: expected, start.cwd)
         }
     }
 
     @Test func listDirectoryAndWildcardAndListing() {
-        check(.listDirectory(ListDirectory(path: inside)), cwd: nil, expect: .allowed(nil))
-        check(.listDirectory(ListDirectory(path: outside)), cwd: nil, expect: .refused(.forbiddenPath))
-        check(.listDirectory(ListDirectory(path: root + "/escape")), cwd: nil, expect: .refused(.forbiddenPath))
-        check(.subscribe(Subscribe(threadId: "*")), cwd: nil, expect: .allowed(nil))
+        check(BridgeRequest(.listDirectory, ListDirectory(path: inside)), cwd: nil, expect: .allowed(nil))
+        check(BridgeRequest(.listDirectory, ListDirectory(path: outside)), cwd: nil, expect: .refused(.forbiddenPath))
+        check(BridgeRequest(.listDirectory, ListDirectory(path: root + "/escape")), cwd: nil, expect: .refused(.forbiddenPath))
+        check(BridgeRequest(.subscribe, Subscribe(threadId: "*")), cwd: nil, expect: .allowed(nil))
         // Unsubscribing drops only the session's own subscription: allowed whatever the thread (seen refused
         // as an unknown thread for every thread, since the hub looks up nothing for it).
-        #expect(gate.decide(.unsubscribe(ThreadRef(threadId: "t1")), thread: nil) == .allowed(cwd: nil, policy: nil))
-        #expect(gate.decide(.unsubscribe(ThreadRef(threadId: "*")), thread: nil) == .allowed(cwd: nil, policy: nil))
+        #expect(gate.decide(BridgeRequest(.unsubscribe, ThreadRef(threadId: "t1")), thread: nil) == .allowed(cwd: nil, policy: nil))
+        #expect(gate.decide(BridgeRequest(.unsubscribe, ThreadRef(threadId: "*")), thread: nil) == .allowed(cwd: nil, policy: nil))
         #expect(gate.shows(cwd: inside))
         #expect(!gate.shows(cwd: outside))
         #expect(!gate.shows(cwd: nil))

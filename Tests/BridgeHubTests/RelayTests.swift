@@ -42,7 +42,7 @@ import Testing
     @Test func aRelayedDeltaIsSentAndJournaledLikeTheParsedOne() async throws {
         let harness = try await HubHarness()
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
         _ = harness.frames(phone)
         let paramsJSON = #"{"threadId":"t1","turnId":"u1","itemId":"m","delta":"a \"b\" \u00e9 😀"}"#
         let params = try JSONValue(parsing: Data(paramsJSON.utf8))
@@ -122,7 +122,7 @@ import Testing
     @Test func aFullOutboxPausesTheHubUntilItDrainsAndAStuckOneOnlyBriefly() async throws {
         let harness = try await HubHarness()
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
         _ = harness.frames(phone)
         // Fill the outbox past half (the session's capacity is 4096) with nobody draining it.
         for index in 0..<2100 {

@@ -76,7 +76,7 @@ import Testing
     @Test func theRefusalNamesTheScopeAndTheCommand() async throws {
         let harness = try await HubHarness()
         let watcher = await harness.session(deviceId: "k3q9m2xa7bzt", scopes: Scopes([.observe]))
-        let answer = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "hi")), watcher, id: "s1")
+        let answer = await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "hi")), watcher, id: "s1")
         guard case .error(let error) = answer else {
             Issue.record("expected a refusal, got \(answer)")
             return
@@ -94,10 +94,10 @@ import Testing
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session(deviceId: "dev1")
         let admin = await harness.session()
-        _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "hi")), phone)
-        _ = await harness.request(.readThread(ThreadRef(threadId: "t1")), phone)
-        _ = await harness.request(.interrupt(ThreadRef(threadId: "t1")), phone)
-        _ = await harness.request(.pairDevice(PairDevice()), admin)
+        _ = await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "hi")), phone)
+        _ = await harness.request(BridgeRequest(.readThread, ThreadRef(threadId: "t1")), phone)
+        _ = await harness.request(BridgeRequest(.interrupt, ThreadRef(threadId: "t1")), phone)
+        _ = await harness.request(BridgeRequest(.pairDevice, PairDevice()), admin)
         let entries = try await harness.storage.audit.entries().reversed().map { ($0.actor, $0.deviceId, $0.kind, $0.threadId, $0.outcome) }
         #expect(entries.count == 3)
         #expect(entries[0] == (.device, "dev1", "startThread", "t1", "ok"))
@@ -114,7 +114,7 @@ import Testing
         let code = try await harness.storage.devices.mintPairingCode(ttl: .seconds(60))
         let paired = try await harness.storage.devices.redeem(code: code.code, device: DeviceInfo(name: "Phone"), address: nil)
         let phone = await harness.session(deviceId: paired.deviceId, scopes: paired.record.scopes)
-        #expect(await harness.request(.subscribe(Subscribe(threadId: "*")), phone).kind == "subscribed")
+        #expect(await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone).kind == "subscribed")
         #expect(await harness.hub.refreshScopes() == 0)
 
         try await harness.storage.devices.setScopes(id: paired.deviceId, scopes: Scopes([.approve]))
@@ -122,7 +122,7 @@ import Testing
         #expect(phone.scopes == Scopes([.approve]))
         let frames = harness.frames(phone)
         #expect(frames.contains(.scopesChanged(ScopesChanged(scopes: Scopes([.approve])))))
-        #expect(await harness.request(.listThreads(ListThreads()), phone).errorCode == .forbidden)
+        #expect(await harness.request(BridgeRequest(.listThreads, ListThreads()), phone).errorCode == .forbidden)
         await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "u1"]])
         try await Task.sleep(for: .milliseconds(100))
         #expect(harness.frames(phone).filter { $0.event != nil }.isEmpty)
@@ -130,7 +130,7 @@ import Testing
         // Back to observing: a new subscription delivers again.
         try await harness.storage.devices.setScopes(id: paired.deviceId, scopes: .standard)
         #expect(await harness.hub.refreshScopes() == 1)
-        #expect(await harness.request(.subscribe(Subscribe(threadId: "*")), phone).kind == "subscribed")
+        #expect(await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone).kind == "subscribed")
         await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "u1", "status": "completed"]])
         _ = try await harness.waitFor(phone) { $0.event?.type == "turn/completed" }
     }
@@ -139,7 +139,7 @@ import Testing
     @Test func noRestoredSubscriptionsWithoutObserve() async throws {
         let harness = try await HubHarness()
         let first = await harness.session(deviceId: "dev1")
-        #expect(await harness.request(.subscribe(Subscribe(threadId: "*")), first).kind == "subscribed")
+        #expect(await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), first).kind == "subscribed")
         await harness.hub.sessionClosed(first)
         let blind = await harness.session(deviceId: "dev1", scopes: Scopes([.approve]))
         await harness.codex.notify("turn/started", ["threadId": "t9", "turn": ["id": "u1"]])

@@ -34,7 +34,7 @@ import Testing
 
         // readFile refuses the large file; the download path allows it.
         let phone = await harness.session()
-        #expect(await harness.request(.readFile(ReadFile(threadId: "t1", path: "big.log")), phone).errorCode == .tooLarge)
+        #expect(await harness.request(BridgeRequest(.readFile, ReadFile(threadId: "t1", path: "big.log")), phone).errorCode == .tooLarge)
         #expect(try await hub.downloadableFile(threadId: "t1", path: "big.log").path == project + "/big.log")
         #expect(try await hub.downloadableFile(threadId: "t1", path: project + "/big.log").path == project + "/big.log")
 
@@ -46,7 +46,7 @@ import Testing
         // A FIFO is refused at once (opened non-blocking, judged on its descriptor), never waited on.
         #expect(mkfifo(project + "/pipe", 0o600) == 0)
         #expect(await code { try await hub.downloadableFile(threadId: "t1", path: "pipe").path } == .forbiddenPath)
-        #expect(await harness.request(.readFile(ReadFile(threadId: "t1", path: "pipe")), phone).errorCode == .forbiddenPath)
+        #expect(await harness.request(BridgeRequest(.readFile, ReadFile(threadId: "t1", path: "pipe")), phone).errorCode == .forbiddenPath)
         #expect(await code { try await hub.downloadableFile(threadId: "t1", path: ".").path } == .forbiddenPath)
         #expect(await code { try await hub.downloadableFile(threadId: "t1", path: "missing").path } == .forbiddenPath)
         #expect(await code { try await hub.downloadableFile(threadId: "t1", path: "").path } == .badRequest)

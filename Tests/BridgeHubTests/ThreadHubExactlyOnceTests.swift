@@ -11,7 +11,7 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session(clientId: "phone-1")
-        let message = BridgeRequest.sendMessage(SendMessage(threadId: "t1", text: "only once"))
+        let message = BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "only once"))
         // Two attempts at once, then one more after the first answered.
         async let first = harness.request(message, phone, id: "r1")
         async let concurrent = harness.request(message, phone, id: "r1")
@@ -26,7 +26,7 @@ import Testing
         #expect(harness.codex.requests("turn/start").count == 1)
 
         // The same id for another kind of request is refused; another client's "r1" is its own.
-        #expect(await harness.request(.interrupt(ThreadRef(threadId: "t1")), reconnected, id: "r1").errorCode == .badRequest)
+        #expect(await harness.request(BridgeRequest(.interrupt, ThreadRef(threadId: "t1")), reconnected, id: "r1").errorCode == .badRequest)
         let tablet = await harness.session(clientId: "tablet-1")
         #expect(await harness.request(message, tablet, id: "r1").kind == "accepted")
         #expect(harness.codex.requests("turn/start").count == 2)
@@ -36,7 +36,7 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let anonymous = await harness.session()  // shared secret, no clientId
-        let message = BridgeRequest.sendMessage(SendMessage(threadId: "t1", text: "twice"))
+        let message = BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "twice"))
         _ = await harness.request(message, anonymous, id: "r1")
         _ = await harness.request(message, anonymous, id: "r1")
         #expect(harness.codex.requests("turn/start").count == 2)

@@ -36,17 +36,25 @@ import Testing
             ]
         }
         let phone = await harness.session()
-        guard case .response(_, .files(let found)) = await harness.request(.searchFiles(SearchFiles(threadId: "t1", query: "dates")), phone)
+        guard
+            case .response(_, .files(let found)) = await harness.request(
+                BridgeRequest(.searchFiles, SearchFiles(threadId: "t1", query: "dates")), phone)
         else {
             Issue.record("no files")
             return
         }
         #expect(found.files.map(\.path) == ["app/dates.py"])
-        #expect(await harness.request(.searchFiles(SearchFiles(threadId: "t1", query: " ")), phone).errorCode == .badRequest)
-        #expect(await harness.request(.searchFiles(SearchFiles(threadId: "t1", query: "a\u{1B}")), phone).errorCode == .badRequest)
-        #expect(await harness.request(.searchFiles(SearchFiles(threadId: "t1", query: "a", limit: 0)), phone).errorCode == .badRequest)
+        #expect(await harness.request(BridgeRequest(.searchFiles, SearchFiles(threadId: "t1", query: " ")), phone).errorCode == .badRequest)
+        #expect(
+            await harness.request(BridgeRequest(.searchFiles, SearchFiles(threadId: "t1", query: "a\u{1B}")), phone).errorCode
+                == .badRequest)
+        #expect(
+            await harness.request(BridgeRequest(.searchFiles, SearchFiles(threadId: "t1", query: "a", limit: 0)), phone).errorCode
+                == .badRequest)
         harness.codexKnowsThread("foreign", cwd: harness.outside)
-        #expect(await harness.request(.searchFiles(SearchFiles(threadId: "foreign", query: "dates")), phone).errorCode == .forbiddenPath)
+        #expect(
+            await harness.request(BridgeRequest(.searchFiles, SearchFiles(threadId: "foreign", query: "dates")), phone).errorCode
+                == .forbiddenPath)
         #expect(harness.codex.requests("fuzzyFileSearch").count == 1)
     }
 
@@ -58,10 +66,10 @@ import Testing
         let upload = try store.store(Self.png)
         let phone = await harness.session()
         let missing = StartThread(cwd: harness.project, prompt: "p", attachments: ["up-nope"])
-        #expect(await harness.request(.startThread(missing), phone).errorCode == .notFound)
+        #expect(await harness.request(BridgeRequest(.startThread, missing), phone).errorCode == .notFound)
         #expect(harness.codex.requests("thread/start").isEmpty)
         let answer = await harness.request(
-            .startThread(StartThread(cwd: harness.project, prompt: "look", attachments: [upload.uploadId])), phone)
+            BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "look", attachments: [upload.uploadId])), phone)
         #expect(answer.errorCode == nil)
         let input = try #require(harness.codex.requests("turn/start").first?["input"])
         #expect(input == [["type": "text", "text": "look"], ["type": "localImage", "path": .string(upload.path)]])
@@ -71,7 +79,9 @@ import Testing
         _ = try await harness.waitFor(phone) { $0.event?.type == "turn/completed" }
         #expect(!FileManager.default.fileExists(atPath: upload.path))
         #expect(
-            await harness.request(.sendMessage(SendMessage(threadId: "t1", text: "again", attachments: [upload.uploadId])), phone).errorCode
+            await harness.request(
+                BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "again", attachments: [upload.uploadId])), phone
+            ).errorCode
                 == .notFound)
     }
 }
@@ -169,16 +179,17 @@ import Testing
         harness.codexKnowsThread("t1", cwd: harness.project)
         harness.codex.on("review/start") { _ in ["reviewThreadId": "t1", "turn": ["id": "rv-1"]] }
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), phone)
         for target in [ReviewTarget.commit("xyz"), .commit("ab"), .base("--upload-pack=evil"), .base("a b"), .base("a..b")] {
             #expect(
-                await harness.request(.startReview(StartReview(threadId: "t1", target: target)), phone).errorCode == .badRequest,
+                await harness.request(BridgeRequest(.startReview, StartReview(threadId: "t1", target: target)), phone).errorCode
+                    == .badRequest,
                 "\(target)")
         }
         #expect(harness.codex.requests("review/start").isEmpty)
         guard
             case .response(_, .accepted(let accepted)) = await harness.request(
-                .startReview(StartReview(threadId: "t1", target: .base("main"))), phone)
+                BridgeRequest(.startReview, StartReview(threadId: "t1", target: .base("main"))), phone)
         else {
             Issue.record("not accepted")
             return
@@ -191,12 +202,15 @@ import Testing
         await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "child", "rootTurnId": "rv-1"]])
         let frames = try await harness.waitFor(phone) { $0.event?.type == "turn/started" }
         #expect(frames.compactMap(\.event).last?.turnId == "rv-1")
-        #expect(await harness.request(.startReview(StartReview(threadId: "t1", target: .uncommitted)), phone).errorCode == .conflict)
+        #expect(
+            await harness.request(BridgeRequest(.startReview, StartReview(threadId: "t1", target: .uncommitted)), phone).errorCode
+                == .conflict)
         await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "rv-1", "status": "completed"]])
         _ = try await harness.waitFor(phone) { $0.event?.type == "turn/completed" }
-        #expect(await harness.request(.interrupt(ThreadRef(threadId: "t1")), phone).errorCode == .conflict)
+        #expect(await harness.request(BridgeRequest(.interrupt, ThreadRef(threadId: "t1")), phone).errorCode == .conflict)
         harness.codexKnowsThread("foreign", cwd: harness.outside)
         #expect(
-            await harness.request(.startReview(StartReview(threadId: "foreign", target: .uncommitted)), phone).errorCode == .forbiddenPath)
+            await harness.request(BridgeRequest(.startReview, StartReview(threadId: "foreign", target: .uncommitted)), phone).errorCode
+                == .forbiddenPath)
     }
 }

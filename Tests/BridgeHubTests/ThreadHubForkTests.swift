@@ -16,8 +16,9 @@ import Testing
             return ["data": [["id": .string(archived ? "old" : "new"), "cwd": .string(project)]]]
         }
         let phone = await harness.session()
-        guard case .response(_, .threads(let current)) = await harness.request(.listThreads(ListThreads()), phone),
-            case .response(_, .threads(let archived)) = await harness.request(.listThreads(ListThreads(archived: true)), phone)
+        guard case .response(_, .threads(let current)) = await harness.request(BridgeRequest(.listThreads, ListThreads()), phone),
+            case .response(_, .threads(let archived)) = await harness.request(
+                BridgeRequest(.listThreads, ListThreads(archived: true)), phone)
         else {
             Issue.record("no threads")
             return
@@ -36,7 +37,7 @@ import Testing
             ["thread": ["id": "fork-1", "cwd": .string(project)], "cwd": .string(project)]
         }
         let phone = await harness.session()
-        let answer = await harness.request(.forkThread(ForkThread(threadId: "src", turnId: "turn-1")), phone)
+        let answer = await harness.request(BridgeRequest(.forkThread, ForkThread(threadId: "src", turnId: "turn-1")), phone)
         guard case .response(_, .threadForked(let forked)) = answer else {
             Issue.record("\(answer)")
             return
@@ -50,7 +51,7 @@ import Testing
         await harness.codex.notify("turn/started", ["threadId": "fork-1", "turn": ["id": "turn-7"]])
         _ = try await harness.waitFor(phone) { $0.event?.type == "turn/started" }
         // A message to the fork needs no resume: Codex loaded it.
-        #expect(await harness.request(.sendMessage(SendMessage(threadId: "fork-1", text: "go")), phone).errorCode == nil)
+        #expect(await harness.request(BridgeRequest(.sendMessage, SendMessage(threadId: "fork-1", text: "go")), phone).errorCode == nil)
         #expect(harness.codex.requests("thread/resume").isEmpty)
     }
 
@@ -59,14 +60,16 @@ import Testing
         harness.codexKnowsThread("foreign", cwd: harness.outside)
         harness.codex.on("thread/fork") { _ in throw CodexError.rpc(code: -32600, message: "turn not found") }
         let phone = await harness.session()
-        #expect(await harness.request(.forkThread(ForkThread(threadId: "foreign")), phone).errorCode == .forbiddenPath)
-        #expect(await harness.request(.forkThread(ForkThread(threadId: "")), phone).errorCode == .badRequest)
-        #expect(await harness.request(.forkThread(ForkThread(threadId: "nope")), phone).errorCode == .notFound)
-        #expect(await harness.request(.listSkills(ListSkills(threadId: "foreign")), phone).errorCode == .forbiddenPath)
+        #expect(await harness.request(BridgeRequest(.forkThread, ForkThread(threadId: "foreign")), phone).errorCode == .forbiddenPath)
+        #expect(await harness.request(BridgeRequest(.forkThread, ForkThread(threadId: "")), phone).errorCode == .badRequest)
+        #expect(await harness.request(BridgeRequest(.forkThread, ForkThread(threadId: "nope")), phone).errorCode == .notFound)
+        #expect(await harness.request(BridgeRequest(.listSkills, ListSkills(threadId: "foreign")), phone).errorCode == .forbiddenPath)
         #expect(harness.codex.requests("thread/fork").isEmpty && harness.codex.requests("skills/list").isEmpty)
         harness.codexKnowsThread("t1", cwd: harness.project)
-        #expect(await harness.request(.forkThread(ForkThread(threadId: "t1", turnId: "")), phone).errorCode == .badRequest)
-        #expect(await harness.request(.forkThread(ForkThread(threadId: "t1", turnId: "no-such")), phone).errorCode == .badRequest)
+        #expect(await harness.request(BridgeRequest(.forkThread, ForkThread(threadId: "t1", turnId: "")), phone).errorCode == .badRequest)
+        #expect(
+            await harness.request(BridgeRequest(.forkThread, ForkThread(threadId: "t1", turnId: "no-such")), phone).errorCode == .badRequest
+        )
     }
 
     @Test func skillsOfTheThreadsDirectory() async throws {
@@ -88,7 +91,8 @@ import Testing
             ]
         }
         let phone = await harness.session()
-        guard case .response(_, .skills(let list)) = await harness.request(.listSkills(ListSkills(threadId: "t1")), phone) else {
+        guard case .response(_, .skills(let list)) = await harness.request(BridgeRequest(.listSkills, ListSkills(threadId: "t1")), phone)
+        else {
             Issue.record("no skills")
             return
         }

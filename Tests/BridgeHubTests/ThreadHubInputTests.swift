@@ -30,8 +30,8 @@ import Testing
         harness.codexKnowsThread("t1", cwd: harness.project)
         let first = await harness.session(deviceId: "dev-a")
         let second = await harness.session(deviceId: "dev-b")
-        for session in [first, second] { _ = await harness.request(.subscribe(Subscribe(threadId: "*")), session) }
-        _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), first)
+        for session in [first, second] { _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), session) }
+        _ = await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "p")), first)
         await harness.codex.ask(11, "item/tool/requestUserInput", Self.userInput)
         let question = try await asked(harness, second)
         #expect(question.type == "userInput" && question.threadId == "t1" && question.turnId == "turn-1")
@@ -39,13 +39,16 @@ import Testing
         _ = try await asked(harness, first)
 
         // Wrong answers leave the question pending.
-        let unknown = await harness.request(.answerInput(AnswerInput(requestId: question.requestId, answers: ["size": ["L"]])), first)
+        let unknown = await harness.request(
+            BridgeRequest(.answerInput, AnswerInput(requestId: question.requestId, answers: ["size": ["L"]])), first)
         #expect(unknown.errorCode == .badRequest)
-        #expect(await harness.request(.answerInput(AnswerInput(requestId: question.requestId)), first).errorCode == .badRequest)
+        #expect(
+            await harness.request(BridgeRequest(.answerInput, AnswerInput(requestId: question.requestId)), first).errorCode == .badRequest)
         #expect(harness.codex.responses.isEmpty)
 
-        async let a = harness.request(.answerInput(AnswerInput(requestId: question.requestId, answers: ["color": ["Blue"]])), first)
-        async let b = harness.request(.answerInput(AnswerInput(requestId: question.requestId, action: .decline)), second)
+        async let a = harness.request(
+            BridgeRequest(.answerInput, AnswerInput(requestId: question.requestId, answers: ["color": ["Blue"]])), first)
+        async let b = harness.request(BridgeRequest(.answerInput, AnswerInput(requestId: question.requestId, action: .decline)), second)
         let answers = await [a, b]
         #expect(answers.filter { $0.errorCode == nil }.count == 1)
         #expect(answers.filter { $0.errorCode == .inputNotPending }.count == 1)
@@ -57,10 +60,12 @@ import Testing
             #expect(frames.contains { if case .inputResolved(let r) = $0 { r.requestId == question.requestId } else { false } })
         }
         // Stale and unknown ids: a clear error, nothing else affected.
-        let stale = await harness.request(.answerInput(AnswerInput(requestId: question.requestId, answers: ["color": ["Red"]])), first)
+        let stale = await harness.request(
+            BridgeRequest(.answerInput, AnswerInput(requestId: question.requestId, answers: ["color": ["Red"]])), first)
         #expect(stale.errorCode == .inputNotPending)
         #expect(
-            await harness.request(.answerInput(AnswerInput(requestId: "in-nope", action: .cancel)), first).errorCode == .inputNotPending)
+            await harness.request(BridgeRequest(.answerInput, AnswerInput(requestId: "in-nope", action: .cancel)), first).errorCode
+                == .inputNotPending)
         #expect(harness.codex.responses.count == 1)
     }
 
@@ -68,7 +73,7 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
         await harness.codex.ask(
             12, "mcpServer/elicitation/request",
             [
@@ -79,9 +84,9 @@ import Testing
         #expect(question.type == "elicitation" && question.message == "Which ticket?" && question.serverName == "tickets")
         #expect(question.schema?["required"] == ["id"])
         let missing = AnswerInput(requestId: question.requestId, content: ["other": 1], action: .accept)
-        #expect(await harness.request(.answerInput(missing), phone).errorCode == .badRequest)
+        #expect(await harness.request(BridgeRequest(.answerInput, missing), phone).errorCode == .badRequest)
         let good = AnswerInput(requestId: question.requestId, content: ["id": 42], action: .accept)
-        #expect(await harness.request(.answerInput(good), phone).errorCode == nil)
+        #expect(await harness.request(BridgeRequest(.answerInput, good), phone).errorCode == nil)
         #expect(harness.codex.responses.first?.result == ["action": "accept", "content": ["id": 42]])
     }
 
@@ -89,7 +94,7 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("foreign", cwd: harness.outside)
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
         var params = Self.userInput
         if case .object(var object) = params {
             object["threadId"] = "foreign"
@@ -97,7 +102,8 @@ import Testing
         }
         await harness.codex.ask(13, "item/tool/requestUserInput", params)
         let question = try await asked(harness, phone)
-        let answer = await harness.request(.answerInput(AnswerInput(requestId: question.requestId, answers: ["color": ["Red"]])), phone)
+        let answer = await harness.request(
+            BridgeRequest(.answerInput, AnswerInput(requestId: question.requestId, answers: ["color": ["Red"]])), phone)
         #expect(answer.errorCode == .forbiddenPath)
         #expect(harness.codex.responses.isEmpty)
     }
@@ -106,17 +112,17 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), phone)
         await harness.codex.ask(14, "item/tool/requestUserInput", Self.userInput)
         let question = try await asked(harness, phone)
         let late = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), late)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), late)
         #expect(try await asked(harness, late).requestId == question.requestId)
         await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "interrupted"]])
         let frames = try await harness.waitFor(phone) { if case .inputResolved = $0 { true } else { false } }
         #expect(frames.contains { if case .inputResolved(let r) = $0 { r.action == .cancel } else { false } })
         #expect(
-            await harness.request(.answerInput(AnswerInput(requestId: question.requestId, action: .accept)), phone).errorCode
+            await harness.request(BridgeRequest(.answerInput, AnswerInput(requestId: question.requestId, action: .accept)), phone).errorCode
                 == .inputNotPending)
     }
 
@@ -127,17 +133,18 @@ import Testing
             let harness = try await HubHarness(directory: directory)
             harness.codexKnowsThread("t1", cwd: harness.project)
             let phone = await harness.session()
-            _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
+            _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), phone)
             await harness.codex.ask(15, "item/tool/requestUserInput", Self.userInput)
             requestId = try await asked(harness, phone).requestId
         }
         let restarted = try await HubHarness(directory: directory)
         restarted.codexKnowsThread("t1", cwd: restarted.project)
         let phone = await restarted.session()
-        _ = await restarted.request(.subscribe(Subscribe(threadId: "t1", afterSeq: 0)), phone)
+        _ = await restarted.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1", afterSeq: 0)), phone)
         let frames = try await restarted.waitFor(phone) { if case .inputResolved = $0 { true } else { false } }
         #expect(frames.contains { if case .inputResolved(let r) = $0 { r.requestId == requestId && r.action == .cancel } else { false } })
-        let stale = await restarted.request(.answerInput(AnswerInput(requestId: requestId, answers: ["color": ["Red"]])), phone)
+        let stale = await restarted.request(
+            BridgeRequest(.answerInput, AnswerInput(requestId: requestId, answers: ["color": ["Red"]])), phone)
         #expect(stale.errorCode == .inputNotPending)
     }
 
@@ -145,7 +152,7 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
         let asked: JSONValue = ["network": ["enabled": true]]
         for (number, decision) in [(21, ApprovalDecision.acceptForSession), (22, .decline)] {
             await harness.codex.ask(
@@ -160,7 +167,9 @@ import Testing
                 return
             }
             #expect(approval.type == "permissions" && approval.changes == asked)
-            #expect(await harness.request(.approve(Approve(approvalId: approval.approvalId, decision: decision)), phone).errorCode == nil)
+            #expect(
+                await harness.request(BridgeRequest(.approve, Approve(approvalId: approval.approvalId, decision: decision)), phone)
+                    .errorCode == nil)
         }
         #expect(
             harness.codex.responses.map(\.result) == [["permissions": asked, "scope": "session"], ["permissions": [:], "scope": "turn"]])

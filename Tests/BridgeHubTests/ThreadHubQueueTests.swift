@@ -15,8 +15,8 @@ import Testing
         harness.codex.on("turn/steer") { _ in ["turnId": "turn-1"] }
         let phone = await harness.session(deviceId: "dev-a")
         let laptop = await harness.session(deviceId: "dev-b")
-        for session in [phone, laptop] { _ = await harness.request(.subscribe(Subscribe(threadId: "*")), session) }
-        _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), phone)
+        for session in [phone, laptop] { _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), session) }
+        _ = await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "p")), phone)
         await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "turn-1"]])
         _ = try await harness.waitFor(laptop) { $0.event?.type == "turn/started" }
         _ = harness.frames(phone)
@@ -26,7 +26,7 @@ import Testing
     @Test func aQueuedMessageStartsTheNextTurn() async throws {
         let harness = try await HubHarness()
         let (phone, laptop) = try await running(harness)
-        let answer = await harness.request(.sendMessage(SendMessage(threadId: "t1", text: "then this", mode: .queue)), phone)
+        let answer = await harness.request(BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "then this", mode: .queue)), phone)
         guard case .response(_, .accepted(let accepted)) = answer, let queuedId = accepted.queuedId else {
             Issue.record("\(answer)")
             return
@@ -44,7 +44,7 @@ import Testing
             })
         // A client that subscribes now sees it too.
         let late = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), late)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), late)
         _ = try await harness.waitFor(late) { if case .messageQueued = $0 { true } else { false } }
 
         harness.codex.on("turn/start") { _ in ["turn": ["id": "turn-2"]] }
@@ -55,7 +55,7 @@ import Testing
         // Steer (the default) is today's behaviour.
         await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "turn-2"]])
         _ = try await harness.waitFor(laptop) { $0.event?.type == "turn/started" }
-        #expect(await harness.request(.sendMessage(SendMessage(threadId: "t1", text: "now")), phone).errorCode == nil)
+        #expect(await harness.request(BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "now")), phone).errorCode == nil)
         #expect(harness.codex.requests("turn/steer").count == 1)
     }
 
@@ -64,20 +64,23 @@ import Testing
         let (phone, laptop) = try await running(harness)
         guard
             case .response(_, .accepted(let accepted)) = await harness.request(
-                .sendMessage(SendMessage(threadId: "t1", text: "maybe", mode: .queue)), phone),
+                BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "maybe", mode: .queue)), phone),
             let queuedId = accepted.queuedId
         else { return }
-        #expect(await harness.request(.cancelQueued(CancelQueued(threadId: "t1", queuedId: queuedId)), laptop).errorCode == nil)
+        #expect(
+            await harness.request(BridgeRequest(.cancelQueued, CancelQueued(threadId: "t1", queuedId: queuedId)), laptop).errorCode == nil)
         let frames = try await harness.waitFor(phone) { if case .messageUnqueued = $0 { true } else { false } }
         #expect(frames.contains { if case .messageUnqueued(let u) = $0 { u.reason == .cancelled } else { false } })
-        #expect(await harness.request(.cancelQueued(CancelQueued(threadId: "t1", queuedId: queuedId)), laptop).errorCode == .notFound)
+        #expect(
+            await harness.request(BridgeRequest(.cancelQueued, CancelQueued(threadId: "t1", queuedId: queuedId)), laptop).errorCode
+                == .notFound)
         await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "completed"]])
         try await Task.sleep(for: .milliseconds(100))
         #expect(harness.codex.requests("turn/start").count == 1)
         // With no turn running, queue mode just starts the turn.
         guard
             case .response(_, .accepted(let direct)) = await harness.request(
-                .sendMessage(SendMessage(threadId: "t1", text: "go", mode: .queue)), phone)
+                BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "go", mode: .queue)), phone)
         else { return }
         #expect(direct.queuedId == nil && direct.turnId == "turn-1" && harness.codex.requests("turn/start").count == 2)
     }
@@ -91,14 +94,14 @@ import Testing
             let (phone, _) = try await running(harness)
             guard
                 case .response(_, .accepted(let accepted)) = await harness.request(
-                    .sendMessage(SendMessage(threadId: "t1", text: "later", mode: .queue)), phone)
+                    BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "later", mode: .queue)), phone)
             else { return }
             queuedId = accepted.queuedId ?? ""
         }
         let restarted = try await HubHarness(directory: directory)
         restarted.codexKnowsThread("t1", cwd: restarted.project)
         let phone = await restarted.session()
-        _ = await restarted.request(.subscribe(Subscribe(threadId: "t1", afterSeq: 0)), phone)
+        _ = await restarted.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1", afterSeq: 0)), phone)
         // Announced again after the restart (after the interrupted turn's end), then started as the next turn as
         // soon as Codex runs (the harness's Codex is running).
         let frames = try await restarted.waitFor(phone) {
@@ -120,7 +123,9 @@ import Testing
         let harness = try await HubHarness()
         let (phone, laptop) = try await ThreadHubQueueTests().running(harness)
         for text in ["second", "third"] {
-            #expect(await harness.request(.sendMessage(SendMessage(threadId: "t1", text: text, mode: .queue)), phone).errorCode == nil)
+            #expect(
+                await harness.request(BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: text, mode: .queue)), phone).errorCode
+                    == nil)
         }
         let codex = harness.codex
         let counter = Counter()

@@ -66,6 +66,8 @@ import Testing
         case .compactThread, .deleteThread: (#""threadId":"t1""#, "error:codex_error")
         case .searchThreads: (#""query":"milk""#, "error:codex_error")
         case .updateThreadSettings: (#""threadId":"t1","approvalsReviewer":"auto_review""#, "error:codex_error")
+        case .listPermissionProfiles: (#""threadId":"t1""#, "error:codex_error")
+        case .listTools: (#""threadId":"t1""#, "error:codex_error")
         case .approveDeniedAction: (#""threadId":"t1","reviewId":"r1""#, "error:not_found")
         // This hub serves no previews (test_preview.py runs them through a real bridge).
         case .listPreviews: (#""threadId":"t1""#, "error:not_found")

@@ -32,7 +32,7 @@ import Testing
         harness.codex.on("thread/resume") { _ in ["thread": ["id": "tui", "cwd": .string(project)]] }
         harness.codex.on("thread/read") { _ in Self.finishedThread("tui", cwd: project) }
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
         await harness.codex.notify("thread/started", ["thread": ["id": "tui", "cwd": .string(project), "ephemeral": false]])
         _ = try await harness.waitFor(phone) { $0.event?.type == "thread/started" }
         // Codex refuses a resume before the first turn: none is tried yet.
@@ -58,7 +58,7 @@ import Testing
     @Test func threadsOutsideTheRootsAndHelperThreadsStayHidden() async throws {
         let harness = try await HubHarness(shared: true)
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
         await harness.codex.notify("thread/started", ["thread": ["id": "far", "cwd": .string(harness.outside)]])
         await harness.codex.notify("thread/status/changed", ["threadId": "far", "status": ["type": "active"]])
         await harness.codex.notify("thread/started", ["thread": ["id": "helper", "cwd": .string(harness.project), "ephemeral": true]])
@@ -81,15 +81,15 @@ import Testing
         let harness = try await HubHarness(shared: true)
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session(deviceId: "dev-a")
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
-        _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
+        _ = await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "p")), phone)
         await harness.codex.ask(
             7, "item/commandExecution/requestApproval", ["threadId": "t1", "turnId": "turn-1", "itemId": "i1", "command": "touch x"])
         let asked = try await harness.waitFor(phone) { if case .approvalRequest = $0 { true } else { false } }
         guard case .approvalRequest(let approval) = asked.last else { return }
         await harness.codex.notify("serverRequest/resolved", ["threadId": "t1", "requestId": 7])
         _ = try await harness.waitFor(phone) { $0.event?.type == "serverRequest/resolved" }
-        let late = await harness.request(.approve(Approve(approvalId: approval.approvalId, decision: .accept)), phone)
+        let late = await harness.request(BridgeRequest(.approve, Approve(approvalId: approval.approvalId, decision: .accept)), phone)
         #expect(late.errorCode == .approvalNotPending)
         await harness.codex.notify(
             "item/completed",

@@ -13,7 +13,8 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session()
-        let answer = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "hi", sandbox: "read-only")), phone)
+        let answer = await harness.request(
+            BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "hi", sandbox: "read-only")), phone)
         guard case .response(_, .threadStarted(let started)) = answer else {
             Issue.record("\(answer)")
             return
@@ -39,16 +40,17 @@ import Testing
         harness.codexKnowsThread("foreign", cwd: harness.outside)
         let phone = await harness.session()
         let requests: [BridgeRequest] = [
-            .sendMessage(SendMessage(threadId: "foreign", text: "rm -rf ~")), .interrupt(ThreadRef(threadId: "foreign")),
-            .readThread(ThreadRef(threadId: "foreign")), .getDiff(ThreadRef(threadId: "foreign")),
-            .subscribe(Subscribe(threadId: "foreign")),
+            BridgeRequest(.sendMessage, SendMessage(threadId: "foreign", text: "rm -rf ~")),
+            BridgeRequest(.interrupt, ThreadRef(threadId: "foreign")),
+            BridgeRequest(.readThread, ThreadRef(threadId: "foreign")), BridgeRequest(.getDiff, ThreadRef(threadId: "foreign")),
+            BridgeRequest(.subscribe, Subscribe(threadId: "foreign")),
         ]
         for request in requests {
             #expect(await harness.request(request, phone).errorCode == .forbiddenPath, "\(request.kind)")
         }
         let touched = Set(harness.codex.requests.map(\.method))
         #expect(touched == ["thread/read"])  // only to learn the thread's cwd
-        #expect(await harness.request(.readThread(ThreadRef(threadId: "nope")), phone).errorCode == .notFound)
+        #expect(await harness.request(BridgeRequest(.readThread, ThreadRef(threadId: "nope")), phone).errorCode == .notFound)
     }
 
     @Test func storedDangerIsNotInheritedOnResume() async throws {
@@ -57,7 +59,7 @@ import Testing
         // A thread another tool started with danger-full-access; this bridge allows only the defaults.
         try await harness.storage.threadPolicies.remember(.init(sandbox: "danger-full-access", approvalPolicy: "never"), for: "cli")
         let phone = await harness.session()
-        let answer = await harness.request(.sendMessage(SendMessage(threadId: "cli", text: "go on")), phone)
+        let answer = await harness.request(BridgeRequest(.sendMessage, SendMessage(threadId: "cli", text: "go on")), phone)
         guard case .response(_, .accepted) = answer else {
             Issue.record("\(answer)")
             return
@@ -73,9 +75,9 @@ import Testing
         let first = await harness.session(deviceId: "dev-a")
         let second = await harness.session(deviceId: "dev-b")
         for session in [first, second] {
-            _ = await harness.request(.subscribe(Subscribe(threadId: "*")), session)
+            _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), session)
         }
-        _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), first)
+        _ = await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "p")), first)
         await harness.codex.ask(
             7, "item/commandExecution/requestApproval", ["threadId": "t1", "turnId": "turn-1", "itemId": "i1", "command": "touch x"])
         let asked = try await harness.waitFor(second) { if case .approvalRequest = $0 { true } else { false } }
@@ -84,8 +86,8 @@ import Testing
         }
         _ = harness.frames(first)
         // Both answer; exactly one reaches Codex.
-        async let a = harness.request(.approve(Approve(approvalId: approval.approvalId, decision: .accept)), first)
-        async let b = harness.request(.approve(Approve(approvalId: approval.approvalId, decision: .decline)), second)
+        async let a = harness.request(BridgeRequest(.approve, Approve(approvalId: approval.approvalId, decision: .accept)), first)
+        async let b = harness.request(BridgeRequest(.approve, Approve(approvalId: approval.approvalId, decision: .decline)), second)
         let answers = await [a, b]
         #expect(answers.filter { $0.errorCode == nil }.count == 1)
         #expect(answers.filter { $0.errorCode == .approvalNotPending }.count == 1)
@@ -102,8 +104,8 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session(deviceId: "dev-a")
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
-        _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
+        _ = await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "p")), phone)
         await harness.codex.ask(
             5, "item/commandExecution/requestApproval", ["threadId": "t1", "turnId": "turn-1", "itemId": "i", "command": "ls"])
         _ = try await harness.waitFor(phone) { if case .approvalRequest = $0 { true } else { false } }
@@ -135,7 +137,7 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session(deviceId: "dev-a")
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), phone)
         for index in 0..<50 {
             await harness.codex.notify("item/agentMessage/delta", ["threadId": "t1", "turnId": "turn-1", "delta": .string("\(index)")])
         }
@@ -145,7 +147,7 @@ import Testing
         let cursor = live[19].seq
         await harness.hub.sessionClosed(phone)
         let again = await harness.session(deviceId: "dev-a")
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1", afterSeq: cursor)), again)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1", afterSeq: cursor)), again)
         for index in 50..<60 {
             await harness.codex.notify("item/agentMessage/delta", ["threadId": "t1", "turnId": "turn-1", "delta": .string("\(index)")])
         }
@@ -159,14 +161,14 @@ import Testing
             let harness = try await HubHarness(directory: directory)
             harness.codexKnowsThread("t1", cwd: harness.project)
             let phone = await harness.session()
-            _ = await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p")), phone)
+            _ = await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "p")), phone)
             await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "turn-1"]])
             _ = try await harness.waitFor(phone) { $0.event?.type == "turn/started" }
         }
         let restarted = try await HubHarness(directory: directory)
         restarted.codexKnowsThread("t1", cwd: restarted.project)
         let phone = await restarted.session()
-        _ = await restarted.request(.subscribe(Subscribe(threadId: "t1", afterSeq: 0)), phone)
+        _ = await restarted.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1", afterSeq: 0)), phone)
         let frames = try await restarted.waitFor(phone) { $0.event?.type == "bridge/turnFailed" }
         #expect(frames.compactMap(\.event).last?.data["reason"]?.stringValue == "bridge restarted")
         // Resumed in the new Codex with the remembered policy, explicitly.
@@ -192,7 +194,7 @@ import Testing
             ]
         }
         let phone = await harness.session()
-        guard case .response(_, .models(let list)) = await harness.request(.listModels(ListModels()), phone) else {
+        guard case .response(_, .models(let list)) = await harness.request(BridgeRequest(.listModels, ListModels()), phone) else {
             Issue.record("no models")
             return
         }
@@ -201,15 +203,17 @@ import Testing
                 ModelInfo(id: "gpt-x", displayName: "GPT X", efforts: ["low", "medium"], defaultEffort: "medium", isDefault: true)
             ])
         #expect(
-            await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p", model: "nope")), phone).errorCode
+            await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "p", model: "nope")), phone)
+                .errorCode
                 == .badRequest)
         #expect(
-            await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "p", effort: "ultra")), phone).errorCode
+            await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "p", effort: "ultra")), phone)
+                .errorCode
                 == .badRequest)
         #expect(harness.codex.requests("thread/start").isEmpty)
         guard
             case .response = await harness.request(
-                .sendMessage(SendMessage(threadId: "t1", text: "go", model: "gpt-x", effort: "low")), phone)
+                BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "go", model: "gpt-x", effort: "low")), phone)
         else {
             Issue.record("sendMessage refused")
             return
@@ -232,33 +236,44 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: project + "/leak", withDestinationPath: harness.outside + "/secret.txt")
         try Data(count: (1 << 20) + 1).write(to: URL(fileURLWithPath: project + "/big.bin"))
 
-        guard case .response(_, .file(let file)) = await harness.request(.readFile(ReadFile(threadId: "t1", path: "notes.txt")), phone)
+        guard
+            case .response(_, .file(let file)) = await harness.request(
+                BridgeRequest(.readFile, ReadFile(threadId: "t1", path: "notes.txt")), phone)
         else {
             Issue.record("notes.txt not read")
             return
         }
         #expect(file.text == "hello\n" && file.size == 6 && file.base64 == nil)
         for path in ["../outside/secret.txt", harness.outside + "/secret.txt", "leak", ".git/config", "missing.txt", "."] {
-            #expect(await harness.request(.readFile(ReadFile(threadId: "t1", path: path)), phone).errorCode == .forbiddenPath, "\(path)")
+            #expect(
+                await harness.request(BridgeRequest(.readFile, ReadFile(threadId: "t1", path: path)), phone).errorCode == .forbiddenPath,
+                "\(path)")
         }
-        #expect(await harness.request(.readFile(ReadFile(threadId: "t1", path: "big.bin")), phone).errorCode == .tooLarge)
+        #expect(await harness.request(BridgeRequest(.readFile, ReadFile(threadId: "t1", path: "big.bin")), phone).errorCode == .tooLarge)
 
-        #expect(await harness.request(.renameThread(RenameThread(threadId: "t1", name: "Fix tests")), phone).errorCode == nil)
+        #expect(
+            await harness.request(BridgeRequest(.renameThread, RenameThread(threadId: "t1", name: "Fix tests")), phone).errorCode == nil)
         #expect(harness.codex.requests("thread/name/set").first?["name"]?.stringValue == "Fix tests")
-        #expect(await harness.request(.renameThread(RenameThread(threadId: "t1", name: "a\u{1B}[31m")), phone).errorCode == .badRequest)
-        #expect(await harness.request(.archiveThread(ThreadRef(threadId: "t1")), phone).errorCode == nil)
+        #expect(
+            await harness.request(BridgeRequest(.renameThread, RenameThread(threadId: "t1", name: "a\u{1B}[31m")), phone).errorCode
+                == .badRequest)
+        #expect(await harness.request(BridgeRequest(.archiveThread, ThreadRef(threadId: "t1")), phone).errorCode == nil)
 
         harness.codexKnowsThread("foreign", cwd: harness.outside)
-        #expect(await harness.request(.renameThread(RenameThread(threadId: "foreign", name: "x")), phone).errorCode == .forbiddenPath)
-        #expect(await harness.request(.archiveThread(ThreadRef(threadId: "foreign")), phone).errorCode == .forbiddenPath)
-        #expect(await harness.request(.readFile(ReadFile(threadId: "foreign", path: "secret.txt")), phone).errorCode == .forbiddenPath)
+        #expect(
+            await harness.request(BridgeRequest(.renameThread, RenameThread(threadId: "foreign", name: "x")), phone).errorCode
+                == .forbiddenPath)
+        #expect(await harness.request(BridgeRequest(.archiveThread, ThreadRef(threadId: "foreign")), phone).errorCode == .forbiddenPath)
+        #expect(
+            await harness.request(BridgeRequest(.readFile, ReadFile(threadId: "foreign", path: "secret.txt")), phone).errorCode
+                == .forbiddenPath)
     }
 
     @Test func usageIsCodexsRateLimitsOrItsReasonWhyNot() async throws {
         let harness = try await HubHarness()
         let phone = await harness.session()
         harness.codex.on("account/rateLimits/read") { _ in ["rateLimits": ["primary": ["usedPercent": 42]]] }
-        guard case .response(_, .usage(let usage)) = await harness.request(.usage(UsageRequest()), phone) else {
+        guard case .response(_, .usage(let usage)) = await harness.request(BridgeRequest(.usage, UsageRequest()), phone) else {
             Issue.record("no usage")
             return
         }
@@ -266,7 +281,7 @@ import Testing
         harness.codex.on("account/rateLimits/read") { _ in
             throw CodexError.rpc(code: -32600, message: "codex account authentication required to read rate limits")
         }
-        guard case .error(let error) = await harness.request(.usage(UsageRequest()), phone) else {
+        guard case .error(let error) = await harness.request(BridgeRequest(.usage, UsageRequest()), phone) else {
             Issue.record("expected an error")
             return
         }
@@ -281,7 +296,7 @@ import Testing
             ["data": [["id": "in", "cwd": .string(project)], ["id": "out", "cwd": .string(outside)], ["id": "none"]]]
         }
         let phone = await harness.session()
-        guard case .response(_, .threads(let list)) = await harness.request(.listThreads(ListThreads()), phone) else {
+        guard case .response(_, .threads(let list)) = await harness.request(BridgeRequest(.listThreads, ListThreads()), phone) else {
             Issue.record("no list")
             return
         }

@@ -21,13 +21,13 @@ import Testing
     @Test func decodesRequestsWithTheirId() throws {
         #expect(
             try decode(#"{"kind":"startThread","id":"a","cwd":"/w","prompt":"hi"}"#)
-                == .request(id: "a", .startThread(StartThread(cwd: "/w", prompt: "hi"))))
+                == .request(id: "a", BridgeRequest(.startThread, StartThread(cwd: "/w", prompt: "hi"))))
         #expect(
             try decode(#"{"kind":"approve","id":"b","approvalId":"x","decision":"acceptForSession"}"#)
-                == .request(id: "b", .approve(Approve(approvalId: "x", decision: .acceptForSession))))
+                == .request(id: "b", BridgeRequest(.approve, Approve(approvalId: "x", decision: .acceptForSession))))
         #expect(
             try decode(#"{"kind":"subscribe","id":"c","threadId":"*","afterSeq":5}"#)
-                == .request(id: "c", .subscribe(Subscribe(threadId: "*", afterSeq: 5))))
+                == .request(id: "c", BridgeRequest(.subscribe, Subscribe(threadId: "*", afterSeq: 5))))
     }
 
     @Test(arguments: [
@@ -55,57 +55,97 @@ import Testing
 
     @Test func roundTripsEveryRequest() throws {
         let requests: [BridgeRequest] = [
-            .listThreads(ListThreads(limit: 5, cursor: "c")),
-            .startThread(StartThread(cwd: "/", prompt: "p", model: "m", sandbox: "read-only", approvalPolicy: "never")),
-            .sendMessage(SendMessage(threadId: "t", text: "x")), .interrupt(ThreadRef(threadId: "t")), .subscribe(Subscribe(threadId: "t")),
-            .unsubscribe(ThreadRef(threadId: "t")), .readThread(ThreadRef(threadId: "t")), .getDiff(ThreadRef(threadId: "t")),
-            .approve(Approve(approvalId: "a", decision: .decline)), .listDirectory(ListDirectory(path: "/src")),
-            .listModels(ListModels()), .renameThread(RenameThread(threadId: "t", name: "n")), .archiveThread(ThreadRef(threadId: "t")),
-            .unarchiveThread(ThreadRef(threadId: "t")), .readFile(ReadFile(threadId: "t", path: "a.txt")), .usage(UsageRequest()),
-            .pushSubscribe(
+            BridgeRequest(.listThreads, ListThreads(limit: 5, cursor: "c")),
+            BridgeRequest(.startThread, StartThread(cwd: "/", prompt: "p", model: "m", sandbox: "read-only", approvalPolicy: "never")),
+            BridgeRequest(.sendMessage, SendMessage(threadId: "t", text: "x")), BridgeRequest(.interrupt, ThreadRef(threadId: "t")),
+            BridgeRequest(.subscribe, Subscribe(threadId: "t")),
+            BridgeRequest(.unsubscribe, ThreadRef(threadId: "t")), BridgeRequest(.readThread, ThreadRef(threadId: "t")),
+            BridgeRequest(.getDiff, ThreadRef(threadId: "t")),
+            BridgeRequest(.approve, Approve(approvalId: "a", decision: .decline)),
+            BridgeRequest(.listDirectory, ListDirectory(path: "/src")),
+            BridgeRequest(.listModels, ListModels()), BridgeRequest(.renameThread, RenameThread(threadId: "t", name: "n")),
+            BridgeRequest(.archiveThread, ThreadRef(threadId: "t")),
+            BridgeRequest(.unarchiveThread, ThreadRef(threadId: "t")), BridgeRequest(.readFile, ReadFile(threadId: "t", path: "a.txt")),
+            BridgeRequest(.usage, UsageRequest()),
+            BridgeRequest(
+                .pushSubscribe,
                 PushSubscribe(
                     subscription: WebPushSubscription(endpoint: "https://p.example/x", keys: .init(p256dh: "BA", auth: "AA")),
                     events: ["approval"])),
-            .pushUnsubscribe(PushUnsubscribe(subscriptionId: "ps-1")), .presence(Presence(visible: false)),
-            .answerInput(AnswerInput(requestId: "in-1", answers: ["q": ["Blue"]], content: ["n": 1], action: .accept)),
-            .cancelQueued(CancelQueued(threadId: "t", queuedId: "q-1")), .searchFiles(SearchFiles(threadId: "t", query: "dat", limit: 5)),
-            .sendMessage(SendMessage(threadId: "t", text: "x", mode: .queue, attachments: ["up-1"])),
-            .startThread(StartThread(cwd: "/", prompt: "p", attachments: ["up-2"])),
-            .startReview(StartReview(threadId: "t", target: .uncommitted)), .startReview(StartReview(threadId: "t", target: .base("main"))),
-            .startReview(StartReview(threadId: "t", target: .commit("abc123"))),
-            .forkThread(ForkThread(threadId: "t", turnId: "u1")), .forkThread(ForkThread(threadId: "t")),
-            .listSkills(ListSkills(threadId: "t")), .listThreads(ListThreads(archived: true)),
-            .gitStatus(ThreadRef(threadId: "t")), .gitCommit(GitCommit(threadId: "t", message: "m", paths: ["a.txt"])),
-            .gitBranch(GitBranch(threadId: "t", name: "b", from: "main")), .gitSwitch(GitSwitch(threadId: "t", branch: "main")),
-            .gitPush(GitPush(threadId: "t", remote: "origin", setUpstream: true)), .gitCommitMessage(ThreadRef(threadId: "t")),
-            .gitPullRequest(GitPullRequest(threadId: "t", title: "T", body: "B", base: "main")),
-            .runCommand(RunCommand(threadId: "t", command: "ls")), .stopCommand(StopCommand(threadId: "t", runId: "run-1")),
-            .removeWorktree(RemoveWorktree(threadId: "t", force: true)),
-            .startThread(StartThread(cwd: "/", prompt: "p", worktree: WorktreeRequest(branch: "b", from: "main"))),
-            .listDevices(ListDevices()), .setDeviceScopes(SetDeviceScopes(deviceId: "d", scopes: ["observe", "approve"])),
-            .revokeDevice(RevokeDevice(deviceId: "d")), .renameDevice(RenameDevice(deviceId: "d", name: "Ana's iPad")),
-            .requestScopes(RequestScopes(scopes: ["run", "publish"])), .pairDevice(PairDevice(scopes: ["observe"], ttl: 120)),
-            .pairDevice(PairDevice()),
-            .listAudit(ListAudit(deviceId: "d", since: 1_800_000_000, limit: 5)),
-            .listMachines(ListMachines(nearby: true)),
-            .addMachine(AddMachine(host: "10.0.0.2", port: 9099, fingerprint: "ab", code: "CODE", name: "Build box")),
-            .removeMachine(RemoveMachine(machineId: "m1")),
-            .renameMachine(RenameMachine(machineId: "m1", name: "Builder")),
-            .setGoal(SetGoal(threadId: "t", objective: "o", tokenBudget: 9)), .clearGoal(ThreadRef(threadId: "t")),
-            .sendMessage(SendMessage(threadId: "t", text: "x", collaborationMode: .plan)), .listThreads(ListThreads(includeInternal: true)),
-            .compactThread(ThreadRef(threadId: "t")), .deleteThread(ThreadRef(threadId: "t")),
-            .searchThreads(SearchThreads(query: "q", limit: 5, cursor: "c", archived: true)),
-            .updateThreadSettings(
+            BridgeRequest(.pushUnsubscribe, PushUnsubscribe(subscriptionId: "ps-1")), BridgeRequest(.presence, Presence(visible: false)),
+            BridgeRequest(.answerInput, AnswerInput(requestId: "in-1", answers: ["q": ["Blue"]], content: ["n": 1], action: .accept)),
+            BridgeRequest(.cancelQueued, CancelQueued(threadId: "t", queuedId: "q-1")),
+            BridgeRequest(.searchFiles, SearchFiles(threadId: "t", query: "dat", limit: 5)),
+            BridgeRequest(.sendMessage, SendMessage(threadId: "t", text: "x", mode: .queue, attachments: ["up-1"])),
+            BridgeRequest(.startThread, StartThread(cwd: "/", prompt: "p", attachments: ["up-2"])),
+            BridgeRequest(.startReview, StartReview(threadId: "t", target: .uncommitted)),
+            BridgeRequest(.startReview, StartReview(threadId: "t", target: .base("main"))),
+            BridgeRequest(.startReview, StartReview(threadId: "t", target: .commit("abc123"))),
+            BridgeRequest(.forkThread, ForkThread(threadId: "t", turnId: "u1")), BridgeRequest(.forkThread, ForkThread(threadId: "t")),
+            BridgeRequest(.listSkills, ListSkills(threadId: "t")), BridgeRequest(.listThreads, ListThreads(archived: true)),
+            BridgeRequest(.gitStatus, ThreadRef(threadId: "t")),
+            BridgeRequest(.gitCommit, GitCommit(threadId: "t", message: "m", paths: ["a.txt"])),
+            BridgeRequest(.gitBranch, GitBranch(threadId: "t", name: "b", from: "main")),
+            BridgeRequest(.gitSwitch, GitSwitch(threadId: "t", branch: "main")),
+            BridgeRequest(.gitPush, GitPush(threadId: "t", remote: "origin", setUpstream: true)),
+            BridgeRequest(.gitCommitMessage, ThreadRef(threadId: "t")),
+            BridgeRequest(.gitPullRequest, GitPullRequest(threadId: "t", title: "T", body: "B", base: "main")),
+            BridgeRequest(.runCommand, RunCommand(threadId: "t", command: "ls")),
+            BridgeRequest(.stopCommand, StopCommand(threadId: "t", runId: "run-1")),
+            BridgeRequest(.removeWorktree, RemoveWorktree(threadId: "t", force: true)),
+            BridgeRequest(.startThread, StartThread(cwd: "/", prompt: "p", worktree: WorktreeRequest(branch: "b", from: "main"))),
+            BridgeRequest(.listDevices, ListDevices()),
+            BridgeRequest(.setDeviceScopes, SetDeviceScopes(deviceId: "d", scopes: ["observe", "approve"])),
+            BridgeRequest(.revokeDevice, RevokeDevice(deviceId: "d")),
+            BridgeRequest(.renameDevice, RenameDevice(deviceId: "d", name: "Ana's iPad")),
+            BridgeRequest(.requestScopes, RequestScopes(scopes: ["run", "publish"])),
+            BridgeRequest(.pairDevice, PairDevice(scopes: ["observe"], ttl: 120)),
+            BridgeRequest(.pairDevice, PairDevice()),
+            BridgeRequest(.listAudit, ListAudit(deviceId: "d", since: 1_800_000_000, limit: 5)),
+            BridgeRequest(.listMachines, ListMachines(nearby: true)),
+            BridgeRequest(.addMachine, AddMachine(host: "10.0.0.2", port: 9099, fingerprint: "ab", code: "CODE", name: "Build box")),
+            BridgeRequest(.removeMachine, RemoveMachine(machineId: "m1")),
+            BridgeRequest(.renameMachine, RenameMachine(machineId: "m1", name: "Builder")),
+            BridgeRequest(.setGoal, SetGoal(threadId: "t", objective: "o", tokenBudget: 9)),
+            BridgeRequest(.clearGoal, ThreadRef(threadId: "t")),
+            BridgeRequest(.sendMessage, SendMessage(threadId: "t", text: "x", collaborationMode: .plan)),
+            BridgeRequest(.listThreads, ListThreads(includeInternal: true)),
+            BridgeRequest(.compactThread, ThreadRef(threadId: "t")), BridgeRequest(.deleteThread, ThreadRef(threadId: "t")),
+            BridgeRequest(.searchThreads, SearchThreads(query: "q", limit: 5, cursor: "c", archived: true)),
+            BridgeRequest(
+                .updateThreadSettings,
                 UpdateThreadSettings(
                     threadId: "t", model: "m", effort: "high", approvalsReviewer: .autoReview, permissionProfile: ":workspace")),
-            .startThread(StartThread(cwd: "/", prompt: "p", approvalsReviewer: .autoReview)),
-            .approveDeniedAction(ApproveDeniedAction(threadId: "t", reviewId: "r")),
-            .listPreviews(ThreadRef(threadId: "t")), .openPreview(OpenPreview(threadId: "t", port: 5173)),
+            BridgeRequest(.startThread, StartThread(cwd: "/", prompt: "p", approvalsReviewer: .autoReview)),
+            BridgeRequest(.approveDeniedAction, ApproveDeniedAction(threadId: "t", reviewId: "r")),
+            BridgeRequest(.listPermissionProfiles, ListPermissionProfiles(threadId: "t")),
+            BridgeRequest(.listPermissionProfiles, ListPermissionProfiles()),
+            BridgeRequest(.listTools, ListTools(threadId: "t")),
+            BridgeRequest(.listPreviews, ThreadRef(threadId: "t")), BridgeRequest(.openPreview, OpenPreview(threadId: "t", port: 5173)),
         ]
-        #expect(Set(requests.map(\.kind)) == BridgeRequest.kinds)
+        #expect(Set(requests.map(\.requestKind)) == Set(RequestKind.allCases))
         for request in requests {
             let message = ClientMessage.request(id: "id-\(request.kind)", request)
             #expect(try ClientMessage.decode(message.encoded()) == message)
+        }
+    }
+}
+
+@Suite struct OnBehalfOfTests {
+    /// A linked home bridge names who it makes a request for beside `kind` and `id`; a name a terminal or page
+    /// could be fooled by is refused.
+    @Test func onBehalfOfRoundTripsAndAHostileOneIsRefused() throws {
+        var request = BridgeRequest(.approve, Approve(approvalId: "a", decision: .accept))
+        request.onBehalfOf = OnBehalfOf(actor: .device, deviceId: "d1", name: "Ana's phone")
+        let message = ClientMessage.request(id: "1", request)
+        #expect(try ClientMessage.decode(message.encoded()) == message)
+        #expect(String(decoding: try message.encoded(), as: UTF8.self).contains(#""onBehalfOf":{"#))
+        for bad in [
+            #"{"actor":"device","name":"\u001b[2Jgone"}"#, #"{"actor":"robot"}"#,
+            #"{"actor":"device","deviceId":"\#(String(repeating: "x", count: 65))"}"#,
+        ] {
+            let frame = #"{"kind":"approve","id":"2","approvalId":"a","decision":"accept","onBehalfOf":\#(bad)}"#
+            #expect(throws: FrameDecodingError.self) { try ClientMessage.decode(Data(frame.utf8)) }
         }
     }
 }
@@ -116,7 +156,9 @@ import Testing
             {"kind":"pushSubscribe","id":"7","subscription":{"endpoint":"https://fcm.googleapis.com/fcm/send/dQ","expirationTime":null,
              "keys":{"p256dh":"BCVx","auth":"BTBZ"}}}
             """#
-        guard case .request("7", .pushSubscribe(let subscribe)) = try ClientMessage.decode(Data(text.utf8)) else {
+        guard case .request("7", let request) = try ClientMessage.decode(Data(text.utf8)), request.requestKind == .pushSubscribe,
+            let subscribe = request.payload(as: PushSubscribe.self)
+        else {
             Issue.record("not a pushSubscribe")
             return
         }
@@ -124,7 +166,7 @@ import Testing
         #expect(subscribe.subscription.keys == .init(p256dh: "BCVx", auth: "BTBZ"))
         #expect(
             try ClientMessage.decode(Data(#"{"kind":"presence","id":"8","visible":true}"#.utf8))
-                == .request(id: "8", .presence(Presence(visible: true))))
+                == .request(id: "8", BridgeRequest(.presence, Presence(visible: true))))
         #expect(throws: FrameDecodingError.self) { try ClientMessage.decode(Data(#"{"kind":"presence","id":"9"}"#.utf8)) }
         #expect(throws: FrameDecodingError.self) {
             try ClientMessage.decode(Data(#"{"kind":"pushSubscribe","id":"9","subscription":{"endpoint":"x"}}"#.utf8))

@@ -9,24 +9,27 @@ import Testing
 
     @Test func collaborationModeOnStartAndSend() throws {
         let start = try decode(#"{"kind":"startThread","id":"1","cwd":"/w","prompt":"p","collaborationMode":"plan"}"#)
-        guard case .request(_, .startThread(let s)) = start else { throw Failure() }
+        guard case .request(_, let request) = start, request.requestKind == .startThread, let s = request.payload(as: StartThread.self)
+        else { throw Failure() }
         #expect(s.collaborationMode == .plan)
         let send = try decode(#"{"kind":"sendMessage","id":"2","threadId":"t","text":"x","collaborationMode":"default"}"#)
-        guard case .request(_, .sendMessage(let m)) = send else { throw Failure() }
+        guard case .request(_, let request) = send, request.requestKind == .sendMessage, let m = request.payload(as: SendMessage.self)
+        else { throw Failure() }
         #expect(m.collaborationMode == .default)
         #expect(throws: FrameDecodingError.self) {
             try decode(#"{"kind":"sendMessage","id":"3","threadId":"t","text":"x","collaborationMode":"planning"}"#)
         }
         let plain = try decode(#"{"kind":"sendMessage","id":"4","threadId":"t","text":"x"}"#)
-        guard case .request(_, .sendMessage(let none)) = plain else { throw Failure() }
+        guard case .request(_, let request) = plain, request.requestKind == .sendMessage, let none = request.payload(as: SendMessage.self)
+        else { throw Failure() }
         #expect(none.collaborationMode == nil)
     }
 
     @Test func goalRequestsRoundTrip() throws {
         let set = try decode(#"{"kind":"setGoal","id":"g","threadId":"t","objective":"ship","tokenBudget":5000}"#)
-        #expect(set == .request(id: "g", .setGoal(SetGoal(threadId: "t", objective: "ship", tokenBudget: 5000))))
+        #expect(set == .request(id: "g", BridgeRequest(.setGoal, SetGoal(threadId: "t", objective: "ship", tokenBudget: 5000))))
         let clear = try decode(#"{"kind":"clearGoal","id":"c","threadId":"t"}"#)
-        #expect(clear == .request(id: "c", .clearGoal(ThreadRef(threadId: "t"))))
+        #expect(clear == .request(id: "c", BridgeRequest(.clearGoal, ThreadRef(threadId: "t"))))
         #expect(throws: FrameDecodingError.self) { try decode(#"{"kind":"setGoal","id":"g","threadId":"t"}"#) }
         for message in [set, clear] {
             #expect(try ClientMessage.decode(message.encoded()) == message)

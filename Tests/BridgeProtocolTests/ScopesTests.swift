@@ -33,6 +33,7 @@ import Testing
             .observe: [
                 "listThreads", "subscribe", "unsubscribe", "readThread", "getDiff", "listDirectory", "listModels", "readFile", "usage",
                 "searchFiles", "listSkills", "pushSubscribe", "pushUnsubscribe", "presence", "gitStatus", "searchThreads", "requestScopes",
+                "listPermissionProfiles", "listTools",
             ],
             .operate: [
                 "startThread", "sendMessage", "interrupt", "renameThread", "archiveThread", "unarchiveThread", "cancelQueued",
@@ -52,7 +53,7 @@ import Testing
         for kind in RequestKind.allCases { actual[kind.scope, default: []].insert(kind.rawValue) }
         #expect(actual == expected)
         // Asking for more scopes is the one observe request that changes state (and is audited).
-        #expect(RequestKind.allCases.filter(\.changesState).allSatisfy { $0.scope != .observe || $0 == .requestScopes })
+        #expect(RequestKind.allCases.filter(\.descriptor.audited).allSatisfy { $0.scope != .observe || $0 == .requestScopes })
     }
 
     @Test func pairingPendingAndScopesChangedRoundTrip() throws {
@@ -64,6 +65,6 @@ import Testing
         let changed = ServerMessage.scopesChanged(ScopesChanged(scopes: Scopes([.observe])))
         #expect(try ServerMessage.decode(changed.encoded()) == changed)
         let request = try ClientMessage.decode(Data(#"{"kind":"setDeviceScopes","id":"s","deviceId":"d1","scopes":["observe"]}"#.utf8))
-        #expect(request == .request(id: "s", .setDeviceScopes(SetDeviceScopes(deviceId: "d1", scopes: ["observe"]))))
+        #expect(request == .request(id: "s", BridgeRequest(.setDeviceScopes, SetDeviceScopes(deviceId: "d1", scopes: ["observe"]))))
     }
 }

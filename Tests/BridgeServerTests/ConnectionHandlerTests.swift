@@ -19,13 +19,20 @@ import Testing
         configuration.maxMessageBytes = maxMessageBytes
         let environment = ConnectionEnvironment(
             configuration: configuration,
-            authenticator: Authenticator(sharedSecretFile: URL(fileURLWithPath: "/nonexistent/secret")),
-            rateLimiter: AuthRateLimiter(configuration: configuration), handler: UnavailableRequestHandler(),
+            credentials: CredentialCheck(
+                sharedSecretFile: URL(fileURLWithPath: "/nonexistent/secret"), rateLimiter: AuthRateLimiter(configuration: configuration),
+                logger: Logger(label: "test")),
+            handler: UnavailableRequestHandler(),
             registry: ConnectionRegistry(), preAuth: nil, logger: Logger(label: "test"))
         let channel = EmbeddedChannel()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         try channel.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())  // as NIO's upgrader leaves it
-        try ConnectionHandler.install(on: channel, environment: environment, setup: ConnectionSetup(remoteAddress: "127.0.0.1"))
+        let setup = ConnectionSetup(remoteAddress: "127.0.0.1")
+        if echo {
+            try EchoConnectionHandler.install(on: channel, environment: environment, setup: setup)
+        } else {
+            try ConnectionHandler.install(on: channel, environment: environment, setup: setup)
+        }
         return channel
     }
 
@@ -144,8 +151,8 @@ import Testing
 
     @Test func aServerCloseWaitsForThePeerThenEnds() throws {
         let channel = try Self.channel()
-        let handler = try channel.pipeline.syncOperations.handler(type: ConnectionHandler.self)
-        handler.requestClose(code: 1001, reason: "server shutting down")
+        let socket = try channel.pipeline.syncOperations.handler(type: WebSocketEndpoint.self)
+        socket.close(code: 1001, reason: "server shutting down")
         #expect(Self.closeCode(try Self.written(channel).last) == 1001)
         #expect(channel.isActive)  // waiting for the peer's close
         try channel.writeInbound(Self.masked(.text, "ignored"))
@@ -191,8 +198,10 @@ import Testing
         var configuration = BridgeServerConfiguration(server: ServerInfo(id: "test", name: "test", version: "0"))
         configuration.pingInterval = nil
         let environment = ConnectionEnvironment(
-            configuration: configuration, authenticator: Authenticator(sharedSecretFile: secretFile),
-            rateLimiter: AuthRateLimiter(configuration: configuration), handler: SlowOpening(), registry: ConnectionRegistry(),
+            configuration: configuration,
+            credentials: CredentialCheck(
+                sharedSecretFile: secretFile, rateLimiter: AuthRateLimiter(configuration: configuration), logger: Logger(label: "test")),
+            handler: SlowOpening(), registry: ConnectionRegistry(),
             preAuth: nil, logger: Logger(label: "test"))
         let channel = NIOAsyncTestingChannel()
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))

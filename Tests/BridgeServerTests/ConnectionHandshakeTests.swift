@@ -48,8 +48,10 @@ import Testing
         var configuration = BridgeServerConfiguration(server: ServerInfo(id: "test", name: "test", version: "0"))
         configuration.pingInterval = nil
         let environment = ConnectionEnvironment(
-            configuration: configuration, authenticator: Authenticator(sharedSecretFile: secretFile),
-            rateLimiter: AuthRateLimiter(configuration: configuration), handler: hub, registry: ConnectionRegistry(),
+            configuration: configuration,
+            credentials: CredentialCheck(
+                sharedSecretFile: secretFile, rateLimiter: AuthRateLimiter(configuration: configuration), logger: Logger(label: "test")),
+            handler: hub, registry: ConnectionRegistry(),
             preAuth: nil, logger: Logger(label: "test"))
         let channel = NIOAsyncTestingChannel()
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))

@@ -17,8 +17,8 @@ import Testing
         }
         #expect(token == "t")
         #expect(machine.receivedText(text(#"{"kind":"ping","nonce":"early"}"#)) == .none)
-        let accepted = machine.authenticated(.accepted(.sharedSecret))
-        guard case .acceptHello(.sharedSecret, 1, nil, nil, _) = accepted else {
+        let accepted = machine.authenticated(.granted(Grant(.sharedSecret)))
+        guard case .acceptHello(Grant(.sharedSecret), 1, _) = accepted else {
             Issue.record("expected acceptHello, got \(accepted)")
             return
         }
@@ -29,7 +29,7 @@ import Testing
     @Test func rejectedTokenClosesWith1008AfterAFailedAck() {
         var machine = ConnectionStateMachine()
         _ = machine.receivedText(text(#"{"kind":"hello","version":1,"token":"bad"}"#))
-        let action = machine.authenticated(.rejected)
+        let action = machine.authenticated(.refused(rateLimited: false))
         guard case .close(.helloAck(let ack)?, 1008, _) = action else {
             Issue.record("expected close with helloAck, got \(action)")
             return
@@ -41,7 +41,7 @@ import Testing
     @Test func rateLimitedRejectionSaysSo() {
         var machine = ConnectionStateMachine()
         _ = machine.receivedText(text(#"{"kind":"hello","version":1,"token":"x"}"#))
-        guard case .close(.helloAck(let ack)?, 1008, _) = machine.authenticated(.rejected, rateLimited: true) else {
+        guard case .close(.helloAck(let ack)?, 1008, _) = machine.authenticated(.refused(rateLimited: true)) else {
             Issue.record("expected close")
             return
         }
@@ -69,8 +69,8 @@ import Testing
     }
 
     @Test func bearerPreauthenticatedHelloNeedsNoToken() {
-        var machine = ConnectionStateMachine(preauthenticated: .device(id: "d1"))
-        guard case .acceptHello(.device(id: "d1"), 1, nil, nil, _) = machine.receivedText(text(#"{"kind":"hello","version":1}"#)) else {
+        var machine = ConnectionStateMachine(preauthenticated: Grant(.device(id: "d1")))
+        guard case .acceptHello(Grant(.device(id: "d1")), 1, _) = machine.receivedText(text(#"{"kind":"hello","version":1}"#)) else {
             Issue.record("expected acceptHello")
             return
         }
@@ -94,7 +94,7 @@ import Testing
         #expect(ack.error?.code == .versionUnsupported && ack.versions == [1])
         var high = ConnectionStateMachine()
         _ = high.receivedText(text(#"{"kind":"hello","version":9,"token":"t"}"#))
-        guard case .acceptHello(_, 1, _, _, _) = high.authenticated(.accepted(.sharedSecret)) else {
+        guard case .acceptHello(_, 1, _) = high.authenticated(.granted(Grant(.sharedSecret))) else {
             Issue.record("expected version 1")
             return
         }
@@ -106,13 +106,13 @@ import Testing
             Issue.record("expected close")
             return
         }
-        var ready = ConnectionStateMachine(preauthenticated: .sharedSecret)
+        var ready = ConnectionStateMachine(preauthenticated: Grant(.sharedSecret))
         _ = ready.receivedText(text(#"{"kind":"hello","version":1}"#))
         #expect(ready.helloTimedOut() == .none)
     }
 
     @Test func afterHandshakeErrorsKeepTheConnection() {
-        var machine = ConnectionStateMachine(preauthenticated: .sharedSecret)
+        var machine = ConnectionStateMachine(preauthenticated: Grant(.sharedSecret))
         _ = machine.receivedText(text(#"{"kind":"hello","version":1}"#))
         guard case .send(.error(let bad)) = machine.receivedText(text("{")) else {
             Issue.record("expected error")
@@ -131,7 +131,7 @@ import Testing
         #expect(again.code == .alreadyAuthenticated)
         #expect(
             machine.receivedText(text(#"{"kind":"getDiff","id":"g","threadId":"t"}"#))
-                == .handle(id: "g", request: .getDiff(ThreadRef(threadId: "t"))))
+                == .handle(id: "g", request: BridgeRequest(.getDiff, ThreadRef(threadId: "t"))))
         #expect(machine.receivedText(text(#"{"kind":"ack","seq":12}"#)) == .ack(seq: 12))
         #expect(machine.isReady)
     }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 
 @testable import BridgeServer
@@ -17,8 +18,8 @@ import Testing
         let secretFile = directory.appendingPathComponent("token")
         try Data(secret.utf8).write(to: secretFile)
         let configuration = BridgeServerConfiguration(server: ServerInfo(id: "test", name: "test", version: "0"))
-        let authenticator = BearerAuthenticator(
-            sharedSecretFile: secretFile, devices: nil, rateLimiter: AuthRateLimiter(configuration: configuration))
+        let authenticator = CredentialCheck(
+            sharedSecretFile: secretFile, rateLimiter: AuthRateLimiter(configuration: configuration), logger: Logger(label: "test"))
         let router = Router(context: BridgeRequestContext.self)
         router.group().add(middleware: BearerAuthMiddleware(authenticator)).get("/private") { _, context in
             context.principal == .sharedSecret ? "shared secret" : "someone else"

@@ -29,7 +29,9 @@ import Testing
             code: try await registry.mintPairingCode(ttl: .seconds(60)).code, device: DeviceInfo(), address: nil)
 
         let router = Router(context: BridgeRequestContext.self)
-        let authenticator = BearerAuthenticator(sharedSecretFile: secretFile, devices: registry, rateLimiter: nil)
+        let authenticator = CredentialCheck(
+            sharedSecretFile: secretFile, devices: RegistryDeviceAuthenticator(registry: registry, logger: Logger(label: "test")),
+            rateLimiter: AuthRateLimiter(limit: 1000, window: .seconds(60)), logger: Logger(label: "test"))
         router.group().add(middleware: BearerAuthMiddleware(authenticator)).post("/act") { _, context in
             if let refusal = context.refusal(unless: .operate, for: "POST /act") { return refusal.response }
             return Response(status: .ok)

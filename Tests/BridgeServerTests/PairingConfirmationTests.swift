@@ -20,8 +20,8 @@ import Testing
         // Still authenticating: frames meanwhile are ignored, and the hello timer no longer applies.
         #expect(machine.receivedText(text(#"{"kind":"listThreads","id":"1"}"#)) == .none)
         #expect(machine.helloTimedOut() == .none)
-        let accepted = machine.authenticated(.accepted(.device(id: "d1"), newDeviceToken: "tok", scopes: Scopes([.observe])))
-        guard case .acceptHello(.device(id: "d1"), 1, "tok", Scopes([.observe])?, _) = accepted else {
+        let accepted = machine.authenticated(.granted(Grant(.device(id: "d1"), scopes: Scopes([.observe]), newDeviceToken: "tok")))
+        guard case .acceptHello(Grant(.device(id: "d1"), scopes: Scopes([.observe]), newDeviceToken: "tok"), 1, _) = accepted else {
             Issue.record("expected acceptHello, got \(accepted)")
             return
         }

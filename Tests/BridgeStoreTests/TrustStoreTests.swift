@@ -137,6 +137,18 @@ import Testing
         }
     }
 
+    /// A linked home bridge's request: the row names the link, and who the link says it acted for, as reported.
+    @Test func theAuditLogKeepsWhoALinkActedFor() async throws {
+        try await Self.withRegistry { _, audit, _ in
+            let behalf = OnBehalfOf(actor: .device, deviceId: "phone-at-home", name: "Ana's phone")
+            try await audit.record(
+                AuditEntry(at: 0, actor: .device, deviceId: "link", kind: "approve", outcome: "ok", detail: "accept", onBehalfOf: behalf))
+            try await audit.record(AuditEntry(at: 0, actor: .device, deviceId: "link", kind: "startThread", outcome: "ok"))
+            let entries = try await audit.entries()
+            #expect(entries.map(\.onBehalfOf) == [nil, behalf])
+        }
+    }
+
     /// Regression (issue 31, finding 7): every refusal was a row of its own (thousands a second from one
     /// observe-only device) and the log kept the newest 100 000 rows of any kind, so a minute of refusals pushed
     /// out every pairing, scope change and revocation. Alike refusals (device, kind, outcome) now share one row

@@ -113,6 +113,12 @@ async def test_a_phone_on_the_home_bridge_drives_a_linked_machine(workstation):
     assert answer["kind"] == "accepted", answer
     events, _ = await until_turn_completed(phone, started["threadId"])
     assert (b_ws / "from-the-fleet.txt").exists()
+    # B's audit names the link as the actor and, as A reported it, who at home acted (here A's shared secret).
+    b_audit = [json.loads(line) for line in run_cli("audit", "--json", state_dir=b.state_dir, check=True).stdout.splitlines()
+               if line.strip()]
+    approved = [e for e in b_audit if e["kind"] == "approve"]
+    assert approved and approved[0]["onBehalfOf"] == {"actor": "sharedSecret"}, approved
+    assert approved[0]["deviceId"] == devices[0]["id"] and approved[0]["who"].startswith("shared secret via "), approved
     assert all(e["machine"]["id"] == linked["id"] for e in events)
     seqs = [e["seq"] for e in events]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
@@ -364,9 +370,13 @@ async def test_a_linked_machines_approval_notifies_the_home_bridges_phone_and_ap
         assert (b_ws / "pushed.txt").exists()
         resolved = [m for m in others if m["kind"] == "approvalResolved"]
         assert resolved and resolved[0]["decision"] == "accept" and resolved[0]["machine"]["id"] == linked["id"]
-        # Audited at home as a notification's answer.
+        # Audited at home as a notification's answer, and at B as the link's, for that phone's notification.
         audit = run_cli("audit", "--json", state_dir=a.state_dir, check=True).stdout
         assert any(json.loads(line).get("actor") == "notification" for line in audit.splitlines() if line.strip())
+        b_audit = [json.loads(line) for line in run_cli("audit", "--json", state_dir=b.state_dir, check=True).stdout.splitlines()
+                   if line.strip()]
+        behalf = [e["onBehalfOf"] for e in b_audit if e["kind"] == "approve"]
+        assert behalf == [{"actor": "notification", "deviceId": device_id, "name": PHONE["name"]}], behalf
     finally:
         service.stop()
 

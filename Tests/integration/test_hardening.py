@@ -43,6 +43,35 @@ async def test_metrics_failures_count_towards_the_rate_limit(bridge):
     assert metrics(bridge.port, bridge.token) == 200  # a valid token is never throttled
 
 
+async def test_failures_at_every_entrance_count_together(bridge):
+    """Issue 32 item 3: the upgrade's header, the hello's token and the HTTP bearer go through one check with one
+    failure count per address; once limited, every entrance says so, and a valid credential still passes each."""
+    for _ in range(2):
+        ws, ack = await hello(bridge, token="wrong-hello")
+        assert ack["error"]["code"] == "unauthorized"
+    for _ in range(2):
+        with pytest.raises(websockets.InvalidStatus) as info:
+            await connect(bridge, additional_headers={"Authorization": "Bearer wrong-upgrade"})
+        assert info.value.response.status_code == 401
+    assert metrics(bridge.port, "wrong-http") == 401
+    # Five failures from 127.0.0.1 in all: limited at every entrance.
+    assert metrics(bridge.port, "wrong-http") == 429
+    with pytest.raises(websockets.InvalidStatus) as info:
+        await connect(bridge, additional_headers={"Authorization": "Bearer wrong-upgrade"})
+    assert info.value.response.status_code == 429
+    ws, ack = await hello(bridge, token="wrong-hello")
+    assert ack["error"]["code"] == "rate_limited"
+    # Valid credentials are never throttled.
+    assert metrics(bridge.port, bridge.token) == 200
+    ws = await connect(bridge, additional_headers={"Authorization": f"Bearer {bridge.token}"})
+    await send(ws, {"kind": "hello", "version": 1})
+    assert (await recv(ws))["ok"] is True
+    await ws.close()
+    ws, ack = await hello(bridge)
+    assert ack["ok"] is True
+    await ws.close()
+
+
 async def test_pairing_code_is_not_redeemed_from_a_bearer_header(bridge):
     code = pair_json(bridge)["code"]
     with pytest.raises(websockets.InvalidStatus) as info:

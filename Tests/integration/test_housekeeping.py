@@ -1,7 +1,7 @@
 """Issue 34 items 2, 4, 5 and the rate-limit half of 3, with the real codex against the scripted model: search the
 threads (`searchThreads`, Codex `thread/search`), compact one (`compactThread`), delete one (`deleteThread`, every
 `*` subscriber told with `thread/deleted`), change a thread's model, effort and sandbox mid-thread
-(`updateThreadSettings` through the gate), Codex's automatic reviewer (`approvalsReviewer: "auto_review"`) deciding an
+(`updateThreadSettings` through the gate, and `listPermissionProfiles`, the choices judged by the same gate), Codex's automatic reviewer (`approvalsReviewer: "auto_review"`) deciding an
 approval no person sees (and a person with `approve` overriding a denial, `approveDeniedAction`), and `account/rateLimits/updated` reaching `*` subscribers once per change. Cost: ~20 s."""
 import json
 
@@ -95,6 +95,13 @@ async def test_settings_change_mid_thread_through_the_gate(codex_bridge, model, 
     started = await request(ws, "startThread", cwd=str(workspace), prompt="one")
     thread = started["threadId"]
     await until_turn_completed(ws, thread)
+    # The profiles the phone may pick: Codex's list for the thread's directory, judged by the gate as the change is.
+    listed = await request(ws, "listPermissionProfiles", threadId=thread)
+    assert listed["kind"] == "permissionProfiles", listed
+    profiles = {p["id"]: p for p in listed["profiles"]}
+    assert profiles[":read-only"]["allowed"] and profiles[":workspace"]["sandbox"] == "workspace-write", profiles
+    assert profiles[":danger-full-access"]["allowed"] is False, profiles  # serve runs without --allow-danger-full-access
+    assert (await request(ws, "listPermissionProfiles"))["kind"] == "permissionProfiles"
     # Nothing named, an unknown model, a profile the bridge does not allow, a profile it cannot judge: refused.
     assert (await request(ws, "updateThreadSettings", threadId=thread))["code"] == "bad_request"
     assert (await request(ws, "updateThreadSettings", threadId=thread, model="no-such-model"))["code"] == "bad_request"

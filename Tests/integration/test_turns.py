@@ -270,3 +270,9 @@ async def test_an_mcp_servers_form_reaches_the_phone_and_its_answer_the_server(b
     assert completed_status(events) == "completed"
     # The server got the phone's answer and returned it as the tool's result, which the model read.
     assert '\\"ticket\\": 42' in agent_text(events) and '\\"action\\": \\"accept\\"' in agent_text(events), agent_text(events)
+    # Why a tool is there: the thread's MCP servers (state and tool names) and hooks, as Codex reports them.
+    tools = await request(ws, "listTools", threadId=started["threadId"])
+    assert tools["kind"] == "tools" and isinstance(tools["hooks"], list), tools
+    tickets = next(s for s in tools["mcpServers"] if s["name"] == "tickets")
+    assert tickets["tools"] == ["ask_ticket"] and tickets.get("status") in (None, "connected"), tickets
+    assert (await request(ws, "listTools"))["kind"] == "tools"

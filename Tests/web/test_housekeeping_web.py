@@ -57,6 +57,13 @@ def test_search_settings_compact_and_delete(web_bridge, model, phone_factory, wo
     effort_field = page.get_by_label("Effort", exact=True)
     efforts = [o.get_attribute("value") for o in effort_field.locator("option").all()]
     effort_field.select_option(efforts[0])
+    # Permissions: Codex's profiles for this thread, the one this workstation does not allow shown but not offered.
+    permissions = page.get_by_label("Permissions", exact=True)
+    expect(permissions.locator("option[value=':read-only']")).to_be_enabled()
+    expect(permissions.locator("option[value=':danger-full-access']")).to_be_disabled()
+    expect(permissions.locator("option[value=':danger-full-access']")).to_contain_text("not allowed here")
+    assert permissions.input_value() == ""
+    permissions.select_option(":read-only")
     assert serious(page) == []
     light.shot("thread-settings-light")
     light.button("Save").click()
@@ -66,7 +73,22 @@ def test_search_settings_compact_and_delete(web_bridge, model, phone_factory, wo
     light.button("Send").click()
     expect(page.locator(".msg.agent").nth(1)).to_be_visible()
     assert model.requests[-1]["model"] == chosen, model.requests[-1]["model"]
+    # Read only now: in the environment Codex describes to the model, the workspace is no longer writable.
+    contexts = [json.dumps(i) for i in model.requests[-1]["input"] if "<environment_context>" in json.dumps(i)]
+    writable = f'access=\\"write\\"><path>{workspace}</path>'
+    assert writable in contexts[0] and writable not in contexts[-1], contexts[-1]
     assert model.requests[-1]["reasoning"]["effort"] == efforts[0]
+
+    # Tools: the thread's MCP servers and hooks as Codex reports them (none configured here), in a sheet.
+    thread_menu(light, "Tools")
+    tools = page.get_by_role("region", name="Tools")
+    expect(tools.get_by_text("MCP servers")).to_be_visible()
+    expect(tools.get_by_text("None configured.")).to_be_visible()
+    expect(tools.get_by_text("Hooks")).to_be_visible()
+    assert serious(page) == []
+    light.shot("thread-tools-light")
+    tools.get_by_role("button", name="Close").click()
+    expect(tools).to_be_hidden()
 
     # Compact: a turn of Codex's own, shown as "Context compacted".
     thread_menu(light, "Compact")

@@ -10,6 +10,10 @@
 struct DeliveryPacing {
     /// The longest pause after one batch.
     static let limit = Duration.milliseconds(20)
+    /// The longest pause after a batch relayed from a linked machine: longer, since holding a link back is cheap
+    /// (that machine keeps the messages in its journal, and the link resumes from its cursor should it be
+    /// dropped) while dropping a phone that reads is not.
+    static let relayLimit = Duration.milliseconds(500)
 
     private(set) var targets: Set<UInt64> = []
     private var last: UInt64?

@@ -30,13 +30,13 @@ extension ThreadHub {
 }
 
 extension ThreadHub {
-    /// After a batch: waits (at most ``DeliveryPacing/limit`` in all) while an outbox that just got frames is
-    /// more than half full, until it is down to a quarter (see ``DeliveryPacing``). The wait ends when the
-    /// outbox has room, not on a polling tick.
-    func paceDelivery() async {
+    /// After a batch: waits (at most `limit` in all, ``DeliveryPacing/limit`` after Codex's) while an outbox that
+    /// just got frames is more than half full, until it is down to a quarter (see ``DeliveryPacing``). The wait
+    /// ends when the outbox has room, not on a polling tick.
+    func paceDelivery(limit: Duration = DeliveryPacing.limit) async {
         let targets = events.takePaced()
         guard !targets.isEmpty else { return }
-        let deadline = ContinuousClock.now.advanced(by: DeliveryPacing.limit)
+        let deadline = ContinuousClock.now.advanced(by: limit)
         for id in targets {
             guard let session = sessions[id]?.session, session.sink.count > session.sink.capacity / 2 else { continue }
             let left = deadline - ContinuousClock.now

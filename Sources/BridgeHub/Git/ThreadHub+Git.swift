@@ -5,33 +5,14 @@ import Foundation
 /// admitted the thread (its directory inside the roots); git runs in that directory the one safe way
 /// (``GitInvocation``). Runs in one repository happen one after another (no index lock races between phones).
 extension ThreadHub {
-    func answerGit(_ request: BridgeRequest, cwd: String) async throws -> BridgeResponse {
+    /// Runs `work` on the checkout of `cwd` (the thread's directory the gate admitted), after the runs already
+    /// queued in the same repository.
+    func inCheckout<T: Sendable>(_ cwd: String, _ work: @escaping @Sendable (GitCheckout) async throws -> T) async throws -> T {
         let checkout = try await Self.checkout(cwd, tools: services.gitTools, roots: gate.roots)
-        return try await serializedGit(checkout.tree.top) {
-            switch request {
-            case .gitStatus(let ref):
-                return .gitStatus(try await self.gitStatus(ref.threadId, checkout))
-            case .gitCommit(let commit):
-                let (sha, branch) = try await checkout.commit(message: commit.message, paths: commit.paths)
-                return .gitCommitted(GitCommitted(threadId: commit.threadId, sha: sha, branch: branch))
-            case .gitBranch(let branch):
-                try await checkout.createBranch(branch.name, from: branch.from)
-                return .gitBranched(GitBranched(threadId: branch.threadId, branch: branch.name))
-            case .gitSwitch(let change):
-                try await checkout.switchBranch(change.branch)
-                return .gitBranched(GitBranched(threadId: change.threadId, branch: change.branch))
-            case .gitPush(let push):
-                let target = try await checkout.push(remote: push.remote, setUpstream: push.setUpstream ?? false)
-                return .gitPushed(GitPushed(threadId: push.threadId, remote: target.remote, branch: target.destination))
-            case .gitPullRequest(let request):
-                return .pullRequest(try await self.pullRequest(request, checkout))
-            default:
-                throw HubError(.internal, "not a git request")
-            }
-        }
+        return try await serializedGit(checkout.tree.top) { try await work(checkout) }
     }
 
-    private func gitStatus(_ threadId: String, _ checkout: GitCheckout) async throws -> GitStatus {
+    func gitStatus(_ threadId: String, _ checkout: GitCheckout) async throws -> GitStatus {
         let (report, truncated) = try await checkout.status()
         let files = report.files.map {
             GitStatus.File(path: $0.path, index: $0.index, worktree: $0.worktree, originalPath: $0.originalPath)
@@ -55,7 +36,7 @@ extension ThreadHub {
     }
 
     /// Through `gh` when it is installed and logged in for the host; else the host's compare page.
-    private func pullRequest(_ request: GitPullRequest, _ checkout: GitCheckout) async throws -> PullRequest {
+    func pullRequest(_ request: GitPullRequest, _ checkout: GitCheckout) async throws -> PullRequest {
         let title = request.title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...256).contains(title.count), !title.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw HubError(.badRequest, "title must be 1 to 256 characters on one line")

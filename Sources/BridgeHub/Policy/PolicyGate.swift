@@ -33,55 +33,46 @@ struct PolicyGate: Sendable {
         case refused(BridgeErrorCode, String)
     }
 
-    /// Decides `request`; `thread` describes the thread it names (``BridgeRequest/threadId``, or for `approve`
-    /// the approval's thread), nil when it names none or the thread is unknown.
+    /// Decides `request` by its kind's ``GateRule``; `thread` describes the thread the rule points at (the one
+    /// ``BridgeRequest/threadId`` names, or the approval's or question's thread), nil when it names none or the
+    /// thread is unknown.
     func decide(_ request: BridgeRequest, thread: ThreadFacts?) -> Verdict {
-        switch request {
-        case .listThreads, .listModels, .usage, .pushSubscribe, .pushUnsubscribe, .presence, .requestScopes:
+        switch request.descriptor.gate {
+        case .none:
+            // Names no thread the gate must judge: the scope, checked before the gate is asked, is all it needs.
+            // (`unsubscribe` only drops the session's own subscription, one the gate allowed, and its answer is
+            // the same whether the thread exists or not; list answers leave out threads outside the roots.)
             return .allowed(cwd: nil, policy: nil)
-        case .searchThreads:
-            // Names no thread; its answer leaves out threads outside the roots, as listThreads does.
-            return .allowed(cwd: nil, policy: nil)
-        case .updateThreadSettings(let update):
+        case .thread:
+            // A request naming every thread (`subscribe "*"`) names none to judge.
+            guard request.threadId != nil else { return .allowed(cwd: nil, policy: nil) }
             guard let thread else { return .refused(.notFound, "unknown thread") }
-            guard case .allowed(let cwd, let current?) = admitThread(thread) else { return admitThread(thread) }
-            guard let profile = update.permissionProfile else { return .allowed(cwd: cwd, policy: current) }
-            return admitPermissionProfile(profile, cwd: cwd, current: current)
-        case .listDevices, .setDeviceScopes, .renameDevice, .revokeDevice, .pairDevice, .listAudit, .listMachines, .addMachine,
-            .removeMachine, .renameMachine:
-            // Devices and machines, not threads: the scope (admin) is all they need, checked before the gate is asked.
-            return .allowed(cwd: nil, policy: nil)
-        case .unsubscribe:
-            // It only drops the session's own subscription (one the gate allowed), and its answer is the same
-            // whether the thread exists or not: it tells a client nothing about threads outside the roots.
-            return .allowed(cwd: nil, policy: nil)
-        case .readFile(let read):
-            guard let thread else { return .refused(.notFound, "unknown thread") }
-            guard case .allowed(let cwd?, _) = admitThread(thread) else { return admitThread(thread) }
-            return admitFilePath(read.path, in: cwd)
-        case .approve:
-            // `thread` is the thread of the approval answered.
+            return admitThread(thread)
+        case .approval:
             guard let thread else { return .refused(.approvalNotPending, "no such approval") }
             return admitThread(thread)
-        case .answerInput:
-            // `thread` is the thread of the question answered.
+        case .question:
             guard let thread else { return .refused(.inputNotPending, "no such question") }
             return admitThread(thread)
-        case .subscribe(let subscription) where subscription.threadId == "*":
-            return .allowed(cwd: nil, policy: nil)
-        case .startThread(let start):
+        case .newThread:
+            guard let start = request.payload(as: StartThread.self) else { return .refused(.badRequest, "not a new thread") }
             return admitNewThread(cwd: start.cwd, sandbox: start.sandbox, approvalPolicy: start.approvalPolicy)
-        case .listDirectory(let list):
-            guard let resolved = roots.confine(list.path) else {
+        case .directory:
+            guard let list = request.payload(as: ListDirectory.self), let resolved = roots.confine(list.path) else {
                 return .refused(.forbiddenPath, "path must be an existing directory inside \(rootList)")
             }
             return .allowed(cwd: resolved, policy: nil)
-        case .sendMessage, .interrupt, .subscribe, .readThread, .getDiff, .renameThread, .archiveThread, .unarchiveThread,
-            .cancelQueued, .searchFiles, .startReview, .forkThread, .listSkills, .gitStatus, .gitCommit, .gitBranch, .gitSwitch, .gitPush,
-            .gitCommitMessage, .gitPullRequest, .runCommand, .stopCommand, .removeWorktree, .setGoal, .clearGoal, .compactThread,
-            .deleteThread, .approveDeniedAction, .listPreviews, .openPreview:
+        case .file:
             guard let thread else { return .refused(.notFound, "unknown thread") }
-            return admitThread(thread)
+            guard case .allowed(let cwd?, _) = admitThread(thread) else { return admitThread(thread) }
+            return admitFilePath(request.payload(as: ReadFile.self)?.path ?? "", in: cwd)
+        case .settings:
+            guard let thread else { return .refused(.notFound, "unknown thread") }
+            guard case .allowed(let cwd, let current?) = admitThread(thread) else { return admitThread(thread) }
+            guard let profile = request.payload(as: UpdateThreadSettings.self)?.permissionProfile else {
+                return .allowed(cwd: cwd, policy: current)
+            }
+            return admitPermissionProfile(profile, cwd: cwd, current: current)
         }
     }
 

@@ -58,33 +58,4 @@ extension ThreadHub {
     func approvalResolvedForPush(_ approvalId: String, decision: ApprovalDecision, deviceId: String?) {
         services.push?.signal(.approvalResolved(approvalId: approvalId, decision: decision, deviceId: deviceId))
     }
-
-    /// `pushSubscribe`, `pushUnsubscribe`, `presence`.
-    func answerPush(_ request: BridgeRequest, session: ClientSession) async throws -> BridgeResponse {
-        if case .presence(let presence) = request {
-            services.push?.signal(.presence(sessionId: session.id, visible: presence.visible))
-            return .accepted(Accepted())
-        }
-        guard let push = services.push else { throw HubError(.forbidden, "push notifications are turned off on this bridge (--no-push)") }
-        // Only paired devices: revoking one deletes its subscriptions, while a rotated shared secret could not take
-        // a shared-secret client's back.
-        guard let owner = session.principal.deviceId else {
-            throw HubError(.forbidden, "push notifications need a paired device (codex-bridge pair), not the shared secret")
-        }
-        switch request {
-        case .pushSubscribe(let subscribe):
-            do {
-                return .pushSubscribed(PushSubscribed(subscriptionId: try await push.subscribe(owner: owner, subscribe)))
-            } catch {
-                throw HubError(BridgeErrorCode(error.code), error.message)
-            }
-        case .pushUnsubscribe(let unsubscribe):
-            guard try await push.unsubscribe(owner: owner, id: unsubscribe.subscriptionId) else {
-                throw HubError(.notFound, "no push subscription \(unsubscribe.subscriptionId.prefix(64)) for this device")
-            }
-            return .accepted(Accepted())
-        default:
-            throw HubError(.internal, "not a push request")
-        }
-    }
 }

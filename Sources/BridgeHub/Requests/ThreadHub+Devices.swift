@@ -10,7 +10,7 @@ extension ThreadHub {
     static let recentActionsPerDevice = 5
 
     /// A paired device's name (for an answer's `deviceName`); nil for the shared secret or when unknown.
-    func deviceName(_ deviceId: String?) async -> String? {
+    public func deviceName(_ deviceId: String?) async -> String? {
         guard let deviceId else { return nil }
         return try? await storage.devices.device(id: deviceId)?.name
     }
@@ -24,40 +24,6 @@ extension ThreadHub {
         } catch {
             logger.warning("Cannot read a thread's approvals", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
             return nil
-        }
-    }
-
-    func answerAdmin(_ request: BridgeRequest, session: ClientSession) async throws -> BridgeResponse {
-        let devices = storage.devices
-        switch request {
-        case .listDevices:
-            let records = try await devices.list()
-            let recent = try await storage.audit.recent(of: records.map(\.id), limit: Self.recentActionsPerDevice)
-            return .devices(DeviceList(devices: records.map { summary($0, for: session, recent: recent[$0.id]) }))
-        case .setDeviceScopes(let set):
-            let scopes = try Self.scopes(set.scopes)
-            let record = try await Self.registry { try await devices.setScopes(id: set.deviceId, scopes: scopes) }
-            await refreshScopes()
-            return .device(DeviceChanged(device: summary(record, for: session)))
-        case .renameDevice(let rename):
-            let record = try await Self.registry { try await devices.rename(id: rename.deviceId, to: rename.name) }
-            return .device(DeviceChanged(device: summary(record, for: session)))
-        case .revokeDevice(let revoke):
-            // Its connections are closed by the revocation watcher within 2 s (this one's too, when it revokes itself).
-            let record = try await Self.registry { try await devices.revoke(id: revoke.deviceId) }
-            return .device(DeviceChanged(device: summary(record, for: session)))
-        case .pairDevice(let pair):
-            let scopes = try pair.scopes.map(Self.scopes) ?? .standard
-            let ttl = pair.ttl ?? 600
-            guard (60...86400).contains(ttl) else { throw HubError(.badRequest, "ttl must be 60 to 86400 seconds") }
-            let code = try await devices.mintPairingCode(ttl: .milliseconds(Int64(ttl * 1000)), scopes: scopes)
-            return .pairingCode(PairingCodeIssued(code: code.code, expiresAt: code.expiresAt.timeIntervalSince1970, scopes: scopes))
-        case .listAudit(let list):
-            let limit = list.limit ?? 100
-            guard (1...1000).contains(limit) else { throw HubError(.badRequest, "limit must be 1 to 1000") }
-            return .audit(AuditList(entries: try await storage.audit.entries(deviceId: list.deviceId, since: list.since, limit: limit)))
-        default:
-            throw HubError(.internal, "not an admin request")
         }
     }
 

@@ -13,7 +13,7 @@ extension ThreadHub {
         guard !path.isEmpty, path.utf8.count <= 4096, !path.contains("\u{0}") else {
             throw HubError(.badRequest, "path must be 1 to 4096 bytes")
         }
-        let request = BridgeRequest.readFile(ReadFile(threadId: threadId, path: path))
+        let request = BridgeRequest(.readFile, ReadFile(threadId: threadId, path: path))
         let facts = try await threadFacts(threadId)
         switch gate.decide(request, thread: facts) {
         case .allowed(let cwd?, _): return try await Self.open(path, cwd: cwd, roots: gate.roots)

@@ -7,17 +7,11 @@ import Logging
 /// not knowing whether the first attempt arrived) gets the first answer again instead of a second action.
 ///
 /// Applies to clients the bridge can recognise (paired devices; shared-secret clients that send
-/// `hello.clientId`) and to the requests that act: `startThread`, `sendMessage`, `interrupt`, `approve`.
+/// `hello.clientId`) and to the kinds whose ``RequestDescriptor/exactlyOnce`` says so (the requests that act).
 /// Answers are kept ``JournalRetention/answerMaxAge`` (default 1 h). A retry that arrives while the first
 /// attempt still runs waits for its answer. The first attempt runs to its end even if its connection closes.
 /// A `codex_unavailable` answer is not kept (nothing was done; the retry may act).
 extension ThreadHub {
-    static let deduplicatedKinds: Set<String> = [
-        "startThread", "sendMessage", "interrupt", "approve", "answerInput", "cancelQueued", "startReview", "forkThread", "gitCommit",
-        "gitBranch", "gitSwitch", "gitPush", "gitPullRequest", "runCommand", "stopCommand", "removeWorktree", "setGoal", "clearGoal",
-        "compactThread", "deleteThread", "updateThreadSettings", "approveDeniedAction",
-    ]
-
     func answerOnce(_ request: BridgeRequest, id: String, key: String, session: ClientSession) async -> ServerMessage {
         let slot = key + "\u{0}" + id
         if work.inflight[slot] != nil {

@@ -19,12 +19,12 @@ extension ThreadHub {
             return answer
         }
         let answer: ServerMessage
-        if Self.deduplicatedKinds.contains(request.kind), let key = sessions[session.id]?.clientKey {
+        if request.descriptor.exactlyOnce, let key = sessions[session.id]?.clientKey {
             answer = await answerOnce(request, id: id, key: key, session: session)
         } else {
             answer = await perform(request, id: id, session: session)
         }
-        if request.requestKind.changesState { await audit(request, answer: answer, session: session) }
+        if request.descriptor.audited { await audit(request, answer: answer, session: session) }
         return answer
     }
 
@@ -45,137 +45,99 @@ extension ThreadHub {
     }
 
     private func answer(_ request: BridgeRequest, session: ClientSession) async throws -> BridgeResponse {
-        // The gate first: every request that names a thread (or an approval's thread) is checked against the
-        // roots, and every turn runs with a policy this bridge allows.
-        var facts: PolicyGate.ThreadFacts?
-        if case .approve(let approve) = request {
-            guard let threadId = desks.approvals.threadId(of: approve.approvalId) else {
-                throw HubError(
-                    .approvalNotPending, "approval \(approve.approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
-            }
-            facts = try await threadFacts(threadId)
-        } else if case .answerInput(let answer) = request {
-            facts = try await threadFacts(try pendingInputThread(answer.requestId))
-        } else if let threadId = request.threadId {
-            try Self.checkThreadId(threadId)
-            // Unsubscribing only drops this session's own subscription: nothing to look up.
-            if !isUnsubscribe(request) { facts = try await threadFacts(threadId) }
-        }
-        let verdict = gate.decide(request, thread: facts)
+        // The gate first: every request that names a thread (or an approval's or a question's thread) is
+        // checked against the roots, and every turn runs with a policy this bridge allows.
+        let verdict = gate.decide(request, thread: try await gateFacts(request))
         guard case .allowed(let cwd, let turnPolicy) = verdict else {
             if case .refused(let code, let message) = verdict { throw HubError(code, message) }
             throw HubError(.internal, "no verdict")
         }
-        switch request {
-        case .listThreads(let list):
-            return .threads(try await listThreads(list))
-        case .startThread(let start):
-            return .threadStarted(
-                try await startThread(start, cwd: cwd ?? start.cwd, policy: turnPolicy ?? gate.defaults, session: session))
-        case .sendMessage(let message):
-            return .accepted(try await sendMessage(message, policy: turnPolicy ?? gate.defaults, session: session))
-        case .interrupt(let ref):
-            return .accepted(try await interrupt(ref.threadId))
-        case .subscribe(let subscription):
-            if subscription.threadId != "*" { try checkSubscriptionCount(session) }
-            return .subscribed(await subscribeResuming(session, to: subscription.threadId, afterSeq: subscription.afterSeq))
-        case .unsubscribe(let ref):
-            unsubscribe(session, from: ref.threadId)
-            await remember(session, subscribedTo: ref.threadId, false)
-            return .unsubscribed(SubscriptionChanged(threadId: ref.threadId))
-        case .readThread(let ref):
-            let thread = try await codex.threadRead(threadId: ref.threadId, includeTurns: true, timeout: policy.codexTimeout)
-            return .thread(await snapshot(of: ref.threadId, thread: thread))
-        case .getDiff(let ref):
-            return .diff(ThreadDiff(threadId: ref.threadId, diff: try await diff(of: ref.threadId, cwd: cwd)))
-        case .approve(let approve):
-            let name = await deviceName(session.principal.deviceId)
-            return .accepted(
-                try resolveApproval(approve.approvalId, approve.decision, by: .device(session.principal.deviceId), deviceName: name))
-        case .listDirectory:
-            return .directory(try await DirectoryLister().list(cwd ?? "/", roots: gate.roots))
-        case .listModels:
-            return .models(ModelList(models: try await models()))
-        case .renameThread(let rename):
-            let name = rename.name.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard (1...200).contains(name.count), !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                throw HubError(.badRequest, "name must be 1 to 200 characters without control characters")
+        guard let handler = Self.routes.handler(for: request.requestKind) else {
+            // The fleet's request layer (BridgeFleet's FleetRouter) answers the machines' kinds in front of the hub.
+            throw HubError(.unknownKind, "this bridge does not answer '\(request.kind)' (it has no fleet layer)")
+        }
+        return try await handler(self, request.payload, RequestContext(session: session, cwd: cwd, policy: turnPolicy ?? gate.defaults))
+    }
+
+    /// Every request kind the hub answers, by the part that owns it.
+    static let routes = RequestRoutes([
+        ThreadRequests(), GitRequests(), CommandRequests(), DeviceRequests(), PushRequests(), PreviewRequests(),
+    ])
+
+    /// What the gate needs to judge `request`: the facts of the thread its ``GateRule`` points at.
+    private func gateFacts(_ request: BridgeRequest) async throws -> PolicyGate.ThreadFacts? {
+        if let threadId = request.threadId { try Self.checkThreadId(threadId) }
+        switch request.descriptor.gate {
+        case .none, .newThread, .directory:
+            return nil
+        case .approval:
+            let approvalId = request.payload(as: Approve.self)?.approvalId ?? ""
+            guard let threadId = desks.approvals.threadId(of: approvalId) else {
+                throw HubError(
+                    .approvalNotPending, "approval \(approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
             }
-            try await codex.threadNameSet(threadId: rename.threadId, name: name, timeout: policy.codexTimeout)
-            return .accepted(Accepted(threadId: rename.threadId))
-        case .archiveThread(let ref), .unarchiveThread(let ref):
-            let archived = if case .archiveThread = request { true } else { false }
-            try await codex.threadSetArchived(threadId: ref.threadId, archived: archived, timeout: policy.codexTimeout)
-            return .accepted(Accepted(threadId: ref.threadId))
-        case .readFile(let read):
-            return .file(try await FileReader().read(read.path, cwd: cwd ?? "", roots: gate.roots))
-        case .usage:
-            // Codex's own refusal (no ChatGPT login, say) is passed on as `codex_error` with its message.
-            let result = try await codex.accountRateLimits(timeout: policy.codexTimeout)
-            return .usage(Usage(rateLimits: result["rateLimits"] ?? result))
-        case .pushSubscribe, .pushUnsubscribe, .presence:
-            return try await answerPush(request, session: session)
-        case .answerInput(let answer):
-            let name = await deviceName(session.principal.deviceId)
-            return .accepted(try answerInputRequest(answer, session: session, deviceName: name))
-        case .cancelQueued(let cancel):
-            return .accepted(try cancelQueuedMessage(cancel))
-        case .searchFiles(let search):
-            return .files(try await searchFiles(search, cwd: cwd ?? ""))
-        case .startReview(let review):
-            return .accepted(try await startReview(review, policy: turnPolicy ?? gate.defaults))
-        case .forkThread(let fork):
-            return .threadForked(try await forkThread(fork, cwd: cwd ?? "", policy: turnPolicy ?? gate.defaults, session: session))
-        case .listSkills(let list):
-            return .skills(try await listSkills(list, cwd: cwd ?? ""))
-        case .gitStatus, .gitCommit, .gitBranch, .gitSwitch, .gitPush, .gitPullRequest:
-            return try await answerGit(request, cwd: cwd ?? "")
-        case .gitCommitMessage(let ref):
-            return .commitMessage(try await writeCommitMessage(ref.threadId, cwd: cwd ?? ""))
-        case .runCommand(let run):
-            return .accepted(try await runCommand(run, cwd: cwd ?? "", policy: turnPolicy ?? gate.defaults, session: session))
-        case .stopCommand(let stop):
-            return .accepted(try await stopCommand(stop))
-        case .removeWorktree(let remove):
-            return .accepted(try await removeWorktree(remove, cwd: cwd ?? ""))
-        case .listDevices, .setDeviceScopes, .renameDevice, .revokeDevice, .pairDevice, .listAudit:
-            return try await answerAdmin(request, session: session)
-        case .listMachines, .addMachine, .removeMachine, .renameMachine:
-            // The fleet's request layer (BridgeFleet's FleetRouter) answers these in front of the hub.
-            throw HubError(.unknownKind, "this bridge has no fleet layer")
-        case .requestScopes(let ask):
-            return .scopeRequest(try await ScopeAsking(registry: storage.devices).ask(ask, deviceId: session.principal.deviceId))
-        case .setGoal(let goal):
-            return .goal(try await setGoal(goal, policy: turnPolicy ?? gate.defaults))
-        case .clearGoal(let ref):
-            return .accepted(try await clearGoal(ref.threadId))
-        case .compactThread(let ref):
-            try refuseWhileShuttingDown()
-            try await ensureLoaded(ref.threadId, policy: turnPolicy ?? gate.defaults)
-            try refuseWhileRunning(ref.threadId, "compact")
-            try await housekeeping.compact(ref.threadId)
-            return .accepted(Accepted(threadId: ref.threadId))
-        case .deleteThread(let ref):
-            try refuseWhileRunning(ref.threadId, "delete")
-            try await housekeeping.delete(ref.threadId)
-            return .accepted(Accepted(threadId: ref.threadId))
-        case .searchThreads(let search):
-            let found = try await housekeeping.search(search)
-            return .threads(ThreadList(threads: await summaries(of: found.threads), nextCursor: found.nextCursor))
-        case .updateThreadSettings(let update):
-            return .accepted(try await updateSettings(update, policy: turnPolicy ?? gate.defaults))
-        case .approveDeniedAction(let approve):
-            return .accepted(try await approveDeniedAction(approve, policy: turnPolicy ?? gate.defaults, session: session))
-        case .listPreviews(let ref):
-            return .previews(try await previews().list(threadId: ref.threadId, directory: cwd ?? ""))
-        case .openPreview(let open):
-            return .preview(try await previews().open(open, directory: cwd ?? "", deviceId: session.principal.deviceId))
+            return try await threadFacts(threadId)
+        case .question:
+            return try await threadFacts(try pendingInputThread(request.payload(as: AnswerInput.self)?.requestId ?? ""))
+        case .thread, .file, .settings:
+            guard let threadId = request.threadId else { return nil }
+            return try await threadFacts(threadId)
         }
     }
 
-    private func previews() throws -> Previews {
-        guard let previews = services.previews else { throw HubError(.notFound, "this bridge serves no previews") }
-        return previews
+    func searchThreads(_ search: SearchThreads) async throws -> ThreadList {
+        let found = try await housekeeping.search(search)
+        return ThreadList(threads: await summaries(of: found.threads), nextCursor: found.nextCursor)
+    }
+
+    func subscribe(_ session: ClientSession, to subscription: Subscribe) async throws -> SubscriptionChanged {
+        if subscription.threadId != "*" { try checkSubscriptionCount(session) }
+        return await subscribeResuming(session, to: subscription.threadId, afterSeq: subscription.afterSeq)
+    }
+
+    func unsubscribe(_ session: ClientSession, fromThread threadId: String) async -> SubscriptionChanged {
+        unsubscribe(session, from: threadId)
+        await remember(session, subscribedTo: threadId, false)
+        return SubscriptionChanged(threadId: threadId)
+    }
+
+    func readThread(_ threadId: String) async throws -> ThreadSnapshot {
+        let thread = try await codex.threadRead(threadId: threadId, includeTurns: true, timeout: policy.codexTimeout)
+        return await snapshot(of: threadId, thread: thread)
+    }
+
+    func renameThread(_ rename: RenameThread) async throws -> Accepted {
+        let name = rename.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...200).contains(name.count), !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw HubError(.badRequest, "name must be 1 to 200 characters without control characters")
+        }
+        try await codex.threadNameSet(threadId: rename.threadId, name: name, timeout: policy.codexTimeout)
+        return Accepted(threadId: rename.threadId)
+    }
+
+    func setArchived(_ threadId: String, _ archived: Bool) async throws -> Accepted {
+        try await codex.threadSetArchived(threadId: threadId, archived: archived, timeout: policy.codexTimeout)
+        return Accepted(threadId: threadId)
+    }
+
+    /// `usage`: Codex's own refusal (no ChatGPT login, say) is passed on as `codex_error` with its message.
+    func usage() async throws -> Usage {
+        let result = try await codex.accountRateLimits(timeout: policy.codexTimeout)
+        return Usage(rateLimits: result["rateLimits"] ?? result)
+    }
+
+    func compact(_ threadId: String, policy turnPolicy: TurnPolicy) async throws -> Accepted {
+        try refuseWhileShuttingDown()
+        try await ensureLoaded(threadId, policy: turnPolicy)
+        try refuseWhileRunning(threadId, "compact")
+        try await housekeeping.compact(threadId)
+        return Accepted(threadId: threadId)
+    }
+
+    func delete(_ threadId: String) async throws -> Accepted {
+        try refuseWhileRunning(threadId, "delete")
+        try await housekeeping.delete(threadId)
+        return Accepted(threadId: threadId)
     }
 
     private var housekeeping: ThreadHousekeeping { ThreadHousekeeping(codex: codex, timeout: policy.codexTimeout) }
@@ -188,7 +150,7 @@ extension ThreadHub {
 
     /// `approveDeniedAction`: a person overrides the automatic reviewer's denial, once; every subscriber learns who
     /// (`bridge/deniedActionApproved`).
-    private func approveDeniedAction(_ approve: ApproveDeniedAction, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
+    func approveDeniedAction(_ approve: ApproveDeniedAction, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
         -> Accepted
     {
         guard let denial = desks.autoReviews.denial(approve.reviewId, of: approve.threadId) else {
@@ -208,7 +170,7 @@ extension ThreadHub {
 
     /// `updateThreadSettings`: the gate admitted `turnPolicy` (the thread's policy, with the sandbox of a
     /// `permissionProfile` when one was named); a new sandbox is remembered, so the thread's next turns run with it.
-    private func updateSettings(_ update: UpdateThreadSettings, policy turnPolicy: TurnPolicy) async throws -> Accepted {
+    func updateSettings(_ update: UpdateThreadSettings, policy turnPolicy: TurnPolicy) async throws -> Accepted {
         try await checkModel(update.model, effort: update.effort)
         try await ensureLoaded(update.threadId, policy: turnPolicy)
         try await housekeeping.updateSettings(update, sandbox: update.permissionProfile == nil ? nil : turnPolicy.sandbox)
@@ -217,11 +179,6 @@ extension ThreadHub {
             await rememberPolicy(turnPolicy, of: update.threadId)
         }
         return Accepted(threadId: update.threadId)
-    }
-
-    private func isUnsubscribe(_ request: BridgeRequest) -> Bool {
-        if case .unsubscribe = request { return true }
-        return false
     }
 
     /// Most threads one session may subscribe to (besides `*`).
@@ -261,7 +218,7 @@ extension ThreadHub {
         return PolicyGate.ThreadFacts(cwd: book[threadId]?.cwd, remembered: book[threadId]?.policy)
     }
 
-    private func listThreads(_ list: ListThreads) async throws -> ThreadList {
+    func listThreads(_ list: ListThreads) async throws -> ThreadList {
         if let limit = list.limit, !(1...500).contains(limit) {
             throw HubError(.badRequest, "limit must be between 1 and 500")
         }
@@ -312,7 +269,7 @@ extension ThreadHub {
         return object["custom"]?.stringValue ?? object.keys.sorted().first
     }
 
-    private func startThread(_ start: StartThread, cwd: String, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
+    func startThread(_ start: StartThread, cwd: String, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
         -> ThreadStarted
     {
         guard !start.prompt.isEmpty else { throw HubError(.badRequest, "prompt must not be empty") }
@@ -352,7 +309,7 @@ extension ThreadHub {
         }
     }
 
-    private func sendMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) async throws -> Accepted {
+    func sendMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) async throws -> Accepted {
         guard !message.text.isEmpty else { throw HubError(.badRequest, "text must not be empty") }
         try refuseWhileShuttingDown()
         try await checkModel(message.model, effort: message.effort)
@@ -386,7 +343,7 @@ extension ThreadHub {
         return Accepted(threadId: message.threadId, turnId: turnId)
     }
 
-    private func interrupt(_ threadId: String) async throws -> Accepted {
+    func interrupt(_ threadId: String) async throws -> Accepted {
         guard let turnId = book.runningTurn(of: threadId) else {
             throw HubError(.conflict, "no turn is running on thread \(threadId)")
         }
@@ -396,7 +353,7 @@ extension ThreadHub {
 
     /// git's view of the thread's directory (tracked and new files; see ``WorkspaceDiff``), else the last diff
     /// Codex reported for the thread (a directory outside any repository).
-    private func diff(of threadId: String, cwd: String?) async throws -> String {
+    func diff(of threadId: String, cwd: String?) async throws -> String {
         if let cwd, let diff = try await workspaceDiff.diff(in: cwd, roots: gate.roots) { return diff }
         return book[threadId]?.lastDiff ?? ""
     }

@@ -11,7 +11,6 @@ extension ThreadHub {
     /// The audit entry for a request `session` made and the answer it got.
     static func auditEntry(_ request: BridgeRequest, answer: ServerMessage, session: ClientSession, at: Double) -> AuditEntry {
         var threadId = request.threadId
-        var detail: String?
         var outcome = "ok"
         switch answer {
         case .error(let error): outcome = error.code.rawValue
@@ -20,27 +19,14 @@ extension ThreadHub {
         case .response(_, .accepted(let accepted)): threadId = threadId ?? accepted.threadId
         default: break
         }
-        switch request {
-        case .startThread(let start): detail = start.cwd
-        case .approve(let approve): detail = approve.decision.rawValue
-        case .answerInput(let answer): detail = answer.action?.rawValue ?? "answer"
-        case .setDeviceScopes(let set): detail = "\(set.deviceId): \(set.scopes.joined(separator: ","))"
-        case .renameDevice(let rename): detail = "\(rename.deviceId): \(rename.name.prefix(64))"
-        case .revokeDevice(let revoke): detail = revoke.deviceId
-        case .requestScopes(let ask):
-            if case .response(_, .scopeRequest(let issued)) = answer {
-                detail = "scopes \(issued.scopes), check \(issued.check)"
-            } else {
-                detail = "scopes \(ask.scopes.prefix(6).joined(separator: ","))"
-            }
-        case .pairDevice(let pair): detail = "scopes \(pair.scopes?.joined(separator: ",") ?? Scopes.standard.description)"
-        case .forkThread(let fork): detail = fork.threadId
-        default: break
-        }
+        var response: BridgeResponse?
+        if case .response(_, let answered) = answer { response = answered }
+        var detail = request.payload.auditDetail(answer: response)
         if case .error(let error) = answer, let scope = error.scope { detail = "needs \(scope.rawValue)" }
         return AuditEntry(
             at: at, actor: session.principal.deviceId == nil ? .sharedSecret : .device, deviceId: session.principal.deviceId,
-            address: session.remoteAddress, kind: request.kind, threadId: threadId, outcome: outcome, detail: detail)
+            address: session.remoteAddress, kind: request.kind, threadId: threadId, outcome: outcome, detail: detail,
+            onBehalfOf: request.onBehalfOf)
     }
 
     /// Writes the audit entry of one request; a failure is logged, never the request's.

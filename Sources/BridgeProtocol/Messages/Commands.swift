@@ -1,7 +1,7 @@
 /// `runCommand {threadId, command}`: runs `command` (a shell command line) in the thread's directory through
 /// Codex's sandbox, with the thread's sandbox policy; answered `accepted {threadId, runId}`, then the run is
 /// reported as `commandStarted`, `commandOutput`… and `commandExited`.
-public struct RunCommand: Codable, Sendable, Hashable {
+public struct RunCommand: ThreadPayload {
     public var threadId: String
     public var command: String
     public init(threadId: String, command: String) {
@@ -11,7 +11,7 @@ public struct RunCommand: Codable, Sendable, Hashable {
 }
 
 /// `stopCommand {threadId, runId}`: ends a running command (it then exits with `reason: "stopped"`).
-public struct StopCommand: Codable, Sendable, Hashable {
+public struct StopCommand: ThreadPayload {
     public var threadId: String
     public var runId: String
     public init(threadId: String, runId: String) {
@@ -89,7 +89,7 @@ public struct CommandExited: Codable, Sendable, Hashable {
 
 /// `removeWorktree {threadId, force?}`: removes the git worktree a `startThread {worktree}` made for the thread
 /// (refused with uncommitted changes unless `force`); the branch stays.
-public struct RemoveWorktree: Codable, Sendable, Hashable {
+public struct RemoveWorktree: ThreadPayload {
     public var threadId: String
     public var force: Bool?
     public init(threadId: String, force: Bool? = nil) {

@@ -3,13 +3,13 @@ import Foundation
 // Trust: devices, their scopes, pairing confirmation and the audit log (BRIDGE.md, "Devices and scopes").
 
 /// `listDevices {}` (admin) → `devices {devices}`.
-public struct ListDevices: Codable, Sendable, Hashable {
+public struct ListDevices: RequestPayload {
     public init() {}
 }
 
 /// `setDeviceScopes {deviceId, scopes}` (admin) → `device {device}`: replaces a device's scopes; its open
 /// connections follow within 2 s.
-public struct SetDeviceScopes: Codable, Sendable, Hashable {
+public struct SetDeviceScopes: RequestPayload {
     public var deviceId: String
     /// Scope names (`observe`, `operate`, `approve`, `publish`, `run`, `admin`); at least one.
     public var scopes: [String]
@@ -19,9 +19,13 @@ public struct SetDeviceScopes: Codable, Sendable, Hashable {
     }
 }
 
+extension SetDeviceScopes {
+    public func auditDetail(answer: BridgeResponse?) -> String? { "\(deviceId): \(scopes.joined(separator: ","))" }
+}
+
 /// `renameDevice {deviceId, name}` (admin) → `device {device}`: gives a paired device another name (1 to 64
 /// characters once trimmed, no control characters); a revoked or unknown device cannot be renamed.
-public struct RenameDevice: Codable, Sendable, Hashable {
+public struct RenameDevice: RequestPayload {
     public var deviceId: String
     public var name: String
     public init(deviceId: String, name: String) {
@@ -30,12 +34,24 @@ public struct RenameDevice: Codable, Sendable, Hashable {
     }
 }
 
+extension RenameDevice {
+    public func auditDetail(answer: BridgeResponse?) -> String? { "\(deviceId): \(name.prefix(64))" }
+}
+
 /// `requestScopes {scopes}` (observe) → `scopeRequest {deviceId, scopes, check, expiresAt}`: a paired device asks
 /// the workstation for scopes it lacks; `codex-bridge devices allow ID --check CHECK` grants them.
-public struct RequestScopes: Codable, Sendable, Hashable {
+public struct RequestScopes: RequestPayload {
     /// Scope names, as in `setDeviceScopes`.
     public var scopes: [String]
     public init(scopes: [String]) { self.scopes = scopes }
+}
+
+extension RequestScopes {
+    /// The scopes and check code issued; the scopes asked for when it failed.
+    public func auditDetail(answer: BridgeResponse?) -> String? {
+        if case .scopeRequest(let issued) = answer { return "scopes \(issued.scopes), check \(issued.check)" }
+        return "scopes \(scopes.prefix(6).joined(separator: ","))"
+    }
 }
 
 /// `scopeRequest {deviceId, scopes, check, expiresAt}`: the answer to `requestScopes`: what waits for the
@@ -55,14 +71,18 @@ public struct ScopeRequestIssued: Codable, Sendable, Hashable {
 
 /// `revokeDevice {deviceId}` (admin) → `device {device}`: the device's token stops working and its
 /// connections close within 2 s.
-public struct RevokeDevice: Codable, Sendable, Hashable {
+public struct RevokeDevice: RequestPayload {
     public var deviceId: String
     public init(deviceId: String) { self.deviceId = deviceId }
 }
 
+extension RevokeDevice {
+    public func auditDetail(answer: BridgeResponse?) -> String? { deviceId }
+}
+
 /// `pairDevice {scopes?, ttl?}` (admin) → `pairingCode {code, expiresAt, scopes}`: a one-time pairing code for
 /// another device, as `codex-bridge pair` mints it.
-public struct PairDevice: Codable, Sendable, Hashable {
+public struct PairDevice: RequestPayload {
     /// The new device's scopes (default `observe,operate,approve`).
     public var scopes: [String]?
     /// Seconds the code stays valid, 60 to 86400 (default 600).
@@ -73,8 +93,14 @@ public struct PairDevice: Codable, Sendable, Hashable {
     }
 }
 
+extension PairDevice {
+    public func auditDetail(answer: BridgeResponse?) -> String? {
+        "scopes \(scopes?.joined(separator: ",") ?? Scopes.standard.description)"
+    }
+}
+
 /// `listAudit {deviceId?, since?, limit?}` (admin) → `audit {entries}`: the newest entries first.
-public struct ListAudit: Codable, Sendable, Hashable {
+public struct ListAudit: RequestPayload {
     /// Only this device's actions.
     public var deviceId: String?
     /// Only entries at or after this time (Unix seconds).
@@ -189,11 +215,15 @@ public struct AuditEntry: Codable, Sendable, Hashable {
     public var count: Int?
     /// Unix seconds of the last refusal counted in this entry (when `count` is more than 1).
     public var lastAt: Double?
+    /// For a request a linked home bridge made: who it made it for, as that bridge reported it.
+    public var onBehalfOf: OnBehalfOf?
 
     public init(
         id: Int64? = nil, at: Double, actor: AuditActor, deviceId: String? = nil, deviceName: String? = nil, address: String? = nil,
-        kind: String, threadId: String? = nil, outcome: String, detail: String? = nil, count: Int? = nil, lastAt: Double? = nil
+        kind: String, threadId: String? = nil, outcome: String, detail: String? = nil, count: Int? = nil, lastAt: Double? = nil,
+        onBehalfOf: OnBehalfOf? = nil
     ) {
+        self.onBehalfOf = onBehalfOf
         self.count = count
         self.lastAt = lastAt
         self.id = id

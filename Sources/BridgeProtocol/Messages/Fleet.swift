@@ -54,7 +54,7 @@ public struct MachineChanged: Codable, Sendable, Hashable {
 
 /// `listMachines {nearby?}` (admin) → `machines {machines, nearby?}`: the machines linked to this bridge; with
 /// `nearby: true` also the bridges this one finds on its network over mDNS (about 2 s) that are not linked yet.
-public struct ListMachines: Codable, Sendable, Hashable {
+public struct ListMachines: RequestPayload {
     public var nearby: Bool?
     public init(nearby: Bool? = nil) { self.nearby = nearby }
 }
@@ -63,7 +63,7 @@ public struct ListMachines: Codable, Sendable, Hashable {
 /// one as a device and links it, as `codex-bridge machines add` does: with that bridge's pairing URL, or with a
 /// bridge found nearby (`listMachines {nearby}`) and the pairing code its `codex-bridge pair` shows. Waits while
 /// that bridge's owner confirms the pairing (`serve --confirm-pairing` there), at most 5 minutes.
-public struct AddMachine: Codable, Sendable, Hashable {
+public struct AddMachine: RequestPayload {
     public var url: String?
     public var host: String?
     public var port: Int?
@@ -83,13 +83,13 @@ public struct AddMachine: Codable, Sendable, Hashable {
 }
 
 /// `removeMachine {machineId}` (admin) → `machines`: unlinks a machine (its threads leave every fleet session).
-public struct RemoveMachine: Codable, Sendable, Hashable {
+public struct RemoveMachine: RequestPayload {
     public var machineId: String
     public init(machineId: String) { self.machineId = machineId }
 }
 
 /// `renameMachine {machineId, name}` (admin) → `machines`: the name this bridge's phones see (1–64 characters).
-public struct RenameMachine: Codable, Sendable, Hashable {
+public struct RenameMachine: RequestPayload {
     public var machineId: String
     public var name: String
     public init(machineId: String, name: String) {

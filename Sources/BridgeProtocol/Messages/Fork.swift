@@ -1,12 +1,16 @@
 /// `forkThread {threadId, turnId?}`: a new thread with the history of `threadId` (through `turnId`, inclusive,
 /// when given; that turn must have ended), in the same directory and with the same sandbox and approval policy.
-public struct ForkThread: Codable, Sendable, Hashable {
+public struct ForkThread: ThreadPayload {
     public var threadId: String
     public var turnId: String?
     public init(threadId: String, turnId: String? = nil) {
         self.threadId = threadId
         self.turnId = turnId
     }
+}
+
+extension ForkThread {
+    public func auditDetail(answer: BridgeResponse?) -> String? { threadId }
 }
 
 /// `threadForked {threadId, forkedFrom, cwd}`: the answer to `forkThread`; the client is subscribed to the new
@@ -23,7 +27,7 @@ public struct ThreadForked: Codable, Sendable, Hashable {
 }
 
 /// `listSkills {threadId}`: the skills Codex offers in the thread's directory.
-public struct ListSkills: Codable, Sendable, Hashable {
+public struct ListSkills: ThreadPayload {
     public var threadId: String
     public init(threadId: String) { self.threadId = threadId }
 }

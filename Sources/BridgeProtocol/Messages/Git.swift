@@ -1,6 +1,6 @@
 /// `gitCommit {threadId, message, paths?}`: commits the changes under the thread's directory (all of them, tracked
 /// and new, as `git add -A`; or only `paths`, relative to the top of the work tree as `gitStatus` lists them).
-public struct GitCommit: Codable, Sendable, Hashable {
+public struct GitCommit: ThreadPayload {
     public var threadId: String
     public var message: String
     public var paths: [String]?
@@ -12,7 +12,7 @@ public struct GitCommit: Codable, Sendable, Hashable {
 }
 
 /// `gitBranch {threadId, name, from?}`: creates branch `name` (at `from`, else `HEAD`) and switches to it.
-public struct GitBranch: Codable, Sendable, Hashable {
+public struct GitBranch: ThreadPayload {
     public var threadId: String
     public var name: String
     /// A branch, tag or commit the new branch starts at.
@@ -25,7 +25,7 @@ public struct GitBranch: Codable, Sendable, Hashable {
 }
 
 /// `gitSwitch {threadId, branch}`: switches to an existing branch (refused when it would lose uncommitted changes).
-public struct GitSwitch: Codable, Sendable, Hashable {
+public struct GitSwitch: ThreadPayload {
     public var threadId: String
     public var branch: String
     public init(threadId: String, branch: String) {
@@ -36,7 +36,7 @@ public struct GitSwitch: Codable, Sendable, Hashable {
 
 /// `gitPush {threadId, remote?, setUpstream?}`: pushes the current branch to its upstream; without one, to
 /// `remote` (default `origin`) under the same name, which becomes its upstream when `setUpstream` is true.
-public struct GitPush: Codable, Sendable, Hashable {
+public struct GitPush: ThreadPayload {
     public var threadId: String
     public var remote: String?
     public var setUpstream: Bool?
@@ -49,7 +49,7 @@ public struct GitPush: Codable, Sendable, Hashable {
 
 /// `gitPullRequest {threadId, title, body?, base?}`: a pull request for the current branch (through `gh` when it
 /// is installed and logged in; otherwise the answer is the host's compare page to open).
-public struct GitPullRequest: Codable, Sendable, Hashable {
+public struct GitPullRequest: ThreadPayload {
     public var threadId: String
     public var title: String
     public var body: String?

@@ -1,6 +1,6 @@
 /// `setGoal {threadId, objective, tokenBudget?}`: Codex's `thread/goal/set`. Codex then works towards the objective
 /// in turns of its own until it reports the goal complete, blocked, or out of budget.
-public struct SetGoal: Codable, Sendable, Hashable {
+public struct SetGoal: ThreadPayload {
     public var threadId: String
     /// What to achieve (1 to 4000 characters).
     public var objective: String

@@ -1,6 +1,6 @@
 /// `searchThreads {query, limit?, cursor?, archived?}`: Codex's full-text thread search (prompts, answers, names);
 /// answered `threads` like `listThreads`, each thread with the matching `snippet`.
-public struct SearchThreads: Codable, Sendable, Hashable {
+public struct SearchThreads: RequestPayload {
     /// What to look for (1 to 200 characters).
     public var query: String
     public var limit: Int?
@@ -24,7 +24,7 @@ public enum ApprovalsReviewer: String, Codable, Sendable, Hashable, CaseIterable
 
 /// `approveDeniedAction {threadId, reviewId}`: a person overrides a denial of Codex's automatic reviewer
 /// (`item/autoApprovalReview/completed` with `review.status` `denied`; Codex `thread/approveGuardianDeniedAction`).
-public struct ApproveDeniedAction: Codable, Sendable, Hashable {
+public struct ApproveDeniedAction: ThreadPayload {
     public var threadId: String
     /// The denied review's `reviewId`.
     public var reviewId: String
@@ -37,7 +37,7 @@ public struct ApproveDeniedAction: Codable, Sendable, Hashable {
 /// `updateThreadSettings {threadId, model?, effort?, approvalsReviewer?, permissionProfile?}`: Codex's
 /// `thread/settings/update` for the thread's next turns. `permissionProfile` is one of Codex's built-in profiles
 /// (`:read-only`, `:workspace`, `:danger-full-access`), allowed only when the bridge allows its sandbox.
-public struct UpdateThreadSettings: Codable, Sendable, Hashable {
+public struct UpdateThreadSettings: ThreadPayload {
     public var threadId: String
     public var model: String?
     /// A reasoning effort the model supports (`listModels`).

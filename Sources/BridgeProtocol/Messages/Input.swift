@@ -52,7 +52,7 @@ public enum InputAction: String, Codable, Sendable, Hashable, CaseIterable {
 /// `userInput`: `answers` maps each question id to the chosen labels or typed text (`action` defaults to
 /// `accept`; `decline`/`cancel` answer nothing). `elicitation`: `action`, with `content` (an object following the
 /// schema) when accepting.
-public struct AnswerInput: Codable, Sendable, Hashable {
+public struct AnswerInput: RequestPayload {
     public var requestId: String
     public var answers: [String: [String]]?
     public var content: JSONValue?
@@ -63,6 +63,10 @@ public struct AnswerInput: Codable, Sendable, Hashable {
         self.content = content
         self.action = action
     }
+}
+
+extension AnswerInput {
+    public func auditDetail(answer: BridgeResponse?) -> String? { action?.rawValue ?? "answer" }
 }
 
 /// `inputResolved {seq, requestId, threadId, action, deviceId?, deviceName?, at?, answers?, content?}`: a question

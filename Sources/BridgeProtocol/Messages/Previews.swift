@@ -1,6 +1,6 @@
 /// `listPreviews {threadId}` needs no more than ``ThreadRef``; `openPreview {threadId, port}` names one of the
 /// servers `listPreviews` offered.
-public struct OpenPreview: Codable, Sendable, Hashable {
+public struct OpenPreview: ThreadPayload {
     public var threadId: String
     /// A TCP port `listPreviews` listed for this thread.
     public var port: Int

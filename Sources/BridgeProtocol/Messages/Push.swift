@@ -1,6 +1,6 @@
 /// `pushSubscribe {subscription: {endpoint, keys: {p256dh, auth}}, events?}`: a browser's Web Push
 /// subscription (`PushSubscription.toJSON()`) for this device. Answered with `pushSubscribed`.
-public struct PushSubscribe: Codable, Sendable, Hashable {
+public struct PushSubscribe: RequestPayload {
     public var subscription: WebPushSubscription
     /// Which notices this subscription wants: `approval`, `turnCompleted`, `turnFailed` (default all).
     public var events: [String]?
@@ -40,14 +40,14 @@ public struct PushSubscribed: Codable, Sendable, Hashable {
 }
 
 /// `pushUnsubscribe {subscriptionId}`: answered with `accepted {}`.
-public struct PushUnsubscribe: Codable, Sendable, Hashable {
+public struct PushUnsubscribe: RequestPayload {
     public var subscriptionId: String
     public init(subscriptionId: String) { self.subscriptionId = subscriptionId }
 }
 
 /// `presence {visible}`: whether the app is on screen (a visible device gets no push). Answered with
 /// `accepted {}`.
-public struct Presence: Codable, Sendable, Hashable {
+public struct Presence: RequestPayload {
     public var visible: Bool
     public init(visible: Bool) { self.visible = visible }
 }

@@ -7,7 +7,7 @@ public enum SendMode: String, Codable, Sendable, Hashable, CaseIterable {
 }
 
 /// `cancelQueued {threadId, queuedId}`.
-public struct CancelQueued: Codable, Sendable, Hashable {
+public struct CancelQueued: ThreadPayload {
     public var threadId: String
     public var queuedId: String
     public init(threadId: String, queuedId: String) {
@@ -75,7 +75,7 @@ public struct MessageUnqueued: Codable, Sendable, Hashable {
 
 /// `searchFiles {threadId, query, limit?}`: files under the thread's directory whose path matches `query`
 /// fuzzily (Codex `fuzzyFileSearch`).
-public struct SearchFiles: Codable, Sendable, Hashable {
+public struct SearchFiles: ThreadPayload {
     public var threadId: String
     public var query: String
     /// At most this many results (1…200, default 50).

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One thread in a `threads` answer.
 public struct ThreadSummary: Codable, Sendable, Hashable {
     public var threadId: String
@@ -284,42 +286,127 @@ public enum BridgeResponse: Sendable, Hashable {
     case audit(AuditList)
     case goal(GoalSet)
     case machines(MachineList)
+    case permissionProfiles(PermissionProfileList)
+    case tools(ToolList)
     case previews(PreviewList)
     case preview(PreviewOpened)
 
     /// The wire `kind` of this answer.
-    public var kind: String {
+    public var kind: String { responseKind.rawValue }
+
+    /// The kind of this answer.
+    public var responseKind: ResponseKind { parts.kind }
+
+    /// The kind and the members of this answer.
+    var parts: (kind: ResponseKind, payload: any Encodable & Sendable) {
         switch self {
-        case .machines: "machines"
-        case .threads: "threads"
-        case .threadStarted: "threadStarted"
-        case .accepted: "accepted"
-        case .subscribed: "subscribed"
-        case .unsubscribed: "unsubscribed"
-        case .thread: "thread"
-        case .diff: "diff"
-        case .directory: "directory"
-        case .models: "models"
-        case .file: "file"
-        case .usage: "usage"
-        case .pushSubscribed: "pushSubscribed"
-        case .files: "files"
-        case .threadForked: "threadForked"
-        case .skills: "skills"
-        case .gitStatus: "gitStatus"
-        case .gitCommitted: "gitCommitted"
-        case .gitBranched: "gitBranched"
-        case .gitPushed: "gitPushed"
-        case .commitMessage: "commitMessage"
-        case .pullRequest: "pullRequest"
-        case .devices: "devices"
-        case .device: "device"
-        case .pairingCode: "pairingCode"
-        case .scopeRequest: "scopeRequest"
-        case .audit: "audit"
-        case .goal: "goal"
-        case .previews: "previews"
-        case .preview: "preview"
+        case .threads(let value): (.threads, value)
+        case .threadStarted(let value): (.threadStarted, value)
+        case .accepted(let value): (.accepted, value)
+        case .subscribed(let value): (.subscribed, value)
+        case .unsubscribed(let value): (.unsubscribed, value)
+        case .thread(let value): (.thread, value)
+        case .diff(let value): (.diff, value)
+        case .directory(let value): (.directory, value)
+        case .models(let value): (.models, value)
+        case .file(let value): (.file, value)
+        case .usage(let value): (.usage, value)
+        case .pushSubscribed(let value): (.pushSubscribed, value)
+        case .files(let value): (.files, value)
+        case .threadForked(let value): (.threadForked, value)
+        case .skills(let value): (.skills, value)
+        case .gitStatus(let value): (.gitStatus, value)
+        case .gitCommitted(let value): (.gitCommitted, value)
+        case .gitBranched(let value): (.gitBranched, value)
+        case .gitPushed(let value): (.gitPushed, value)
+        case .commitMessage(let value): (.commitMessage, value)
+        case .pullRequest(let value): (.pullRequest, value)
+        case .devices(let value): (.devices, value)
+        case .device(let value): (.device, value)
+        case .pairingCode(let value): (.pairingCode, value)
+        case .scopeRequest(let value): (.scopeRequest, value)
+        case .audit(let value): (.audit, value)
+        case .goal(let value): (.goal, value)
+        case .machines(let value): (.machines, value)
+        case .permissionProfiles(let value): (.permissionProfiles, value)
+        case .tools(let value): (.tools, value)
+        case .previews(let value): (.previews, value)
+        case .preview(let value): (.preview, value)
+        }
+    }
+}
+
+/// Every kind of answer a request can get (``RequestDescriptor/answer``); decoding switches over it.
+public enum ResponseKind: String, CaseIterable, Sendable {
+    case threads
+    case threadStarted
+    case accepted
+    case subscribed
+    case unsubscribed
+    case thread
+    case diff
+    case directory
+    case models
+    case file
+    case usage
+    case pushSubscribed
+    case files
+    case threadForked
+    case skills
+    case gitStatus
+    case gitCommitted
+    case gitBranched
+    case gitPushed
+    case commitMessage
+    case pullRequest
+    case devices
+    case device
+    case pairingCode
+    case scopeRequest
+    case audit
+    case goal
+    case machines
+    case permissionProfiles
+    case tools
+    case previews
+    case preview
+
+    /// Decodes the members of an answer of this kind.
+    func decode(_ data: Data, decoder: JSONDecoder) throws -> BridgeResponse {
+        func payload<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decode(T.self, from: data) }
+        return switch self {
+        case .threads: .threads(try payload(ThreadList.self))
+        case .threadStarted: .threadStarted(try payload(ThreadStarted.self))
+        case .accepted: .accepted(try payload(Accepted.self))
+        case .subscribed: .subscribed(try payload(SubscriptionChanged.self))
+        case .unsubscribed: .unsubscribed(try payload(SubscriptionChanged.self))
+        case .thread: .thread(try payload(ThreadSnapshot.self))
+        case .diff: .diff(try payload(ThreadDiff.self))
+        case .directory: .directory(try payload(DirectoryListing.self))
+        case .models: .models(try payload(ModelList.self))
+        case .file: .file(try payload(FileContent.self))
+        case .usage: .usage(try payload(Usage.self))
+        case .pushSubscribed: .pushSubscribed(try payload(PushSubscribed.self))
+        case .files: .files(try payload(FileMatches.self))
+        case .threadForked: .threadForked(try payload(ThreadForked.self))
+        case .skills: .skills(try payload(SkillList.self))
+        case .gitStatus: .gitStatus(try payload(GitStatus.self))
+        case .gitCommitted: .gitCommitted(try payload(GitCommitted.self))
+        case .gitBranched: .gitBranched(try payload(GitBranched.self))
+        case .gitPushed: .gitPushed(try payload(GitPushed.self))
+        case .commitMessage: .commitMessage(try payload(CommitMessage.self))
+        case .pullRequest: .pullRequest(try payload(PullRequest.self))
+        case .devices: .devices(try payload(DeviceList.self))
+        case .device: .device(try payload(DeviceChanged.self))
+        case .pairingCode: .pairingCode(try payload(PairingCodeIssued.self))
+        case .scopeRequest: .scopeRequest(try payload(ScopeRequestIssued.self))
+        case .audit: .audit(try payload(AuditList.self))
+        case .goal: .goal(try payload(GoalSet.self))
+        case .machines: .machines(try payload(MachineList.self))
+        case .permissionProfiles: .permissionProfiles(try payload(PermissionProfileList.self))
+        case .tools: .tools(try payload(ToolList.self))
+        case .previews: .previews(try payload(PreviewList.self))
+        case .preview: .preview(try payload(PreviewOpened.self))
         }
     }
 }

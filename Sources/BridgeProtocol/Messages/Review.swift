@@ -45,7 +45,7 @@ public enum ReviewTarget: Codable, Sendable, Hashable {
 
 /// `startReview {threadId, target}`: Codex reviews the thread's directory as a new turn of the thread
 /// (`review/start`); its findings stream as that turn's events.
-public struct StartReview: Codable, Sendable, Hashable {
+public struct StartReview: ThreadPayload {
     public var threadId: String
     public var target: ReviewTarget
     public init(threadId: String, target: ReviewTarget) {

@@ -61,6 +61,30 @@ public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
         }
     }
 
+    /// From the in-memory table (``DeviceRegistry/cachedDevice(deviceToken:address:)``) while it is fresh; nil
+    /// when it is stale (then ``authenticateDevice(token:remoteAddress:)`` reads the database).
+    public func cachedDevice(token: String, remoteAddress: String) -> AuthenticationResult? {
+        switch registry.cachedDevice(deviceToken: token, address: remoteAddress) {
+        case .device(let device):
+            return .accepted(.device(id: device.id), scopes: device.scopes)
+        case .unknown:
+            logger.debug("Unknown or revoked device token", metadata: ["bridge.remote": "\(remoteAddress)"])
+            return .rejected
+        case .stale:
+            return nil
+        }
+    }
+
+    /// Loads the in-memory device table from the database (what other processes wrote); a server does it every
+    /// second (``RevocationWatcher``). On a database error the table goes stale and checks read the database.
+    public func reloadTokens() async {
+        do {
+            try await registry.reloadTokens()
+        } catch {
+            logger.warning("Cannot load the device table: database error", metadata: ["error.type": "\(type(of: error))"])
+        }
+    }
+
     public func isRevoked(deviceId: String) async -> Bool {
         await revokedDeviceIds(among: [deviceId]).contains(deviceId)
     }

@@ -43,8 +43,9 @@ public struct BridgeServerConfiguration: Sendable {
     /// Most connections not yet authenticated from one remote address at once; past it that address's oldest
     /// is closed.
     public var maxUnauthenticatedPerAddress: Int
-    /// Echo every WebSocket message back instead of speaking the bridge protocol (no hello, no hub): the
-    /// connection stack under Autobahn|Testsuite (`codex-bridge-echo`). Never set by `serve`.
+    /// Echo every WebSocket message back instead of speaking the bridge protocol (no hello, no hub): connections
+    /// get an ``EchoConnectionHandler`` over the same ``WebSocketEndpoint``, the stack under Autobahn|Testsuite
+    /// (`codex-bridge-echo`). Never set by `serve`.
     public var echoMode = false
 
     public init(

@@ -2,11 +2,10 @@ import BridgeHub
 import Logging
 import NIOCore
 
-/// What every connection of one server shares: settings, credentials, the hub, the registry.
+/// What every connection of one server shares: settings, the credential check, the hub, the registry.
 struct ConnectionEnvironment: Sendable {
     var configuration: BridgeServerConfiguration
-    var authenticator: Authenticator
-    var rateLimiter: AuthRateLimiter
+    var credentials: CredentialCheck
     var handler: any RequestHandling
     var registry: ConnectionRegistry
     var preAuth: PreAuthLedger?
@@ -18,5 +17,15 @@ struct ConnectionSetup: Sendable {
     /// The peer's address, for logs, rate limits and `devices list`.
     var remoteAddress: String
     /// Set when the upgrade carried a valid `Authorization: Bearer` token.
-    var preauthenticated: AuthenticationResult?
+    var preauthenticated: Grant?
+}
+
+/// What one connection knows from its start: who it is, where it runs, what it shares, what the upgrade decided.
+struct ConnectionFacts {
+    let id: UInt64
+    let loop: any EventLoop
+    let environment: ConnectionEnvironment
+    let setup: ConnectionSetup
+    /// Carries `bridge.connection.id` and `bridge.remote` (and, once known, `bridge.device.id` in the session's).
+    let logger: Logger
 }

@@ -9,7 +9,7 @@ import Foundation
 struct ConnectionStateMachine {
     enum State: Equatable {
         /// Waiting for `hello`. `preauthenticated` is set when the upgrade carried a valid Bearer token.
-        case awaitingHello(preauthenticated: Principal?)
+        case awaitingHello(preauthenticated: Grant?)
         /// `hello` received, its token being checked (or, for a pairing the workstation must confirm, its
         /// decision awaited).
         case authenticating(version: Int)
@@ -26,9 +26,8 @@ struct ConnectionStateMachine {
         case send(ServerMessage)
         /// Check `token` and report back with `authenticated(_:)`.
         case authenticate(token: String, device: DeviceInfo?, hello: Hello)
-        /// The handshake succeeded: send `helloAck` built from these facts. `scopes`: the credential's (nil: as
-        /// the upgrade's Bearer token said, else the principal's default).
-        case acceptHello(principal: Principal, version: Int, newDeviceToken: String?, scopes: Scopes?, hello: Hello)
+        /// The handshake succeeded: send `helloAck` built from what the credential granted.
+        case acceptHello(Grant, version: Int, hello: Hello)
         /// A pairing waits for the workstation: send `pairingPending`, wait for the decision and report it with
         /// `authenticated(_:)` (allowed) or `confirmationRefused(_:)`.
         case awaitConfirmation(PendingPairing)
@@ -43,7 +42,7 @@ struct ConnectionStateMachine {
     private(set) var state: State
     private var pendingHello: Hello?
 
-    init(preauthenticated: Principal? = nil) {
+    init(preauthenticated: Grant? = nil) {
         self.state = .awaitingHello(preauthenticated: preauthenticated)
     }
 
@@ -115,19 +114,19 @@ struct ConnectionStateMachine {
         return .close(nil, code: BridgeCloseCode.policyViolation, reason: "no hello in time")
     }
 
-    /// The token check of the pending hello finished.
-    mutating func authenticated(_ result: AuthenticationResult, rateLimited: Bool = false) -> Action {
+    /// The ``CredentialCheck`` of the pending hello's token finished.
+    mutating func authenticated(_ outcome: CredentialOutcome) -> Action {
         guard case .authenticating(let version) = state, let hello = pendingHello else { return .none }
         pendingHello = nil
-        switch result {
-        case .accepted(let principal, let newDeviceToken, let scopes):
-            state = .ready(principal: principal, version: version)
-            return .acceptHello(principal: principal, version: version, newDeviceToken: newDeviceToken, scopes: scopes, hello: hello)
+        switch outcome {
+        case .granted(let grant):
+            state = .ready(principal: grant.principal, version: version)
+            return .acceptHello(grant, version: version, hello: hello)
         case .pending(let pending):
             // Still authenticating: the hello waits for the workstation's decision.
             pendingHello = hello
             return .awaitConfirmation(pending)
-        case .rejected:
+        case .refused(let rateLimited):
             state = .closed
             let error =
                 rateLimited
@@ -156,7 +155,7 @@ struct ConnectionStateMachine {
         state = .closed
     }
 
-    private mutating func receivedHello(_ hello: Hello, preauthenticated: Principal?) -> Action {
+    private mutating func receivedHello(_ hello: Hello, preauthenticated: Grant?) -> Action {
         guard hello.version >= ProtocolVersion.supported.lowerBound else {
             state = .closed
             let error = WireError(
@@ -177,8 +176,8 @@ struct ConnectionStateMachine {
             return .authenticate(token: token, device: hello.device, hello: hello)
         }
         if let preauthenticated {
-            state = .ready(principal: preauthenticated, version: version)
-            return .acceptHello(principal: preauthenticated, version: version, newDeviceToken: nil, scopes: nil, hello: hello)
+            state = .ready(principal: preauthenticated.principal, version: version)
+            return .acceptHello(preauthenticated, version: version, hello: hello)
         }
         state = .closed
         let error = WireError(code: .unauthorized, message: "hello needs a token (or an Authorization: Bearer header on the upgrade)")

@@ -18,52 +18,31 @@ public enum HTTPPrincipal: Sendable, Hashable {
     }
 }
 
-/// The one check of `Authorization: Bearer` for HTTP routes: a device token or the shared secret (compared in
-/// constant time; never a pairing code). A valid credential always passes; a failure counts towards the
-/// per-address limit of failed authentications, and a limited address is answered 429.
-public struct BearerAuthenticator: Sendable {
-    let sharedSecret: SharedSecretSource
-    let devices: DeviceRegistry?
-    let rateLimiter: AuthRateLimiter?
-
-    public init(sharedSecretFile: URL, devices: DeviceRegistry?, rateLimiter: AuthRateLimiter?) {
-        self.sharedSecret = SharedSecretSource(url: sharedSecretFile)
-        self.devices = devices
-        self.rateLimiter = rateLimiter
-    }
-
-    /// Whose credential `header` (an `Authorization` value) is, and what it may do (every scope for the shared
-    /// secret, the device's own for a device token), or nil.
-    func grant(_ header: String?) async -> (principal: HTTPPrincipal, scopes: Scopes)? {
-        guard let header, let token = BridgeServer.bearerToken(header) else { return nil }
-        if sharedSecret.matches(token) { return (.sharedSecret, .all) }
-        guard let devices, !Authenticator.isPairingCode(token) else { return nil }
-        return (try? await devices.authenticate(deviceToken: token, address: nil)).map { (.device($0.id), $0.scopes) }
-    }
-
-    /// Whose credential `header` (an `Authorization` value) is, or nil.
-    func principal(_ header: String?) async -> HTTPPrincipal? {
-        await grant(header)?.principal
-    }
-
-    /// The principal of `header` and its scopes, or the error to answer (a failure from `remoteAddress` is counted).
+extension CredentialCheck {
+    /// The principal of an HTTP request's `Authorization` header and its scopes, or the error to answer (401, or
+    /// 429 once the address is limited; a failure from `remoteAddress` is counted).
     func authenticate(_ header: String?, remoteAddress: String) async throws(BridgeHTTPError) -> (principal: HTTPPrincipal, scopes: Scopes)
     {
-        if let grant = await grant(header) { return grant }
-        let limited = rateLimiter?.isLimited(remoteAddress) ?? false
-        rateLimiter?.recordFailure(remoteAddress)
-        throw limited ? .rateLimited : .unauthorized
+        switch await check(.authorization(header), remoteAddress: remoteAddress) {
+        case .granted(let grant):
+            let principal: HTTPPrincipal = grant.principal.deviceId.map(HTTPPrincipal.device) ?? .sharedSecret
+            return (principal, grant.effectiveScopes)
+        case .refused(let rateLimited):
+            throw rateLimited ? .rateLimited : .unauthorized
+        case .pending:
+            throw .unauthorized  // a header never redeems a pairing code
+        }
     }
 }
 
-/// Puts ``BearerAuthenticator`` in front of a group of routes (`/metrics`, `/uploads`, `/files`): a request
+/// Puts the ``CredentialCheck`` in front of a group of routes (`/metrics`, `/uploads`, `/files`): a request
 /// without a valid credential never reaches them; one with it carries its ``HTTPPrincipal`` and its scopes in the
 /// context, and each route asks for the scope it needs (``BridgeRequestContext/refusal(unless:for:)``).
 public struct BearerAuthMiddleware: RouterMiddleware {
     public typealias Context = BridgeRequestContext
-    let authenticator: BearerAuthenticator
+    let authenticator: CredentialCheck
 
-    public init(_ authenticator: BearerAuthenticator) {
+    public init(_ authenticator: CredentialCheck) {
         self.authenticator = authenticator
     }
 

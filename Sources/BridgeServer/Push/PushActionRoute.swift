@@ -30,9 +30,9 @@ public struct PushActionRoute: Sendable {
         self.devices = devices
     }
 
-    /// Adds the route; an `Authorization` header, when sent, goes through the same ``BearerAuthenticator`` as
+    /// Adds the route; an `Authorization` header, when sent, goes through the same ``CredentialCheck`` as
     /// every other route (a bad one counts towards the per-address limit, 429 once it is reached).
-    public func addRoutes(to router: some RouterMethods<BridgeRequestContext>, authenticator: BearerAuthenticator) {
+    public func addRoutes(to router: some RouterMethods<BridgeRequestContext>, authenticator: CredentialCheck) {
         router.post("/push/action") { request, context in
             await self.respond(to: request, remoteAddress: context.remoteAddress, authenticator: authenticator)
         }
@@ -44,13 +44,13 @@ public struct PushActionRoute: Sendable {
         var approvalId: String?
     }
 
-    func respond(to request: Request, remoteAddress: String, authenticator: BearerAuthenticator) async -> Response {
+    func respond(to request: Request, remoteAddress: String, authenticator: CredentialCheck) async -> Response {
         let response = await answer(request, remoteAddress: remoteAddress, authenticator: authenticator)
         BridgeMetrics.shared.pushAction(answered: response.status == .ok)
         return response
     }
 
-    func answer(_ request: Request, remoteAddress: String, authenticator: BearerAuthenticator) async -> Response {
+    func answer(_ request: Request, remoteAddress: String, authenticator: CredentialCheck) async -> Response {
         var request = request
         let buffer: ByteBuffer
         do {

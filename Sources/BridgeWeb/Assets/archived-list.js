@@ -13,15 +13,14 @@ export function archivedSection(ctx) {
     const unarchive = h('button', { type: 'button', class: 'secondary', text: 'Unarchive', dataset: { scope: 'operate' }, attrs: { 'aria-label': `Unarchive ${title.slice(0, 60)}` } });
     const li = h('li', { class: 'archived-row' },
       h('div', { class: 'archived-text' }, h('span', { class: 'row-title', text: title }),
-        h('span', { class: 'row-path', text: displayPath(entry.cwd, ctx.policy().roots) })),
+        h('span', { class: 'row-path', text: displayPath(entry.cwd, ctx.session.policy.roots) })),
       unarchive);
     unarchive.addEventListener('click', async () => {
       unarchive.disabled = true;
       try {
-        await ctx.conn.request('unarchiveThread', { threadId: entry.threadId });
+        await ctx.session.request('unarchiveThread', { threadId: entry.threadId });
         li.remove();
-        const t = ctx.store.ensure(entry.threadId);
-        t.archived = false;
+        ctx.store.commit(ctx.store.ensure(entry.threadId), [{ set: { archived: false } }]);
         ctx.store.applyList([entry]);
         toast(`Unarchived “${title.slice(0, 60)}”.`);
         if (!list.children.length) close();
@@ -38,7 +37,7 @@ export function archivedSection(ctx) {
     list.hidden = false;
     list.replaceChildren(h('li', { class: 'empty', text: 'Loading archived threads…' }));
     try {
-      const answer = await ctx.conn.request('listThreads', { archived: true, limit: 50 });
+      const answer = await ctx.session.request('listThreads', { archived: true, limit: 50 });
       const threads = answer.threads || [];
       list.replaceChildren(...(threads.length ? threads.map(row) : [h('li', { class: 'empty', text: 'No archived threads.' })]));
     } catch (err) {

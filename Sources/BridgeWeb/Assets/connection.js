@@ -89,7 +89,7 @@ export class Connection {
     let ws;
     try {
       ws = new WebSocket(this.url);
-    } catch (err) {
+    } catch (_) {
       this.failures += 1;
       this.scheduleReconnect();
       return;

@@ -22,7 +22,11 @@ const WHO = { sharedSecret: 'Shared secret', desk: 'Desk TUI', notification: 'No
 
 function actionText(e) {
   const what = ACTIONS[e.kind] || e.kind;
-  return e.outcome === 'ok' ? what : `${what} (refused: ${e.outcome.replace(/_/g, ' ')})`;
+  const done = e.outcome === 'ok' ? what : `${what} (refused: ${e.outcome.replace(/_/g, ' ')})`;
+  // A linked home bridge's request: who it says it acted for (as it reported it).
+  const behalf = e.onBehalfOf;
+  if (!behalf) return done;
+  return `${done}, for ${behalf.name || behalf.deviceId || WHO[behalf.actor] || behalf.actor} at that bridge`;
 }
 
 function actionRow(e, { who = false } = {}) {
@@ -90,8 +94,8 @@ function selfConfirm(onConfirm) {
 }
 
 export function devicesScreen(ctx) {
-  const { conn } = ctx;
-  const head = header(ctx, { title: 'Devices', subtitle: ctx.serverName() || '', back: () => ctx.back('#/') });
+  const { session } = ctx;
+  const head = header(ctx, { title: 'Devices', subtitle: ctx.session.serverName || '', back: () => ctx.back('#/') });
   const list = h('div', { class: 'device-list' });
   const activity = h('ul', { class: 'action-list activity' });
   const pairResult = h('div', { class: 'pair-result', attrs: { 'aria-live': 'polite' } });
@@ -110,7 +114,7 @@ export function devicesScreen(ctx) {
     if (!scopes.length) { toast('Choose at least one scope.'); return; }
     pairButton.disabled = true;
     try {
-      const answer = await conn.request('pairDevice', { scopes, ttl: 600 });
+      const answer = await session.request('pairDevice', { scopes, ttl: 600 });
       const link = `${location.origin}${location.pathname}#pair=v1&code=${answer.code}`;
       const copy = h('button', { type: 'button', class: 'secondary', text: 'Copy link' });
       copy.addEventListener('click', async () => {
@@ -147,7 +151,7 @@ export function devicesScreen(ctx) {
         }
         for (const b of boxes.querySelectorAll('input')) b.disabled = true;
         try {
-          const answer = await conn.request('setDeviceScopes', { deviceId: d.id, scopes });
+          const answer = await session.request('setDeviceScopes', { deviceId: d.id, scopes });
           toast(`${d.name} may now: ${answer.device.scopes.join(', ')}`);
         } catch (err) {
           box.checked = !box.checked;
@@ -163,7 +167,7 @@ export function devicesScreen(ctx) {
     async function revokeNow() {
       revoke.disabled = true;
       try {
-        await conn.request('revokeDevice', { deviceId: d.id });
+        await session.request('revokeDevice', { deviceId: d.id });
         toast(`${d.name} is revoked: its connections close within 2 s.`);
         load();
       } catch (err) {
@@ -185,7 +189,7 @@ export function devicesScreen(ctx) {
     });
     const rename = h('button', { type: 'button', class: 'secondary', text: 'Rename', hidden: d.revoked, attrs: { 'aria-label': d.current ? 'Rename this phone' : `Rename ${d.name}` } });
     const renamer = d.revoked ? null : renameForm(d, async (name) => {
-      const answer = await conn.request('renameDevice', { deviceId: d.id, name });
+      const answer = await session.request('renameDevice', { deviceId: d.id, name });
       toast(`Renamed: ${answer.device.name}`);
       load();
     });
@@ -205,7 +209,7 @@ export function devicesScreen(ctx) {
     denied.hidden = may('admin');
     if (!may('admin')) { list.replaceChildren(); activity.replaceChildren(); return; }
     try {
-      const [devices, audit] = await Promise.all([conn.request('listDevices'), conn.request('listAudit', { limit: 20 })]);
+      const [devices, audit] = await Promise.all([session.request('listDevices'), session.request('listAudit', { limit: 20 })]);
       const all = devices.devices || [];
       const active = all.filter((d) => !d.revoked);
       const revoked = all.filter((d) => d.revoked);

@@ -6,9 +6,9 @@ import { gitPanel } from './git-panel.js';
 import { rootsFor } from './fleet.js';
 
 export function diffScreen(ctx, threadId) {
-  const { store, conn } = ctx;
+  const { store, session } = ctx;
   const thread = store.ensure(threadId);
-  const head = header(ctx, { title: 'Changes', subtitle: displayPath(thread.cwd, rootsFor(thread, ctx.policy().roots)), back: () => ctx.back(`#/t/${encodeURIComponent(threadId)}`) });
+  const head = header(ctx, { title: 'Changes', subtitle: displayPath(thread.cwd, rootsFor(thread, ctx.session.policy.roots)), back: () => ctx.back(`#/t/${encodeURIComponent(threadId)}`) });
   const body = h('div', { class: 'diff-host' }, h('p', { class: 'empty', text: 'Loading…' }));
   const git = gitPanel(ctx, threadId, { onCommitted: () => load() }); // branch, commit, push (git-panel.js)
   const el = h('div', { class: 'screen diff-screen' }, head.el, h('main', { class: 'diff-main' }, git.el, body));
@@ -17,7 +17,7 @@ export function diffScreen(ctx, threadId) {
 
   async function load() {
     try {
-      const answer = await conn.request('getDiff', { threadId });
+      const answer = await session.request('getDiff', { threadId });
       if (alive) body.replaceChildren(renderDiff(answer.diff || '', (path) => ctx.navigate(`#/t/${encodeURIComponent(threadId)}/file/${encodeURIComponent(path)}`)));
     } catch (err) {
       if (alive) body.replaceChildren(h('p', { class: 'empty', text: `Could not load the changes: ${describeError(err)}` }));

@@ -4,7 +4,7 @@ import { h } from './dom.js';
 import { header, describeError } from './ui.js';
 
 export function fileScreen(ctx, threadId, path) {
-  const { conn } = ctx;
+  const { session } = ctx;
   const head = header(ctx, { title: path.split('/').pop() || path, subtitle: path, back: () => ctx.back(`#/t/${encodeURIComponent(threadId)}/diff`) });
   const body = h('div', { class: 'file-host' }, h('p', { class: 'empty', text: 'Loading…' }));
   const el = h('div', { class: 'screen file-screen' }, head.el, h('main', { class: 'diff-main' }, body));
@@ -18,7 +18,7 @@ export function fileScreen(ctx, threadId, path) {
       button.disabled = true;
       try {
         const query = new URLSearchParams({ threadId, path });
-        const res = await fetch(`/files?${query}`, { headers: { Authorization: `Bearer ${ctx.token && ctx.token()}` } });
+        const res = await fetch(`/files?${query}`, { headers: { Authorization: `Bearer ${ctx.session.token}` } });
         if (!res.ok) {
           const err = await res.json().catch(() => ({}));
           throw Object.assign(new Error(err.message || `HTTP ${res.status}`), { code: err.code });
@@ -40,7 +40,7 @@ export function fileScreen(ctx, threadId, path) {
 
   async function load() {
     try {
-      const file = await conn.request('readFile', { threadId, path });
+      const file = await session.request('readFile', { threadId, path });
       if (!alive) return;
       if (typeof file.text === 'string') {
         const lines = file.text.replace(/\n$/, '').split('\n');

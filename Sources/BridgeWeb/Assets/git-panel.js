@@ -66,7 +66,7 @@ export function describeRepository(status) {
  * in a git repository. `onCommitted` runs after a commit (the diff below it changed).
  */
 export function gitPanel(ctx, threadId, { onCommitted } = {}) {
-  const { conn } = ctx;
+  const { session } = ctx;
   let status = null;
   let busy = false;
   let alive = true;
@@ -92,7 +92,7 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
     h('div', { class: 'git-actions', dataset: { scope: 'operate' } }, write, commit),
     h('div', { class: 'git-actions' }, push, pullRequest, compare),
     // Without publish: what this phone may not do, and Ask the workstation (issue 37 item 1).
-    scopeAsk((kind, fields) => conn.request(kind, fields), 'publish'),
+    scopeAsk((kind, fields) => session.request(kind, fields), 'publish'),
     error, letCodex, done, next);
   message.id = 'git-message';
 
@@ -134,7 +134,7 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
 
   async function refresh() {
     try {
-      const next = await conn.request('gitStatus', { threadId });
+      const next = await session.request('gitStatus', { threadId });
       if (!alive) return;
       status = next;
       render();
@@ -163,7 +163,7 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
     const before = write.textContent;
     write.textContent = 'Writing…';
     try {
-      const answer = await conn.request('gitCommitMessage', { threadId });
+      const answer = await session.request('gitCommitMessage', { threadId });
       message.value = answer.message || '';
       error.hidden = true;
       message.focus();
@@ -175,7 +175,7 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
     const text = message.value.trim();
     if (!text) { showError({ message: 'Write a commit message first (or tap Write with Codex).' }); message.focus(); return; }
     try {
-      const answer = await conn.request('gitCommit', { threadId, message: text });
+      const answer = await session.request('gitCommit', { threadId, message: text });
       message.value = '';
       showDone(`Committed ${String(answer.sha).slice(0, 7)} on ${answer.branch || 'a detached HEAD'}.`);
       await refresh();
@@ -187,14 +187,14 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
     const text = message.value.trim();
     const ask = text ? `Commit all the current changes with this commit message:\n\n${text}` : 'Commit all the current changes with a good commit message.';
     try {
-      await conn.request('sendMessage', { threadId, text: ask });
+      await session.request('sendMessage', { threadId, text: ask });
       ctx.navigate(`#/t/${encodeURIComponent(threadId)}`);
     } catch (err) { showError(err); }
   }));
 
   push.addEventListener('click', () => act(push, async () => {
     try {
-      const answer = await conn.request('gitPush', { threadId, ...(status && status.upstream ? {} : { setUpstream: true }) });
+      const answer = await session.request('gitPush', { threadId, ...(status && status.upstream ? {} : { setUpstream: true }) });
       showDone(`Pushed to ${answer.remote}/${answer.branch}.`);
       await refresh();
     } catch (err) { showError(err); }
@@ -204,7 +204,7 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
     const title = message.value.trim().split('\n')[0] || (status && status.branch) || 'Changes';
     const body = message.value.trim().split('\n').slice(1).join('\n').trim();
     try {
-      const answer = await conn.request('gitPullRequest', { threadId, title, ...(body ? { body } : {}) });
+      const answer = await session.request('gitPullRequest', { threadId, title, ...(body ? { body } : {}) });
       error.hidden = true;
       done.replaceChildren(answer.created ? 'Pull request created: ' : 'Open the page to create it: ',
         h('a', { href: answer.url, text: answer.url, attrs: { target: '_blank', rel: 'noopener noreferrer' } }));

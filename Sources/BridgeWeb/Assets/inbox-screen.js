@@ -10,7 +10,7 @@ import { rootsFor } from './fleet.js';
 import { machineChip } from './fleet-view.js';
 
 export function inboxScreen(ctx) {
-  const { store, conn } = ctx;
+  const { store, session } = ctx;
   const head = header(ctx, { title: 'Needs you', subtitle: 'Approvals and questions', back: () => ctx.back('#/') });
   const list = h('ul', { class: 'inbox-list', attrs: { 'aria-label': 'Waiting for an answer' } });
   const empty = h('p', { class: 'empty', text: 'Nothing waits for you.', hidden: true });
@@ -20,10 +20,10 @@ export function inboxScreen(ctx) {
 
   function entry({ kind, thread, item }) {
     const cardCtx = {
-      get deviceId() { return ctx.deviceId(); },
-      roots: () => rootsFor(thread, ctx.policy().roots),
-      decide: (approval, decision) => conn.request('approve', { approvalId: approval.approvalId, decision }),
-      answer: (question, fields) => conn.request('answerInput', { requestId: question.requestId, ...fields }),
+      get deviceId() { return ctx.session.deviceId; },
+      roots: () => rootsFor(thread, ctx.session.policy.roots),
+      decide: (approval, decision) => session.request('approve', { approvalId: approval.approvalId, decision }),
+      answer: (question, fields) => session.request('answerInput', { requestId: question.requestId, ...fields }),
     };
     const card = kind === 'approval' ? approvalCard(item, cardCtx) : questionCard(item, cardCtx);
     const title = thread.name || thread.preview || 'Thread';

@@ -116,7 +116,7 @@ function agentView(item, onLayout) {
   return {
     el,
     update(it) { if (it.done) final(it); },
-    delta(field, text) {
+    delta(_field, text) {
       if (item.done) return;
       out.push(text);
       const full = item.text || '';
@@ -143,7 +143,7 @@ function reasoningView(item) {
     else { out.reset(reasoningText(it)); body.replaceChildren(node); }
   }
   fill(item);
-  return { el, update: fill, delta(field, text) { out.push(text); } };
+  return { el, update: fill, delta(_field, text) { out.push(text); } };
 }
 
 function commandState(item) {
@@ -177,7 +177,7 @@ function commandView(item) {
       if (it.done && typeof it.aggregatedOutput === 'string') out.reset(it.aggregatedOutput);
       state(it);
     },
-    delta(field, text) { pre.hidden = false; out.push(text); },
+    delta(_field, text) { pre.hidden = false; out.push(text); },
   };
 }
 

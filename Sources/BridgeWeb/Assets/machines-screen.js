@@ -26,7 +26,7 @@ function textInput(id, props = {}) {
 }
 
 export function machinesScreen(ctx) {
-  const head = header(ctx, { title: 'Machines', subtitle: ctx.serverName() || '', back: () => ctx.back('#/') });
+  const head = header(ctx, { title: 'Machines', subtitle: ctx.session.serverName || '', back: () => ctx.back('#/') });
   const denied = h('p', { class: 'notice', hidden: true, text: 'This device may not manage machines (it needs the admin scope).' });
   const list = h('div', { class: 'machine-list' });
   const addCard = addSection();
@@ -93,7 +93,7 @@ export function machinesScreen(ctx) {
       if (name === m.name) { closeRename(); return; }
       save.disabled = true;
       try {
-        const answer = await ctx.conn.request('renameMachine', { machineId: m.id, name });
+        const answer = await ctx.session.request('renameMachine', { machineId: m.id, name });
         toast(`Renamed to ${name}`);
         closeRename();
         if (alive) render(answer);
@@ -129,7 +129,7 @@ export function machinesScreen(ctx) {
     yes.addEventListener('click', async () => {
       yes.disabled = true;
       try {
-        const answer = await ctx.conn.request('removeMachine', { machineId: m.id });
+        const answer = await ctx.session.request('removeMachine', { machineId: m.id });
         toast(`${m.name} is removed`);
         editDone();
         if (alive) render(answer);
@@ -186,7 +186,7 @@ export function machinesScreen(ctx) {
       setBusy(`Linking ${label}… If that workstation confirms new devices (serve --confirm-pairing), this waits until its owner allows it there.`);
       const before = new Set([...list.querySelectorAll('.machine-card')].map((c) => c.dataset.machineId));
       try {
-        const answer = await ctx.conn.request('addMachine', fields);
+        const answer = await ctx.session.request('addMachine', fields);
         if (!alive) return;
         const added = (answer.machines || []).map(linkedMachine).filter((m) => m && !before.has(m.id));
         toast(added.length ? `${added[0].name} is linked` : 'Linked again');
@@ -218,7 +218,7 @@ export function machinesScreen(ctx) {
       error.textContent = '';
       setBusy('Looking for workstations on this network…');
       try {
-        const answer = await ctx.conn.request('listMachines', { nearby: true });
+        const answer = await ctx.session.request('listMachines', { nearby: true });
         if (!alive) return;
         render(answer);
         showNearby((answer.nearby || []).map(nearbyMachine).filter(Boolean));
@@ -275,7 +275,7 @@ export function machinesScreen(ctx) {
     addCard.el.hidden = !may('admin');
     if (!may('admin')) { list.replaceChildren(); return; }
     try {
-      const answer = await ctx.conn.request('listMachines');
+      const answer = await ctx.session.request('listMachines');
       if (alive) render(answer);
     } catch (err) {
       if (err.code === 'closed' || !alive) return;

@@ -16,7 +16,7 @@ const SANDBOX_LABELS = { 'read-only': 'Read only', 'workspace-write': 'Workspace
 const APPROVAL_LABELS = { untrusted: 'Ask for anything untrusted', 'on-failure': 'Ask when a command fails', 'on-request': 'Ask when Codex wants to', never: 'Never ask' };
 
 export function newThreadScreen(ctx) {
-  const { conn } = ctx;
+  const { session } = ctx;
   const head = header(ctx, { title: 'New thread', subtitle: 'Choose a folder', back: () => ctx.back('#/') });
   const main = h('main', { class: 'new-main' });
   const el = h('div', { class: 'screen new-screen' }, head.el, main);
@@ -30,7 +30,7 @@ export function newThreadScreen(ctx) {
 
   let truncated = false;
   const resolvedRoots = new Set(); // a root as listDirectory resolved it (symbolic links followed)
-  const roots = () => (isHome(machineId) ? ctx.policy().roots || [] : rootsOf(machineId) || []);
+  const roots = () => (isHome(machineId) ? ctx.session.policy.roots || [] : rootsOf(machineId) || []);
   const onMachine = (fields) => (isHome(machineId) ? fields : { ...fields, machine: machineId });
   const trim = (p) => p.replace(/\/+$/, '') || '/';
   const isRoot = (p) => resolvedRoots.has(trim(p)) || roots().some((r) => trim(r) === trim(p));
@@ -47,7 +47,7 @@ export function newThreadScreen(ctx) {
     render();
     try {
       const asked = machineId;
-      const answer = await conn.request('listDirectory', onMachine({ path: p }));
+      const answer = await session.request('listDirectory', onMachine({ path: p }));
       if (!alive || path !== p || asked !== machineId) return;
       entries = answer.entries || [];
       truncated = !!answer.truncated;
@@ -119,7 +119,7 @@ export function newThreadScreen(ctx) {
     return h('div', { class: 'picker' },
       machinePicker(machineId, chooseMachine),
       h('div', { class: 'picker-bar' },
-        canGoUp ? h('button', { type: 'button', class: 'icon-button', attrs: { 'aria-label': 'Parent folder' }, on: { click: () => (isRoot(path) ? (path = null, render()) : open(parentOf(path))) } }, icon('up')) : null,
+        canGoUp ? h('button', { type: 'button', class: 'icon-button', attrs: { 'aria-label': 'Parent folder' }, on: { click: () => { if (isRoot(path)) { path = null; render(); } else open(parentOf(path)); } } }, icon('up')) : null,
         h('p', { class: 'picker-path', text: path === null ? where : displayPath(path, roots()) }),
         h('label', { class: 'toggle' }, toggle, h('span', { text: 'Hidden' }))),
       h('ul', { class: `dir-list${loading ? ' loading' : ''}` }, items),
@@ -134,7 +134,7 @@ export function newThreadScreen(ctx) {
 
   // The models Codex offers (listModels), asked once per screen; until they arrive the pickers say "Default".
   let models = null;
-  const modelsReady = conn.request('listModels', {}).then((a) => { models = a.models || []; }, () => { models = []; });
+  const modelsReady = session.request('listModels', {}).then((a) => { models = a.models || []; }, () => { models = []; });
 
   /// Model and Effort pickers: "Default" leaves the choice to Codex; the efforts follow the chosen model.
   function modelPickers() {
@@ -160,13 +160,13 @@ export function newThreadScreen(ctx) {
     // Another machine's policy and models are its own (not in this session): its defaults apply there, and a
     // photo uploaded here is this bridge's, so neither is offered for it.
     const linked = !isHome(machineId);
-    const policy = linked ? {} : ctx.policy();
+    const policy = linked ? {} : ctx.session.policy;
     const input = h('textarea', { class: 'prompt-input', rows: 5, placeholder: 'What should Codex do?', attrs: { 'aria-label': 'Message', autocomplete: 'off' } });
     const sandbox = select('Sandbox', 'sandbox', policy.sandboxes, SANDBOX_LABELS, policy.defaultSandbox);
     const approvals = select('Approval policy', 'approvalPolicy', policy.approvalPolicies, APPROVAL_LABELS, policy.defaultApprovalPolicy);
     const start = h('button', { type: 'submit', class: 'primary wide', text: 'Start' });
     const chosenOptions = h('span', { class: 'options-now', attrs: { 'aria-hidden': 'true' } });
-    const attached = attachments(() => ctx.token && ctx.token(), (text) => toast(text));
+    const attached = attachments(() => ctx.session.token, (text) => toast(text));
     if (!linked) input.addEventListener('paste', attached.onPaste);
     const plan = planToggle(); // the first turn in plan mode: Codex asks and proposes before it edits
     const where = displayPath(chosen, roots());
@@ -205,13 +205,14 @@ export function newThreadScreen(ctx) {
       try {
         const ids = linked ? [] : await attached.ids();
         if (ids.length) fields.attachments = ids;
-        const answer = await conn.request('startThread', fields);
+        const answer = await session.request('startThread', fields);
         const t = ctx.store.ensure(answer.threadId);
         // Subscribed from its first event: what arrives live is the whole thread.
-        Object.assign(t, { listed: true, loaded: true, complete: true, cwd: answer.cwd || chosen, preview: t.preview || prompt, updatedAt: Date.now() / 1000 });
-        if (!isHome(machineId)) t.machine = machineId;
-        if (fields.collaborationMode) t.collaborationMode = fields.collaborationMode;
-        ctx.store.listChanged();
+        ctx.store.commit(t, [{ set: {
+          listed: true, loaded: true, complete: true, cwd: answer.cwd || chosen, preview: t.preview || prompt, updatedAt: Date.now() / 1000,
+          ...(isHome(machineId) ? {} : { machine: machineId }),
+          ...(fields.collaborationMode ? { collaborationMode: fields.collaborationMode } : {}),
+        } }, { list: true }]);
         ctx.navigate(`#/t/${encodeURIComponent(answer.threadId)}`, { replace: true });
       } catch (err) {
         start.disabled = false;

@@ -57,7 +57,7 @@ export function proposedPlanView(item, ctx) {
   return {
     el,
     update: fill,
-    delta(field, text) { if (streamed) streamed.appendData(text); },
+    delta(_field, text) { if (streamed) streamed.appendData(text); },
   };
 }
 

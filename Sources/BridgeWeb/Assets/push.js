@@ -1,6 +1,7 @@
 // Notifications: the "Notify me" control (permission is asked only after a tap, as browsers require), the
-// Web Push subscription sent to the bridge (pushSubscribe), and presence: the bridge pushes only to devices
-// whose page is not on screen, so the page says when it is hidden or visible.
+// Web Push subscription sent to the bridge (pushSubscribe), presence (the bridge pushes only to devices whose
+// page is not on screen, so the page says when it is hidden or visible) and the service worker's registration.
+// `session` below is the app's Session (session.js): requests go on its current connection.
 import { h } from './dom.js';
 import { toast, describeError } from './ui.js';
 
@@ -29,13 +30,13 @@ function savedState() {
 }
 
 /** Tells the bridge whether this page is on screen, now and on every change. */
-export function sendPresence(conn) {
-  if (!conn) return;
-  conn.request('presence', { visible: document.visibilityState === 'visible' }).catch(() => {});
+export function sendPresence(session) {
+  if (!session) return;
+  session.request('presence', { visible: document.visibilityState === 'visible' }).catch(() => {});
 }
 
 /** Subscribes this browser and registers the subscription with the bridge; returns the subscription id. */
-export async function enablePush(conn, publicKey) {
+export async function enablePush(session, publicKey) {
   const permission = await Notification.requestPermission();
   if (permission !== 'granted') throw new Error('Notifications are blocked for this site in the browser settings.');
   const registration = await navigator.serviceWorker.ready;
@@ -48,7 +49,7 @@ export async function enablePush(conn, publicKey) {
   }
   if (!subscription) subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(publicKey) });
   const json = subscription.toJSON();
-  const answer = await conn.request('pushSubscribe', { subscription: { endpoint: json.endpoint, keys: json.keys } });
+  const answer = await session.request('pushSubscribe', { subscription: { endpoint: json.endpoint, keys: json.keys } });
   localStorage.setItem(SAVED, JSON.stringify({ subscriptionId: answer.subscriptionId, key: publicKey }));
   return answer.subscriptionId;
 }
@@ -57,7 +58,7 @@ export async function enablePush(conn, publicKey) {
  * After each handshake: a browser that has notifications on registers its current subscription again (the
  * endpoint may have changed, or the bridge dropped it); the bridge keeps one row per endpoint.
  */
-export async function resyncPush(conn, publicKey) {
+export async function resyncPush(session, publicKey) {
   const state = savedState();
   if (!state || !publicKey || state.key !== publicKey || !pushSupported() || Notification.permission !== 'granted') return;
   try {
@@ -65,15 +66,15 @@ export async function resyncPush(conn, publicKey) {
     const subscription = registration && await registration.pushManager.getSubscription();
     if (!subscription) { localStorage.removeItem(SAVED); return; }
     const json = subscription.toJSON();
-    const answer = await conn.request('pushSubscribe', { subscription: { endpoint: json.endpoint, keys: json.keys } });
+    const answer = await session.request('pushSubscribe', { subscription: { endpoint: json.endpoint, keys: json.keys } });
     localStorage.setItem(SAVED, JSON.stringify({ subscriptionId: answer.subscriptionId, key: publicKey }));
   } catch (_) { /* tried again at the next connection */ }
 }
 
-export async function disablePush(conn) {
+export async function disablePush(session) {
   const state = savedState();
   localStorage.removeItem(SAVED);
-  if (state && state.subscriptionId) await conn.request('pushUnsubscribe', { subscriptionId: state.subscriptionId }).catch(() => {});
+  if (state && state.subscriptionId) await session.request('pushUnsubscribe', { subscriptionId: state.subscriptionId }).catch(() => {});
   const registration = await navigator.serviceWorker.getRegistration();
   const subscription = registration && await registration.pushManager.getSubscription();
   if (subscription) await subscription.unsubscribe();
@@ -88,7 +89,7 @@ export function notifyControl(ctx) {
   let busy = false;
 
   function render() {
-    const key = ctx.pushPublicKey();
+    const key = ctx.session.pushPublicKey;
     const state = savedState();
     const on = !!(state && state.key === key && typeof Notification !== 'undefined' && Notification.permission === 'granted');
     el.hidden = !key;
@@ -103,7 +104,7 @@ export function notifyControl(ctx) {
       hide.hidden = false;
       return;
     }
-    if (!ctx.deviceId()) {
+    if (!ctx.session.deviceId) {
       text.textContent = 'Notifications need a paired phone: scan a code from codex-bridge pair.';
       button.hidden = true;
       return;
@@ -130,10 +131,10 @@ export function notifyControl(ctx) {
     render();
     try {
       if (button.dataset.on) {
-        await disablePush(ctx.conn);
+        await disablePush(ctx.session);
         toast('Notifications off');
       } else {
-        await enablePush(ctx.conn, ctx.pushPublicKey());
+        await enablePush(ctx.session, ctx.session.pushPublicKey);
         toast('Notifications on');
       }
     } catch (err) {
@@ -145,4 +146,20 @@ export function notifyControl(ctx) {
   });
   render();
   return { el, render };
+}
+
+/**
+ * Registers the service worker (sw.js: the app shell offline, and notifications) where the page may have one.
+ * A registration that fails (say the network changed while sw.js was fetched) is tried again, a few times and
+ * whenever the browser is back online: notifications wait for a registered worker.
+ */
+export function registerWorker() {
+  if (!('serviceWorker' in navigator && window.isSecureContext)) return;
+  let failures = 0;
+  const register = () => navigator.serviceWorker.register('sw.js').catch(() => {
+    failures += 1;
+    if (failures < 6) setTimeout(register, 1000 * failures);
+  });
+  addEventListener('load', register);
+  addEventListener('online', () => { failures = 0; register(); });
 }

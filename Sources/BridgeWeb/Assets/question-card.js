@@ -2,8 +2,8 @@
 // and a free-form answer) or an MCP server's form (an elicitation: fields from a schema, or a page to open).
 // Send answers it (answerInput); Skip declines. When anyone answers, the card says who and what. Everything the
 // agent wrote is shown as text.
-import { h, clear } from './dom.js';
-import { whoAndWhen } from './approval-card.js';
+import { h } from './dom.js';
+import { pendingCard } from './pending-card.js';
 
 const ACTIONS = { accept: 'Answered', decline: 'Skipped', cancel: 'Withdrawn' };
 let serial = 0;
@@ -102,62 +102,32 @@ function pair(question, answer) {
 export function questionCard(input, ctx) {
   const isForm = input.type === 'elicitation';
   const { fields, collect } = isForm ? elicitationFields(input) : userInputFields(input);
-  const actions = h('div', { class: 'approval-actions' });
-  const outcome = h('p', { class: 'approval-outcome', attrs: { 'aria-live': 'polite' } });
   const body = h('div', { class: 'question-fields' }, fields);
   const given = h('div', { class: 'question-given', hidden: true }); // the questions with their answers, once answered
-  const el = h('section', { class: 'approval question-card', attrs: { 'aria-label': 'Question from Codex' }, dataset: { requestId: input.requestId } },
-    h('h2', { class: 'approval-title', text: isForm ? `${input.serverName ? String(input.serverName) : 'A tool'} asks` : 'Codex asks' }),
-    input.message ? h('p', { class: 'question-text', text: String(input.message) }) : null,
-    input.url ? h('p', { class: 'approval-meta' }, 'Open ', h('code', { text: String(input.url) }), ' then answer.') : null,
-    body, given, actions, outcome);
-
-  let busy = false;
-  const send = async (fieldsToSend, button) => {
-    if (busy) return;
-    busy = true;
-    for (const b of actions.querySelectorAll('button')) b.disabled = true;
-    button.classList.add('busy');
-    input.answeredHere = true; // a linked machine names the answering device in its own ids: remember it was us
-    try {
-      await ctx.answer(input, fieldsToSend);
-    } catch (err) {
-      input.answeredHere = false;
-      if (err && err.code === 'input_not_pending') outcome.textContent = 'Already answered.';
-      else outcome.textContent = `Could not send: ${err && err.message ? err.message : err}`;
-      busy = false;
-      update();
-    }
-  };
-  const button = (label, cls, make) => {
-    const b = h('button', { type: 'button', class: cls, text: label });
-    b.addEventListener('click', () => {
-      const fieldsToSend = make();
-      if (!fieldsToSend) { outcome.textContent = 'Pick or type an answer first.'; return; }
-      outcome.textContent = '';
-      send(fieldsToSend, b);
-    });
-    return b;
-  };
-
-  function update() {
-    clear(actions);
-    if (input.resolved) {
-      el.classList.add('resolved', `decision-${input.resolved.action}`);
+  // A form with no fields is a yes/no question (Codex asks so whether an MCP tool may run).
+  const label = isForm && input.url ? 'Done' : isForm && !fields.length ? 'Allow' : 'Send answer';
+  return pendingCard(input, {
+    section: { class: 'approval question-card', label: 'Question from Codex', dataset: { requestId: input.requestId } },
+    title: isForm ? `${input.serverName ? String(input.serverName) : 'A tool'} asks` : 'Codex asks',
+    body: [
+      input.message ? h('p', { class: 'question-text', text: String(input.message) }) : null,
+      input.url ? h('p', { class: 'approval-meta' }, 'Open ', h('code', { text: String(input.url) }), ' then answer.') : null,
+      body, given,
+    ],
+    buttons: (button) => [
+      button(label, 'primary', isForm && input.url ? () => ({ action: 'accept' }) : collect),
+      button('Skip', 'secondary', () => ({ action: 'decline' })),
+      isForm ? button('Cancel', 'danger', () => ({ action: 'cancel' })) : null].filter(Boolean),
+    prompt: 'Pick or type an answer first.',
+    submit: (answer) => ctx.answer(input, answer),
+    notPending: 'input_not_pending',
+    decision: (resolved) => resolved.action,
+    outcome: (resolved) => ACTIONS[resolved.action] || resolved.action,
+    onResolved() {
       body.hidden = true;
       given.replaceChildren(...answeredSummary(input));
       given.hidden = !given.childNodes.length;
-      outcome.textContent = `${ACTIONS[input.resolved.action] || input.resolved.action}${whoAndWhen(input.resolved, ctx.deviceId, input.answeredHere)}.`;
-      return;
-    }
-    // A form with no fields is a yes/no question (Codex asks so whether an MCP tool may run).
-    const label = isForm && input.url ? 'Done' : isForm && !fields.length ? 'Allow' : 'Send answer';
-    actions.append(
-      button(label, 'primary', isForm && input.url ? () => ({ action: 'accept' }) : collect),
-      button('Skip', 'secondary', () => ({ action: 'decline' })));
-    if (isForm) actions.append(button('Cancel', 'danger', () => ({ action: 'cancel' })));
-    if (busy) for (const b of actions.querySelectorAll('button')) b.disabled = true;
-  }
-  update();
-  return { el, update };
+    },
+    deviceId: () => ctx.deviceId,
+  });
 }

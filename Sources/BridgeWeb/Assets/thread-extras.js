@@ -1,74 +1,13 @@
-// The store's part for what a turn needs from the phone: the agent's questions (inputRequest/inputResolved)
-// and follow-ups held until the running turn ends (messageQueued/messageUnqueued). Kept on the thread as
-// `inputs` (requestId → question) and `queued` (queuedId → message).
+// The store's part for follow-ups held until the running turn ends (messageQueued/messageUnqueued, kept in the
+// thread's `queued` map), and how a turn's failure and the account's usage are said.
 
-/** Who answered an approval or a question, and when: what the card keeps saying after reloads. */
-export function answeredBy(msg, fields) {
-  return {
-    ...fields,
-    deviceId: msg.deviceId || null,
-    deviceName: typeof msg.deviceName === 'string' ? msg.deviceName : null,
-    at: typeof msg.at === 'number' ? msg.at : null,
-    elsewhere: msg.answeredElsewhere === true,
-  };
-}
-
-/** Applies one message; returns true when it was one of these kinds. */
-export function applyExtra(store, msg) {
-  switch (msg.kind) {
-    case 'inputRequest': {
-      const t = extras(store, msg.threadId);
-      let input = t.inputs.get(msg.requestId);
-      if (!input) {
-        input = { ...msg, resolved: null, receivedAt: Date.now() };
-        t.inputs.set(msg.requestId, input);
-      }
-      const turn = store.turn(t, msg.turnId);
-      turn.inputs = turn.inputs || [];
-      if (turn.inputs.includes(msg.requestId)) return true; // sent again on resubscribe, or in readThread's answer
-      turn.inputs.push(msg.requestId);
-      store.emit(t, { type: 'input', input, turn, added: true });
-      store.listChanged();
-      return true;
-    }
-    case 'inputResolved': {
-      const t = extras(store, msg.threadId);
-      const input = t.inputs.get(msg.requestId);
-      if (!input) return true;
-      input.resolved = answeredBy(msg, { action: msg.action, answers: msg.answers || null, content: msg.content || null });
-      store.emit(t, { type: 'input', input });
-      store.listChanged();
-      return true;
-    }
-    case 'messageQueued': {
-      const t = extras(store, msg.threadId);
-      if (!t.queued.has(msg.queuedId)) t.queued.set(msg.queuedId, { ...msg });
-      store.emit(t, { type: 'queue' });
-      return true;
-    }
-    case 'messageUnqueued': {
-      const t = extras(store, msg.threadId);
-      t.queued.delete(msg.queuedId);
-      store.emit(t, { type: 'queue', unqueued: msg });
-      return true;
-    }
-    default: return false;
+/** The change records (threads.js) for a queued message or its leaving the queue; null for any other message. */
+export function queueRecords(t, msg) {
+  if (msg.kind === 'messageQueued') {
+    return [{ set: { listed: true } }, ...(t.queued.has(msg.queuedId) ? [] : [{ put: 'queued', key: msg.queuedId, value: { ...msg } }]), { emit: { type: 'queue' } }];
   }
-}
-
-function extras(store, threadId) {
-  const t = store.ensure(threadId);
-  t.listed = true;
-  if (!t.inputs) t.inputs = new Map();
-  if (!t.queued) t.queued = new Map();
-  return t;
-}
-
-/** Questions nobody answered yet. */
-export function pendingInputs(t) {
-  let n = 0;
-  for (const i of (t.inputs || new Map()).values()) if (!i.resolved) n++;
-  return n;
+  if (msg.kind === 'messageUnqueued') return [{ set: { listed: true } }, { put: 'queued', key: msg.queuedId, value: null }, { emit: { type: 'queue', unqueued: msg } }];
+  return null;
 }
 
 /** Codex's own kind of an error (`codexErrorInfo`: a name, or an object named by its one key), or null. */

@@ -49,20 +49,23 @@ export function deleteForm({ request, onDeleted }) {
 const REVIEWERS = [['user', 'Ask me'], ['auto_review', 'Codex\'s auto-reviewer']];
 
 /**
- * The Settings form: Model and Effort (the efforts follow the model; Codex's `listModels`) and who answers
- * approvals. `models()` resolves to the model list; `onSaved(fields)` after the bridge accepted the change.
+ * The Settings form: Model and Effort (the efforts follow the model; Codex's `listModels`), who answers
+ * approvals, and the permissions of the next turns (`listPermissionProfiles`: a profile the workstation does not
+ * allow is shown, not offered). `models()` resolves to the model list; `onSaved(fields)` after the bridge accepted the change.
  * `open(thread)` shows it with the thread's current settings.
  */
 export function settingsForm({ request, models, onSaved }) {
   const model = h('select', { id: 'thread-model', name: 'model' });
   const effort = h('select', { id: 'thread-effort', name: 'effort' });
   const reviewer = h('select', { id: 'thread-reviewer', name: 'approvalsReviewer' }, REVIEWERS.map(([value, text]) => h('option', { value, text })));
+  const permissions = h('select', { id: 'thread-permissions', name: 'permissionProfile' });
   const save = h('button', { type: 'submit', class: 'primary', text: 'Save' });
   const cancel = h('button', { type: 'button', class: 'text-button', text: 'Cancel' });
   const field = (id, label, control) => h('div', { class: 'field' }, h('label', { class: 'form-label', htmlFor: id, text: label }), control);
   const el = h('form', { class: 'goal-form settings-form', hidden: true, dataset: { scope: 'operate' }, attrs: { 'aria-label': 'Thread settings' } },
     h('p', { class: 'muted', text: 'For the next turns of this thread.' }),
     field('thread-model', 'Model', model), field('thread-effort', 'Effort', effort), field('thread-reviewer', 'Approvals', reviewer),
+    field('thread-permissions', 'Permissions', permissions),
     h('div', { class: 'goal-actions' }, save, cancel));
   let list = [];
   let current = {};
@@ -79,12 +82,22 @@ export function settingsForm({ request, models, onSaved }) {
   }
   model.addEventListener('change', () => fillEfforts(effort.value));
 
+  function fillPermissions(profiles) {
+    const named = { ':read-only': 'Read only', ':workspace': 'Workspace (edit files here)', ':danger-full-access': 'Full access' };
+    const options = profiles.map((p) => h('option', {
+      value: p.id, disabled: !p.allowed, text: `${named[p.id] || p.id}${p.allowed ? '' : ' (not allowed here)'}`,
+    }));
+    permissions.replaceChildren(h('option', { value: '', text: 'As they are' }), ...options);
+    permissions.value = '';
+  }
+
   el.addEventListener('submit', async (e) => {
     e.preventDefault();
     const fields = {};
     if (model.value && model.value !== current.shownModel) fields.model = model.value;
     if (effort.value && (effort.value !== current.shownEffort || fields.model)) fields.effort = effort.value;
     if (reviewer.value !== (current.approvalsReviewer || 'user')) fields.approvalsReviewer = reviewer.value;
+    if (permissions.value) fields.permissionProfile = permissions.value;
     if (!Object.keys(fields).length) { close(); return; }
     save.disabled = true;
     try {
@@ -105,7 +118,9 @@ export function settingsForm({ request, models, onSaved }) {
       current = { model: thread.model || '', effort: thread.effort || '', approvalsReviewer: thread.approvalsReviewer || 'user' };
       el.hidden = false;
       save.disabled = true;
+      const listed = request('listPermissionProfiles', {}).then((a) => a.profiles || [], () => []);
       try { list = await models(); } catch (_) { list = []; }
+      fillPermissions(await listed);
       save.disabled = false;
       const options = list.map((m) => h('option', { value: m.id, text: m.displayName || m.id }));
       // A model Codex does not list (a custom provider's) stays selectable as it is.

@@ -51,8 +51,7 @@ export async function archiveThread({ request, store, thread }) {
     toast(`Not archived: ${describeError(err)}`);
     return false;
   }
-  thread.archived = true;
-  store.listChanged();
+  store.commit(thread, [{ set: { archived: true } }, { list: true }]);
   toast(`Archived “${(thread.name || thread.preview || 'thread').slice(0, 60)}”.`);
   return true;
 }

@@ -2,34 +2,26 @@
 // (turn/plan/updated, kept as `turn.plan`), the thread's goal (`t.goal`), its collaboration mode
 // (`t.collaborationMode`), its sub-agents (`t.subAgents`: agentThreadId → {status, nickname, role}; a sub-agent's
 // own thread gets `parentThreadId`), and Codex's notices (model rerouted, hooks) as small items of the turn.
+// Each function reads a thread and returns change records (threads.js); the store writes them.
 
-/** Applies one event the core store leaves alone; returns true when it was one of these. */
-export function applyToolEvent(store, t, msg, turnId) {
+/** The change records (threads.js) for one event the core store leaves alone; null when it is none of these. */
+export function toolRecords(t, msg, turnId) {
   const data = msg.data || {};
   switch (msg.type) {
     case 'turn/plan/updated': {
-      const turn = store.turn(t, turnId || data.turnId);
-      turn.plan = planOf(data);
-      store.emit(t, { type: 'plan', turn });
-      return true;
+      const id = turnId || data.turnId;
+      return [{ turn: id, set: { plan: planOf(data) } }, { emit: { type: 'plan' }, turn: id }];
     }
     case 'thread/goal/updated':
-      t.goal = goalOf(data.goal);
-      store.emit(t, { type: 'status' });
-      store.listChanged();
-      return true;
     case 'thread/goal/cleared':
-      t.goal = null;
-      store.emit(t, { type: 'status' });
-      store.listChanged();
-      return true;
+      return [{ set: { goal: msg.type === 'thread/goal/cleared' ? null : goalOf(data.goal) } }, { emit: { type: 'status' } }, { list: true }];
     case 'thread/settings/updated': {
       const settings = data.threadSettings || {};
       const mode = settings.collaborationMode && settings.collaborationMode.mode;
-      if (mode === 'plan' || mode === 'default') t.collaborationMode = mode;
-      learnSettings(t, { model: settings.model, effort: settings.effort || settings.reasoningEffort, approvalsReviewer: settings.approvalsReviewer });
-      store.emit(t, { type: 'status' });
-      return true;
+      return [
+        { set: { ...(mode === 'plan' || mode === 'default' ? { collaborationMode: mode } : {}),
+          ...learnSettings({ model: settings.model, effort: settings.effort || settings.reasoningEffort, approvalsReviewer: settings.approvalsReviewer }) } },
+        { emit: { type: 'status' } }];
     }
     // Codex's automatic reviewer decided an approval request no person was asked (approvalsReviewer auto_review).
     case 'item/autoApprovalReview/started':
@@ -41,27 +33,21 @@ export function applyToolEvent(store, t, msg, turnId) {
       const verdict = { approved: 'approved', denied: 'denied', inProgress: 'reviewing', timedOut: 'timed out', aborted: 'stopped' }[status] || status;
       const risk = str(review.riskLevel) ? `, ${review.riskLevel} risk` : '';
       const why = done && str(review.rationale) ? `: ${review.rationale}` : '';
-      notice(store, t, turnId, `review-${str(data.reviewId) || msg.seq}`, `review review-${status === 'denied' ? 'denied' : status === 'approved' ? 'approved' : 'pending'}`,
-        `Auto-review ${verdict}${what ? ` ${what}` : ''}${risk}${why}`, { type: 'autoReview', reviewId: str(data.reviewId), denied: status === 'denied' });
-      return true;
+      return [notice(turnId, `review-${str(data.reviewId) || msg.seq}`, `review review-${status === 'denied' ? 'denied' : status === 'approved' ? 'approved' : 'pending'}`,
+        `Auto-review ${verdict}${what ? ` ${what}` : ''}${risk}${why}`, { type: 'autoReview', reviewId: str(data.reviewId), denied: status === 'denied' })];
     }
     // A person overrode a denial (approveDeniedAction, here or on another phone).
     case 'bridge/deniedActionApproved': {
-      const known = t.itemMap.get(`review-${str(data.reviewId)}`);
-      if (known) {
-        known.item.overridden = true;
-        known.item.overriddenBy = str(data.deviceId);
-        store.emit(t, { type: 'itemUpdate', item: known.item });
-      }
-      return true;
+      const id = `review-${str(data.reviewId)}`;
+      const known = t.itemMap.get(id);
+      if (!known) return [];
+      return [{ item: id, set: { overridden: true, overriddenBy: str(data.deviceId) } }, { emit: { type: 'itemUpdate', item: known.item } }];
     }
     case 'bridge/subAgent':
-      if (typeof data.agentThreadId === 'string') learnSubAgent(store, t, data);
-      return true;
+      return typeof data.agentThreadId === 'string' ? subAgentRecords(t, data) : [];
     case 'model/rerouted':
-      notice(store, t, turnId, `rerouted-${turnId}-${msg.seq}`, 'reroute',
-        `Model rerouted: ${str(data.fromModel) || '?'} → ${str(data.toModel) || '?'}${data.reason ? ` (${reasonText(data.reason)})` : ''}`);
-      return true;
+      return [notice(turnId, `rerouted-${turnId}-${msg.seq}`, 'reroute',
+        `Model rerouted: ${str(data.fromModel) || '?'} → ${str(data.toModel) || '?'}${data.reason ? ` (${reasonText(data.reason)})` : ''}`)];
     case 'hook/started':
     case 'hook/completed': {
       const run = data.run || {};
@@ -69,73 +55,77 @@ export function applyToolEvent(store, t, msg, turnId) {
       const done = msg.type === 'hook/completed';
       const status = done ? (str(run.status) || 'completed') : 'running';
       const took = done && typeof run.durationMs === 'number' ? `, ${run.durationMs} ms` : '';
-      notice(store, t, turnId, `hook-${str(run.id) || msg.seq}-${turnId || ''}`, `hook ${status}`, `${name}: ${status}${took}`);
-      return true;
+      return [notice(turnId, `hook-${str(run.id) || msg.seq}-${turnId || ''}`, `hook ${status}`, `${name}: ${status}${took}`)];
     }
     default:
-      return false;
+      return null;
   }
 }
 
-/** What a `listThreads` entry says beside the core fields. */
-export function applyListTools(t, s) {
-  t.goal = s.goal ? goalOf(s.goal) : null;
-  if (s.collaborationMode) t.collaborationMode = s.collaborationMode;
-  if (s.parentThreadId) t.parentThreadId = s.parentThreadId;
-  if (s.agentNickname) t.agentNickname = s.agentNickname;
-  if (s.agentRole) t.agentRole = s.agentRole;
-  if (s.name) t.name = s.name;
-  learnSettings(t, { model: s.model, effort: s.reasoningEffort });
-  if (typeof s.branch === 'string' && s.branch) t.branch = s.branch; // the git branch Codex recorded (or the worktree's)
+/** The change records for what a `listThreads` entry says beside the core fields. */
+export function listRecords(s) {
+  return [{ set: {
+    goal: s.goal ? goalOf(s.goal) : null,
+    ...(s.collaborationMode ? { collaborationMode: s.collaborationMode } : {}),
+    ...(s.parentThreadId ? { parentThreadId: s.parentThreadId } : {}),
+    ...(s.agentNickname ? { agentNickname: s.agentNickname } : {}),
+    ...(s.agentRole ? { agentRole: s.agentRole } : {}),
+    ...(s.name ? { name: s.name } : {}),
+    ...learnSettings({ model: s.model, effort: s.reasoningEffort }),
+    ...(typeof s.branch === 'string' && s.branch ? { branch: s.branch } : {}), // the git branch Codex recorded (or the worktree's)
+  } }];
 }
 
-/** What a `thread` answer carries beside Codex's thread: its goal, mode and each turn's last plan. */
-export function applySnapshotTools(store, threadId, answer) {
-  const t = store.ensure(threadId);
-  t.goal = answer.goal ? goalOf(answer.goal) : null;
-  if (answer.collaborationMode) t.collaborationMode = answer.collaborationMode;
-  if (answer.tokenUsage && typeof answer.tokenUsage === 'object' && !t.tokenUsage) { t.tokenUsage = answer.tokenUsage; store.emit(t, { type: 'usage' }); }
+/** The change records for what a `readThread` answer carries beside Codex's thread: its goal, mode and each turn's last plan. */
+export function answerRecords(t, answer) {
   const th = answer.thread || {};
-  if (th.parentThreadId) t.parentThreadId = th.parentThreadId;
-  if (th.agentNickname) t.agentNickname = th.agentNickname;
-  if (th.agentRole) t.agentRole = th.agentRole;
-  learnSettings(t, { model: th.model, effort: th.reasoningEffort });
-  for (const a of answer.subAgents || []) if (a && typeof a.agentThreadId === 'string') learnSubAgent(store, t, a, { quiet: true });
+  const records = [{ set: {
+    goal: answer.goal ? goalOf(answer.goal) : null,
+    ...(answer.collaborationMode ? { collaborationMode: answer.collaborationMode } : {}),
+  } }];
+  if (answer.tokenUsage && typeof answer.tokenUsage === 'object' && !t.tokenUsage) records.push({ set: { tokenUsage: answer.tokenUsage } }, { emit: { type: 'usage' } });
+  records.push({ set: {
+    ...(th.parentThreadId ? { parentThreadId: th.parentThreadId } : {}),
+    ...(th.agentNickname ? { agentNickname: th.agentNickname } : {}),
+    ...(th.agentRole ? { agentRole: th.agentRole } : {}),
+    ...learnSettings({ model: th.model, effort: th.reasoningEffort }),
+  } });
+  for (const a of answer.subAgents || []) if (a && typeof a.agentThreadId === 'string') records.push(...subAgentRecords(t, a, { quiet: true }));
+  const planned = new Set();
   for (const p of answer.plans || []) {
     if (!p || typeof p.turnId !== 'string') continue;
-    const turn = store.turn(t, p.turnId);
-    if (!turn.plan) { turn.plan = planOf(p); store.emit(t, { type: 'plan', turn }); }
+    const turn = t.turnMap.get(p.turnId);
+    if ((turn && turn.plan) || planned.has(p.turnId)) { records.push({ turn: p.turnId, set: {} }); continue; }
+    planned.add(p.turnId);
+    records.push({ turn: p.turnId, set: { plan: planOf(p) } }, { emit: { type: 'plan' }, turn: p.turnId });
   }
-  store.emit(t, { type: 'status' });
-  store.listChanged();
+  records.push({ emit: { type: 'status' } }, { list: true });
+  return records;
 }
 
-/** A sub-agent of `t` (a bridge/subAgent event, or the thread answer's `subAgents`). */
-function learnSubAgent(store, t, data, { quiet = false } = {}) {
-  if (!t.subAgents) t.subAgents = new Map();
+/** A sub-agent of `t` (a bridge/subAgent event, or the thread answer's `subAgents`): its entry and its own thread. */
+function subAgentRecords(t, data, { quiet = false } = {}) {
   const known = t.subAgents.get(data.agentThreadId) || {};
   const agent = {
     status: str(data.status) || known.status || null,
     nickname: str(data.agentNickname) || known.nickname || null,
     role: str(data.agentRole) || known.role || null,
   };
-  t.subAgents.set(data.agentThreadId, agent);
-  const child = store.ensure(data.agentThreadId);
-  child.parentThreadId = t.id;
-  child.agentNickname = agent.nickname;
-  child.agentRole = agent.role;
-  child.listed = true;
-  if (quiet) return;
-  store.emit(t, { type: 'subAgents' });
-  store.emit(child, { type: 'status' });
-  store.listChanged();
+  const records = [
+    { put: 'subAgents', key: data.agentThreadId, value: agent },
+    { thread: data.agentThreadId, set: { parentThreadId: t.id, agentNickname: agent.nickname, agentRole: agent.role, listed: true } },
+  ];
+  if (quiet) return records;
+  return [...records, { emit: { type: 'subAgents' } }, { emit: { type: 'status' }, thread: data.agentThreadId }, { list: true }];
 }
 
-/** The model, effort and approvals reviewer of the thread's next turns, as far as they are known. */
-function learnSettings(t, { model, effort, approvalsReviewer }) {
-  if (str(model)) t.model = model;
-  if (str(effort)) t.effort = effort;
-  if (approvalsReviewer === 'user' || approvalsReviewer === 'auto_review') t.approvalsReviewer = approvalsReviewer;
+/** The model, effort and approvals reviewer of the thread's next turns, as far as they are known: the fields to set. */
+function learnSettings({ model, effort, approvalsReviewer }) {
+  return {
+    ...(str(model) ? { model } : {}),
+    ...(str(effort) ? { effort } : {}),
+    ...(approvalsReviewer === 'user' || approvalsReviewer === 'auto_review' ? { approvalsReviewer } : {}),
+  };
 }
 
 /** What an automatic review looked at, in a few words (a command, a file change, a permission, …). */
@@ -170,18 +160,9 @@ function goalOf(g) {
   return { objective: g.objective, status: str(g.status) || 'active', tokenBudget: n(g.tokenBudget), tokensUsed: n(g.tokensUsed), timeUsedSeconds: n(g.timeUsedSeconds) };
 }
 
-function notice(store, t, turnId, id, kind, text, extra = {}) {
-  const known = t.itemMap.get(id);
-  if (known) {
-    Object.assign(known.item, { text, noticeKind: kind, ...extra });
-    store.emit(t, { type: 'itemUpdate', item: known.item });
-    return;
-  }
-  const turn = store.turn(t, turnId);
-  const item = { id, type: 'bridgeNotice', noticeKind: kind, text, done: true, ...extra };
-  t.itemMap.set(id, { item, turnId: turn.id });
-  turn.items.push(id);
-  store.emit(t, { type: 'item', turn, item });
+/** A small item of the turn the bridge shows (store.notice): added, or its text changed. */
+function notice(turnId, id, kind, text, extra = {}) {
+  return { notice: { id, noticeKind: kind, text, ...extra }, turn: turnId };
 }
 
 const HOOKS = { preToolUse: 'Pre-tool', postToolUse: 'Post-tool', userPromptSubmit: 'Prompt', sessionStart: 'Session start', stop: 'Stop', permissionRequest: 'Permission', preCompact: 'Pre-compact', postCompact: 'Post-compact', subagentStart: 'Sub-agent start', subagentStop: 'Sub-agent stop' };

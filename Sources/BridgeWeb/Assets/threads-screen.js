@@ -11,6 +11,8 @@ import { archivedSection } from './archived-list.js';
 import { machineChip, machineFilter, shownByFilter } from './fleet-view.js';
 import { isFleet, isOffline, machineOf, machineName, rootsFor } from './fleet.js';
 import { pendingItems } from './inbox.js';
+import { KINDS, unanswered } from './pending.js';
+import { may } from './scopes.js';
 
 const STATE = {
   running: ['running', 'Running'],
@@ -31,7 +33,7 @@ export function threadsScreen(ctx) {
   const newButton = h('button', { type: 'button', class: 'primary new-thread', on: { click: () => ctx.navigate('#/new') } }, icon('plus'), h('span', { text: 'New thread' }));
   const devices = h('button', { type: 'button', class: 'text-button', text: 'Devices', dataset: { scope: 'admin' }, on: { click: () => ctx.navigate('#/devices') } });
   const machinesButton = h('button', { type: 'button', class: 'text-button', text: 'Machines', dataset: { scope: 'admin' }, on: { click: () => ctx.navigate('#/machines') } });
-  const head = header(ctx, { title: ctx.serverName() || 'Codex', subtitle: 'Threads', actions: [machinesButton, devices] });
+  const head = header(ctx, { title: ctx.session.serverName || 'Codex', subtitle: 'Threads', actions: [machinesButton, devices] });
   const list = h('ul', { class: 'thread-list' });
   const empty = h('div', { class: 'empty-state', hidden: true });
   const more = h('button', { type: 'button', class: 'text-button more', hidden: true, text: 'Show older threads' });
@@ -44,10 +46,10 @@ export function threadsScreen(ctx) {
   search.addEventListener('input', () => { render(); clearTimeout(searchTimer); searchTimer = setTimeout(searchWorkstation, 300); });
   async function searchWorkstation() {
     const query = search.value.trim();
-    if (query.length < 2 || !ctx.may('observe')) { hits = { query: '', snippets: new Map() }; searchNote.textContent = ''; render(); return; }
+    if (query.length < 2 || !may('observe')) { hits = { query: '', snippets: new Map() }; searchNote.textContent = ''; render(); return; }
     searchNote.textContent = 'Searching the workstation…';
     try {
-      const answer = await ctx.conn.request('searchThreads', { query, limit: 50 });
+      const answer = await ctx.session.request('searchThreads', { query, limit: 50 });
       if (search.value.trim() !== query) return; // typed on meanwhile
       const found = answer.threads || [];
       store.applyList(found);
@@ -68,8 +70,8 @@ export function threadsScreen(ctx) {
 
   function row([t, depth]) {
     const [cls, label] = (depth && subAgentOf(t)) || stateOf(store, t);
-    const pending = store.pendingApprovals(t);
-    const where = displayPath(t.cwd, rootsFor(t, ctx.policy().roots));
+    const pending = unanswered(t, KINDS.approval);
+    const where = displayPath(t.cwd, rootsFor(t, ctx.session.policy.roots));
     const title = depth ? `${agentName(t.agentNickname, t.agentRole)}: ${t.name || t.preview || 'sub-agent'}` : t.name || t.preview || '(no prompt yet)';
     return h('li', { class: depth ? 'sub-agent-row' : null }, h('a', { class: `thread-row ${cls}`, href: `#/t/${encodeURIComponent(t.id)}` },
       h('div', { class: 'row-top' },
@@ -86,7 +88,7 @@ export function threadsScreen(ctx) {
   }
 
   function render() {
-    head.setTitle(ctx.serverName() || 'Codex');
+    head.setTitle(ctx.session.serverName || 'Codex');
     notify.render();
     const threads = store.list();
     const query = search.value.trim().toLowerCase();
@@ -103,13 +105,13 @@ export function threadsScreen(ctx) {
     empty.replaceChildren(
       h('p', { class: 'empty-title', text: 'No threads yet' }),
       h('p', { text: 'Start one with New thread below: pick a folder on the workstation and tell Codex what to do.' }));
-    more.hidden = !ctx.nextCursor();
+    more.hidden = !ctx.session.nextCursor;
     if (!store.listLoaded && !threads.length) {
-      const error = ctx.listError();
+      const error = ctx.session.listError;
       list.replaceChildren(error
         ? h('li', { class: 'empty' }, h('p', { text: `Could not list the threads: ${error}` }),
-          h('button', { type: 'button', class: 'secondary', text: 'Try again', on: { click: () => ctx.refreshList() } }))
-        : h('li', { class: 'empty', text: ctx.connected() ? 'Loading threads…' : 'Waiting for the workstation…' }));
+          h('button', { type: 'button', class: 'secondary', text: 'Try again', on: { click: () => ctx.session.refreshList() } }))
+        : h('li', { class: 'empty', text: ctx.session.connected ? 'Loading threads…' : 'Waiting for the workstation…' }));
     }
   }
 
@@ -120,7 +122,7 @@ export function threadsScreen(ctx) {
   }
 
   function matches(t, query) {
-    return [t.name, t.preview, t.lastAnswer, displayPath(t.cwd, rootsFor(t, ctx.policy().roots)), t.agentNickname, isFleet() && machineName(machineOf(t))]
+    return [t.name, t.preview, t.lastAnswer, displayPath(t.cwd, rootsFor(t, ctx.session.policy.roots)), t.agentNickname, isFleet() && machineName(machineOf(t))]
       .some((text) => typeof text === 'string' && text.toLowerCase().includes(query));
   }
 
@@ -131,13 +133,13 @@ export function threadsScreen(ctx) {
     return agent && agent.status ? subAgentStatus(agent.status) : null;
   }
 
-  more.addEventListener('click', () => ctx.loadMore());
+  more.addEventListener('click', () => ctx.session.loadMore());
   const unwatch = store.watchList(render);
   const clock = setInterval(render, 30000);
   render();
   return {
     el,
-    title: () => ctx.serverName() || 'Codex',
+    title: () => ctx.session.serverName || 'Codex',
     reload: render,
     onStatus: render,
     onFleet: render,

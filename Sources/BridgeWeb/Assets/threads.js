@@ -1,12 +1,62 @@
 // The app's picture of the bridge's threads, built from listThreads/readThread answers and the live event
 // stream. Views watch it: the list listens for list changes, a thread screen for fine-grained change records
 // of one thread (a new item, a delta, a status), so streaming text is appended, never re-rendered.
-import { applyExtra, answeredBy, errorKind } from './thread-extras.js';
-import { applyCommand } from './commands.js';
-import { applyToolEvent, applyListTools } from './thread-tools.js';
+//
+// Every field of a thread and of a turn is declared here, once (`newThread`, `newTurn`; sealed, so a field
+// declared nowhere cannot appear). The store is the only writer. The modules that know a part of the stream
+// (pending.js: approvals and questions; commands.js; thread-extras.js: the queue; thread-tools.js: Codex's
+// tools) read a thread and return change records, which `commit(t, records)` applies in order:
+//   {set: {field: value}}                  declared fields of the thread
+//   {thread: id, set: {…}}                 …of another thread (a sub-agent's own)
+//   {turn: turnId, set: {…}}               declared fields of a turn (made when new)
+//   {turn: turnId, push: [list, value]}    a value added to one of the turn's lists (approvals, inputs)
+//   {put: map, key, value}                 an entry of one of the thread's maps: added, merged into the one
+//                                          there, or removed (value null)
+//   {item: itemId, set: {…}}               fields of a known item
+//   {notice: item, turn: turnId}           a small item of the turn (a bridge notice), added or merged
+//   {emit: change, turn?: turnId, thread?: id}  a change record for the watchers (with the turn object)
+//   {list: true}                           the list changed
+import { pendingRecords } from './pending.js';
+import { queueRecords, errorKind } from './thread-extras.js';
+import { commandRecords } from './commands.js';
+import { toolRecords, listRecords, answerRecords } from './thread-tools.js';
 import { savedAnswer, saveAnswer } from './store.js';
 
 const TERMINAL = new Set(['completed', 'interrupted', 'failed']);
+
+/** A thread as the store keeps it: every field it can have. */
+export function newThread(id, lastAnswer = '') {
+  return Object.seal({
+    id,
+    machine: undefined, // the linked machine it runs on (issue 33); undefined: the home bridge
+    // What the list shows.
+    cwd: '', preview: '', name: '', lastAnswer, branch: undefined, updatedAt: 0,
+    status: 'notLoaded', lastTurnStatus: null,
+    listed: false, archived: undefined,
+    // Codex's settings and tools (thread-tools.js).
+    model: undefined, effort: undefined, approvalsReviewer: undefined, collaborationMode: undefined,
+    goal: undefined, tokenUsage: undefined, diff: '',
+    parentThreadId: undefined, agentNickname: undefined, agentRole: undefined,
+    subAgents: new Map(), // agentThreadId -> {status, nickname, role}
+    // The conversation.
+    turns: [], turnMap: new Map(), itemMap: new Map(), // itemMap: itemId -> {item, turnId}
+    approvals: new Map(), inputs: new Map(), // approvalId / requestId -> the request (+ resolved), pending.js
+    queued: new Map(), // queuedId -> a message waiting for the running turn to end
+    commands: new Map(), // runId -> a `!command` run, commands.js
+    // How much of it is known: read (readThread or seen from its start), and whether a gap made it stale.
+    loaded: false, complete: false, stale: false,
+  });
+}
+
+/** A turn as the store keeps it. */
+export function newTurn(id, status = 'inProgress') {
+  return Object.seal({
+    id, status, items: [], error: null, errorKind: undefined, sawStart: false,
+    shuttingDown: undefined, // the bridge is stopping: seconds the turn has left
+    plan: undefined, // Codex's live plan (turn/plan/updated)
+    approvals: [], inputs: [], // the ids of the approvals and questions asked in it
+  });
+}
 
 function statusType(status) {
   if (!status) return null;
@@ -55,11 +105,7 @@ export class ThreadStore {
   ensure(id) {
     let t = this.threads.get(id);
     if (!t) {
-      t = {
-        id, cwd: '', preview: '', name: '', lastAnswer: savedAnswer(id), status: 'notLoaded', lastTurnStatus: null, updatedAt: 0,
-        turns: [], turnMap: new Map(), itemMap: new Map(), approvals: new Map(),
-        diff: '', loaded: false, complete: false, listed: false,
-      };
+      t = newThread(id, savedAnswer(id));
       this.threads.set(id, t);
     }
     return t;
@@ -89,12 +135,6 @@ export class ThreadStore {
     saveAnswer(t.id, line);
   }
 
-  pendingApprovals(t) {
-    let n = 0;
-    for (const a of t.approvals.values()) if (!a.resolved) n++;
-    return n;
-  }
-
   isRunning(t) {
     const last = t.turns[t.turns.length - 1];
     if (last) return !TERMINAL.has(last.status);
@@ -112,7 +152,7 @@ export class ThreadStore {
       if (typeof s.name === 'string' && s.name) t.name = s.name; // issue 28 item 4: the bridge lists the name
       if (s.status && !t.turns.length) t.status = s.status;
       if (s.updatedAt) t.updatedAt = Math.max(t.updatedAt, s.updatedAt);
-      applyListTools(t, s);
+      this.commit(t, listRecords(s));
     }
     this.listLoaded = true;
     this.listChanged();
@@ -139,7 +179,7 @@ export class ThreadStore {
     for (const st of snapshot.turns || []) {
       seen.add(st.id);
       const live = t.turnMap.get(st.id);
-      const turn = live || { id: st.id, status: st.status, items: [], error: null, sawStart: false };
+      const turn = live || newTurn(st.id, st.status);
       if (!live || !live.sawStart) {
         // Items the snapshot knows that the live stream did not show: before the live ones, in its order.
         const ids = [];
@@ -191,23 +231,36 @@ export class ThreadStore {
     this.listChanged();
   }
 
+  /** A `readThread` answer: Codex's thread with what arrived live, then what the bridge adds (thread-tools.js). */
+  applyThreadAnswer(threadId, answer) {
+    this.applySnapshot(answer.thread, { seq: typeof answer.throughSeq === 'number' ? answer.throughSeq : null, requests: answer.requests });
+    const t = this.ensure(threadId);
+    this.commit(t, answerRecords(t, answer));
+  }
+
   // -- the live stream ---------------------------------------------------------------------------------------
   applyMessage(msg) {
     // A frame relayed from a linked machine names it (issue 33); the home bridge's frames name none.
     if (typeof msg.threadId === 'string' && msg.machine && typeof msg.machine.id === 'string') this.ensure(msg.threadId).machine = msg.machine.id;
-    switch (msg.kind) {
-      case 'event': return this.applyEvent(msg);
-      case 'approvalRequest': return this.applyApproval(msg);
-      case 'approvalResolved': return this.applyResolved(msg);
-      default: if (!applyCommand(this, msg)) applyExtra(this, msg); return undefined;
-    }
+    if (msg.kind === 'event') return this.applyEvent(msg);
+    // A kind none of the parts knows makes no thread: they read a blank one when the thread is new.
+    const t = this.threads.get(msg.threadId) || newThread(msg.threadId);
+    const records = pendingRecords(t, msg, this.turnKey(t, msg.turnId)) || commandRecords(t, msg) || queueRecords(t, msg);
+    if (records) this.commit(this.ensure(msg.threadId), records);
+    return undefined;
+  }
+
+  /** The id a message's turn goes by: its own, else the thread's last turn (or 'unknown' before any). */
+  turnKey(t, turnId) {
+    if (turnId) return turnId;
+    return t.turns.length ? t.turns[t.turns.length - 1].id : 'unknown';
   }
 
   turn(t, turnId, create = true) {
-    if (!turnId) turnId = t.turns.length ? t.turns[t.turns.length - 1].id : 'unknown';
+    turnId = this.turnKey(t, turnId);
     let turn = t.turnMap.get(turnId);
     if (!turn && create) {
-      turn = { id: turnId, status: 'inProgress', items: [], error: null, sawStart: false };
+      turn = newTurn(turnId);
       t.turnMap.set(turnId, turn);
       t.turns.push(turn);
       this.emit(t, { type: 'turn', turn });
@@ -344,10 +397,50 @@ export class ThreadStore {
         this.emit(t, { type: 'usage' });
         break;
       default:
-        applyToolEvent(this, t, msg, turnId);
+        this.commit(t, toolRecords(t, msg, turnId));
         break;
     }
     this.listChanged();
+  }
+
+  /** Applies change records (see the top of this file) to `t`, in order. */
+  commit(t, records) {
+    for (const r of records || []) {
+      if (r.emit) this.emit(r.thread ? this.ensure(r.thread) : t, 'turn' in r ? { ...r.emit, turn: this.turn(t, r.turn) } : r.emit);
+      else if (r.list) this.listChanged();
+      else if (r.put) this.put(t[r.put], r.key, r.value);
+      else if (r.notice) this.notice(t, r.turn, r.notice);
+      else if ('item' in r) { const known = t.itemMap.get(r.item); if (known) Object.assign(known.item, r.set); }
+      else if ('turn' in r) {
+        const turn = this.turn(t, r.turn);
+        if (r.set) Object.assign(turn, r.set);
+        if (r.push && !turn[r.push[0]].includes(r.push[1])) turn[r.push[0]].push(r.push[1]);
+      } else if (r.thread) Object.assign(this.ensure(r.thread), r.set);
+      else if (r.set) Object.assign(t, r.set);
+    }
+  }
+
+  put(map, key, value) {
+    if (!(map instanceof Map)) throw new TypeError('no such map on a thread');
+    const known = map.get(key);
+    if (value === null) map.delete(key);
+    else if (known && typeof known === 'object' && known !== value) Object.assign(known, value);
+    else map.set(key, value);
+  }
+
+  /** A small item of the bridge's in a turn (a review, a reroute, a hook): added, or its text changed. */
+  notice(t, turnId, fields) {
+    const known = t.itemMap.get(fields.id);
+    if (known) {
+      Object.assign(known.item, fields);
+      this.emit(t, { type: 'itemUpdate', item: known.item });
+      return;
+    }
+    const turn = this.turn(t, turnId);
+    const item = { type: 'bridgeNotice', done: true, ...fields };
+    t.itemMap.set(fields.id, { item, turnId: turn.id });
+    turn.items.push(fields.id);
+    this.emit(t, { type: 'item', turn, item });
   }
 
   /** A turn that ended (or died) leaves no item streaming. */
@@ -371,31 +464,6 @@ export class ThreadStore {
     // Before readThread answers, remember which seq brought which piece (soFar keeps the ones after its seq).
     if (!t.loaded && typeof seq === 'number') (item.live ||= []).push([seq, data.delta.length]);
     this.emit(t, { type: 'delta', item, field, delta: data.delta });
-  }
-
-  applyApproval(msg) {
-    const t = this.ensure(msg.threadId);
-    t.listed = true;
-    let approval = t.approvals.get(msg.approvalId);
-    if (!approval) {
-      approval = { ...msg, resolved: null, receivedAt: Date.now() };
-      t.approvals.set(msg.approvalId, approval);
-    }
-    const turn = this.turn(t, msg.turnId);
-    turn.approvals = turn.approvals || [];
-    if (turn.approvals.includes(msg.approvalId)) return; // sent again on resubscribe, or in readThread's answer
-    turn.approvals.push(msg.approvalId); // (again, when a re-read thread's turn came without it)
-    this.emit(t, { type: 'approval', approval, turn, added: true });
-    this.listChanged();
-  }
-
-  applyResolved(msg) {
-    const t = this.ensure(msg.threadId);
-    const approval = t.approvals.get(msg.approvalId);
-    if (!approval) return;
-    approval.resolved = answeredBy(msg, { decision: msg.decision });
-    this.emit(t, { type: 'approval', approval });
-    this.listChanged();
   }
 
   /** A machine left the fleet (unlinked or revoked): its threads leave the list. */

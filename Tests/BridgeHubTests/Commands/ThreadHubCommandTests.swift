@@ -37,8 +37,8 @@ import Testing
             return ["exitCode": 3, "stdout": "", "stderr": ""]
         }
         let phone = await harness.session(deviceId: "d1", scopes: .all)
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
-        let answer = await harness.request(.runCommand(RunCommand(threadId: "t1", command: "  echo hi; false  ")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), phone)
+        let answer = await harness.request(BridgeRequest(.runCommand, RunCommand(threadId: "t1", command: "  echo hi; false  ")), phone)
         guard case .response(_, .accepted(let accepted)) = answer, let runId = accepted.runId else {
             Issue.record("not accepted: \(answer)")
             return
@@ -64,11 +64,11 @@ import Testing
 
         // A phone that subscribes later (or reconnects) reads the same run from the journal, once.
         let later = await harness.session(deviceId: "d2", scopes: .all)
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1", afterSeq: 0)), later)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1", afterSeq: 0)), later)
         let replayed = try await harness.waitFor(later) { $0.kind == "commandExited" }
         #expect(replayed.filter { $0.kind == "commandStarted" }.count == 1)
         #expect(Self.output(replayed, runId) == "hi é\noops\n")
-        #expect(await harness.request(.runCommand(RunCommand(threadId: "t1", command: " ")), phone).errorCode == .badRequest)
+        #expect(await harness.request(BridgeRequest(.runCommand, RunCommand(threadId: "t1", command: " ")), phone).errorCode == .badRequest)
     }
 
     @Test func atMostThreeRunAtOnceAndStopEndsOne() async throws {
@@ -85,25 +85,29 @@ import Testing
             return ["exitCode": 143, "stdout": "", "stderr": ""]
         }
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), phone)
         var runs: [String] = []
         for _ in 0..<3 {
             guard
                 case .response(_, .accepted(let accepted)) = await harness.request(
-                    .runCommand(RunCommand(threadId: "t1", command: "sleep 100")), phone),
+                    BridgeRequest(.runCommand, RunCommand(threadId: "t1", command: "sleep 100")), phone),
                 let runId = accepted.runId
             else { throw HubHarnessError.unexpected }
             runs.append(runId)
         }
-        #expect(await harness.request(.runCommand(RunCommand(threadId: "t1", command: "sleep 1")), phone).errorCode == .conflict)
-        #expect(await harness.request(.stopCommand(StopCommand(threadId: "t1", runId: "nope")), phone).errorCode == .notFound)
-        #expect(await harness.request(.stopCommand(StopCommand(threadId: "t1", runId: runs[0])), phone).errorCode == nil)
+        #expect(
+            await harness.request(BridgeRequest(.runCommand, RunCommand(threadId: "t1", command: "sleep 1")), phone).errorCode == .conflict)
+        #expect(
+            await harness.request(BridgeRequest(.stopCommand, StopCommand(threadId: "t1", runId: "nope")), phone).errorCode == .notFound)
+        #expect(await harness.request(BridgeRequest(.stopCommand, StopCommand(threadId: "t1", runId: runs[0])), phone).errorCode == nil)
         let frames = try await harness.waitFor(phone) { $0.kind == "commandExited" }
         #expect(Self.exited(frames).map { [$0.runId, $0.reason ?? ""] } == [runs[0], "stopped"])
         #expect(Self.exited(frames)?.exitCode == nil)
         // One slot free again.
-        #expect(await harness.request(.runCommand(RunCommand(threadId: "t1", command: "true")), phone).errorCode == nil)
-        for runId in runs.dropFirst() { _ = await harness.request(.stopCommand(StopCommand(threadId: "t1", runId: runId)), phone) }
+        #expect(await harness.request(BridgeRequest(.runCommand, RunCommand(threadId: "t1", command: "true")), phone).errorCode == nil)
+        for runId in runs.dropFirst() {
+            _ = await harness.request(BridgeRequest(.stopCommand, StopCommand(threadId: "t1", runId: runId)), phone)
+        }
     }
 
     @Test func aRunLeftOpenByARestartEndsWithBridgeRestarted() async throws {
@@ -119,13 +123,13 @@ import Testing
             let phone = await harness.session()
             guard
                 case .response(_, .accepted(let accepted)) = await harness.request(
-                    .runCommand(RunCommand(threadId: "t1", command: "sleep 60")), phone)
+                    BridgeRequest(.runCommand, RunCommand(threadId: "t1", command: "sleep 60")), phone)
             else { throw HubHarnessError.unexpected }
             runId = accepted.runId ?? ""
         }
         let restarted = try await HubHarness(directory: directory)
         let phone = await restarted.session()
-        _ = await restarted.request(.subscribe(Subscribe(threadId: "*", afterSeq: 0)), phone)
+        _ = await restarted.request(BridgeRequest(.subscribe, Subscribe(threadId: "*", afterSeq: 0)), phone)
         let frames = try await restarted.waitFor(phone) { $0.kind == "commandExited" }
         #expect(Self.exited(frames)?.runId == runId && Self.exited(frames)?.reason == "bridge restarted")
     }
@@ -135,8 +139,9 @@ import Testing
         harness.codexKnowsThread("foreign", cwd: harness.outside)
         let phone = await harness.session()
         for request: BridgeRequest in [
-            .runCommand(RunCommand(threadId: "foreign", command: "touch x")), .stopCommand(StopCommand(threadId: "foreign", runId: "r")),
-            .removeWorktree(RemoveWorktree(threadId: "foreign", force: true)),
+            BridgeRequest(.runCommand, RunCommand(threadId: "foreign", command: "touch x")),
+            BridgeRequest(.stopCommand, StopCommand(threadId: "foreign", runId: "r")),
+            BridgeRequest(.removeWorktree, RemoveWorktree(threadId: "foreign", force: true)),
         ] {
             #expect(await harness.request(request, phone).errorCode == .forbiddenPath, "\(request.kind)")
         }

@@ -42,10 +42,11 @@ import Testing
             return ["turn": ["id": "h-turn"]]
         }
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
-        #expect(await harness.request(.gitCommitMessage(ThreadRef(threadId: "t1")), phone).errorCode == .badRequest)  // nothing changed
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
+        // Nothing changed yet.
+        #expect(await harness.request(BridgeRequest(.gitCommitMessage, ThreadRef(threadId: "t1")), phone).errorCode == .badRequest)
         try fixture.write("tracked.txt", "parsed in UTC\n")
-        let answer = await harness.request(.gitCommitMessage(ThreadRef(threadId: "t1")), phone)
+        let answer = await harness.request(BridgeRequest(.gitCommitMessage, ThreadRef(threadId: "t1")), phone)
         #expect(
             answer
                 == .response(
@@ -60,7 +61,7 @@ import Testing
         #expect(codex.requests("thread/unsubscribe").first?["threadId"] == "helper")
         // Nothing of the helper reached the phone, or the journal.
         let later = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*", afterSeq: 0)), later)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*", afterSeq: 0)), later)
         for frames in [harness.frames(phone), harness.frames(later)] {
             #expect(!frames.contains { "\($0)".contains("helper") })
         }

@@ -38,14 +38,16 @@ import Testing
         for (thread, cwd) in [("gitfile", gitfile), ("commondir", commondir), ("linked", linked)] {
             harness.codexKnowsThread(thread, cwd: cwd)
             for request: BridgeRequest in [
-                .gitStatus(ThreadRef(threadId: thread)), .gitCommit(GitCommit(threadId: thread, message: "m")),
-                .gitBranch(GitBranch(threadId: thread, name: "escape")), .gitSwitch(GitSwitch(threadId: thread, branch: "main")),
-                .gitPush(GitPush(threadId: thread, remote: "origin", setUpstream: true)),
+                BridgeRequest(.gitStatus, ThreadRef(threadId: thread)),
+                BridgeRequest(.gitCommit, GitCommit(threadId: thread, message: "m")),
+                BridgeRequest(.gitBranch, GitBranch(threadId: thread, name: "escape")),
+                BridgeRequest(.gitSwitch, GitSwitch(threadId: thread, branch: "main")),
+                BridgeRequest(.gitPush, GitPush(threadId: thread, remote: "origin", setUpstream: true)),
             ] {
                 let answer = await harness.request(request, phone)
                 #expect(answer.errorCode == .unsafeRepository, "\(thread) \(request.kind): \(answer)")
             }
-            let diff = await harness.request(.getDiff(ThreadRef(threadId: thread)), phone)
+            let diff = await harness.request(BridgeRequest(.getDiff, ThreadRef(threadId: thread)), phone)
             #expect(diff.errorCode == .unsafeRepository && !"\(diff)".contains("OUTSIDE-SECRET"), "\(thread): \(diff)")
         }
         #expect(try outside.git("-C", outside.repository, "rev-parse", "HEAD") == before)
@@ -54,7 +56,9 @@ import Testing
 
         // The repository's own checkout, and the bridge's own worktree of it, say which repository they are.
         harness.codexKnowsThread("main", cwd: fixture.repository)
-        guard case .response(_, .gitStatus(let status)) = await harness.request(.gitStatus(ThreadRef(threadId: "main")), phone) else {
+        guard
+            case .response(_, .gitStatus(let status)) = await harness.request(BridgeRequest(.gitStatus, ThreadRef(threadId: "main")), phone)
+        else {
             Issue.record("no status")
             return
         }
@@ -62,7 +66,9 @@ import Testing
         let worktree = harness.root + "/git/app.worktrees/task"
         try fixture.git("-C", fixture.repository, "worktree", "add", "-q", "-b", "task", worktree)
         harness.codexKnowsThread("task", cwd: worktree)
-        guard case .response(_, .gitStatus(let inWorktree)) = await harness.request(.gitStatus(ThreadRef(threadId: "task")), phone)
+        guard
+            case .response(_, .gitStatus(let inWorktree)) = await harness.request(
+                BridgeRequest(.gitStatus, ThreadRef(threadId: "task")), phone)
         else {
             Issue.record("no status in the worktree")
             return
@@ -88,7 +94,8 @@ import Testing
         let phone = await harness.session()
         func start(_ branch: String) async -> ServerMessage {
             await harness.request(
-                .startThread(StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: branch))), phone)
+                BridgeRequest(
+                    .startThread, StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: branch))), phone)
         }
         let plugin = try GitFixture.make(directory.path + "/home/.vim/plugin")
         try FileManager.default.createSymbolicLink(atPath: fixture.repository + "/.codex-worktrees", withDestinationPath: plugin)
@@ -138,7 +145,8 @@ import Testing
         try fixture.git("-C", fixture.repository, "checkout", "-q", "main")
         let phone = await harness.session()
         let answer = await harness.request(
-            .startThread(
+            BridgeRequest(
+                .startThread,
                 StartThread(cwd: fixture.repository + "/sub", prompt: "task", worktree: WorktreeRequest(branch: "task", from: "linky"))),
             phone)
         #expect(answer.errorCode == .forbiddenPath, "\(answer)")
@@ -161,7 +169,8 @@ import Testing
         let target = try GitFixture.make(harness.outside + "/target")
         try FileManager.default.createSymbolicLink(atPath: fixture.directory + "/app.worktrees", withDestinationPath: target)
         let answer = await harness.request(
-            .startThread(StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: "task"))), phone)
+            BridgeRequest(.startThread, StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: "task"))),
+            phone)
         #expect(answer.errorCode == .unsafeRepository, "\(answer)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: target) == [])
     }

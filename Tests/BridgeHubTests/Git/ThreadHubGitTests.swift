@@ -14,13 +14,14 @@ import Testing
         harness.codexKnowsThread("t1", cwd: fixture.repository)
         let phone = await harness.session(deviceId: "d1", scopes: .all)
         try fixture.write("new.txt", "new\n")
-        guard case .response(_, .gitStatus(let status)) = await harness.request(.gitStatus(ThreadRef(threadId: "t1")), phone) else {
+        guard case .response(_, .gitStatus(let status)) = await harness.request(BridgeRequest(.gitStatus, ThreadRef(threadId: "t1")), phone)
+        else {
             Issue.record("no status")
             return
         }
         #expect(status.branch == "main" && status.root == fixture.repository && status.files.map(\.path) == ["new.txt"])
         #expect(status.pullRequest == nil)  // a file:// remote is on no code host
-        let commit = BridgeRequest.gitCommit(GitCommit(threadId: "t1", message: "Add new"))
+        let commit = BridgeRequest(.gitCommit, GitCommit(threadId: "t1", message: "Add new"))
         let first = await harness.request(commit, phone, id: "c1")
         guard case .response(_, .gitCommitted(let committed)) = first else {
             Issue.record("not committed: \(first)")
@@ -30,22 +31,25 @@ import Testing
         // The same request id again: the first answer, no second commit.
         #expect(await harness.request(commit, phone, id: "c1") == first)
         #expect(try fixture.git("-C", fixture.repository, "rev-list", "--count", "HEAD") == "2")
-        let pushed = await harness.request(.gitPush(GitPush(threadId: "t1", setUpstream: true)), phone)
+        let pushed = await harness.request(BridgeRequest(.gitPush, GitPush(threadId: "t1", setUpstream: true)), phone)
         #expect(pushed == .response(id: pushed.answerId ?? "", .gitPushed(GitPushed(threadId: "t1", remote: "origin", branch: "main"))))
-        let branched = await harness.request(.gitBranch(GitBranch(threadId: "t1", name: "topic")), phone)
+        let branched = await harness.request(BridgeRequest(.gitBranch, GitBranch(threadId: "t1", name: "topic")), phone)
         #expect(branched.errorCode == nil)
-        #expect(await harness.request(.gitBranch(GitBranch(threadId: "t1", name: "topic")), phone).errorCode == .conflict)
-        #expect(await harness.request(.gitSwitch(GitSwitch(threadId: "t1", branch: "main")), phone).errorCode == nil)
+        #expect(await harness.request(BridgeRequest(.gitBranch, GitBranch(threadId: "t1", name: "topic")), phone).errorCode == .conflict)
+        #expect(await harness.request(BridgeRequest(.gitSwitch, GitSwitch(threadId: "t1", branch: "main")), phone).errorCode == nil)
 
         // A thread whose directory is a repository outside the roots: refused before git runs.
         let outside = try GitFixture(base: harness.outside + "/git")
         try outside.write("secret.txt", "x\n")
         harness.codexKnowsThread("foreign", cwd: outside.repository)
         for request: BridgeRequest in [
-            .gitStatus(ThreadRef(threadId: "foreign")), .gitCommit(GitCommit(threadId: "foreign", message: "m")),
-            .gitBranch(GitBranch(threadId: "foreign", name: "x")), .gitSwitch(GitSwitch(threadId: "foreign", branch: "main")),
-            .gitPush(GitPush(threadId: "foreign", setUpstream: true)), .gitPullRequest(GitPullRequest(threadId: "foreign", title: "t")),
-            .gitCommitMessage(ThreadRef(threadId: "foreign")),
+            BridgeRequest(.gitStatus, ThreadRef(threadId: "foreign")),
+            BridgeRequest(.gitCommit, GitCommit(threadId: "foreign", message: "m")),
+            BridgeRequest(.gitBranch, GitBranch(threadId: "foreign", name: "x")),
+            BridgeRequest(.gitSwitch, GitSwitch(threadId: "foreign", branch: "main")),
+            BridgeRequest(.gitPush, GitPush(threadId: "foreign", setUpstream: true)),
+            BridgeRequest(.gitPullRequest, GitPullRequest(threadId: "foreign", title: "t")),
+            BridgeRequest(.gitCommitMessage, ThreadRef(threadId: "foreign")),
         ] {
             #expect(await harness.request(request, phone).errorCode == .forbiddenPath, "\(request.kind)")
         }
@@ -94,11 +98,12 @@ extension ServerMessage {
         try fixture.git("-C", fixture.repository, "config", "core.fsmonitor", fixture.directory + "/evil-fsmonitor")
         harness.codexKnowsThread("t1", cwd: fixture.repository)
         let phone = await harness.session()
-        let request = BridgeRequest.gitPullRequest(GitPullRequest(threadId: "t1", title: "Parse in UTC", body: "Why.", base: "main"))
+        let request = BridgeRequest(.gitPullRequest, GitPullRequest(threadId: "t1", title: "Parse in UTC", body: "Why.", base: "main"))
 
         // No gh: the compare page.
         await harness.hub.useGitEnvironment(fixture.environment)
-        guard case .response(_, .gitStatus(let plain)) = await harness.request(.gitStatus(ThreadRef(threadId: "t1")), phone) else {
+        guard case .response(_, .gitStatus(let plain)) = await harness.request(BridgeRequest(.gitStatus, ThreadRef(threadId: "t1")), phone)
+        else {
             throw HubHarnessError.unexpected
         }
         #expect(plain.pullRequest == "compare" && plain.compareUrl == "https://github.com/ana/app/compare/main?expand=1")
@@ -120,7 +125,8 @@ extension ServerMessage {
 
         let bin = try Self.fakeGh(fixture, loggedIn: true)
         await harness.hub.useGitEnvironment(["HOME": fixture.home, "PATH": bin + ":/usr/bin:/bin"])
-        guard case .response(_, .gitStatus(let status)) = await harness.request(.gitStatus(ThreadRef(threadId: "t1")), phone) else {
+        guard case .response(_, .gitStatus(let status)) = await harness.request(BridgeRequest(.gitStatus, ThreadRef(threadId: "t1")), phone)
+        else {
             throw HubHarnessError.unexpected
         }
         #expect(status.pullRequest == "gh")
@@ -137,6 +143,8 @@ extension ServerMessage {
         let overrides = try String(contentsOfFile: fixture.directory + "/gh-overrides", encoding: .utf8)
         #expect((Int(overrides.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 20)
         #expect(fixture.touchedMarkers == [])
-        #expect(await harness.request(.gitPullRequest(GitPullRequest(threadId: "t1", title: "two\nlines")), phone).errorCode == .badRequest)
+        #expect(
+            await harness.request(BridgeRequest(.gitPullRequest, GitPullRequest(threadId: "t1", title: "two\nlines")), phone).errorCode
+                == .badRequest)
     }
 }

@@ -28,7 +28,9 @@ import Testing
         let phone = await harness.session()
         func start(_ branch: String, from: String? = nil) async -> ServerMessage {
             await harness.request(
-                .startThread(StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: branch, from: from))),
+                BridgeRequest(
+                    .startThread,
+                    StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: branch, from: from))),
                 phone)
         }
         guard case .response(_, .threadStarted(let first)) = await start("feature/one") else {
@@ -51,7 +53,7 @@ import Testing
         // Work in one worktree is not seen in the other, nor in the main checkout.
         try fixture.write("one.txt", "one\n", in: first.cwd)
         harness.codexKnowsThread("t1", cwd: first.cwd)
-        let commit = await harness.request(.gitCommit(GitCommit(threadId: "t1", message: "One")), phone)
+        let commit = await harness.request(BridgeRequest(.gitCommit, GitCommit(threadId: "t1", message: "One")), phone)
         #expect(commit.errorCode == nil)
         #expect(try fixture.git("-C", second.cwd, "status", "--porcelain") == "")
         #expect(try fixture.git("-C", fixture.repository, "status", "--porcelain") == "")
@@ -66,7 +68,7 @@ import Testing
                 ]
             ]
         }
-        guard case .response(_, .threads(let list)) = await harness.request(.listThreads(ListThreads()), phone) else {
+        guard case .response(_, .threads(let list)) = await harness.request(BridgeRequest(.listThreads, ListThreads()), phone) else {
             Issue.record("no list")
             return
         }
@@ -78,13 +80,15 @@ import Testing
         // Removing: refused with uncommitted work, forced away; the branch stays.
         harness.codexKnowsThread("t2", cwd: second.cwd)
         try fixture.write("draft.txt", "unsaved\n", in: second.cwd)
-        #expect(await harness.request(.removeWorktree(RemoveWorktree(threadId: "t2")), phone).errorCode == .conflict)
+        #expect(await harness.request(BridgeRequest(.removeWorktree, RemoveWorktree(threadId: "t2")), phone).errorCode == .conflict)
         #expect(FileManager.default.fileExists(atPath: second.cwd + "/draft.txt"))
-        #expect(await harness.request(.removeWorktree(RemoveWorktree(threadId: "t2", force: true)), phone).errorCode == nil)
+        #expect(await harness.request(BridgeRequest(.removeWorktree, RemoveWorktree(threadId: "t2", force: true)), phone).errorCode == nil)
         #expect(!FileManager.default.fileExists(atPath: second.cwd))
         #expect(try fixture.git("-C", fixture.repository, "branch", "--list", "feature/two") == "feature/two")
         harness.codexKnowsThread("t0", cwd: fixture.repository)
-        #expect(await harness.request(.removeWorktree(RemoveWorktree(threadId: "t0", force: true)), phone).errorCode == .badRequest)
+        #expect(
+            await harness.request(BridgeRequest(.removeWorktree, RemoveWorktree(threadId: "t0", force: true)), phone).errorCode
+                == .badRequest)
     }
 
     @Test func aRepositoryThatIsARootKeepsItsWorktreesInsideAndOutOfItsStatus() async throws {
@@ -97,7 +101,8 @@ import Testing
         harness.codex.on("turn/start") { _ in ["turn": ["id": "turn-1"]] }
         let phone = await harness.session()
         let answer = await harness.request(
-            .startThread(StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: "task"))), phone)
+            BridgeRequest(.startThread, StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: "task"))),
+            phone)
         guard case .response(_, .threadStarted(let started)) = answer else {
             Issue.record("no thread: \(answer)")
             return
@@ -124,7 +129,8 @@ import Testing
         harness.codex.on("thread/start") { params in ["thread": ["id": "t1", "cwd": params["cwd"] ?? JSONValue.null]] }
         let phone = await harness.session()
         let answer = await harness.request(
-            .startThread(StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: "task"))), phone)
+            BridgeRequest(.startThread, StartThread(cwd: fixture.repository, prompt: "task", worktree: WorktreeRequest(branch: "task"))),
+            phone)
         #expect(answer.errorCode == .unsafeRepository)
         let kept = try FileManager.default.destinationOfSymbolicLink(atPath: exclude)
         #expect(kept == secret)  // still the user's link, not a copy of what it points to

@@ -34,8 +34,10 @@ import Testing
             knowsThread(harness)
             let phone = await harness.session()
             #expect(
-                await harness.request(.sendMessage(SendMessage(threadId: "t1", text: "think first", collaborationMode: .plan)), phone)
-                    .errorCode == nil)
+                await harness.request(
+                    BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "think first", collaborationMode: .plan)), phone
+                )
+                .errorCode == nil)
             let first = try #require(harness.codex.requests("turn/start").first)
             #expect(Self.mode(first) == "plan")
             #expect(first["collaborationMode"]?["settings"]?["model"] == "gpt-test")
@@ -43,12 +45,14 @@ import Testing
             #expect(first["collaborationMode"]?["settings"]?["developer_instructions"] == .null)
             await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "completed"]])
             // No mode named: the thread's own.
-            #expect(await harness.request(.sendMessage(SendMessage(threadId: "t1", text: "more")), phone).errorCode == nil)
+            #expect(await harness.request(BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "more")), phone).errorCode == nil)
             #expect(Self.mode(harness.codex.requests("turn/start").last) == "plan")
             // A model named with the message is the mode's model too.
             await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "completed"]])
             #expect(
-                await harness.request(.sendMessage(SendMessage(threadId: "t1", text: "x", model: "other", effort: "low")), phone).errorCode
+                await harness.request(
+                    BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "x", model: "other", effort: "low")), phone
+                ).errorCode
                     == nil)
             let third = harness.codex.requests("turn/start").last
             #expect(
@@ -60,9 +64,11 @@ import Testing
         let restarted = try await HubHarness(directory: directory)
         knowsThread(restarted)
         let phone = await restarted.session()
-        #expect(await restarted.request(.sendMessage(SendMessage(threadId: "t1", text: "after")), phone).errorCode == nil)
+        #expect(await restarted.request(BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "after")), phone).errorCode == nil)
         #expect(Self.mode(restarted.codex.requests("turn/start").last) == "plan")
-        guard case .response(_, .thread(let snapshot)) = await restarted.request(.readThread(ThreadRef(threadId: "t1")), phone) else {
+        guard
+            case .response(_, .thread(let snapshot)) = await restarted.request(BridgeRequest(.readThread, ThreadRef(threadId: "t1")), phone)
+        else {
             Issue.record("no thread")
             return
         }
@@ -70,7 +76,9 @@ import Testing
         // Default again, and remembered.
         await restarted.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "completed"]])
         #expect(
-            await restarted.request(.sendMessage(SendMessage(threadId: "t1", text: "go", collaborationMode: .default)), phone).errorCode
+            await restarted.request(
+                BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "go", collaborationMode: .default)), phone
+            ).errorCode
                 == nil)
         #expect(Self.mode(restarted.codex.requests("turn/start").last) == "default")
         #expect(try restarted.storage.plans.mode(of: "t1") == .default)
@@ -80,7 +88,7 @@ import Testing
         let harness = try await HubHarness()
         knowsThread(harness)
         let phone = await harness.session()
-        #expect(await harness.request(.startThread(StartThread(cwd: harness.project, prompt: "hi")), phone).errorCode == nil)
+        #expect(await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "hi")), phone).errorCode == nil)
         #expect(harness.codex.requests("turn/start").first?["collaborationMode"] == nil)
         #expect(harness.codex.requests("thread/read").isEmpty)
     }
@@ -90,7 +98,7 @@ import Testing
         knowsThread(harness)
         let phone = await harness.session()
         let start = StartThread(cwd: harness.project, prompt: "plan it", model: "m-1", collaborationMode: .plan)
-        #expect(await harness.request(.startThread(start), phone).errorCode == nil)
+        #expect(await harness.request(BridgeRequest(.startThread, start), phone).errorCode == nil)
         let sent = harness.codex.requests("turn/start").first
         #expect(Self.mode(sent) == "plan" && sent?["collaborationMode"]?["settings"]?["model"] == "m-1")
         #expect(try harness.storage.plans.mode(of: "t1") == .plan)
@@ -102,7 +110,8 @@ import Testing
         harness.codex.on("turn/start") { _ in throw CodexError.rpc(code: -32600, message: "no") }
         let phone = await harness.session()
         #expect(
-            await harness.request(.sendMessage(SendMessage(threadId: "t1", text: "x", collaborationMode: .plan)), phone).errorCode
+            await harness.request(BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "x", collaborationMode: .plan)), phone)
+                .errorCode
                 == .codexError)
         #expect(try harness.storage.plans.mode(of: "t1") == nil)
     }
@@ -111,12 +120,12 @@ import Testing
         let harness = try await HubHarness()
         knowsThread(harness)
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
-        _ = await harness.request(.sendMessage(SendMessage(threadId: "t1", text: "first")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), phone)
+        _ = await harness.request(BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "first")), phone)
         await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "turn-1"]])
         _ = try await harness.waitFor(phone) { $0.event?.type == "turn/started" }
         let queued = SendMessage(threadId: "t1", text: "then plan", mode: .queue, collaborationMode: .plan)
-        #expect(await harness.request(.sendMessage(queued), phone).errorCode == nil)
+        #expect(await harness.request(BridgeRequest(.sendMessage, queued), phone).errorCode == nil)
         #expect(try harness.storage.queue.all().first?.announcement.collaborationMode == .plan)
         await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "completed"]])
         _ = try await harness.waitFor(phone) { if case .messageUnqueued = $0 { true } else { false } }
@@ -129,7 +138,7 @@ import Testing
             let harness = try await HubHarness(directory: directory)
             knowsThread(harness)
             let phone = await harness.session()
-            _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
+            _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), phone)
             let steps: JSONValue = [["step": "Read", "status": "completed"], ["step": "Write", "status": "inProgress"]]
             await harness.codex.notify("turn/plan/updated", ["threadId": "t1", "turnId": "turn-1", "explanation": "why", "plan": steps])
             await harness.codex.notify(
@@ -146,7 +155,9 @@ import Testing
         let restarted = try await HubHarness(directory: directory)
         knowsThread(restarted)
         let phone = await restarted.session()
-        guard case .response(_, .thread(let snapshot)) = await restarted.request(.readThread(ThreadRef(threadId: "t1")), phone) else {
+        guard
+            case .response(_, .thread(let snapshot)) = await restarted.request(BridgeRequest(.readThread, ThreadRef(threadId: "t1")), phone)
+        else {
             Issue.record("no thread")
             return
         }

@@ -30,7 +30,7 @@ import Testing
             return ["thread": ["id": .string(id), "cwd": .string(project)]]
         }
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "*")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
         await harness.codex.notify("turn/started", ["threadId": "parent", "turn": ["id": "p-turn", "rootTurnId": "p-turn"]])
         if announce {
             let item: JSONValue = [
@@ -55,7 +55,7 @@ import Testing
         let started = frames.compactMap(\.event).first { $0.type == "turn/started" && $0.threadId == "child" }
         #expect(started?.turnId == "c-turn")
         // Interrupting the child names the child's turn.
-        #expect(await harness.request(.interrupt(ThreadRef(threadId: "child")), phone).errorCode == nil)
+        #expect(await harness.request(BridgeRequest(.interrupt, ThreadRef(threadId: "child")), phone).errorCode == nil)
         #expect(harness.codex.requests("turn/interrupt").last?["turnId"] == "c-turn")
         await harness.codex.notify(
             "turn/completed", ["threadId": "child", "turn": ["id": "c-turn", "rootTurnId": "p-turn", "status": "completed"]])
@@ -69,13 +69,16 @@ import Testing
         #expect(statuses.first == (announced ? "pending" : "running") && statuses.last == "done" && statuses.contains("running"))
         #expect(announcements.last?["agentRole"] == "explorer")
         // A phone that opens the parent later learns its sub-agent with the thread.
-        guard case .response(_, .thread(let snapshot)) = await harness.request(.readThread(ThreadRef(threadId: "parent")), phone) else {
+        guard
+            case .response(_, .thread(let snapshot)) = await harness.request(
+                BridgeRequest(.readThread, ThreadRef(threadId: "parent")), phone)
+        else {
             Issue.record("no thread")
             return
         }
         #expect(snapshot.subAgents == [SubAgent(agentThreadId: "child", status: "done", agentNickname: "Huygens", agentRole: "explorer")])
         // The parent's turn is still the parent's.
-        #expect(await harness.request(.interrupt(ThreadRef(threadId: "parent")), phone).errorCode == nil)
+        #expect(await harness.request(BridgeRequest(.interrupt, ThreadRef(threadId: "parent")), phone).errorCode == nil)
         #expect(harness.codex.requests("turn/interrupt").last?["turnId"] == "p-turn")
     }
 
@@ -83,7 +86,7 @@ import Testing
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session()
-        _ = await harness.request(.subscribe(Subscribe(threadId: "t1")), phone)
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), phone)
         await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "inner", "rootTurnId": "rv-1"]])
         let frames = try await harness.waitFor(phone) { $0.event?.type == "turn/started" }
         #expect(frames.compactMap(\.event).first?.turnId == "rv-1")
@@ -104,10 +107,12 @@ import Testing
             ]
         }
         let phone = await harness.session()
-        guard case .response(_, .threads(let list)) = await harness.request(.listThreads(ListThreads()), phone) else { return }
+        guard case .response(_, .threads(let list)) = await harness.request(BridgeRequest(.listThreads, ListThreads()), phone) else {
+            return
+        }
         #expect(list.threads.first?.parentThreadId == "parent" && list.threads.first?.agentNickname == "Huygens")
         #expect(list.threads.first?.source == "subAgent")
-        _ = await harness.request(.listThreads(ListThreads(includeInternal: true)), phone)
+        _ = await harness.request(BridgeRequest(.listThreads, ListThreads(includeInternal: true)), phone)
         let kinds = harness.codex.requests("thread/list").map { Set(($0["sourceKinds"]?.arrayValue ?? []).compactMap(\.stringValue)) }
         #expect(kinds.count == 2)
         #expect(kinds[0].contains("subAgentThreadSpawn") && !kinds[0].contains("subAgentReview") && !kinds[0].contains("subAgentCompact"))

@@ -56,7 +56,8 @@ extension ThreadHub {
             throw HubError(.approvalNotPending, "approval \(approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
         }
         let facts = try await threadFacts(threadId)
-        if case .refused(let code, let message) = gate.decide(.approve(Approve(approvalId: approvalId, decision: decision)), thread: facts)
+        if case .refused(let code, let message) = gate.decide(
+            BridgeRequest(.approve, Approve(approvalId: approvalId, decision: decision)), thread: facts)
         {
             throw HubError(code, message)
         }

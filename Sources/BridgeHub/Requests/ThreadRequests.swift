@@ -1,0 +1,78 @@
+import BridgeProtocol
+import Foundation
+
+/// The requests on threads and turns the hub answers itself: listing and reading threads, starting, steering,
+/// interrupting and forking them, subscriptions, settings, goals, housekeeping, approvals and questions, and
+/// what a thread's directory holds (files, directories, skills, models, usage).
+struct ThreadRequests: RequestCollection {
+    func register(into routes: inout RequestRoutes) {
+        routes.on(.listThreads) { (hub, list: ListThreads, _) in .threads(try await hub.listThreads(list)) }
+        routes.on(.searchThreads) { (hub, search: SearchThreads, _) in .threads(try await hub.searchThreads(search)) }
+        routes.on(.startThread) { (hub, start: StartThread, context) in
+            .threadStarted(
+                try await hub.startThread(start, cwd: context.cwd ?? start.cwd, policy: context.policy, session: context.session))
+        }
+        routes.on(.sendMessage) { (hub, message: SendMessage, context) in
+            .accepted(try await hub.sendMessage(message, policy: context.policy, session: context.session))
+        }
+        routes.on(.interrupt) { (hub, ref: ThreadRef, _) in .accepted(try await hub.interrupt(ref.threadId)) }
+        routes.on(.cancelQueued) { (hub, cancel: CancelQueued, _) in .accepted(try hub.cancelQueuedMessage(cancel)) }
+        routes.on(.subscribe) { (hub, subscription: Subscribe, context) in
+            .subscribed(try await hub.subscribe(context.session, to: subscription))
+        }
+        routes.on(.unsubscribe) { (hub, ref: ThreadRef, context) in
+            .unsubscribed(await hub.unsubscribe(context.session, fromThread: ref.threadId))
+        }
+        routes.on(.readThread) { (hub, ref: ThreadRef, _) in .thread(try await hub.readThread(ref.threadId)) }
+        routes.on(.getDiff) { (hub, ref: ThreadRef, context) in
+            .diff(ThreadDiff(threadId: ref.threadId, diff: try await hub.diff(of: ref.threadId, cwd: context.cwd)))
+        }
+        routes.on(.renameThread) { (hub, rename: RenameThread, _) in .accepted(try await hub.renameThread(rename)) }
+        routes.on(.archiveThread) { (hub, ref: ThreadRef, _) in .accepted(try await hub.setArchived(ref.threadId, true)) }
+        routes.on(.unarchiveThread) { (hub, ref: ThreadRef, _) in .accepted(try await hub.setArchived(ref.threadId, false)) }
+        routes.on(.startReview) { (hub, review: StartReview, context) in
+            .accepted(try await hub.startReview(review, policy: context.policy))
+        }
+        routes.on(.forkThread) { (hub, fork: ForkThread, context) in
+            .threadForked(try await hub.forkThread(fork, cwd: context.directory, policy: context.policy, session: context.session))
+        }
+        routes.on(.setGoal) { (hub, goal: SetGoal, context) in .goal(try await hub.setGoal(goal, policy: context.policy)) }
+        routes.on(.clearGoal) { (hub, ref: ThreadRef, _) in .accepted(try await hub.clearGoal(ref.threadId)) }
+        routes.on(.compactThread) { (hub, ref: ThreadRef, context) in .accepted(try await hub.compact(ref.threadId, policy: context.policy))
+        }
+        routes.on(.deleteThread) { (hub, ref: ThreadRef, _) in .accepted(try await hub.delete(ref.threadId)) }
+        routes.on(.updateThreadSettings) { (hub, update: UpdateThreadSettings, context) in
+            .accepted(try await hub.updateSettings(update, policy: context.policy))
+        }
+        routes.on(.listPermissionProfiles) { (hub, _: ListPermissionProfiles, context) in
+            let profiles = PermissionProfiles(codex: hub.codex, timeout: hub.policy.codexTimeout)
+            return .permissionProfiles(try await profiles.list(cwd: context.cwd, gate: hub.gate))
+        }
+        routes.on(.approve) { (hub, approve: Approve, context) in
+            let name = await hub.deviceName(context.session.principal.deviceId)
+            let answerer = ThreadHub.Answerer.device(context.session.principal.deviceId)
+            return .accepted(try hub.resolveApproval(approve.approvalId, approve.decision, by: answerer, deviceName: name))
+        }
+        routes.on(.answerInput) { (hub, answer: AnswerInput, context) in
+            let name = await hub.deviceName(context.session.principal.deviceId)
+            return .accepted(try hub.answerInputRequest(answer, session: context.session, deviceName: name))
+        }
+        routes.on(.approveDeniedAction) { (hub, approve: ApproveDeniedAction, context) in
+            .accepted(try await hub.approveDeniedAction(approve, policy: context.policy, session: context.session))
+        }
+        routes.on(.listDirectory) { (hub, _: ListDirectory, context) in
+            .directory(try await DirectoryLister().list(context.cwd ?? "/", roots: hub.gate.roots))
+        }
+        routes.on(.readFile) { (hub, read: ReadFile, context) in
+            .file(try await FileReader().read(read.path, cwd: context.directory, roots: hub.gate.roots))
+        }
+        routes.on(.searchFiles) { (hub, search: SearchFiles, context) in .files(try await hub.searchFiles(search, cwd: context.directory)) }
+        routes.on(.listSkills) { (hub, list: ListSkills, context) in .skills(try await hub.listSkills(list, cwd: context.directory)) }
+        routes.on(.listTools) { (hub, list: ListTools, context) in
+            .tools(
+                try await ToolInventory(codex: hub.codex, timeout: hub.policy.codexTimeout).list(threadId: list.threadId, cwd: context.cwd))
+        }
+        routes.on(.listModels) { (hub, _: ListModels, _) in .models(ModelList(models: try await hub.models())) }
+        routes.on(.usage) { (hub, _: UsageRequest, _) in .usage(try await hub.usage()) }
+    }
+}

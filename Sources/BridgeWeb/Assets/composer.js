@@ -1,0 +1,136 @@
+// A thread's composer: the message box (Send steers a running turn; `!command` runs a command), Stop, Queue
+// (send after the running turn ends) and the list of queued messages, Plan, photos and @-mentions of files. A
+// message typed while the workstation cannot be reached waits in the conversation and goes once it is back.
+import { h, icon } from './dom.js';
+import { toast, describeError } from './ui.js';
+import { attachments } from './attachments.js';
+import { mentionPicker } from './mention-picker.js';
+import { oneLine } from './git-panel.js';
+import { planToggle, modeFor } from './plan-view.js';
+import { isHome, machineOf } from './fleet.js';
+import { scopeAsk } from './scopes.js';
+
+/**
+ * session, store, thread: the screen's; talk: its conversation (conversation.js); sheets: where a scope request
+ * goes, sheetShown() after it went; running(): a turn runs; unreachable(): the workstation cannot be reached.
+ * Returns {form, note, plan, update(), renderActions(), renderQueue(change)}.
+ */
+export function composerView({ session, store, thread, talk, sheets, sheetShown, running, unreachable }) {
+  const threadId = thread.id;
+  const input = h('textarea', { class: 'composer-input', rows: 1, placeholder: 'Message Codex', attrs: { 'aria-label': 'Message', enterkeyhint: 'send', autocomplete: 'off' } });
+  const send = h('button', { type: 'submit', class: 'send', attrs: { 'aria-label': 'Send' } }, icon('send'));
+  const stop = h('button', { type: 'button', class: 'stop', hidden: true, attrs: { 'aria-label': 'Stop' } }, icon('stop'));
+  // While a turn runs, Queue holds the message until it ends instead of steering the turn with it.
+  const queueToggle = h('button', { type: 'button', class: 'queue-toggle', hidden: true, text: 'Queue', attrs: { 'aria-pressed': 'false', title: 'Send after the running turn ends' } });
+  queueToggle.addEventListener('click', () => queueToggle.setAttribute('aria-pressed', String(queueToggle.getAttribute('aria-pressed') !== 'true')));
+  const queuedList = h('ul', { class: 'queued-list', hidden: true, attrs: { 'aria-label': 'Waiting to be sent' } });
+  // Plan: the next message runs in plan mode (the thread remembers it; off again sends it in default mode).
+  const plan = planToggle();
+  const attached = attachments(() => session.token, (text) => toast(text));
+  input.addEventListener('paste', attached.onPaste);
+  const mentions = mentionPicker(input, (query) => session.request('searchFiles', { threadId, query, limit: 8 }), () => talk.onLayout());
+  // While a turn runs Queue takes Plan's place and Stop takes Send's until there is text to send: the message box
+  // keeps its width.
+  const form = h('form', { class: 'composer' }, queuedList, mentions.el, attached.tray, attached.file, attached.button, plan.el, queueToggle, input, stop, send);
+  // Without `operate` the composer is hidden (app.css) and this says why.
+  const note = h('p', { class: 'scope-note', dataset: { needs: 'operate' }, text: 'This device can follow threads but not drive them (it lacks the operate scope).' });
+
+  /** Stop while a turn runs and the box is empty, else Send (one place, so the box keeps its width). */
+  function renderActions() {
+    const stopping = running() && !input.value.trim() && !unreachable();
+    stop.hidden = !stopping;
+    send.hidden = stopping;
+  }
+
+  /** The messages waiting for the running turn to end, each with Cancel; `change`: the store's `queue` record. */
+  function renderQueue(change) {
+    const queued = [...thread.queued.values()];
+    queuedList.replaceChildren(...queued.map((q) => h('li', { class: 'queued', dataset: { queuedId: q.queuedId } },
+      h('span', { class: 'queued-label', text: 'Queued' }),
+      h('span', { class: 'queued-text', text: String(q.text || '') }),
+      h('button', { type: 'button', class: 'text-button', text: 'Cancel', attrs: { 'aria-label': `Cancel queued: ${String(q.text || '').slice(0, 40)}` },
+        on: { click: async (e) => {
+          e.currentTarget.disabled = true;
+          try { await session.request('cancelQueued', { threadId, queuedId: q.queuedId }); }
+          catch (err) { if (err.code !== 'not_found') toast(describeError(err)); }
+        } } }))));
+    queuedList.hidden = queued.length === 0;
+    if (change && change.unqueued && change.unqueued.reason === 'failed') toast(`A queued message could not start: ${change.unqueued.message || 'unknown reason'}`);
+  }
+
+  function grow() {
+    input.style.height = 'auto';
+    input.style.height = `${Math.min(input.scrollHeight, 180)}px`;
+  }
+  input.addEventListener('input', () => { grow(); renderActions(); });
+  // With a keyboard (a fine pointer), Enter sends and Shift+Enter starts a new line; on a phone Enter is a new line.
+  const keyboard = window.matchMedia && window.matchMedia('(pointer: fine)').matches;
+  input.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || e.isComposing) return;
+    if (e.metaKey || e.ctrlKey || (keyboard && !e.shiftKey)) { e.preventDefault(); form.requestSubmit(); }
+  });
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
+    mentions.close();
+    send.disabled = true;
+    input.value = '';
+    grow();
+    renderActions();
+    talk.stick();
+    // Not connected: the request waits in the connection and goes out once it is back (its id makes it count
+    // once); meanwhile the message is shown as waiting.
+    const waiting = session.connected ? null : talk.pendingBubble(text);
+    try {
+      // `!command`: run in the thread's folder, in Codex's sandbox (a live card shows it), not sent to the agent.
+      if (text.startsWith('!') && text.slice(1).trim()) {
+        await session.request('runCommand', { threadId, command: text.slice(1).trim() });
+        return;
+      }
+      const queue = !queueToggle.hidden && queueToggle.getAttribute('aria-pressed') === 'true';
+      const ids = await attached.ids();
+      const mode = modeFor(plan.on, thread.collaborationMode);
+      await session.request('sendMessage', { threadId, text, ...(queue ? { mode: 'queue' } : {}), ...(ids.length ? { attachments: ids } : {}), ...(mode ? { collaborationMode: mode } : {}) });
+      if (mode) store.commit(thread, [{ set: { collaborationMode: mode } }]);
+      attached.clear();
+    } catch (err) {
+      if (!input.value) input.value = text;
+      grow();
+      renderActions();
+      // A scope this phone lacks (`!ls` without run): say so where the message was, with Ask the workstation.
+      if (err && err.code === 'forbidden' && err.scope && !sheets.querySelector(`.scope-ask[data-needs="${err.scope}"]`)) {
+        sheets.append(scopeAsk((kind, fields) => session.request(kind, fields), err.scope));
+        sheetShown();
+      } else {
+        toast(`Not sent: ${text.startsWith('!') ? oneLine(err) : describeError(err)}`);
+      }
+    } finally {
+      send.disabled = false;
+      if (waiting) { waiting.remove(); talk.onLayout(); }
+    }
+  });
+
+  stop.addEventListener('click', async () => {
+    stop.disabled = true;
+    try { await session.request('interrupt', { threadId }); }
+    catch (err) { if (err.code !== 'conflict') toast(describeError(err)); }
+    finally { stop.disabled = false; }
+  });
+
+  return {
+    form,
+    note,
+    plan,
+    renderActions,
+    renderQueue,
+    /** The thread's state changed: what the composer offers follows it. */
+    update() {
+      attached.button.hidden = !isHome(machineOf(thread)); // a photo is uploaded to this bridge: not for another machine's thread
+      const busy = running();
+      queueToggle.hidden = !busy;
+      plan.el.hidden = busy; // a running turn keeps its mode; Queue takes the room
+      renderActions();
+    },
+  };
+}

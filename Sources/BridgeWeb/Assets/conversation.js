@@ -1,0 +1,279 @@
+// A thread's conversation as it streams: its turns and their items, the approval and question cards, the
+// `!command` cards, each turn's footer (working, waiting for you, how it ended) and the messages that wait for the
+// workstation. The store's change records are applied here (`apply`): nodes are appended and updated, never the
+// whole thread redrawn except when the store replaces its picture (`render`). It also keeps the view at the end
+// while the person is there (`stick`, `scrollToEnd`, the Jump to latest button).
+import { openPreview } from './preview.js';
+import { h, icon } from './dom.js';
+import { toast, describeError } from './ui.js';
+import { itemView } from './item-views.js';
+import { approvalCard } from './approval-card.js';
+import { questionCard } from './question-card.js';
+import { failureTitle, describeUsage } from './thread-extras.js';
+import { renderChanges } from './diff-view.js';
+import { commandCard } from './command-card.js';
+import { planChecklist } from './plan-view.js';
+import { userText } from './threads.js';
+import { waitingFor } from './pending.js';
+import { rootsFor } from './fleet.js';
+
+export const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
+
+/**
+ * session, thread: the screen's; announce(text): for screen readers; unreachable(): the workstation cannot be
+ * reached (nothing known runs); implementPlan(): "Implement this plan" (plan-view.js).
+ */
+export function conversationView({ session, thread, announce, unreachable, implementPlan }) {
+  const threadId = thread.id;
+  const el = h('div', { class: 'conversation', attrs: { 'aria-live': 'off' } });
+  const placeholder = h('p', { class: 'empty', text: 'Loading…' });
+  const jump = h('button', { type: 'button', class: 'jump', hidden: true, attrs: { 'aria-label': 'Jump to latest' }, on: { click: () => scrollToEnd(true) } }, icon('down'));
+  const views = new Map(); // itemId -> view
+  const turnEls = new Map(); // turnId -> {el, items, footer}
+  const cards = new Map(); // approvalId or requestId -> card
+  const commandCards = new Map(); // runId -> card (`!commands`, command-card.js)
+  const pendingEls = h('div', { class: 'pending-list' }); // messages sent while the workstation cannot be reached
+  let stuck = true;
+
+  // -- scrolling -----------------------------------------------------------------------------------------
+  const atBottom = () => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 120;
+  let layoutQueued = false;
+  function onLayout() {
+    if (layoutQueued) return;
+    layoutQueued = true;
+    requestAnimationFrame(() => {
+      layoutQueued = false;
+      if (stuck) scrollToEnd(false);
+      else jump.hidden = false;
+    });
+  }
+  function scrollToEnd(smooth) {
+    const still = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    window.scrollTo({ top: document.documentElement.scrollHeight, behavior: smooth && !still ? 'smooth' : 'auto' });
+    stuck = true;
+    jump.hidden = true;
+  }
+  const onScroll = () => { stuck = atBottom(); if (stuck) jump.hidden = true; };
+  window.addEventListener('scroll', onScroll, { passive: true });
+
+  // -- rendering -----------------------------------------------------------------------------------------
+  const itemCtx = { threadId, onLayout, cwd: () => thread.cwd, implementPlan,
+    approveDenied: (reviewId) => session.request('approveDeniedAction', { threadId, reviewId }), deviceId: () => session.deviceId };
+  const cardCtx = {
+    get deviceId() { return session.deviceId; },
+    roots: () => rootsFor(thread, session.policy.roots),
+    decide: (approval, decision) => session.request('approve', { approvalId: approval.approvalId, decision }),
+    answer: (question, fields) => session.request('answerInput', { requestId: question.requestId, ...fields }),
+    itemChanges: (approval) => {
+      const entry = approval.itemId && thread.itemMap.get(approval.itemId);
+      const changes = entry && entry.item.changes;
+      return changes && changes.length ? renderChanges(changes, thread.cwd, { openSmall: true }) : null;
+    },
+  };
+
+  function turnEl(turn) {
+    let t = turnEls.get(turn.id);
+    if (!t) {
+      const items = h('div', { class: 'turn-items' });
+      const footer = h('div', { class: 'turn-footer' });
+      const checklist = planChecklist();
+      checklist.el.hidden = !turn.plan;
+      if (turn.plan) checklist.update(turn.plan);
+      // The plan follows the message that started the turn (addItem puts that message before it).
+      items.append(checklist.el);
+      t = { el: h('section', { class: 'turn', dataset: { turnId: turn.id } }, items, footer), items, footer, checklist, started: false };
+      turnEls.set(turn.id, t);
+      el.insertBefore(t.el, pendingEls.parentNode === el ? pendingEls : null);
+    }
+    return t;
+  }
+
+  function turnStatus(turn) {
+    const t = turnEl(turn);
+    t.el.classList.toggle('running', !['completed', 'interrupted', 'failed'].includes(turn.status));
+    t.footer.replaceChildren();
+    const waiting = t.el.classList.contains('running') && waitingFor(thread, turn);
+    if (waiting) t.footer.append(h('span', { class: 'waiting-on-you' }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), waiting));
+    else if (t.el.classList.contains('running') && unreachable()) {
+      t.footer.append(h('span', { class: 'unreachable', text: 'Workstation unreachable: what Codex does meanwhile shows when it is back.' }));
+    }
+    else if (t.el.classList.contains('running')) {
+      const restarting = typeof turn.shuttingDown === 'number'
+        ? `The workstation is restarting: Codex has ${Math.round(turn.shuttingDown)} s to finish…` : 'Working…';
+      t.footer.append(h('span', { class: 'working' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), restarting));
+    }
+    else if (TURN_LABELS[turn.status] || turn.error) {
+      t.footer.append(h('span', { class: `turn-end ${turn.status}`, text: `${failureTitle(turn, TURN_LABELS[turn.status] || 'Error')}${turn.error ? `: ${turn.error}` : ''}` }));
+      // A usage limit: what is left, on request (Codex's own answer, or its reason why it cannot say).
+      if (turn.errorKind === 'usageLimitExceeded') t.footer.append(usageButton());
+      // Cut short by the bridge's restart: the same message again, in one tap.
+      if (turn.errorKind === 'workstationRestarted') { const retry = retryButton(turn); if (retry) t.footer.append(retry); }
+    }
+  }
+
+  /** Sends the message that started `turn` again (its text; attachments are not sent twice). */
+  function retryButton(turn) {
+    const first = turn.items.map((id) => thread.itemMap.get(id)).find((x) => x && x.item.type === 'userMessage');
+    const text = first ? userText(first.item) : '';
+    if (!text) return null;
+    const b = h('button', { type: 'button', class: 'text-button retry', text: 'Retry' });
+    b.addEventListener('click', async () => {
+      b.disabled = true;
+      try { await session.request('sendMessage', { threadId, text }); b.remove(); }
+      catch (err) { b.disabled = false; toast(`Could not send it again: ${describeError(err)}`); }
+    });
+    return b;
+  }
+
+  function usageButton() {
+    const out = h('p', { class: 'usage-text', attrs: { 'aria-live': 'polite' } });
+    const b = h('button', { type: 'button', class: 'text-button', text: 'Show usage' });
+    b.addEventListener('click', async () => {
+      b.disabled = true;
+      try { out.textContent = describeUsage((await session.request('usage', {})).rateLimits); }
+      catch (err) { out.textContent = `Usage unknown: ${describeError(err)}`; }
+      finally { b.disabled = false; }
+    });
+    return h('span', { class: 'usage' }, b, out);
+  }
+
+  // "Implement this plan" belongs to the thread's last turn: a later turn answered it one way or another.
+  function latestPlanOnly() {
+    const turns = el.querySelectorAll('.turn');
+    const last = turns[turns.length - 1];
+    for (const b of el.querySelectorAll('.implement-plan')) if (b.closest('.turn') !== last) b.hidden = true;
+  }
+
+  function addItem(turn, item) {
+    if (views.has(item.id)) return;
+    const view = itemView(item, itemCtx);
+    views.set(item.id, view);
+    const t = turnEl(turn);
+    if (item.type === 'userMessage' && !t.started) { t.started = true; t.checklist.el.before(view.el); }
+    else t.items.append(view.el);
+  }
+
+  /** An approval's or a question's card, after the item it is about when that is shown. */
+  function addCard(id, item, make, turn) {
+    if (cards.has(id)) return;
+    const card = make(item, cardCtx);
+    cards.set(id, card);
+    const t = turnEl(turn || { id: item.turnId });
+    const after = item.itemId && views.get(item.itemId);
+    if (after && after.el.parentNode === t.items) after.el.after(card.el);
+    else t.items.append(card.el);
+  }
+  const addApproval = (approval, turn) => addCard(approval.approvalId, approval, approvalCard, turn);
+  const addQuestion = (question, turn) => addCard(question.requestId, question, questionCard, turn);
+
+  function addCommand(run) {
+    if (commandCards.has(run.runId)) return;
+    const card = commandCard(run, {
+      stop: (r) => session.request('stopCommand', { threadId, runId: r.runId }),
+      onLayout,
+      preview: (port) => openPreview((kind, fields) => session.request(kind, { threadId, ...fields }), port),
+    });
+    commandCards.set(run.runId, card);
+    el.insertBefore(card.el, pendingEls.parentNode === el ? pendingEls : null);
+  }
+
+  /** The whole thread again, from the store's picture. */
+  function render() {
+    el.replaceChildren();
+    views.clear();
+    turnEls.clear();
+    cards.clear();
+    commandCards.clear();
+    for (const turn of thread.turns) {
+      turnEl(turn);
+      for (const id of turn.items) {
+        const entry = thread.itemMap.get(id);
+        if (entry) addItem(turn, entry.item);
+      }
+      for (const aid of turn.approvals) {
+        const a = thread.approvals.get(aid);
+        if (a) addApproval(a, turn);
+      }
+      for (const rid of turn.inputs) {
+        const q = thread.inputs.get(rid);
+        if (q) addQuestion(q, turn);
+      }
+      turnStatus(turn);
+    }
+    for (const run of thread.commands.values()) addCommand(run);
+    el.append(pendingEls);
+    placeholder.hidden = thread.turns.length > 0 || !thread.loaded;
+    if (thread.loaded && !thread.turns.length) placeholder.textContent = 'No messages yet.';
+    latestPlanOnly();
+  }
+
+  // A card added or answered changes what its turn's footer says (working, or waiting for a person).
+  function statusOf(turnId, known) {
+    const turn = known || thread.turnMap.get(turnId);
+    if (turn && turnEls.has(turn.id)) turnStatus(turn);
+  }
+
+  /** Applies one of the store's change records; true when the screen's header and layout follow. */
+  function apply(change) {
+    switch (change.type) {
+      case 'turn': placeholder.hidden = true; turnEl(change.turn); turnStatus(change.turn); latestPlanOnly(); return true;
+      case 'turnStatus':
+        turnStatus(change.turn);
+        if (change.turn.status === 'completed') announce('Codex finished.');
+        else if (TURN_LABELS[change.turn.status]) announce(`Turn ${TURN_LABELS[change.turn.status].toLowerCase()}.`);
+        return true;
+      case 'item': placeholder.hidden = true; addItem(change.turn, change.item); return true;
+      case 'itemUpdate': { const v = views.get(change.item.id); if (v) v.update(change.item); return true; }
+      case 'delta': { const v = views.get(change.item.id); if (v) v.delta(change.field, change.delta); onLayout(); return false; }
+      case 'approval':
+        if (change.added) { addApproval(change.approval, change.turn); announce('Codex is asking for approval.'); }
+        else { const c = cards.get(change.approval.approvalId); if (c) c.update(); }
+        statusOf(change.approval.turnId, change.turn);
+        return true;
+      case 'input':
+        if (change.added) { addQuestion(change.input, change.turn); announce('Codex is asking a question.'); }
+        else { const c = cards.get(change.input.requestId); if (c) c.update(); }
+        statusOf(change.input.turnId, change.turn);
+        return true;
+      case 'command': {
+        placeholder.hidden = true;
+        const card = commandCards.get(change.run.runId);
+        if (card) card.update(change);
+        else addCommand(change.run);
+        if (!change.run.running && !change.output) announce(`Command ${change.run.exitCode === 0 ? 'finished' : 'ended'}.`);
+        return false;
+      }
+      case 'plan': { const te = turnEl(change.turn); te.checklist.el.hidden = false; te.checklist.update(change.turn.plan); return true; }
+      default: return false;
+    }
+  }
+
+  /** A message sent while the workstation cannot be reached, shown as waiting until it goes; returns its element. */
+  function pendingBubble(text) {
+    const bubble = h('div', { class: 'pending-msg' },
+      h('div', { class: 'bubble', text }),
+      h('span', { class: 'pending-note', text: 'Waiting for the workstation — sent once it is back' }));
+    pendingEls.append(bubble);
+    onLayout();
+    return bubble;
+  }
+
+  return {
+    el,
+    placeholder,
+    jump,
+    render,
+    apply,
+    pendingBubble,
+    onLayout,
+    scrollToEnd,
+    /** Keeps the view at the end from now on (the person just sent something). */
+    stick() { stuck = true; },
+    get stuck() { return stuck; },
+    /** The workstation became reachable or not: the running turns say so. */
+    reachabilityChanged() { for (const turn of thread.turns) if (turnEls.has(turn.id)) turnStatus(turn); },
+    /** Says why the thread is not shown, or hides the note (null). */
+    setPlaceholder(text) { placeholder.hidden = text === null; if (text !== null) placeholder.textContent = text; },
+    destroy() { window.removeEventListener('scroll', onScroll); },
+  };
+}
