@@ -96,6 +96,30 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Previews of a thread's dev servers on the bridge's second origin: finding them through /proc, the tickets and
+        // cookie sessions, the header rules. Foundation only: the hub's two preview requests call it.
+        .target(name: "BridgePreview", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
+
+        // The preview origin itself: the listener and reverse proxy (HTTP and WebSocket) as a Service, over Hummingbird/NIO
+        // and AsyncHTTPClient.
+        .target(
+            name: "BridgePreviewProxy",
+            dependencies: [
+                "BridgePreview",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // The thread hub: sessions, fan-out, replay, the journal's use, the policy gate, requests to Codex
         // through `CodexPort`, push decisions, uploads. Knows nothing of sockets or HTTP.
         .target(
@@ -105,6 +129,7 @@ let package = Package(
                 "BridgeStore",
                 "CodexControl",
                 "BridgePush",
+                "BridgePreview",
                 "ChildProcess",
                 "ConfinedFiles",
                 .product(name: "Logging", package: "swift-log"),
@@ -261,6 +286,8 @@ let package = Package(
                 "BridgeProtocol",
                 "BridgeHub",
                 "BridgeFleet",
+                "BridgePreview",
+                "BridgePreviewProxy",
                 "BridgeServer",
                 "BridgeStore",
                 "Pairing",
@@ -306,6 +333,7 @@ let package = Package(
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "BridgeFleetTests", dependencies: ["BridgeFleet", "BridgeHub", "BridgeProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "ConfinedFilesTests", dependencies: ["ConfinedFiles"], swiftSettings: swiftSettings),
+        .testTarget(name: "BridgePreviewTests", dependencies: ["BridgePreview"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CodexBridgeCommandTests",
             dependencies: [

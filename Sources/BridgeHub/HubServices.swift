@@ -1,3 +1,4 @@
+import BridgePreview
 import Foundation
 
 /// What the hub works with besides Codex and its storage, attached before `run()`: the upload store, the
@@ -14,4 +15,6 @@ struct HubServices {
     var modelCache: ModelCache?
     /// The last rate-limit snapshot relayed (`account/rateLimits/updated`).
     var rateLimits = RateLimitRelay()
+    /// The dev-server previews (nil: this bridge serves none).
+    var previews: Previews?
 }

@@ -1,3 +1,4 @@
+import BridgePreview
 import BridgeProtocol
 import BridgeStore
 import ChildProcess
@@ -100,6 +101,11 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     }
 
     public nonisolated var description: String { "ThreadHub" }
+
+    /// Serves `listPreviews` and `openPreview` with `previews` (before `run()`).
+    public func usePreviews(_ previews: Previews) {
+        services.previews = previews
+    }
 
     static func gate(for policy: Policy) -> PolicyGate {
         PolicyGate(

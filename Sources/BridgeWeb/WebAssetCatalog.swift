@@ -47,6 +47,8 @@ enum WebAssetCatalog {
             ("pending-card.js", PackageResources.pending_card_js),
             ("pending.js", PackageResources.pending_js),
             ("plan-view.js", PackageResources.plan_view_js),
+            ("preview.css", PackageResources.preview_css),
+            ("preview.js", PackageResources.preview_js),
             ("push.js", PackageResources.push_js),
             ("question-card.js", PackageResources.question_card_js),
             ("scopes.js", PackageResources.scopes_js),

@@ -1,6 +1,8 @@
 import BridgeFleet
 import BridgeHub
 import BridgeOps
+import BridgePreview
+import BridgePreviewProxy
 import BridgeProtocol
 import BridgeServer
 import BridgeStore
@@ -30,6 +32,13 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
         PortProbe.bindError(host: settings.listen.host, port: settings.listen.port) == EADDRINUSE
     {
         throw CommandFailure(PortProbe.inUseMessage(host: settings.listen.host, port: settings.listen.port, paths: paths))
+    }
+    // So is the preview origin's port (the main port + 1 unless --preview-port says otherwise).
+    let previewPort = settings.previewPort ?? (settings.listen.port == 0 ? 0 : settings.listen.port + 1)
+    if previewPort != 0, settings.listen.host.lowercased() != "tailscale",
+        PortProbe.bindError(host: settings.listen.host, port: previewPort) == EADDRINUSE
+    {
+        throw CommandFailure("port \(previewPort), the preview origin's, is already in use; choose another with --preview-port PORT")
     }
     // An explicit codex that cannot be run is a startup error, not a retry loop.
     if let codex = settings.codex, codex.contains("/") {
@@ -147,6 +156,26 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
         throw CommandFailure("cannot prepare \(paths.stateDirectory.path)/uploads: \(error)")
     }
     await hub.useUploads(uploads)
+    // The preview origin: a thread's dev servers, on a port of their own (same addresses and TLS).
+    let previews = Previews(
+        host: ServePairing.isWildcard(pairing.host) ? pairing.preferredHost ?? "localhost" : pairing.host, secure: tlsSource != nil,
+        probe: { host, port in await HTTPProbe().speaksHTTP(host: host, port: port) })
+    await hub.usePreviews(previews)
+    var previewConfiguration = PreviewProxy.Configuration(
+        host: pairing.host, port: previewPort,
+        tls: tlsSource.map { source in { @Sendable in source.current() } })
+    previewConfiguration.checkInterval = .seconds(1)
+    let previewProxy = PreviewProxy(
+        configuration: previewConfiguration, previews: previews, logger: logger,
+        refusedDevices: { [registry = pairing.registry] ids in
+            var refused = Set<String>()
+            for id in ids {
+                // Revoked, deleted, without `operate`, or unreadable: the preview ends.
+                let device = try? await registry.device(id: id)
+                if device == nil || device?.isRevoked == true || device?.scopes.contains(.operate) != true { refused.insert(id) }
+            }
+            return refused
+        })
     let server = ServerInfo(
         id: pairing.identity.id, name: pairing.identity.name, version: BridgeVersion.current, pushPublicKey: notifications.publicKey)
     let configuration = BridgeServerConfiguration(
@@ -210,6 +239,7 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
             qrInvitations.continuation.yield(await pairing.listening(listening, fingerprint: fingerprint))
             qrInvitations.continuation.finish()
             shared?.announce()
+            previews.bridgeListening(port: listening.port)
             publisher?.serverListening(port: listening.port)
             listened.yield(listening)
             listened.finish()
@@ -221,6 +251,7 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
     if let shared { services.append(.init(service: shared.appServer, successTerminationBehavior: .ignore)) }
     services += [
         .init(service: hub, successTerminationBehavior: .ignore), .init(service: supervisor), .init(service: bridge),
+        .init(service: previewProxy),
         .init(service: pairing.revocationWatcher), .init(service: ScopeWatcher(hub: hub)),
         .init(service: JournalPruner(storage: storage, logger: logger)), .init(service: fleet),
     ]

@@ -37,6 +37,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.maxUploadBytes), help: .setting(.maxUploadBytes))
     var maxUploadBytes: Int?
 
+    @Option(name: .setting(.previewPort), help: .setting(.previewPort))
+    var previewPort: Int?
+
     @Option(name: .setting(.pingInterval), help: .setting(.pingInterval))
     var pingInterval: Double?
 
@@ -120,6 +123,7 @@ struct ServeCommand: AsyncParsableCommand {
             tlsKey: tlsKey.map(Self.absolute), tlsTailscale: tlsTailscale ? true : nil, journalMaxAge: journal.maxAge,
             journalMaxBytes: journal.maxBytes)
         options.maxUploadBytes = maxUploadBytes
+        options.previewPort = previewPort
         // A socket named on the command line means shared mode.
         options.shared = shared || sharedSocket != nil ? true : nil
         options.sharedSocket = sharedSocket.map(Self.absolute)

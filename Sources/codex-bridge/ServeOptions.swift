@@ -11,6 +11,7 @@ struct ServeOptions: Equatable, Sendable {
     var helloTimeout: Double?
     var maxMessageBytes: Int?
     var maxUploadBytes: Int?
+    var previewPort: Int?
     var pingInterval: Double?
     var requestHeadTimeout: Double?
     var maxUnauthenticated: Int?

@@ -19,6 +19,8 @@ enum ServeSetting: String, CaseIterable, Sendable {
     case helloTimeout = "hello_timeout"
     case maxMessageBytes = "max_message_bytes"
     case maxUploadBytes = "max_upload_bytes"
+    /// The preview origin's port (BridgePreview).
+    case previewPort = "preview_port"
     case pingInterval = "ping_interval"
     case requestHeadTimeout = "request_head_timeout"
     case maxUnauthenticated = "max_unauthenticated"
@@ -109,6 +111,11 @@ enum ServeSetting: String, CaseIterable, Sendable {
             ServeSettingDescriptor(
                 flag: "max-upload-bytes", value: .integer(\.maxUploadBytes, .init(range: 1024...(1 << 30), unit: bytes)),
                 help: "Largest attachment (POST /uploads) in bytes", valueName: "bytes", defaultText: "\(defaults.maxUploadBytes)")
+        case .previewPort:
+            ServeSettingDescriptor(
+                flag: "preview-port", value: .integer(\.previewPort, .init(range: 0...65_535, unit: "port")),
+                help: "Port of the preview origin (a thread's dev server, shown through the bridge); same addresses and TLS as --listen",
+                valueName: "port", defaultText: "the --listen port + 1 (0 when that is 0)", defaultIsLiteral: false)
         case .pingInterval:
             ServeSettingDescriptor(
                 flag: "ping-interval", value: .seconds(\.pingInterval, .init(range: 0.1...3600.0, unit: seconds, also: 0)),

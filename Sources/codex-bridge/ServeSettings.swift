@@ -7,6 +7,8 @@ struct ServeSettings: Equatable {
     var helloTimeout: Double = 10
     var maxMessageBytes = 1 << 20
     var maxUploadBytes = 20 << 20
+    /// `--preview-port`; nil: the listen port + 1 (0 when that is 0).
+    var previewPort: Int?
     var pingInterval: Double = 20
     var logLevel = "info"
     var logFormat = "text"
@@ -53,6 +55,7 @@ struct ServeSettings: Equatable {
         helloTimeout = options.helloTimeout ?? helloTimeout
         maxMessageBytes = options.maxMessageBytes ?? maxMessageBytes
         maxUploadBytes = options.maxUploadBytes ?? maxUploadBytes
+        previewPort = options.previewPort ?? previewPort
         pingInterval = options.pingInterval ?? pingInterval
         logLevel = options.logLevel ?? logLevel
         logFormat = options.logFormat ?? logFormat

@@ -69,6 +69,9 @@ import Testing
         case .listPermissionProfiles: (#""threadId":"t1""#, "error:codex_error")
         case .listTools: (#""threadId":"t1""#, "error:codex_error")
         case .approveDeniedAction: (#""threadId":"t1","reviewId":"r1""#, "error:not_found")
+        // This hub serves no previews (test_preview.py runs them through a real bridge).
+        case .listPreviews: (#""threadId":"t1""#, "error:not_found")
+        case .openPreview: (#""threadId":"t1","port":5173"#, "error:not_found")
         }
     }
 

@@ -121,6 +121,7 @@ import Testing
             BridgeRequest(.listPermissionProfiles, ListPermissionProfiles(threadId: "t")),
             BridgeRequest(.listPermissionProfiles, ListPermissionProfiles()),
             BridgeRequest(.listTools, ListTools(threadId: "t")),
+            BridgeRequest(.listPreviews, ThreadRef(threadId: "t")), BridgeRequest(.openPreview, OpenPreview(threadId: "t", port: 5173)),
         ]
         #expect(Set(requests.map(\.requestKind)) == Set(RequestKind.allCases))
         for request in requests {

@@ -39,7 +39,7 @@ import Testing
                 "startThread", "sendMessage", "interrupt", "renameThread", "archiveThread", "unarchiveThread", "cancelQueued",
                 "startReview",
                 "forkThread", "gitCommit", "gitBranch", "gitSwitch", "gitCommitMessage", "removeWorktree", "setGoal", "clearGoal",
-                "compactThread", "deleteThread", "updateThreadSettings",
+                "compactThread", "deleteThread", "updateThreadSettings", "listPreviews", "openPreview",
             ],
             .publish: ["gitPush", "gitPullRequest"],
             .run: ["runCommand", "stopCommand"],

@@ -109,7 +109,7 @@ def test_the_thread_header_keeps_a_readable_title(web_bridge, model, phone):
     page.keyboard.press("Enter")
     expect(page.get_by_role("menuitem", name="Diff")).to_be_focused()
     page.keyboard.press("ArrowDown")
-    expect(page.get_by_role("menuitem", name="Review")).to_be_focused()
+    expect(page.get_by_role("menuitem", name="Review", exact=True)).to_be_focused()
     phone.shot("thread-menu")
     page.keyboard.press("Escape")
     expect(page.get_by_role("menu")).to_be_hidden()

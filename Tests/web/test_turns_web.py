@@ -161,7 +161,7 @@ def test_review_runs_as_a_turn_and_shows_its_findings(web_bridge, model, phone, 
     expect(page.locator(".chip", has_text="Review finished")).to_be_visible()
     expect(page.locator(".turn").last.locator(".working")).to_have_count(0)
     phone.button("More").click()
-    expect(page.get_by_role("menuitem", name="Review")).to_be_visible()
+    expect(page.get_by_role("menuitem", name="Review", exact=True)).to_be_visible()
     page.keyboard.press("Escape")
     phone.shot("review-findings")
     assert "Review the current code changes" in json.dumps(model.requests[-1])

@@ -1,3 +1,4 @@
+import BridgePreview
 import BridgeProtocol
 import BridgeStore
 import CodexControl
@@ -35,6 +36,8 @@ extension ThreadHub {
             return .error(ErrorMessage(id: id, code: error.code, message: error.message))
         } catch let error as CodexError {
             return .error(Self.errorMessage(id: id, for: error))
+        } catch let error as PreviewError {
+            return .error(ErrorMessage(id: id, code: error.code.wire, message: error.message))
         } catch {
             session.logger.error("Request failed", metadata: ["bridge.request.kind": "\(request.kind)", "error": "\(error)"])
             return .error(ErrorMessage(id: id, code: .internal, message: "internal error"))
@@ -57,7 +60,9 @@ extension ThreadHub {
     }
 
     /// Every request kind the hub answers, by the part that owns it.
-    static let routes = RequestRoutes([ThreadRequests(), GitRequests(), CommandRequests(), DeviceRequests(), PushRequests()])
+    static let routes = RequestRoutes([
+        ThreadRequests(), GitRequests(), CommandRequests(), DeviceRequests(), PushRequests(), PreviewRequests(),
+    ])
 
     /// What the gate needs to judge `request`: the facts of the thread its ``GateRule`` points at.
     private func gateFacts(_ request: BridgeRequest) async throws -> PolicyGate.ThreadFacts? {

@@ -288,6 +288,8 @@ public enum BridgeResponse: Sendable, Hashable {
     case machines(MachineList)
     case permissionProfiles(PermissionProfileList)
     case tools(ToolList)
+    case previews(PreviewList)
+    case preview(PreviewOpened)
 
     /// The wire `kind` of this answer.
     public var kind: String { responseKind.rawValue }
@@ -328,6 +330,8 @@ public enum BridgeResponse: Sendable, Hashable {
         case .machines(let value): (.machines, value)
         case .permissionProfiles(let value): (.permissionProfiles, value)
         case .tools(let value): (.tools, value)
+        case .previews(let value): (.previews, value)
+        case .preview(let value): (.preview, value)
         }
     }
 }
@@ -364,6 +368,8 @@ public enum ResponseKind: String, CaseIterable, Sendable {
     case machines
     case permissionProfiles
     case tools
+    case previews
+    case preview
 
     /// Decodes the members of an answer of this kind.
     func decode(_ data: Data, decoder: JSONDecoder) throws -> BridgeResponse {
@@ -399,6 +405,8 @@ public enum ResponseKind: String, CaseIterable, Sendable {
         case .machines: .machines(try payload(MachineList.self))
         case .permissionProfiles: .permissionProfiles(try payload(PermissionProfileList.self))
         case .tools: .tools(try payload(ToolList.self))
+        case .previews: .previews(try payload(PreviewList.self))
+        case .preview: .preview(try payload(PreviewOpened.self))
         }
     }
 }

@@ -9,6 +9,7 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case listDevices, setDeviceScopes, renameDevice, requestScopes, revokeDevice, pairDevice, listAudit
     case setGoal, clearGoal, listMachines, addMachine, removeMachine, renameMachine
     case compactThread, deleteThread, searchThreads, updateThreadSettings, approveDeniedAction, listPermissionProfiles, listTools
+    case listPreviews, openPreview
 
     /// What this kind of request is: its payload and answer, scope, exactly-once, audit and gate rule.
     public var descriptor: RequestDescriptor {
@@ -44,6 +45,9 @@ public enum RequestKind: String, CaseIterable, Sendable {
         case .listModels: .read(ListModels.self, answer: .models)
         case .listTools: .read(ListTools.self, answer: .tools, gate: .thread)
         case .usage: .read(UsageRequest.self, answer: .usage)
+        // The workstation's dev servers, on the preview origin.
+        case .listPreviews: .change(ThreadRef.self, answer: .previews, scope: .operate, gate: .thread)
+        case .openPreview: .change(OpenPreview.self, answer: .preview, scope: .operate, gate: .thread)
         // Notifications and presence.
         case .pushSubscribe: .read(PushSubscribe.self, answer: .pushSubscribed)
         case .pushUnsubscribe: .read(PushUnsubscribe.self, answer: .accepted)

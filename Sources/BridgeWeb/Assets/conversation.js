@@ -3,6 +3,7 @@
 // workstation. The store's change records are applied here (`apply`): nodes are appended and updated, never the
 // whole thread redrawn except when the store replaces its picture (`render`). It also keeps the view at the end
 // while the person is there (`stick`, `scrollToEnd`, the Jump to latest button).
+import { openPreview } from './preview.js';
 import { h, icon } from './dom.js';
 import { toast, describeError } from './ui.js';
 import { itemView } from './item-views.js';
@@ -167,7 +168,11 @@ export function conversationView({ session, thread, announce, unreachable, imple
 
   function addCommand(run) {
     if (commandCards.has(run.runId)) return;
-    const card = commandCard(run, { stop: (r) => session.request('stopCommand', { threadId, runId: r.runId }), onLayout });
+    const card = commandCard(run, {
+      stop: (r) => session.request('stopCommand', { threadId, runId: r.runId }),
+      onLayout,
+      preview: (port) => openPreview((kind, fields) => session.request(kind, { threadId, ...fields }), port),
+    });
     commandCards.set(run.runId, card);
     el.insertBefore(card.el, pendingEls.parentNode === el ? pendingEls : null);
   }

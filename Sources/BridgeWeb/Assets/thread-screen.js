@@ -9,6 +9,7 @@ import { subAgentPanel } from './subagents.js';
 import { renameForm, archiveThread } from './thread-manage.js';
 import { compactThread, deleteForm, settingsForm } from './thread-housekeeping.js';
 import { toolsSheet } from './tools-sheet.js';
+import { previewSheet } from './preview.js';
 import { contextMeter } from './context-meter.js';
 import { rootsFor, watchFleet } from './fleet.js';
 import { whereLine, machineNote } from './fleet-view.js';
@@ -36,6 +37,7 @@ export function threadScreen(ctx, threadId) {
     // Goal: Codex works towards an objective in turns of its own (setGoal / clearGoal).
     { label: 'Goal', onSelect: () => { closeSheets(); goalEditor.toggle(thread.goal); }, title: 'Set or clear the thread\'s goal', scope: 'operate' },
     { label: 'Settings', onSelect: () => { closeSheets(); settings.open(thread); sheetShown(); }, title: 'Model, effort and approvals for the next turns', scope: 'operate' },
+    { label: 'Preview', onSelect: () => { closeSheets(); previewer.open(); sheetShown(); }, title: 'See the workstation\'s dev server of this thread', scope: 'operate' },
     { label: 'Tools', onSelect: () => { closeSheets(); tools.open(); }, title: 'MCP servers and hooks: why a tool is there or missing' },
     { label: 'Compact', onSelect: compact, title: 'Codex summarises the conversation to free its context', scope: 'operate' },
     { label: 'Rename', onSelect: () => { closeSheets(); renamer.open(thread.name || thread.preview); sheetShown(); }, title: 'Give the thread a name', scope: 'operate' },
@@ -43,7 +45,7 @@ export function threadScreen(ctx, threadId) {
     { label: 'Delete', onSelect: () => { closeSheets(); deleter.open(); sheetShown(); }, title: 'Remove the thread for good', scope: 'operate' },
   ] });
   let deleted = false; // once: the answer and Codex's thread/deleted both say so
-  const closeSheets = () => { goalEditor.close(); renamer.close(); settings.close(); deleter.close(); tools.close(); };
+  const closeSheets = () => { goalEditor.close(); renamer.close(); settings.close(); deleter.close(); tools.close(); previewer.close(); };
   async function compact() {
     talk.stick();
     await compactThread({ request: (kind, fields) => session.request(kind, { threadId, ...fields }) });
@@ -77,6 +79,7 @@ export function threadScreen(ctx, threadId) {
     models: () => session.request('listModels', {}).then((a) => a.models || []),
     onSaved() { toast('Settings saved for the next turns.'); sheetHidden(); },
   });
+  const previewer = previewSheet({ request: (kind, fields) => session.request(kind, { threadId, ...fields }) });
   const tools = toolsSheet({
     request: (kind, fields) => session.request(kind, { threadId, ...fields }),
     onShow: sheetShown,
@@ -88,7 +91,7 @@ export function threadScreen(ctx, threadId) {
   // The bridge cannot be reached (the connection gave up a few attempts): nothing known runs, nothing can stop.
   let unreachable = session.unreachable;
   const talk = conversationView({ session, thread, announce, unreachable: () => unreachable, implementPlan });
-  const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el, tools.el);
+  const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el, tools.el, previewer.el);
   const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable });
   const machine = machineNote(thread); // its machine unreachable (issue 33)
   const main = h('main', { class: 'thread-main' }, machine.el, goal.el, meter.el, subAgents.el, talk.placeholder, talk.el);

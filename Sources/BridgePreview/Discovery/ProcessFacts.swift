@@ -1,0 +1,31 @@
+/// What `/proc` tells of one process that holds listening sockets.
+public struct ProcessFacts: Sendable, Hashable {
+    public var pid: Int32
+    /// Its working directory, as the kernel resolves it (`/proc/PID/cwd`).
+    public var cwd: String
+    /// Its name (`/proc/PID/comm`).
+    public var name: String
+    /// The inodes of the sockets it holds open (`/proc/PID/fd/N` → `socket:[inode]`).
+    public var socketInodes: Set<UInt64>
+
+    public init(pid: Int32, cwd: String, name: String, socketInodes: Set<UInt64>) {
+        self.pid = pid
+        self.cwd = cwd
+        self.name = name
+        self.socketInodes = socketInodes
+    }
+
+    /// The inode a `/proc/PID/fd/N` link names when it is a socket: `socket:[12345]` → 12345.
+    public static func socketInode(link: String) -> UInt64? {
+        guard link.hasPrefix("socket:["), link.hasSuffix("]") else { return nil }
+        return UInt64(link.dropFirst("socket:[".count).dropLast())
+    }
+
+    /// Whether `cwd` is `directory` or below it (both resolved paths).
+    public static func isInside(_ cwd: String, directory: String) -> Bool {
+        guard directory.hasPrefix("/"), cwd.hasPrefix("/") else { return false }
+        if cwd == directory || directory == "/" { return true }
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        return cwd.hasPrefix(base)
+    }
+}
