@@ -10,7 +10,6 @@ export const MAX_NAME = 64;
 export const STATES = {
   online: { chip: 'Online', cls: 'ok', note: '' },
   offline: { chip: 'Offline', cls: 'offline', note: 'Not reachable now. This bridge keeps trying and links it again by itself.' },
-  pending: { chip: 'Waiting', cls: 'offline', note: 'Waiting for that workstation\'s owner to allow the link, with the check code shown where it was added.' },
   pending: { chip: 'Not confirmed yet', cls: 'pending', note: 'Its owner has not allowed this link yet: run `codex-bridge devices pending` on that workstation.' },
   revoked: {
     chip: 'Revoked', cls: 'failed',
