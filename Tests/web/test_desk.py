@@ -99,6 +99,9 @@ def test_commit_and_push_from_the_changes_screen(desk_bridge, model, phone_facto
     expect(panel.get_by_role("link", name="Open compare page")).to_have_attribute(
         "href", re.compile(r"^https://github\.com/ana/app/compare/utc-fix\?expand=1$"))
     shot(phone, "git-pull-request-light")
+    page.emulate_media(color_scheme="dark")
+    shot(phone, "git-pull-request-dark")
+    page.emulate_media(color_scheme="light")
 
     # A hook the user relies on: the refusal is one line, and Codex can commit instead (a normal turn).
     hook = workspace / ".git" / "hooks" / "pre-commit"
