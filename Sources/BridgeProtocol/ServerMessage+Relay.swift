@@ -59,16 +59,9 @@ extension ServerMessage {
     }
 
     /// This message's frame with a `machine` member first (`{"machine":{"id":…,"name":…},…}`): how a fleet
-    /// session tells a linked machine's messages from the home bridge's, whose frames carry none.
-    /// `eventDataJSON`: an event's `data` as the linked machine wrote it (``RelayedFrame``).
-    public func encodedText(machine: MachineRef, encoder: JSONEncoder = ServerMessage.defaultEncoder, eventDataJSON: String? = nil) throws
-        -> String
-    {
-        try encodedText(
-            machineLabel: String(decoding: try encoder.encode(machine), as: UTF8.self), encoder: encoder, eventDataJSON: eventDataJSON)
-    }
-
-    /// ``encodedText(machine:encoder:eventDataJSON:)`` with the machine's JSON text given (encoded once per batch).
+    /// session tells a linked machine's messages from the home bridge's, whose frames carry none. `label`: the
+    /// machine's JSON text (encoded once per batch); `eventDataJSON`: an event's `data` as the linked machine wrote
+    /// it (``RelayedFrame``).
     public func encodedText(machineLabel label: String, encoder: JSONEncoder = ServerMessage.defaultEncoder, eventDataJSON: String? = nil)
         throws -> String
     {

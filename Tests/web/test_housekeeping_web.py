@@ -66,6 +66,9 @@ def test_search_settings_compact_and_delete(web_bridge, model, phone_factory, wo
     permissions.select_option(":read-only")
     assert serious(page) == []
     light.shot("thread-settings-light")
+    page.emulate_media(color_scheme="dark")
+    light.shot("thread-settings-dark")
+    page.emulate_media(color_scheme="light")
     light.button("Save").click()
     expect(page.get_by_role("alert").filter(has_text="Settings saved")).to_be_visible()
     expect(page.locator(".settings-form")).to_be_hidden()
@@ -87,6 +90,9 @@ def test_search_settings_compact_and_delete(web_bridge, model, phone_factory, wo
     expect(tools.get_by_text("Hooks")).to_be_visible()
     assert serious(page) == []
     light.shot("thread-tools-light")
+    page.emulate_media(color_scheme="dark")
+    light.shot("thread-tools-dark")
+    page.emulate_media(color_scheme="light")
     tools.get_by_role("button", name="Close").click()
     expect(tools).to_be_hidden()
 

@@ -45,6 +45,9 @@ def test_rename_archive_search_and_previews_after_a_reload(web_bridge, model, ph
     # The account's rate-limit windows, as Codex pushed them after that answer (issue 34 item 3).
     expect(page.locator(".usage-line")).to_have_text("Usage: 5 h 12% · 7 d 3%")
     light.shot("thread-list-usage-light")
+    page.emulate_media(color_scheme="dark")
+    light.shot("thread-list-usage-dark")
+    page.emulate_media(color_scheme="light")
     page.reload()
     expect(rows).to_have_count(2)
     dates = rows.filter(has_text="Dates <b>in UTC</b>")

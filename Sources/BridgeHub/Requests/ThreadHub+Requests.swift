@@ -56,7 +56,11 @@ extension ThreadHub {
             // The fleet's request layer (BridgeFleet's FleetRouter) answers the machines' kinds in front of the hub.
             throw HubError(.unknownKind, "this bridge does not answer '\(request.kind)' (it has no fleet layer)")
         }
-        return try await handler(self, request.payload, RequestContext(session: session, cwd: cwd, policy: turnPolicy ?? gate.defaults))
+        let response = try await handler(
+            self, request.payload, RequestContext(session: session, cwd: cwd, policy: turnPolicy ?? gate.defaults))
+        // The answer kind each kind declares (``RequestDescriptor/answer``): a handler that strays is a bug the tests catch.
+        assert(response.responseKind == request.descriptor.answer, "\(request.kind) answered \(response.kind)")
+        return response
     }
 
     /// Every request kind the hub answers, by the part that owns it.
