@@ -137,3 +137,51 @@ def test_each_card_shows_the_last_line_of_the_answer(web_bridge, model, phone):
     phone.button("Back").click()
     expect(page.locator(".thread-row").first.locator(".row-answer")).to_have_text("Second thread's answer.")
     phone.shot("thread-list-answers")
+
+
+def test_a_folder_chosen_while_its_listing_is_on_its_way_keeps_the_prompt(web_bridge, model, phone):
+    """"Use this folder" is offered while the folder's listing is still on its way; the listing arriving later
+    must not re-render the prompt form the person is already typing into (it emptied the message, so Start did
+    nothing: the flake CI met in test_housekeeping_web.py)."""
+    model.queue({"kind": "message", "text": "Started."})
+    page = phone.page
+    held = []
+    answered = []
+
+    def relay(ws):
+        server = ws.connect_to_server()
+
+        def from_page(message):
+            if '"listDirectory"' in message and not held:
+                held.append(message)  # the workstation is slow to list the folder
+                return
+            server.send(message)
+
+        def from_server(message):
+            if '"directory"' in message:
+                answered.append(message)
+            ws.send(message)
+
+        ws.on_message(from_page)
+        server.on_message(from_server)
+        relay.server = server
+
+    page.route_web_socket(re.compile(r"^ws://127\.0\.0\.1:\d+/$"), relay)
+    page.goto(pairing_url(web_bridge))
+    expect(phone.status()).to_have_text("Connected")
+    phone.button("New thread").click()
+    phone.button("Use this folder").click()
+    page.get_by_label("Message").fill("start while the listing is late")
+    assert held, "the folder was never listed"
+    relay.server.send(held[0])
+    for _ in range(50):
+        if answered:
+            break
+        page.wait_for_timeout(100)
+    assert answered, "the listing never came back"
+    page.wait_for_timeout(200)  # the answer handled by the page
+    expect(page.get_by_label("Message")).to_have_value("start while the listing is late")
+    phone.button("Start").click()
+    page.wait_for_url(re.compile(r"#/t/"))
+    expect(page.locator(".msg.agent")).to_have_text("Started.")
+    assert not phone.errors

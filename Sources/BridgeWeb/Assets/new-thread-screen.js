@@ -59,7 +59,9 @@ export function newThreadScreen(ctx) {
       if (err.code === 'forbidden_path' && !isRoot(p)) path = roots().length === 1 ? roots()[0] : null;
     } finally {
       loading = false;
-      if (alive) render();
+      // "Use this folder" is offered while the listing is on its way: once a folder is chosen the prompt form is
+      // up (maybe with a message typed) and the listing must not draw it again.
+      if (alive && !chosen) render();
     }
   }
 
