@@ -223,13 +223,26 @@ public struct EventJournal: Sendable {
     /// The condition on `kind` of the frames ``requestFrames(of:limit:)`` reads (the partial index's, word for word).
     static let requestKinds = "kind IN ('approvalRequest', 'approvalResolved', 'inputRequest', 'inputResolved')"
 
+    /// How far past a request ``requestFrames(of:limit:)`` looks for the next item of its turn (journal rows).
+    static let nextItemWindow = 1000
+
     /// The newest `limit` approval and question frames of `threadId` (requests and their answers), oldest first.
-    public func requestFrames(of threadId: String, limit: Int) async throws -> [String] {
+    /// Beside a request (not an answer): the `item/started` frame of the first item its turn started after it,
+    /// within ``nextItemWindow`` rows, so a reader can put the request where it came (a question's tool call is no
+    /// item of the thread to put it after).
+    public func requestFrames(of threadId: String, limit: Int) async throws -> [(text: String, nextItem: String?)] {
         try await database.pool.read { db in
-            try String.fetchAll(
-                db, sql: "SELECT text FROM journal WHERE threadId = ? AND \(Self.requestKinds) ORDER BY seq DESC LIMIT ?",
-                arguments: [threadId, limit]
-            ).reversed()
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT text, CASE WHEN kind IN ('approvalRequest', 'inputRequest') AND turnId IS NOT NULL THEN (
+                        SELECT i.text FROM journal i WHERE i.seq > journal.seq AND i.seq <= journal.seq + ?
+                        AND i.threadId = journal.threadId AND i.turnId = journal.turnId AND i.type = 'item/started'
+                        ORDER BY i.seq LIMIT 1) END AS nextItem
+                    FROM journal WHERE threadId = ? AND \(Self.requestKinds) ORDER BY seq DESC LIMIT ?
+                    """,
+                arguments: [Self.nextItemWindow, threadId, limit]
+            ).reversed().map { (text: $0["text"], nextItem: $0["nextItem"]) }
         }
     }
 

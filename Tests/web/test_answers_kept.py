@@ -31,6 +31,11 @@ def cards_say(page, who):
     expect(question.locator(".approval-outcome")).to_have_text(re.compile(rf"^Answered {who}{WHEN}\.$"))
     expect(page.get_by_role("button", name="Approve")).to_have_count(0)
     expect(page.get_by_role("button", name="Send answer")).to_have_count(0)
+    # Where it came: the question before the agent's reply to it (after a reload it sat after the reply).
+    order = page.evaluate("""() => { const q = document.querySelector('.question-card');
+        const reply = [...document.querySelectorAll('.msg.agent')].pop();
+        return q && reply ? Boolean(q.compareDocumentPosition(reply) & Node.DOCUMENT_POSITION_FOLLOWING) : null; }""")
+    assert order is True, "the question card is not before the agent's reply"
 
 
 def test_approvals_and_answers_stay_in_the_thread(web_bridge, model, phone_factory, workspace):

@@ -19,7 +19,16 @@ extension ThreadHub {
     func requestFrames(of threadId: String) async -> [JSONValue]? {
         do {
             let frames = try await storage.journal.requestFrames(of: threadId, limit: 400)
-            let values = frames.compactMap { try? JSONValue(parsing: Data($0.utf8)) }
+            let values = frames.compactMap { frame -> JSONValue? in
+                guard case .object(var fields)? = try? JSONValue(parsing: Data(frame.text.utf8)) else { return nil }
+                // Where it came in its turn: before the first item started after it (BRIDGE.md `readThread`).
+                if let next = frame.nextItem, let item = try? JSONValue(parsing: Data(next.utf8)),
+                    case .string(let id)? = item["data"]?["item"]?["id"]
+                {
+                    fields["beforeItemId"] = .string(id)
+                }
+                return .object(fields)
+            }
             return values.isEmpty ? nil : values
         } catch {
             logger.warning("Cannot read a thread's approvals", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])

@@ -153,14 +153,19 @@ export function conversationView({ session, thread, announce, unreachable, imple
     else t.items.append(view.el);
   }
 
-  /** An approval's or a question's card, after the item it is about when that is shown. */
+  /**
+   * An approval's or a question's card, after the item it is about when that is shown, else before the first item
+   * its turn started after it (`beforeItemId`: a question's tool call is no item), else last.
+   */
   function addCard(id, item, make, turn) {
     if (cards.has(id)) return;
     const card = make(item, cardCtx);
     cards.set(id, card);
     const t = turnEl(turn || { id: item.turnId });
     const after = item.itemId && views.get(item.itemId);
+    const before = item.beforeItemId && views.get(item.beforeItemId);
     if (after && after.el.parentNode === t.items) after.el.after(card.el);
+    else if (before && before.el.parentNode === t.items) before.el.before(card.el);
     else t.items.append(card.el);
   }
   const addApproval = (approval, turn) => addCard(approval.approvalId, approval, approvalCard, turn);

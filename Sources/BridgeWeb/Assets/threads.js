@@ -275,6 +275,7 @@ export class ThreadStore {
     const turn = this.turn(t, turnId);
     const item = { id: itemId, type, done: false };
     t.itemMap.set(itemId, { item, turnId: turn.id });
+    placeCards(t, turn, itemId);
     turn.items.push(itemId);
     this.emit(t, { type: 'item', turn, item });
     return item;
@@ -377,6 +378,7 @@ export class ThreadStore {
           const turn = this.turn(t, turnId);
           const item = { ...src, done };
           t.itemMap.set(src.id, { item, turnId: turn.id });
+          placeCards(t, turn, src.id);
           turn.items.push(src.id);
           this.emit(t, { type: 'item', turn, item });
         }
@@ -492,6 +494,19 @@ const DELTA_TYPES = {
 };
 // The field each item type's deltas append to.
 const DELTA_FIELDS = { agentMessage: 'text', commandExecution: 'aggregatedOutput', reasoning: 'liveText', plan: 'text' };
+
+/**
+ * An item starts in `turn`: its approvals and questions that are about no item shown (a question's tool call is
+ * none) and have no place yet stay before it, where they came (conversation.js; readThread's `beforeItemId`).
+ */
+function placeCards(t, turn, itemId) {
+  for (const [map, ids] of [[t.approvals, turn.approvals], [t.inputs, turn.inputs]]) {
+    for (const id of ids) {
+      const card = map.get(id);
+      if (card && !card.beforeItemId && !(card.itemId && t.itemMap.has(card.itemId))) card.beforeItemId = itemId;
+    }
+  }
+}
 
 /** A streaming reasoning item keeps its text in `liveText` (where its deltas go), not in Codex's parts. */
 function liveField(item) {
