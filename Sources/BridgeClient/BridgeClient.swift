@@ -367,7 +367,7 @@ public actor BridgeClient {
             journaled(RelayedFrame(message: message), on: connection)
         case .scopesChanged(let changed):
             scopes = changed.scopes
-        case .helloAck, .pong, .pairingPending, .machineChanged:
+        case .helloAck, .pong, .pairingPending, .machineChanged, .scopeRequestEnded:
             break
         }
     }

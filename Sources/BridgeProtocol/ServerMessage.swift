@@ -21,6 +21,8 @@ public enum ServerMessage: Sendable, Hashable {
     case pairingPending(PairingPending)
     /// The device's scopes changed; the connection has these from now on.
     case scopesChanged(ScopesChanged)
+    /// The device's request for scopes was denied or expired.
+    case scopeRequestEnded(ScopeRequestEnded)
     /// A machine of the fleet changed state (fleet sessions only).
     case machineChanged(MachineChanged)
 
@@ -43,6 +45,7 @@ public enum ServerMessage: Sendable, Hashable {
         case .commandExited: "commandExited"
         case .pairingPending: "pairingPending"
         case .scopesChanged: "scopesChanged"
+        case .scopeRequestEnded: "scopeRequestEnded"
         case .machineChanged: "machineChanged"
         }
     }
@@ -82,6 +85,7 @@ public enum ServerMessage: Sendable, Hashable {
         case .commandExited(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .pairingPending(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .scopesChanged(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .scopeRequestEnded(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .machineChanged(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .response(let id, let response):
             return try encoder.encode(Tagged(kind: kind, id: id, payload: AnyEncodable(response.parts.payload)))
@@ -155,6 +159,7 @@ public enum ServerMessage: Sendable, Hashable {
         case "commandExited": return .commandExited(try payload(CommandExited.self))
         case "pairingPending": return .pairingPending(try payload(PairingPending.self))
         case "scopesChanged": return .scopesChanged(try payload(ScopesChanged.self))
+        case "scopeRequestEnded": return .scopeRequestEnded(try payload(ScopeRequestEnded.self))
         case "machineChanged": return .machineChanged(try payload(MachineChanged.self))
         default:
             guard let kind = ResponseKind(rawValue: head.kind) else {

@@ -18,6 +18,29 @@ public struct ScopeRequestRecord: Sendable, Hashable, Codable, FetchableRecord, 
     public var createdAt: Date
     /// Nobody granted it by then: the request is dropped.
     public var expiresAt: Date
+    /// When the workstation refused it (kept until `expiresAt` so the serving bridge can tell the device).
+    public var deniedAt: Date?
+
+    public init(deviceId: String, scopes: Scopes, checkCode: String, createdAt: Date, expiresAt: Date, deniedAt: Date? = nil) {
+        self.deviceId = deviceId
+        self.scopes = scopes
+        self.checkCode = checkCode
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.deniedAt = deniedAt
+    }
+}
+
+/// A request for scopes that ended without them (``DeviceRegistry/endedScopeRequests(after:through:)``).
+public struct EndedScopeRequest: Sendable, Hashable {
+    public var request: ScopeRequestRecord
+    /// Refused on the workstation; otherwise it expired.
+    public var denied: Bool
+
+    public init(request: ScopeRequestRecord, denied: Bool) {
+        self.request = request
+        self.denied = denied
+    }
 }
 
 extension DeviceRegistry {
@@ -51,13 +74,25 @@ extension DeviceRegistry {
     public func scopeRequests() async throws -> [ScopeRequestRecord] {
         let at = now()
         return try await database.pool.read { db in
-            try ScopeRequestRecord.filter(Column("expiresAt") > at).order(Column("createdAt")).fetchAll(db)
+            try ScopeRequestRecord.filter(Column("expiresAt") > at && Column("deniedAt") == nil).order(Column("createdAt")).fetchAll(db)
+        }
+    }
+
+    /// The requests for scopes refused, or expired unrefused, in `(after, through]`.
+    public func endedScopeRequests(after: Date, through: Date) async throws -> [EndedScopeRequest] {
+        try await database.pool.read { db in
+            let denied = Column("deniedAt")
+            let expires = Column("expiresAt")
+            return try ScopeRequestRecord.filter(
+                (denied > after && denied <= through) || (denied == nil && expires > after && expires <= through)
+            )
+            .order(Column("createdAt")).fetchAll(db).map { EndedScopeRequest(request: $0, denied: $0.deniedAt != nil) }
         }
     }
 
     /// Grants (with the check code the phone shows; spaces and dashes ignored) or refuses device `id`'s waiting
     /// request for scopes. Granting adds them to the device's scopes in the same transaction; either way the
-    /// request is gone. A running server gives the device's connections the new scopes within 2 s.
+    /// request no longer waits (a refused one is marked `deniedAt`). A running server gives the device's connections the new scopes within 2 s.
     /// - Returns: the request as it was.
     /// - Throws: ``DeviceRegistryError/noScopeRequest(_:)`` when none waits; `.checkCodeMismatch` (the
     ///   request keeps waiting); `.alreadyRevoked`.
@@ -65,7 +100,7 @@ extension DeviceRegistry {
     public func decideScopeRequest(id: String, allow: Bool, check: String? = nil) async throws -> ScopeRequestRecord {
         let at = now()
         let request = try await database.writeImmediate { db -> ScopeRequestRecord in
-            guard let request = try ScopeRequestRecord.fetchOne(db, key: id), request.expiresAt > at else {
+            guard var request = try ScopeRequestRecord.fetchOne(db, key: id), request.expiresAt > at, request.deniedAt == nil else {
                 throw DeviceRegistryError.noScopeRequest(id)
             }
             if allow {
@@ -77,8 +112,11 @@ extension DeviceRegistry {
                 }
                 device.scopes = device.scopes.union(request.scopes)
                 try device.update(db)
+                try request.delete(db)
+            } else {
+                request.deniedAt = at  // kept, marked, for the serving bridge to tell the device (until it expires)
+                try request.update(db)
             }
-            try request.delete(db)
             return request
         }
         if allow { tokens.invalidate() }

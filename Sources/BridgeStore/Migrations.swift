@@ -26,6 +26,7 @@ enum BridgeMigrations {
         ("v12-journal-thread-requests", JournalMigrations.v11ThreadRequests),
         ("v13-scope-requests", TrustMigrations.v12ScopeRequests),
         ("v14-audit-on-behalf", TrustMigrations.v14AuditOnBehalf),
+        ("v15-scope-request-denied", TrustMigrations.v15ScopeRequestDenied),
     ]
 
     /// Follow-ups waiting behind a running turn (``QueuedMessageStore``).

@@ -52,7 +52,7 @@ enum TrustMigrations {
     }
 
     /// `scopeRequest`: a paired device's request for more scopes, waiting for the workstation (one per device; no
-    /// secret; deleted once granted, refused or expired).
+    /// secret; deleted once granted or expired; refused ones are marked from v15).
     static func v12ScopeRequests(_ db: Database) throws {
         try db.create(table: "scopeRequest") { t in
             t.primaryKey("deviceId", .text)
@@ -71,5 +71,11 @@ enum TrustMigrations {
             t.add(column: "behalfDeviceId", .text)
             t.add(column: "behalfName", .text)
         }
+    }
+
+    /// `scopeRequest.deniedAt`: a refused request stays (until it would have expired) so the serving bridge can
+    /// tell the device (`scopeRequestEnded`), whichever process refused it.
+    static func v15ScopeRequestDenied(_ db: Database) throws {
+        try db.alter(table: "scopeRequest") { t in t.add(column: "deniedAt", .datetime) }
     }
 }

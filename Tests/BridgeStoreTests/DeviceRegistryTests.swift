@@ -170,6 +170,37 @@ struct DeviceRegistryTests {
         #expect(try await registry.device(id: paired.deviceId)?.ackedSeq == 42)
     }
 
+    /// A refused request no longer waits but is kept, marked, so the serving bridge can tell the device
+    /// (`scopeRequestEnded`); an unrefused one that runs out is reported as expired; a granted one as neither.
+    @Test func endedScopeRequestsAreReportedDeniedOrExpired() async throws {
+        defer { state.cleanup() }
+        let start = clock.now
+        let first = try await registry.redeem(
+            code: try await registry.mintPairingCode(ttl: .seconds(600)).code, device: phone, address: nil)
+        let second = try await registry.redeem(
+            code: try await registry.mintPairingCode(ttl: .seconds(600)).code, device: phone, address: nil)
+        let third = try await registry.redeem(
+            code: try await registry.mintPairingCode(ttl: .seconds(600)).code, device: phone, address: nil)
+        let run = try Scopes(parsing: "run")
+        let denied = try await registry.requestScopes(id: first.deviceId, scopes: run, timeout: .seconds(60))
+        _ = try await registry.requestScopes(id: second.deviceId, scopes: run, timeout: .seconds(30))
+        let granted = try await registry.requestScopes(id: third.deviceId, scopes: run, timeout: .seconds(60))
+        clock.advance(by: 5)
+        try await registry.decideScopeRequest(id: first.deviceId, allow: false)
+        try await registry.decideScopeRequest(id: third.deviceId, allow: true, check: granted.checkCode)
+        #expect(try await registry.scopeRequests().map(\.deviceId) == [second.deviceId])
+        await #expect(throws: DeviceRegistryError.noScopeRequest(first.deviceId)) {
+            try await registry.decideScopeRequest(id: first.deviceId, allow: true, check: denied.checkCode)
+        }
+        let soFar = try await registry.endedScopeRequests(after: start, through: clock.now)
+        #expect(soFar.map(\.request.deviceId) == [first.deviceId] && soFar.map(\.denied) == [true])
+        #expect(soFar.first?.request.checkCode == denied.checkCode)
+        clock.advance(by: 30)
+        let later = try await registry.endedScopeRequests(after: start.addingTimeInterval(5), through: clock.now)
+        #expect(later.map(\.request.deviceId) == [second.deviceId] && later.map(\.denied) == [false])
+        #expect(try await registry.scopeRequests().isEmpty)
+    }
+
     @Test func noCodeOrTokenInLogs() async throws {
         defer { state.cleanup() }
         let code = try await registry.mintPairingCode(ttl: .seconds(600))

@@ -1,6 +1,7 @@
 """Issue 37 item 1: a paired device asks the workstation for a scope it lacks (`requestScopes`); the request waits
 with a check code, `devices pending` lists it, `devices allow ID --check CODE` grants it (a wrong code grants
-nothing) and the device's open connection gets `scopesChanged`; `devices deny` drops one; serve's log says so.
+nothing) and the device's open connection gets `scopesChanged`; `devices deny` drops one and the device is told
+(`scopeRequestEnded`); serve's log says so.
 Cost: ~3 s."""
 import asyncio
 import json
@@ -48,6 +49,8 @@ async def test_a_device_asks_for_a_scope_and_the_workstation_grants_it(bridge):
     asked = await request(ws, "requestScopes", scopes=["publish"])
     denied = run_cli("devices", "deny", device_id, state_dir=bridge.state_dir, check=True)
     assert "keeps its scopes" in denied.stdout, denied.stdout
+    ended = await recv(ws, timeout=5)  # told, within 2 s, though another process refused it
+    assert ended == {"kind": "scopeRequestEnded", "scopes": ["publish"], "check": asked["check"], "outcome": "denied"}, ended
     assert cli_json(bridge, "devices", "pending") == []
     [device] = cli_json(bridge, "devices", "list")
     assert device["scopes"] == ["observe", "operate", "approve", "run"]

@@ -1,7 +1,8 @@
 """Issue 37 item 1: a phone paired with the standard scopes (observe, operate, approve) is shown what it may not
 do and why — `!ls` without `run`, Push without `publish` on the Changes screen — with a button that asks the
 workstation (`requestScopes`); the phone shows a check code and the command, `codex-bridge devices allow ID
---check CODE` grants it, and the page follows without a reload: the note goes, `!ls` runs. Cost: ~5 s."""
+--check CODE` grants it, and the page follows without a reload: the note goes, `!ls` runs; a request denied there
+is told to the phone (`scopeRequestEnded`). Cost: ~7 s."""
 import json
 import re
 
@@ -70,6 +71,13 @@ def test_a_phone_asks_the_workstation_for_a_scope_it_lacks(web_bridge, model, ph
     expect(git.locator(".scope-ask[data-needs='publish']")).to_contain_text("This phone may not push or open pull requests")
     expect(git.get_by_role("button", name="Ask the workstation")).to_be_visible()
     phone.shot("scope-ask-push-light")
+    # Asked, then refused at the workstation: the phone is told (scopeRequestEnded), not left waiting.
+    git.get_by_role("button", name="Ask the workstation").click()
+    expect(git.locator(".scope-check")).to_have_text(re.compile(r"^\d{4}$"))
+    cli(web_bridge, "devices", "deny", device["id"])
+    expect(git.locator(".scope-ask-answer")).to_have_text("The workstation declined the request for “publish”.", timeout=5000)
+    expect(page.get_by_role("alert").filter(has_text="declined")).to_be_visible()
+    phone.shot("scope-ask-declined-light")
     entries = [json.loads(line) for line in cli(web_bridge, "audit", "--json").stdout.splitlines()]
     kinds = [(e["actor"], e["kind"], e["outcome"]) for e in entries]
     assert ("device", "requestScopes", "ok") in kinds and ("workstation", "allowScopes", "ok") in kinds, kinds

@@ -43,6 +43,11 @@ extension ThreadHub {
         }
     }
 
+    /// Sends `message` to every connection of device `deviceId`.
+    func send(_ message: ServerMessage, toDevice deviceId: String) {
+        for state in sessions.values where state.session.principal.deviceId == deviceId { state.session.send(message) }
+    }
+
     /// Gives every device session the scopes the database holds for its device now; a session whose scopes
     /// changed is told (`scopesChanged`), and one that lost `observe` stops receiving events. Returns how many
     /// sessions changed. Revoked devices are left to the revocation watcher (their connections close).

@@ -268,3 +268,24 @@ public struct ScopesChanged: Codable, Sendable, Hashable {
     public var scopes: Scopes
     public init(scopes: Scopes) { self.scopes = scopes }
 }
+
+/// `scopeRequestEnded {scopes, check, outcome}`: the device's request for scopes (`requestScopes`) was refused
+/// on the workstation (`denied`: `codex-bridge devices deny`) or nobody decided it in time (`expired`). A granted
+/// one is told by `scopesChanged`.
+public struct ScopeRequestEnded: Codable, Sendable, Hashable {
+    /// Why it ended without the scopes.
+    public enum Outcome: String, Codable, Sendable, Hashable {
+        case denied, expired
+    }
+
+    /// The scopes it asked for.
+    public var scopes: Scopes
+    /// The request's check code (which request of the device's this was).
+    public var check: String
+    public var outcome: Outcome
+    public init(scopes: Scopes, check: String, outcome: Outcome) {
+        self.scopes = scopes
+        self.check = check
+        self.outcome = outcome
+    }
+}

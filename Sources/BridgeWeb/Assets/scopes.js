@@ -48,6 +48,7 @@ export function scopeAsk(request, scope) {
     try {
       const asked = await request('requestScopes', { scopes: [scope] });
       const until = new Date(asked.expiresAt * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+      el.dataset.check = asked.check;
       answer.replaceChildren(
         h('p', null, 'Asked. Check code ', h('strong', { class: 'scope-check', text: asked.check }),
           ': the workstation shows the request; to grant it there, run'),
@@ -60,5 +61,23 @@ export function scopeAsk(request, scope) {
       ask.disabled = false;
     }
   });
-  return h('div', { class: 'scope-ask', dataset: { needs: scope } }, text, ask, answer);
+  const el = h('div', { class: 'scope-ask', dataset: { needs: scope } }, text, ask, answer);
+  return el;
+}
+
+/**
+ * The workstation refused a request for scopes, or nobody decided it in time (`scopeRequestEnded`): every "Ask
+ * the workstation" on the page that shows that request says so. Returns what to tell the person.
+ */
+export function scopeRequestEnded(msg) {
+  const what = (msg.scopes || []).join(', ') || 'more scopes';
+  const said = msg.outcome === 'expired'
+    ? `Nobody answered the request for “${what}” in time; you may ask again.`
+    : `The workstation declined the request for “${what}”.`;
+  for (const el of document.querySelectorAll('.scope-ask')) {
+    if (el.dataset.check !== msg.check) continue;
+    delete el.dataset.check;
+    el.querySelector('.scope-ask-answer').replaceChildren(h('p', { class: 'form-error', text: said }));
+  }
+  return said;
 }

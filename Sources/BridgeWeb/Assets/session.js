@@ -16,7 +16,7 @@
 import * as saved from './store.js';
 import { Connection } from './connection.js';
 import { deviceName } from './pairing.js';
-import { setScopes, may } from './scopes.js';
+import { setScopes, may, scopeRequestEnded } from './scopes.js';
 import { describeError } from './ui.js';
 import { sendPresence, resyncPush } from './push.js';
 import { setMachines, applyMachineChanged, machine } from './fleet.js';
@@ -180,6 +180,10 @@ export class Session {
 
   onMessage(msg) {
     if (msg.kind === 'machineChanged') return this.onMachineChanged(msg);
+    if (msg.kind === 'scopeRequestEnded') {
+      this.emit('notice', scopeRequestEnded(msg)); // the asking card says it too (scopes.js)
+      return undefined;
+    }
     if (msg.kind === 'scopesChanged') {
       const couldObserve = may('observe');
       setScopes(msg.scopes);
