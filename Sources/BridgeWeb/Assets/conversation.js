@@ -18,7 +18,7 @@ import { planChecklist } from './plan-view.js';
 import { userText } from './threads.js';
 import { waitingFor } from './pending.js';
 import { rootsFor } from './fleet.js';
-import { turnsToCollapse, distanceFromViewport, keepPlace, turnLine, NEAR } from './turn-window.js';
+import { turnsToCollapse, distanceFromViewport, keepPlace, turnLine, NEAR, MAX_RENDERED_ITEMS } from './turn-window.js';
 
 export const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
@@ -52,12 +52,20 @@ export function conversationView({ session, thread, announce, unreachable, imple
     });
   }
   function scrollToEnd(smooth) {
+    expandTheEnd();
     const still = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
     window.scrollTo({ top: document.documentElement.scrollHeight, behavior: smooth && !still ? 'smooth' : 'auto' });
     stuck = true;
     jump.hidden = true;
   }
-  const onScroll = () => { stuck = atBottom(); if (stuck) jump.hidden = true; };
+  // Once the scrolling stops, what is now far is collapsed (turn-window.js).
+  let settle = 0;
+  const onScroll = () => {
+    stuck = atBottom();
+    if (stuck) jump.hidden = true;
+    clearTimeout(settle);
+    settle = setTimeout(() => bound(), 250);
+  };
   window.addEventListener('scroll', onScroll, { passive: true });
 
   // -- rendering -----------------------------------------------------------------------------------------
@@ -295,6 +303,17 @@ export function conversationView({ session, thread, announce, unreachable, imple
     fillTurn(turn);
   }
 
+  /** The last turns drawn whole again (lines met on the way to the end would grow the page under the scroll). */
+  function expandTheEnd() {
+    let drawn = 0;
+    for (let i = thread.turns.length - 1; i >= 0 && drawn < MAX_RENDERED_ITEMS / 2; i--) {
+      const turn = thread.turns[i];
+      drawn += turn.items.length;
+      const t = turnEls.get(turn.id);
+      if (t && t.collapsed) keepPlace(el, () => expand(turn));
+    }
+  }
+
   // The way to earlier turns and the collapsed lines, as they come near the viewport.
   const watcher = new IntersectionObserver((entries) => {
     const near = entries.filter((e) => e.isIntersecting);
@@ -376,6 +395,6 @@ export function conversationView({ session, thread, announce, unreachable, imple
     reachabilityChanged() { for (const turn of thread.turns) if (turnEls.has(turn.id)) turnStatus(turn); },
     /** Says why the thread is not shown, or hides the note (null). */
     setPlaceholder(text) { placeholder.hidden = text === null; if (text !== null) placeholder.textContent = text; },
-    destroy() { window.removeEventListener('scroll', onScroll); watcher.disconnect(); },
+    destroy() { window.removeEventListener('scroll', onScroll); clearTimeout(settle); watcher.disconnect(); },
   };
 }
