@@ -17,7 +17,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from webutil import IPHONE_UA, pairing_url, base_url, bridge_env
+from webutil import base_url, bench_phone, bridge_env
 from codex_fixture import bridge_codex_args, codex_bin
 
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
@@ -38,14 +38,8 @@ def load(page, cdp, url):
 
 
 def measure(browser, bridge):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
-                                  device_scale_factor=2, user_agent=IPHONE_UA, service_workers="block")
-    page = context.new_page()
-    page.goto(pairing_url(bridge))
-    expect(page.get_by_role("status")).to_have_text("Connected")
-    cdp = context.new_cdp_session(page)
+    context, page, cdp = bench_phone(browser, bridge)
     cdp.send("Network.enable")
-    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
     cdp.send("Network.emulateNetworkConditions", LINK)
     first, again = [], []
     for _ in range(RUNS):

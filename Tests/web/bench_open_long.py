@@ -22,7 +22,7 @@ from codex_fixture import bridge_codex_args, codex_bin
 from long_thread import make_long_thread
 from test_codex import request
 from wsutil import hello
-from webutil import IPHONE_UA, base_url, bridge_env, pairing_url, run_async
+from webutil import base_url, bench_phone, bridge_env, run_async
 
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 TURNS = int(os.environ.get("BENCH_P9_TURNS", "250"))
@@ -68,13 +68,7 @@ async def history_bytes(bridge, thread_id):
 
 
 def measure(browser, bridge, thread_id):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
-                                  device_scale_factor=2, user_agent=IPHONE_UA, service_workers="block")
-    page = context.new_page()
-    page.goto(pairing_url(bridge))
-    expect(page.get_by_role("status")).to_have_text("Connected")
-    cdp = context.new_cdp_session(page)
-    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
+    context, page, cdp = bench_phone(browser, bridge)
     times = [open_thread(page, bridge, thread_id) for _ in range(RUNS)]
     cdp.send("HeapProfiler.collectGarbage")
     heap = cdp.send("Runtime.getHeapUsage")["usedSize"]
