@@ -9,7 +9,6 @@ HTTP cache alone. Each figure is run RUNS times: min / median / max.
 The same figures for the app as it was before the versioned, preloaded shell (BENCH_OLD_WEB=DIR: a directory
 with that version's Assets, served from disk, exactly as it served its embedded copy: no-cache and entity tags),
 in the same run, so the gain is a ratio. Writes JSON to BENCH_OUT (default: stdout)."""
-import json
 import os
 import statistics
 import time
@@ -17,7 +16,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from webutil import base_url, bench_phone, bridge_env
+from webutil import base_url, bench_out, bench_phone, bridge_env
 from codex_fixture import bridge_codex_args, codex_bin
 
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
@@ -65,9 +64,4 @@ def test_p10_first_load(bridge_factory, model, codex_home, workspace, browser):
     if old:
         env_old = dict(env, CODEX_BRIDGE_WEB_DIR=old)
         result["before"] = measure(browser, bridge_factory(name="p10-old", args=args, env=env_old))
-    text = json.dumps(result, indent=1)
-    out = os.environ.get("BENCH_OUT")
-    if out:
-        with open(out, "w") as f:
-            f.write(text)
-    print(text)
+    bench_out(result)

@@ -22,7 +22,7 @@ from codex_fixture import bridge_codex_args, codex_bin
 from long_thread import make_long_thread
 from test_codex import request
 from wsutil import hello
-from webutil import base_url, bench_phone, bridge_env, run_async
+from webutil import base_url, bench_out, bench_phone, bridge_env, run_async
 
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 TURNS = int(os.environ.get("BENCH_P9_TURNS", "250"))
@@ -100,9 +100,4 @@ def test_p9_open_a_long_thread(bridge_factory, model, codex_home, workspace, bro
         bridge.stop()
         before = bridge_factory(name="p9-old", args=args, env=dict(env, CODEX_BRIDGE_WEB_DIR=old))
         result["before"] = measure(browser, before, thread_id)
-    text = json.dumps(result, indent=1)
-    out = os.environ.get("BENCH_OUT")
-    if out:
-        with open(out, "w") as f:
-            f.write(text)
-    print(text)
+    bench_out(result)

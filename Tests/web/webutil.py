@@ -282,6 +282,16 @@ def bench_phone(browser, bridge, cpu_slowdown=4):
     return context, page, cdp
 
 
+def bench_out(result):
+    """A bench's figures as JSON: to BENCH_OUT when set, and to stdout."""
+    text = json.dumps(result, indent=1)
+    out = os.environ.get("BENCH_OUT")
+    if out:
+        with open(out, "w") as f:
+            f.write(text)
+    print(text)
+
+
 def pair(phone: Phone, bridge, scopes=None) -> str:
     """Opens the QR's URL and waits for the thread list; returns the URL opened."""
     url = pairing_url(bridge, scopes)
