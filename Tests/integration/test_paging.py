@@ -3,7 +3,7 @@ newest turns and a cursor, `readTurns` the pages before it down to the first tur
 thread as `readThread` without `turns` answers it (which is unchanged), and bad values are refused with a code (a
 paged read mid-turn keeps the text streamed so far: Tests/web/test_reload_mid_turn.py, whose app reads pages). The
 long thread: short scripted turns
-(long_thread.py). Cost: ~15 s."""
+(long_thread.py). Cost: ~30 s with the debug binary on a loaded machine."""
 from codex_fixture import codex_bridge, codex_home, model, workspace  # noqa: F401 (fixtures)
 from long_thread import make_long_thread
 from test_codex import request

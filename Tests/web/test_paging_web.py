@@ -2,7 +2,7 @@
 to its first turn while earlier pages load, the page stays small (far turns collapse to one line each), an answer
 arriving while the person reads far up does not move the view, going back down expands what comes near, and axe-core finds nothing serious on the long
 paged thread (light and dark). The thread: 30 short scripted turns of 10 items with the real codex
-(long_thread.py). Cost: ~40 s."""
+(long_thread.py). Cost: ~100 s with the debug binary on a loaded machine (most of it making the thread)."""
 from playwright.sync_api import expect
 
 from long_thread import make_long_thread
