@@ -66,6 +66,7 @@ enum WebAssetCatalog {
             ("tools-sheet.js", PackageResources.tools_sheet_js),
             ("tools.css", PackageResources.tools_css),
             ("trust.css", PackageResources.trust_css),
+            ("turn-window.js", PackageResources.turn_window_js),
             ("trust.html", PackageResources.trust_html),
             ("trust.js", PackageResources.trust_js),
             ("ui.js", PackageResources.ui_js),

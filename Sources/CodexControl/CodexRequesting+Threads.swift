@@ -71,14 +71,15 @@ extension CodexRequesting {
         )
     }
 
-    /// `thread/resume {threadId, sandbox?, approvalPolicy?}`: loads a stored thread into this child (needed
-    /// after a restart) → the result (`thread`, `cwd`, `model`, `approvalPolicy`, `sandbox`, ...). Without a
-    /// sandbox and approval policy Codex keeps the ones stored with the thread.
+    /// `thread/resume {threadId, sandbox?, approvalPolicy?, excludeTurns: true}`: loads a stored thread into this
+    /// child (needed after a restart) → the result (`thread` without its turns, `cwd`, `model`, `approvalPolicy`,
+    /// `sandbox`, ...): a long thread's history is not sent to be dropped. Without a sandbox and approval policy
+    /// Codex keeps the ones stored with the thread.
     @discardableResult
     public func threadResume(
         threadId: String, sandbox: String? = nil, approvalPolicy: String? = nil, timeout: Duration = .seconds(60)
     ) async throws -> JSONValue {
-        var params: [String: JSONValue] = ["threadId": .string(threadId)]
+        var params: [String: JSONValue] = ["threadId": .string(threadId), "excludeTurns": true]
         if let sandbox { params["sandbox"] = .string(sandbox) }
         if let approvalPolicy { params["approvalPolicy"] = .string(approvalPolicy) }
         return try await request("thread/resume", params: .object(params), timeout: timeout)
@@ -98,6 +99,19 @@ extension CodexRequesting {
         if let cursor { params["cursor"] = .string(cursor) }
         if archived == true { params["archived"] = .bool(true) }
         return try await request("thread/list", params: .object(params), timeout: timeout)
+    }
+
+    /// `thread/turns/list {threadId, cursor?, limit, sortDirection: "desc", itemsView: "full"}` → `{data: [Turn],
+    /// nextCursor?}`: a page of the thread's turns, newest first, each with all its items; `nextCursor` (opaque,
+    /// valid for this thread only) continues with the older ones, absent after the first turn.
+    public func threadTurnsList(threadId: String, cursor: String? = nil, limit: Int, timeout: Duration = .seconds(60))
+        async throws -> JSONValue
+    {
+        var params: [String: JSONValue] = [
+            "threadId": .string(threadId), "limit": .number(Double(limit)), "sortDirection": "desc", "itemsView": "full",
+        ]
+        if let cursor { params["cursor"] = .string(cursor) }
+        return try await request("thread/turns/list", params: .object(params), timeout: timeout)
     }
 
     /// `thread/read {threadId, includeTurns}` → the `thread` object (with `turns` and their `items`).

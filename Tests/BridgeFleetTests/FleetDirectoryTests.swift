@@ -18,8 +18,8 @@ import Testing
         let observed3 = directory.observe(event("t1"), from: "c")
         #expect(!observed3)
         #expect(directory.machine(ofThread: "t1") == "b")
-        #expect(directory.route(BridgeRequest(.readThread, ThreadRef(threadId: "t1"))) == "b")
-        #expect(directory.route(BridgeRequest(.readThread, ThreadRef(threadId: "home-thread"))) == nil)
+        #expect(directory.route(BridgeRequest(.readThread, ReadThread(threadId: "t1"))) == "b")
+        #expect(directory.route(BridgeRequest(.readThread, ReadThread(threadId: "home-thread"))) == nil)
     }
 
     @Test func approvalsAndQuestionsRouteToTheMachineThatAskedUntilResolved() {

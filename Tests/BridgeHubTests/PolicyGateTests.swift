@@ -57,7 +57,7 @@ import Testing
         let id = "t1"
         let requests: [BridgeRequest] = [
             BridgeRequest(.sendMessage, SendMessage(threadId: id, text: "go")), BridgeRequest(.interrupt, ThreadRef(threadId: id)),
-            BridgeRequest(.readThread, ThreadRef(threadId: id)), BridgeRequest(.getDiff, ThreadRef(threadId: id)),
+            BridgeRequest(.readThread, ReadThread(threadId: id)), BridgeRequest(.getDiff, ThreadRef(threadId: id)),
             BridgeRequest(.subscribe, Subscribe(threadId: id)),
             BridgeRequest(.approve, Approve(approvalId: "a1", decision: .accept)),  // the approval's thread
             BridgeRequest(.answerInput, AnswerInput(requestId: "in-1", action: .decline)),  // the question's thread

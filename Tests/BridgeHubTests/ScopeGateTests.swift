@@ -95,7 +95,7 @@ import Testing
         let phone = await harness.session(deviceId: "dev1")
         let admin = await harness.session()
         _ = await harness.request(BridgeRequest(.startThread, StartThread(cwd: harness.project, prompt: "hi")), phone)
-        _ = await harness.request(BridgeRequest(.readThread, ThreadRef(threadId: "t1")), phone)
+        _ = await harness.request(BridgeRequest(.readThread, ReadThread(threadId: "t1")), phone)
         _ = await harness.request(BridgeRequest(.interrupt, ThreadRef(threadId: "t1")), phone)
         _ = await harness.request(BridgeRequest(.pairDevice, PairDevice()), admin)
         let entries = try await harness.storage.audit.entries().reversed().map { ($0.actor, $0.deviceId, $0.kind, $0.threadId, $0.outcome) }

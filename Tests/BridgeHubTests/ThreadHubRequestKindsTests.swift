@@ -68,6 +68,7 @@ import Testing
         case .updateThreadSettings: (#""threadId":"t1","approvalsReviewer":"auto_review""#, "error:codex_error")
         case .listPermissionProfiles: (#""threadId":"t1""#, "error:codex_error")
         case .listTools: (#""threadId":"t1""#, "error:codex_error")
+        case .readTurns: (#""threadId":"t1","cursor":"c1""#, "error:codex_error")  // the fake Codex has no thread/turns/list
         case .approveDeniedAction: (#""threadId":"t1","reviewId":"r1""#, "error:not_found")
         // This hub serves no previews (test_preview.py runs them through a real bridge).
         case .listPreviews: (#""threadId":"t1""#, "error:not_found")

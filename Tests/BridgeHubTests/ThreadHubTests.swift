@@ -42,7 +42,7 @@ import Testing
         let requests: [BridgeRequest] = [
             BridgeRequest(.sendMessage, SendMessage(threadId: "foreign", text: "rm -rf ~")),
             BridgeRequest(.interrupt, ThreadRef(threadId: "foreign")),
-            BridgeRequest(.readThread, ThreadRef(threadId: "foreign")), BridgeRequest(.getDiff, ThreadRef(threadId: "foreign")),
+            BridgeRequest(.readThread, ReadThread(threadId: "foreign")), BridgeRequest(.getDiff, ThreadRef(threadId: "foreign")),
             BridgeRequest(.subscribe, Subscribe(threadId: "foreign")),
         ]
         for request in requests {
@@ -50,7 +50,7 @@ import Testing
         }
         let touched = Set(harness.codex.requests.map(\.method))
         #expect(touched == ["thread/read"])  // only to learn the thread's cwd
-        #expect(await harness.request(BridgeRequest(.readThread, ThreadRef(threadId: "nope")), phone).errorCode == .notFound)
+        #expect(await harness.request(BridgeRequest(.readThread, ReadThread(threadId: "nope")), phone).errorCode == .notFound)
     }
 
     @Test func storedDangerIsNotInheritedOnResume() async throws {

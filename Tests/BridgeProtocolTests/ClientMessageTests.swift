@@ -59,7 +59,7 @@ import Testing
             BridgeRequest(.startThread, StartThread(cwd: "/", prompt: "p", model: "m", sandbox: "read-only", approvalPolicy: "never")),
             BridgeRequest(.sendMessage, SendMessage(threadId: "t", text: "x")), BridgeRequest(.interrupt, ThreadRef(threadId: "t")),
             BridgeRequest(.subscribe, Subscribe(threadId: "t")),
-            BridgeRequest(.unsubscribe, ThreadRef(threadId: "t")), BridgeRequest(.readThread, ThreadRef(threadId: "t")),
+            BridgeRequest(.unsubscribe, ThreadRef(threadId: "t")), BridgeRequest(.readThread, ReadThread(threadId: "t")),
             BridgeRequest(.getDiff, ThreadRef(threadId: "t")),
             BridgeRequest(.approve, Approve(approvalId: "a", decision: .decline)),
             BridgeRequest(.listDirectory, ListDirectory(path: "/src")),
@@ -121,6 +121,9 @@ import Testing
             BridgeRequest(.listPermissionProfiles, ListPermissionProfiles(threadId: "t")),
             BridgeRequest(.listPermissionProfiles, ListPermissionProfiles()),
             BridgeRequest(.listTools, ListTools(threadId: "t")),
+            BridgeRequest(.readThread, ReadThread(threadId: "t", turns: 10)),
+            BridgeRequest(.readTurns, ReadTurns(threadId: "t", cursor: "c")),
+            BridgeRequest(.readTurns, ReadTurns(threadId: "t", cursor: "c", limit: 20)),
             BridgeRequest(.listPreviews, ThreadRef(threadId: "t")), BridgeRequest(.openPreview, OpenPreview(threadId: "t", port: 5173)),
         ]
         #expect(Set(requests.map(\.requestKind)) == Set(RequestKind.allCases))

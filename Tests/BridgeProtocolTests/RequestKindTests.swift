@@ -40,7 +40,7 @@ import Testing
         let request = BridgeRequest(.interrupt, ThreadRef(threadId: "t"))
         #expect(request.threadId == "t" && request.kind == "interrupt" && request.payload(as: ThreadRef.self) != nil)
         #expect(BridgeRequest(.subscribe, Subscribe(threadId: "*")).threadId == nil)
-        #expect(request != BridgeRequest(.readThread, ThreadRef(threadId: "t")))
+        #expect(request != BridgeRequest(.readThread, ReadThread(threadId: "t")))
         let wire = try ClientMessage.request(id: "1", request).encoded()
         #expect(String(decoding: wire, as: UTF8.self).contains(#""kind":"interrupt""#))
     }

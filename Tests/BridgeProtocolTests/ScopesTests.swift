@@ -33,7 +33,7 @@ import Testing
             .observe: [
                 "listThreads", "subscribe", "unsubscribe", "readThread", "getDiff", "listDirectory", "listModels", "readFile", "usage",
                 "searchFiles", "listSkills", "pushSubscribe", "pushUnsubscribe", "presence", "gitStatus", "searchThreads", "requestScopes",
-                "listPermissionProfiles", "listTools",
+                "listPermissionProfiles", "listTools", "readTurns",
             ],
             .operate: [
                 "startThread", "sendMessage", "interrupt", "renameThread", "archiveThread", "unarchiveThread", "cancelQueued",

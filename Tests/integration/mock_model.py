@@ -34,6 +34,9 @@ Response kinds (dicts):
     {"kind": "spawn_agent", "message": "task", "agent_type": "..."}    # multi_agent_v1's spawn_agent: Codex starts a
                                                                        # sub-agent thread, whose own requests come here
     {"kind": "update_goal", "status": "complete"}                      # the goal tool: complete|blocked|paused
+    {"kind": "messages", "texts": ["One.", "Two."]}                    # several assistant messages in one response
+                                                                       # (one agentMessage item each: a long
+                                                                       # thread's history made cheaply)
 
 Any response may carry:
     "rate_limits": {"primary": [12, 300], "secondary": [3, 10080]}: the account's rate-limit windows (percent used,
@@ -274,6 +277,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._message(json.dumps(_input_images(self.owner.requests[-1] if self.owner.requests else None)), None, n)
         elif kind == "echo_output":
             self._message(_last_function_output(self.owner.requests[-1] if self.owner.requests else None), None, n)
+        elif kind == "messages":
+            for i, text in enumerate(spec.get("texts", [])):
+                self._event({
+                    "type": "response.output_item.done", "output_index": i,
+                    "item": {"type": "message", "role": "assistant", "id": f"msg_{n}_{i}",
+                             "content": [{"type": "output_text", "text": text}]},
+                })
         elif kind == "stall":
             if not self._stall():
                 return False

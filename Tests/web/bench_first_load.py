@@ -9,7 +9,6 @@ HTTP cache alone. Each figure is run RUNS times: min / median / max.
 The same figures for the app as it was before the versioned, preloaded shell (BENCH_OLD_WEB=DIR: a directory
 with that version's Assets, served from disk, exactly as it served its embedded copy: no-cache and entity tags),
 in the same run, so the gain is a ratio. Writes JSON to BENCH_OUT (default: stdout)."""
-import json
 import os
 import statistics
 import time
@@ -17,7 +16,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from webutil import IPHONE_UA, pairing_url, base_url, bridge_env
+from webutil import base_url, bench_out, bench_phone, bridge_env
 from codex_fixture import bridge_codex_args, codex_bin
 
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
@@ -38,14 +37,8 @@ def load(page, cdp, url):
 
 
 def measure(browser, bridge):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
-                                  device_scale_factor=2, user_agent=IPHONE_UA, service_workers="block")
-    page = context.new_page()
-    page.goto(pairing_url(bridge))
-    expect(page.get_by_role("status")).to_have_text("Connected")
-    cdp = context.new_cdp_session(page)
+    context, page, cdp = bench_phone(browser, bridge)
     cdp.send("Network.enable")
-    cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
     cdp.send("Network.emulateNetworkConditions", LINK)
     first, again = [], []
     for _ in range(RUNS):
@@ -71,9 +64,4 @@ def test_p10_first_load(bridge_factory, model, codex_home, workspace, browser):
     if old:
         env_old = dict(env, CODEX_BRIDGE_WEB_DIR=old)
         result["before"] = measure(browser, bridge_factory(name="p10-old", args=args, env=env_old))
-    text = json.dumps(result, indent=1)
-    out = os.environ.get("BENCH_OUT")
-    if out:
-        with open(out, "w") as f:
-            f.write(text)
-    print(text)
+    bench_out(result)

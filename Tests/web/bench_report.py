@@ -1,5 +1,6 @@
-"""Formats bench_first_load.py's JSON as BENCHMARKS.md's P10 section (`bench_report.py FILE BASE`), or
-test_lan_web.py's printed "LAN: …" lines from stdin as the P11 section (`bench_report.py --p11`)."""
+"""Formats bench_first_load.py's JSON as BENCHMARKS.md's P10 section (`bench_report.py FILE BASE`),
+bench_open_long.py's as the P9 section (`bench_report.py --p9 FILE BASE`), or test_lan_web.py's printed "LAN: …"
+lines from stdin as the P11 section (`bench_report.py --p11`)."""
 import json
 import re
 import statistics
@@ -24,6 +25,34 @@ outage shown once (Tests/web/test_lan_web.py). Target: ≤ 3 s.
         xs = [r[k] for r in runs]
         print(f"| {name} | {min(xs):.1f} / {statistics.median(xs):.1f} / {max(xs):.1f} s |")
     print(f"\n{len(runs)} runs.")
+    sys.exit(0)
+
+if sys.argv[1:2] == ["--p9"]:
+    data = json.load(open(sys.argv[2]))
+    base = sys.argv[3]
+
+    def p9_row(name, f):
+        o = f["openMs"]
+        first = "no" if f["scrollToFirstS"] is None else f"yes, {f['scrollToFirstS']:.0f} s"
+        return (f"| {name} | {o['min']:,.0f} / {o['median']:,.0f} / {o['max']:,.0f} ms | {f['heapMB']:.1f} MB | "
+                f"{f['domNodes']:,} | {first} | {f['domNodesAtFirst']:,} / {f['heapMBAtFirst']:.1f} MB |")
+    print(f"""
+## P9: opening a long thread
+
+Chromium on a 390x844 phone viewport, CPU slowed {data['cpuSlowdown']}x through the DevTools protocol; a thread of
+{data['turns']} turns, {data['items']:,} items ({data['historyBytes'] / 1e6:.1f} MB as readThread sends it whole), made with
+the real codex against the scripted model (Tests/web/bench_open_long.py). The app loaded afresh on the thread list,
+then the thread opened: the time until its last message is on screen and a tap on the composer has focused it
+({data['runs']} runs, min / median / max); the page's JS heap after a garbage collection and its elements; then
+scrolling up to the first turn. Target: open ≤ 1 s, heap ≤ 50 MB, the first turn reachable.
+
+| app | open | JS heap | elements | first turn reached | elements / heap there |
+|---|---|---|---|---|---|
+{p9_row("now (paged)", data["now"])}""")
+    if "before" in data:
+        print(p9_row(f"before ({base}, whole thread)", data["before"]))
+        ratio = data["now"]["openMs"]["median"] / data["before"]["openMs"]["median"]
+        print(f"\nRatio of the medians, now / before: open {ratio:.2f}x, heap {data['now']['heapMB'] / data['before']['heapMB']:.2f}x.")
     sys.exit(0)
 
 data = json.load(open(sys.argv[1]))

@@ -269,6 +269,29 @@ def phone(phone_factory):
     return phone_factory()
 
 
+def bench_phone(browser, bridge, cpu_slowdown=4):
+    """For the browser benches (P9, P10): a phone's context paired with `bridge` (no service worker), then its CPU
+    slowed through the DevTools protocol; returns (context, page, cdp session)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                  device_scale_factor=2, user_agent=IPHONE_UA, service_workers="block")
+    page = context.new_page()
+    page.goto(pairing_url(bridge))
+    expect(page.get_by_role("status")).to_have_text("Connected")
+    cdp = context.new_cdp_session(page)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": cpu_slowdown})
+    return context, page, cdp
+
+
+def bench_out(result):
+    """A bench's figures as JSON: to BENCH_OUT when set, and to stdout."""
+    text = json.dumps(result, indent=1)
+    out = os.environ.get("BENCH_OUT")
+    if out:
+        with open(out, "w") as f:
+            f.write(text)
+    print(text)
+
+
 def pair(phone: Phone, bridge, scopes=None) -> str:
     """Opens the QR's URL and waits for the thread list; returns the URL opened."""
     url = pairing_url(bridge, scopes)

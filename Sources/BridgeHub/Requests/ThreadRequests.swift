@@ -23,7 +23,8 @@ struct ThreadRequests: RequestCollection {
         routes.on(.unsubscribe) { (hub, ref: ThreadRef, context) in
             .unsubscribed(await hub.unsubscribe(context.session, fromThread: ref.threadId))
         }
-        routes.on(.readThread) { (hub, ref: ThreadRef, _) in .thread(try await hub.readThread(ref.threadId)) }
+        routes.on(.readThread) { (hub, read: ReadThread, _) in .thread(try await ThreadPages(hub: hub).read(read)) }
+        routes.on(.readTurns) { (hub, read: ReadTurns, _) in .turns(try await ThreadPages(hub: hub).read(read)) }
         routes.on(.getDiff) { (hub, ref: ThreadRef, context) in
             .diff(ThreadDiff(threadId: ref.threadId, diff: try await hub.diff(of: ref.threadId, cwd: context.cwd)))
         }

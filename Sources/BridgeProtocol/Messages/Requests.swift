@@ -116,7 +116,7 @@ public struct ListModels: RequestPayload {
     public init() {}
 }
 
-/// A request that names one thread: `interrupt`, `unsubscribe`, `readThread`, `getDiff`.
+/// A request that names one thread: `interrupt`, `unsubscribe`, `getDiff`, ….
 public struct ThreadRef: ThreadPayload {
     public var threadId: String
     public init(threadId: String) { self.threadId = threadId }

@@ -143,6 +143,9 @@ public struct ThreadSnapshot: Codable, Sendable, Hashable {
     /// The thread's journaled approvals and questions with their answers (`approvalRequest`, `approvalResolved`,
     /// `inputRequest`, `inputResolved` frames as they were sent), oldest first, the newest 400.
     public var requests: [JSONValue]?
+    /// With `readThread {turns}`: the cursor for `readTurns` to the turns before those returned; absent when the
+    /// answer holds the thread's first turn (or every turn).
+    public var olderTurns: String?
     public init(
         thread: JSONValue, goal: ThreadGoal? = nil, collaborationMode: CollaborationMode? = nil, plans: [TurnPlan]? = nil,
         subAgents: [SubAgent]? = nil, tokenUsage: JSONValue? = nil, throughSeq: Int64? = nil, requests: [JSONValue]? = nil
@@ -288,6 +291,7 @@ public enum BridgeResponse: Sendable, Hashable {
     case machines(MachineList)
     case permissionProfiles(PermissionProfileList)
     case tools(ToolList)
+    case turns(TurnPage)
     case previews(PreviewList)
     case preview(PreviewOpened)
 
@@ -330,6 +334,7 @@ public enum BridgeResponse: Sendable, Hashable {
         case .machines(let value): (.machines, value)
         case .permissionProfiles(let value): (.permissionProfiles, value)
         case .tools(let value): (.tools, value)
+        case .turns(let value): (.turns, value)
         case .previews(let value): (.previews, value)
         case .preview(let value): (.preview, value)
         }
@@ -368,6 +373,7 @@ public enum ResponseKind: String, CaseIterable, Sendable {
     case machines
     case permissionProfiles
     case tools
+    case turns
     case previews
     case preview
 
@@ -405,6 +411,7 @@ public enum ResponseKind: String, CaseIterable, Sendable {
         case .machines: .machines(try payload(MachineList.self))
         case .permissionProfiles: .permissionProfiles(try payload(PermissionProfileList.self))
         case .tools: .tools(try payload(ToolList.self))
+        case .turns: .turns(try payload(TurnPage.self))
         case .previews: .previews(try payload(PreviewList.self))
         case .preview: .preview(try payload(PreviewOpened.self))
         }

@@ -9,6 +9,7 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case listDevices, setDeviceScopes, renameDevice, requestScopes, revokeDevice, pairDevice, listAudit
     case setGoal, clearGoal, listMachines, addMachine, removeMachine, renameMachine
     case compactThread, deleteThread, searchThreads, updateThreadSettings, approveDeniedAction, listPermissionProfiles, listTools
+    case readTurns
     case listPreviews, openPreview
 
     /// What this kind of request is: its payload and answer, scope, exactly-once, audit and gate rule.
@@ -23,7 +24,8 @@ public enum RequestKind: String, CaseIterable, Sendable {
         case .cancelQueued: .action(CancelQueued.self, answer: .accepted, scope: .operate)
         case .subscribe: .read(Subscribe.self, answer: .subscribed, gate: .thread)
         case .unsubscribe: .read(ThreadRef.self, answer: .unsubscribed)
-        case .readThread: .read(ThreadRef.self, answer: .thread, gate: .thread)
+        case .readThread: .read(ReadThread.self, answer: .thread, gate: .thread)
+        case .readTurns: .read(ReadTurns.self, answer: .turns, gate: .thread)
         case .getDiff: .read(ThreadRef.self, answer: .diff, gate: .thread)
         case .renameThread: .change(RenameThread.self, answer: .accepted, scope: .operate, gate: .thread)
         case .archiveThread, .unarchiveThread: .change(ThreadRef.self, answer: .accepted, scope: .operate, gate: .thread)

@@ -2,7 +2,9 @@
 // `!command` cards, each turn's footer (working, waiting for you, how it ended) and the messages that wait for the
 // workstation. The store's change records are applied here (`apply`): nodes are appended and updated, never the
 // whole thread redrawn except when the store replaces its picture (`render`). It also keeps the view at the end
-// while the person is there (`stick`, `scrollToEnd`, the Jump to latest button).
+// while the person is there (`stick`, `scrollToEnd`, the Jump to latest button). A long thread comes in pages: the
+// earlier turns load as the person scrolls up (`loadOlder`), and turns far from the viewport are collapsed to a
+// line (turn-window.js), so the page stays small however long the thread is.
 import { openPreview } from './preview.js';
 import { h, icon } from './dom.js';
 import { toast, describeError } from './ui.js';
@@ -16,14 +18,16 @@ import { planChecklist } from './plan-view.js';
 import { userText } from './threads.js';
 import { waitingFor } from './pending.js';
 import { rootsFor } from './fleet.js';
+import { turnsToCollapse, distanceFromViewport, keepPlace, turnLine, NEAR, MAX_RENDERED_ITEMS } from './turn-window.js';
 
 export const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
 /**
  * session, thread: the screen's; announce(text): for screen readers; unreachable(): the workstation cannot be
- * reached (nothing known runs); implementPlan(): "Implement this plan" (plan-view.js).
+ * reached (nothing known runs); implementPlan(): "Implement this plan" (plan-view.js); loadOlder(): fetches the
+ * page of turns before the first one held into the store (which then emits 'older').
  */
-export function conversationView({ session, thread, announce, unreachable, implementPlan }) {
+export function conversationView({ session, thread, announce, unreachable, implementPlan, loadOlder }) {
   const threadId = thread.id;
   const el = h('div', { class: 'conversation', attrs: { 'aria-live': 'off' } });
   const placeholder = h('p', { class: 'empty', text: 'Loading…' });
@@ -48,12 +52,20 @@ export function conversationView({ session, thread, announce, unreachable, imple
     });
   }
   function scrollToEnd(smooth) {
+    expandTheEnd();
     const still = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
     window.scrollTo({ top: document.documentElement.scrollHeight, behavior: smooth && !still ? 'smooth' : 'auto' });
     stuck = true;
     jump.hidden = true;
   }
-  const onScroll = () => { stuck = atBottom(); if (stuck) jump.hidden = true; };
+  // Once the scrolling stops, what is now far is collapsed (turn-window.js).
+  let settle = 0;
+  const onScroll = () => {
+    stuck = atBottom();
+    if (stuck) jump.hidden = true;
+    clearTimeout(settle);
+    settle = setTimeout(() => bound(), 250);
+  };
   window.addEventListener('scroll', onScroll, { passive: true });
 
   // -- rendering -----------------------------------------------------------------------------------------
@@ -71,21 +83,46 @@ export function conversationView({ session, thread, announce, unreachable, imple
     },
   };
 
-  function turnEl(turn) {
+  /** A turn's element, made when new: at the end, or before `at` (an earlier page of turns). */
+  function turnEl(turn, at) {
     let t = turnEls.get(turn.id);
     if (!t) {
-      const items = h('div', { class: 'turn-items' });
-      const footer = h('div', { class: 'turn-footer' });
-      const checklist = planChecklist();
-      checklist.el.hidden = !turn.plan;
-      if (turn.plan) checklist.update(turn.plan);
-      // The plan follows the message that started the turn (addItem puts that message before it).
-      items.append(checklist.el);
-      t = { el: h('section', { class: 'turn', dataset: { turnId: turn.id } }, items, footer), items, footer, checklist, started: false };
+      t = { el: h('section', { class: 'turn', dataset: { turnId: turn.id } }), collapsed: false };
+      freshParts(t, turn);
       turnEls.set(turn.id, t);
-      el.insertBefore(t.el, pendingEls.parentNode === el ? pendingEls : null);
+      el.insertBefore(t.el, at || (pendingEls.parentNode === el ? pendingEls : null));
     }
     return t;
+  }
+
+  function freshParts(t, turn) {
+    t.items = h('div', { class: 'turn-items' });
+    t.footer = h('div', { class: 'turn-footer' });
+    t.checklist = planChecklist();
+    t.checklist.el.hidden = !turn.plan;
+    if (turn.plan) t.checklist.update(turn.plan);
+    // The plan follows the message that started the turn (addItem puts that message before it).
+    t.items.append(t.checklist.el);
+    t.started = false;
+    t.el.replaceChildren(t.items, t.footer);
+  }
+
+  /** A turn's items, cards and footer from the store's picture. */
+  function fillTurn(turn) {
+    turnEl(turn);
+    for (const id of turn.items) {
+      const entry = thread.itemMap.get(id);
+      if (entry) addItem(turn, entry.item);
+    }
+    for (const aid of turn.approvals) {
+      const a = thread.approvals.get(aid);
+      if (a) addApproval(a, turn);
+    }
+    for (const rid of turn.inputs) {
+      const q = thread.inputs.get(rid);
+      if (q) addQuestion(q, turn);
+    }
+    turnStatus(turn);
   }
 
   function turnStatus(turn) {
@@ -146,9 +183,10 @@ export function conversationView({ session, thread, announce, unreachable, imple
 
   function addItem(turn, item) {
     if (views.has(item.id)) return;
+    const t = turnEl(turn);
+    if (t.collapsed) return; // drawn when it is expanded
     const view = itemView(item, itemCtx);
     views.set(item.id, view);
-    const t = turnEl(turn);
     if (item.type === 'userMessage' && !t.started) { t.started = true; t.checklist.el.before(view.el); }
     else t.items.append(view.el);
   }
@@ -159,9 +197,10 @@ export function conversationView({ session, thread, announce, unreachable, imple
    */
   function addCard(id, item, make, turn) {
     if (cards.has(id)) return;
+    const t = turnEl(turn || { id: item.turnId });
+    if (t.collapsed) return;
     const card = make(item, cardCtx);
     cards.set(id, card);
-    const t = turnEl(turn || { id: item.turnId });
     const after = item.itemId && views.get(item.itemId);
     const before = item.beforeItemId && views.get(item.beforeItemId);
     if (after && after.el.parentNode === t.items) after.el.after(card.el);
@@ -184,33 +223,114 @@ export function conversationView({ session, thread, announce, unreachable, imple
 
   /** The whole thread again, from the store's picture. */
   function render() {
-    el.replaceChildren();
+    for (const t of turnEls.values()) if (t.collapsed) watcher.unobserve(t.el);
+    el.replaceChildren(olderEl);
+    olderEl.hidden = !thread.olderTurns;
     views.clear();
     turnEls.clear();
     cards.clear();
     commandCards.clear();
-    for (const turn of thread.turns) {
-      turnEl(turn);
-      for (const id of turn.items) {
-        const entry = thread.itemMap.get(id);
-        if (entry) addItem(turn, entry.item);
-      }
-      for (const aid of turn.approvals) {
-        const a = thread.approvals.get(aid);
-        if (a) addApproval(a, turn);
-      }
-      for (const rid of turn.inputs) {
-        const q = thread.inputs.get(rid);
-        if (q) addQuestion(q, turn);
-      }
-      turnStatus(turn);
-    }
+    for (const turn of thread.turns) fillTurn(turn);
     for (const run of thread.commands.values()) addCommand(run);
     el.append(pendingEls);
     placeholder.hidden = thread.turns.length > 0 || !thread.loaded;
     if (thread.loaded && !thread.turns.length) placeholder.textContent = 'No messages yet.';
     latestPlanOnly();
   }
+
+  // -- a long thread: earlier pages, far turns collapsed ---------------------------------------------------
+  const olderButton = h('button', { type: 'button', class: 'text-button', text: 'Show earlier turns', on: { click: () => showOlder() } });
+  const olderEl = h('div', { class: 'older-turns', hidden: true }, olderButton);
+  let loadingOlder = false;
+  async function showOlder() {
+    if (loadingOlder || !thread.olderTurns || !loadOlder) return;
+    loadingOlder = true;
+    olderButton.disabled = true;
+    olderButton.textContent = 'Loading earlier turns…';
+    let failed = false;
+    try { await loadOlder(); }
+    catch (err) { failed = true; toast(`Could not load earlier turns: ${describeError(err)}`); }
+    loadingOlder = false;
+    olderButton.disabled = false;
+    olderButton.textContent = 'Show earlier turns';
+    olderEl.hidden = !thread.olderTurns;
+    // Still near the top (short turns): the page before too.
+    if (!failed && !olderEl.hidden && distanceFromViewport(olderEl.getBoundingClientRect(), window.innerHeight) < NEAR / 2) showOlder();
+  }
+
+  /** The store added a page of earlier turns: drawn above the first, the person's place kept. */
+  function showOlderTurns(turns) {
+    keepPlace(el, () => {
+      const first = olderEl.nextSibling;
+      for (const turn of turns) { turnEl(turn, first); fillTurn(turn); }
+      olderEl.hidden = !thread.olderTurns;
+    });
+    latestPlanOnly();
+    bound();
+  }
+
+  const ENDED = ['completed', 'interrupted', 'failed'];
+  /** Collapses the turns farthest from the viewport while more items than the bound are drawn. */
+  function bound() {
+    const height = window.innerHeight;
+    const entries = [];
+    for (const turn of thread.turns) {
+      const t = turnEls.get(turn.id);
+      if (!t || t.collapsed) continue;
+      entries.push({ id: turn.id, items: turn.items.length + turn.approvals.length + turn.inputs.length,
+        distance: distanceFromViewport(t.el.getBoundingClientRect(), height), running: !ENDED.includes(turn.status) });
+    }
+    const ids = turnsToCollapse(entries);
+    if (ids.length) keepPlace(el, () => { for (const id of ids) collapse(thread.turnMap.get(id)); });
+  }
+
+  function collapse(turn) {
+    const t = turn && turnEls.get(turn.id);
+    if (!t || t.collapsed) return;
+    for (const id of turn.items) views.delete(id);
+    for (const id of [...turn.approvals, ...turn.inputs]) cards.delete(id);
+    t.collapsed = true;
+    const first = turn.items.map((id) => thread.itemMap.get(id)).find((x) => x && x.item.type === 'userMessage');
+    const line = h('button', { type: 'button', class: 'turn-line', attrs: { 'aria-expanded': 'false' },
+      text: turnLine(first ? userText(first.item) : '', turn.items.length), on: { click: () => { keepPlace(el, () => expand(turn)); bound(); } } });
+    t.el.classList.add('collapsed');
+    t.el.replaceChildren(line);
+    watcher.observe(t.el);
+  }
+
+  function expand(turn) {
+    const t = turn && turnEls.get(turn.id);
+    if (!t || !t.collapsed) return;
+    watcher.unobserve(t.el);
+    t.collapsed = false;
+    t.el.classList.remove('collapsed');
+    freshParts(t, turn);
+    fillTurn(turn);
+  }
+
+  /** The last turns drawn whole again (lines met on the way to the end would grow the page under the scroll). */
+  function expandTheEnd() {
+    let drawn = 0;
+    for (let i = thread.turns.length - 1; i >= 0 && drawn < MAX_RENDERED_ITEMS / 2; i--) {
+      const turn = thread.turns[i];
+      drawn += turn.items.length;
+      const t = turnEls.get(turn.id);
+      if (t && t.collapsed) keepPlace(el, () => expand(turn));
+    }
+  }
+
+  // The way to earlier turns and the collapsed lines, as they come near the viewport.
+  const watcher = new IntersectionObserver((entries) => {
+    const near = entries.filter((e) => e.isIntersecting);
+    if (near.some((e) => e.target === olderEl)) showOlder();
+    const lines = near.map((e) => thread.turnMap.get(e.target.dataset.turnId)).filter(Boolean);
+    if (!lines.length) return;
+    const atEnd = stuck;
+    keepPlace(el, () => { for (const turn of lines) expand(turn); });
+    if (atEnd) scrollToEnd(false);
+    bound();
+  }, { rootMargin: `${NEAR / 2}px 0px` });
+  watcher.observe(olderEl);
 
   // A card added or answered changes what its turn's footer says (working, or waiting for a person).
   function statusOf(turnId, known) {
@@ -221,7 +341,8 @@ export function conversationView({ session, thread, announce, unreachable, imple
   /** Applies one of the store's change records; true when the screen's header and layout follow. */
   function apply(change) {
     switch (change.type) {
-      case 'turn': placeholder.hidden = true; turnEl(change.turn); turnStatus(change.turn); latestPlanOnly(); return true;
+      case 'turn': placeholder.hidden = true; turnEl(change.turn); turnStatus(change.turn); latestPlanOnly(); bound(); return true;
+      case 'older': showOlderTurns(change.turns); return false;
       case 'turnStatus':
         turnStatus(change.turn);
         if (change.turn.status === 'completed') announce('Codex finished.');
@@ -279,6 +400,6 @@ export function conversationView({ session, thread, announce, unreachable, imple
     reachabilityChanged() { for (const turn of thread.turns) if (turnEls.has(turn.id)) turnStatus(turn); },
     /** Says why the thread is not shown, or hides the note (null). */
     setPlaceholder(text) { placeholder.hidden = text === null; if (text !== null) placeholder.textContent = text; },
-    destroy() { window.removeEventListener('scroll', onScroll); },
+    destroy() { window.removeEventListener('scroll', onScroll); clearTimeout(settle); watcher.disconnect(); },
   };
 }

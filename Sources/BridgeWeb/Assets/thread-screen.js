@@ -16,6 +16,9 @@ import { whereLine, machineNote } from './fleet-view.js';
 import { conversationView } from './conversation.js';
 import { composerView } from './composer.js';
 
+/** Turns read at once when a thread opens, and per earlier page. */
+const TURNS_PER_PAGE = 6;
+
 export function threadScreen(ctx, threadId) {
   const { store, session } = ctx;
   const thread = store.ensure(threadId);
@@ -90,7 +93,10 @@ export function threadScreen(ctx, threadId) {
   const announce = (text) => { announcer.textContent = text; };
   // The bridge cannot be reached (the connection gave up a few attempts): nothing known runs, nothing can stop.
   let unreachable = session.unreachable;
-  const talk = conversationView({ session, thread, announce, unreachable: () => unreachable, implementPlan });
+  // Paged history: the newest turns at once, earlier pages as the person scrolls up (BRIDGE.md readThread {turns}).
+  const loadOlder = () => session.request('readTurns', { threadId, cursor: thread.olderTurns, limit: TURNS_PER_PAGE })
+    .then((page) => store.applyOlderTurns(threadId, page));
+  const talk = conversationView({ session, thread, announce, unreachable: () => unreachable, implementPlan, loadOlder });
   const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el, tools.el, previewer.el);
   const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable });
   const machine = machineNote(thread); // its machine unreachable (issue 33)
@@ -159,7 +165,7 @@ export function threadScreen(ctx, threadId) {
     loading = true;
     renderAll();
     talk.setPlaceholder('Loading…');
-    session.request('readThread', { threadId }).then((answer) => {
+    session.request('readThread', { threadId, turns: TURNS_PER_PAGE }).then((answer) => {
       loading = false;
       store.applyThreadAnswer(threadId, answer);
     }).catch((err) => {

@@ -45,6 +45,8 @@ export function newThread(id, lastAnswer = '') {
     commands: new Map(), // runId -> a `!command` run, commands.js
     // How much of it is known: read (readThread or seen from its start), and whether a gap made it stale.
     loaded: false, complete: false, stale: false,
+    // Paged history: the cursor to the turns before the first one held (readTurns); null once the first is.
+    olderTurns: null,
   });
 }
 
@@ -207,8 +209,11 @@ export class ThreadStore {
       if (!live) t.turnMap.set(st.id, turn);
       turns.push(turn);
     }
-    for (const turn of t.turns) if (!seen.has(turn.id)) turns.push(turn);
-    t.turns = turns;
+    // Turns held that the snapshot lacks: older pages stay before it, live ones after.
+    const firstSeen = t.turns.findIndex((turn) => seen.has(turn.id));
+    const before = firstSeen < 0 ? [] : t.turns.slice(0, firstSeen).filter((turn) => !seen.has(turn.id));
+    for (const turn of t.turns) if (!seen.has(turn.id) && !before.includes(turn)) turns.push(turn);
+    t.turns = [...before, ...turns];
     const last = turns[turns.length - 1];
     if (last) t.lastTurnStatus = last.status;
     if (!t.preview) t.preview = firstPrompt(t) || '';
@@ -234,9 +239,40 @@ export class ThreadStore {
 
   /** A `readThread` answer: Codex's thread with what arrived live, then what the bridge adds (thread-tools.js). */
   applyThreadAnswer(threadId, answer) {
-    this.applySnapshot(answer.thread, { seq: typeof answer.throughSeq === 'number' ? answer.throughSeq : null, requests: answer.requests });
     const t = this.ensure(threadId);
+    // Before the 'reset' the snapshot emits: the view shows the way to older turns with the rest.
+    if (!t.loaded || t.stale) t.olderTurns = typeof answer.olderTurns === 'string' ? answer.olderTurns : null;
+    this.applySnapshot(answer.thread, { seq: typeof answer.throughSeq === 'number' ? answer.throughSeq : null, requests: answer.requests });
     this.commit(t, answerRecords(t, answer));
+  }
+
+  /**
+   * A `readTurns` answer: the page of turns before the first one held, put before it (complete history: their
+   * items are done), with the approvals and questions asked in them; one 'older' change names the turns added.
+   */
+  applyOlderTurns(threadId, page) {
+    const t = this.ensure(threadId);
+    const added = [];
+    for (const st of page.turns || []) {
+      if (!st || !st.id || t.turnMap.has(st.id)) continue;
+      const turn = newTurn(st.id, st.status);
+      for (const item of st.items || []) {
+        if (!item || !item.id || t.itemMap.has(item.id)) continue;
+        t.itemMap.set(item.id, { item: { ...item, done: true }, turnId: st.id });
+        turn.items.push(item.id);
+      }
+      if (st.error) { turn.error = st.error.message || String(st.error); turn.errorKind = errorKind(st.error); }
+      t.turnMap.set(st.id, turn);
+      added.push(turn);
+    }
+    t.turns = [...added, ...t.turns];
+    t.olderTurns = typeof page.olderTurns === 'string' ? page.olderTurns : null;
+    this.quiet = true;
+    try {
+      for (const frame of page.requests || []) if (frame && frame.threadId === t.id) this.applyMessage(frame);
+    }
+    finally { this.quiet = false; }
+    this.emit(t, { type: 'older', turns: added });
   }
 
   // -- the live stream ---------------------------------------------------------------------------------------

@@ -42,7 +42,8 @@ import Testing
             harness.codex.requests.firstIndex { $0.method == "thread/resume" }! < harness.codex.requests.firstIndex {
                 $0.method == "thread/goal/set"
             }!)
-        guard case .response(_, .thread(let snapshot)) = await harness.request(BridgeRequest(.readThread, ThreadRef(threadId: "t1")), phone)
+        guard
+            case .response(_, .thread(let snapshot)) = await harness.request(BridgeRequest(.readThread, ReadThread(threadId: "t1")), phone)
         else {
             return
         }
@@ -53,7 +54,7 @@ import Testing
             return
         }
         #expect(cleared.threadId == "t1" && harness.codex.requests("thread/goal/clear").first?["origin"] == "user")
-        guard case .response(_, .thread(let after)) = await harness.request(BridgeRequest(.readThread, ThreadRef(threadId: "t1")), phone)
+        guard case .response(_, .thread(let after)) = await harness.request(BridgeRequest(.readThread, ReadThread(threadId: "t1")), phone)
         else { return }
         #expect(after.goal == nil)
     }

@@ -67,7 +67,8 @@ import Testing
         #expect(await restarted.request(BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "after")), phone).errorCode == nil)
         #expect(Self.mode(restarted.codex.requests("turn/start").last) == "plan")
         guard
-            case .response(_, .thread(let snapshot)) = await restarted.request(BridgeRequest(.readThread, ThreadRef(threadId: "t1")), phone)
+            case .response(_, .thread(let snapshot)) = await restarted.request(
+                BridgeRequest(.readThread, ReadThread(threadId: "t1")), phone)
         else {
             Issue.record("no thread")
             return
@@ -156,7 +157,8 @@ import Testing
         knowsThread(restarted)
         let phone = await restarted.session()
         guard
-            case .response(_, .thread(let snapshot)) = await restarted.request(BridgeRequest(.readThread, ThreadRef(threadId: "t1")), phone)
+            case .response(_, .thread(let snapshot)) = await restarted.request(
+                BridgeRequest(.readThread, ReadThread(threadId: "t1")), phone)
         else {
             Issue.record("no thread")
             return

@@ -71,7 +71,7 @@ import Testing
         // A phone that opens the parent later learns its sub-agent with the thread.
         guard
             case .response(_, .thread(let snapshot)) = await harness.request(
-                BridgeRequest(.readThread, ThreadRef(threadId: "parent")), phone)
+                BridgeRequest(.readThread, ReadThread(threadId: "parent")), phone)
         else {
             Issue.record("no thread")
             return

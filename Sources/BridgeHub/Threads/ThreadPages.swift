@@ -1,0 +1,75 @@
+import BridgeProtocol
+import CodexControl
+
+/// Paged history (issue 36): `readThread {turns}` answers the thread with its newest turns only, and `readTurns`
+/// the turns before a cursor, through Codex's `thread/turns/list` (newest first, every item of each turn), so a
+/// long thread opens at once and its older turns are fetched as the person scrolls back. Codex's cursor is passed
+/// through as it came (opaque; Codex refuses one of another thread, and the gate admitted this thread).
+struct ThreadPages: Sendable {
+    let hub: ThreadHub
+
+    /// Most turns one answer holds; the page size when `readTurns` names none.
+    static let maxTurns = 100
+    static let defaultTurns = 10
+    /// Longest cursor accepted (Codex's are under 200 bytes).
+    static let maxCursorBytes = 4096
+
+    private var codex: any CodexPort { hub.codex }
+    private var timeout: Duration { hub.policy.codexTimeout }
+
+    /// `readThread`: every turn without `turns`, as before paging; else the newest `turns` and `olderTurns`.
+    func read(_ read: ReadThread) async throws -> ThreadSnapshot {
+        guard let count = read.turns else { return try await hub.readThread(read.threadId) }
+        let limit = try Self.limit(count)
+        // thread/read first: an unknown thread is not_found, as without paging.
+        var thread = try await codex.threadRead(threadId: read.threadId, includeTurns: false, timeout: timeout)
+        let page = try await turns(of: read.threadId, before: nil, limit: limit)
+        if var object = thread.objectValue {
+            object["turns"] = .array(page.turns)
+            thread = .object(object)
+        }
+        var snapshot = await hub.snapshot(of: read.threadId, thread: thread)
+        snapshot.olderTurns = page.older
+        return snapshot
+    }
+
+    /// `readTurns`: the page before the cursor, oldest first, with the approvals and questions asked in it.
+    func read(_ read: ReadTurns) async throws -> TurnPage {
+        guard !read.cursor.isEmpty, read.cursor.utf8.count <= Self.maxCursorBytes else {
+            throw HubError(.badRequest, "cursor must be 1 to \(Self.maxCursorBytes) bytes: an olderTurns value as it came")
+        }
+        let page = try await turns(of: read.threadId, before: read.cursor, limit: try Self.limit(read.limit ?? Self.defaultTurns))
+        let ids = Set(page.turns.compactMap { $0["id"]?.stringValue })
+        let requests = Self.requests(await hub.requestFrames(of: read.threadId), inTurns: ids)
+        return TurnPage(threadId: read.threadId, turns: page.turns, olderTurns: page.older, requests: requests)
+    }
+
+    /// One page of Codex's turns, turned oldest first.
+    private func turns(of threadId: String, before cursor: String?, limit: Int) async throws -> (turns: [JSONValue], older: String?) {
+        let result: JSONValue
+        do {
+            result = try await codex.threadTurnsList(threadId: threadId, cursor: cursor, limit: limit, timeout: timeout)
+        } catch let error as CodexError where cursor != nil && error.code == .rpc && error.message.contains("invalid cursor") {
+            throw HubError(.badRequest, "cursor is not an olderTurns value of thread \(threadId)")
+        }
+        let turns = (result["data"]?.arrayValue ?? []).prefix(limit).reversed()
+        return (Array(turns), result["nextCursor"]?.stringValue)
+    }
+
+    static func limit(_ count: Int) throws -> Int {
+        guard (1...maxTurns).contains(count) else { throw HubError(.badRequest, "turns and limit must be 1 to \(maxTurns)") }
+        return count
+    }
+
+    /// The journaled approval and question frames of the given turns, with the frames that answered them.
+    static func requests(_ frames: [JSONValue]?, inTurns ids: Set<String>) -> [JSONValue]? {
+        guard let frames else { return nil }
+        let key = { (frame: JSONValue) in frame["approvalId"]?.stringValue ?? frame["requestId"]?.stringValue }
+        let asked = frames.filter { ids.contains($0["turnId"]?.stringValue ?? "") }
+        let askedIds = Set(asked.compactMap(key))
+        let kept = frames.filter { frame in
+            ids.contains(frame["turnId"]?.stringValue ?? "") || key(frame).map(askedIds.contains) == true
+        }
+        return kept.isEmpty ? nil : kept
+    }
+}
