@@ -287,6 +287,8 @@ public enum BridgeResponse: Sendable, Hashable {
     case goal(GoalSet)
     case machines(MachineList)
     case permissionProfiles(PermissionProfileList)
+    case collaborationModes(CollaborationModeList)
+    case accountUsage(AccountUsage)
     case tools(ToolList)
     case previews(PreviewList)
     case preview(PreviewOpened)
@@ -329,6 +331,8 @@ public enum BridgeResponse: Sendable, Hashable {
         case .goal(let value): (.goal, value)
         case .machines(let value): (.machines, value)
         case .permissionProfiles(let value): (.permissionProfiles, value)
+        case .collaborationModes(let value): (.collaborationModes, value)
+        case .accountUsage(let value): (.accountUsage, value)
         case .tools(let value): (.tools, value)
         case .previews(let value): (.previews, value)
         case .preview(let value): (.preview, value)
@@ -367,6 +371,8 @@ public enum ResponseKind: String, CaseIterable, Sendable {
     case goal
     case machines
     case permissionProfiles
+    case collaborationModes
+    case accountUsage
     case tools
     case previews
     case preview
@@ -404,6 +410,8 @@ public enum ResponseKind: String, CaseIterable, Sendable {
         case .goal: .goal(try payload(GoalSet.self))
         case .machines: .machines(try payload(MachineList.self))
         case .permissionProfiles: .permissionProfiles(try payload(PermissionProfileList.self))
+        case .collaborationModes: .collaborationModes(try payload(CollaborationModeList.self))
+        case .accountUsage: .accountUsage(try payload(AccountUsage.self))
         case .tools: .tools(try payload(ToolList.self))
         case .previews: .previews(try payload(PreviewList.self))
         case .preview: .preview(try payload(PreviewOpened.self))
