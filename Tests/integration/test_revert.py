@@ -65,7 +65,7 @@ async def test_revert_the_last_turns(codex_bridge, model, workspace):
 
     audit = await request(laptop, "listAudit", limit=20)
     entries = [e for e in audit["entries"] if e["kind"] == "revertThread"]
-    assert [e["outcome"] for e in entries].count("ok") == 1, entries
+    assert {"conflict", "bad_request", "codex_error", "ok"} <= {e["outcome"] for e in entries}, entries
     assert any(e["outcome"] == "ok" and turns[1]["id"] in (e.get("detail") or "") for e in entries), entries
 
 
