@@ -65,6 +65,7 @@ enum WebAssetCatalog {
             ("threads.js", PackageResources.threads_js),
             ("tools-sheet.js", PackageResources.tools_sheet_js),
             ("thread-revert.js", PackageResources.thread_revert_js),
+            ("collaboration-modes.js", PackageResources.collaboration_modes_js),
             ("tools.css", PackageResources.tools_css),
             ("trust.css", PackageResources.trust_css),
             ("trust.html", PackageResources.trust_html),

@@ -24,7 +24,7 @@ const SHELL = [
   'desk.css', 'git-panel.js', 'command-card.js', 'commands.js', 'worktree-option.js',
   'scopes.js', 'pairing-wait.js', 'devices-screen.js',
   'tools.css', 'thread-tools.js', 'plan-view.js', 'goal-view.js', 'subagents.js',
-  'thread-manage.js', 'archived-list.js', 'context-meter.js', 'thread-housekeeping.js', 'thread-revert.js', 'tools-sheet.js',
+  'thread-manage.js', 'archived-list.js', 'context-meter.js', 'thread-housekeeping.js', 'thread-revert.js', 'collaboration-modes.js', 'tools-sheet.js',
   'fleet.js', 'fleet-view.js', 'fleet.css', 'inbox.js', 'inbox-screen.js', 'machines.js', 'machines-screen.js',
   'session.js', 'indicator.js', 'pending.js', 'pending-card.js', 'conversation.js', 'composer.js',
   'preview.js', 'preview.css',
