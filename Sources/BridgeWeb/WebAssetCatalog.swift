@@ -64,6 +64,8 @@ enum WebAssetCatalog {
             ("threads-screen.js", PackageResources.threads_screen_js),
             ("threads.js", PackageResources.threads_js),
             ("tools-sheet.js", PackageResources.tools_sheet_js),
+            ("thread-revert.js", PackageResources.thread_revert_js),
+            ("collaboration-modes.js", PackageResources.collaboration_modes_js),
             ("tools.css", PackageResources.tools_css),
             ("trust.css", PackageResources.trust_css),
             ("turn-window.js", PackageResources.turn_window_js),

@@ -76,9 +76,14 @@ extension CodexAppServer {
         }
 
         /// The `initialize` params. `experimentalApi`: `turn/start`'s `collaborationMode` (plan mode) and the
-        /// streamed proposed plan (`item/plan/delta`) are experimental in Codex 0.163.
+        /// streamed proposed plan (`item/plan/delta`) are experimental in Codex 0.163. `extensions.openai/form`: the
+        /// bridge answers MCP forms (`mcpServer/elicitation/request`) from the phone, so Codex tells its MCP servers
+        /// they may ask with OpenAI's form extension too.
         var initializeParams: JSONValue {
-            ["clientInfo": ["name": .string(clientName), "version": .string(clientVersion)], "capabilities": ["experimentalApi": true]]
+            [
+                "clientInfo": ["name": .string(clientName), "version": .string(clientVersion)],
+                "capabilities": ["experimentalApi": true, "extensions": ["openai/form": .object([:])]],
+            ]
         }
     }
 }

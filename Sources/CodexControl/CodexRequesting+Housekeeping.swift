@@ -13,6 +13,14 @@ extension CodexRequesting {
         _ = try await request("thread/delete", params: ["threadId": .string(threadId)], timeout: timeout)
     }
 
+    /// `thread/revert {threadId, beforeTurnId}` (a paginated thread, Codex 0.163's default): the thread's durable
+    /// history becomes the turns before `beforeTurnId`; local files are not touched. Codex shuts the thread down
+    /// (interrupting a running turn), reloads it and tells every client `thread/reverted`.
+    public func threadRevert(threadId: String, beforeTurnId: String, timeout: Duration = .seconds(60)) async throws {
+        _ = try await request(
+            "thread/revert", params: ["threadId": .string(threadId), "beforeTurnId": .string(beforeTurnId)], timeout: timeout)
+    }
+
     /// `thread/search {searchTerm, limit?, cursor?, archived?, sourceKinds}` (experimental) →
     /// `{data: [{thread, snippet}], nextCursor?}`.
     public func threadSearch(

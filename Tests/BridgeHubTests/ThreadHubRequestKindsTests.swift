@@ -65,6 +65,8 @@ import Testing
         // The fake Codex knows none of these methods.
         case .compactThread, .deleteThread: (#""threadId":"t1""#, "error:codex_error")
         case .searchThreads: (#""query":"milk""#, "error:codex_error")
+        case .revertThread: (#""threadId":"t1","turnId":"turn-1""#, "error:codex_error")
+        case .listCollaborationModes, .accountUsage: ("", "error:codex_error")
         case .updateThreadSettings: (#""threadId":"t1","approvalsReviewer":"auto_review""#, "error:codex_error")
         case .listPermissionProfiles: (#""threadId":"t1""#, "error:codex_error")
         case .listTools: (#""threadId":"t1""#, "error:codex_error")

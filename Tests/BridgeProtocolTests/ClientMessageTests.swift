@@ -111,6 +111,8 @@ import Testing
             BridgeRequest(.sendMessage, SendMessage(threadId: "t", text: "x", collaborationMode: .plan)),
             BridgeRequest(.listThreads, ListThreads(includeInternal: true)),
             BridgeRequest(.compactThread, ThreadRef(threadId: "t")), BridgeRequest(.deleteThread, ThreadRef(threadId: "t")),
+            BridgeRequest(.revertThread, RevertThread(threadId: "t", turnId: "turn-2")),
+            BridgeRequest(.listCollaborationModes, ListCollaborationModes()), BridgeRequest(.accountUsage, AccountUsageRequest()),
             BridgeRequest(.searchThreads, SearchThreads(query: "q", limit: 5, cursor: "c", archived: true)),
             BridgeRequest(
                 .updateThreadSettings,

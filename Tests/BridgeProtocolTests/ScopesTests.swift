@@ -33,13 +33,13 @@ import Testing
             .observe: [
                 "listThreads", "subscribe", "unsubscribe", "readThread", "getDiff", "listDirectory", "listModels", "readFile", "usage",
                 "searchFiles", "listSkills", "pushSubscribe", "pushUnsubscribe", "presence", "gitStatus", "searchThreads", "requestScopes",
-                "listPermissionProfiles", "listTools", "readTurns",
+                "listPermissionProfiles", "listTools", "listCollaborationModes", "accountUsage", "readTurns",
             ],
             .operate: [
                 "startThread", "sendMessage", "interrupt", "renameThread", "archiveThread", "unarchiveThread", "cancelQueued",
                 "startReview",
                 "forkThread", "gitCommit", "gitBranch", "gitSwitch", "gitCommitMessage", "removeWorktree", "setGoal", "clearGoal",
-                "compactThread", "deleteThread", "updateThreadSettings", "listPreviews", "openPreview",
+                "compactThread", "deleteThread", "updateThreadSettings", "listPreviews", "openPreview", "revertThread",
             ],
             .publish: ["gitPush", "gitPullRequest"],
             .run: ["runCommand", "stopCommand"],

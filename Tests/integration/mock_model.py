@@ -61,6 +61,8 @@ As a process (for the Swift tests):
 from __future__ import annotations
 
 import argparse
+import base64
+import datetime
 import json
 import os
 import pathlib
@@ -87,6 +89,25 @@ def codex_args(port: int) -> list[str]:
     return ["-c", "model_provider=mock", "-c", f"model_providers.mock={provider}", "-c", "model=mock-model"]
 
 
+def chatgpt_login(codex_home, port: int) -> list[str]:
+    """Signs codex in with ChatGPT without the network: an `auth.json` holding an unsigned token (codex reads its
+    claims, never checks a signature), refreshed now (so codex does not refresh it). Returns the `-c` arguments that
+    point codex's ChatGPT backend at the MockModel on `port` (its `usage_profile`)."""
+    def part(value) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+    claims = {"email": "test@example.com", "exp": int(time.time()) + 30 * 86400,
+              "https://api.openai.com/auth": {"chatgpt_plan_type": "plus", "chatgpt_account_id": "acct-test",
+                                              "chatgpt_user_id": "user-test", "user_id": "user-test"}}
+    token = f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(claims)}.unsigned"
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    auth = {"auth_mode": "chatgpt", "OPENAI_API_KEY": None, "last_refresh": now,
+            "tokens": {"id_token": token, "access_token": token, "refresh_token": "unused", "account_id": "acct-test"}}
+    path = pathlib.Path(codex_home) / "auth.json"
+    path.write_text(json.dumps(auth))
+    path.chmod(0o600)
+    return ["-c", f'chatgpt_base_url="http://127.0.0.1:{port}"']
+
+
 def codex_env(codex_home, base=None) -> dict:
     """An environment for codex: `CODEX_HOME` (created) and a dummy `OPENAI_API_KEY`."""
     home = pathlib.Path(codex_home)
@@ -109,6 +130,9 @@ class MockModel:
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._counter = 0
+        # ChatGPT's backend, for a codex pointed here with `chatgpt_base_url` (chatgpt_login): the token-usage
+        # profile `account/usage/read` fetches (GET /api/codex/profiles/me, `{"stats": {...}}`); None: 404.
+        self.usage_profile: dict | None = None
 
     # -- control -------------------------------------------------------------------------------------------
     def start(self) -> "MockModel":
@@ -206,6 +230,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, self.owner.requests)
         elif self.path.startswith("/v1/models"):
             self._json(200, {"object": "list", "data": []})
+        elif self.path.startswith("/api/codex/profiles/me") and self.owner.usage_profile is not None:
+            self._json(200, self.owner.usage_profile)
         else:
             self._json(404, {"error": {"message": "not found"}})
 

@@ -1,7 +1,8 @@
 """Issue 34 items 2, 4, 5 and the rate-limit half of 3, with the real codex against the scripted model: search the
 threads (`searchThreads`, Codex `thread/search`), compact one (`compactThread`), delete one (`deleteThread`, every
 `*` subscriber told with `thread/deleted`), change a thread's model, effort and sandbox mid-thread
-(`updateThreadSettings` through the gate, and `listPermissionProfiles`, the choices judged by the same gate), Codex's automatic reviewer (`approvalsReviewer: "auto_review"`) deciding an
+(`updateThreadSettings` through the gate, and `listPermissionProfiles`, the choices judged by the same gate, and
+`listCollaborationModes`, Codex's presets), Codex's automatic reviewer (`approvalsReviewer: "auto_review"`) deciding an
 approval no person sees (and a person with `approve` overriding a denial, `approveDeniedAction`), and `account/rateLimits/updated` reaching `*` subscribers once per change. Cost: ~20 s."""
 import json
 
@@ -102,6 +103,10 @@ async def test_settings_change_mid_thread_through_the_gate(codex_bridge, model, 
     assert profiles[":read-only"]["allowed"] and profiles[":workspace"]["sandbox"] == "workspace-write", profiles
     assert profiles[":danger-full-access"]["allowed"] is False, profiles  # serve runs without --allow-danger-full-access
     assert (await request(ws, "listPermissionProfiles"))["kind"] == "permissionProfiles"
+    # The collaboration modes a message may ask for, as Codex names them (Codex 0.163: Plan at medium effort, Default).
+    modes = await request(ws, "listCollaborationModes")
+    assert modes == {"kind": "collaborationModes", "id": modes["id"], "modes": [
+        {"mode": "plan", "name": "Plan", "effort": "medium"}, {"mode": "default", "name": "Default"}]}, modes
     # Nothing named, an unknown model, a profile the bridge does not allow, a profile it cannot judge: refused.
     assert (await request(ws, "updateThreadSettings", threadId=thread))["code"] == "bad_request"
     assert (await request(ws, "updateThreadSettings", threadId=thread, model="no-such-model"))["code"] == "bad_request"

@@ -274,5 +274,18 @@ async def test_an_mcp_servers_form_reaches_the_phone_and_its_answer_the_server(b
     tools = await request(ws, "listTools", threadId=started["threadId"])
     assert tools["kind"] == "tools" and isinstance(tools["hooks"], list), tools
     tickets = next(s for s in tools["mcpServers"] if s["name"] == "tickets")
-    assert tickets["tools"] == ["ask_ticket"] and tickets.get("status") in (None, "connected"), tickets
+    assert tickets["tools"] == ["ask_priority", "ask_ticket"] and tickets.get("status") in (None, "connected"), tickets
     assert (await request(ws, "listTools"))["kind"] == "tools"
+    # OpenAI's form extension: the bridge declares it at `initialize`, so Codex offers it to its MCP servers, and a
+    # form the server sends with it (mode openai/form) reaches the phone and its answer the server.
+    model.queue({"kind": "call", "namespace": "mcp__tickets", "name": "ask_priority"}, {"kind": "echo_output"})
+    assert (await request(ws, "sendMessage", threadId=started["threadId"], text="how urgent?"))["kind"] == "accepted"
+    allow = await next_kind(ws, "inputRequest", timeout=60)
+    assert "ask_priority" in allow["message"], allow
+    assert (await request(ws, "answerInput", requestId=allow["requestId"], action="accept", content={}))["kind"] == "accepted"
+    asked = await next_kind(ws, "inputRequest", timeout=60)
+    assert asked["message"] == "How urgent is it?" and asked["schema"]["properties"]["priority"]["enum"] == ["low", "high"], asked
+    answer = await request(ws, "answerInput", requestId=asked["requestId"], action="accept", content={"priority": "high"})
+    assert answer["kind"] == "accepted", answer
+    events, _ = await until_turn_completed(ws, started["threadId"])
+    assert '\\"priority\\": \\"high\\"' in agent_text(events), agent_text(events)

@@ -91,6 +91,9 @@ def test_the_live_plan_is_a_checklist_after_the_message_that_started_its_turn_an
     clean(light, dark)
 
 
+PRESET = "Plan: Codex asks and proposes a plan instead of editing (medium reasoning effort)"
+
+
 def test_plan_mode_toggle_and_implement_this_plan(web_bridge, model, phone_factory):
     model.queue({"kind": "message", "text": "Hello."},
                 {"kind": "propose_plan", "text": "Here is how I would split it.", "plan": PLAN},
@@ -102,6 +105,8 @@ def test_plan_mode_toggle_and_implement_this_plan(web_bridge, model, phone_facto
     expect(page.locator(".msg.agent")).to_contain_text("Hello.")
     toggle = light.button("Plan")
     expect(toggle).to_have_attribute("aria-pressed", "false")
+    # Named and described from Codex's presets (listCollaborationModes): Codex 0.163's Plan runs at medium effort.
+    expect(toggle).to_have_attribute("title", PRESET)
     toggle.click()
     expect(toggle).to_have_attribute("aria-pressed", "true")
     page.get_by_label("Message").fill("How should we split the parser?")
@@ -223,6 +228,7 @@ def test_a_new_thread_can_start_in_plan_mode(web_bridge, model, phone):
     phone.button("New thread").click()
     phone.button("Use this folder").click()
     page.get_by_label("Message").fill("Plan the parser split")
+    expect(phone.button("Plan")).to_have_attribute("title", PRESET)
     phone.button("Plan").click()
     phone.button("Start").click()
     expect(page.locator(".proposed-plan")).to_contain_text("Split the parser")

@@ -46,3 +46,21 @@ test('settings and automatic reviews are kept on the thread', () => {
   store.applyMessage(event('t', 'bridge/deniedActionApproved', { threadId: 't', reviewId: 'r1', deviceId: 'd1' }));
   assert.deepEqual([items[0].overridden, items[0].overriddenBy], [true, 'd1']);
 });
+
+test('thread/reverted drops the thread\'s picture and tells its screen to read it again', () => {
+  const store = new ThreadStore();
+  store.applySnapshot({ id: 'a', turns: [
+    { id: 't1', status: 'completed', items: [{ id: 'u1', type: 'userMessage', content: [{ type: 'text', text: 'one' }] }] },
+    { id: 't2', status: 'completed', items: [{ id: 'u2', type: 'userMessage', content: [{ type: 'text', text: 'two' }] }] },
+  ] });
+  const changes = [];
+  store.watchThread('a', (change) => changes.push(change.type));
+  store.applyMessage(event('a', 'thread/reverted', { threadId: 'a' }));
+  assert.deepEqual(changes, ['reverted']);
+  const t = store.get('a');
+  assert.equal(t.loaded, false);
+  // The next readThread answer is the whole picture: the reverted turn does not stay.
+  store.applySnapshot({ id: 'a', turns: [{ id: 't1', status: 'completed', items: [] }] });
+  assert.deepEqual(t.turns.map((turn) => turn.id), ['t1']);
+  assert.equal(t.itemMap.has('u2'), false);
+});

@@ -144,6 +144,15 @@ extension ThreadHub {
         return Accepted(threadId: threadId)
     }
 
+    /// `revertThread`: the thread's history from `turnId` on is removed (Codex `thread/revert`); refused while a
+    /// turn runs (Codex would interrupt it). Codex's `thread/reverted` tells every subscriber.
+    func revert(_ revert: RevertThread, policy turnPolicy: TurnPolicy) async throws -> Accepted {
+        try await ensureLoaded(revert.threadId, policy: turnPolicy)
+        try refuseWhileRunning(revert.threadId, "revert")
+        try await housekeeping.revert(revert.threadId, before: revert.turnId)
+        return Accepted(threadId: revert.threadId)
+    }
+
     private var housekeeping: ThreadHousekeeping { ThreadHousekeeping(codex: codex, timeout: policy.codexTimeout) }
 
     private func refuseWhileRunning(_ threadId: String, _ what: String) throws {

@@ -42,6 +42,7 @@ struct ThreadRequests: RequestCollection {
         routes.on(.compactThread) { (hub, ref: ThreadRef, context) in .accepted(try await hub.compact(ref.threadId, policy: context.policy))
         }
         routes.on(.deleteThread) { (hub, ref: ThreadRef, _) in .accepted(try await hub.delete(ref.threadId)) }
+        routes.on(.revertThread) { (hub, revert: RevertThread, context) in .accepted(try await hub.revert(revert, policy: context.policy)) }
         routes.on(.updateThreadSettings) { (hub, update: UpdateThreadSettings, context) in
             .accepted(try await hub.updateSettings(update, policy: context.policy))
         }
@@ -75,5 +76,11 @@ struct ThreadRequests: RequestCollection {
         }
         routes.on(.listModels) { (hub, _: ListModels, _) in .models(ModelList(models: try await hub.models())) }
         routes.on(.usage) { (hub, _: UsageRequest, _) in .usage(try await hub.usage()) }
+        routes.on(.accountUsage) { (hub, _: AccountUsageRequest, _) in
+            .accountUsage(try await AccountUsageReader(codex: hub.codex, timeout: hub.policy.codexTimeout).read())
+        }
+        routes.on(.listCollaborationModes) { (hub, _: ListCollaborationModes, _) in
+            .collaborationModes(try await CollaborationModes(codex: hub.codex, timeout: hub.policy.codexTimeout).list())
+        }
     }
 }

@@ -3,7 +3,7 @@ import CodexControl
 import Foundation
 
 /// A thread's housekeeping and settings, as Codex does them: compaction (`compactThread`), deletion
-/// (`deleteThread`), full-text search (`searchThreads`) and settings for the next turns (`updateThreadSettings`).
+/// (`deleteThread`), reverting its last turns (`revertThread`), full-text search (`searchThreads`) and settings for the next turns (`updateThreadSettings`).
 /// Stateless: the hub's dispatch checks the scope, the gate and the thread's state, then calls one of these.
 struct ThreadHousekeeping: Sendable {
     let codex: any CodexRequesting
@@ -21,6 +21,13 @@ struct ThreadHousekeeping: Sendable {
     /// relays to the thread's subscribers and to `*`.
     func delete(_ threadId: String) async throws {
         try await codex.threadDelete(threadId: threadId, timeout: timeout)
+    }
+
+    /// `thread/revert`: Codex keeps the thread's history before `turnId` (the thread is reloaded with it; files
+    /// stay as they are) and tells every client `thread/reverted`.
+    func revert(_ threadId: String, before turnId: String) async throws {
+        guard !turnId.isEmpty, turnId.count <= 128 else { throw HubError(.badRequest, "turnId must be 1 to 128 characters") }
+        try await codex.threadRevert(threadId: threadId, beforeTurnId: turnId, timeout: timeout)
     }
 
     /// One page of `thread/search`: Codex's threads (each with its `snippet`) and the next cursor.

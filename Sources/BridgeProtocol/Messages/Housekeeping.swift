@@ -55,3 +55,17 @@ public struct UpdateThreadSettings: ThreadPayload {
         self.permissionProfile = permissionProfile
     }
 }
+
+/// `revertThread {threadId, turnId}`: Codex's `thread/revert` — the thread's history keeps only the turns before
+/// `turnId`; that turn and every later one are gone from what Codex remembers, on every device. Files the turns
+/// changed are not reverted.
+public struct RevertThread: ThreadPayload {
+    public var threadId: String
+    /// The first turn to remove (with every later one).
+    public var turnId: String
+    public init(threadId: String, turnId: String) {
+        self.threadId = threadId
+        self.turnId = turnId
+    }
+    public func auditDetail(answer: BridgeResponse?) -> String? { "from turn \(turnId.prefix(64))" }
+}

@@ -290,6 +290,8 @@ public enum BridgeResponse: Sendable, Hashable {
     case goal(GoalSet)
     case machines(MachineList)
     case permissionProfiles(PermissionProfileList)
+    case collaborationModes(CollaborationModeList)
+    case accountUsage(AccountUsage)
     case tools(ToolList)
     case turns(TurnPage)
     case previews(PreviewList)
@@ -333,6 +335,8 @@ public enum BridgeResponse: Sendable, Hashable {
         case .goal(let value): (.goal, value)
         case .machines(let value): (.machines, value)
         case .permissionProfiles(let value): (.permissionProfiles, value)
+        case .collaborationModes(let value): (.collaborationModes, value)
+        case .accountUsage(let value): (.accountUsage, value)
         case .tools(let value): (.tools, value)
         case .turns(let value): (.turns, value)
         case .previews(let value): (.previews, value)
@@ -372,6 +376,8 @@ public enum ResponseKind: String, CaseIterable, Sendable {
     case goal
     case machines
     case permissionProfiles
+    case collaborationModes
+    case accountUsage
     case tools
     case turns
     case previews
@@ -410,6 +416,8 @@ public enum ResponseKind: String, CaseIterable, Sendable {
         case .goal: .goal(try payload(GoalSet.self))
         case .machines: .machines(try payload(MachineList.self))
         case .permissionProfiles: .permissionProfiles(try payload(PermissionProfileList.self))
+        case .collaborationModes: .collaborationModes(try payload(CollaborationModeList.self))
+        case .accountUsage: .accountUsage(try payload(AccountUsage.self))
         case .tools: .tools(try payload(ToolList.self))
         case .turns: .turns(try payload(TurnPage.self))
         case .previews: .previews(try payload(PreviewList.self))

@@ -10,7 +10,7 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case setGoal, clearGoal, listMachines, addMachine, removeMachine, renameMachine
     case compactThread, deleteThread, searchThreads, updateThreadSettings, approveDeniedAction, listPermissionProfiles, listTools
     case readTurns
-    case listPreviews, openPreview
+    case listPreviews, openPreview, revertThread, listCollaborationModes, accountUsage
 
     /// What this kind of request is: its payload and answer, scope, exactly-once, audit and gate rule.
     public var descriptor: RequestDescriptor {
@@ -33,6 +33,7 @@ public enum RequestKind: String, CaseIterable, Sendable {
         case .forkThread: .action(ForkThread.self, answer: .threadForked, scope: .operate)
         case .setGoal: .action(SetGoal.self, answer: .goal, scope: .operate)
         case .clearGoal, .compactThread, .deleteThread: .action(ThreadRef.self, answer: .accepted, scope: .operate)
+        case .revertThread: .action(RevertThread.self, answer: .accepted, scope: .operate)
         case .updateThreadSettings: .action(UpdateThreadSettings.self, answer: .accepted, scope: .operate, gate: .settings)
         case .listPermissionProfiles: .read(ListPermissionProfiles.self, answer: .permissionProfiles, gate: .thread)
         // Approvals and questions.
@@ -47,6 +48,8 @@ public enum RequestKind: String, CaseIterable, Sendable {
         case .listModels: .read(ListModels.self, answer: .models)
         case .listTools: .read(ListTools.self, answer: .tools, gate: .thread)
         case .usage: .read(UsageRequest.self, answer: .usage)
+        case .accountUsage: .read(AccountUsageRequest.self, answer: .accountUsage)
+        case .listCollaborationModes: .read(ListCollaborationModes.self, answer: .collaborationModes)
         // The workstation's dev servers, on the preview origin.
         case .listPreviews: .change(ThreadRef.self, answer: .previews, scope: .operate, gate: .thread)
         case .openPreview: .change(OpenPreview.self, answer: .preview, scope: .operate, gate: .thread)

@@ -7,6 +7,7 @@ import { attachments } from './attachments.js';
 import { mentionPicker } from './mention-picker.js';
 import { oneLine } from './git-panel.js';
 import { planToggle, modeFor } from './plan-view.js';
+import { collaborationModes } from './collaboration-modes.js';
 import { isHome, machineOf } from './fleet.js';
 import { scopeAsk } from './scopes.js';
 
@@ -25,7 +26,7 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
   queueToggle.addEventListener('click', () => queueToggle.setAttribute('aria-pressed', String(queueToggle.getAttribute('aria-pressed') !== 'true')));
   const queuedList = h('ul', { class: 'queued-list', hidden: true, attrs: { 'aria-label': 'Waiting to be sent' } });
   // Plan: the next message runs in plan mode (the thread remembers it; off again sends it in default mode).
-  const plan = planToggle();
+  const plan = planToggle(collaborationModes(session));
   const attached = attachments(() => session.token, (text) => toast(text));
   input.addEventListener('paste', attached.onPaste);
   const mentions = mentionPicker(input, (query) => session.request('searchFiles', { threadId, query, limit: 8 }), () => talk.onLayout());
@@ -129,7 +130,7 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
       attached.button.hidden = !isHome(machineOf(thread)); // a photo is uploaded to this bridge: not for another machine's thread
       const busy = running();
       queueToggle.hidden = !busy;
-      plan.el.hidden = busy; // a running turn keeps its mode; Queue takes the room
+      plan.show(!busy); // a running turn keeps its mode; Queue takes the room
       renderActions();
     },
   };

@@ -9,6 +9,7 @@ import { attachments } from './attachments.js';
 import { worktreeFields, worktreeRequest } from './worktree-option.js';
 import { oneLine } from './git-panel.js';
 import { planToggle } from './plan-view.js';
+import { collaborationModes } from './collaboration-modes.js';
 import { home, isHome, isFleet, machineName, rootsOf } from './fleet.js';
 import { machinePicker } from './fleet-view.js';
 
@@ -170,7 +171,7 @@ export function newThreadScreen(ctx) {
     const chosenOptions = h('span', { class: 'options-now', attrs: { 'aria-hidden': 'true' } });
     const attached = attachments(() => ctx.session.token, (text) => toast(text));
     if (!linked) input.addEventListener('paste', attached.onPaste);
-    const plan = planToggle(); // the first turn in plan mode: Codex asks and proposes before it edits
+    const plan = planToggle(collaborationModes(ctx.session)); // the first turn in plan mode: Codex asks and proposes before it edits
     const where = displayPath(chosen, roots());
     const form = h('form', { class: 'prompt-form' },
       h('div', { class: 'chosen' }, icon('folder'),

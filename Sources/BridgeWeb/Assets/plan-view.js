@@ -2,6 +2,7 @@
 // plan-mode turn (Markdown, with "Implement this plan"), the composer's Plan toggle, and Codex's notices as small
 // inline notes. Agent text is shown as text: the Markdown renderer builds DOM nodes, never HTML strings.
 import { h } from './dom.js';
+import { planPreset } from './collaboration-modes.js';
 import { renderMarkdown } from './markdown.js';
 
 const STEP_WORDS = { completed: 'done', inProgress: 'in progress', pending: 'to do' };
@@ -72,14 +73,29 @@ export function noticeView(item) {
   };
 }
 
-/** The composer's Plan toggle: pressed, the next message runs in plan mode. */
-export function planToggle() {
+/**
+ * The composer's Plan toggle: pressed, the next message runs in plan mode. `modes` (a promise of Codex's presets,
+ * collaboration-modes.js) names it as Codex does; when Codex lists no plan preset it is not offered. `show(yes)`
+ * shows it when offered.
+ */
+export function planToggle(modes) {
   const el = h('button', { type: 'button', class: 'plan-toggle', text: 'Plan', attrs: { 'aria-pressed': 'false', title: 'Plan mode: Codex asks and proposes a plan instead of editing' } });
   el.addEventListener('click', () => el.setAttribute('aria-pressed', String(el.getAttribute('aria-pressed') !== 'true')));
+  let offered = true;
+  let wanted = true;
+  if (modes) {
+    modes.then((list) => {
+      const preset = planPreset(list);
+      offered = !!preset;
+      if (preset) { el.textContent = preset.label; el.title = preset.title; }
+      el.hidden = !(wanted && offered);
+    }, () => {}); // unknown: offered as before
+  }
   return {
     el,
-    get on() { return el.getAttribute('aria-pressed') === 'true'; },
+    get on() { return offered && el.getAttribute('aria-pressed') === 'true'; },
     set(on) { el.setAttribute('aria-pressed', String(!!on)); },
+    show(yes) { wanted = yes; el.hidden = !(wanted && offered); },
   };
 }
 

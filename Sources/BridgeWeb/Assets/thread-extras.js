@@ -1,6 +1,8 @@
 // The store's part for follow-ups held until the running turn ends (messageQueued/messageUnqueued, kept in the
 // thread's `queued` map), and how a turn's failure and the account's usage are said.
 
+import { tokens } from './context-meter.js';
+
 /** The change records (threads.js) for a queued message or its leaving the queue; null for any other message. */
 export function queueRecords(t, msg) {
   if (msg.kind === 'messageQueued') {
@@ -45,6 +47,27 @@ export function usageLine(rateLimits) {
     parts.push(`${windowSpan(w.windowDurationMins) || 'window'} ${Math.round(w.usedPercent)}%`);
   }
   return parts.length ? `Usage: ${parts.join(' · ')}` : null;
+}
+
+/**
+ * The account's tokens (`accountUsage`) in one short line for the thread list ("Tokens: 1.2M in all · 7.0k today"),
+ * or null when it says nothing. `today`: the local date as `YYYY-MM-DD` (a day's bucket is the backend's).
+ */
+export function tokenLine(usage, today) {
+  if (!usage || typeof usage !== 'object') return null;
+  const parts = [];
+  const lifetime = usage.summary && usage.summary.lifetimeTokens;
+  if (Number.isFinite(lifetime)) parts.push(`${tokens(lifetime)} in all`);
+  const days = Array.isArray(usage.dailyUsageBuckets) ? usage.dailyUsageBuckets : [];
+  const day = days.find((d) => d && d.startDate === today && Number.isFinite(d.tokens));
+  if (day) parts.push(`${tokens(day.tokens)} today`);
+  return parts.length ? `Tokens: ${parts.join(' · ')}` : null;
+}
+
+/** The local date as the backend's buckets name days: `YYYY-MM-DD`. */
+export function localDate(now = new Date()) {
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
 function windowSpan(mins) {

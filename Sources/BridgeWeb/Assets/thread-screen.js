@@ -8,6 +8,7 @@ import { goalLine, goalForm } from './goal-view.js';
 import { subAgentPanel } from './subagents.js';
 import { renameForm, archiveThread } from './thread-manage.js';
 import { compactThread, deleteForm, settingsForm } from './thread-housekeeping.js';
+import { revertForm, revertNote } from './thread-revert.js';
 import { toolsSheet } from './tools-sheet.js';
 import { previewSheet } from './preview.js';
 import { contextMeter } from './context-meter.js';
@@ -42,13 +43,14 @@ export function threadScreen(ctx, threadId) {
     { label: 'Settings', onSelect: () => { closeSheets(); settings.open(thread); sheetShown(); }, title: 'Model, effort and approvals for the next turns', scope: 'operate' },
     { label: 'Preview', onSelect: () => { closeSheets(); previewer.open(); sheetShown(); }, title: 'See the workstation\'s dev server of this thread', scope: 'operate' },
     { label: 'Tools', onSelect: () => { closeSheets(); tools.open(); }, title: 'MCP servers and hooks: why a tool is there or missing' },
+    { label: 'Revert', onSelect: () => { closeSheets(); reverter.open(thread); sheetShown(); }, title: 'Remove the last turns from the conversation (files stay as they are)', scope: 'operate' },
     { label: 'Compact', onSelect: compact, title: 'Codex summarises the conversation to free its context', scope: 'operate' },
     { label: 'Rename', onSelect: () => { closeSheets(); renamer.open(thread.name || thread.preview); sheetShown(); }, title: 'Give the thread a name', scope: 'operate' },
     { label: 'Archive', onSelect: archive, title: 'Take the thread out of the list', scope: 'operate' },
     { label: 'Delete', onSelect: () => { closeSheets(); deleter.open(); sheetShown(); }, title: 'Remove the thread for good', scope: 'operate' },
   ] });
   let deleted = false; // once: the answer and Codex's thread/deleted both say so
-  const closeSheets = () => { goalEditor.close(); renamer.close(); settings.close(); deleter.close(); tools.close(); previewer.close(); };
+  const closeSheets = () => { goalEditor.close(); renamer.close(); settings.close(); deleter.close(); reverter.close(); tools.close(); previewer.close(); };
   async function compact() {
     talk.stick();
     await compactThread({ request: (kind, fields) => session.request(kind, { threadId, ...fields }) });
@@ -77,6 +79,11 @@ export function threadScreen(ctx, threadId) {
     request: (kind, fields) => session.request(kind, { threadId, ...fields }),
     onDeleted() { deleted = true; store.forget(threadId); toast('Thread deleted.'); ctx.back('#/'); },
   });
+  const reverter = revertForm({
+    request: (kind, fields) => session.request(kind, { threadId, ...fields }),
+    onReverted() { toast('Reverted. Files were not changed.'); sheetHidden(); },
+  });
+  const reverted = revertNote();
   const settings = settingsForm({
     request: (kind, fields) => session.request(kind, { threadId, ...fields }),
     models: () => session.request('listModels', {}).then((a) => a.models || []),
@@ -97,10 +104,10 @@ export function threadScreen(ctx, threadId) {
   const loadOlder = () => session.request('readTurns', { threadId, cursor: thread.olderTurns, limit: TURNS_PER_PAGE })
     .then((page) => store.applyOlderTurns(threadId, page));
   const talk = conversationView({ session, thread, announce, unreachable: () => unreachable, implementPlan, loadOlder });
-  const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el, tools.el, previewer.el);
+  const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el, reverter.el, tools.el, previewer.el);
   const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable });
   const machine = machineNote(thread); // its machine unreachable (issue 33)
-  const main = h('main', { class: 'thread-main' }, machine.el, goal.el, meter.el, subAgents.el, talk.placeholder, talk.el);
+  const main = h('main', { class: 'thread-main' }, machine.el, reverted.el, goal.el, meter.el, subAgents.el, talk.placeholder, talk.el);
   const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, talk.jump, composer.form, composer.note, announcer);
 
   // "Implement this plan": the follow-up runs in default mode, and the thread stays there.
@@ -134,6 +141,7 @@ export function threadScreen(ctx, threadId) {
     meter.update(thread.tokenUsage);
     const running = store.isRunning(thread);
     menu.setHidden('Review', running);
+    menu.setHidden('Revert', running);
     el.classList.toggle('running', running);
     composer.update();
   }
@@ -147,6 +155,8 @@ export function threadScreen(ctx, threadId) {
       case 'usage': meter.update(thread.tokenUsage); return;
       case 'subAgents': subAgents.update(thread, store); return;
       // Deleted elsewhere (another phone, the desk): nothing left to show.
+      // Reverted (here or elsewhere): its later turns are gone; read it again.
+      case 'reverted': reverted.show(); reverter.close(); load(); return;
       case 'deleted': if (!deleted) { deleted = true; toast('This thread was deleted.'); ctx.back('#/'); } return;
       default: if (!talk.apply(change)) return;
     }

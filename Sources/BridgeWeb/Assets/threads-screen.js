@@ -13,7 +13,7 @@ import { isFleet, isOffline, machineOf, machineName, rootsFor } from './fleet.js
 import { pendingItems } from './inbox.js';
 import { KINDS, unanswered } from './pending.js';
 import { may } from './scopes.js';
-import { usageLine } from './thread-extras.js';
+import { usageLine, tokenLine, localDate } from './thread-extras.js';
 
 const STATE = {
   running: ['running', 'Running'],
@@ -68,7 +68,20 @@ export function threadsScreen(ctx) {
   const needsYou = h('a', { class: 'needs-you', href: '#/inbox', hidden: true });
   // The account's rate-limit windows, as Codex last pushed them (account/rateLimits/updated).
   const usage = h('p', { class: 'usage-line muted', hidden: true });
-  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, needsYou, searchBar, filter.el, list, empty, more, archived.el, usage);
+  // Beside it, the account's tokens as Codex reads them from ChatGPT (accountUsage), once per screen; nothing
+  // when Codex cannot say (not signed in with ChatGPT).
+  const accountTokens = h('p', { class: 'token-line muted', hidden: true });
+  let tokensAsked = false;
+  function askTokens() {
+    if (tokensAsked || !ctx.session.connected) return;
+    tokensAsked = true;
+    ctx.session.request('accountUsage', {}).then((answer) => {
+      const line = tokenLine(answer, localDate());
+      accountTokens.hidden = !line;
+      accountTokens.textContent = line || '';
+    }, () => {});
+  }
+  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, needsYou, searchBar, filter.el, list, empty, more, archived.el, usage, accountTokens);
   const el = h('div', { class: 'screen threads-screen' }, head.el, main, h('div', { class: 'fab-bar' }, newButton));
 
   function row([t, depth]) {
@@ -112,6 +125,7 @@ export function threadsScreen(ctx) {
     const used = usageLine(store.rateLimits);
     usage.hidden = !used;
     usage.textContent = used || '';
+    askTokens();
     if (!store.listLoaded && !threads.length) {
       const error = ctx.session.listError;
       list.replaceChildren(error

@@ -435,6 +435,12 @@ export class ThreadStore {
         t.diff = data.diff || '';
         this.emit(t, { type: 'diff' });
         break;
+      case 'thread/reverted': // revertThread (BRIDGE.md): the turns from the reverted one on are gone; read it again
+        t.loaded = false;
+        t.complete = false;
+        t.stale = true;
+        this.emit(t, { type: 'reverted' });
+        break;
       case 'thread/tokenUsage/updated': // Codex's count for the thread (context-meter.js)
         t.tokenUsage = data.tokenUsage || null;
         this.emit(t, { type: 'usage' });
