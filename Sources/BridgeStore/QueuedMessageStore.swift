@@ -39,6 +39,21 @@ public struct QueuedMessageStore: Sendable {
         }
     }
 
+    /// Keeps `entries` as the whole line of `threadId`, in this order (after a reorder or an edit): one
+    /// transaction, so a crash leaves the old line or the new one.
+    public func replaceLine(of threadId: String, with entries: [Entry]) throws {
+        let encoder = JSONEncoder()
+        try database.pool.write { db in
+            try db.execute(sql: "DELETE FROM queuedMessage WHERE threadId = ?", arguments: [threadId])
+            for entry in entries {
+                let text = String(decoding: try encoder.encode(entry.announcement), as: UTF8.self)
+                try db.execute(
+                    sql: "INSERT INTO queuedMessage (queuedId, threadId, announcement, sandbox, approvalPolicy) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [entry.announcement.queuedId, threadId, text, entry.sandbox, entry.approvalPolicy])
+            }
+        }
+    }
+
     /// Forgets `queuedId` (it started, was cancelled or failed).
     public func remove(_ queuedId: String) throws {
         try database.pool.write { db in

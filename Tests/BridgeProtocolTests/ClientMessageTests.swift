@@ -121,6 +121,8 @@ import Testing
             BridgeRequest(.listPermissionProfiles, ListPermissionProfiles(threadId: "t")),
             BridgeRequest(.listPermissionProfiles, ListPermissionProfiles()),
             BridgeRequest(.listTools, ListTools(threadId: "t")),
+            BridgeRequest(.reorderQueued, ReorderQueued(threadId: "t", ids: ["q-2", "q-1"])),
+            BridgeRequest(.editQueued, EditQueued(threadId: "t", id: "q-1", text: "new")),
             BridgeRequest(.listPreviews, ThreadRef(threadId: "t")), BridgeRequest(.openPreview, OpenPreview(threadId: "t", port: 5173)),
         ]
         #expect(Set(requests.map(\.requestKind)) == Set(RequestKind.allCases))
