@@ -145,11 +145,21 @@ import Testing
             #expect(await harness.request(reorder, laptop).errorCode == nil)
             let stale = BridgeRequest(.reorderQueued, ReorderQueued(threadId: "t1", ids: [first]))
             #expect(await harness.request(stale, phone).errorCode == .conflict)
-            #expect(await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", id: first, text: "first, edited")), phone).errorCode == nil)
-            #expect(await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", id: first, text: "  ")), phone).errorCode == .badRequest)
-            #expect(await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", id: "q-nope", text: "x")), phone).errorCode == .notFound)
+            #expect(
+                await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", id: first, text: "first, edited")), phone)
+                    .errorCode == nil)
+            #expect(
+                await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", id: first, text: "  ")), phone).errorCode
+                    == .badRequest)
+            #expect(
+                await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", id: "q-nope", text: "x")), phone).errorCode
+                    == .notFound)
             let changed = try await harness.waitFor(laptop) {
-                if case .queueChanged(let c) = $0 { c.items.first?.text == "second" && c.items.last?.text == "first, edited" } else { false }
+                if case .queueChanged(let c) = $0 {
+                    c.items.first?.text == "second" && c.items.last?.text == "first, edited"
+                } else {
+                    false
+                }
             }
             #expect(lastLine(changed) == ["second", "first, edited"])
             // A client subscribing now gets the line as it is.
@@ -166,7 +176,8 @@ import Testing
         let frames = try await restarted.waitFor(phone) {
             if case .messageUnqueued(let u) = $0, u.reason == .started { true } else { false }
         }
-        #expect(frames.contains { if case .queueChanged(let c) = $0 { c.items.map(\.text) == ["second", "first, edited"] } else { false } })
+        #expect(
+            frames.contains { if case .queueChanged(let c) = $0 { c.items.map(\.text) == ["second", "first, edited"] } else { false } })
         #expect(restarted.codex.requests("turn/start").last?["input"]?.arrayValue?.first?["text"]?.stringValue == "second")
         #expect(try restarted.storage.queue.all().map(\.announcement.text) == ["first, edited"])
     }

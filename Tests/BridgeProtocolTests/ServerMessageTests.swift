@@ -64,7 +64,10 @@ import Testing
             .queueChanged(
                 QueueChanged(
                     seq: 8, threadId: "t",
-                    items: [QueuedItem(MessageQueued(seq: 6, threadId: "t", queuedId: "q-1", text: "x", collaborationMode: .plan, deviceId: "d"))])),
+                    items: [
+                        QueuedItem(
+                            MessageQueued(seq: 6, threadId: "t", queuedId: "q-1", text: "x", collaborationMode: .plan, deviceId: "d"))
+                    ])),
             .response(id: "7", .accepted(Accepted(threadId: "t", requestId: "in-1", queuedId: "q-1"))),
             .response(
                 id: "8", .files(FileMatches(threadId: "t", query: "d", files: [FileMatch(path: "a/d.py", score: 9, matchType: "file")]))),
