@@ -127,7 +127,8 @@ import Testing
         ]
         #expect(Set(requests.map(\.requestKind)) == Set(RequestKind.allCases))
         for request in requests {
-            let message = ClientMessage.request(id: "id-\(request.kind)", request)
+            // editQueued's id is the message's queuedId: the frame has one `id`.
+            let message = ClientMessage.request(id: request.requestKind == .editQueued ? "q-1" : "id-\(request.kind)", request)
             #expect(try ClientMessage.decode(message.encoded()) == message)
         }
     }
