@@ -362,8 +362,8 @@ public actor BridgeClient {
             }
             waiting.continuation?.resume(
                 throwing: BridgeRequestError(code: error.code, message: error.message, requestId: id, scope: error.scope))
-        case .event, .approvalRequest, .approvalResolved, .inputRequest, .inputResolved, .messageQueued, .messageUnqueued, .commandStarted,
-            .commandOutput, .commandExited:
+        case .event, .approvalRequest, .approvalResolved, .inputRequest, .inputResolved, .messageQueued, .messageUnqueued, .queueChanged,
+            .commandStarted, .commandOutput, .commandExited:
             journaled(RelayedFrame(message: message), on: connection)
         case .scopesChanged(let changed):
             scopes = changed.scopes

@@ -128,7 +128,9 @@ public struct FleetRouter: RequestHandling {
     private func forward(_ request: BridgeRequest, id: String, to link: MachineLink, session: ClientSession) async -> ServerMessage {
         let seam = await hub.lastSeq
         do {
-            let response = try await link.send(request, id: Self.forwardedId(id, session: session))
+            // editQueued's id names the message (its queuedId), so it goes as it came.
+            let forwarded = request.requestKind == .editQueued ? id : Self.forwardedId(id, session: session)
+            let response = try await link.send(request, id: forwarded)
             switch response {
             case .threadStarted(let started):
                 guard await !hub.runsThread(started.threadId),

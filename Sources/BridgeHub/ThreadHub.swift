@@ -98,6 +98,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         self.book = ThreadBook(recovered: recovery.threads)
         // Announced again by `recover`, with the seqs it gave them.
         desks.queue.restore(Self.queueEntries(recovery.requeued))
+        desks.queue.changes = recovery.queueChanges
     }
 
     public nonisolated var description: String { "ThreadHub" }

@@ -13,6 +13,7 @@ extension ServerMessage {
         case .inputResolved(let resolved): resolved.threadId
         case .messageQueued(let queued): queued.threadId
         case .messageUnqueued(let unqueued): unqueued.threadId
+        case .queueChanged(let changed): changed.threadId
         case .commandStarted(let started): started.threadId
         case .commandOutput(let output): output.threadId
         case .commandExited(let exited): exited.threadId
@@ -44,6 +45,9 @@ extension ServerMessage {
         case .messageUnqueued(var unqueued):
             unqueued.seq = seq
             return .messageUnqueued(unqueued)
+        case .queueChanged(var changed):
+            changed.seq = seq
+            return .queueChanged(changed)
         case .commandStarted(var started):
             started.seq = seq
             return .commandStarted(started)

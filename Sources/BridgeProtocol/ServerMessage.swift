@@ -14,6 +14,7 @@ public enum ServerMessage: Sendable, Hashable {
     case inputResolved(InputResolved)
     case messageQueued(MessageQueued)
     case messageUnqueued(MessageUnqueued)
+    case queueChanged(QueueChanged)
     case commandStarted(CommandStarted)
     case commandOutput(CommandOutput)
     case commandExited(CommandExited)
@@ -40,6 +41,7 @@ public enum ServerMessage: Sendable, Hashable {
         case .inputResolved: "inputResolved"
         case .messageQueued: "messageQueued"
         case .messageUnqueued: "messageUnqueued"
+        case .queueChanged: "queueChanged"
         case .commandStarted: "commandStarted"
         case .commandOutput: "commandOutput"
         case .commandExited: "commandExited"
@@ -60,6 +62,7 @@ public enum ServerMessage: Sendable, Hashable {
         case .inputResolved(let resolved): resolved.seq
         case .messageQueued(let queued): queued.seq
         case .messageUnqueued(let unqueued): unqueued.seq
+        case .queueChanged(let changed): changed.seq
         case .commandStarted(let started): started.seq
         case .commandOutput(let output): output.seq
         case .commandExited(let exited): exited.seq
@@ -80,6 +83,7 @@ public enum ServerMessage: Sendable, Hashable {
         case .inputResolved(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .messageQueued(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .messageUnqueued(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
+        case .queueChanged(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .commandStarted(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .commandOutput(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
         case .commandExited(let value): return try encoder.encode(Tagged(kind: kind, payload: value))
@@ -154,6 +158,7 @@ public enum ServerMessage: Sendable, Hashable {
         case "inputResolved": return .inputResolved(try payload(InputResolved.self))
         case "messageQueued": return .messageQueued(try payload(MessageQueued.self))
         case "messageUnqueued": return .messageUnqueued(try payload(MessageUnqueued.self))
+        case "queueChanged": return .queueChanged(try payload(QueueChanged.self))
         case "commandStarted": return .commandStarted(try payload(CommandStarted.self))
         case "commandOutput": return .commandOutput(try payload(CommandOutput.self))
         case "commandExited": return .commandExited(try payload(CommandExited.self))

@@ -39,6 +39,24 @@ public struct QueuedMessageStore: Sendable {
         }
     }
 
+    /// Keeps `entries`, the waiting line of `threadId`, in this order (after a reorder or an edit), after the
+    /// thread's other rows (a message being started stays first): one transaction, so a crash leaves the old line
+    /// or the new one.
+    public func replaceLine(of threadId: String, with entries: [Entry]) throws {
+        let encoder = JSONEncoder()
+        try database.pool.write { db in
+            for entry in entries {
+                try db.execute(sql: "DELETE FROM queuedMessage WHERE queuedId = ?", arguments: [entry.announcement.queuedId])
+            }
+            for entry in entries {
+                let text = String(decoding: try encoder.encode(entry.announcement), as: UTF8.self)
+                try db.execute(
+                    sql: "INSERT INTO queuedMessage (queuedId, threadId, announcement, sandbox, approvalPolicy) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [entry.announcement.queuedId, threadId, text, entry.sandbox, entry.approvalPolicy])
+            }
+        }
+    }
+
     /// Forgets `queuedId` (it started, was cancelled or failed).
     public func remove(_ queuedId: String) throws {
         try database.pool.write { db in

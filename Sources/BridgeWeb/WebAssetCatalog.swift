@@ -51,6 +51,7 @@ enum WebAssetCatalog {
             ("preview.js", PackageResources.preview_js),
             ("push.js", PackageResources.push_js),
             ("question-card.js", PackageResources.question_card_js),
+            ("queued-list.js", PackageResources.queued_list_js),
             ("scopes.js", PackageResources.scopes_js),
             ("session.js", PackageResources.session_js),
             ("store.js", PackageResources.store_js),

@@ -33,6 +33,9 @@ extension AttachSession {
             say("queued \(queued.queuedId): \(queued.text)")
         case .messageUnqueued(let unqueued):
             say("queued \(unqueued.queuedId) \(unqueued.reason.rawValue)" + (unqueued.message.map { ": \($0)" } ?? ""))
+        case .queueChanged(let changed):
+            let lines = changed.items.enumerated().map { "\($0.offset + 1). \($0.element.text.prefix(80))" }
+            say("queue: " + (lines.isEmpty ? "empty" : lines.joined(separator: "  ")))
         case .commandStarted(let started):
             say("! \(started.command)")
         case .commandOutput(let output):

@@ -75,4 +75,26 @@ import Testing
         let next = restarted.next(for: "t1")
         #expect(next?.queuedId == "a")
     }
+
+    @Test func reorderNamesEveryWaitingMessageOnceAndEditKeepsThePlace() throws {
+        var queue = MessageQueue()
+        for (id, seq) in [("a", 1), ("b", 2), ("c", 3)] { try queue.enqueue(entry(id, seq: Int64(seq))) }
+        try queue.reorder(["c", "a", "b"], on: "t1")
+        #expect(queue.entries(of: "t1").map(\.queuedId) == ["c", "a", "b"])
+        // A list missing one, naming one twice or naming a stranger changes nothing.
+        for wrong in [["c", "a"], ["c", "a", "a"], ["c", "a", "z"], ["c", "a", "b", "b"]] {
+            #expect(throws: MessageQueue.Refusal.notTheWaitingMessages) { try queue.reorder(wrong, on: "t1") }
+        }
+        #expect(queue.entries(of: "t1").map(\.queuedId) == ["c", "a", "b"])
+        #expect(queue.edit("a", on: "t1", text: "new a")?.announcement.text == "new a")
+        #expect(queue.edit("a", on: "t2", text: "x") == nil && queue.edit("zz", on: "t1", text: "x") == nil)
+        #expect(queue.items(of: "t1").map(\.text) == ["text c", "new a", "text b"])
+        // The next turn takes the first in the new order; one that is starting can be neither moved nor edited.
+        #expect(queue.next(for: "t1")?.queuedId == "c")
+        #expect(queue.edit("c", on: "t1", text: "late") == nil)
+        #expect(throws: MessageQueue.Refusal.notTheWaitingMessages) { try queue.reorder(["c", "b", "a"], on: "t1") }
+        try queue.reorder(["b", "a"], on: "t1")
+        queue.finishedStarting("t1")
+        #expect(queue.next(for: "t1")?.announcement.text == "text b")
+    }
 }

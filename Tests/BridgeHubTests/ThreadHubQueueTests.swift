@@ -117,6 +117,72 @@ import Testing
     }
 }
 
+/// `reorderQueued` and `editQueued`: the line changes for everyone (`queueChanged`), on disk too, and the next
+/// turn takes the first message of the new line with its new text, also after a restart.
+@Suite(.timeLimit(.minutes(1))) struct ThreadHubQueueEditTests {
+    func queue(_ text: String, _ harness: HubHarness, _ session: ClientSession) async -> String {
+        let answer = await harness.request(BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: text, mode: .queue)), session)
+        guard case .response(_, .accepted(let accepted)) = answer, let id = accepted.queuedId else { return "" }
+        return id
+    }
+
+    func lastLine(_ frames: [ServerMessage]) -> [String]? {
+        frames.compactMap { if case .queueChanged(let c) = $0 { c.items.map(\.text) } else { nil } }.last
+    }
+
+    @Test func reorderedAndEditedLineIsAnnouncedKeptAndStarted() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
+        do {
+            let harness = try await HubHarness(directory: directory)
+            let (phone, laptop) = try await ThreadHubQueueTests().running(harness)
+            let first = await queue("first", harness, phone)
+            let second = await queue("second", harness, phone)
+            let frames = try await harness.waitFor(laptop) {
+                if case .queueChanged(let c) = $0 { c.items.count == 2 } else { false }
+            }
+            #expect(lastLine(frames) == ["first", "second"])
+            let reorder = BridgeRequest(.reorderQueued, ReorderQueued(threadId: "t1", ids: [second, first]))
+            #expect(await harness.request(reorder, laptop).errorCode == nil)
+            let stale = BridgeRequest(.reorderQueued, ReorderQueued(threadId: "t1", ids: [first]))
+            #expect(await harness.request(stale, phone).errorCode == .conflict)
+            #expect(
+                await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", id: first, text: "first, edited")), phone)
+                    .errorCode == nil)
+            #expect(
+                await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", id: first, text: "  ")), phone).errorCode
+                    == .badRequest)
+            #expect(
+                await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", id: "q-nope", text: "x")), phone).errorCode
+                    == .notFound)
+            let changed = try await harness.waitFor(laptop) {
+                if case .queueChanged(let c) = $0 {
+                    c.items.first?.text == "second" && c.items.last?.text == "first, edited"
+                } else {
+                    false
+                }
+            }
+            #expect(lastLine(changed) == ["second", "first, edited"])
+            // A client subscribing now gets the line as it is.
+            let late = await harness.session()
+            _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), late)
+            let seen = try await harness.waitFor(late) { if case .queueChanged = $0 { true } else { false } }
+            #expect(lastLine(seen) == ["second", "first, edited"])
+        }
+        // After a restart: the same line, announced again, and the first of the new order starts.
+        let restarted = try await HubHarness(directory: directory)
+        restarted.codexKnowsThread("t1", cwd: restarted.project)
+        let phone = await restarted.session()
+        _ = await restarted.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1", afterSeq: 0)), phone)
+        let frames = try await restarted.waitFor(phone) {
+            if case .messageUnqueued(let u) = $0, u.reason == .started { true } else { false }
+        }
+        #expect(
+            frames.contains { if case .queueChanged(let c) = $0 { c.items.map(\.text) == ["second", "first, edited"] } else { false } })
+        #expect(restarted.codex.requests("turn/start").last?["input"]?.arrayValue?.first?["text"]?.stringValue == "second")
+        #expect(try restarted.storage.queue.all().map(\.announcement.text) == ["first, edited"])
+    }
+}
+
 /// A queued turn that ends before Codex answers its `turn/start` still lets the next queued message start.
 @Suite(.timeLimit(.minutes(1))) struct ThreadHubFastQueueTests {
     @Test func aTurnOverBeforeItsStartIsAnsweredDoesNotStallTheQueue() async throws {

@@ -126,11 +126,14 @@ import Testing
             BridgeRequest(.readThread, ReadThread(threadId: "t", turns: 10)),
             BridgeRequest(.readTurns, ReadTurns(threadId: "t", cursor: "c")),
             BridgeRequest(.readTurns, ReadTurns(threadId: "t", cursor: "c", limit: 20)),
+            BridgeRequest(.reorderQueued, ReorderQueued(threadId: "t", ids: ["q-2", "q-1"])),
+            BridgeRequest(.editQueued, EditQueued(threadId: "t", id: "q-1", text: "new")),
             BridgeRequest(.listPreviews, ThreadRef(threadId: "t")), BridgeRequest(.openPreview, OpenPreview(threadId: "t", port: 5173)),
         ]
         #expect(Set(requests.map(\.requestKind)) == Set(RequestKind.allCases))
         for request in requests {
-            let message = ClientMessage.request(id: "id-\(request.kind)", request)
+            // editQueued's id is the message's queuedId: the frame has one `id`.
+            let message = ClientMessage.request(id: request.requestKind == .editQueued ? "q-1" : "id-\(request.kind)", request)
             #expect(try ClientMessage.decode(message.encoded()) == message)
         }
     }

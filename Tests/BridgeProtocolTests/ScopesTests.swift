@@ -37,7 +37,7 @@ import Testing
             ],
             .operate: [
                 "startThread", "sendMessage", "interrupt", "renameThread", "archiveThread", "unarchiveThread", "cancelQueued",
-                "startReview",
+                "reorderQueued", "editQueued", "startReview",
                 "forkThread", "gitCommit", "gitBranch", "gitSwitch", "gitCommitMessage", "removeWorktree", "setGoal", "clearGoal",
                 "compactThread", "deleteThread", "updateThreadSettings", "listPreviews", "openPreview", "revertThread",
             ],

@@ -61,6 +61,13 @@ import Testing
             .inputResolved(InputResolved(seq: 5, requestId: "in-1", threadId: "t", action: .decline, deviceId: "d")),
             .messageQueued(MessageQueued(seq: 6, threadId: "t", queuedId: "q-1", text: "x", attachments: ["up-1"])),
             .messageUnqueued(MessageUnqueued(seq: 7, threadId: "t", queuedId: "q-1", reason: .started, turnId: "u2")),
+            .queueChanged(
+                QueueChanged(
+                    seq: 8, threadId: "t",
+                    items: [
+                        QueuedItem(
+                            MessageQueued(seq: 6, threadId: "t", queuedId: "q-1", text: "x", collaborationMode: .plan, deviceId: "d"))
+                    ])),
             .response(id: "7", .accepted(Accepted(threadId: "t", requestId: "in-1", queuedId: "q-1"))),
             .response(
                 id: "8", .files(FileMatches(threadId: "t", query: "d", files: [FileMatch(path: "a/d.py", score: 9, matchType: "file")]))),

@@ -6,8 +6,9 @@ messages `failed` and the model never saw the queued text."""
 import signal
 
 from codex_fixture import codex_bridge, codex_home, model, workspace  # noqa: F401 (fixtures)
+from mock_model import _last_user_text
 from test_codex import frames, request
-from wsutil import hello
+from wsutil import hello, recv, send
 
 
 async def test_a_queued_message_survives_kill_9_and_becomes_the_next_turn(codex_bridge, model, workspace):
@@ -59,3 +60,77 @@ async def test_a_queued_message_survives_kill_9_and_becomes_the_next_turn(codex_
     late, _ = await hello(codex_bridge)
     await request(late, "subscribe", threadId=thread)
     assert not [m for m in getattr(late, "pending", []) if m["kind"] == "messageQueued"]
+
+
+async def edit_queued(ws, thread, queued_id, text, timeout=30):
+    """editQueued: the frame's id is the message's queuedId (BRIDGE.md); returns the answer to it."""
+    await send(ws, {"kind": "editQueued", "id": queued_id, "threadId": thread, "text": text})
+    while True:
+        msg = await recv(ws, timeout)
+        if msg.get("id") == queued_id and msg["kind"] in ("accepted", "error"):
+            return msg
+        getattr(ws, "pending", None) or setattr(ws, "pending", [])
+        ws.pending.append(msg)
+
+
+async def test_a_reordered_and_edited_line_survives_kill_9_and_starts_in_its_order(codex_bridge, model, workspace):
+    """Issue 34 item 1: reorderQueued and editQueued from one phone reach the other as queueChanged; the new line
+    (order and texts) is kept on disk, announced again after kill -9, and its turns start in that order with
+    the edited text."""
+    model.queue({"kind": "stall", "text": "never finished"},
+                {"kind": "message", "text": "first done"}, {"kind": "message", "text": "second done"},
+                {"kind": "message", "text": "third done"})
+    phone, _ = await hello(codex_bridge)
+    other, _ = await hello(codex_bridge)
+    assert (await request(other, "subscribe", threadId="*"))["kind"] == "subscribed"
+    started = await request(phone, "startThread", cwd=str(workspace), prompt="one")
+    thread = started["threadId"]
+    model.wait_requests(1)
+    ids = []
+    for text in ("alpha", "bravo", "charlie"):
+        answer = await request(phone, "sendMessage", threadId=thread, text=text, mode="queue")
+        assert answer["kind"] == "accepted" and answer.get("queuedId"), answer
+        ids.append(answer["queuedId"])
+    alpha, bravo, charlie = ids
+    moved = await request(phone, "reorderQueued", threadId=thread, ids=[charlie, alpha, bravo])
+    assert moved == {"kind": "accepted", "id": moved["id"], "threadId": thread}, moved
+    edited = await edit_queued(phone, thread, alpha, "alpha, edited")
+    assert edited["kind"] == "accepted" and edited["queuedId"] == alpha, edited
+    stale = await request(phone, "reorderQueued", threadId=thread, ids=[alpha, bravo])
+    assert stale["kind"] == "error" and stale["code"] == "conflict" and charlie in stale["message"], stale
+    gone = await edit_queued(phone, thread, "q-not-there", "x")
+    assert gone["kind"] == "error" and gone["code"] == "not_found", gone
+    # The other phone sees each change as the whole line.
+    lines = []
+    async for msg in frames(other, timeout=30):
+        if msg["kind"] == "queueChanged" and msg["threadId"] == thread:
+            lines.append([(item["queuedId"], item["text"]) for item in msg["items"]])
+            if lines[-1] == [(charlie, "charlie"), (alpha, "alpha, edited"), (bravo, "bravo")]:
+                break
+    assert lines[:3] == [[(alpha, "alpha")], [(alpha, "alpha"), (bravo, "bravo")],
+                         [(alpha, "alpha"), (bravo, "bravo"), (charlie, "charlie")]], lines
+    assert lines[3] == [(charlie, "charlie"), (alpha, "alpha"), (bravo, "bravo")], lines
+    await phone.close()
+    await other.close()
+
+    codex_bridge.stop(signal.SIGKILL)
+    codex_bridge.start()
+
+    phone, _ = await hello(codex_bridge)
+    assert (await request(phone, "subscribe", threadId=thread, afterSeq=0))["kind"] == "subscribed"
+    after_restart, started_turns = None, []
+    restart_seq = None
+    async for msg in frames(phone, timeout=90):
+        if msg["kind"] == "event" and msg["type"] == "bridge/turnFailed":
+            restart_seq = msg["seq"]  # the interrupted turn's end: what follows is after the restart
+        if msg["kind"] == "queueChanged" and restart_seq is not None and after_restart is None:
+            after_restart = [(item["queuedId"], item["text"]) for item in msg["items"]]
+        if msg["kind"] == "messageUnqueued":
+            assert msg["reason"] == "started", msg
+            started_turns.append(msg["queuedId"])
+            if len(started_turns) == 3:
+                break
+    assert after_restart == [(charlie, "charlie"), (alpha, "alpha, edited"), (bravo, "bravo")], after_restart
+    assert started_turns == [charlie, alpha, bravo]
+    said = [_last_user_text(body) for body in model.wait_requests(4, timeout=60)]
+    assert said[1:4] == ["charlie", "alpha, edited", "bravo"], said

@@ -628,3 +628,65 @@ async def test_a_turn_running_before_the_bridge_connects_reaches_the_phone(bridg
             bridge.stop(timeout=20)
         server.stop()
         shutil.rmtree(socket_dir, ignore_errors=True)
+
+
+async def test_desk_and_phone_queue_behind_one_turn(shared, model, workspace):
+    """Issue 34 item 1 with the real TUI in tmux: while the desk's turn runs, the phone queues two follow-ups,
+    reorders and edits them, and the desk queues one of its own (Tab). Nothing is lost: when the turn ends every
+    queued message becomes a turn (the phone's in the order it set, with the edited text) and the desk shows the
+    phone's. Codex 0.163's TUI keeps its queued follow-ups in the terminal (never in Codex's `thread/queue`), so
+    the phone's line (`queueChanged`) holds only the phone's messages; the desk's arrives as its turn."""
+    model.queue({"kind": "stall", "text": "Desk task done."})
+    bridge = shared.start_bridge()
+    ws = await phone(bridge)
+    await connected(ws)
+    tui = shared.tui()
+    tui.ready()
+    tui.type_line("long desk task")
+    started = await next_frame(ws, lambda m: m["kind"] == "event" and m["type"] == "turn/started", timeout=60)
+    thread_id = started["threadId"]
+    model.wait_requests(1, timeout=30)
+    ids = []
+    for text in ("phone one", "phone two"):
+        answer = await request(ws, "sendMessage", threadId=thread_id, text=text, mode="queue")
+        assert answer["kind"] == "accepted" and answer.get("queuedId"), answer
+        ids.append(answer["queuedId"])
+    one, two = ids
+    assert (await request(ws, "reorderQueued", threadId=thread_id, ids=[two, one]))["kind"] == "accepted"
+    await send(ws, {"kind": "editQueued", "id": one, "threadId": thread_id, "text": "phone one, edited"})
+    seen = []  # every frame taken off the socket meanwhile
+    edited = await next_frame(ws, lambda m: m.get("id") == one and m["kind"] in ("accepted", "error"), timeout=30, keep=seen)
+    assert edited["kind"] == "accepted", edited
+    # The desk queues its own follow-up while the turn runs (Tab queues in the TUI).
+    tui.tmux("send-keys", "-t", tui.name, "-l", "desk follow-up")
+    time.sleep(1.5)
+    tui.keys("Tab")
+    tui.wait_pane(r"Queued follow-up inputs[\s\S]*desk follow-up", timeout=30)
+    line = ["phone two", "phone one, edited"]
+    if not any(m["kind"] == "queueChanged" and [i["text"] for i in m["items"]] == line for m in seen):
+        await next_frame(ws, lambda m: m["kind"] == "queueChanged" and [i["text"] for i in m["items"]] == line,
+                         timeout=30, keep=seen)
+
+    model.release()
+    said = set()
+    deadline = time.monotonic() + 90
+    wanted = {"phone two", "phone one, edited", "desk follow-up"}
+    while not wanted <= said and time.monotonic() < deadline:
+        said = {json.dumps(body.get("input", "")) for body in model.requests}
+        said = {text for text in wanted if any(text in body for body in said)}
+        await asyncio.sleep(0.3)
+    assert wanted <= said, [json.dumps(b.get("input", ""))[-300:] for b in model.requests]
+    bodies = [json.dumps(body.get("input", "")) for body in model.requests]
+    first_two = next(i for i, b in enumerate(bodies) if "phone two" in b)
+    first_one = next(i for i, b in enumerate(bodies) if "phone one, edited" in b)
+    assert first_two <= first_one, "the phone's line started in the order it set"
+    unqueued = [m for m in seen if m["kind"] == "messageUnqueued"]
+    while len(unqueued) < 2:
+        unqueued.append(await next_frame(ws, lambda m: m["kind"] == "messageUnqueued", timeout=60, keep=seen))
+    assert all(m["reason"] == "started" for m in unqueued), unqueued
+    # The desk shows the phone's follow-ups as they become turns.
+    pane = tui.wait_pane(r"phone one, edited", timeout=60)
+    assert "phone two" in pane and "desk follow-up" in pane
+    # The phone never saw the desk's follow-up in its line (the TUI keeps it), only as a turn's message.
+    every_line = [i["text"] for m in seen + pending(ws) if m["kind"] == "queueChanged" for i in m["items"]]
+    assert "desk follow-up" not in every_line

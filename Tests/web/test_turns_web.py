@@ -76,6 +76,57 @@ def test_queue_holds_a_follow_up_until_the_turn_ends(web_bridge, model, phone_fa
     assert not phone.errors and not phone.csp_violations()
 
 
+def test_queued_messages_are_reordered_and_edited_from_the_phone(web_bridge, model, phone_factory):
+    """Issue 34 item 1: Earlier/Later and Edit on the queued messages under the composer; another phone (dark)
+    shows the same line; the turns start in the new order with the new text. axe on both. Cost: ~20 s."""
+    from axe_playwright_python.sync_playwright import Axe
+    words = [f"w{i} " for i in range(10)]
+    model.queue({"kind": "slow", "deltas": words, "delay": 0.01, "hold_after": [5]})
+    phone, other = phone_factory(), phone_factory(color_scheme="dark")
+    pair(phone, web_bridge)
+    pair(other, web_bridge)
+    start_thread(phone, "first instruction")
+    page = phone.page
+    model.wait_held(0)
+    phone.button("Queue").click()
+    for text in ("alpha step", "bravo step", "charlie step"):
+        page.get_by_label("Message").fill(text)
+        phone.button("Send").click()
+        expect(page.locator(".queued").last).to_contain_text(text)
+    queued = page.locator(".queued .queued-text")
+    expect(queued).to_have_text(["alpha step", "bravo step", "charlie step"])
+    # The first cannot go earlier nor the last later.
+    expect(page.get_by_role("button", name="Send earlier: alpha step")).to_be_hidden()
+    expect(page.get_by_role("button", name="Send later: charlie step")).to_be_hidden()
+    page.get_by_role("button", name="Send earlier: charlie step").click()
+    expect(queued).to_have_text(["alpha step", "charlie step", "bravo step"])
+    page.get_by_role("button", name="Send earlier: charlie step").click()
+    expect(queued).to_have_text(["charlie step", "alpha step", "bravo step"])
+    page.get_by_role("button", name="Edit queued: alpha step").click()
+    box = page.get_by_label("New text for: alpha step")
+    expect(box).to_be_focused()
+    box.fill("alpha step <b>edited</b>")
+    phone.shot("queued-editing")
+    phone.button("Save").click()
+    expect(queued).to_have_text(["charlie step", "alpha step <b>edited</b>", "bravo step"])
+    expect(page.locator(".queued b")).to_have_count(0)
+    phone.shot("queued-reordered")
+    # The other phone shows the same line.
+    other.page.locator(".thread-row").first.click()
+    expect(other.page.locator(".queued .queued-text")).to_have_text(["charlie step", "alpha step <b>edited</b>", "bravo step"])
+    other.shot("queued-reordered-dark")
+    axe = Axe()
+    for who in (phone, other):
+        bad = [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in axe.run(who.page).response["violations"]
+               if v["impact"] in ("serious", "critical")]
+        assert not bad, bad
+    model.open_gate(0)
+    expect(page.locator(".msg.user")).to_have_text(
+        ["first instruction", "charlie step", "alpha step <b>edited</b>", "bravo step"], timeout=60_000)
+    expect(page.locator(".queued")).to_have_count(0)
+    assert not phone.errors and not phone.csp_violations() and not other.errors
+
+
 def tiny_png() -> bytes:
     import struct
     import zlib

@@ -17,6 +17,8 @@ struct ThreadRequests: RequestCollection {
         }
         routes.on(.interrupt) { (hub, ref: ThreadRef, _) in .accepted(try await hub.interrupt(ref.threadId)) }
         routes.on(.cancelQueued) { (hub, cancel: CancelQueued, _) in .accepted(try hub.cancelQueuedMessage(cancel)) }
+        routes.on(.reorderQueued) { (hub, reorder: ReorderQueued, _) in .accepted(try hub.reorderQueuedMessages(reorder)) }
+        routes.on(.editQueued) { (hub, edit: EditQueued, _) in .accepted(try hub.editQueuedMessage(edit)) }
         routes.on(.subscribe) { (hub, subscription: Subscribe, context) in
             .subscribed(try await hub.subscribe(context.session, to: subscription))
         }

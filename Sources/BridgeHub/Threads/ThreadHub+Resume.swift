@@ -36,6 +36,8 @@ extension ThreadHub {
         var threads: Set<String>
         /// Messages still queued, announced again (their `seq` the new announcement's).
         var requeued: [QueuedMessageStore.Entry] = []
+        /// The line of each thread holding `requeued` messages, announced again (`queueChanged`).
+        var queueChanges: [String: QueueChanged] = [:]
     }
 
     /// Reads the journal's last seq and journals the end of every turn and approval left open by the previous
@@ -76,6 +78,13 @@ extension ThreadHub {
             try add(.messageQueued(entry.announcement), threadId: entry.announcement.threadId)
             requeued.append(entry)
         }
+        var queueChanges: [String: QueueChanged] = [:]
+        for threadId in requeued.map(\.announcement.threadId) where queueChanges[threadId] == nil {
+            seq += 1
+            let items = requeued.filter { $0.announcement.threadId == threadId }.map { QueuedItem($0.announcement) }
+            queueChanges[threadId] = QueueChanged(seq: seq, threadId: threadId, items: items)
+            try add(.queueChanged(QueueChanged(seq: seq, threadId: threadId, items: items)), threadId: threadId)
+        }
         // Open in the journal but kept nowhere (a journal from before messages were kept): reported failed.
         for (threadId, queuedId) in try journal.openEntries(opened: "messageQueued", closed: "messageUnqueued")
         where !kept.contains(queuedId) {
@@ -97,7 +106,7 @@ extension ThreadHub {
                 "Reported turns and approvals left open by the previous run", metadata: ["bridge.journal.entries": "\(entries.count)"])
         }
         logger.info("Journal open", metadata: ["bridge.journal.lastSeq": "\(seq)"])
-        return Recovery(lastSeq: seq, threads: threads, requeued: requeued)
+        return Recovery(lastSeq: seq, threads: threads, requeued: requeued, queueChanges: queueChanges)
     }
 
     /// Resumes the threads whose turns the previous run left open, so Codex knows them again.

@@ -16,6 +16,63 @@ public struct CancelQueued: ThreadPayload {
     }
 }
 
+/// `reorderQueued {threadId, ids}`: the thread's queued messages in a new order (`ids`: every waiting `queuedId`,
+/// each once).
+public struct ReorderQueued: ThreadPayload {
+    public var threadId: String
+    public var ids: [String]
+    public init(threadId: String, ids: [String]) {
+        self.threadId = threadId
+        self.ids = ids
+    }
+}
+
+/// `editQueued {threadId, id, text}`: new text for a queued message that has not started. `id` is its `queuedId`,
+/// and, a frame having one `id`, the request's id too.
+public struct EditQueued: ThreadPayload {
+    public var threadId: String
+    public var id: String
+    public var text: String
+    public init(threadId: String, id: String, text: String) {
+        self.threadId = threadId
+        self.id = id
+        self.text = text
+    }
+}
+
+/// One waiting message as `queueChanged` lists it: what `messageQueued` announced, with its text as edited.
+public struct QueuedItem: Codable, Sendable, Hashable {
+    public var queuedId: String
+    public var text: String
+    public var model: String?
+    public var effort: String?
+    public var attachments: [String]?
+    public var collaborationMode: CollaborationMode?
+    public var deviceId: String?
+    public init(_ queued: MessageQueued) {
+        self.queuedId = queued.queuedId
+        self.text = queued.text
+        self.model = queued.model
+        self.effort = queued.effort
+        self.attachments = queued.attachments
+        self.collaborationMode = queued.collaborationMode
+        self.deviceId = queued.deviceId
+    }
+}
+
+/// `queueChanged {seq, threadId, items}`: the thread's whole queue, in the order the messages will start, after any
+/// change (queued, started, cancelled, failed, reordered, edited, announced again after a restart).
+public struct QueueChanged: Codable, Sendable, Hashable {
+    public var seq: Int64
+    public var threadId: String
+    public var items: [QueuedItem]
+    public init(seq: Int64, threadId: String, items: [QueuedItem]) {
+        self.seq = seq
+        self.threadId = threadId
+        self.items = items
+    }
+}
+
 /// `messageQueued {seq, threadId, queuedId, text, model?, effort?, attachments?, collaborationMode?, deviceId?}`: a
 /// follow-up waits for the running turn to end.
 public struct MessageQueued: Codable, Sendable, Hashable {

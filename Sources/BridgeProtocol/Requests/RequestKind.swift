@@ -4,7 +4,7 @@
 public enum RequestKind: String, CaseIterable, Sendable {
     case listThreads, startThread, sendMessage, interrupt, subscribe, unsubscribe, readThread, getDiff, approve, listDirectory
     case listModels, renameThread, archiveThread, unarchiveThread, readFile, usage, pushSubscribe, pushUnsubscribe, presence
-    case answerInput, cancelQueued, searchFiles, startReview, forkThread, listSkills
+    case answerInput, cancelQueued, reorderQueued, editQueued, searchFiles, startReview, forkThread, listSkills
     case gitStatus, gitCommit, gitBranch, gitSwitch, gitPush, gitCommitMessage, gitPullRequest, runCommand, stopCommand, removeWorktree
     case listDevices, setDeviceScopes, renameDevice, requestScopes, revokeDevice, pairDevice, listAudit
     case setGoal, clearGoal, listMachines, addMachine, removeMachine, renameMachine
@@ -22,6 +22,9 @@ public enum RequestKind: String, CaseIterable, Sendable {
         case .sendMessage: .action(SendMessage.self, answer: .accepted, scope: .operate)
         case .interrupt: .action(ThreadRef.self, answer: .accepted, scope: .operate)
         case .cancelQueued: .action(CancelQueued.self, answer: .accepted, scope: .operate)
+        case .reorderQueued: .action(ReorderQueued.self, answer: .accepted, scope: .operate)
+        // Its `id` is the message's `queuedId` and so the request's id too: never answered from the exactly-once store.
+        case .editQueued: .change(EditQueued.self, answer: .accepted, scope: .operate, gate: .thread)
         case .subscribe: .read(Subscribe.self, answer: .subscribed, gate: .thread)
         case .unsubscribe: .read(ThreadRef.self, answer: .unsubscribed)
         case .readThread: .read(ReadThread.self, answer: .thread, gate: .thread)

@@ -1,5 +1,5 @@
 // A thread's composer: the message box (Send steers a running turn; `!command` runs a command), Stop, Queue
-// (send after the running turn ends) and the list of queued messages, Plan, photos and @-mentions of files. A
+// (send after the running turn ends) and the list of queued messages (queued-list.js), Plan, photos and @-mentions of files. A
 // message typed while the workstation cannot be reached waits in the conversation and goes once it is back.
 import { h, icon } from './dom.js';
 import { toast, describeError } from './ui.js';
@@ -10,6 +10,7 @@ import { planToggle, modeFor } from './plan-view.js';
 import { collaborationModes } from './collaboration-modes.js';
 import { isHome, machineOf } from './fleet.js';
 import { scopeAsk } from './scopes.js';
+import { queuedList as queuedListView } from './queued-list.js';
 
 /**
  * session, store, thread: the screen's; talk: its conversation (conversation.js); sheets: where a scope request
@@ -24,7 +25,7 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
   // While a turn runs, Queue holds the message until it ends instead of steering the turn with it.
   const queueToggle = h('button', { type: 'button', class: 'queue-toggle', hidden: true, text: 'Queue', attrs: { 'aria-pressed': 'false', title: 'Send after the running turn ends' } });
   queueToggle.addEventListener('click', () => queueToggle.setAttribute('aria-pressed', String(queueToggle.getAttribute('aria-pressed') !== 'true')));
-  const queuedList = h('ul', { class: 'queued-list', hidden: true, attrs: { 'aria-label': 'Waiting to be sent' } });
+  const queued = queuedListView({ session, thread });
   // Plan: the next message runs in plan mode (the thread remembers it; off again sends it in default mode).
   const plan = planToggle(collaborationModes(session));
   const attached = attachments(() => session.token, (text) => toast(text));
@@ -32,7 +33,7 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
   const mentions = mentionPicker(input, (query) => session.request('searchFiles', { threadId, query, limit: 8 }), () => talk.onLayout());
   // While a turn runs Queue takes Plan's place and Stop takes Send's until there is text to send: the message box
   // keeps its width.
-  const form = h('form', { class: 'composer' }, queuedList, mentions.el, attached.tray, attached.file, attached.button, plan.el, queueToggle, input, stop, send);
+  const form = h('form', { class: 'composer' }, queued.el, mentions.el, attached.tray, attached.file, attached.button, plan.el, queueToggle, input, stop, send);
   // Without `operate` the composer is hidden (app.css) and this says why.
   const note = h('p', { class: 'scope-note', dataset: { needs: 'operate' }, text: 'This device can follow threads but not drive them (it lacks the operate scope).' });
 
@@ -41,22 +42,6 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
     const stopping = running() && !input.value.trim() && !unreachable();
     stop.hidden = !stopping;
     send.hidden = stopping;
-  }
-
-  /** The messages waiting for the running turn to end, each with Cancel; `change`: the store's `queue` record. */
-  function renderQueue(change) {
-    const queued = [...thread.queued.values()];
-    queuedList.replaceChildren(...queued.map((q) => h('li', { class: 'queued', dataset: { queuedId: q.queuedId } },
-      h('span', { class: 'queued-label', text: 'Queued' }),
-      h('span', { class: 'queued-text', text: String(q.text || '') }),
-      h('button', { type: 'button', class: 'text-button', text: 'Cancel', attrs: { 'aria-label': `Cancel queued: ${String(q.text || '').slice(0, 40)}` },
-        on: { click: async (e) => {
-          e.currentTarget.disabled = true;
-          try { await session.request('cancelQueued', { threadId, queuedId: q.queuedId }); }
-          catch (err) { if (err.code !== 'not_found') toast(describeError(err)); }
-        } } }))));
-    queuedList.hidden = queued.length === 0;
-    if (change && change.unqueued && change.unqueued.reason === 'failed') toast(`A queued message could not start: ${change.unqueued.message || 'unknown reason'}`);
   }
 
   function grow() {
@@ -124,7 +109,8 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
     note,
     plan,
     renderActions,
-    renderQueue,
+    /** The messages waiting for the running turn to end (queued-list.js); `change`: the store's `queue` record. */
+    renderQueue: queued.render,
     /** The thread's state changed: what the composer offers follows it. */
     update() {
       attached.button.hidden = !isHome(machineOf(thread)); // a photo is uploaded to this bridge: not for another machine's thread

@@ -7,7 +7,7 @@
 // dead. So the app keeps trying (at most MAX_DELAY apart) whatever the browser says, gives up on an attempt
 // that hangs (a lost SYN waits minutes), pings a socket that has been quiet, and takes every network event as
 // a reason to check the socket now.
-const RESENT = new Set(['approvalRequest', 'inputRequest', 'messageQueued']);
+const RESENT = new Set(['approvalRequest', 'inputRequest', 'messageQueued', 'queueChanged']);
 
 export class RequestError extends Error {
   constructor(code, message, scope, machine) {
@@ -187,8 +187,10 @@ export class Connection {
   }
 
   /** Sends a request; resolves with its answer, rejects with a RequestError. Survives reconnects. */
-  request(kind, fields = {}, { timeout = 0 } = {}) {
-    const id = this.prefix + (++this.counter);
+  /** options.id: the frame's id when the request names something by it (editQueued); else one of this connection's. */
+  request(kind, fields = {}, { timeout = 0, id: named } = {}) {
+    const id = named || this.prefix + (++this.counter);
+    if (this.pending.has(id)) return Promise.reject(new RequestError('conflict', 'The same request is still waiting for its answer'));
     const text = JSON.stringify({ kind, id, ...fields });
     return new Promise((resolve, reject) => {
       const entry = { text, resolve, reject, timer: null };

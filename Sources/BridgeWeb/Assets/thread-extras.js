@@ -1,5 +1,5 @@
-// The store's part for follow-ups held until the running turn ends (messageQueued/messageUnqueued, kept in the
-// thread's `queued` map), and how a turn's failure and the account's usage are said.
+// The store's part for follow-ups held until the running turn ends (messageQueued/messageUnqueued/queueChanged,
+// kept in the thread's `queued` map in the line's order), and how a turn's failure and the account's usage are said.
 
 import { tokens } from './context-meter.js';
 
@@ -9,6 +9,12 @@ export function queueRecords(t, msg) {
     return [{ set: { listed: true } }, ...(t.queued.has(msg.queuedId) ? [] : [{ put: 'queued', key: msg.queuedId, value: { ...msg } }]), { emit: { type: 'queue' } }];
   }
   if (msg.kind === 'messageUnqueued') return [{ set: { listed: true } }, { put: 'queued', key: msg.queuedId, value: null }, { emit: { type: 'queue', unqueued: msg } }];
+  // The whole line after any change, in the order the messages will start (a reorder, an edit, from anywhere).
+  if (msg.kind === 'queueChanged' && Array.isArray(msg.items)) {
+    const items = msg.items.filter((item) => item && typeof item.queuedId === 'string');
+    return [{ set: { listed: true } }, ...[...t.queued.keys()].map((key) => ({ put: 'queued', key, value: null })),
+      ...items.map((item) => ({ put: 'queued', key: item.queuedId, value: { ...item, threadId: msg.threadId } })), { emit: { type: 'queue' } }];
+  }
   return null;
 }
 

@@ -15,12 +15,17 @@ struct MessageQueue: Sendable {
     enum Refusal: Error, Equatable {
         /// The thread already holds `maxPerThread` messages.
         case full
+        /// A reorder that does not name every waiting message exactly once (the queue changed meanwhile, or the
+        /// list is wrong).
+        case notTheWaitingMessages
     }
 
     /// Most messages one thread may hold.
     var maxPerThread = 20
 
     private(set) var waiting: [String: [Entry]] = [:]
+    /// The last `queueChanged` announced per thread still holding messages (sent again to a late subscriber).
+    var changes: [String: QueueChanged] = [:]
     /// Threads whose next message is being started (between the turn's end and Codex's answer to `turn/start`).
     private(set) var starting: Set<String> = []
     /// Turns that ended while their thread's next message was starting (a turn can end before Codex has answered
@@ -80,6 +85,25 @@ struct MessageQueue: Sendable {
         endedWhileStarting[entry.threadId] = nil
         waiting[entry.threadId, default: []].insert(entry, at: 0)
     }
+
+    /// Puts the thread's waiting messages in the order `ids` names them: every waiting `queuedId`, each once.
+    mutating func reorder(_ ids: [String], on threadId: String) throws(Refusal) {
+        let list = entries(of: threadId)
+        guard ids.count == list.count, Set(ids) == Set(list.map(\.queuedId)), Set(ids).count == ids.count else {
+            throw .notTheWaitingMessages
+        }
+        waiting[threadId] = ids.compactMap { id in list.first { $0.queuedId == id } }
+    }
+
+    /// New text for a waiting message (its place in line is kept); nil when none by that id waits on that thread.
+    mutating func edit(_ queuedId: String, on threadId: String, text: String) -> Entry? {
+        guard let index = waiting[threadId]?.firstIndex(where: { $0.queuedId == queuedId }) else { return nil }
+        waiting[threadId]?[index].announcement.text = text
+        return waiting[threadId]?[index]
+    }
+
+    /// The thread's waiting messages as `queueChanged` lists them, in the order they will start.
+    func items(of threadId: String) -> [QueuedItem] { entries(of: threadId).map { QueuedItem($0.announcement) } }
 
     /// Messages kept from before a restart, in the order they were queued (the per-thread bound does not apply:
     /// they were accepted under it).

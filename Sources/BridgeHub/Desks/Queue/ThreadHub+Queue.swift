@@ -7,7 +7,8 @@ import Logging
 /// Queue mode: `sendMessage {mode: "queue"}` while a turn runs holds the message (``MessageQueue``, and on disk,
 /// ``QueuedMessageStore``), announces it (`messageQueued`, journaled, to every subscriber) and starts it as the
 /// next turn when the running one ends (`messageUnqueued` `started` with the turn's id); `cancelQueued` takes it
-/// back (`messageUnqueued` `cancelled`). A user's message is data: when Codex stops, what is held waits for it
+/// back (`messageUnqueued` `cancelled`); `reorderQueued` and `editQueued` change the line. Every change is also
+/// announced as the whole line (`queueChanged`, journaled). A user's message is data: when Codex stops, what is held waits for it
 /// to come back; when the bridge restarts (kill -9 included), what was held is announced again (`messageQueued`)
 /// and the oldest starts as soon as Codex runs and no turn does (the turn the restart interrupted counts as
 /// ended). Only a message Codex refuses to start is reported `failed`.
@@ -29,6 +30,7 @@ extension ThreadHub {
             self.keep(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
             return .messageQueued(numbered)
         }
+        publishQueue(of: threadId)
         session.logger.info("Message queued", metadata: ["bridge.thread.id": "\(threadId)", "bridge.queue.id": "\(queuedId)"])
         return Accepted(threadId: threadId, queuedId: queuedId)
     }
@@ -41,6 +43,42 @@ extension ThreadHub {
         }
         unqueued(cancel.threadId, cancel.queuedId, reason: .cancelled)
         return Accepted(threadId: cancel.threadId, queuedId: cancel.queuedId)
+    }
+
+    /// `reorderQueued`: the thread's waiting messages in the order `ids` names them.
+    func reorderQueuedMessages(_ reorder: ReorderQueued) throws -> Accepted {
+        do {
+            try desks.queue.reorder(reorder.ids, on: reorder.threadId)
+        } catch {
+            let waiting = desks.queue.entries(of: reorder.threadId).map { String($0.queuedId.prefix(64)) }
+            throw HubError(
+                .conflict,
+                "ids must name every message waiting on thread \(reorder.threadId) once; waiting now: [\(waiting.joined(separator: ", "))]")
+        }
+        keepLine(of: reorder.threadId)
+        publishQueue(of: reorder.threadId)
+        return Accepted(threadId: reorder.threadId)
+    }
+
+    /// `editQueued`: new text for a message that has not started.
+    func editQueuedMessage(_ edit: EditQueued) throws -> Accepted {
+        guard !edit.text.allSatisfy(\.isWhitespace) else { throw HubError(.badRequest, "text must not be empty") }
+        guard desks.queue.edit(edit.id, on: edit.threadId, text: edit.text) != nil else {
+            throw HubError(.notFound, "no queued message \(edit.id.prefix(64)) on thread \(edit.threadId) (started, cancelled or unknown)")
+        }
+        keepLine(of: edit.threadId)
+        publishQueue(of: edit.threadId)
+        return Accepted(threadId: edit.threadId, queuedId: edit.id)
+    }
+
+    /// Announces the thread's whole line as it is now (`queueChanged`); remembered for a client that subscribes
+    /// later.
+    func publishQueue(of threadId: String) {
+        publish(threadId: threadId) { seq in
+            let changed = QueueChanged(seq: seq, threadId: threadId, items: self.desks.queue.items(of: threadId))
+            self.desks.queue.changes[threadId] = changed.items.isEmpty ? nil : changed
+            return .queueChanged(changed)
+        }
     }
 
     /// A turn of `threadId` ended: starts its next queued message, if any.
@@ -60,6 +98,18 @@ extension ThreadHub {
     static func queueEntries(_ entries: [QueuedMessageStore.Entry]) -> [MessageQueue.Entry] {
         entries.map {
             MessageQueue.Entry(announcement: $0.announcement, policy: TurnPolicy(sandbox: $0.sandbox, approvalPolicy: $0.approvalPolicy))
+        }
+    }
+
+    /// Writes the thread's line to disk as it is now (a reorder or an edit; a failure is logged: memory holds it).
+    private func keepLine(of threadId: String) {
+        let entries = desks.queue.entries(of: threadId).map {
+            QueuedMessageStore.Entry(announcement: $0.announcement, sandbox: $0.policy.sandbox, approvalPolicy: $0.policy.approvalPolicy)
+        }
+        do {
+            try storage.queue.replaceLine(of: threadId, with: entries)
+        } catch {
+            logger.error("Cannot keep the queue's new order on disk", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
         }
     }
 
@@ -119,6 +169,7 @@ extension ThreadHub {
             .messageUnqueued(
                 MessageUnqueued(seq: seq, threadId: threadId, queuedId: queuedId, reason: reason, turnId: turnId, message: message))
         }
+        publishQueue(of: threadId)
     }
 
     /// What a client that subscribes late (or reconnects without a resume) must see: open questions and held
@@ -129,6 +180,10 @@ extension ThreadHub {
         }
         for entry in desks.queue.all where threadId == "*" || entry.threadId == threadId {
             session.send(.messageQueued(entry.announcement))
+        }
+        // The line's order and texts as last announced (a reorder or an edit is not in the messages above).
+        for (id, changed) in desks.queue.changes.sorted(by: { $0.key < $1.key }) where threadId == "*" || id == threadId {
+            session.send(.queueChanged(changed))
         }
         // A fleet session: the linked machines' open approvals and questions too.
         if events.fanOut.isFleet(session.id) {
