@@ -1,4 +1,5 @@
 import BridgeProtocol
+import Logging
 
 /// `runCommand` and `stopCommand`: a `!command` in the thread's directory, in Codex's sandbox (``CommandService``).
 /// The hub journals the start as it accepts the run; the rest comes through the service's channel.

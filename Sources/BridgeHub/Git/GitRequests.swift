@@ -1,4 +1,6 @@
+import BridgeGit
 import BridgeProtocol
+import Logging
 
 /// The git requests (`gitStatus`, `gitCommit`, `gitBranch`, `gitSwitch`, `gitPush`, `gitPullRequest`), the
 /// commit-message helper and worktree removal: the gate admitted the thread (its directory inside the roots);
