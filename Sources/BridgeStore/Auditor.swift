@@ -50,7 +50,8 @@ public struct Auditor: Sendable {
         do {
             try await log.record(entry)
         } catch {
-            logger.warning("Cannot write the audit log", metadata: ["bridge.audit.kind": "\(entry.kind)", "error.type": "\(type(of: error))"])
+            logger.warning(
+                "Cannot write the audit log", metadata: ["bridge.audit.kind": "\(entry.kind)", "error.type": "\(type(of: error))"])
         }
     }
 

@@ -225,7 +225,8 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
         extraRoutes: {
             [
                 metricsRoute, notifications, credentials,
-                upload = UploadRoute(store: uploads, auditor: Auditor(log: AuditLog(database: pairing.registry.database), logger: logger), logger: logger),
+                upload = UploadRoute(
+                    store: uploads, auditor: Auditor(log: AuditLog(database: pairing.registry.database), logger: logger), logger: logger),
                 files = FileDownloadRoute(hub: hub, logger: logger),
             ] router in
             // The routes that need a credential, behind the one check.

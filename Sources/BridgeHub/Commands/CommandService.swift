@@ -181,7 +181,8 @@ final class CommandService: Sendable {
         let exitCode = run.stopRequested ? nil : exitCode
         continuation.yield(
             .exited(
-                CommandExited(seq: 0, threadId: threadId, runId: runId, exitCode: exitCode, reason: reason, truncated: run.truncated ? true : nil)
+                CommandExited(
+                    seq: 0, threadId: threadId, runId: runId, exitCode: exitCode, reason: reason, truncated: run.truncated ? true : nil)
             ))
         logger.info(
             "Command exited",

@@ -10,7 +10,11 @@ struct DeviceRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
         routes.on(.listDevices) { (hub, _: ListDevices, context) in
             let listed = try await hub.deviceAdmin.list()
-            return .devices(DeviceList(devices: listed.map { DeviceAdmin.summary($0.record, of: hub.connectedDeviceIds, for: context.session, recent: $0.recent) }))
+            return .devices(
+                DeviceList(
+                    devices: listed.map {
+                        DeviceAdmin.summary($0.record, of: hub.connectedDeviceIds, for: context.session, recent: $0.recent)
+                    }))
         }
         routes.on(.setDeviceScopes) { (hub, set: SetDeviceScopes, context) in
             let record = try await hub.deviceAdmin.setScopes(set)
@@ -18,10 +22,16 @@ struct DeviceRequests: RequestCollection {
             return .device(DeviceChanged(device: DeviceAdmin.summary(record, of: hub.connectedDeviceIds, for: context.session)))
         }
         routes.on(.renameDevice) { (hub, rename: RenameDevice, context) in
-            .device(DeviceChanged(device: DeviceAdmin.summary(try await hub.deviceAdmin.rename(rename), of: hub.connectedDeviceIds, for: context.session)))
+            .device(
+                DeviceChanged(
+                    device: DeviceAdmin.summary(try await hub.deviceAdmin.rename(rename), of: hub.connectedDeviceIds, for: context.session))
+            )
         }
         routes.on(.revokeDevice) { (hub, revoke: RevokeDevice, context) in
-            .device(DeviceChanged(device: DeviceAdmin.summary(try await hub.deviceAdmin.revoke(revoke), of: hub.connectedDeviceIds, for: context.session)))
+            .device(
+                DeviceChanged(
+                    device: DeviceAdmin.summary(try await hub.deviceAdmin.revoke(revoke), of: hub.connectedDeviceIds, for: context.session))
+            )
         }
         routes.on(.pairDevice) { (hub, pair: PairDevice, _) in .pairingCode(try await hub.deviceAdmin.pair(pair)) }
         routes.on(.listAudit) { (hub, list: ListAudit, _) in .audit(try await hub.deviceAdmin.auditEntries(list)) }

@@ -200,7 +200,8 @@ extension ThreadHub {
                     seq: seq, approvalId: answered.approvalId, threadId: answered.threadId, decision: decision, answeredElsewhere: true))
         }
         let entry = auditor.entry(
-            actor: .desk, kind: "approve", threadId: answered.threadId, outcome: "ok", detail: "\(decision.rawValue) \(answered.approvalId)")
+            actor: .desk, kind: "approve", threadId: answered.threadId, outcome: "ok", detail: "\(decision.rawValue) \(answered.approvalId)"
+        )
         background.start { [auditor] in await auditor.record(entry) }
     }
 }
