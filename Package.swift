@@ -63,6 +63,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // git the one safe way for a thread's work tree: status, commit, branches, push, pull requests, worktrees, diffs,
+        // the commit-message prompt; refusals as GitError. Knows nothing of the hub.
+        .target(
+            name: "BridgeGit",
+            dependencies: ["BridgeProtocol", "ChildProcess", "ConfinedFiles"],
+            swiftSettings: swiftSettings
+        ),
+
         // The `codex app-server` child and its JSON-RPC. Knows nothing of WebSockets.
         .target(
             name: "CodexControl",
@@ -130,6 +138,7 @@ let package = Package(
                 "CodexControl",
                 "BridgePush",
                 "BridgePreview",
+                "BridgeGit",
                 "ChildProcess",
                 "ConfinedFiles",
                 .product(name: "Logging", package: "swift-log"),
@@ -285,6 +294,7 @@ let package = Package(
             dependencies: [
                 "BridgeProtocol",
                 "BridgeHub",
+                "ConfinedFiles",
                 "BridgeFleet",
                 "BridgePreview",
                 "BridgePreviewProxy",
@@ -346,7 +356,7 @@ let package = Package(
         .testTarget(
             name: "BridgeHubTests",
             dependencies: [
-                "BridgeHub", "BridgeServer", "BridgeProtocol", "BridgeStore", "CodexControl", "ConfinedFiles",
+                "BridgeHub", "BridgeGit", "BridgeServer", "BridgeProtocol", "BridgeStore", "CodexControl", "ConfinedFiles",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,8 +1,10 @@
+import BridgeGit
 import BridgePreview
 import BridgeProtocol
 import BridgeStore
 import ChildProcess
 import CodexControl
+import ConfinedFiles
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -49,13 +51,22 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     let policy: Policy
     /// Every request passes it (roots, sandbox, approval policy).
     let gate: PolicyGate
-    let workspaceDiff: WorkspaceDiff
+    /// The git requests, worktrees and diffs (BridgeGit); replaced only by tests (``useGitEnvironment(_:)``).
+    var git: GitService
     let logger: Logger
     /// The journal and client memory; nil keeps everything in memory (no resume across connections).
     let storage: HubStorage
+    /// Builds and writes every audit entry (the routes in front of the hub use it too).
+    public nonisolated let auditor: Auditor
+    /// The `admin` requests' work (Devices/).
+    let deviceAdmin: DeviceAdmin
     let encoder = ServerMessage.defaultEncoder
     /// Work the hub starts in the background, owned by `run()` (ended when the hub stops).
-    let background = BackgroundJobs()
+    let background: BackgroundJobs
+    /// Phones' `!commands` (Commands/): their state, and the ordered channel of what they journal.
+    let commands: CommandService
+    /// The bridge's own ephemeral Codex threads writing commit messages (Git/CommitMessageWriter).
+    let commitMessages: CommitMessageWriter
 
     /// Every open session and what the hub keeps for it; closing one removes its entry and its fan-out route.
     var sessions: [UInt64: SessionState] = [:]
@@ -73,8 +84,17 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     var desks = HubDesks()
     /// On a shared app-server: the threads other Codex clients drive (Shared/).
     var sharedThreads = SharedThreadTracker()
-    /// Uploads, push, the inhibitor, git tools, the model list.
-    var services = HubServices()
+    /// Attachments (Uploads/); nil: none accepted.
+    let uploads: UploadStore?
+    /// Notifications (nil: off) and the sleep inhibitor (nil: off); see Push/.
+    let push: PushCoordinator?
+    let inhibitor: SleepInhibitor?
+    /// The dev-server previews (nil: this bridge serves none).
+    let previews: Previews?
+    /// The models Codex offers, cached (Requests/ModelCatalog).
+    let models: ModelCatalog
+    /// The last rate-limit snapshot relayed (`account/rateLimits/updated`).
+    var rateLimits = RateLimitRelay()
     /// Replays, git requests and requests under way, which later ones wait for.
     var work = HubWork()
     /// Linked machines' approvals and questions still open (the fleet's relay port).
@@ -82,14 +102,32 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
-    public init(codex: any CodexPort, policy: Policy, storage: HubStorage, logger: Logger) throws {
+    /// - Parameters:
+    ///   - uploads: the store `attachments` name (nil: any attachment is `not_found`).
+    ///   - push: the notification coordinator (nil: push off); `inhibitor`: the sleep inhibitor (nil: `--no-inhibit`).
+    ///   - previews: serves `listPreviews` and `openPreview` (nil: `not_found`).
+    public init(
+        codex: any CodexPort, policy: Policy, storage: HubStorage, logger: Logger, uploads: UploadStore? = nil,
+        push: PushCoordinator? = nil, inhibitor: SleepInhibitor? = nil, previews: Previews? = nil
+    ) throws {
         self.codex = codex
+        self.uploads = uploads
+        self.push = push
+        self.inhibitor = inhibitor
+        self.previews = previews
         self.policy = policy
         self.logger = logger
         self.storage = storage
+        self.auditor = Auditor(log: storage.audit, logger: logger)
+        let background = BackgroundJobs()
+        self.background = background
+        self.commands = CommandService(codex: codex, codexTimeout: policy.codexTimeout, jobs: background, logger: logger)
+        self.commitMessages = CommitMessageWriter(codex: codex, codexTimeout: policy.codexTimeout, jobs: background)
+        self.models = ModelCatalog(codex: codex, timeout: policy.codexTimeout)
+        self.deviceAdmin = DeviceAdmin(devices: storage.devices, audit: storage.audit)
         let gate = Self.gate(for: policy)
         self.gate = gate
-        self.workspaceDiff = WorkspaceDiff(git: ChildProcess.which("git", path: ProcessInfo.processInfo.environment["PATH"]))
+        self.git = GitService(roots: policy.roots)
         let held = try storage.queue.all()
         let recovery = try Self.recover(storage.journal, keptQueued: held, logger: logger)
         self.helloFacts = HelloFacts(lastSeq: recovery.lastSeq, policy: gate.clientPolicy)
@@ -103,9 +141,9 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
 
     public nonisolated var description: String { "ThreadHub" }
 
-    /// Serves `listPreviews` and `openPreview` with `previews` (before `run()`).
-    public func usePreviews(_ previews: Previews) {
-        services.previews = previews
+    /// Finds git and gh as they would be found in `environment` (tests: a home of their own).
+    func useGitEnvironment(_ environment: [String: String]) {
+        git = GitService(roots: policy.roots, environment: environment)
     }
 
     static func gate(for policy: Policy) -> PolicyGate {
@@ -120,6 +158,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     /// Consumes Codex's events until the supervisor ends its stream (on shutdown); the background work runs
     /// beside it and is ended with it.
     public func run() async throws {
+        background.start { await self.publishCommandFrames() }
         await background.run { await self.consumeEvents() }
     }
 
@@ -129,10 +168,13 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
             // one transaction before any of them is delivered.
             events.beginBatch()
             process(event)
-            for next in codex.events.poll(limit: Self.maxBatch - 1) {
+            let more = codex.events.poll(limit: Self.maxBatch - 1)
+            for next in more {
                 process(next)
             }
             flushBatch()
+            // Commands' endings answered after these events may be journaled now (CommandService).
+            commands.eventsRead(adding: 1 + more.count)
             await paceDelivery()
         }
         // The supervisor ends its stream when it shuts down, which happens before the hub is told to (services
@@ -166,18 +208,17 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     }
 
     func notification(method: String, params: JSONValue, paramsJSON: String?) {
-        // Commands' output and ends name no thread (ThreadHub+Commands).
-        if method == "command/exec/outputDelta" { return commandOutputDelta(params) }
-        if method == Self.commandEndedMethod { return commandEnded(params) }
+        // Commands' output names no thread (CommandService).
+        if method == "command/exec/outputDelta" { return commands.outputDelta(params) }
         // The account's rate limits name no thread: to `*` subscribers, when they changed (RateLimitRelay).
         if method == RateLimitRelay.method {
-            guard services.rateLimits.admit(params) else { return }
+            guard rateLimits.admit(params) else { return }
             return publish(threadId: RateLimitRelay.threadId, eventDataJSON: paramsJSON) { seq in
                 .event(ThreadEvent(seq: seq, threadId: RateLimitRelay.threadId, type: method, data: params))
             }
         }
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
-        if ephemeralNotification(method: method, params: params, threadId: threadId) { return }  // ThreadHub+CommitMessage
+        if commitMessages.take(method: method, params: params, threadId: threadId) { return }  // CommitMessageWriter
         if codex.isShared, !sharedNotification(method: method, params: params, paramsJSON: paramsJSON, threadId: threadId) { return }
         // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
         // which its items and `turn/completed` carry): the root is the thread's turn (not so for a sub-agent's).
@@ -196,7 +237,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         case "serverRequest/resolved": codexResolvedRequest(params)
         case "turn/completed":
             cancelInputs { $0.request.threadId == threadId && ($0.request.turnId == turnId || turnId == nil) }
-            services.uploads?.turnEnded(threadId)
+            uploads?.turnEnded(threadId)
             turnEnded(threadId, turnId: turnId)
         default: break
         }
@@ -208,7 +249,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
             logger.debug("Leaving a Codex request to the other clients", metadata: ["bridge.codex.method": "\(method)"])
             return
         }
-        if let threadId = params["threadId"]?.stringValue, desks.ephemeral[threadId] != nil {
+        if let threadId = params["threadId"]?.stringValue, commitMessages.isOwn(threadId) {
             return refuse(id: id, method: method)  // the bridge's own read-only helper thread asks nothing of anyone
         }
         if relayInput(id: id, method: method, params: params) { return }
@@ -229,6 +270,24 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         logger.info(
             "Approval requested",
             metadata: ["bridge.thread.id": "\(threadId)", "bridge.approval.id": "\(approvalId)", "bridge.approval.type": "\(type)"])
+    }
+
+    /// Journals and sends what commands journal after their start, in their order (CommandService's channel).
+    private func publishCommandFrames() async {
+        for await frame in commands.frames {
+            switch frame {
+            case .output(var output):
+                publish(threadId: output.threadId) { seq in
+                    output.seq = seq
+                    return .commandOutput(output)
+                }
+            case .exited(var exited):
+                publish(threadId: exited.threadId) { seq in
+                    exited.seq = seq
+                    return .commandExited(exited)
+                }
+            }
+        }
     }
 
     // MARK: Lifecycle port (TurnDrain, serve's startup QR)
@@ -332,10 +391,10 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         switch numbered {
         case .approvalRequest(let request):
             relayedPending.opened(request.approvalId, threadId: threadId, machine: machine.id, text: text, seq: seq)
-            services.push?.signal(.approvalRequested(request))
+            push?.signal(.approvalRequested(request))
         case .approvalResolved(let resolved):
             relayedPending.closed(resolved.approvalId, machine: machine.id)
-            services.push?.signal(
+            push?.signal(
                 .approvalResolved(approvalId: resolved.approvalId, decision: resolved.decision, deviceId: resolved.deviceId))
         case .inputRequest(let request):
             relayedPending.opened(request.requestId, threadId: threadId, machine: machine.id, text: text, seq: seq)
@@ -361,6 +420,14 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
 
     /// Whether `session` receives `threadId`'s messages now (by name or through `*`).
     public func covers(_ session: ClientSession, _ threadId: String) -> Bool { events.fanOut.covers(session.id, threadId) }
+
+    /// The devices with a session open here.
+    var connectedDeviceIds: Set<String> { Set(sessions.values.compactMap { $0.session.principal.deviceId }) }
+
+    /// Pending approvals and threads with a running turn, for `/metrics`.
+    package func metricsSnapshot() -> (approvalsPending: Int, threadsRunning: Int) {
+        (desks.approvals.count, book.runningCount)
+    }
 
     /// The last seq given out.
     public var lastSeq: Int64 { events.lastSeq }
@@ -404,7 +471,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
 
     public func sessionOpened(_ session: ClientSession) async -> SessionOpening {
         let opening = await open(session)
-        services.push?.signal(.sessionOpened(session, owner: sessions[session.id]?.clientKey))
+        push?.signal(.sessionOpened(session, owner: sessions[session.id]?.clientKey))
         return opening
     }
 
@@ -436,7 +503,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     }
 
     public func sessionClosed(_ session: ClientSession) async {
-        services.push?.signal(.sessionClosed(session.id))
+        push?.signal(.sessionClosed(session.id))
         sessions[session.id] = nil
         events.fanOut.remove(session.id)
     }

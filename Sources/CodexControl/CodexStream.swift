@@ -50,6 +50,10 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
     /// True while a producer waits for the consumer.
     var isProducerWaiting: Bool { storage.isProducerWaiting }
 
+    /// How many elements were ever accepted (dropped ones aside): a consumer that counts what it took knows it has
+    /// taken everything sent before a moment once its count reaches this figure read at that moment.
+    public var sentCount: Int { storage.sentCount }
+
     final class Storage: Sendable {
         private struct State {
             var items: [Element] = []
@@ -59,6 +63,8 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
             var consumer: CheckedContinuation<Element?, Never>?
             var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
             var nextWaiter = 0
+            /// Elements accepted so far.
+            var sent = 0
             var count: Int { items.count - head }
 
             mutating func pop() -> Element? {
@@ -95,6 +101,7 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
         init(capacity: Int) { self.capacity = capacity }
 
         var isProducerWaiting: Bool { state.withLock { !$0.waiters.isEmpty } }
+        var sentCount: Int { state.withLock { $0.sent } }
 
         func send(_ element: Element) async -> Bool {
             await send(contentsOf: CollectionOfOne(element))
@@ -103,6 +110,7 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
         func send(contentsOf elements: some Collection<Element>) async -> Bool {
             let (handOver, action): ((CheckedContinuation<Element?, Never>, Element)?, SendAction) = state.withLock { state in
                 if state.finished || state.terminated { return (nil, .dropped) }
+                state.sent += elements.count
                 var rest = elements[...]
                 var handOver: (CheckedContinuation<Element?, Never>, Element)?
                 if let waiting = state.consumer, let first = rest.popFirst() {

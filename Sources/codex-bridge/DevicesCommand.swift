@@ -327,11 +327,10 @@ struct DevicesCommand: AsyncParsableCommand {
 
     /// Records a workstation command in the audit log (a failure to record does not fail the command).
     static func audit(_ registry: DeviceRegistry, kind: String, deviceId: String?, detail: String?, name: String? = nil) async {
-        let log = AuditLog(database: registry.database)
-        let entry = AuditEntry(
-            at: log.timestamp, actor: .workstation, deviceId: deviceId, deviceName: name, kind: kind, outcome: "ok", detail: detail)
+        let auditor = Auditor(log: AuditLog(database: registry.database), logger: Logger(label: "codex-bridge.audit"))
+        let entry = auditor.entry(actor: .workstation, deviceId: deviceId, deviceName: name, kind: kind, outcome: "ok", detail: detail)
         do {
-            try await log.record(entry)
+            try await auditor.log.record(entry)
         } catch {
             FileHandle.standardError.write(Data("warning: cannot write the audit log: \(error)\n".utf8))
         }

@@ -9,6 +9,7 @@ import BridgeStore
 import BridgeTLS
 import BridgeWeb
 import CodexControl
+import ConfinedFiles
 import Discovery
 import Foundation
 import Hummingbird
@@ -134,10 +135,22 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
         throw CommandFailure("cannot set up TLS: \(error)")
     }
     let fingerprint = tlsFingerprint
+    var notifications = try ServePush.prepare(settings.push, paths: paths, devices: pairing.registry, logger: logger)
+    let uploads: UploadStore
+    do {
+        uploads = try UploadStore(directory: paths.stateDirectory.appendingPathComponent("uploads"), maxBytes: settings.maxUploadBytes)
+    } catch {
+        throw CommandFailure("cannot prepare \(paths.stateDirectory.path)/uploads: \(error)")
+    }
+    // The preview origin: a thread's dev servers, on a port of their own (same addresses and TLS).
+    let previews = Previews(
+        host: ServePairing.isWildcard(pairing.host) ? pairing.preferredHost ?? "localhost" : pairing.host, secure: tlsSource != nil,
+        probe: { host, port in await HTTPProbe().speaksHTTP(host: host, port: port) })
     let hub: ThreadHub
     do {
         hub = try ThreadHub(
-            codex: supervisor, policy: .init(roots: workspaceRoots, allowedSandboxes: sandboxes), storage: storage, logger: logger)
+            codex: supervisor, policy: .init(roots: workspaceRoots, allowedSandboxes: sandboxes), storage: storage, logger: logger,
+            uploads: uploads, push: notifications.coordinator, inhibitor: notifications.inhibitor, previews: previews)
     } catch {
         throw CommandFailure("cannot open the event journal in \(paths.databaseFile.path): \(error)")
     }
@@ -146,21 +159,8 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
     let fleet = FleetLinks(
         home: MachineRef(id: pairing.identity.id, name: pairing.identity.name), hub: hub, journal: storage.journal,
         store: MachineStore(database: pairing.registry.database), logger: logger)
-    let notifications = try await ServePush.prepare(
-        settings.push, paths: paths, devices: pairing.registry, hub: hub, answerer: FleetNotificationAnswerer(hub: hub, links: fleet),
-        logger: logger)
-    let uploads: UploadStore
-    do {
-        uploads = try UploadStore(directory: paths.stateDirectory.appendingPathComponent("uploads"), maxBytes: settings.maxUploadBytes)
-    } catch {
-        throw CommandFailure("cannot prepare \(paths.stateDirectory.path)/uploads: \(error)")
-    }
-    await hub.useUploads(uploads)
-    // The preview origin: a thread's dev servers, on a port of their own (same addresses and TLS).
-    let previews = Previews(
-        host: ServePairing.isWildcard(pairing.host) ? pairing.preferredHost ?? "localhost" : pairing.host, secure: tlsSource != nil,
-        probe: { host, port in await HTTPProbe().speaksHTTP(host: host, port: port) })
-    await hub.usePreviews(previews)
+    notifications = notifications.withRoute(
+        hub: hub, devices: pairing.registry, answerer: FleetNotificationAnswerer(hub: hub, links: fleet))
     var previewConfiguration = PreviewProxy.Configuration(
         host: pairing.host, port: previewPort,
         tls: tlsSource.map { source in { @Sendable in source.current() } })
@@ -225,7 +225,8 @@ func buildBridge(_ settings: ServeSettings, paths: StatePaths, logger: Logger, m
         extraRoutes: {
             [
                 metricsRoute, notifications, credentials,
-                upload = UploadRoute(store: uploads, audit: AuditLog(database: pairing.registry.database), logger: logger),
+                upload = UploadRoute(
+                    store: uploads, auditor: Auditor(log: AuditLog(database: pairing.registry.database), logger: logger), logger: logger),
                 files = FileDownloadRoute(hub: hub, logger: logger),
             ] router in
             // The routes that need a credential, behind the one check.

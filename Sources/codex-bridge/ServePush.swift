@@ -8,10 +8,11 @@ import Logging
 import ServiceLifecycle
 
 /// `serve`'s notifications: the VAPID key, the push coordinator and its `/push/action` route, the sleep
-/// inhibitor, all attached to the hub.
+/// inhibitor. The coordinator and the inhibitor are given to the hub when it is made (``prepare(_:paths:devices:logger:)``);
+/// the route, which answers through the hub, is added once the hub exists (``withRoute(hub:devices:answerer:)``).
 struct ServePush: Sendable {
     let coordinator: PushCoordinator?
-    let route: PushActionRoute?
+    var route: PushActionRoute?
     let inhibitor: SleepInhibitor?
 
     /// The VAPID public key for `helloAck.server.pushPublicKey`; nil with push off.
@@ -26,16 +27,17 @@ struct ServePush: Sendable {
         route?.addRoutes(to: router, authenticator: authenticator)
     }
 
-    static func prepare(
-        _ settings: PushSettings, paths: StatePaths, devices: DeviceRegistry, hub: ThreadHub, answerer: any NotificationAnswering,
-        logger: Logger
-    ) async throws
-        -> ServePush
-    {
+    /// This push with the `/push/action` route, which answers through `hub` (none with push off).
+    func withRoute(hub: ThreadHub, devices: DeviceRegistry, answerer: any NotificationAnswering) -> ServePush {
+        var push = self
+        push.route = coordinator.map { PushActionRoute(hub: hub, push: $0, devices: devices, answerer: answerer) }
+        return push
+    }
+
+    static func prepare(_ settings: PushSettings, paths: StatePaths, devices: DeviceRegistry, logger: Logger) throws -> ServePush {
         let inhibitor = settings.inhibit ? SleepInhibitor(logger: logger) : nil
         let pushOn = settings.enabled || !settings.notifyURLs.isEmpty
         guard pushOn else {
-            await hub.attach(push: nil, inhibitor: inhibitor)
             return ServePush(coordinator: nil, route: nil, inhibitor: inhibitor)
         }
         let keyFile = VAPIDKey.file(in: paths)
@@ -61,15 +63,12 @@ struct ServePush: Sendable {
                 endpoints: PushEndpointPolicy(allowedHosts: settings.allowPushHosts)),
             key: key, store: PushSubscriptionStore(database: devices.database), devices: devices,
             webPush: settings.enabled, logger: logger)
-        await hub.attach(push: coordinator, inhibitor: inhibitor)
         logger.info(
             "Notifications on",
             metadata: [
                 "bridge.push.web": "\(settings.enabled)", "bridge.push.delay": "\(settings.delay)",
                 "bridge.notify.targets": "\(targets.map(\.description).joined(separator: ", "))",
             ])
-        return ServePush(
-            coordinator: coordinator, route: PushActionRoute(hub: hub, push: coordinator, devices: devices, answerer: answerer),
-            inhibitor: inhibitor)
+        return ServePush(coordinator: coordinator, route: nil, inhibitor: inhibitor)
     }
 }

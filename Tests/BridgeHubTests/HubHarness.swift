@@ -2,6 +2,7 @@ import BridgeProtocol
 import BridgeServer
 import BridgeStore
 import CodexControl
+import ConfinedFiles
 import Foundation
 import Logging
 import Synchronization
@@ -17,9 +18,13 @@ final class HubHarness: Sendable {
     let directory: URL
     let root: String
     let storage: HubStorage
+    /// The hub's upload store (with `uploadLimit`), in `directory/uploads`.
+    let uploads: UploadStore?
     private let runner: Task<Void, any Error>
 
-    init(policy: ((WorkspaceRoots) -> ThreadHub.Policy)? = nil, directory: URL? = nil, shared: Bool = false) async throws {
+    init(
+        policy: ((WorkspaceRoots) -> ThreadHub.Policy)? = nil, directory: URL? = nil, shared: Bool = false, uploadLimit: Int? = nil
+    ) async throws {
         codex = FakeCodexPort(shared: shared)
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
         self.directory = directory
@@ -31,7 +36,9 @@ final class HubHarness: Sendable {
         let paths = StatePaths(configDirectory: directory, stateDirectory: directory)
         storage = HubStorage(database: try BridgeDatabase(paths: paths, logger: logger), logger: logger)
         let roots = try WorkspaceRoots([self.root])
-        hub = try ThreadHub(codex: codex, policy: policy?(roots) ?? ThreadHub.Policy(roots: roots), storage: storage, logger: logger)
+        uploads = try uploadLimit.map { try UploadStore(directory: directory.appendingPathComponent("uploads"), maxBytes: $0) }
+        hub = try ThreadHub(
+            codex: codex, policy: policy?(roots) ?? ThreadHub.Policy(roots: roots), storage: storage, logger: logger, uploads: uploads)
         let hub = self.hub
         runner = Task { try await hub.run() }
         await codex.events.send(.started(generation: 1))

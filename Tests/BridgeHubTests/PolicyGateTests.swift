@@ -1,4 +1,5 @@
 import BridgeProtocol
+import ConfinedFiles
 import Foundation
 import Testing
 

@@ -59,10 +59,9 @@ import Testing
     }
 
     @Test func attachmentsBecomeLocalImagesAndAreDeletedWhenTheTurnEnds() async throws {
-        let harness = try await HubHarness()
+        let harness = try await HubHarness(uploadLimit: 1024)
         harness.codexKnowsThread("t1", cwd: harness.project)
-        let store = try UploadStore(directory: harness.directory.appendingPathComponent("uploads"), maxBytes: 1024)
-        await harness.hub.useUploads(store)
+        let store = try #require(harness.uploads)
         let upload = try store.store(Self.png)
         let phone = await harness.session()
         let missing = StartThread(cwd: harness.project, prompt: "p", attachments: ["up-nope"])

@@ -1,6 +1,5 @@
 /// The hub's desks, each a value type that owns its part of the state and the one way to change it: approvals,
-/// questions, the queue of follow-ups, plans, goals, sub-agents, `!commands`, and the bridge's own ephemeral
-/// threads. ``ThreadHub`` holds one of these and does the I/O they ask for.
+/// questions, the queue of follow-ups, plans, goals and sub-agents. ``ThreadHub`` holds one of these and does the I/O they ask for.
 struct HubDesks {
     /// Approvals waiting for their answer, and the one way to answer them (Desks/Approvals).
     var approvals = ApprovalDesk()
@@ -17,8 +16,4 @@ struct HubDesks {
     var lookedUpSubAgents: Set<String> = []
     /// What Codex's automatic reviewer denied, for a person to override (Desks/Reviews).
     var autoReviews = AutoReviewDesk()
-    /// Phones' `!commands` while they run (ThreadHub+Commands).
-    var commands = CommandRuns()
-    /// The bridge's own ephemeral Codex threads (a commit message being written; ThreadHub+CommitMessage).
-    var ephemeral: [String: ThreadHub.EphemeralThread] = [:]
 }

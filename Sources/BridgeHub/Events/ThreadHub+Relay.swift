@@ -14,7 +14,7 @@ extension ThreadHub {
             return
         }
         let threadId = note.threadId
-        if !desks.ephemeral.isEmpty, desks.ephemeral[threadId] != nil { return }  // the bridge's own (ThreadHub+CommitMessage)
+        if commitMessages.isOwn(threadId) { return }  // the bridge's own (CommitMessageWriter)
         // A thread the hub knows stays known (entries are never removed): look it up once per run of its deltas.
         if threadId != events.relayFrame.knownThread {
             book.know(threadId, generation: generation)

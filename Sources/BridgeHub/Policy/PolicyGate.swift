@@ -1,4 +1,5 @@
 import BridgeProtocol
+import ConfinedFiles
 import Foundation
 
 /// The one gate every request passes: where threads may run (the roots) and with which sandbox and approval

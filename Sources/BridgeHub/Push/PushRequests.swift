@@ -6,11 +6,11 @@ import BridgePush
 struct PushRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
         routes.on(.presence) { (hub, presence: Presence, context) in
-            hub.services.push?.signal(.presence(sessionId: context.session.id, visible: presence.visible))
+            hub.push?.signal(.presence(sessionId: context.session.id, visible: presence.visible))
             return .accepted(Accepted())
         }
         routes.on(.pushSubscribe) { (hub, subscribe: PushSubscribe, context) in
-            let (push, owner) = try Self.subscriber(hub.services.push, context)
+            let (push, owner) = try Self.subscriber(hub.push, context)
             do throws(PushError) {
                 return .pushSubscribed(PushSubscribed(subscriptionId: try await push.subscribe(owner: owner, subscribe)))
             } catch {
@@ -18,7 +18,7 @@ struct PushRequests: RequestCollection {
             }
         }
         routes.on(.pushUnsubscribe) { (hub, unsubscribe: PushUnsubscribe, context) in
-            let (push, owner) = try Self.subscriber(hub.services.push, context)
+            let (push, owner) = try Self.subscriber(hub.push, context)
             guard try await push.unsubscribe(owner: owner, id: unsubscribe.subscriptionId) else {
                 throw HubError(.notFound, "no push subscription \(unsubscribe.subscriptionId.prefix(64)) for this device")
             }

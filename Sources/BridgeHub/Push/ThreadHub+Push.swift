@@ -9,19 +9,13 @@ import Logging
 /// who is looking), keeps the ``SleepInhibitor`` held while a turn runs, answers `pushSubscribe`,
 /// `pushUnsubscribe` and `presence`, and resolves approvals answered from a notification.
 extension ThreadHub {
-    /// Connects the coordinator (nil: push off) and the inhibitor (nil: `--no-inhibit`). Call before `run()`.
-    public func attach(push: PushCoordinator?, inhibitor: SleepInhibitor?) {
-        services.push = push
-        services.inhibitor = inhibitor
-    }
-
     /// After a Codex notification was published: turn ends, names and agent messages for the notices; the
     /// inhibitor follows whether any turn runs.
     func observeForPush(method: String, params: JSONValue, threadId: String) {
         if method == "turn/started" || method == "turn/completed" || method == "bridge/turnFailed" {
-            services.inhibitor?.update(running: book.runningCount > 0)
+            inhibitor?.update(running: book.runningCount > 0)
         }
-        guard let push = services.push else { return }
+        guard let push else { return }
         switch method {
         case "thread/started":
             if let name = params["thread"]?["name"]?.stringValue ?? params["thread"]?["preview"]?.stringValue, !name.isEmpty {
@@ -50,12 +44,12 @@ extension ThreadHub {
 
     /// A new approval was published.
     func approvalRequestedForPush(_ approvalId: String) {
-        guard let push = services.push, let request = desks.approvals.request(approvalId) else { return }
+        guard let push, let request = desks.approvals.request(approvalId) else { return }
         push.signal(.approvalRequested(request))
     }
 
     /// An approval was answered or cancelled.
     func approvalResolvedForPush(_ approvalId: String, decision: ApprovalDecision, deviceId: String?) {
-        services.push?.signal(.approvalResolved(approvalId: approvalId, decision: decision, deviceId: deviceId))
+        push?.signal(.approvalResolved(approvalId: approvalId, decision: decision, deviceId: deviceId))
     }
 }

@@ -14,7 +14,7 @@ struct PreviewRequests: RequestCollection {
     }
 
     private static func previews(_ hub: isolated ThreadHub) throws -> Previews {
-        guard let previews = hub.services.previews else { throw HubError(.notFound, "this bridge serves no previews") }
+        guard let previews = hub.previews else { throw HubError(.notFound, "this bridge serves no previews") }
         return previews
     }
 }

@@ -1,3 +1,4 @@
+import BridgeGit
 import BridgePreview
 import BridgeProtocol
 import BridgeStore
@@ -36,6 +37,8 @@ extension ThreadHub {
             return .error(ErrorMessage(id: id, code: error.code, message: error.message))
         } catch let error as CodexError {
             return .error(Self.errorMessage(id: id, for: error))
+        } catch let error as GitError {
+            return .error(ErrorMessage(id: id, code: error.code.wire, message: error.message))
         } catch let error as PreviewError {
             return .error(ErrorMessage(id: id, code: error.code.wire, message: error.message))
         } catch {
@@ -184,7 +187,7 @@ extension ThreadHub {
     /// `updateThreadSettings`: the gate admitted `turnPolicy` (the thread's policy, with the sandbox of a
     /// `permissionProfile` when one was named); a new sandbox is remembered, so the thread's next turns run with it.
     func updateSettings(_ update: UpdateThreadSettings, policy turnPolicy: TurnPolicy) async throws -> Accepted {
-        try await checkModel(update.model, effort: update.effort)
+        try await models.check(update.model, effort: update.effort)
         try await ensureLoaded(update.threadId, policy: turnPolicy)
         try await housekeeping.updateSettings(update, sandbox: update.permissionProfile == nil ? nil : turnPolicy.sandbox)
         if book[update.threadId]?.policy != turnPolicy {
@@ -245,7 +248,7 @@ extension ThreadHub {
     /// Codex's thread objects as the bridge lists them (`listThreads`, `searchThreads`): those inside the roots,
     /// with their worktree, goal and collaboration mode.
     private func summaries(of data: [JSONValue]) async -> [ThreadSummary] {
-        let worktrees = await Self.worktreeFacts(of: data.map { $0["cwd"]?.stringValue }, roots: gate.roots)
+        let worktrees = await GitService.worktreeFacts(of: data.map { $0["cwd"]?.stringValue }, roots: gate.roots)
         let threads = zip(data, worktrees).compactMap { thread, worktree -> ThreadSummary? in
             guard let id = thread["id"]?.stringValue else { return nil }
             // Threads outside this bridge's roots are not shown (the gate refuses them anyway).
@@ -287,10 +290,10 @@ extension ThreadHub {
     {
         guard !start.prompt.isEmpty else { throw HubError(.badRequest, "prompt must not be empty") }
         try refuseWhileShuttingDown()
-        try await checkModel(start.model, effort: start.effort)
+        try await models.check(start.model, effort: start.effort)
         let extraInput = try attachmentInputs(start.attachments)
         var cwd = cwd
-        if let worktree = start.worktree { cwd = try await worktreeDirectory(for: worktree, cwd: cwd) }
+        if let worktree = start.worktree { cwd = try await git.worktreeDirectory(for: worktree, cwd: cwd) }
         let before = events.lastSeq
         let threadId = try await codex.threadStart(
             cwd: cwd, model: start.model, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
@@ -309,7 +312,7 @@ extension ThreadHub {
                 collaborationMode: start.collaborationMode))
         claimUploads(start.attachments, for: threadId)
         session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
-        let worktree = start.worktree != nil ? await Self.worktreeFacts(of: [cwd], roots: gate.roots).first ?? nil : nil
+        let worktree = start.worktree != nil ? await GitService.worktreeFacts(of: [cwd], roots: gate.roots).first ?? nil : nil
         return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd, branch: worktree?.branch, worktreeOf: worktree?.worktreeOf)
     }
 
@@ -325,7 +328,7 @@ extension ThreadHub {
     func sendMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) async throws -> Accepted {
         guard !message.text.isEmpty else { throw HubError(.badRequest, "text must not be empty") }
         try refuseWhileShuttingDown()
-        try await checkModel(message.model, effort: message.effort)
+        try await models.check(message.model, effort: message.effort)
         let extraInput = try attachmentInputs(message.attachments)
         try await ensureLoaded(message.threadId, policy: turnPolicy)
         if message.mode == .queue, book.runningTurn(of: message.threadId) != nil || desks.queue.isBusy(message.threadId) {
@@ -367,7 +370,7 @@ extension ThreadHub {
     /// git's view of the thread's directory (tracked and new files; see ``WorkspaceDiff``), else the last diff
     /// Codex reported for the thread (a directory outside any repository).
     func diff(of threadId: String, cwd: String?) async throws -> String {
-        if let cwd, let diff = try await workspaceDiff.diff(in: cwd, roots: gate.roots) { return diff }
+        if let cwd, let diff = try await git.diff(in: cwd) { return diff }
         return book[threadId]?.lastDiff ?? ""
     }
 

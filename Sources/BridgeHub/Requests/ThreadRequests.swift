@@ -70,13 +70,17 @@ struct ThreadRequests: RequestCollection {
         routes.on(.readFile) { (hub, read: ReadFile, context) in
             .file(try await FileReader().read(read.path, cwd: context.directory, roots: hub.gate.roots))
         }
-        routes.on(.searchFiles) { (hub, search: SearchFiles, context) in .files(try await hub.searchFiles(search, cwd: context.directory)) }
+        routes.on(.searchFiles) { (hub, search: SearchFiles, context) in
+            .files(
+                try await FileSearch(codex: hub.codex, timeout: hub.policy.codexTimeout, roots: hub.gate.roots).search(
+                    search, cwd: context.directory))
+        }
         routes.on(.listSkills) { (hub, list: ListSkills, context) in .skills(try await hub.listSkills(list, cwd: context.directory)) }
         routes.on(.listTools) { (hub, list: ListTools, context) in
             .tools(
                 try await ToolInventory(codex: hub.codex, timeout: hub.policy.codexTimeout).list(threadId: list.threadId, cwd: context.cwd))
         }
-        routes.on(.listModels) { (hub, _: ListModels, _) in .models(ModelList(models: try await hub.models())) }
+        routes.on(.listModels) { (hub, _: ListModels, _) in .models(ModelList(models: try await hub.models.models())) }
         routes.on(.usage) { (hub, _: UsageRequest, _) in .usage(try await hub.usage()) }
         routes.on(.accountUsage) { (hub, _: AccountUsageRequest, _) in
             .accountUsage(try await AccountUsageReader(codex: hub.codex, timeout: hub.policy.codexTimeout).read())

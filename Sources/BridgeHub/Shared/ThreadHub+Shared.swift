@@ -199,9 +199,9 @@ extension ThreadHub {
                 ApprovalResolved(
                     seq: seq, approvalId: answered.approvalId, threadId: answered.threadId, decision: decision, answeredElsewhere: true))
         }
-        let entry = AuditEntry(
-            at: storage.audit.timestamp, actor: .desk, kind: "approve", threadId: answered.threadId, outcome: "ok",
-            detail: "\(decision.rawValue) \(answered.approvalId)")
-        background.start { await self.record(entry) }
+        let entry = auditor.entry(
+            actor: .desk, kind: "approve", threadId: answered.threadId, outcome: "ok", detail: "\(decision.rawValue) \(answered.approvalId)"
+        )
+        background.start { [auditor] in await auditor.record(entry) }
     }
 }

@@ -8,39 +8,10 @@ import Logging
 /// `codex-bridge devices scope` in another process, or an admin device) reach open sessions through
 /// ``refreshScopes()``.
 extension ThreadHub {
-    /// The audit entry for a request `session` made and the answer it got.
-    static func auditEntry(_ request: BridgeRequest, answer: ServerMessage, session: ClientSession, at: Double) -> AuditEntry {
-        var threadId = request.threadId
-        var outcome = "ok"
-        switch answer {
-        case .error(let error): outcome = error.code.rawValue
-        case .response(_, .threadStarted(let started)): threadId = started.threadId
-        case .response(_, .threadForked(let forked)): threadId = forked.threadId
-        case .response(_, .accepted(let accepted)): threadId = threadId ?? accepted.threadId
-        default: break
-        }
-        var response: BridgeResponse?
-        if case .response(_, let answered) = answer { response = answered }
-        var detail = request.payload.auditDetail(answer: response)
-        if case .error(let error) = answer, let scope = error.scope { detail = "needs \(scope.rawValue)" }
-        return AuditEntry(
-            at: at, actor: session.principal.deviceId == nil ? .sharedSecret : .device, deviceId: session.principal.deviceId,
-            address: session.remoteAddress, kind: request.kind, threadId: threadId, outcome: outcome, detail: detail,
-            onBehalfOf: request.onBehalfOf)
-    }
-
-    /// Writes the audit entry of one request; a failure is logged, never the request's.
+    /// Writes the audit entry of one request (``Auditor``); a failure is logged, never the request's.
     public func audit(_ request: BridgeRequest, answer: ServerMessage, session: ClientSession) async {
-        await record(Self.auditEntry(request, answer: answer, session: session, at: storage.audit.timestamp))
-    }
-
-    /// Appends an entry to the audit log (the desk's answers, notification actions, pairings).
-    public func record(_ entry: AuditEntry) async {
-        do {
-            try await storage.audit.record(entry)
-        } catch {
-            logger.warning("Cannot write the audit log", metadata: ["bridge.audit.kind": "\(entry.kind)", "error": "\(error)"])
-        }
+        await auditor.record(
+            auditor.entry(for: request, answer: answer, deviceId: session.principal.deviceId, address: session.remoteAddress))
     }
 
     /// Sends `message` to every connection of device `deviceId`.

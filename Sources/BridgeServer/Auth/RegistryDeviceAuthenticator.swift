@@ -33,7 +33,7 @@ public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
     private let registry: DeviceRegistry
     private let logger: Logger
     private let confirmation: Confirmation?
-    private let audit: AuditLog
+    private let auditor: Auditor
 
     /// - Parameters:
     ///   - registry: the devices and pairing codes.
@@ -43,7 +43,7 @@ public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
         self.registry = registry
         self.logger = logger
         self.confirmation = confirmation
-        self.audit = AuditLog(database: registry.database)
+        self.auditor = Auditor(log: AuditLog(database: registry.database), logger: logger)
     }
 
     public func authenticateDevice(token: String, remoteAddress: String) async -> AuthenticationResult {
@@ -198,18 +198,10 @@ public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
         _ deviceId: String, name: String?, address: String?, kind: String, outcome: String, detail: String? = nil,
         actor: AuditActor = .device
     ) async {
-        let entry = AuditEntry(
-            at: audit.timestamp, actor: actor, deviceId: deviceId, deviceName: name, address: address, kind: kind, outcome: outcome,
-            detail: detail)
-        let audit = self.audit
-        let logger = self.logger
+        let entry = auditor.entry(
+            actor: actor, deviceId: deviceId, deviceName: name, address: address, kind: kind, outcome: outcome, detail: detail)
+        let auditor = self.auditor
         // In its own task: a pairing abandoned by a cancelled wait is recorded too.
-        await Task {
-            do {
-                try await audit.record(entry)
-            } catch {
-                logger.warning("Cannot write the audit log", metadata: ["error.type": "\(type(of: error))"])
-            }
-        }.value
+        await Task { await auditor.record(entry) }.value
     }
 }

@@ -89,11 +89,10 @@ public struct PushActionRoute: Sendable {
         }
         let deviceId = binding.owner.hasPrefix("notify:") ? nil : binding.owner
         func record(_ outcome: String, detail: String, threadId: String? = nil) async {
-            await hub.record(
-                AuditEntry(
-                    at: Date().timeIntervalSince1970, actor: .notification, deviceId: deviceId,
-                    deviceName: deviceId == nil ? "notification target \(binding.owner.dropFirst("notify:".count))" : nil,
-                    address: remoteAddress, kind: "approve", threadId: threadId, outcome: outcome, detail: detail))
+            await hub.auditor.record(
+                actor: .notification, deviceId: deviceId,
+                deviceName: deviceId == nil ? "notification target \(binding.owner.dropFirst("notify:".count))" : nil,
+                address: remoteAddress, kind: "approve", threadId: threadId, outcome: outcome, detail: detail)
         }
         if let deviceId, let devices {
             // A device revoked since the notification was sent cannot answer with it, nor one that may no longer approve.

@@ -15,13 +15,13 @@ import NIOCore
 /// `{"code","message"}`.
 public struct UploadRoute: Sendable {
     private let store: UploadStore
-    private let audit: AuditLog?
+    private let auditor: Auditor?
     private let logger: Logger
 
     /// - Parameter audit: where uploads (and refused ones) are recorded.
-    public init(store: UploadStore, audit: AuditLog? = nil, logger: Logger) {
+    public init(store: UploadStore, auditor: Auditor? = nil, logger: Logger) {
         self.store = store
-        self.audit = audit
+        self.auditor = auditor
         self.logger = logger
     }
 
@@ -78,16 +78,10 @@ public struct UploadRoute: Sendable {
     }
 
     private func record(_ context: BridgeRequestContext, outcome: String, detail: String) async {
-        guard let audit else { return }
         let deviceId = context.principal?.deviceId
-        let entry = AuditEntry(
-            at: audit.timestamp, actor: deviceId == nil ? .sharedSecret : .device, deviceId: deviceId, address: context.remoteAddress,
-            kind: "upload", outcome: outcome, detail: detail)
-        do {
-            try await audit.record(entry)
-        } catch {
-            logger.warning("Cannot write the audit log", metadata: ["error": "\(error)"])
-        }
+        await auditor?.record(
+            actor: deviceId == nil ? .sharedSecret : .device, deviceId: deviceId, address: context.remoteAddress, kind: "upload",
+            outcome: outcome, detail: detail)
     }
 
     /// The answer for a refused upload.

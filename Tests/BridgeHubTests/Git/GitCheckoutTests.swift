@@ -2,6 +2,7 @@ import BridgeProtocol
 import Foundation
 import Testing
 
+@testable import BridgeGit
 @testable import BridgeHub
 
 /// Status, commit, branch, switch and push with a real git against a bare remote on disk (`file://`). Cost: about
@@ -39,16 +40,16 @@ import Testing
         let restFiles = try fixture.git("-C", fixture.repository, "show", "--name-only", "--format=", rest.sha)
         #expect(restFiles == "b.txt\ntracked.txt")
         #expect(try await checkout.status().report.files.isEmpty)
-        #expect(await hubErrorCode { _ = try await checkout.commit(message: "again", paths: nil) } == "bad_request")
-        #expect(await hubErrorCode { _ = try await checkout.commit(message: "  \n", paths: nil) } == "bad_request")
+        #expect(await gitErrorCode { _ = try await checkout.commit(message: "again", paths: nil) } == "bad_request")
+        #expect(await gitErrorCode { _ = try await checkout.commit(message: "  \n", paths: nil) } == "bad_request")
         for bad in ["../x", "/etc/passwd", ".git/config", "a/../../x", ""] {
-            #expect(await hubErrorCode { _ = try await checkout.commit(message: "m", paths: [bad]) } == "bad_request", "\(bad)")
+            #expect(await gitErrorCode { _ = try await checkout.commit(message: "m", paths: [bad]) } == "bad_request", "\(bad)")
         }
         // A thread in a subdirectory commits only there.
         try fixture.write("sub/s.txt", "s\n")
         try fixture.write("top.txt", "t\n")
         let sub = try fixture.checkout(fixture.repository + "/sub")
-        #expect(await hubErrorCode { _ = try await sub.commit(message: "m", paths: ["top.txt"]) } == "bad_request")
+        #expect(await gitErrorCode { _ = try await sub.commit(message: "m", paths: ["top.txt"]) } == "bad_request")
         let subCommit = try await sub.commit(message: "sub only", paths: nil)
         let subFiles = try fixture.git("-C", fixture.repository, "show", "--name-only", "--format=", subCommit.sha)
         #expect(subFiles == "sub/s.txt")
@@ -60,7 +61,7 @@ import Testing
         do {
             _ = try await fixture.checkout().commit(message: "m", paths: nil)
             Issue.record("committed without an identity")
-        } catch let error as HubError {
+        } catch let error as GitError {
             #expect(error.code == .badRequest && error.message.contains("git config --global user.email"))
         }
     }
@@ -72,7 +73,7 @@ import Testing
         do {
             _ = try await fixture.checkout().commit(message: "m", paths: nil)
             Issue.record("committed past the hook")
-        } catch let error as HubError {
+        } catch let error as GitError {
             #expect(
                 error.code == .unsafeRepository && error.message.contains("pre-commit hook") && error.message.contains("let Codex commit"))
         }
@@ -88,7 +89,7 @@ import Testing
         do {
             _ = try await fixture.checkout().commit(message: "m", paths: nil)
             Issue.record("committed a filtered file")
-        } catch let error as HubError {
+        } catch let error as GitError {
             #expect(error.code == .unsafeRepository && error.message.contains("filter.lfs.clean"))
         }
         // Files outside the filter still commit.
@@ -101,18 +102,18 @@ import Testing
         let checkout = try fixture.checkout()
         try await checkout.createBranch("feature/x", from: nil)
         #expect(try await checkout.status().report.branch == "feature/x")
-        #expect(await hubErrorCode { try await checkout.createBranch("feature/x", from: nil) } == "conflict")
-        #expect(await hubErrorCode { try await checkout.createBranch("bad..name", from: nil) } == "bad_request")
-        #expect(await hubErrorCode { try await checkout.createBranch("y", from: "nope") } == "bad_request")
-        #expect(await hubErrorCode { try await checkout.createBranch("y", from: "--output=/tmp/x") } == "bad_request")
+        #expect(await gitErrorCode { try await checkout.createBranch("feature/x", from: nil) } == "conflict")
+        #expect(await gitErrorCode { try await checkout.createBranch("bad..name", from: nil) } == "bad_request")
+        #expect(await gitErrorCode { try await checkout.createBranch("y", from: "nope") } == "bad_request")
+        #expect(await gitErrorCode { try await checkout.createBranch("y", from: "--output=/tmp/x") } == "bad_request")
         try fixture.write("tracked.txt", "on feature\n")
         _ = try await checkout.commit(message: "feature change", paths: nil)
         try await checkout.switchBranch("main")
         #expect(try await checkout.status().report.branch == "main")
-        #expect(await hubErrorCode { try await checkout.switchBranch("nope") } == "not_found")
+        #expect(await gitErrorCode { try await checkout.switchBranch("nope") } == "not_found")
         // An uncommitted change the switch would overwrite: git refuses, nothing is lost.
         try fixture.write("tracked.txt", "precious\n")
-        #expect(await hubErrorCode { try await checkout.switchBranch("feature/x") } == "conflict")
+        #expect(await gitErrorCode { try await checkout.switchBranch("feature/x") } == "conflict")
         let kept = try String(contentsOfFile: fixture.repository + "/tracked.txt", encoding: .utf8)
         #expect(kept == "precious\n")
         try await checkout.createBranch("from-main", from: "main")
@@ -122,7 +123,7 @@ import Testing
     @Test func pushSetsTheUpstreamThenFollowsItAndAFastForwardRefusalIsAConflict() async throws {
         let fixture = try GitFixture()
         let checkout = try fixture.checkout()
-        #expect(await hubErrorCode { _ = try await checkout.push(remote: nil, setUpstream: false) } == "conflict")  // no upstream yet
+        #expect(await gitErrorCode { _ = try await checkout.push(remote: nil, setUpstream: false) } == "conflict")  // no upstream yet
         let first = try await checkout.push(remote: nil, setUpstream: true)
         #expect(first == .init(branch: "main", remote: "origin", destination: "main", setsUpstream: true))
         let remoteHead = try fixture.git("-C", fixture.remote, "rev-parse", "main")
@@ -134,7 +135,7 @@ import Testing
         #expect(try await checkout.status().report.ahead == 1)
         let second = try await checkout.push(remote: nil, setUpstream: false)
         #expect(second.setsUpstream == false && second.destination == "main")
-        #expect(await hubErrorCode { _ = try await checkout.push(remote: "nope", setUpstream: true) } == "bad_request")
+        #expect(await gitErrorCode { _ = try await checkout.push(remote: "nope", setUpstream: true) } == "bad_request")
         // Someone else pushed meanwhile: non-fast-forward.
         let other = fixture.directory + "/other"
         try fixture.git("clone", "-q", "file://" + fixture.remote, other)
@@ -147,12 +148,12 @@ import Testing
         do {
             _ = try await checkout.push(remote: nil, setUpstream: false)
             Issue.record("pushed over a newer remote")
-        } catch let error as HubError {
+        } catch let error as GitError {
             #expect(error.code == .conflict && error.message.contains("fetch first"), "\(error.summary)")
             #expect(!error.message.contains("\n"))
         }
         try fixture.git("-C", fixture.repository, "checkout", "-q", "--detach")
-        #expect(await hubErrorCode { _ = try await checkout.push(remote: nil, setUpstream: true) } == "conflict")
+        #expect(await gitErrorCode { _ = try await checkout.push(remote: nil, setUpstream: true) } == "conflict")
     }
 }
 

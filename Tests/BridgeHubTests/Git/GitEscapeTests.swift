@@ -3,6 +3,7 @@ import ChildProcess
 import Foundation
 import Testing
 
+@testable import BridgeGit
 @testable import BridgeHub
 
 /// Issue 31's git rules, each seen failing before its fix: a filter driver whose name holds `=` (finding 3), a push
@@ -86,7 +87,7 @@ import Testing
         var environment = fixture.environment
         environment["GIT_SSH_COMMAND"] = ssh
         let checkout = try fixture.checkout(environment: environment)
-        #expect(await hubErrorCode { _ = try await checkout.push(remote: "both", setUpstream: true) } == "unsafe_repository")
+        #expect(await gitErrorCode { _ = try await checkout.push(remote: "both", setUpstream: true) } == "unsafe_repository")
         #expect(fixture.touchedMarkers == [])
         #expect(try fixture.git("--git-dir", target, "for-each-ref") == "")
     }

@@ -1,7 +1,9 @@
 import BridgeProtocol
+import ConfinedFiles
 import Foundation
 import Testing
 
+@testable import BridgeGit
 @testable import BridgeHub
 
 /// A home with a global git configuration, a repository with one commit and a bare remote (`file://`), in a fresh
@@ -98,17 +100,17 @@ struct GitFixture {
     struct FixtureError: Error, CustomStringConvertible { let description: String }
 }
 
-extension HubError {
-    var summary: String { "\(code.rawValue): \(message)" }
+extension GitError {
+    var summary: String { "\(code.wire.rawValue): \(message)" }
 }
 
-/// The code of the `HubError` `body` throws (nil when it returns).
-func hubErrorCode(_ body: () async throws -> Void) async -> String? {
+/// The wire code of the `GitError` `body` throws (nil when it returns).
+func gitErrorCode(_ body: () async throws -> Void) async -> String? {
     do {
         try await body()
         return nil
-    } catch let error as HubError {
-        return error.code.rawValue
+    } catch let error as GitError {
+        return error.code.wire.rawValue
     } catch {
         return "\(error)"
     }

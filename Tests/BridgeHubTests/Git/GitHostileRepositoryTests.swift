@@ -3,6 +3,7 @@ import ChildProcess
 import Foundation
 import Testing
 
+@testable import BridgeGit
 @testable import BridgeHub
 
 /// A repository (and its remote) that plants, for every key git could run a program from, a script that leaves a
@@ -156,14 +157,14 @@ import Testing
         let remoteHeads = try fixture.git("-C", fixture.remote, "for-each-ref", "--format=%(refname)")
         #expect(remoteHeads == "refs/heads/main")
         for remote in ["evil", "fd"] {
-            #expect(await hubErrorCode { _ = try await checkout.push(remote: remote, setUpstream: true) } == "failed", "\(remote)")
+            #expect(await gitErrorCode { _ = try await checkout.push(remote: remote, setUpstream: true) } == "failed", "\(remote)")
         }
         // A commit of the filtered file itself is refused, naming the key.
         try fixture.write("data.dat", "changed\n")
         do {
             _ = try await checkout.commit(message: "data", paths: nil)
             Issue.record("committed through a planted filter")
-        } catch let error as HubError {
+        } catch let error as GitError {
             #expect(error.code == .unsafeRepository && error.message.contains("filter.evil."), "\(error.summary)")
         }
         #expect(fixture.touchedMarkers == [])
@@ -206,7 +207,7 @@ import Testing
             standardInput: Array("protocol=https\nhost=example.org\n\n".utf8))
         #expect(partial.status != 0)  // no other helper, no prompt
         // A push over ssh starts the user's ssh command (which fails here: no server), not the repository's.
-        #expect(await hubErrorCode { _ = try await checkout.push(remote: "box", setUpstream: true) } == "failed")
+        #expect(await gitErrorCode { _ = try await checkout.push(remote: "box", setUpstream: true) } == "failed")
         #expect(fixture.touchedMarkers == ["global-credential-get", "global-ssh"])
     }
 
@@ -216,7 +217,7 @@ import Testing
         do {
             _ = try await fixture.checkout().push(remote: nil, setUpstream: true)
             Issue.record("pushed with the repository's TLS setting")
-        } catch let error as HubError {
+        } catch let error as GitError {
             #expect(error.code == .unsafeRepository && error.message.contains("http.https://github.com/.sslverify"), "\(error.summary)")
         }
         let refs = try fixture.git("-C", fixture.remote, "for-each-ref")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import BridgeGit
 @testable import BridgeHub
 
 /// The pure parts of the git requests, without processes: porcelain v2, configuration listings, ref names, compare

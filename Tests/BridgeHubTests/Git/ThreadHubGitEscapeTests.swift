@@ -1,5 +1,6 @@
 import BridgeProtocol
 import CodexControl
+import ConfinedFiles
 import Foundation
 import Synchronization
 import Testing

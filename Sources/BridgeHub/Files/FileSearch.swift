@@ -1,14 +1,19 @@
 import BridgeProtocol
 import CodexControl
+import ConfinedFiles
 import Foundation
 import Logging
 
 /// `searchFiles`: Codex's `fuzzyFileSearch` over the thread's directory only; every match is opened once below
 /// that directory (``WorkspaceFiles``: a regular file, no link out of it, not inside `.git`).
-extension ThreadHub {
+struct FileSearch: Sendable {
+    let codex: any CodexPort
+    let timeout: Duration
+    let roots: WorkspaceRoots
+
     static let maxSearchQueryCharacters = 256
 
-    func searchFiles(_ search: SearchFiles, cwd: String) async throws -> FileMatches {
+    func search(_ search: SearchFiles, cwd: String) async throws -> FileMatches {
         let query = search.query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !query.isEmpty, query.count <= Self.maxSearchQueryCharacters,
             !query.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
@@ -17,19 +22,19 @@ extension ThreadHub {
         }
         let limit = search.limit ?? 50
         guard (1...200).contains(limit) else { throw HubError(.badRequest, "limit must be between 1 and 200") }
-        let result = try await codex.fuzzyFileSearch(query: query, root: cwd, timeout: policy.codexTimeout)
+        let result = try await codex.fuzzyFileSearch(query: query, root: cwd, timeout: timeout)
         var candidates: [(path: String, score: Double)] = []
         for file in result["files"]?.arrayValue ?? [] {
             guard let path = file["path"]?.stringValue, file["match_type"]?.stringValue ?? "file" == "file" else { continue }
             let root = file["root"]?.stringValue ?? cwd
             candidates.append((path.hasPrefix("/") ? path : root + "/" + path, file["score"]?.numberValue ?? 0))
         }
-        let matches = await Self.admitted(candidates, cwd: cwd, roots: gate.roots, limit: limit)
+        let matches = await Self.admitted(candidates, cwd: cwd, roots: roots, limit: limit)
         return FileMatches(threadId: search.threadId, query: query, files: matches)
     }
 
     /// The candidates that open as regular files inside `cwd` (each opened once, see ``WorkspaceFiles``), at
-    /// most `limit`, with their paths relative to `cwd`. Off the hub actor: it opens files.
+    /// most `limit`, with their paths relative to `cwd`. Off any actor: it opens files.
     @concurrent
     static func admitted(_ candidates: [(path: String, score: Double)], cwd: String, roots: WorkspaceRoots, limit: Int) async -> [FileMatch]
     {

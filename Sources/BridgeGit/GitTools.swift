@@ -1,5 +1,6 @@
 import BridgeProtocol
 import ChildProcess
+import ConfinedFiles
 
 /// The programs the bridge's git requests use, found once on the bridge's `PATH`: git (nil: not installed) and
 /// GitHub's `gh` (nil: not installed), with the user's environment they may use.
@@ -17,9 +18,9 @@ struct GitTools: Sendable {
     /// - Throws: `failed` without git, `bad_request` outside a repository, `unsafe_repository` when its `.git`
     ///   leads elsewhere.
     func checkout(_ directory: String, roots: WorkspaceRoots) throws -> GitCheckout {
-        guard let runner else { throw HubError(.failed, "git is not installed on the workstation") }
+        guard let runner else { throw GitError(.failed, "git is not installed on the workstation") }
         guard let tree = try GitWorkTree.containing(directory, roots: roots) else {
-            throw HubError(.badRequest, "\(directory) is not inside a git repository")
+            throw GitError(.badRequest, "\(directory) is not inside a git repository")
         }
         return GitCheckout(tree: tree, runner: runner)
     }

@@ -29,7 +29,7 @@ struct WorkspaceDiff: Sendable {
 
     /// The diff under `directory` (resolved, absolute); nil when it is not inside a git work tree or git is
     /// missing.
-    /// - Throws: ``HubError`` when git fails or does not finish in time (never a silent empty diff);
+    /// - Throws: ``GitError`` when git fails or does not finish in time (never a silent empty diff);
     ///   `unsafe_repository` when the work tree's `.git` leads to a repository the bridge may not use
     ///   (``GitRepositoryLocation``, checked against `roots`).
     func diff(in directory: String, roots: WorkspaceRoots) async throws -> String? {
@@ -37,16 +37,16 @@ struct WorkspaceDiff: Sendable {
         let top = tree.top
         let runner = GitRunner(executable: git, user: GitUserEnvironment([:]), timeout: timeout)
         guard let config = await runner.config(in: tree, trust: .repositoryOnly) else {
-            throw HubError(.internal, "git could not read the configuration of the repository at \(top)")
+            throw GitError(.internal, "git could not read the configuration of the repository at \(top)")
         }
-        if let refusal = GitInvocation.refusal(trust: .repositoryOnly, config: config) { throw HubError(.unsafeRepository, refusal) }
+        if let refusal = GitInvocation.refusal(trust: .repositoryOnly, config: config) { throw GitError(.unsafeRepository, refusal) }
         let run = { (arguments: [String], limit: Int) async -> ChildProcess.Outcome? in
             try? await runner.run(arguments, in: tree, trust: .repositoryOnly, config: config, outputLimit: limit)
         }
         var base = "HEAD"
         if await run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], 4096)?.status != 0 {
             guard let empty = await run(["hash-object", "-t", "tree", "/dev/null"], 4096), empty.status == 0 else {
-                throw HubError(.internal, "git could not read the repository at \(top)")
+                throw GitError(.internal, "git could not read the repository at \(top)")
             }
             base = empty.text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -55,7 +55,7 @@ struct WorkspaceDiff: Sendable {
                 ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--full-index", base, "--", "."], limit),
             tracked.status == 0 || tracked.truncated
         else {
-            throw HubError(.internal, "git diff failed or took longer than \(timeout) in \(top)")
+            throw GitError(.internal, "git diff failed or took longer than \(timeout) in \(top)")
         }
         var out = tracked.output
         if tracked.truncated { return Self.truncatedText(out, limit: limit) }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import BridgeHub
+@testable import ConfinedFiles
 
 @Suite struct WorkspaceRootsTests {
     /// Regression (issue 11, finding 3): `café` in NFC and in NFD are different directories on Linux, but equal

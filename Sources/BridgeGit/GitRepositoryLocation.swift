@@ -107,7 +107,7 @@ struct GitRepositoryLocation: Sendable, Hashable {
         return resolved
     }
 
-    private static func refusal(_ top: String, _ reason: String) -> HubError {
-        HubError(.unsafeRepository, "the bridge's git does not run in \(top): \(reason)")
+    private static func refusal(_ top: String, _ reason: String) -> GitError {
+        GitError(.unsafeRepository, "the bridge's git does not run in \(top): \(reason)")
     }
 }

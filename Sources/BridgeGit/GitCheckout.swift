@@ -25,7 +25,7 @@ struct GitCheckout: Sendable {
     /// The configuration as a run at `trust` sees it.
     func config(_ trust: GitInvocation.Trust) async throws -> GitConfigSnapshot {
         guard let config = await runner.config(in: tree, trust: trust) else {
-            throw HubError(.failed, "git cannot read the repository at \(tree.top)")
+            throw GitError(.failed, "git cannot read the repository at \(tree.top)")
         }
         return config
     }
@@ -40,7 +40,7 @@ struct GitCheckout: Sendable {
                 command, in: tree, trust: trust, config: config, directory: tree.top, standardInput: input, includeStandardError: true,
                 outputLimit: limit, timeout: timeout)
         } catch {
-            throw HubError(.failed, "git cannot run: \(error)")
+            throw GitError(.failed, "git cannot run: \(error)")
         }
     }
 
@@ -56,7 +56,7 @@ struct GitCheckout: Sendable {
             ],
             in: tree, trust: .user, config: config, directory: tree.top, outputLimit: 16 << 20)
         guard outcome.status == 0 || outcome.truncated else {
-            throw HubError(.failed, "git status failed in \(tree.top)")
+            throw GitError(.failed, "git status failed in \(tree.top)")
         }
         var report = GitStatusReport(porcelain: outcome.output)
         let truncated = outcome.truncated || report.files.count > Self.maxStatusFiles
@@ -79,22 +79,22 @@ struct GitCheckout: Sendable {
     func commit(message: String, paths: [String]?) async throws -> (sha: String, branch: String?) {
         let message = message.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !message.isEmpty, message.utf8.count <= Self.maxMessageBytes, !message.contains("\u{0}") else {
-            throw HubError(.badRequest, "message must be 1 to \(Self.maxMessageBytes) bytes of text")
+            throw GitError(.badRequest, "message must be 1 to \(Self.maxMessageBytes) bytes of text")
         }
         let pathspecs = try pathspecs(paths)
         let config = try await config(.user)
         try checkIdentity(config)
         try await checkHooks(config)
         let changed = try await changedPaths(pathspecs, config)
-        guard !changed.isEmpty else { throw HubError(.badRequest, "nothing to commit under \(tree.directory)") }
+        guard !changed.isEmpty else { throw GitError(.badRequest, "nothing to commit under \(tree.directory)") }
         try await checkFilters(changed, config)
         let add = try await git(["add", "--all", "--"] + pathspecs, config)
-        guard add.status == 0 else { throw HubError(.badRequest, "git add: " + Self.reason(add)) }
+        guard add.status == 0 else { throw GitError(.badRequest, "git add: " + Self.reason(add)) }
         let commit = try await git(
             ["commit", "--no-verify", "--no-gpg-sign", "--quiet", "--cleanup=whitespace", "--message", message, "--"] + pathspecs, config)
-        guard commit.status == 0 else { throw HubError(.failed, "git commit: " + Self.reason(commit)) }
+        guard commit.status == 0 else { throw GitError(.failed, "git commit: " + Self.reason(commit)) }
         let head = try await git(["rev-parse", "--verify", "HEAD^{commit}"], config)
-        guard head.status == 0 else { throw HubError(.failed, "git commit: " + Self.reason(head)) }
+        guard head.status == 0 else { throw GitError(.failed, "git commit: " + Self.reason(head)) }
         return (head.text.trimmingCharacters(in: .whitespacesAndNewlines), try await currentBranch(config))
     }
 
@@ -103,7 +103,7 @@ struct GitCheckout: Sendable {
     func pathspecs(_ paths: [String]?) throws -> [String] {
         guard let paths else { return [tree.relativeDirectory] }
         guard (1...Self.maxStatusFiles).contains(paths.count) else {
-            throw HubError(.badRequest, "paths must list 1 to \(Self.maxStatusFiles) files")
+            throw GitError(.badRequest, "paths must list 1 to \(Self.maxStatusFiles) files")
         }
         let directory = tree.relativeDirectory
         return try paths.map { path in
@@ -112,7 +112,7 @@ struct GitCheckout: Sendable {
                 !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0 == ".git" }),
                 directory == "." || path.hasPrefix(directory + "/")
             else {
-                throw HubError(.badRequest, "path \(path.prefix(200)) is not a file under the thread's directory (relative to \(tree.top))")
+                throw GitError(.badRequest, "path \(path.prefix(200)) is not a file under the thread's directory (relative to \(tree.top))")
             }
             return path
         }
@@ -123,7 +123,7 @@ struct GitCheckout: Sendable {
         let outcome = try await runner.run(
             ["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=all", "--"] + pathspecs, in: tree,
             trust: .user, config: config, directory: tree.top, outputLimit: 64 << 20)
-        guard outcome.status == 0 else { throw HubError(.failed, "git status failed in \(tree.top)") }
+        guard outcome.status == 0 else { throw GitError(.failed, "git status failed in \(tree.top)") }
         return GitStatusReport(porcelain: outcome.output).files.flatMap { [$0.path] + ($0.originalPath.map { [$0] } ?? []) }
     }
 
@@ -140,7 +140,7 @@ struct GitCheckout: Sendable {
             known(variables["GIT_COMMITTER_NAME"], config.value("committer.name"), name),
             known(variables["GIT_COMMITTER_EMAIL"], config.value("committer.email"), email, variables["EMAIL"])
         else {
-            throw HubError(
+            throw GitError(
                 .badRequest,
                 #"git has no identity for commits: on the workstation run git config --global user.name "Your Name" and git config --global user.email you@example.com"#
             )
@@ -155,7 +155,7 @@ struct GitCheckout: Sendable {
             if !directory.hasPrefix("/") { directory = tree.top + "/" + directory }
         } else {
             let common = try await git(["rev-parse", "--path-format=absolute", "--git-common-dir"], config)
-            guard common.status == 0 else { throw HubError(.failed, "git rev-parse: " + Self.reason(common)) }
+            guard common.status == 0 else { throw GitError(.failed, "git rev-parse: " + Self.reason(common)) }
             directory = common.text.trimmingCharacters(in: .whitespacesAndNewlines) + "/hooks"
         }
         // Looked at through one descriptor of the hooks directory: each hook opened once (without blocking on a
@@ -170,7 +170,7 @@ struct GitCheckout: Sendable {
                 present = error.code == .outside
             }
             guard present else { continue }
-            throw HubError(
+            throw GitError(
                 .unsafeRepository,
                 "this repository has a \(hook) hook (\(path)) and the bridge runs no repository programs: let Codex commit (it runs the hook in its sandbox), or commit at the workstation"
             )
@@ -187,14 +187,14 @@ struct GitCheckout: Sendable {
         let outcome = try await runner.run(
             ["check-attr", "-z", "--stdin", "filter"], in: tree, trust: .user, config: config, directory: tree.top, standardInput: input,
             outputLimit: 64 << 20)
-        guard outcome.status == 0 else { throw HubError(.failed, "git check-attr failed in \(tree.top)") }
+        guard outcome.status == 0 else { throw GitError(.failed, "git check-attr failed in \(tree.top)") }
         let fields = outcome.output.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         var index = 0
         while index + 2 < fields.count {
             let (path, value) = (fields[index], fields[index + 2])
             index += 3
             guard drivers.contains(value) else { continue }
-            throw HubError(
+            throw GitError(
                 .unsafeRepository,
                 "\(path) goes through the filter program \(config.filterKey(value)) and the bridge runs no repository programs: let Codex commit, or commit at the workstation"
             )
@@ -205,10 +205,10 @@ struct GitCheckout: Sendable {
 
     /// Creates branch `name` at `from` (else `HEAD`) and switches to it.
     func createBranch(_ name: String, from: String?) async throws {
-        guard GitRefName.isValidBranch(name) else { throw HubError(.badRequest, "\(name.prefix(200)) is not a valid branch name") }
+        guard GitRefName.isValidBranch(name) else { throw GitError(.badRequest, "\(name.prefix(200)) is not a valid branch name") }
         let config = try await config(.user)
         if try await git(["rev-parse", "--verify", "--quiet", "refs/heads/" + name], config).status == 0 {
-            throw HubError(.conflict, "branch \(name) already exists")
+            throw GitError(.conflict, "branch \(name) already exists")
         }
         var start: [String] = []
         if let from {
@@ -216,28 +216,28 @@ struct GitCheckout: Sendable {
             start = [commit]
         }
         let outcome = try await git(["switch", "--no-recurse-submodules", "--quiet", "--create", name] + start, config)
-        guard outcome.status == 0 else { throw HubError(.conflict, "git switch: " + Self.reason(outcome)) }
+        guard outcome.status == 0 else { throw GitError(.conflict, "git switch: " + Self.reason(outcome)) }
     }
 
     /// Switches to the existing branch `name`; git refuses when uncommitted changes would be overwritten.
     func switchBranch(_ name: String) async throws {
-        guard GitRefName.isValidBranch(name) else { throw HubError(.badRequest, "\(name.prefix(200)) is not a valid branch name") }
+        guard GitRefName.isValidBranch(name) else { throw GitError(.badRequest, "\(name.prefix(200)) is not a valid branch name") }
         let config = try await config(.user)
         guard try await git(["rev-parse", "--verify", "--quiet", "refs/heads/" + name], config).status == 0 else {
-            throw HubError(.notFound, "no branch \(name)")
+            throw GitError(.notFound, "no branch \(name)")
         }
         let outcome = try await git(["switch", "--no-guess", "--no-recurse-submodules", "--quiet", name], config)
-        guard outcome.status == 0 else { throw HubError(.conflict, "git switch: " + Self.reason(outcome)) }
+        guard outcome.status == 0 else { throw GitError(.conflict, "git switch: " + Self.reason(outcome)) }
     }
 
     /// The commit a branch, tag or commit name (never an expression or option) names.
     func resolveCommit(_ name: String, _ config: GitConfigSnapshot) async throws -> String {
         let isHash = (4...64).contains(name.count) && name.allSatisfy(\.isHexDigit)
         guard isHash || name == "HEAD" || GitRefName.isValidBranch(name) else {
-            throw HubError(.badRequest, "\(name.prefix(200)) is not a branch, tag or commit")
+            throw GitError(.badRequest, "\(name.prefix(200)) is not a branch, tag or commit")
         }
         let outcome = try await git(["rev-parse", "--verify", "--quiet", "--end-of-options", name + "^{commit}"], config)
-        guard outcome.status == 0 else { throw HubError(.badRequest, "no branch, tag or commit \(name)") }
+        guard outcome.status == 0 else { throw GitError(.badRequest, "no branch, tag or commit \(name)") }
         return outcome.text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

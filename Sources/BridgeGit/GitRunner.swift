@@ -29,7 +29,7 @@ struct GitRunner: Sendable {
         _ command: [String], in tree: GitWorkTree, trust: GitInvocation.Trust, config: GitConfigSnapshot, directory: String? = nil,
         standardInput: [UInt8]? = nil, includeStandardError: Bool = false, outputLimit: Int = 1 << 20, timeout: Duration? = nil
     ) async throws -> ChildProcess.Outcome {
-        if let refusal = GitInvocation.refusal(trust: trust, config: config) { throw HubError(.unsafeRepository, refusal) }
+        if let refusal = GitInvocation.refusal(trust: trust, config: config) { throw GitError(.unsafeRepository, refusal) }
         return try await run(
             GitInvocation.make(command, in: tree, trust: trust, user: user, config: config, directory: directory),
             standardInput: standardInput, includeStandardError: includeStandardError, outputLimit: outputLimit, timeout: timeout)

@@ -43,11 +43,11 @@ struct GitHubCLI: Sendable {
                 executable, arguments: arguments, environment: environment(checkout, config: config),
                 workingDirectory: checkout.tree.directory, includeStandardError: true, outputLimit: 1 << 20, timeout: .seconds(60))
         } catch {
-            throw HubError(.failed, "gh cannot run: \(error)")
+            throw GitError(.failed, "gh cannot run: \(error)")
         }
         let url = outcome.text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .last { $0.hasPrefix("https://") && !$0.contains(" ") }
-        guard outcome.status == 0, let url else { throw HubError(.failed, "gh pr create: " + GitCheckout.reason(outcome)) }
+        guard outcome.status == 0, let url else { throw GitError(.failed, "gh pr create: " + GitCheckout.reason(outcome)) }
         return url
     }
 }

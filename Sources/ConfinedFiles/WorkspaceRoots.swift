@@ -34,19 +34,19 @@ public struct WorkspaceRoots: Sendable {
     }
 
     /// Whether `path` equals `root` or starts with `root` followed by `/`, byte for byte.
-    static func isSameOrBelow(_ path: [UInt8], _ root: [UInt8]) -> Bool {
+    public static func isSameOrBelow(_ path: [UInt8], _ root: [UInt8]) -> Bool {
         if root == [UInt8(ascii: "/")] { return path.first == UInt8(ascii: "/") }
         guard path.count >= root.count, path[..<root.count].elementsEqual(root) else { return false }
         return path.count == root.count || path[root.count] == UInt8(ascii: "/")
     }
 
-    static func resolve(_ path: String) -> String? {
+    public static func resolve(_ path: String) -> String? {
         guard let pointer = realpath(path, nil) else { return nil }
         defer { free(pointer) }
         return String(cString: pointer)
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    public static func isDirectory(_ path: String) -> Bool {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }

@@ -22,10 +22,10 @@ extension GitCheckout {
     /// `unsafe_repository`. What git made is then held to the same gate as any new thread (resolved, inside
     /// `roots`, and where it was made); a worktree that fails it is removed again (`forbidden_path`).
     func addWorktree(branch: String, from: String?, roots: WorkspaceRoots) async throws -> String {
-        guard GitRefName.isValidBranch(branch) else { throw HubError(.badRequest, "\(branch.prefix(200)) is not a valid branch name") }
+        guard GitRefName.isValidBranch(branch) else { throw GitError(.badRequest, "\(branch.prefix(200)) is not a valid branch name") }
         let config = try await config(.user)
         if try await git(["rev-parse", "--verify", "--quiet", "refs/heads/" + branch], config).status == 0 {
-            throw HubError(.conflict, "branch \(branch) already exists")
+            throw GitError(.conflict, "branch \(branch) already exists")
         }
         let start = try await resolveCommit(from ?? "HEAD", config)
         let parent = (tree.top as NSString).deletingLastPathComponent
@@ -44,11 +44,11 @@ extension GitCheckout {
         do {
             made = try ConfinedDirectory.open(absolute: holder).makeDirectory(containerName, reuse: true)
         } catch {
-            throw HubError(
+            throw GitError(
                 .unsafeRepository, "\(containerPath) is not a plain directory the bridge can put worktrees in (\(error.message)); remove it"
             )
         }
-        guard let container = made else { throw HubError(.failed, "cannot make \(containerPath)") }
+        guard let container = made else { throw GitError(.failed, "cannot make \(containerPath)") }
         // A free name, made in the container (no link followed; a name taken meanwhile is passed over).
         let slug = branch.replacingOccurrences(of: "/", with: "-")
         var free = slug
@@ -61,7 +61,7 @@ extension GitCheckout {
         let outcome = try await git(["worktree", "add", "--quiet", "-b", branch, path, start], config)
         guard outcome.status == 0 else {
             container.removeEmptyDirectory(free)
-            throw HubError(.failed, "git worktree add: " + Self.reason(outcome))
+            throw GitError(.failed, "git worktree add: " + Self.reason(outcome))
         }
         let relative = tree.relativeDirectory
         let directory = relative == "." ? path : path + "/" + relative
@@ -79,7 +79,7 @@ extension GitCheckout {
         }
         guard refusal == nil, let confined = roots.confine(directory), Array(confined.utf8) == Array(directory.utf8) else {
             await discardWorktree(path, branch: branch, config)
-            throw HubError(
+            throw GitError(
                 .forbiddenPath,
                 "the new worktree's directory \(directory) is not a directory inside the roots\(refusal.map { " (\($0))" } ?? ""); it was removed again"
             )
@@ -92,16 +92,16 @@ extension GitCheckout {
         do {
             return try container.makeDirectory(name, reuse: false) != nil
         } catch {
-            throw HubError(.failed, "cannot make \(container.path)/\(name): \(error.message)")
+            throw GitError(.failed, "cannot make \(container.path)/\(name): \(error.message)")
         }
     }
 
     /// Refuses when `path` (relative to the top) is tracked content: the repository's, not the bridge's to fill.
     private func checkUntracked(_ path: String, _ config: GitConfigSnapshot) async throws {
         let listed = try await git(["ls-files", "-z", "--cached", "--", path], config)
-        guard listed.status == 0 else { throw HubError(.failed, "git ls-files: " + Self.reason(listed)) }
+        guard listed.status == 0 else { throw GitError(.failed, "git ls-files: " + Self.reason(listed)) }
         guard listed.output.isEmpty else {
-            throw HubError(
+            throw GitError(
                 .unsafeRepository, "\(tree.top)/\(path) is tracked content of the repository; the bridge puts no worktrees there")
         }
     }
@@ -116,7 +116,7 @@ extension GitCheckout {
     /// Adds `/.codex-worktrees/` to the repository's `info/exclude` (once), so the main checkout does not list them.
     private func excludeInside(_ config: GitConfigSnapshot) async throws {
         let common = try await git(["rev-parse", "--path-format=absolute", "--git-common-dir"], config)
-        guard common.status == 0 else { throw HubError(.failed, "git rev-parse: " + Self.reason(common)) }
+        guard common.status == 0 else { throw GitError(.failed, "git rev-parse: " + Self.reason(common)) }
         let info = common.text.trimmingCharacters(in: .whitespacesAndNewlines) + "/info"
         let exclude = info + "/exclude"
         let line = "/\(Self.insideDirectory)/"
@@ -126,7 +126,7 @@ extension GitCheckout {
         do {
             existing = String(decoding: try ConfinedDirectory.contents(ofRegularFile: exclude, limit: 1 << 20) ?? [], as: UTF8.self)
         } catch {
-            throw HubError(.unsafeRepository, "\(exclude) is not a plain file (\(error.message)); the bridge leaves it alone")
+            throw GitError(.unsafeRepository, "\(exclude) is not a plain file (\(error.message)); the bridge leaves it alone")
         }
         guard !existing.split(separator: "\n").contains(Substring(line)) else { return }
         try FileManager.default.createDirectory(atPath: info, withIntermediateDirectories: true)
@@ -138,17 +138,17 @@ extension GitCheckout {
     /// or untracked files, unless `force`.
     func removeWorktree(force: Bool, roots: WorkspaceRoots) async throws {
         guard let facts = GitWorktreeFacts(top: tree.top), let main = facts.mainCheckout, roots.contains(resolved: main) else {
-            throw HubError(.badRequest, "\(tree.top) is not a worktree of a repository inside the roots")
+            throw GitError(.badRequest, "\(tree.top) is not a worktree of a repository inside the roots")
         }
         let container = (tree.top as NSString).deletingLastPathComponent
         guard container.hasSuffix(Self.siblingSuffix) || (container as NSString).lastPathComponent == Self.insideDirectory else {
-            throw HubError(.badRequest, "\(tree.top) is not a worktree the bridge made (under <repository>.worktrees)")
+            throw GitError(.badRequest, "\(tree.top) is not a worktree the bridge made (under <repository>.worktrees)")
         }
         let mainCheckout = GitCheckout(tree: try GitWorkTree(top: main, directory: main, roots: roots), runner: runner)
         let config = try await mainCheckout.config(.user)
         let outcome = try await mainCheckout.git(["worktree", "remove"] + (force ? ["--force"] : []) + ["--", tree.top], config)
         guard outcome.status == 0 else {
-            throw HubError(force ? .failed : .conflict, "git worktree remove: " + Self.reason(outcome))
+            throw GitError(force ? .failed : .conflict, "git worktree remove: " + Self.reason(outcome))
         }
     }
 }

@@ -51,7 +51,7 @@ extension GitCheckout {
             return key.hasPrefix("remote.") && key.hasSuffix(".proxy")
         }
         if let refused {
-            throw HubError(
+            throw GitError(
                 .unsafeRepository,
                 "the repository sets \(refused.key), which decides where your credentials go; a push from the phone will not use it (remove it, or push at the workstation)"
             )
@@ -60,16 +60,16 @@ extension GitCheckout {
 
     func pushTarget(remote: String?, setUpstream: Bool, _ config: GitConfigSnapshot) async throws -> PushTarget {
         guard let branch = try await currentBranch(config) else {
-            throw HubError(.conflict, "HEAD is detached: switch to a branch before pushing")
+            throw GitError(.conflict, "HEAD is detached: switch to a branch before pushing")
         }
-        if let remote, !GitRefName.isValidRemote(remote) { throw HubError(.badRequest, "\(remote.prefix(200)) is not a remote name") }
+        if let remote, !GitRefName.isValidRemote(remote) { throw GitError(.badRequest, "\(remote.prefix(200)) is not a remote name") }
         let upstreamRemote = config.value("branch.\(branch).remote")
         let upstreamMerge = config.value("branch.\(branch).merge")
         let name = remote ?? upstreamRemote ?? "origin"
-        guard name != "." else { throw HubError(.conflict, "branch \(branch) tracks a local branch; there is nothing to push to") }
+        guard name != "." else { throw GitError(.conflict, "branch \(branch) tracks a local branch; there is nothing to push to") }
         guard GitRefName.isValidRemote(name), config.value("remote.\(name).url") != nil || config.value("remote.\(name).pushurl") != nil
         else {
-            throw HubError(.badRequest, "no remote \(name.prefix(200)) in this repository")
+            throw GitError(.badRequest, "no remote \(name.prefix(200)) in this repository")
         }
         if name == upstreamRemote, let merge = upstreamMerge, merge.hasPrefix("refs/heads/"),
             GitRefName.isValidBranch(String(merge.dropFirst(11)))
@@ -77,7 +77,7 @@ extension GitCheckout {
             return PushTarget(branch: branch, remote: name, destination: String(merge.dropFirst(11)), setsUpstream: false)
         }
         guard upstreamRemote != nil || setUpstream else {
-            throw HubError(
+            throw GitError(
                 .conflict, "branch \(branch) has no upstream: push with setUpstream to push it to \(name)/\(branch) and track it")
         }
         return PushTarget(branch: branch, remote: name, destination: branch, setsUpstream: upstreamRemote == nil && setUpstream)
@@ -89,11 +89,11 @@ extension GitCheckout {
     /// would run).
     func pushURL(_ remote: String, _ config: GitConfigSnapshot) async throws -> String {
         let outcome = try await git(["remote", "get-url", "--push", "--all", "--", remote], config)
-        guard outcome.status == 0 else { throw HubError(.badRequest, "no remote \(remote): " + Self.reason(outcome)) }
+        guard outcome.status == 0 else { throw GitError(.badRequest, "no remote \(remote): " + Self.reason(outcome)) }
         let urls = outcome.text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard let first = urls.first else { throw HubError(.badRequest, "remote \(remote) has no URL") }
+        guard let first = urls.first else { throw GitError(.badRequest, "remote \(remote) has no URL") }
         if let local = urls.first(where: Self.isLocal), let elsewhere = urls.first(where: { !Self.isLocal($0) }) {
-            throw HubError(
+            throw GitError(
                 .unsafeRepository,
                 "remote \(remote) pushes both to \(String(local.prefix(200))) on this machine and to \(String(elsewhere.prefix(200))); push at the workstation"
             )
@@ -104,7 +104,7 @@ extension GitCheckout {
     /// The remote's URL as git would use it (`insteadOf` rewriting applied).
     func remoteURL(_ remote: String, _ config: GitConfigSnapshot, push: Bool) async throws -> String {
         let outcome = try await git(["remote", "get-url"] + (push ? ["--push"] : []) + ["--", remote], config)
-        guard outcome.status == 0 else { throw HubError(.badRequest, "no remote \(remote): " + Self.reason(outcome)) }
+        guard outcome.status == 0 else { throw GitError(.badRequest, "no remote \(remote): " + Self.reason(outcome)) }
         return outcome.text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -133,17 +133,17 @@ extension GitCheckout {
 
     /// A failed push as one line: `conflict` when the remote refused the update as not a fast-forward (pull first),
     /// `failed` otherwise (authentication, network, a hook on the server), naming git's reason.
-    static func pushFailure(_ outcome: ChildProcess.Outcome) -> HubError {
+    static func pushFailure(_ outcome: ChildProcess.Outcome) -> GitError {
         let lines = outcome.text.split(whereSeparator: \.isNewline).map(String.init)
         // --porcelain: `!<TAB>from:to<TAB>[rejected] (reason)` for each refused ref.
         if let refused = lines.first(where: { $0.hasPrefix("!\t") }) {
             let summary = refused.split(separator: "\t").dropFirst(2).joined(separator: " ")
             if summary.contains("non-fast-forward") || summary.contains("fetch first") || summary.contains("stale info") {
-                return HubError(.conflict, "push rejected: \(summary): the remote has commits this branch lacks; pull or rebase first")
+                return GitError(.conflict, "push rejected: \(summary): the remote has commits this branch lacks; pull or rebase first")
             }
-            return HubError(.failed, "push rejected: \(summary)")
+            return GitError(.failed, "push rejected: \(summary)")
         }
-        return HubError(.failed, "git push: " + reason(outcome))
+        return GitError(.failed, "git push: " + reason(outcome))
     }
 
     // MARK: Pull requests
