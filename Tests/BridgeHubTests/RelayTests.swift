@@ -142,7 +142,9 @@ import Testing
         while try harness.storage.journal.lastSeq() == before, sent.duration(to: .now) < .seconds(5) {
             try await Task.sleep(for: .milliseconds(1))
         }
-        #expect(sent.duration(to: .now) < .seconds(1))
+        // The pacing limit is 0.5 s; the bound leaves room for a loaded machine running the suites in parallel
+        // (1.35 s seen there) and still fails a hub that waits for the stuck reader (5 s above).
+        #expect(sent.duration(to: .now) < .seconds(3))
         #expect(phone.outbox.count == 2101)
     }
 }
