@@ -128,7 +128,7 @@ import Testing
     @Test func requestsCodexCannotRelayAreAnsweredNotLeftHanging() async throws {
         let harness = try await HubHarness()
         await harness.codex.ask(3, "account/chatgptAuthTokens/refresh", ["reason": "unauthorized"])
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)  // a loaded machine running the suites in parallel took 12.9 s once
         while harness.codex.responses.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(harness.codex.responses.first?.errorCode == -32601)
     }
