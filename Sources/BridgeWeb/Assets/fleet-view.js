@@ -59,7 +59,7 @@ export function whereLine(thread, path) {
 
 /** The thread screen's note while the thread's machine cannot be reached (role=status: it is announced). */
 export function machineNote(thread) {
-  const el = h('p', { class: 'machine-note', hidden: true, attrs: { role: 'status' } });
+  const el = h('p', { class: 'thread-note machine-note', hidden: true, attrs: { role: 'status' } });
   function update() {
     const id = machineOf(thread);
     const offline = isFleet() && isOffline(id);

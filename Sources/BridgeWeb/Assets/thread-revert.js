@@ -76,7 +76,7 @@ export function revertForm({ request, onReverted }) {
 
 /** The line a thread shows after it was reverted (here or on another device), until the screen closes. */
 export function revertNote() {
-  const el = h('p', { class: 'machine-note revert-note', hidden: true, attrs: { role: 'status' } });
+  const el = h('p', { class: 'thread-note revert-note', hidden: true, attrs: { role: 'status' } });
   return {
     el,
     show() {
