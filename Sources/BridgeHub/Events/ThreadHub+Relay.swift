@@ -1,6 +1,7 @@
 import BridgeProtocol
 import BridgeStore
 import CodexControl
+import Foundation
 import Logging
 
 extension ThreadHub {
@@ -49,5 +50,76 @@ extension ThreadHub {
                 group.cancelAll()
             }
         }
+    }
+
+    // MARK: Relay port (the fleet's links)
+
+    /// Journaled messages of a linked machine's threads, in that machine's seq order: each numbered in this
+    /// bridge's journal with `machine` and its seq there (the link's resume cursor), all in one transaction,
+    /// labelled `machine` and delivered to the fleet sessions that cover its thread. A message naming a thread this
+    /// bridge runs itself is dropped (a linked machine cannot speak for this one's threads), and so is one `admit`
+    /// refuses (it runs before anyone can see the message: the link records what the message makes that machine's
+    /// there). Returns how many were relayed.
+    @discardableResult
+    public func relay(_ frames: [RelayedFrame], from machine: MachineRef, admit: (ServerMessage) -> ServerMessage? = { $0 }) async
+        -> Int
+    {
+        guard let label = try? String(decoding: encoder.encode(machine), as: UTF8.self) else { return 0 }
+        events.beginBatch()
+        var relayed = 0
+        for frame in frames where relayOne(frame, from: machine, label: label, admit: admit) { relayed += 1 }
+        flushBatch()
+        // As after a batch of Codex's: a phone whose outbox filled gets time to drain before the link reads more
+        // (the linked machine then waits on this link, as Codex waits on its pipe).
+        await paceDelivery(limit: DeliveryPacing.relayLimit)
+        return relayed
+    }
+
+    private func relayOne(_ frame: RelayedFrame, from machine: MachineRef, label: String, admit: (ServerMessage) -> ServerMessage?)
+        -> Bool
+    {
+        let message = frame.message
+        guard let remoteSeq = message.seq, let threadId = message.threadId, !book.knows(threadId), let message = admit(message) else {
+            return false
+        }
+        let numbered = message.renumbered(events.nextSeq())
+        guard let text = try? numbered.encodedText(machineLabel: label, encoder: encoder, eventDataJSON: frame.eventDataJSON) else {
+            return false
+        }
+        var entry = Self.entry(for: numbered, text: text, threadId: threadId)
+        entry.machine = machine.id
+        entry.remoteSeq = remoteSeq
+        if let now = events.publish(entry, text: text, threadId: threadId) { write(now) }
+        // The phones subscribe to notifications once, here: a linked machine's approvals notify them too. What is
+        // still open reaches a fleet session that subscribes later.
+        let seq = numbered.seq ?? 0
+        switch numbered {
+        case .approvalRequest(let request):
+            relayedPending.opened(request.approvalId, threadId: threadId, machine: machine.id, text: text, seq: seq)
+            push?.signal(.approvalRequested(request))
+        case .approvalResolved(let resolved):
+            relayedPending.closed(resolved.approvalId, machine: machine.id)
+            push?.signal(
+                .approvalResolved(approvalId: resolved.approvalId, decision: resolved.decision, deviceId: resolved.deviceId))
+        case .inputRequest(let request):
+            relayedPending.opened(request.requestId, threadId: threadId, machine: machine.id, text: text, seq: seq)
+        case .inputResolved(let resolved):
+            relayedPending.closed(resolved.requestId, machine: machine.id)
+        default: break
+        }
+        return true
+    }
+
+    /// Subscribes a fleet session to a linked machine's thread, replaying `(afterSeq, now]` from this bridge's
+    /// journal first (the thread's facts live on that machine: its link checked them).
+    public func subscribeRelayed(_ session: ClientSession, to threadId: String, afterSeq: Int64?) async throws -> SubscriptionChanged {
+        try Self.checkThreadId(threadId)
+        try checkSubscriptionCount(session)
+        return await subscribeResuming(session, to: threadId, afterSeq: afterSeq)
+    }
+
+    /// A machine was unlinked (or refused its link): its open approvals and questions are no longer offered.
+    public func forgetRelayed(machine: String) {
+        relayedPending.forget(machine: machine)
     }
 }
