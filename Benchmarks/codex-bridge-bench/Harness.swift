@@ -15,8 +15,9 @@ final class ServerProcess {
         self.token = token
     }
 
-    /// Starts the bridge with the bench binary as its (fake) codex; waits for `server.json`.
-    static func bridge(_ options: BenchOptions, name: String, extra: [String] = []) throws -> ServerProcess {
+    /// Starts the bridge with the bench binary as its (fake) codex; waits for `server.json`. `logLevel` nil: the
+    /// bridge's default, as a user runs it.
+    static func bridge(_ options: BenchOptions, name: String, logLevel: String? = "warning", extra: [String] = []) throws -> ServerProcess {
         let dir = options.workDir.appendingPathComponent(name)
         try? FileManager.default.removeItem(at: dir)
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("ws"), withIntermediateDirectories: true)
@@ -25,11 +26,11 @@ final class ServerProcess {
         process.arguments =
             [
                 "serve", "--listen", "127.0.0.1:0", "--state-dir", dir.path, "--no-qr", "--no-mdns",
-                "--codex", options.selfPath, "--root", dir.appendingPathComponent("ws").path, "--log-level", "warning",
+                "--codex", options.selfPath, "--root", dir.appendingPathComponent("ws").path,
                 // Every client of the bench comes from 127.0.0.1: lift the per-address cap on connections that
                 // have not said hello yet (200 concurrent handshakes would otherwise shed 72 of them).
                 "--max-unauthenticated", "20000", "--max-unauthenticated-per-address", "20000",
-            ] + extra
+            ] + (logLevel.map { ["--log-level", $0] } ?? []) + extra
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "CODEX_BRIDGE_HOME" }
         process.standardInput = FileHandle.nullDevice
         let log = FileManager.default.createFile(atPath: dir.path + ".log", contents: nil)

@@ -13,6 +13,8 @@ struct BenchOptions {
     var machine = ""
     var figures: Set<String> = ["P1", "P2", "P3", "P4", "P5", "P6"]
     var quick = false
+    /// Runs of each repeated figure (P1: default 3, 1 with `--quick`).
+    var repeats: Int?
     /// The summary line of `Scripts/conformance` from the same run, for the report.
     var conformance: String?
 }
@@ -22,7 +24,7 @@ func usage() -> Never {
         Data(
             """
             usage: codex-bridge-bench run [--bridge PATH] [--peer-codex PATH] [--out FILE] [--bounds FILE] [--machine TEXT]
-                                          [--only P1,P2,...] [--quick]
+                                          [--only P1,P2,...] [--quick] [--repeat N]
                                           [--conformance SUMMARY]
                    codex-bridge-bench app-server      (a fake codex for the bridge under test)
 
@@ -51,6 +53,9 @@ while let flag = rest.popFirst() {
     case "--machine": options.machine = value()
     case "--only": options.figures = Set(value().split(separator: ",").map(String.init))
     case "--quick": options.quick = true
+    case "--repeat":
+        guard let n = Int(value()), n > 0 else { usage() }
+        options.repeats = n
     case "--conformance": options.conformance = value()
     default: usage()
     }
