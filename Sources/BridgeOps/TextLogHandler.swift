@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// A swift-log handler for `serve --log-format text`: one line per event, in swift-log's
 /// `StreamLogHandler` layout (`TIMESTAMP LEVEL LABEL: key=value … [SOURCE] MESSAGE`), except that every
@@ -48,7 +49,20 @@ public struct TextLogHandler: LogHandler {
         ControlCharacters.escaped(text)
     }
 
+    /// The line's time, to the second (UTC). Formatting a date was about a sixth of a line's cost in a profile of
+    /// the bridge's handshake (one `info` line per client), and lines within one second share it: the last
+    /// second's text is kept.
     static func timestamp(_ date: Date) -> String {
+        let second = Int(date.timeIntervalSince1970.rounded(.down))
+        if let text = lastStamp.withLock({ $0.second == second ? $0.text : nil }) { return text }
+        let text = formatted(date)
+        lastStamp.withLock { $0 = (second, text) }
+        return text
+    }
+
+    private static let lastStamp = Mutex<(second: Int, text: String)>((Int.min, ""))
+
+    static func formatted(_ date: Date) -> String {
         date.formatted(
             .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon).timeZone(
                 separator: .omitted))

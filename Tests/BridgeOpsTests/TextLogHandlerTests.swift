@@ -32,4 +32,14 @@ import Testing
     @Test func plainTextIsUnchanged() {
         #expect(TextLogHandler.escaped("café 🚀 ok") == "café 🚀 ok")
     }
+
+    /// The kept second's text is the formatted one, and a new second is formatted anew.
+    @Test func timestampsAreTheFormattedSecond() {
+        let dates = [1_764_620_000.0, 1_764_620_000.25, 1_764_620_000.999, 1_764_620_001.0, 1_764_620_000.5, 0.0].map {
+            Date(timeIntervalSince1970: $0)
+        }
+        for date in dates { #expect(TextLogHandler.timestamp(date) == TextLogHandler.formatted(date)) }
+        #expect(TextLogHandler.timestamp(dates[0]) == TextLogHandler.timestamp(dates[2]))
+        #expect(TextLogHandler.timestamp(dates[2]) != TextLogHandler.timestamp(dates[3]))
+    }
 }

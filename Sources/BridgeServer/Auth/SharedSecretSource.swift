@@ -12,17 +12,20 @@ final class SharedSecretSource: Sendable {
     }
 
     private let url: URL
+    /// `url.path`, made once: every handshake `stat`s the file, and a URL's path is rebuilt on each access.
+    private let path: String
     private let cache: Mutex<Cached?>
 
     init(url: URL) {
         self.url = url
+        self.path = url.path
         self.cache = Mutex(nil)
     }
 
     /// The secret as of now; nil when the file is missing or unreadable.
     func current() -> String? {
         var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
         let modified = info.st_mtim
         let inode = UInt(info.st_ino)
         if let cached = cache.withLock({ $0 }), cached.inode == inode, cached.modified.tv_sec == modified.tv_sec,

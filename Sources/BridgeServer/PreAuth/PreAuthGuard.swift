@@ -75,11 +75,13 @@ final class PreAuthGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         answered = true
-        let buffer = unwrapOutboundIn(data)
+        let bytes = unwrapOutboundIn(data).readableBytesView
         // NIO's answer to a malformed request is an empty 400 (`Content-Length: 0`); a route's 400 with a body
-        // (a JSON error) is written whole and the connection kept.
-        let head = String(decoding: buffer.readableBytesView, as: UTF8.self).lowercased()
-        let badRequest = head.hasPrefix("http/1.1 400") && head.contains("\r\ncontent-length: 0\r\n")
+        // (a JSON error) is written whole and the connection kept. The status line alone decides for every other
+        // answer (a WebSocket's 101 among them): the whole head is only read for a 400.
+        let badRequest =
+            String(decoding: bytes.prefix(12), as: UTF8.self).lowercased() == "http/1.1 400"
+            && String(decoding: bytes, as: UTF8.self).lowercased().contains("\r\ncontent-length: 0\r\n")
         guard badRequest else {
             context.write(data, promise: promise)
             return
@@ -92,15 +94,24 @@ final class PreAuthGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Whether `bytes` (after `tail`, the previous read's last 3 bytes) contain `\r\n\r\n`; updates `tail`.
+    /// A scan of the contiguous bytes (every connection's first read goes through it): no per-byte array work.
     static func containsHeadEnd(tail: inout [UInt8], _ bytes: ByteBufferView) -> Bool {
-        let pattern: [UInt8] = [13, 10, 13, 10]
-        var window = tail
-        for byte in bytes {
-            window.append(byte)
-            if window.count > 4 { window.removeFirst(window.count - 4) }
-            if window == pattern { return true }
+        // Across the previous read's end: at most its last 3 bytes and this read's first 3 hold a match that
+        // neither read holds whole.
+        if !tail.isEmpty, (tail + bytes.prefix(3)).withUnsafeBufferPointer(headEnd(in:)) { return true }
+        if bytes.withContiguousStorageIfAvailable(headEnd(in:)) ?? Array(bytes).withUnsafeBufferPointer(headEnd(in:)) { return true }
+        tail = bytes.count >= 3 ? Array(bytes.suffix(3)) : Array((tail + bytes).suffix(3))
+        return false
+    }
+
+    /// Whether `bytes` contain `\r\n\r\n`.
+    private static func headEnd(in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count >= 4 else { return false }
+        var i = 3
+        while i < bytes.count {
+            if bytes[i] == 10, bytes[i - 1] == 13, bytes[i - 2] == 10, bytes[i - 3] == 13 { return true }
+            i += 1
         }
-        tail = Array(window.suffix(3))
         return false
     }
 }
