@@ -109,34 +109,36 @@ struct LeanHandshake {
     }
 }
 
-/// Reads what a server answers on a blocking socket: the HTTP response head, then unmasked frames.
+/// Reads what a server answers on a blocking socket: the HTTP response head, then unmasked frames. One buffer per
+/// connection, read into in place (as the echo measurement's one buffer), so that the client's own cost stays what
+/// the echo row shows.
 struct LeanReader {
     let fd: Int32
-    private var buffer: [UInt8] = []
+    private var buffer = [UInt8](repeating: 0, count: 16384)
     private var start = 0
+    private var end = 0
 
     init(fd: Int32) {
         self.fd = fd
-        buffer.reserveCapacity(8192)
     }
 
     private mutating func fill() throws {
-        if start > 0, start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+        if start == end {
             start = 0
+            end = 0
         }
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if end == buffer.count { buffer += [UInt8](repeating: 0, count: buffer.count) }
+        let n = buffer.withUnsafeMutableBytes { [end] in read(fd, $0.baseAddress! + end, $0.count - end) }
         guard n > 0 else { throw BenchError(n == 0 ? "lean client: server closed" : "lean client: read errno \(errno)") }
-        buffer += chunk[0..<n]
+        end += n
     }
 
     /// Consumes the response head; returns its status code.
     mutating func headers() throws -> Int {
-        let end: [UInt8] = [13, 10, 13, 10]
+        let blank: [UInt8] = [13, 10, 13, 10]
         while true {
-            if buffer.count - start >= 4 {
-                for i in start...(buffer.count - 4) where buffer[i..<(i + 4)].elementsEqual(end) {
+            if end - start >= 4 {
+                for i in start...(end - 4) where buffer[i..<(i + 4)].elementsEqual(blank) {
                     let line = buffer[start..<i].prefix { $0 != 13 }
                     start = i + 4
                     // "HTTP/1.1 101 Switching Protocols": the code after the first space.
@@ -153,20 +155,20 @@ struct LeanReader {
     @discardableResult
     mutating func message(containing needle: [UInt8]) throws -> ArraySlice<UInt8> {
         while true {
-            while buffer.count - start < 2 { try fill() }
+            while end - start < 2 { try fill() }
             let opcode = buffer[start] & 0x0F
             var length = Int(buffer[start + 1] & 0x7F)
             var header = 2
             if length == 126 {
-                while buffer.count - start < 4 { try fill() }
+                while end - start < 4 { try fill() }
                 length = Int(buffer[start + 2]) << 8 | Int(buffer[start + 3])
                 header = 4
             } else if length == 127 {
-                while buffer.count - start < 10 { try fill() }
+                while end - start < 10 { try fill() }
                 length = (0..<8).reduce(0) { $0 << 8 | Int(buffer[start + 2 + $1]) }
                 header = 10
             }
-            while buffer.count - start < header + length { try fill() }
+            while end - start < header + length { try fill() }
             let payload = buffer[(start + header)..<(start + header + length)]
             start += header + length
             if opcode == 0x8 { throw BenchError("lean client: the server closed the WebSocket") }
