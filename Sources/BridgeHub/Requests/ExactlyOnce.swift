@@ -33,13 +33,14 @@ final class ExactlyOnce: Sendable {
         perform: @escaping @Sendable () async -> ServerMessage, adopt: @escaping @Sendable (ServerMessage) async -> Void
     ) async -> ServerMessage {
         let slot = key + "\u{0}" + id
-        let isFirst = inflight.withLock { table in
-            guard table[slot] == nil else { return false }
-            table[slot] = []
-            return true
-        }
+        var isFirst = false
         let answer = await withCheckedContinuation { continuation in
-            inflight.withLock { $0[slot, default: []].append(continuation) }
+            // One step under the lock: an attempt that ends meanwhile cannot leave this one waiting for nobody.
+            isFirst = inflight.withLock { table in
+                let first = table[slot] == nil
+                table[slot, default: []].append(continuation)
+                return first
+            }
             guard isFirst else { return }
             let started = jobs.start {
                 let answer = await self.firstAnswer(request, id: id, key: key, session: session, perform: perform, adopt: adopt)
