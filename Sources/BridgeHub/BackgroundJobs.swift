@@ -11,9 +11,11 @@ final class BackgroundJobs: Sendable {
         (stream, continuation) = AsyncStream.makeStream(of: Job.self)
     }
 
-    /// Hands `job` to the owner.
-    func start(_ job: @escaping Job) {
-        continuation.yield(job)
+    /// Hands `job` to the owner; false when the owner has stopped (the job will not run).
+    @discardableResult
+    func start(_ job: @escaping Job) -> Bool {
+        if case .terminated = continuation.yield(job) { return false }
+        return true
     }
 
     /// No more jobs: ``run(while:)`` cancels the ones still running and returns once they have ended.

@@ -15,44 +15,15 @@ import ServiceLifecycle
 /// A `Service`: its `run()` consumes the supervisor's event stream. Client requests arrive through
 /// ``RequestHandling``.
 public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
-    /// What a request may choose, and the defaults.
-    public struct Policy: Sendable {
-        /// Where threads may run.
-        public var roots: WorkspaceRoots
-        /// Sandbox when a request names none.
-        public var defaultSandbox: String
-        /// Sandboxes a request may choose.
-        public var allowedSandboxes: Set<String>
-        /// Approval policy when a request names none.
-        public var defaultApprovalPolicy: String
-        /// Approval policies a request may choose.
-        public var allowedApprovalPolicies: Set<String>
-        /// Timeout of one Codex request.
-        public var codexTimeout: Duration
-
-        public init(
-            roots: WorkspaceRoots,
-            defaultSandbox: String = "workspace-write",
-            allowedSandboxes: Set<String> = ["read-only", "workspace-write"],
-            defaultApprovalPolicy: String = "on-request",
-            allowedApprovalPolicies: Set<String> = ["untrusted", "on-failure", "on-request", "never"],
-            codexTimeout: Duration = .seconds(60)
-        ) {
-            self.roots = roots
-            self.defaultSandbox = defaultSandbox
-            self.allowedSandboxes = allowedSandboxes
-            self.defaultApprovalPolicy = defaultApprovalPolicy
-            self.allowedApprovalPolicies = allowedApprovalPolicies
-            self.codexTimeout = codexTimeout
-        }
-    }
+    /// What a request may choose, and the defaults (Policy/HubPolicy).
+    public typealias Policy = HubPolicy
 
     let codex: any CodexPort
     let policy: Policy
     /// Every request passes it (roots, sandbox, approval policy).
     let gate: PolicyGate
-    /// The git requests, worktrees and diffs (BridgeGit); replaced only by tests (``useGitEnvironment(_:)``).
-    var git: GitService
+    /// The git requests, worktrees and diffs (BridgeGit).
+    let git: GitService
     let logger: Logger
     /// The journal and client memory; nil keeps everything in memory (no resume across connections).
     let storage: HubStorage
@@ -82,21 +53,26 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     var book = ThreadBook()
     /// Approvals, questions, the queue, plans, goals, sub-agents, commands (Desks/).
     var desks = HubDesks()
-    /// On a shared app-server: the threads other Codex clients drive (Shared/).
+    /// On a shared app-server: the threads other Codex clients drive (Shared/SharedFollower).
     var sharedThreads = SharedThreadTracker()
-    /// Attachments (Uploads/); nil: none accepted.
-    let uploads: UploadStore?
-    /// Notifications (nil: off) and the sleep inhibitor (nil: off); see Push/.
+    /// Attachments (Uploads/): the uploads a request names, and when they go.
+    let attachments: Attachments
+    /// Notifications (nil: off); see Push/.
     let push: PushCoordinator?
-    let inhibitor: SleepInhibitor?
+    /// What events mean for notices and the sleep inhibitor (Push/PushSignals).
+    let pushSignals: PushSignals
     /// The dev-server previews (nil: this bridge serves none).
     let previews: Previews?
     /// The models Codex offers, cached (Requests/ModelCatalog).
     let models: ModelCatalog
     /// The last rate-limit snapshot relayed (`account/rateLimits/updated`).
     var rateLimits = RateLimitRelay()
-    /// Replays, git requests and requests under way, which later ones wait for.
-    var work = HubWork()
+    /// Each session's replays, one after another (Events/ReplayLine).
+    var replays = ReplayLine<CheckedContinuation<Void, Never>>()
+    /// Exactly-once requests: their stored answers and the first attempts under way (Requests/ExactlyOnce).
+    let answers: ExactlyOnce
+    /// The bridge is shutting down (``beginShutdown(grace:)``): running turns may finish, none starts.
+    var shuttingDown = false
     /// Linked machines' approvals and questions still open (the fleet's relay port).
     var relayedPending = RelayedPending()
 
@@ -106,14 +82,17 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     ///   - uploads: the store `attachments` name (nil: any attachment is `not_found`).
     ///   - push: the notification coordinator (nil: push off); `inhibitor`: the sleep inhibitor (nil: `--no-inhibit`).
     ///   - previews: serves `listPreviews` and `openPreview` (nil: `not_found`).
+    ///   - gitEnvironment: where the git requests find git and gh, and the user environment they may use (nil: this
+    ///     process's; tests: a home of their own).
     public init(
         codex: any CodexPort, policy: Policy, storage: HubStorage, logger: Logger, uploads: UploadStore? = nil,
-        push: PushCoordinator? = nil, inhibitor: SleepInhibitor? = nil, previews: Previews? = nil
+        push: PushCoordinator? = nil, inhibitor: SleepInhibitor? = nil, previews: Previews? = nil,
+        gitEnvironment: [String: String]? = nil
     ) throws {
         self.codex = codex
-        self.uploads = uploads
+        self.attachments = Attachments(uploads: uploads)
         self.push = push
-        self.inhibitor = inhibitor
+        self.pushSignals = PushSignals(push: push, inhibitor: inhibitor)
         self.previews = previews
         self.policy = policy
         self.logger = logger
@@ -121,15 +100,16 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         self.auditor = Auditor(log: storage.audit, logger: logger)
         let background = BackgroundJobs()
         self.background = background
+        self.answers = ExactlyOnce(memory: storage.memory, maxAge: storage.retention.answerMaxAge, jobs: background)
         self.commands = CommandService(codex: codex, codexTimeout: policy.codexTimeout, jobs: background, logger: logger)
         self.commitMessages = CommitMessageWriter(codex: codex, codexTimeout: policy.codexTimeout, jobs: background)
         self.models = ModelCatalog(codex: codex, timeout: policy.codexTimeout)
         self.deviceAdmin = DeviceAdmin(devices: storage.devices, audit: storage.audit)
         let gate = Self.gate(for: policy)
         self.gate = gate
-        self.git = GitService(roots: policy.roots)
+        self.git = GitService(roots: policy.roots, environment: gitEnvironment ?? ProcessInfo.processInfo.environment)
         let held = try storage.queue.all()
-        let recovery = try Self.recover(storage.journal, keptQueued: held, logger: logger)
+        let recovery = try JournalRecovery.read(storage.journal, keptQueued: held, logger: logger)
         self.helloFacts = HelloFacts(lastSeq: recovery.lastSeq, policy: gate.clientPolicy)
         self.events = EventCore(lastSeq: recovery.lastSeq, maxHeldFrames: Self.maxHeldFrames)
         // Loaded in no Codex generation: the first use resumes them (thread/resume).
@@ -140,11 +120,6 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     }
 
     public nonisolated var description: String { "ThreadHub" }
-
-    /// Finds git and gh as they would be found in `environment` (tests: a home of their own).
-    func useGitEnvironment(_ environment: [String: String]) {
-        git = GitService(roots: policy.roots, environment: environment)
-    }
 
     static func gate(for policy: Policy) -> PolicyGate {
         PolicyGate(
@@ -189,7 +164,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         case .started(let generation):
             let previousGeneration = self.generation
             self.generation = generation
-            if codex.isShared { resumeSharedThreads(previousGeneration: previousGeneration) }
+            if codex.isShared { SharedFollower.connected(previousGeneration: previousGeneration, on: self) }
             logger.info("Codex is running", metadata: ["bridge.codex.generation": "\(generation)"])
             if generation > 1 { BridgeMetrics.shared.codexRestarted() }
             resumeRecoveredThreads()
@@ -219,7 +194,9 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         }
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
         if commitMessages.take(method: method, params: params, threadId: threadId) { return }  // CommitMessageWriter
-        if codex.isShared, !sharedNotification(method: method, params: params, paramsJSON: paramsJSON, threadId: threadId) { return }
+        if codex.isShared, !SharedFollower.admits(method: method, params: params, paramsJSON: paramsJSON, threadId: threadId, on: self) {
+            return
+        }
         // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
         // which its items and `turn/completed` carry): the root is the thread's turn (not so for a sub-agent's).
         let turnId = eventTurnId(params, threadId: threadId)
@@ -231,20 +208,20 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         publish(threadId: threadId, eventDataJSON: paramsJSON) { seq in
             .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: method, data: params))
         }
-        observeForPush(method: method, params: params, threadId: threadId)
+        pushSignals.observe(method: method, params: params, threadId: threadId, running: book.runningCount)
         observeDesks(method: method, params: params, threadId: threadId)
         switch method {
         case "serverRequest/resolved": codexResolvedRequest(params)
         case "turn/completed":
             cancelInputs { $0.request.threadId == threadId && ($0.request.turnId == turnId || turnId == nil) }
-            uploads?.turnEnded(threadId)
+            attachments.turnEnded(threadId)
             turnEnded(threadId, turnId: turnId)
         default: break
         }
     }
 
     private func serverRequest(id: CodexRequestID, method: String, params: JSONValue) {
-        if codex.isShared, !sharedRelays(method: method, threadId: params["threadId"]?.stringValue) {
+        if codex.isShared, !SharedFollower.relays(method: method, threadId: params["threadId"]?.stringValue, on: self) {
             // Another client of the shared app-server (the terminal) answers it; an error from us would win.
             logger.debug("Leaving a Codex request to the other clients", metadata: ["bridge.codex.method": "\(method)"])
             return
@@ -266,7 +243,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
             self.desks.approvals.requested(request, codexId: id, method: method, params: params)
             return .approvalRequest(request)
         }
-        approvalRequestedForPush(approvalId)
+        pushSignals.approvalRequested(desks.approvals.request(approvalId))
         logger.info(
             "Approval requested",
             metadata: ["bridge.thread.id": "\(threadId)", "bridge.approval.id": "\(approvalId)", "bridge.approval.type": "\(type)"])
@@ -307,7 +284,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     /// The bridge is shutting down (``TurnDrain``): new turns are refused from now on, and each running turn's
     /// subscribers are told how long it has (`bridge/shuttingDown`). Returns how many turns run.
     public func beginShutdown(grace: Duration) -> Int {
-        work.shuttingDown = true
+        shuttingDown = true
         let running = book.runningTurns
         guard grace > .zero else { return running.count }
         let seconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
@@ -323,32 +300,77 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     /// A request that would start a turn while the bridge shuts down: `codex_unavailable` (nothing was done; a
     /// retry after the restart acts).
     func refuseWhileShuttingDown() throws {
-        if work.shuttingDown { throw HubError(.codexUnavailable, "the workstation is shutting down; try again when it is back") }
+        if shuttingDown { throw HubError(.codexUnavailable, "the workstation is shutting down; try again when it is back") }
     }
 
     private func codexStopped(generation: Int, reason: String) {
         logger.warning("Codex stopped", metadata: ["bridge.codex.generation": "\(generation)", "bridge.codex.reason": "\(reason)"])
         // Stopped by this bridge's own shutdown (after the drain's grace): say so, not how codex exited.
-        let reason = work.shuttingDown ? Self.stoppedReason : reason
+        let reason = shuttingDown ? Self.stoppedReason : reason
         for (threadId, turnId) in book.stopAll() {
             let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "reason": .string(reason)]
             publish(threadId: threadId) { seq in
                 .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data))
             }
-            observeForPush(method: "bridge/turnFailed", params: data, threadId: threadId)
+            pushSignals.observe(method: "bridge/turnFailed", params: data, threadId: threadId, running: book.runningCount)
             observeDesks(method: "bridge/turnFailed", params: data, threadId: threadId)
         }
         for request in desks.approvals.cancelAll(generation: generation) {
             publish(threadId: request.threadId) { seq in
                 .approvalResolved(ApprovalResolved(seq: seq, approvalId: request.approvalId, threadId: request.threadId, decision: .cancel))
             }
-            approvalResolvedForPush(request.approvalId, decision: .cancel, deviceId: nil)
+            pushSignals.approvalResolved(request.approvalId, decision: .cancel, deviceId: nil)
         }
         cancelInputs { $0.codexId.generation == generation }
     }
 
     /// Whether `session` receives `threadId`'s messages now (by name or through `*`).
     public func covers(_ session: ClientSession, _ threadId: String) -> Bool { events.fanOut.covers(session.id, threadId) }
+
+    // MARK: The port the parts beside the hub use (request collections, Threads/, Desks/)
+
+    /// The turn running on `threadId`, if any.
+    func runningTurn(of threadId: String) -> String? { book.runningTurn(of: threadId) }
+
+    /// Whether a turn runs on `threadId` or its queue is about to start one (a new turn would race it).
+    func isBusy(_ threadId: String) -> Bool { book.runningTurn(of: threadId) != nil || desks.queue.isBusy(threadId) }
+
+    /// Refuses what `what` names while a turn runs on `threadId` (`conflict`).
+    func refuseWhileRunning(_ threadId: String, _ what: String) throws {
+        guard book.runningTurn(of: threadId) == nil else {
+            throw HubError(.conflict, "a turn is running on thread \(threadId); \(what) it once the turn has ended")
+        }
+    }
+
+    /// Codex's thread housekeeping requests, with this bridge's timeout.
+    nonisolated var housekeeping: ThreadHousekeeping { ThreadHousekeeping(codex: codex, timeout: policy.codexTimeout) }
+
+    /// A thread this bridge started or forked is loaded here with `turnPolicy`, remembered across restarts.
+    func adopt(thread threadId: String, cwd: String, policy turnPolicy: TurnPolicy) async {
+        book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
+        await rememberPolicy(turnPolicy, of: threadId)
+    }
+
+    /// Subscribes `session` to a thread it just made. Codex may publish the thread's first events (thread/started)
+    /// before it answers, i.e. before anyone could subscribe: those after `before` are replayed from the journal.
+    func subscribe(_ session: ClientSession, toNew threadId: String, since before: Int64) async {
+        let covered = events.fanOut.covers(session.id, "*")
+        _ = await subscribeResuming(session, to: threadId, afterSeq: covered ? nil : before)
+    }
+
+    /// A paired device's name (for an answer's `deviceName`); nil for the shared secret or when unknown.
+    public nonisolated func deviceName(_ deviceId: String?) async -> String? {
+        guard let deviceId else { return nil }
+        return try? await storage.devices.device(id: deviceId)?.name
+    }
+
+    /// A thread's journaled approvals and questions, for `readThread` and `readTurns`.
+    nonisolated var journaledRequests: JournaledRequests { JournaledRequests(journal: storage.journal, logger: logger) }
+
+    /// `GET /files`: the file a client may download (Files/FileDownloads).
+    package func downloadableFile(threadId: String, path: String) async throws -> ConfinedFile {
+        try await FileDownloads.open(path, threadId: threadId, on: self)
+    }
 
     /// The devices with a session open here.
     var connectedDeviceIds: Set<String> { Set(sessions.values.compactMap { $0.session.principal.deviceId }) }
@@ -371,7 +393,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         let message = make(events.nextSeq())
         guard let text = try? message.encodedText(encoder: encoder, eventDataJSON: eventDataJSON) else { return }
         BridgeMetrics.shared.eventRelayed()
-        if let now = events.publish(Self.entry(for: message, text: text, threadId: threadId), text: text, threadId: threadId) {
+        if let now = events.publish(JournalEntry(message, text: text, threadId: threadId), text: text, threadId: threadId) {
             write(now)
         }
     }
@@ -422,7 +444,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         await replayPending(session)
     }
 
-    public func acknowledged(_ seq: Int64, session: ClientSession) async {
+    /// Straight to the store: an ack changes nothing the hub holds.
+    public nonisolated func acknowledged(_ seq: Int64, session: ClientSession) async {
         guard let deviceId = session.principal.deviceId else { return }
         do {
             try await storage.devices.recordAck(deviceId: deviceId, seq: seq)

@@ -23,7 +23,8 @@ final class HubHarness: Sendable {
     private let runner: Task<Void, any Error>
 
     init(
-        policy: ((WorkspaceRoots) -> ThreadHub.Policy)? = nil, directory: URL? = nil, shared: Bool = false, uploadLimit: Int? = nil
+        policy: ((WorkspaceRoots) -> ThreadHub.Policy)? = nil, directory: URL? = nil, shared: Bool = false, uploadLimit: Int? = nil,
+        gitEnvironment: [String: String]? = nil
     ) async throws {
         codex = FakeCodexPort(shared: shared)
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
@@ -38,7 +39,8 @@ final class HubHarness: Sendable {
         let roots = try WorkspaceRoots([self.root])
         uploads = try uploadLimit.map { try UploadStore(directory: directory.appendingPathComponent("uploads"), maxBytes: $0) }
         hub = try ThreadHub(
-            codex: codex, policy: policy?(roots) ?? ThreadHub.Policy(roots: roots), storage: storage, logger: logger, uploads: uploads)
+            codex: codex, policy: policy?(roots) ?? ThreadHub.Policy(roots: roots), storage: storage, logger: logger, uploads: uploads,
+            gitEnvironment: gitEnvironment)
         let hub = self.hub
         runner = Task { try await hub.run() }
         await codex.events.send(.started(generation: 1))

@@ -86,7 +86,7 @@ extension ThreadHub {
         guard let text = try? numbered.encodedText(machineLabel: label, encoder: encoder, eventDataJSON: frame.eventDataJSON) else {
             return false
         }
-        var entry = Self.entry(for: numbered, text: text, threadId: threadId)
+        var entry = JournalEntry(numbered, text: text, threadId: threadId)
         entry.machine = machine.id
         entry.remoteSeq = remoteSeq
         if let now = events.publish(entry, text: text, threadId: threadId) { write(now) }

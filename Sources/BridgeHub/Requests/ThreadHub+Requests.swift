@@ -8,7 +8,7 @@ import Logging
 
 extension ThreadHub {
     /// Answers one client request with exactly one message; a retried request is answered once (see
-    /// ``answerOnce(_:id:session:)``).
+    /// ``ExactlyOnce``).
     /// The scope comes first: a request the session's scopes do not cover is refused `forbidden` (naming the
     /// scope) before anything happens. Refused and state-changing requests are audited.
     public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
@@ -21,12 +21,28 @@ extension ThreadHub {
         }
         let answer: ServerMessage
         if request.descriptor.exactlyOnce, let key = sessions[session.id]?.clientKey {
-            answer = await answerOnce(request, id: id, key: key, session: session)
+            answer = await answers.answer(
+                request, id: id, key: key, session: session, perform: { await self.perform(request, id: id, session: session) },
+                adopt: { await self.adopt($0, by: session) })
         } else {
             answer = await perform(request, id: id, session: session)
         }
         if request.descriptor.audited { await audit(request, answer: answer, session: session) }
         return answer
+    }
+
+    /// A retry answered with the first answer: a retried `startThread` subscribes the retrying session too, as
+    /// the first attempt subscribed its own.
+    func adopt(_ answer: ServerMessage, by session: ClientSession) async {
+        let threadId: String
+        switch answer {
+        case .response(_, .threadStarted(let started)): threadId = started.threadId
+        case .response(_, .threadForked(let forked)): threadId = forked.threadId
+        default: return
+        }
+        guard sessions[session.id] != nil else { return }
+        subscribe(session, to: threadId)
+        await remember(session, subscribedTo: threadId, true)
     }
 
     /// Runs one request and turns its failure into an `error` frame.
@@ -68,7 +84,8 @@ extension ThreadHub {
 
     /// Every request kind the hub answers, by the part that owns it.
     static let routes = RequestRoutes([
-        ThreadRequests(), GitRequests(), CommandRequests(), DeviceRequests(), PushRequests(), PreviewRequests(),
+        ThreadRequests(), ThreadListing(), HousekeepingRequests(), ForkRequests(), ReviewRequests(), GoalRequests(), AutoReviewRequests(),
+        GitRequests(), CommandRequests(), DeviceRequests(), PushRequests(), PreviewRequests(),
     ])
 
     /// What the gate needs to judge `request`: the facts of the thread its ``GateRule`` points at.
@@ -92,11 +109,6 @@ extension ThreadHub {
         }
     }
 
-    func searchThreads(_ search: SearchThreads) async throws -> ThreadList {
-        let found = try await housekeeping.search(search)
-        return ThreadList(threads: await summaries(of: found.threads), nextCursor: found.nextCursor)
-    }
-
     func subscribe(_ session: ClientSession, to subscription: Subscribe) async throws -> SubscriptionChanged {
         if subscription.threadId != "*" { try checkSubscriptionCount(session) }
         return await subscribeResuming(session, to: subscription.threadId, afterSeq: subscription.afterSeq)
@@ -111,77 +123,6 @@ extension ThreadHub {
     func readThread(_ threadId: String) async throws -> ThreadSnapshot {
         let thread = try await codex.threadRead(threadId: threadId, includeTurns: true, timeout: policy.codexTimeout)
         return await snapshot(of: threadId, thread: thread)
-    }
-
-    func renameThread(_ rename: RenameThread) async throws -> Accepted {
-        let name = rename.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...200).contains(name.count), !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw HubError(.badRequest, "name must be 1 to 200 characters without control characters")
-        }
-        try await codex.threadNameSet(threadId: rename.threadId, name: name, timeout: policy.codexTimeout)
-        return Accepted(threadId: rename.threadId)
-    }
-
-    func setArchived(_ threadId: String, _ archived: Bool) async throws -> Accepted {
-        try await codex.threadSetArchived(threadId: threadId, archived: archived, timeout: policy.codexTimeout)
-        return Accepted(threadId: threadId)
-    }
-
-    /// `usage`: Codex's own refusal (no ChatGPT login, say) is passed on as `codex_error` with its message.
-    func usage() async throws -> Usage {
-        let result = try await codex.accountRateLimits(timeout: policy.codexTimeout)
-        return Usage(rateLimits: result["rateLimits"] ?? result)
-    }
-
-    func compact(_ threadId: String, policy turnPolicy: TurnPolicy) async throws -> Accepted {
-        try refuseWhileShuttingDown()
-        try await ensureLoaded(threadId, policy: turnPolicy)
-        try refuseWhileRunning(threadId, "compact")
-        try await housekeeping.compact(threadId)
-        return Accepted(threadId: threadId)
-    }
-
-    func delete(_ threadId: String) async throws -> Accepted {
-        try refuseWhileRunning(threadId, "delete")
-        try await housekeeping.delete(threadId)
-        return Accepted(threadId: threadId)
-    }
-
-    /// `revertThread`: the thread's history from `turnId` on is removed (Codex `thread/revert`); refused while a
-    /// turn runs (Codex would interrupt it). Codex's `thread/reverted` tells every subscriber.
-    func revert(_ revert: RevertThread, policy turnPolicy: TurnPolicy) async throws -> Accepted {
-        try await ensureLoaded(revert.threadId, policy: turnPolicy)
-        try refuseWhileRunning(revert.threadId, "revert")
-        try await housekeeping.revert(revert.threadId, before: revert.turnId)
-        return Accepted(threadId: revert.threadId)
-    }
-
-    private var housekeeping: ThreadHousekeeping { ThreadHousekeeping(codex: codex, timeout: policy.codexTimeout) }
-
-    private func refuseWhileRunning(_ threadId: String, _ what: String) throws {
-        guard book.runningTurn(of: threadId) == nil else {
-            throw HubError(.conflict, "a turn is running on thread \(threadId); \(what) it once the turn has ended")
-        }
-    }
-
-    /// `approveDeniedAction`: a person overrides the automatic reviewer's denial, once; every subscriber learns who
-    /// (`bridge/deniedActionApproved`).
-    func approveDeniedAction(_ approve: ApproveDeniedAction, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
-        -> Accepted
-    {
-        guard let denial = desks.autoReviews.denial(approve.reviewId, of: approve.threadId) else {
-            throw HubError(
-                .notFound, "no denied automatic review \(approve.reviewId.prefix(128)) on this thread (already overridden or unknown)")
-        }
-        try await ensureLoaded(approve.threadId, policy: turnPolicy)
-        try await codex.threadApproveGuardianDeniedAction(threadId: approve.threadId, event: denial.event, timeout: policy.codexTimeout)
-        desks.autoReviews.remove(approve.reviewId)
-        var data: [String: JSONValue] = ["threadId": .string(approve.threadId), "reviewId": .string(approve.reviewId)]
-        if let deviceId = session.principal.deviceId { data["deviceId"] = .string(deviceId) }
-        publish(threadId: approve.threadId) { seq in
-            .event(ThreadEvent(seq: seq, threadId: approve.threadId, type: "bridge/deniedActionApproved", data: .object(data)))
-        }
-        return Accepted(threadId: approve.threadId)
     }
 
     /// `updateThreadSettings`: the gate admitted `turnPolicy` (the thread's policy, with the sandbox of a
@@ -234,64 +175,13 @@ extension ThreadHub {
         return PolicyGate.ThreadFacts(cwd: book[threadId]?.cwd, remembered: book[threadId]?.policy)
     }
 
-    func listThreads(_ list: ListThreads) async throws -> ThreadList {
-        if let limit = list.limit, !(1...500).contains(limit) {
-            throw HubError(.badRequest, "limit must be between 1 and 500")
-        }
-        let result = try await codex.threadList(
-            limit: list.limit ?? 50, cursor: list.cursor, archived: list.archived,
-            sourceKinds: codexAllThreadSourceKinds + SubAgentTracker.listedSourceKinds(includeInternal: list.includeInternal == true),
-            timeout: policy.codexTimeout)
-        return ThreadList(threads: await summaries(of: result["data"]?.arrayValue ?? []), nextCursor: result["nextCursor"]?.stringValue)
-    }
-
-    /// Codex's thread objects as the bridge lists them (`listThreads`, `searchThreads`): those inside the roots,
-    /// with their worktree, goal and collaboration mode.
-    private func summaries(of data: [JSONValue]) async -> [ThreadSummary] {
-        let worktrees = await GitService.worktreeFacts(of: data.map { $0["cwd"]?.stringValue }, roots: gate.roots)
-        let threads = zip(data, worktrees).compactMap { thread, worktree -> ThreadSummary? in
-            guard let id = thread["id"]?.stringValue else { return nil }
-            // Threads outside this bridge's roots are not shown (the gate refuses them anyway).
-            guard gate.shows(cwd: thread["cwd"]?.stringValue) else { return nil }
-            let status = thread["status"]?["type"]?.stringValue ?? thread["status"]?.stringValue
-            let text = { (key: String) in thread[key]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } }
-            return ThreadSummary(
-                threadId: id, cwd: thread["cwd"]?.stringValue, preview: thread["preview"]?.stringValue,
-                status: status, updatedAt: thread["updatedAt"]?.numberValue, source: Self.source(of: thread), name: text("name"),
-                model: text("model"), reasoningEffort: text("reasoningEffort"), parentThreadId: text("parentThreadId"),
-                agentNickname: text("agentNickname"), agentRole: text("agentRole"),
-                branch: worktree?.branch ?? thread["gitInfo"]?["branch"]?.stringValue,
-                worktreeOf: worktree?.worktreeOf
-            )
-        }
-        let goals = await goals(of: threads.map(\.threadId))
-        let snippets = Dictionary(
-            data.compactMap { thread in thread["id"]?.stringValue.map { ($0, thread[ThreadHousekeeping.snippetKey]?.stringValue) } },
-            uniquingKeysWith: { first, _ in first })
-        return threads.map { summary in
-            var summary = summary
-            summary.goal = goals[summary.threadId]
-            summary.collaborationMode = rememberedMode(of: summary.threadId)
-            summary.snippet = snippets[summary.threadId] ?? nil
-            return summary
-        }
-    }
-
-    /// Which client started a thread, as Codex reports it: `cli`, `vscode`, `exec`, `appServer`, `subAgent`, or a
-    /// custom name.
-    static func source(of thread: JSONValue) -> String? {
-        if let name = thread["source"]?.stringValue { return name }
-        guard let object = thread["source"]?.objectValue else { return nil }
-        return object["custom"]?.stringValue ?? object.keys.sorted().first
-    }
-
     func startThread(_ start: StartThread, cwd: String, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
         -> ThreadStarted
     {
         guard !start.prompt.isEmpty else { throw HubError(.badRequest, "prompt must not be empty") }
         try refuseWhileShuttingDown()
         try await models.check(start.model, effort: start.effort)
-        let extraInput = try attachmentInputs(start.attachments)
+        let extraInput = try attachments.inputs(start.attachments)
         var cwd = cwd
         if let worktree = start.worktree { cwd = try await git.worktreeDirectory(for: worktree, cwd: cwd) }
         let before = events.lastSeq
@@ -299,24 +189,22 @@ extension ThreadHub {
             cwd: cwd, model: start.model, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
             approvalsReviewer: start.approvalsReviewer?.rawValue, timeout: policy.codexTimeout
         )
-        book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
-        await rememberPolicy(turnPolicy, of: threadId)
+        await adopt(thread: threadId, cwd: cwd, policy: turnPolicy)
         desks.plans.learn(threadId: threadId, model: start.model, effort: start.effort)
         // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.
         // before anyone could subscribe: replay those from the journal so the starter sees the thread whole.
-        let covered = events.fanOut.covers(session.id, "*")
-        _ = await subscribeResuming(session, to: threadId, afterSeq: covered ? nil : before)
+        await subscribe(session, toNew: threadId, since: before)
         let turnId = try await startTurn(
             TurnStart(
                 threadId: threadId, text: start.prompt, policy: turnPolicy, effort: start.effort, extraInput: extraInput,
                 collaborationMode: start.collaborationMode))
-        claimUploads(start.attachments, for: threadId)
+        attachments.claim(start.attachments, for: threadId)
         session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
         let worktree = start.worktree != nil ? await GitService.worktreeFacts(of: [cwd], roots: gate.roots).first ?? nil : nil
         return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd, branch: worktree?.branch, worktreeOf: worktree?.worktreeOf)
     }
 
-    private func rememberPolicy(_ turnPolicy: TurnPolicy, of threadId: String) async {
+    func rememberPolicy(_ turnPolicy: TurnPolicy, of threadId: String) async {
         do {
             try await storage.threadPolicies.remember(
                 .init(sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy), for: threadId)
@@ -329,9 +217,9 @@ extension ThreadHub {
         guard !message.text.isEmpty else { throw HubError(.badRequest, "text must not be empty") }
         try refuseWhileShuttingDown()
         try await models.check(message.model, effort: message.effort)
-        let extraInput = try attachmentInputs(message.attachments)
+        let extraInput = try attachments.inputs(message.attachments)
         try await ensureLoaded(message.threadId, policy: turnPolicy)
-        if message.mode == .queue, book.runningTurn(of: message.threadId) != nil || desks.queue.isBusy(message.threadId) {
+        if message.mode == .queue, isBusy(message.threadId) {
             return try queueMessage(message, policy: turnPolicy, session: session)
         }
         if let running = book.runningTurn(of: message.threadId) {
@@ -339,7 +227,7 @@ extension ThreadHub {
                 let turnId = try await codex.turnSteer(
                     threadId: message.threadId, text: message.text, expectedTurnId: running, extraInput: extraInput,
                     timeout: policy.codexTimeout)
-                claimUploads(message.attachments, for: message.threadId)
+                attachments.claim(message.attachments, for: message.threadId)
                 // A running turn keeps its mode; the thread's next turns take the one chosen here.
                 if let mode = message.collaborationMode { rememberMode(mode, of: message.threadId) }
                 return Accepted(threadId: message.threadId, turnId: turnId)
@@ -351,7 +239,7 @@ extension ThreadHub {
             TurnStart(
                 threadId: message.threadId, text: message.text, policy: turnPolicy, model: message.model, effort: message.effort,
                 extraInput: extraInput, collaborationMode: message.collaborationMode))
-        claimUploads(message.attachments, for: message.threadId)
+        attachments.claim(message.attachments, for: message.threadId)
         if book[message.threadId]?.policy != turnPolicy {
             book.setPolicy(turnPolicy, of: message.threadId)
             await rememberPolicy(turnPolicy, of: message.threadId)
@@ -401,15 +289,5 @@ extension ThreadHub {
         case .rpc where error.isThreadNotFound: ErrorMessage(id: id, code: .notFound, message: error.message)
         default: ErrorMessage(id: id, code: .codexError, message: error.message)
         }
-    }
-}
-
-/// A request the hub refuses, with its wire code.
-package struct HubError: Error {
-    package let code: BridgeErrorCode
-    package let message: String
-    package init(_ code: BridgeErrorCode, _ message: String) {
-        self.code = code
-        self.message = message
     }
 }

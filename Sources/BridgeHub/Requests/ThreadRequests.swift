@@ -1,13 +1,12 @@
 import BridgeProtocol
+import CodexControl
 import Foundation
 
-/// The requests on threads and turns the hub answers itself: listing and reading threads, starting, steering,
-/// interrupting and forking them, subscriptions, settings, goals, housekeeping, approvals and questions, and
-/// what a thread's directory holds (files, directories, skills, models, usage).
+/// The requests on threads and turns the hub answers itself: reading threads, starting, steering and
+/// interrupting them, subscriptions, settings, approvals and questions, and what a thread's directory holds
+/// (files, directories, skills, models, usage). Listing, housekeeping, forks, reviews and goals register their own.
 struct ThreadRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.on(.listThreads) { (hub, list: ListThreads, _) in .threads(try await hub.listThreads(list)) }
-        routes.on(.searchThreads) { (hub, search: SearchThreads, _) in .threads(try await hub.searchThreads(search)) }
         routes.on(.startThread) { (hub, start: StartThread, context) in
             .threadStarted(
                 try await hub.startThread(start, cwd: context.cwd ?? start.cwd, policy: context.policy, session: context.session))
@@ -30,21 +29,6 @@ struct ThreadRequests: RequestCollection {
         routes.on(.getDiff) { (hub, ref: ThreadRef, context) in
             .diff(ThreadDiff(threadId: ref.threadId, diff: try await hub.diff(of: ref.threadId, cwd: context.cwd)))
         }
-        routes.on(.renameThread) { (hub, rename: RenameThread, _) in .accepted(try await hub.renameThread(rename)) }
-        routes.on(.archiveThread) { (hub, ref: ThreadRef, _) in .accepted(try await hub.setArchived(ref.threadId, true)) }
-        routes.on(.unarchiveThread) { (hub, ref: ThreadRef, _) in .accepted(try await hub.setArchived(ref.threadId, false)) }
-        routes.on(.startReview) { (hub, review: StartReview, context) in
-            .accepted(try await hub.startReview(review, policy: context.policy))
-        }
-        routes.on(.forkThread) { (hub, fork: ForkThread, context) in
-            .threadForked(try await hub.forkThread(fork, cwd: context.directory, policy: context.policy, session: context.session))
-        }
-        routes.on(.setGoal) { (hub, goal: SetGoal, context) in .goal(try await hub.setGoal(goal, policy: context.policy)) }
-        routes.on(.clearGoal) { (hub, ref: ThreadRef, _) in .accepted(try await hub.clearGoal(ref.threadId)) }
-        routes.on(.compactThread) { (hub, ref: ThreadRef, context) in .accepted(try await hub.compact(ref.threadId, policy: context.policy))
-        }
-        routes.on(.deleteThread) { (hub, ref: ThreadRef, _) in .accepted(try await hub.delete(ref.threadId)) }
-        routes.on(.revertThread) { (hub, revert: RevertThread, context) in .accepted(try await hub.revert(revert, policy: context.policy)) }
         routes.on(.updateThreadSettings) { (hub, update: UpdateThreadSettings, context) in
             .accepted(try await hub.updateSettings(update, policy: context.policy))
         }
@@ -61,9 +45,6 @@ struct ThreadRequests: RequestCollection {
             let name = await hub.deviceName(context.session.principal.deviceId)
             return .accepted(try hub.answerInputRequest(answer, session: context.session, deviceName: name))
         }
-        routes.on(.approveDeniedAction) { (hub, approve: ApproveDeniedAction, context) in
-            .accepted(try await hub.approveDeniedAction(approve, policy: context.policy, session: context.session))
-        }
         routes.on(.listDirectory) { (hub, _: ListDirectory, context) in
             .directory(try await DirectoryLister().list(context.cwd ?? "/", roots: hub.gate.roots))
         }
@@ -75,13 +56,19 @@ struct ThreadRequests: RequestCollection {
                 try await FileSearch(codex: hub.codex, timeout: hub.policy.codexTimeout, roots: hub.gate.roots).search(
                     search, cwd: context.directory))
         }
-        routes.on(.listSkills) { (hub, list: ListSkills, context) in .skills(try await hub.listSkills(list, cwd: context.directory)) }
+        routes.on(.listSkills) { (hub, list: ListSkills, context) in
+            .skills(try await SkillCatalog(codex: hub.codex, timeout: hub.policy.codexTimeout).list(list, cwd: context.directory))
+        }
         routes.on(.listTools) { (hub, list: ListTools, context) in
             .tools(
                 try await ToolInventory(codex: hub.codex, timeout: hub.policy.codexTimeout).list(threadId: list.threadId, cwd: context.cwd))
         }
         routes.on(.listModels) { (hub, _: ListModels, _) in .models(ModelList(models: try await hub.models.models())) }
-        routes.on(.usage) { (hub, _: UsageRequest, _) in .usage(try await hub.usage()) }
+        // Codex's own refusal (no ChatGPT login, say) is passed on as `codex_error` with its message.
+        routes.on(.usage) { (hub, _: UsageRequest, _) in
+            let result = try await hub.codex.accountRateLimits(timeout: hub.policy.codexTimeout)
+            return .usage(Usage(rateLimits: result["rateLimits"] ?? result))
+        }
         routes.on(.accountUsage) { (hub, _: AccountUsageRequest, _) in
             .accountUsage(try await AccountUsageReader(codex: hub.codex, timeout: hub.policy.codexTimeout).read())
         }

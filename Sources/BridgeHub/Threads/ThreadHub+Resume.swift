@@ -29,86 +29,6 @@ extension ThreadHub {
     /// A replay waits while the session has more frames than this queued (the client reads slowly).
     static let replayHighWater = 2048
 
-    // MARK: Recovery
-
-    struct Recovery {
-        var lastSeq: Int64
-        var threads: Set<String>
-        /// Messages still queued, announced again (their `seq` the new announcement's).
-        var requeued: [QueuedMessageStore.Entry] = []
-        /// The line of each thread holding `requeued` messages, announced again (`queueChanged`).
-        var queueChanges: [String: QueueChanged] = [:]
-    }
-
-    /// Reads the journal's last seq and journals the end of every turn and approval left open by the previous
-    /// run.
-    static func recover(_ journal: EventJournal, keptQueued: [QueuedMessageStore.Entry] = [], logger: Logger) throws -> Recovery {
-        var seq = try journal.lastSeq()
-        var entries: [JournalEntry] = []
-        var threads: Set<String> = []
-        let encoder = ServerMessage.defaultEncoder
-        func add(_ message: ServerMessage, threadId: String) throws {
-            let text = String(decoding: try message.encoded(encoder: encoder), as: UTF8.self)
-            entries.append(entry(for: message, text: text, threadId: threadId))
-        }
-        for (threadId, turnId) in try journal.openTurns() {
-            seq += 1
-            threads.insert(threadId)
-            let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "reason": "bridge restarted"]
-            try add(
-                .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data)), threadId: threadId
-            )
-        }
-        for (threadId, approvalId) in try journal.openApprovals() {
-            seq += 1
-            try add(
-                .approvalResolved(ApprovalResolved(seq: seq, approvalId: approvalId, threadId: threadId, decision: .cancel)),
-                threadId: threadId)
-        }
-        for (threadId, requestId) in try journal.openEntries(opened: "inputRequest", closed: "inputResolved") {
-            seq += 1
-            try add(.inputResolved(InputResolved(seq: seq, requestId: requestId, threadId: threadId, action: .cancel)), threadId: threadId)
-        }
-        let kept = Set(keptQueued.map(\.announcement.queuedId))
-        var requeued: [QueuedMessageStore.Entry] = []
-        for var entry in keptQueued {
-            seq += 1
-            entry.announcement.seq = seq
-            threads.insert(entry.announcement.threadId)
-            try add(.messageQueued(entry.announcement), threadId: entry.announcement.threadId)
-            requeued.append(entry)
-        }
-        var queueChanges: [String: QueueChanged] = [:]
-        for threadId in requeued.map(\.announcement.threadId) where queueChanges[threadId] == nil {
-            seq += 1
-            let items = requeued.filter { $0.announcement.threadId == threadId }.map { QueuedItem($0.announcement) }
-            queueChanges[threadId] = QueueChanged(seq: seq, threadId: threadId, items: items)
-            try add(.queueChanged(QueueChanged(seq: seq, threadId: threadId, items: items)), threadId: threadId)
-        }
-        // Open in the journal but kept nowhere (a journal from before messages were kept): reported failed.
-        for (threadId, queuedId) in try journal.openEntries(opened: "messageQueued", closed: "messageUnqueued")
-        where !kept.contains(queuedId) {
-            seq += 1
-            try add(
-                .messageUnqueued(
-                    MessageUnqueued(seq: seq, threadId: threadId, queuedId: queuedId, reason: .failed, message: "bridge restarted")),
-                threadId: threadId)
-        }
-        for (threadId, runId) in try journal.openEntries(opened: "commandStarted", closed: "commandExited") {
-            seq += 1
-            try add(
-                .commandExited(CommandExited(seq: seq, threadId: threadId, runId: runId, exitCode: nil, reason: "bridge restarted")),
-                threadId: threadId)
-        }
-        try journal.append(contentsOf: entries)
-        if !entries.isEmpty {
-            logger.notice(
-                "Reported turns and approvals left open by the previous run", metadata: ["bridge.journal.entries": "\(entries.count)"])
-        }
-        logger.info("Journal open", metadata: ["bridge.journal.lastSeq": "\(seq)"])
-        return Recovery(lastSeq: seq, threads: threads, requeued: requeued, queueChanges: queueChanges)
-    }
-
     /// Resumes the threads whose turns the previous run left open, so Codex knows them again.
     func resumeRecoveredThreads() {
         for threadId in book.takeRecovered() {
@@ -127,36 +47,6 @@ extension ThreadHub {
     }
 
     // MARK: Journal and delivery
-
-    static func entry(for message: ServerMessage, text: String, threadId: String) -> JournalEntry {
-        switch message {
-        case .event(let event):
-            JournalEntry(seq: event.seq, threadId: threadId, kind: message.kind, type: event.type, turnId: event.turnId, text: text)
-        case .approvalRequest(let request):
-            JournalEntry(
-                seq: request.seq, threadId: threadId, kind: message.kind, turnId: request.turnId, approvalId: request.approvalId, text: text
-            )
-        case .approvalResolved(let resolved):
-            JournalEntry(seq: resolved.seq, threadId: threadId, kind: message.kind, approvalId: resolved.approvalId, text: text)
-        // Questions and queued messages keep their id in the approvalId column (see `recover`).
-        case .inputRequest(let request):
-            JournalEntry(
-                seq: request.seq, threadId: threadId, kind: message.kind, turnId: request.turnId, approvalId: request.requestId, text: text)
-        case .inputResolved(let resolved):
-            JournalEntry(seq: resolved.seq, threadId: threadId, kind: message.kind, approvalId: resolved.requestId, text: text)
-        case .messageQueued(let queued):
-            JournalEntry(seq: queued.seq, threadId: threadId, kind: message.kind, approvalId: queued.queuedId, text: text)
-        case .messageUnqueued(let unqueued):
-            JournalEntry(seq: unqueued.seq, threadId: threadId, kind: message.kind, approvalId: unqueued.queuedId, text: text)
-        // A command's run id too.
-        case .commandStarted(let started):
-            JournalEntry(seq: started.seq, threadId: threadId, kind: message.kind, approvalId: started.runId, text: text)
-        case .commandExited(let exited):
-            JournalEntry(seq: exited.seq, threadId: threadId, kind: message.kind, approvalId: exited.runId, text: text)
-        default:
-            JournalEntry(seq: message.seq ?? 0, threadId: threadId, kind: message.kind, text: text)
-        }
-    }
 
     /// Queues a live frame for a session, or holds it while the session's replay runs.
     func deliver(_ text: String, to id: UInt64) {
@@ -296,14 +186,11 @@ extension ThreadHub {
 
     /// Runs a replay after the session's earlier ones.
     func runReplay(_ replay: Replay, to session: ClientSession) async {
-        let previous = work.replayTails[session.id]
-        let task = Task {
-            await previous?.value
-            await self.replayJournal(replay, to: session)
+        if !replays.begin(session.id) {
+            await withCheckedContinuation { replays.wait(session.id, $0) }
         }
-        work.replayTails[session.id] = task
-        await task.value
-        if work.replayTails[session.id] == task { work.replayTails[session.id] = nil }
+        await replayJournal(replay, to: session)
+        replays.end(session.id)?.resume()
     }
 
     /// Queues the journaled messages of `replay` page by page, waiting while the client has many frames queued.

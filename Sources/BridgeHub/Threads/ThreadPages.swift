@@ -40,7 +40,7 @@ struct ThreadPages: Sendable {
         }
         let page = try await turns(of: read.threadId, before: read.cursor, limit: try Self.limit(read.limit ?? Self.defaultTurns))
         let ids = Set(page.turns.compactMap { $0["id"]?.stringValue })
-        let requests = Self.requests(await hub.requestFrames(of: read.threadId), inTurns: ids)
+        let requests = Self.requests(await hub.journaledRequests.frames(of: read.threadId), inTurns: ids)
         return TurnPage(threadId: read.threadId, turns: page.turns, olderTurns: page.older, requests: requests)
     }
 

@@ -8,8 +8,9 @@ import Logging
 /// `codex-bridge devices scope` in another process, or an admin device) reach open sessions through
 /// ``refreshScopes()``.
 extension ThreadHub {
-    /// Writes the audit entry of one request (``Auditor``); a failure is logged, never the request's.
-    public func audit(_ request: BridgeRequest, answer: ServerMessage, session: ClientSession) async {
+    /// Writes the audit entry of one request (``Auditor``); a failure is logged, never the request's. Not on the
+    /// hub's executor: it reads nothing the hub holds.
+    public nonisolated func audit(_ request: BridgeRequest, answer: ServerMessage, session: ClientSession) async {
         await auditor.record(
             auditor.entry(for: request, answer: answer, deviceId: session.principal.deviceId, address: session.remoteAddress))
     }

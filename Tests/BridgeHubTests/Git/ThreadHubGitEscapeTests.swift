@@ -15,14 +15,14 @@ import Testing
     /// point the bridge's git at a repository outside the roots. Seen failing: the commit, branch and push landed in
     /// the outside repository, and the diff showed its files.
     @Test func aGitfileOrCommondirNamingARepositoryOutsideTheRootsIsRefused() async throws {
-        let harness = try await HubHarness()
-        let fixture = try GitFixture(base: harness.root + "/git")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
+        let fixture = try GitFixture(base: directory.path + "/root/git")
+        let harness = try await HubHarness(directory: directory, gitEnvironment: fixture.environment)
         let outside = try GitFixture(base: harness.outside + "/git")
         try outside.write("secret.txt", "OUTSIDE-SECRET\n")
         try outside.git("-C", outside.repository, "add", ".")
         try outside.git("-C", outside.repository, "commit", "-qm", "secret")
         let before = try outside.git("-C", outside.repository, "rev-parse", "HEAD")
-        await harness.hub.useGitEnvironment(fixture.environment)
         let phone = await harness.session(deviceId: "d1", scopes: .all)
 
         let gitfile = try GitFixture.make(fixture.repository + "/gitfile")
@@ -84,8 +84,8 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
         let fixture = try GitFixture(base: directory.path + "/root/git")
         let roots = try WorkspaceRoots([fixture.repository])
-        let harness = try await HubHarness(policy: { _ in ThreadHub.Policy(roots: roots) }, directory: directory)
-        await harness.hub.useGitEnvironment(fixture.environment)
+        let harness = try await HubHarness(
+            policy: { _ in ThreadHub.Policy(roots: roots) }, directory: directory, gitEnvironment: fixture.environment)
         let started = Mutex<[String]>([])
         harness.codex.on("thread/start") { params in
             started.withLock { $0.append(params["cwd"]?.stringValue ?? "") }
@@ -126,9 +126,9 @@ import Testing
     /// where it is a link out of the roots, the worktree is removed again and no thread starts. Seen failing: the
     /// thread started in the link.
     @Test func aWorktreeWhoseDirectoryLeadsOutIsRemovedAgain() async throws {
-        let harness = try await HubHarness()
-        let fixture = try GitFixture(base: harness.root + "/git")
-        await harness.hub.useGitEnvironment(fixture.environment)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
+        let fixture = try GitFixture(base: directory.path + "/root/git")
+        let harness = try await HubHarness(directory: directory, gitEnvironment: fixture.environment)
         let started = Mutex<[String]>([])
         harness.codex.on("thread/start") { params in
             started.withLock { $0.append(params["cwd"]?.stringValue ?? "") }
@@ -161,9 +161,9 @@ import Testing
     /// The next-to-the-repository container (`<repo>.worktrees`) is held to the same rule. Seen failing: the checkout
     /// went through the link.
     @Test func aSiblingWorktreeContainerThatIsALinkIsRefused() async throws {
-        let harness = try await HubHarness()
-        let fixture = try GitFixture(base: harness.root + "/git")
-        await harness.hub.useGitEnvironment(fixture.environment)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
+        let fixture = try GitFixture(base: directory.path + "/root/git")
+        let harness = try await HubHarness(directory: directory, gitEnvironment: fixture.environment)
         harness.codex.on("thread/start") { params in ["thread": ["id": "t1", "cwd": params["cwd"] ?? JSONValue.null]] }
         harness.codex.on("turn/start") { _ in ["turn": ["id": "turn-1"]] }
         let phone = await harness.session()

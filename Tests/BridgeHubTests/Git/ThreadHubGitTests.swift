@@ -1,4 +1,5 @@
 import BridgeProtocol
+import ConfinedFiles
 import Foundation
 import Testing
 
@@ -8,9 +9,9 @@ import Testing
 /// request id. Cost: a few dozen git processes.
 @Suite(.timeLimit(.minutes(1))) struct ThreadHubGitTests {
     @Test func gitRequestsRunInTheThreadsRepositoryAndOnlyInsideTheRoots() async throws {
-        let harness = try await HubHarness()
-        let fixture = try GitFixture(base: harness.root + "/git")
-        await harness.hub.useGitEnvironment(fixture.environment)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
+        let fixture = try GitFixture(base: directory.path + "/root/git")
+        let harness = try await HubHarness(directory: directory, gitEnvironment: fixture.environment)
         harness.codexKnowsThread("t1", cwd: fixture.repository)
         let phone = await harness.session(deviceId: "d1", scopes: .all)
         try fixture.write("new.txt", "new\n")
@@ -91,17 +92,22 @@ extension ServerMessage {
     }
 
     @Test func ghCreatesThePullRequestWhenLoggedInElseTheComparePage() async throws {
-        let harness = try await HubHarness()
-        let fixture = try GitFixture(base: harness.root + "/git")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
+        let fixture = try GitFixture(base: directory.path + "/root/git")
         try fixture.git("-C", fixture.repository, "remote", "set-url", "origin", "git@github.com:ana/app.git")
         try fixture.script(fixture.directory + "/evil-fsmonitor", marker: "fsmonitor")
         try fixture.git("-C", fixture.repository, "config", "core.fsmonitor", fixture.directory + "/evil-fsmonitor")
-        harness.codexKnowsThread("t1", cwd: fixture.repository)
-        let phone = await harness.session()
+        let roots = try WorkspaceRoots([directory.path + "/root"])
+        // The hub finds git and gh as its environment (given at its start) says: one hub per environment.
+        func hub(_ environment: [String: String]) async throws -> (HubHarness, ClientSession) {
+            let harness = try await HubHarness(policy: { _ in ThreadHub.Policy(roots: roots) }, gitEnvironment: environment)
+            harness.codexKnowsThread("t1", cwd: fixture.repository)
+            return (harness, await harness.session())
+        }
         let request = BridgeRequest(.gitPullRequest, GitPullRequest(threadId: "t1", title: "Parse in UTC", body: "Why.", base: "main"))
 
         // No gh: the compare page.
-        await harness.hub.useGitEnvironment(fixture.environment)
+        var (harness, phone) = try await hub(fixture.environment)
         guard case .response(_, .gitStatus(let plain)) = await harness.request(BridgeRequest(.gitStatus, ThreadRef(threadId: "t1")), phone)
         else {
             throw HubHarnessError.unexpected
@@ -117,14 +123,14 @@ extension ServerMessage {
 
         // gh, not logged in: still the compare page, and gh was not asked to create anything.
         let loggedOut = try Self.fakeGh(fixture, loggedIn: false)
-        await harness.hub.useGitEnvironment(["HOME": fixture.home, "PATH": loggedOut + ":/usr/bin:/bin"])
+        (harness, phone) = try await hub(["HOME": fixture.home, "PATH": loggedOut + ":/usr/bin:/bin"])
         guard case .response(_, .pullRequest(let fallback)) = await harness.request(request, phone) else {
             throw HubHarnessError.unexpected
         }
         #expect(!fallback.created && !FileManager.default.fileExists(atPath: fixture.directory + "/gh-args"))
 
         let bin = try Self.fakeGh(fixture, loggedIn: true)
-        await harness.hub.useGitEnvironment(["HOME": fixture.home, "PATH": bin + ":/usr/bin:/bin"])
+        (harness, phone) = try await hub(["HOME": fixture.home, "PATH": bin + ":/usr/bin:/bin"])
         guard case .response(_, .gitStatus(let status)) = await harness.request(BridgeRequest(.gitStatus, ThreadRef(threadId: "t1")), phone)
         else {
             throw HubHarnessError.unexpected

@@ -13,9 +13,8 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct ThreadHubWorktreeTests {
     @Test func eachTaskGetsItsOwnWorktreeAndBranch() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
-        let harness = try await HubHarness(directory: directory)
-        let fixture = try GitFixture(base: harness.root + "/git")
-        await harness.hub.useGitEnvironment(fixture.environment)
+        let fixture = try GitFixture(base: directory.path + "/root/git")
+        let harness = try await HubHarness(directory: directory, gitEnvironment: fixture.environment)
         let started = Mutex<[String]>([])
         harness.codex.on("thread/start") { params in
             let cwd = params["cwd"]?.stringValue ?? ""
@@ -96,8 +95,8 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
         let fixture = try GitFixture(base: directory.path + "/root/git")
         let roots = try WorkspaceRoots([fixture.repository])
-        let harness = try await HubHarness(policy: { _ in ThreadHub.Policy(roots: roots) }, directory: directory)
-        await harness.hub.useGitEnvironment(fixture.environment)
+        let harness = try await HubHarness(
+            policy: { _ in ThreadHub.Policy(roots: roots) }, directory: directory, gitEnvironment: fixture.environment)
         harness.codex.on("thread/start") { params in ["thread": ["id": "t1", "cwd": params["cwd"] ?? JSONValue.null]] }
         harness.codex.on("turn/start") { _ in ["turn": ["id": "turn-1"]] }
         let phone = await harness.session()
@@ -125,8 +124,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: fixture.repository + "/.git/info", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: exclude, withDestinationPath: secret)
         let roots = try WorkspaceRoots([fixture.repository])
-        let harness = try await HubHarness(policy: { _ in ThreadHub.Policy(roots: roots) }, directory: directory)
-        await harness.hub.useGitEnvironment(fixture.environment)
+        let harness = try await HubHarness(
+            policy: { _ in ThreadHub.Policy(roots: roots) }, directory: directory, gitEnvironment: fixture.environment)
         harness.codex.on("thread/start") { params in ["thread": ["id": "t1", "cwd": params["cwd"] ?? JSONValue.null]] }
         let phone = await harness.session()
         let answer = await harness.request(

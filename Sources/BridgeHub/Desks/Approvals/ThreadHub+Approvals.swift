@@ -42,7 +42,7 @@ extension ThreadHub {
                     seq: seq, approvalId: approvalId, threadId: threadId, decision: decision, deviceId: deviceId, deviceName: deviceName,
                     at: at))
         }
-        approvalResolvedForPush(approvalId, decision: decision, deviceId: deviceId)
+        pushSignals.approvalResolved(approvalId, decision: decision, deviceId: deviceId)
         var metadata: Logger.Metadata = ["bridge.approval.id": "\(approvalId)", "bridge.approval.decision": "\(decision.rawValue)"]
         if case .notification(let owner) = answerer { metadata["bridge.push.owner"] = "\(owner)" }
         logger.info("Approval answered", metadata: metadata)

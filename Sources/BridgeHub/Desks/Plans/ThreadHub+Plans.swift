@@ -117,7 +117,7 @@ extension ThreadHub {
                 answer.throughSeq = seam
             }
         }
-        answer.requests = await requestFrames(of: threadId)
+        answer.requests = await journaledRequests.frames(of: threadId)
         return answer
     }
 }

@@ -131,8 +131,8 @@ extension ThreadHub {
             let turnId = try await startTurn(
                 TurnStart(
                     threadId: message.threadId, text: message.text, policy: entry.policy, model: message.model, effort: message.effort,
-                    extraInput: try attachmentInputs(message.attachments), collaborationMode: message.collaborationMode))
-            claimUploads(message.attachments, for: message.threadId)
+                    extraInput: try attachments.inputs(message.attachments), collaborationMode: message.collaborationMode))
+            attachments.claim(message.attachments, for: message.threadId)
             unqueued(message.threadId, message.queuedId, reason: .started, turnId: turnId)
             // Its turn may be over already (it ended before Codex answered turn/start): then the next one follows.
             if desks.queue.finishedStarting(message.threadId, turnId: turnId) { turnEnded(message.threadId) }

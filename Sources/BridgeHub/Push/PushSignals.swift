@@ -1,19 +1,20 @@
 import BridgeProtocol
 import BridgePush
-import BridgeStore
-import CodexControl
-import Foundation
-import Logging
 
-/// Notifications: the hub tells the ``PushCoordinator`` what happens (approvals, their answers, turns that end,
-/// who is looking), keeps the ``SleepInhibitor`` held while a turn runs, answers `pushSubscribe`,
-/// `pushUnsubscribe` and `presence`, and resolves approvals answered from a notification.
-extension ThreadHub {
+/// What the hub tells the notification side as events pass (approvals, their answers, turns that end, thread
+/// names, agent messages), and the ``SleepInhibitor`` held while a turn runs: the hub calls it on the event path,
+/// it decides what each event means for a notice.
+struct PushSignals: Sendable {
+    /// nil: notifications off.
+    let push: PushCoordinator?
+    /// nil: `--no-inhibit`.
+    let inhibitor: SleepInhibitor?
+
     /// After a Codex notification was published: turn ends, names and agent messages for the notices; the
-    /// inhibitor follows whether any turn runs.
-    func observeForPush(method: String, params: JSONValue, threadId: String) {
+    /// inhibitor follows whether any turn runs (`running`, only read for a turn's start or end).
+    func observe(method: String, params: JSONValue, threadId: String, running: @autoclosure () -> Int) {
         if method == "turn/started" || method == "turn/completed" || method == "bridge/turnFailed" {
-            inhibitor?.update(running: book.runningCount > 0)
+            inhibitor?.update(running: running() > 0)
         }
         guard let push else { return }
         switch method {
@@ -42,14 +43,14 @@ extension ThreadHub {
         }
     }
 
-    /// A new approval was published.
-    func approvalRequestedForPush(_ approvalId: String) {
-        guard let push, let request = desks.approvals.request(approvalId) else { return }
+    /// A new approval was published (nil: it is no longer pending).
+    func approvalRequested(_ request: ApprovalRequest?) {
+        guard let push, let request else { return }
         push.signal(.approvalRequested(request))
     }
 
     /// An approval was answered or cancelled.
-    func approvalResolvedForPush(_ approvalId: String, decision: ApprovalDecision, deviceId: String?) {
+    func approvalResolved(_ approvalId: String, decision: ApprovalDecision, deviceId: String?) {
         push?.signal(.approvalResolved(approvalId: approvalId, decision: decision, deviceId: deviceId))
     }
 }
