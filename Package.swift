@@ -288,9 +288,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // The executable: thin ArgumentParser commands.
-        .executableTarget(
-            name: "codex-bridge",
+        // `serve` as a library: its settings (one schema: flags, config.toml, defaults), the parts it is made of
+        // (pairing, TLS, notifications, the shared app-server, the terminal's QR and questions) and `buildBridge`,
+        // which builds it in named steps (state, TLS, hub, server, services). Nothing depends on it but the executable
+        // and its tests.
+        .target(
+            name: "BridgeServe",
             dependencies: [
                 "BridgeProtocol",
                 "BridgeHub",
@@ -298,6 +301,33 @@ let package = Package(
                 "BridgeFleet",
                 "BridgePreview",
                 "BridgePreviewProxy",
+                "BridgePush",
+                "BridgeServer",
+                "BridgeStore",
+                "Pairing",
+                "Discovery",
+                "CodexControl",
+                "BridgeOps",
+                "BridgeTLS",
+                "BridgeWeb",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // The executable: thin ArgumentParser commands; `serve` parses its settings, bootstraps logging and metrics,
+        // and runs what BridgeServe builds.
+        .executableTarget(
+            name: "codex-bridge",
+            dependencies: [
+                "BridgeServe",
+                "BridgeProtocol",
+                "BridgeHub",
+                "BridgeFleet",
+                "BridgePush",
                 "BridgeServer",
                 "BridgeStore",
                 "Pairing",
@@ -306,11 +336,9 @@ let package = Package(
                 "BridgeOps",
                 "BridgeClient",
                 "BridgeTLS",
-                "BridgeWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -347,7 +375,15 @@ let package = Package(
         .testTarget(
             name: "CodexBridgeCommandTests",
             dependencies: [
-                "codex-bridge", "BridgeClient", "BridgeProtocol", "BridgeServer", "BridgeStore",
+                "codex-bridge", "BridgeServe", "BridgeClient", "BridgeProtocol", "BridgeServer", "BridgeStore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BridgeServeTests",
+            dependencies: [
+                "BridgeServe", "BridgeClient", "BridgeProtocol", "BridgeServer", "BridgeStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -356,9 +392,8 @@ let package = Package(
         .testTarget(
             name: "BridgeHubTests",
             dependencies: [
-                "BridgeHub", "BridgeGit", "BridgeServer", "BridgeProtocol", "BridgeStore", "CodexControl", "ConfinedFiles",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
+                // No BridgeServer and no NIO: sessions write to a recording sink (RecordingSink), not the outbox.
+                "BridgeHub", "BridgeGit", "BridgeProtocol", "BridgeStore", "CodexControl", "ConfinedFiles",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -398,7 +433,8 @@ let package = Package(
         .testTarget(
             name: "BridgeServerTests",
             dependencies: [
-                "BridgeServer", "BridgeHub", "BridgeProtocol", "BridgeStore",
+                "BridgeServer", "BridgeHub", "BridgeProtocol", "BridgeStore", "BridgePush", "BridgeWeb", "CodexControl", "ConfinedFiles",
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgeOps
 import BridgeProtocol
+import BridgeServe
 import BridgeStore
 import Foundation
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeServe
 import Foundation
 
 /// `codex-bridge`: drive the Codex CLI on this machine from a phone.
@@ -40,9 +41,4 @@ struct CodexBridge: AsyncParsableCommand {
             Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
         }
     }
-}
-
-/// The software version.
-enum BridgeVersion {
-    static let current = "0.1.0"
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgeOps
 import BridgeProtocol
+import BridgeServe
 import BridgeStore
 import Foundation
 import Logging
@@ -327,13 +328,7 @@ struct DevicesCommand: AsyncParsableCommand {
 
     /// Records a workstation command in the audit log (a failure to record does not fail the command).
     static func audit(_ registry: DeviceRegistry, kind: String, deviceId: String?, detail: String?, name: String? = nil) async {
-        let auditor = Auditor(log: AuditLog(database: registry.database), logger: Logger(label: "codex-bridge.audit"))
-        let entry = auditor.entry(actor: .workstation, deviceId: deviceId, deviceName: name, kind: kind, outcome: "ok", detail: detail)
-        do {
-            try await auditor.log.record(entry)
-        } catch {
-            FileHandle.standardError.write(Data("warning: cannot write the audit log: \(error)\n".utf8))
-        }
+        await registry.auditWorkstation(kind: kind, deviceId: deviceId, detail: detail, name: name)
     }
 
     /// What `read` finds in the registry; nothing when there is no database yet (without creating the state

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeOps
+import BridgeServe
 import Discovery
 import Foundation
 

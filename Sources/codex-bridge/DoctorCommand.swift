@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeOps
+import BridgeServe
 import BridgeStore
 import CodexControl
 import Foundation

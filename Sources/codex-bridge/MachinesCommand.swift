@@ -177,15 +177,4 @@ struct MachinesCommand: AsyncParsableCommand {
         }
         return machine
     }
-
-    /// The bridges found on this workstation's network (mDNS, 2 s), for the admin's `listMachines {nearby}`;
-    /// none when avahi is not there.
-    @Sendable static func nearby() async -> [NearbyMachine] {
-        guard let found = try? await MDNSBrowser.browse(timeout: .seconds(2)) else { return [] }
-        return found.map { bridge in
-            NearbyMachine(
-                id: bridge.id, name: bridge.name, host: bridge.addresses.first ?? bridge.host, port: bridge.port, tls: bridge.tls,
-                fingerprint: bridge.txt["fp"])
-        }
-    }
 }

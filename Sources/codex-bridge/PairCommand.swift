@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeProtocol
+import BridgeServe
 import BridgeStore
 import BridgeTLS
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeOps
+import BridgeServe
 import BridgeServer
 import BridgeStore
 import Foundation
@@ -113,15 +114,29 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The settings the command line gives; nil where it says nothing, so config.toml can fill them in.
     var options: ServeOptions {
-        var options = ServeOptions(
-            listen: listen, helloTimeout: helloTimeout, maxMessageBytes: maxMessageBytes, pingInterval: pingInterval,
-            requestHeadTimeout: requestHeadTimeout, maxUnauthenticated: maxUnauthenticated,
-            maxUnauthenticatedPerAddress: maxUnauthenticatedPerAddress, logLevel: logLevel, logFormat: logFormat,
-            qr: noQr ? false : nil, mdns: noMdns ? false : nil, mdnsName: mdnsName, codex: codex,
-            codexConfig: codexConfig.isEmpty ? nil : codexConfig, roots: roots.isEmpty ? nil : roots,
-            allowDangerFullAccess: allowDangerFullAccess ? true : nil, tls: tls, tlsCert: tlsCert.map(Self.absolute),
-            tlsKey: tlsKey.map(Self.absolute), tlsTailscale: tlsTailscale ? true : nil, journalMaxAge: journal.maxAge,
-            journalMaxBytes: journal.maxBytes)
+        var options = ServeOptions.unset
+        options.listen = listen
+        options.helloTimeout = helloTimeout
+        options.maxMessageBytes = maxMessageBytes
+        options.pingInterval = pingInterval
+        options.requestHeadTimeout = requestHeadTimeout
+        options.maxUnauthenticated = maxUnauthenticated
+        options.maxUnauthenticatedPerAddress = maxUnauthenticatedPerAddress
+        options.logLevel = logLevel
+        options.logFormat = logFormat
+        options.qr = noQr ? false : nil
+        options.mdns = noMdns ? false : nil
+        options.mdnsName = mdnsName
+        options.codex = codex
+        options.codexConfig = codexConfig.isEmpty ? nil : codexConfig
+        options.roots = roots.isEmpty ? nil : roots
+        options.allowDangerFullAccess = allowDangerFullAccess ? true : nil
+        options.tls = tls
+        options.tlsCert = tlsCert.map(Self.absolute)
+        options.tlsKey = tlsKey.map(Self.absolute)
+        options.tlsTailscale = tlsTailscale ? true : nil
+        options.journalMaxAge = journal.maxAge
+        options.journalMaxBytes = journal.maxBytes
         options.maxUploadBytes = maxUploadBytes
         options.previewPort = previewPort
         // A socket named on the command line means shared mode.

@@ -1,3 +1,4 @@
+import BridgeServe
 import Foundation
 import TOMLKit
 
@@ -14,7 +15,7 @@ enum ServeConfigFile {
     /// Reads `url`; an empty configuration when the file does not exist.
     /// - Throws: ``ConfigFileError`` naming the key and line of the first problem.
     static func load(_ url: URL, home: String? = ProcessInfo.processInfo.environment["HOME"]) throws(ConfigFileError) -> ServeOptions {
-        guard FileManager.default.fileExists(atPath: url.path) else { return ServeOptions() }
+        guard FileManager.default.fileExists(atPath: url.path) else { return ServeOptions.unset }
         let text: String
         do {
             text = try String(contentsOf: url, encoding: .utf8)
@@ -123,7 +124,7 @@ enum ServeConfigFile {
             for key in table.keys where !ServeSetting.fileKeys.contains(key) {
                 throw fail(key, "is not a config key; known keys: \(ServeSetting.fileKeys.joined(separator: ", "))")
             }
-            var config = ServeOptions()
+            var config = ServeOptions.unset
             for setting in ServeSetting.allCases {
                 try read(setting, into: &config)
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeServe
 
 /// The flags' names and help, and the README's settings table, from the settings' declarations.
 extension ServeSetting {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeOps
+import BridgeServe
 import Foundation
 
 /// `codex-bridge service install|uninstall`: run `serve` as a systemd user service.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeServe
 import BridgeStore
 import BridgeTLS
 import Foundation

@@ -1,5 +1,4 @@
 import BridgeProtocol
-import BridgeServer
 import BridgeStore
 import CodexControl
 import ConfinedFiles
@@ -11,7 +10,7 @@ import Testing
 @testable import BridgeHub
 
 /// A hub over a fake Codex and a real SQLite journal in a fresh directory, with sessions whose frames the test
-/// reads from their outboxes.
+/// reads from their recording sinks.
 final class HubHarness: Sendable {
     let codex: FakeCodexPort
     let hub: ThreadHub
@@ -63,7 +62,7 @@ final class HubHarness: Sendable {
         let principal: Principal = deviceId.map { .device(id: $0) } ?? .sharedSecret
         let session = ClientSession(
             id: id, principal: principal, hello: Hello(clientId: clientId), remoteAddress: "127.0.0.1",
-            logger: Logger(label: "s", factory: { _ in SwiftLogNoOpLogHandler() }), sink: Outbox(capacity: 4096), scopes: scopes,
+            logger: Logger(label: "s", factory: { _ in SwiftLogNoOpLogHandler() }), sink: RecordingSink(capacity: 4096), scopes: scopes,
             onOverflow: {})
         _ = await hub.sessionOpened(session)
         await hub.sessionReady(session)
@@ -77,10 +76,7 @@ final class HubHarness: Sendable {
 
     /// The frames queued for `session` so far (taken: each is returned once).
     func frames(_ session: ClientSession) -> [ServerMessage] {
-        session.outbox.take(limit: 100_000).compactMap { item in
-            guard case .text(let text) = item else { return nil }
-            return try? ServerMessage.decode(Data(text.utf8))
-        }
+        session.recorded.take(limit: 100_000).compactMap { try? ServerMessage.decode(Data($0.utf8)) }
     }
 
     /// Waits until `session` has received a frame matching `predicate`; returns every frame taken meanwhile.
@@ -124,9 +120,9 @@ extension ServerMessage {
 }
 
 extension ClientSession {
-    /// The outbox a test session was made with (the hub sees it only as a ``SessionSink``).
-    var outbox: Outbox {
-        guard let outbox = sink as? Outbox else { fatalError("a test session writes to an Outbox") }
-        return outbox
+    /// The recording sink a test session was made with (the hub sees it only as a ``SessionSink``).
+    var recorded: RecordingSink {
+        guard let recorded = sink as? RecordingSink else { fatalError("a test session writes to a RecordingSink") }
+        return recorded
     }
 }

@@ -1,5 +1,4 @@
 import BridgeProtocol
-import BridgeServer
 import Foundation
 import Logging
 import Testing
@@ -12,7 +11,7 @@ import Testing
     static func session(_ id: UInt64, hello: Hello = Hello()) -> ClientSession {
         ClientSession(
             id: id, principal: .sharedSecret, hello: hello, remoteAddress: "127.0.0.1",
-            logger: Logger(label: "s", factory: { _ in SwiftLogNoOpLogHandler() }), sink: Outbox(capacity: 4096), onOverflow: {})
+            logger: Logger(label: "s", factory: { _ in SwiftLogNoOpLogHandler() }), sink: RecordingSink(capacity: 4096), onOverflow: {})
     }
 
     @Test func onlyASessionThatRestoresNothingIsAckedFromTheSnapshot() async throws {

@@ -1,5 +1,4 @@
 import BridgeProtocol
-import BridgeServer
 import BridgeStore
 import CodexControl
 import Foundation
@@ -55,10 +54,7 @@ import Testing
         var texts: [String] = []
         let deadline = ContinuousClock.now + .seconds(5)
         while texts.count < 2, ContinuousClock.now < deadline {
-            texts += phone.outbox.take(limit: 100).compactMap { item in
-                guard case .text(let text) = item else { return nil }
-                return text
-            }
+            texts += phone.recorded.take(limit: 100)
             try await Task.sleep(for: .milliseconds(5))
         }
         try #require(texts.count == 2)
@@ -132,8 +128,8 @@ import Testing
                     .relayed(CodexRelayedNotification(method: "item/agentMessage/delta", threadId: "t1", turnId: nil, paramsJSON: text))))
         }
         let started = ContinuousClock.now
-        while phone.outbox.count < 2100, started.duration(to: .now) < .seconds(5) { try await Task.sleep(for: .milliseconds(2)) }
-        #expect(phone.outbox.count == 2100)
+        while phone.recorded.count < 2100, started.duration(to: .now) < .seconds(5) { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(phone.recorded.count == 2100)
         // A stuck reader: every batch after this waits at most the pacing limit, then goes on.
         let before = try harness.storage.journal.lastSeq()
         await harness.codex.events.send(
@@ -145,6 +141,6 @@ import Testing
         // The pacing limit is 0.5 s; the bound leaves room for a loaded machine running the suites in parallel
         // (1.35 s seen there) and still fails a hub that waits for the stuck reader (5 s above).
         #expect(sent.duration(to: .now) < .seconds(3))
-        #expect(phone.outbox.count == 2101)
+        #expect(phone.recorded.count == 2101)
     }
 }

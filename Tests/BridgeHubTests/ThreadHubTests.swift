@@ -1,5 +1,4 @@
 import BridgeProtocol
-import BridgeServer
 import BridgeStore
 import CodexControl
 import Foundation
@@ -7,7 +6,7 @@ import Testing
 
 @testable import BridgeHub
 
-/// The hub in-process: a fake Codex, a real SQLite journal, sessions read from their outboxes.
+/// The hub in-process: a fake Codex, a real SQLite journal, sessions read from their recording sinks.
 @Suite(.timeLimit(.minutes(1))) struct ThreadHubTests {
     @Test func startThreadStreamsNumberedEventsAndRemembersThePolicy() async throws {
         let harness = try await HubHarness()
@@ -113,7 +112,7 @@ import Testing
 
         let again = ClientSession(
             id: 9_999, principal: .device(id: "dev-a"), hello: Hello(), remoteAddress: "127.0.0.1",
-            logger: phone.logger, sink: Outbox(capacity: 64), onOverflow: {})
+            logger: phone.logger, sink: RecordingSink(capacity: 64), onOverflow: {})
         let opening = await harness.hub.sessionOpened(again)
         #expect(opening.restoredSubscriptions?.contains("*") == true)
         // A live event between the handshake and the ack waits too.

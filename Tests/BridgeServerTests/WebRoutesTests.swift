@@ -65,4 +65,31 @@ import Testing
             #expect(script.status == .ok && script.headers[.cacheControl] == "no-cache")
         }
     }
+
+    @Test func noPathLeavesTheAssetsAndOnlyGetIsRouted() async throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/BridgeWeb/Assets")
+        for assets in [WebAssets(directory: directory), WebAssets.embedded] {
+            try await application(assets).test(.router) { client in
+                let escapes = [
+                    "/..%2F..%2F..%2FPackage.swift", "/%2E%2E%2F%2E%2E%2F%2E%2E%2FPackage.swift", "/../../../Package.swift",
+                    "/v/dev/..%2F..%2F..%2FPackage.swift", "/%2Fetc%2Fpasswd", "/app.js%00.html", "/.%2E/.%2E/.%2E/Package.swift",
+                ]
+                for uri in escapes {
+                    let response = try await client.execute(uri: uri, method: .get)
+                    #expect(response.status == .notFound, "\(uri): \(response.status)")
+                    #expect(
+                        !String(buffer: response.body).contains("swift-tools-version") && !String(buffer: response.body).contains("root:"))
+                }
+                #expect(try await client.execute(uri: "/", method: .post).status == .notFound)
+                #expect(try await client.execute(uri: "/app.js", method: .delete).status == .notFound)
+                // A matching entity tag: 304 without a body; gzip only when asked for.
+                let index = try await client.execute(uri: "/app.js", method: .get)
+                let etag = try #require(index.headers[.eTag])
+                let again = try await client.execute(uri: "/app.js", method: .get, headers: [.ifNoneMatch: etag])
+                #expect(again.status == .notModified && again.body.readableBytes == 0)
+                #expect(index.headers[.contentEncoding] == nil)
+            }
+        }
+    }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Testing
 
+@testable import BridgeServe
 @testable import codex_bridge
 
 /// Each setting is declared once (``ServeSetting/descriptor``); these tests fail when a flag, a config key or the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import BridgeServe
 @testable import codex_bridge
 
 @Suite struct ServeSettingsTests {

@@ -2,6 +2,7 @@ import BridgeProtocol
 import Foundation
 import Testing
 
+@testable import BridgeServe
 @testable import BridgeStore
 @testable import codex_bridge
 

@@ -19,11 +19,12 @@ import NIOPosix
 /// 400 `bad_request`, 401 `unauthorized`, 403 `forbidden_path`, 404 `not_found`, 503 `codex_unavailable` as
 /// `{"code","message"}`.
 public struct FileDownloadRoute: Sendable {
-    private let hub: ThreadHub
+    private let files: any DownloadableFiles
     private let logger: Logger
 
-    public init(hub: ThreadHub, logger: Logger) {
-        self.hub = hub
+    /// - Parameter files: opens a thread's file (the hub).
+    package init(files: any DownloadableFiles, logger: Logger) {
+        self.files = files
         self.logger = logger
     }
 
@@ -42,7 +43,7 @@ public struct FileDownloadRoute: Sendable {
         }
         let file: ConfinedFile
         do {
-            file = try await hub.downloadableFile(threadId: threadId, path: path)
+            file = try await files.downloadableFile(threadId: threadId, path: path)
         } catch let error as HubError {
             let status: HTTPResponse.Status =
                 switch error.code {

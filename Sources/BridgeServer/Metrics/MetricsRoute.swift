@@ -16,24 +16,24 @@ public struct MetricsRoute: Sendable {
     private let registry: PrometheusCollectorRegistry
     private let metrics: BridgeMetrics
     private let connections: ConnectionRegistry?
-    private let hub: ThreadHub?
+    private let gauges: (any HubGauges)?
     private let journalFiles: [URL]
 
     /// - Parameters:
     ///   - registry: the collector registry behind the `PrometheusMetricsFactory` that `metrics` was made with.
     ///   - connections: counted into `codex_bridge_connections`.
-    ///   - hub: its pending approvals and running threads become gauges.
+    ///   - gauges: pending approvals and running threads (the hub's) become gauges.
     ///   - journalFiles: the files holding the event journal (the database and its WAL); their size in bytes
     ///     becomes `codex_bridge_journal_bytes` when any exists.
-    public init(
+    package init(
         registry: PrometheusCollectorRegistry, metrics: BridgeMetrics = .shared, connections: ConnectionRegistry? = nil,
-        hub: ThreadHub? = nil,
+        gauges: (any HubGauges)? = nil,
         journalFiles: [URL] = []
     ) {
         self.registry = registry
         self.metrics = metrics
         self.connections = connections
-        self.hub = hub
+        self.gauges = gauges
         self.journalFiles = journalFiles
     }
 
@@ -65,8 +65,8 @@ public struct MetricsRoute: Sendable {
 
     private func refreshGauges() async {
         if let connections { metrics.connections.record(connections.count) }
-        if let hub {
-            let (pending, running) = await hub.metricsSnapshot()
+        if let gauges {
+            let (pending, running) = await gauges.metricsSnapshot()
             metrics.approvalsPending.record(pending)
             metrics.threadsRunning.record(running)
         }

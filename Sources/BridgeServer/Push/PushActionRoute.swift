@@ -14,20 +14,22 @@ import NIOCore
 /// approval was answered meanwhile; 403 `forbidden` (with `scope`) when the device may no longer approve. Nothing
 /// changes on a refusal. Answers and refusals are audited (actor `notification`).
 public struct PushActionRoute: Sendable {
-    let hub: ThreadHub
-    let push: PushCoordinator
+    /// Where action tokens are redeemed (the push coordinator).
+    let tokens: any ActionTokenRedeeming
     let devices: DeviceRegistry?
+    /// Where answers and refusals are recorded (actor `notification`).
+    let auditor: Auditor
     /// Who answers: the hub, or with linked machines the one that sends their approvals to them.
     let answerer: any NotificationAnswering
 
     /// Largest accepted body.
     static let maxBody = 4096
 
-    public init(hub: ThreadHub, push: PushCoordinator, devices: DeviceRegistry?, answerer: (any NotificationAnswering)? = nil) {
-        self.answerer = answerer ?? hub
-        self.hub = hub
-        self.push = push
+    package init(tokens: any ActionTokenRedeeming, devices: DeviceRegistry?, auditor: Auditor, answerer: any NotificationAnswering) {
+        self.tokens = tokens
         self.devices = devices
+        self.auditor = auditor
+        self.answerer = answerer
     }
 
     /// Adds the route; an `Authorization` header, when sent, goes through the same ``CredentialCheck`` as
@@ -82,14 +84,14 @@ public struct PushActionRoute: Sendable {
             }
             presenter = device
         }
-        guard let binding = await push.redeem(token: body.token, presenter: presenter),
+        guard let binding = await tokens.redeem(token: body.token, presenter: presenter),
             body.approvalId == nil || body.approvalId == binding.approvalId
         else {
             return Self.error(.forbidden, .unauthorized, "the action token is used, expired, unknown or not this device's")
         }
         let deviceId = binding.owner.hasPrefix("notify:") ? nil : binding.owner
         func record(_ outcome: String, detail: String, threadId: String? = nil) async {
-            await hub.auditor.record(
+            await auditor.record(
                 actor: .notification, deviceId: deviceId,
                 deviceName: deviceId == nil ? "notification target \(binding.owner.dropFirst("notify:".count))" : nil,
                 address: remoteAddress, kind: "approve", threadId: threadId, outcome: outcome, detail: detail)
