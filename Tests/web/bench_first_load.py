@@ -106,9 +106,12 @@ def test_p10_first_load(bridge_factory, model, codex_home, workspace, browser):
     env = bridge_env(codex_home)
     env.pop("CODEX_BRIDGE_WEB_DIR", None)  # the binary's embedded files
     args = ["--codex", codex_bin(), "--root", str(workspace), *bridge_codex_args(model.port)]
-    result = {"runs": RUNS, "link": LINK, "cpuSlowdown": 4, "now": measure(browser, bridge_factory(name="p10", args=args, env=env))}
+    load = [os.getloadavg()[0]]
+    result = {"runs": RUNS, "link": LINK, "cpuSlowdown": 4, "loadAverage": load,
+              "now": measure(browser, bridge_factory(name="p10", args=args, env=env))}
     old = os.environ.get("BENCH_OLD_WEB")
     if old:
         env_old = dict(env, CODEX_BRIDGE_WEB_DIR=old)
         result["before"] = measure(browser, bridge_factory(name="p10-old", args=args, env=env_old))
+    load.append(os.getloadavg()[0])
     bench_out(result)

@@ -7,10 +7,9 @@ until its last message is on screen and the page takes input (a tap on the Messa
 the runs: the page's JS heap (after a garbage collection) and its DOM size; then scrolling up until the first turn
 is on screen (the time, and whether it got there within BENCH_P9_SCROLL_S seconds; 0 skips it).
 
-The same for the app as it was before paging (BENCH_OLD_WEB=DIR: that version's Assets, served from disk) against
-the same thread, in the same run, so the gain is a
-ratio. BENCH_NOW_WEB=DIR serves "now" from that directory instead of the binary's embedded files. Writes JSON to
-BENCH_OUT (default: stdout)."""
+The same for an older app (BENCH_OLD_WEB=DIR: that version's Assets, served from disk) against the same thread, in
+the same run, so the gain is a ratio. BENCH_NOW_WEB=DIR serves "now" from that directory instead of the binary's
+embedded files. Writes JSON to BENCH_OUT (default: stdout), with the machine's load average at the start and end."""
 import json
 import os
 import statistics
@@ -158,7 +157,7 @@ def test_p9_open_a_long_thread(bridge_factory, model, codex_home, workspace, bro
     made = time.perf_counter()
     thread_id = run_async(make_long_thread(bridge, model, workspace, TURNS, items=ITEMS, chars=CHARS), timeout=3600)
     result = {"runs": RUNS, "cpuSlowdown": 4, "turns": TURNS, "items": TURNS * ITEMS,
-              "madeInS": time.perf_counter() - made}
+              "madeInS": time.perf_counter() - made, "loadAverage": [os.getloadavg()[0]]}
     result["historyBytes"] = run_async(history_bytes(bridge, thread_id))
     # Each app on a bridge (and a Codex) of its own, started after the thread was made, as when a phone opens a
     # thread that was idle: the thread is not in that Codex's memory until the first open reads it.
@@ -172,4 +171,5 @@ def test_p9_open_a_long_thread(bridge_factory, model, codex_home, workspace, bro
         now.stop()
         before = bridge_factory(name="p9-old", args=args, env=dict(env, CODEX_BRIDGE_WEB_DIR=old))
         result["before"] = measure(browser, before, thread_id)
+    result["loadAverage"].append(os.getloadavg()[0])
     bench_out(result)

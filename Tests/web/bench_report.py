@@ -38,7 +38,7 @@ if sys.argv[1:2] == ["--p9"]:
         med = lambda key: f"{p[key]['median']:,.0f}" if p.get(key) else "–"  # noqa: E731
         return (f"\n{name}, medians: readThread sent at {med('requestMs')} ms, its answer in at {med('answerMs')} ms, the last "
                 f"message shown at {med('shownMs')} ms, the composer focused at {f['openMs']['median']:,.0f} ms "
-                f"(as the harness saw it, with Playwright's polling: {med('wallMs')} ms).")
+                f"(the harness's own clock, its round trips to the browser included: {med('wallMs')} ms).")
 
     def p9_row(name, f):
         o = f["openMs"]
@@ -63,6 +63,8 @@ scrolling up to the first turn. Target: open ≤ 1 s, heap ≤ 50 MB, the first 
         ratio = data["now"]["openMs"]["median"] / data["before"]["openMs"]["median"]
         print(f"\nRatio of the medians, now / before: open {ratio:.2f}x, heap {data['now']['heapMB'] / data['before']['heapMB']:.2f}x.")
     print(parts("Now", data["now"]))
+    if "loadAverage" in data:
+        print(f"\nThe machine's load average (1 min) at the start and the end of the run: {data['loadAverage'][0]:.1f}, {data['loadAverage'][1]:.1f}.")
     if "before" in data:
         print(parts("Before", data["before"]))
     sys.exit(0)
@@ -105,3 +107,5 @@ if "before" in data:
 Ratios of the medians, now / before: first load {now['first']['ms']['median'] / before['first']['ms']['median']:.2f}x,
 repeat visit {now['repeat']['ms']['median'] / before['repeat']['ms']['median']:.2f}x
 (received {now['repeat']['bytes']['median'] / max(before['repeat']['bytes']['median'], 1):.2f}x).""")
+if "loadAverage" in data:
+    print(f"\nThe machine's load average (1 min) at the start and the end of the run: {data['loadAverage'][0]:.1f}, {data['loadAverage'][1]:.1f}.")
