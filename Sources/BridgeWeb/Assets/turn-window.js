@@ -11,7 +11,8 @@ export const NEAR = 800;
 /**
  * Items drawn whole when the conversation is drawn at its end (opening a thread, jumping there at once): enough to
  * fill a phone's screen and the margin above it several times. The turns before them come as lines, drawn as the
- * person scrolls near them, so opening a thread draws a fifth of its first page on a phone's slow CPU (P9).
+ * person scrolls near them, so opening a long thread draws a third of its first page (6 turns of 20 items) on a
+ * phone's slow CPU (P9).
  */
 export const END_ITEMS = 40;
 
