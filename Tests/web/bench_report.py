@@ -63,10 +63,10 @@ scrolling up to the first turn. Target: open ≤ 1 s, heap ≤ 50 MB, the first 
         ratio = data["now"]["openMs"]["median"] / data["before"]["openMs"]["median"]
         print(f"\nRatio of the medians, now / before: open {ratio:.2f}x, heap {data['now']['heapMB'] / data['before']['heapMB']:.2f}x.")
     print(parts("Now", data["now"]))
-    if "loadAverage" in data:
-        print(f"\nThe machine's load average (1 min) at the start and the end of the run: {data['loadAverage'][0]:.1f}, {data['loadAverage'][1]:.1f}.")
     if "before" in data:
         print(parts("Before", data["before"]))
+    if "loadAverage" in data:
+        print(f"\nThe machine's load average (1 min) at the start and the end of the run: {data['loadAverage'][0]:.1f}, {data['loadAverage'][1]:.1f}.")
     sys.exit(0)
 
 data = json.load(open(sys.argv[1]))
