@@ -39,6 +39,9 @@ def test_a_long_thread_opens_on_its_last_turns_and_scrolls_back_to_its_first(web
     # Only the newest page was read: six turns, and the way to the earlier ones.
     expect(page.locator(".turn")).to_have_count(6)
     expect(phone.button("Show earlier turns")).to_be_attached()
+    # Drawn from the end: the last turns holding 40 items whole, the two above them as lines until scrolled near.
+    expect(page.locator(".turn.collapsed")).to_have_count(2)
+    expect(page.locator(".msg")).to_have_count(40)
     phone.shot("paging-open-light")
 
     # Up to the first turn: each time the top is reached, the page before loads above it.

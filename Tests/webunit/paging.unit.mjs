@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ThreadStore } from '../../Sources/BridgeWeb/Assets/threads.js';
-import { turnsToCollapse, distanceFromViewport, turnLine } from '../../Sources/BridgeWeb/Assets/turn-window.js';
+import { turnsToCollapse, distanceFromViewport, turnLine, firstDrawn } from '../../Sources/BridgeWeb/Assets/turn-window.js';
 
 const turn = (id, text) => ({ id, status: 'completed', items: [
   { type: 'userMessage', id: `${id}-u`, content: [{ type: 'text', text }] },
@@ -59,4 +59,14 @@ test('far turns collapse, farthest first, until the bound holds; near and runnin
   assert.equal(turnLine('fix\n the   bug', 20), 'fix the bug · 20 items');
   assert.equal(turnLine('', 1), 'Turn · 1 item');
   assert.equal(turnLine('x'.repeat(200), 2).length, 90 + ' · 2 items'.length);
+});
+
+test('a conversation drawn at its end: the last turns holding enough items whole, and every running turn', () => {
+  const ended = (items) => ({ items, running: false });
+  assert.equal(firstDrawn([ended(20), ended(20), ended(20), ended(20)], 40), 2, 'two turns of 20 fill 40');
+  assert.equal(firstDrawn([ended(20), ended(20), ended(19)], 40), 0, 'short of 40 after two: the one before too');
+  assert.equal(firstDrawn([ended(2), ended(3)], 40), 0, 'a short thread is drawn whole');
+  assert.equal(firstDrawn([], 40), 0);
+  assert.equal(firstDrawn([ended(50), { items: 1, running: true }, ended(50)], 40), 1, 'a running turn is never a line');
+  assert.equal(firstDrawn([ended(50), ended(1)], 40), 0);
 });

@@ -17,6 +17,24 @@ test('the list is newest first and keeps only listed threads', () => {
   assert.equal(store.get('a').cwd, '/w/a');
 });
 
+test('the list as last seen shows at once; the live first page replaces it, unlisting what it no longer holds', () => {
+  const store = new ThreadStore();
+  let drawn = 0;
+  store.watchList(() => { drawn += 1; });
+  store.applyList([{ threadId: 'gone', preview: 'deleted meanwhile', updatedAt: 30 }, { threadId: 'kept', preview: 'old', updatedAt: 10 }], { cached: true });
+  assert.equal(drawn, 1, 'the first list is drawn at once, not 150 ms later');
+  assert.equal(store.listCached, true);
+  assert.deepEqual(store.list().map((t) => t.id), ['gone', 'kept']);
+  store.applyList([{ threadId: 'kept', preview: 'old', updatedAt: 20 }, { threadId: 'new', preview: 'new one', updatedAt: 40 }], { first: true });
+  assert.equal(drawn, 2, 'the live list too');
+  assert.equal(store.listCached, false);
+  assert.deepEqual(store.list().map((t) => t.id), ['new', 'kept']);
+  assert.equal(store.get('kept').cached, false);
+  // A later page (loadMore) unlists nothing.
+  store.applyList([{ threadId: 'older', preview: 'p', updatedAt: 1 }]);
+  assert.deepEqual(store.list().map((t) => t.id), ['new', 'kept', 'older']);
+});
+
 test('a turn streams: started, an item, its deltas, completed; watchers get change records', () => {
   const store = new ThreadStore();
   const changes = [];

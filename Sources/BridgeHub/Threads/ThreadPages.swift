@@ -21,9 +21,11 @@ struct ThreadPages: Sendable {
     func read(_ read: ReadThread) async throws -> ThreadSnapshot {
         guard let count = read.turns else { return try await hub.readThread(read.threadId) }
         let limit = try Self.limit(count)
-        // thread/read first: an unknown thread is not_found, as without paging.
+        // Both Codex calls at once: opening a thread waits for one of them, not for the two in a row (P9). thread/read's
+        // error is the one thrown (awaited first): an unknown thread is not_found, as without paging.
+        async let newest = turns(of: read.threadId, before: nil, limit: limit)
         var thread = try await codex.threadRead(threadId: read.threadId, includeTurns: false, timeout: timeout)
-        let page = try await turns(of: read.threadId, before: nil, limit: limit)
+        let page = try await newest
         if var object = thread.objectValue {
             object["turns"] = .array(page.turns)
             thread = .object(object)

@@ -18,7 +18,7 @@ import { planChecklist } from './plan-view.js';
 import { userText } from './threads.js';
 import { waitingFor } from './pending.js';
 import { rootsFor } from './fleet.js';
-import { turnsToCollapse, distanceFromViewport, keepPlace, turnLine, NEAR, MAX_RENDERED_ITEMS } from './turn-window.js';
+import { turnsToCollapse, distanceFromViewport, keepPlace, turnLine, firstDrawn, NEAR, MAX_RENDERED_ITEMS, END_ITEMS } from './turn-window.js';
 
 export const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
 
@@ -52,8 +52,9 @@ export function conversationView({ session, thread, announce, unreachable, imple
     });
   }
   function scrollToEnd(smooth) {
-    expandTheEnd();
     const still = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    // A smooth scroll passes the lines above the end: more is drawn first, so they do not grow under it.
+    expandTheEnd(smooth && !still ? MAX_RENDERED_ITEMS / 2 : END_ITEMS);
     window.scrollTo({ top: document.documentElement.scrollHeight, behavior: smooth && !still ? 'smooth' : 'auto' });
     stuck = true;
     jump.hidden = true;
@@ -230,7 +231,12 @@ export function conversationView({ session, thread, announce, unreachable, imple
     turnEls.clear();
     cards.clear();
     commandCards.clear();
-    for (const turn of thread.turns) fillTurn(turn);
+    // The end first: the last turns whole, the ones before as lines (drawn when the person scrolls near them).
+    const first = firstDrawn(thread.turns.map((turn) => ({ items: drawnItems(turn), running: !ENDED.includes(turn.status) })));
+    thread.turns.forEach((turn, i) => {
+      if (i >= first) fillTurn(turn);
+      else { turnEl(turn); collapse(turn); }
+    });
     for (const run of thread.commands.values()) addCommand(run);
     el.append(pendingEls);
     placeholder.hidden = thread.turns.length > 0 || !thread.loaded;
@@ -270,6 +276,7 @@ export function conversationView({ session, thread, announce, unreachable, imple
   }
 
   const ENDED = ['completed', 'interrupted', 'failed'];
+  const drawnItems = (turn) => turn.items.length + turn.approvals.length + turn.inputs.length;
   /** Collapses the turns farthest from the viewport while more items than the bound are drawn. */
   function bound() {
     const height = window.innerHeight;
@@ -277,7 +284,7 @@ export function conversationView({ session, thread, announce, unreachable, imple
     for (const turn of thread.turns) {
       const t = turnEls.get(turn.id);
       if (!t || t.collapsed) continue;
-      entries.push({ id: turn.id, items: turn.items.length + turn.approvals.length + turn.inputs.length,
+      entries.push({ id: turn.id, items: drawnItems(turn),
         distance: distanceFromViewport(t.el.getBoundingClientRect(), height), running: !ENDED.includes(turn.status) });
     }
     const ids = turnsToCollapse(entries);
@@ -308,10 +315,10 @@ export function conversationView({ session, thread, announce, unreachable, imple
     fillTurn(turn);
   }
 
-  /** The last turns drawn whole again (lines met on the way to the end would grow the page under the scroll). */
-  function expandTheEnd() {
+  /** The last turns holding `items` drawn whole again (lines met on the way to the end would grow the page under the scroll). */
+  function expandTheEnd(items) {
     let drawn = 0;
-    for (let i = thread.turns.length - 1; i >= 0 && drawn < MAX_RENDERED_ITEMS / 2; i--) {
+    for (let i = thread.turns.length - 1; i >= 0 && drawn < items; i--) {
       const turn = thread.turns[i];
       drawn += turn.items.length;
       const t = turnEls.get(turn.id);

@@ -83,6 +83,9 @@ export class Session {
     if (!this.credentials) this.credentials = saved.currentBridge();
     if (!this.credentials) return false;
     this.serverName = this.credentials.name || '';
+    // The list as last seen, at once (marked as refreshing) while the connection and the live list come.
+    const known = saved.savedList(this.credentials.serverId);
+    if (known && !this.store.listLoaded) this.store.applyList(known, { cached: true });
     return true;
   }
 
@@ -239,7 +242,8 @@ export class Session {
       const answer = await this.request('listThreads', { limit: 50 });
       this.nextCursor = answer.nextCursor || null;
       this.listError = null;
-      this.store.applyList(answer.threads || []);
+      this.store.applyList(answer.threads || [], { first: true });
+      if (this.credentials) saved.saveList(this.credentials.serverId, answer.threads || []);
     } catch (err) {
       if (err.code === 'closed') return;
       this.listError = describeError(err);

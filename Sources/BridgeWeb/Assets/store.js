@@ -36,7 +36,7 @@ export function saveBridge(serverId, fields) {
 
 /** Forgets the device token of a bridge (it was revoked); keeps its name so the app can say which one. */
 export function forgetToken(serverId) {
-  try { localStorage.removeItem(ANSWERS); } catch (_) { /* nothing kept */ }
+  try { localStorage.removeItem(ANSWERS); localStorage.removeItem(LIST); } catch (_) { /* nothing kept */ }
   const data = read();
   if (data.bridges[serverId]) {
     delete data.bridges[serverId].token;
@@ -90,4 +90,20 @@ export function setPref(name, value) {
   const data = read();
   data.prefs = { ...(data.prefs || {}), [name]: value };
   write(data);
+}
+
+// The first page of the thread list as the bridge last answered it (listThreads' entries: ids, names, first
+// prompts, folders, states; no credential), so a page load shows it at once, marked as refreshing, while the live
+// one comes. Kept for one bridge, the one it came from; forgotten with the token.
+const LIST = 'codex-bridge/list/v1';
+
+export function savedList(serverId) {
+  try {
+    const raw = JSON.parse(localStorage.getItem(LIST) || 'null');
+    return raw && raw.serverId === serverId && Array.isArray(raw.threads) ? raw.threads : null;
+  } catch (_) { return null; }
+}
+
+export function saveList(serverId, threads) {
+  try { localStorage.setItem(LIST, JSON.stringify({ serverId, threads })); } catch (_) { /* not kept */ }
 }

@@ -11,7 +11,7 @@
 // The server fills in BUILD (the version of the app's files) and ASSETS (the path its scripts and styles are
 // served under, `v/BUILD/`), so a new build of the app is a new cache and the shell is stored under the URLs
 // index.html names.
-const VERSION = 18;
+const VERSION = 19;
 const BUILD = '{{build}}';
 const ASSETS = '{{assets}}';
 const PREFIX = 'codex-bridge-shell-';

@@ -23,6 +23,10 @@ const TURNS_PER_PAGE = 6;
 export function threadScreen(ctx, threadId) {
   const { store, session } = ctx;
   const thread = store.ensure(threadId);
+  // Asked first: the workstation reads the thread while this screen is built (on a phone's CPU, ~0.1 s; P9).
+  const readThread = () => session.request('readThread', { threadId, turns: TURNS_PER_PAGE });
+  let early = thread.loaded ? null : readThread();
+  early?.catch(() => {}); // handled where load() takes it
   // Diff and Review live in a menu: the header keeps its room for the thread's title.
   const openDiff = () => ctx.navigate(`#/t/${encodeURIComponent(threadId)}/diff`);
   // Review: Codex reviews the folder's uncommitted changes as a new turn (startReview).
@@ -175,7 +179,9 @@ export function threadScreen(ctx, threadId) {
     loading = true;
     renderAll();
     talk.setPlaceholder('Loading…');
-    session.request('readThread', { threadId, turns: TURNS_PER_PAGE }).then((answer) => {
+    const reading = early || readThread();
+    early = null;
+    reading.then((answer) => {
       loading = false;
       store.applyThreadAnswer(threadId, answer);
     }).catch((err) => {

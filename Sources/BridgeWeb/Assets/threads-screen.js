@@ -41,6 +41,8 @@ export function threadsScreen(ctx) {
   const notify = notifyControl(ctx);
   const search = h('input', { type: 'search', class: 'list-search', placeholder: 'Search threads', attrs: { 'aria-label': 'Search threads', autocomplete: 'off', enterkeyhint: 'search' } });
   const searchNote = h('p', { class: 'search-note muted', attrs: { 'aria-live': 'polite' } });
+  // The list as this phone last saw it, until the workstation's answer replaces it.
+  const refreshing = h('p', { class: 'list-refreshing muted', hidden: true, text: 'Last known list: refreshing…' });
   // The workstation's answer for the query typed last: threadId -> snippet.
   let hits = { query: '', snippets: new Map() };
   let searchTimer = 0;
@@ -81,7 +83,7 @@ export function threadsScreen(ctx) {
       accountTokens.textContent = line || '';
     }, () => {});
   }
-  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, needsYou, searchBar, filter.el, list, empty, more, archived.el, usage, accountTokens);
+  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, needsYou, searchBar, filter.el, refreshing, list, empty, more, archived.el, usage, accountTokens);
   const el = h('div', { class: 'screen threads-screen' }, head.el, main, h('div', { class: 'fab-bar' }, newButton));
 
   function row([t, depth]) {
@@ -107,6 +109,8 @@ export function threadsScreen(ctx) {
     head.setTitle(ctx.session.serverName || 'Codex');
     notify.render();
     const threads = store.list();
+    refreshing.hidden = !store.listCached;
+    refreshing.textContent = ctx.session.listError ? `Last known list: ${ctx.session.listError}` : 'Last known list: refreshing…';
     const query = search.value.trim().toLowerCase();
     filter.render();
     const waiting = pendingItems(store).length;

@@ -32,7 +32,7 @@ export function newThread(id, lastAnswer = '') {
     // What the list shows.
     cwd: '', preview: '', name: '', lastAnswer, branch: undefined, updatedAt: 0,
     status: 'notLoaded', lastTurnStatus: null,
-    listed: false, archived: undefined,
+    listed: false, archived: undefined, cached: false, // cached: listed only by the list as last seen (store.js savedList)
     // Codex's settings and tools (thread-tools.js).
     model: undefined, effort: undefined, approvalsReviewer: undefined, collaborationMode: undefined,
     goal: undefined, tokenUsage: undefined, diff: '',
@@ -72,6 +72,7 @@ export class ThreadStore {
     this.threadWatchers = new Map(); // threadId -> Set(fn)
     this.listQueued = false;
     this.listLoaded = false;
+    this.listCached = false; // the list shown is the one last seen, not yet the live one
     this.rateLimits = null; // the account's windows, as Codex last pushed them (account/rateLimits/updated)
   }
 
@@ -88,12 +89,20 @@ export class ThreadStore {
     return () => set.delete(fn);
   }
 
-  /** The list is redrawn at most every 150 ms, however many events arrive (a streaming turn sends thousands). */
-  listChanged() {
+  /**
+   * The list is redrawn at most every 150 ms, however many events arrive (a streaming turn sends thousands);
+   * `now`: at once (the list's first answer: nothing to batch, and the person waits for it).
+   */
+  listChanged(now = false) {
+    if (now) {
+      clearTimeout(this.listQueued);
+      this.listQueued = 0;
+      for (const fn of this.listWatchers) fn();
+      return;
+    }
     if (this.listQueued) return;
-    this.listQueued = true;
-    setTimeout(() => {
-      this.listQueued = false;
+    this.listQueued = setTimeout(() => {
+      this.listQueued = 0;
       for (const fn of this.listWatchers) fn();
     }, 150);
   }
@@ -145,10 +154,25 @@ export class ThreadStore {
   }
 
   // -- answers -----------------------------------------------------------------------------------------------
-  applyList(threads) {
+  /**
+   * listThreads' entries. `cached`: the list as last seen (store.js savedList), shown until the live one comes;
+   * the live first page (`first`) then unlists what it no longer holds.
+   */
+  applyList(threads, { cached = false, first = false } = {}) {
+    const firstShown = !this.listLoaded;
+    if (first && this.listCached) {
+      const live = new Set(threads.map((s) => s.threadId));
+      for (const t of this.threads.values()) if (t.cached && !live.has(t.id)) t.listed = false;
+    }
+    if (!cached) {
+      this.listCached = false;
+      for (const t of this.threads.values()) t.cached = false;
+    } else this.listCached = true;
     for (const s of threads) {
       const t = this.ensure(s.threadId);
+      if (cached && t.listed) continue; // known live already
       t.listed = true;
+      t.cached = cached;
       if (s.machine && typeof s.machine.id === 'string') t.machine = s.machine.id; // a fleet session labels every entry
       if (s.cwd) t.cwd = s.cwd;
       if (s.preview && !t.preview) t.preview = s.preview;
@@ -158,7 +182,7 @@ export class ThreadStore {
       this.commit(t, listRecords(s));
     }
     this.listLoaded = true;
-    this.listChanged();
+    this.listChanged(firstShown || first);
   }
 
   /**

@@ -9,6 +9,29 @@ export const MAX_RENDERED_ITEMS = 240;
 export const NEAR = 800;
 
 /**
+ * Items drawn whole when the conversation is drawn at its end (opening a thread, jumping there at once): enough to
+ * fill a phone's screen and the margin above it several times. The turns before them come as lines, drawn as the
+ * person scrolls near them, so opening a long thread draws a third of its first page (6 turns of 20 items) on a
+ * phone's slow CPU (P9).
+ */
+export const END_ITEMS = 40;
+
+/**
+ * The index of the first turn to draw whole at the end: the last turns holding at least `min` items, and every
+ * turn still running. counts: [{items, running}], oldest first.
+ */
+export function firstDrawn(counts, min = END_ITEMS) {
+  let drawn = 0;
+  let first = counts.length;
+  while (first > 0 && (drawn < min || counts[first - 1].running)) {
+    first -= 1;
+    drawn += counts[first].items;
+  }
+  for (let i = 0; i < first; i++) if (counts[i].running) return i;
+  return first;
+}
+
+/**
  * Which turns to collapse so that at most `max` items stay rendered: the farthest from the viewport first, never
  * one within `near` pixels of it nor a running one. entries: [{id, items, distance, running}].
  */

@@ -67,6 +67,39 @@ import Testing
         #expect(harness.codex.requests("thread/turns/list").count == listed)
     }
 
+    /// Opening a thread asks Codex for the thread and its newest turns at once, not one after the other (P9): here
+    /// thread/read answers only once thread/turns/list has been asked (in a row, it would fail after 5 s).
+    @Test func theThreadAndItsNewestTurnsAreAskedAtOnce() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        harness.codex.on("thread/turns/list") { _ in ["data": .array([Self.turn("u1")]), "nextCursor": .null] }
+        let phone = await harness.session()
+        // First read: the gate learns the thread's folder (its own thread/read), so the next read asks Codex twice only.
+        _ = await harness.request(BridgeRequest(.readThread, ReadThread(threadId: "t1")), phone)
+        let codex = harness.codex
+        let project = harness.project
+        codex.onAsync("thread/read") { params in
+            guard params["threadId"]?.stringValue == "t1" else { throw CodexError.rpc(code: -32600, message: "thread not found") }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while codex.requests("thread/turns/list").isEmpty {
+                guard ContinuousClock.now < deadline else { throw CodexError.rpc(code: -32603, message: "asked in a row") }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            return ["thread": ["id": "t1", "cwd": .string(project), "turns": []]]
+        }
+        guard
+            case .response(_, .thread(let snapshot)) = await harness.request(
+                BridgeRequest(.readThread, ReadThread(threadId: "t1", turns: 1)), phone)
+        else {
+            Issue.record("no thread")
+            return
+        }
+        #expect(snapshot.thread["turns"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["u1"])
+        // An unknown thread is still not_found, whatever thread/turns/list says beside it.
+        harness.codex.on("thread/turns/list") { _ in throw CodexError.rpc(code: -32600, message: "no rollout") }
+        #expect(await harness.request(BridgeRequest(.readThread, ReadThread(threadId: "nope", turns: 1)), phone).errorCode == .notFound)
+    }
+
     @Test func aPageKeepsTheRequestsOfItsTurnsAndTheirAnswers() {
         let frames: [JSONValue] = [
             ["kind": "approvalRequest", "turnId": "u1", "approvalId": "a1"], ["kind": "approvalResolved", "approvalId": "a1"],
