@@ -185,3 +185,43 @@ def test_a_folder_chosen_while_its_listing_is_on_its_way_keeps_the_prompt(web_br
     page.wait_for_url(re.compile(r"#/t/"))
     expect(page.locator(".msg.agent")).to_have_text("Started.")
     assert not phone.errors
+
+
+def test_an_approvals_choice_made_while_the_settings_load_is_kept(web_bridge, model, phone):
+    """The Settings sheet shows its Approvals choice at once, then loads the models and the permission profiles;
+    a choice made meanwhile must survive their arrival (it was reset to the thread's own, so Save sent nothing
+    and said nothing: the flake met in test_housekeeping_web.py's automatic review)."""
+    model.queue({"kind": "message", "text": "ok"})
+    page = phone.page
+    held = []
+
+    def relay(ws):
+        server = ws.connect_to_server()
+
+        def from_page(message):
+            if '"listPermissionProfiles"' in message and not held:
+                held.append(message)  # the workstation is slow to list the profiles
+                return
+            server.send(message)
+
+        ws.on_message(from_page)
+        server.on_message(ws.send)
+        relay.server = server
+
+    page.route_web_socket(re.compile(r"^ws://127\.0\.0\.1:\d+/$"), relay)
+    page.goto(pairing_url(web_bridge))
+    expect(phone.status()).to_have_text("Connected")
+    start_thread(phone, "hello")
+    expect(page.locator(".msg.agent")).to_have_text("ok")
+    page.get_by_role("button", name="More").click()
+    page.get_by_role("menuitem", name="Settings").click()
+    page.get_by_label("Approvals", exact=True).select_option("auto_review")
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "the profiles were never asked for"
+    relay.server.send(held[0])
+    phone.button("Save").click()
+    expect(page.get_by_role("alert").filter(has_text="Settings saved")).to_be_visible()
+    assert not phone.errors

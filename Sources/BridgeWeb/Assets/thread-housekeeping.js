@@ -118,6 +118,8 @@ export function settingsForm({ request, models, onSaved }) {
       current = { model: thread.model || '', effort: thread.effort || '', approvalsReviewer: thread.approvalsReviewer || 'user' };
       el.hidden = false;
       save.disabled = true;
+      // Its options are known already: shown at once, and a choice made while the rest loads is kept.
+      reviewer.value = current.approvalsReviewer;
       const listed = request('listPermissionProfiles', {}).then((a) => a.profiles || [], () => []);
       try { list = await models(); } catch (_) { list = []; }
       fillPermissions(await listed);
@@ -132,7 +134,6 @@ export function settingsForm({ request, models, onSaved }) {
       // change is sent.
       current.shownModel = model.value;
       current.shownEffort = effort.value;
-      reviewer.value = current.approvalsReviewer;
       model.focus({ preventScroll: true });
     },
   };
