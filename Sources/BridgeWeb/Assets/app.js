@@ -5,7 +5,7 @@
 // Only the thread list and pairing are imported here: every other screen is a dynamic import() made when it is
 // first opened, so a first load over a weak link fetches and runs only what its first paint needs (the server
 // preloads exactly the static imports of this file, WebAppVersion.swift). The thread screen is fetched in the
-// background once the page has loaded, so the first tap on a thread rarely waits for it.
+// background once the live list is in (at the end of this file).
 import { pairingFragment, takePairingFragment } from './fragment.js';
 import { ThreadStore } from './threads.js';
 import { Session } from './session.js';
@@ -192,5 +192,13 @@ function start() {
 
 start();
 registerWorker();
-// The page has what its first paint needed: fetch the thread screen now, off the critical path.
-addEventListener('load', () => { setTimeout(() => THREAD().catch(() => {}), 0); }, { once: true });
+// The thread screen is fetched in the background once the live list is in (before, it would share the link with
+// the list's answer), or 5 s after the page has loaded at the latest: the first tap on a thread rarely waits for it.
+addEventListener('load', () => {
+  let unwatch = () => {};
+  const live = () => session.store.listLoaded && !session.store.listCached;
+  const warm = () => { unwatch(); clearTimeout(timer); THREAD().catch(() => {}); };
+  const timer = setTimeout(warm, 5000);
+  if (live()) warm();
+  else unwatch = session.store.watchList(() => { if (live()) warm(); });
+}, { once: true });
