@@ -1,6 +1,6 @@
 """Issue 36 P10 in the browser (the real bridge, a phone viewport): the first paint loads only the thread list's
 modules. A rarely used screen (Machines, Devices, Changes, a file, New thread) is fetched when it is first opened,
-shows a loading screen meanwhile and says why with Retry when its module cannot be fetched; the thread screen is
+shows a loading screen meanwhile and says why with Try again when its module cannot be fetched; the thread screen is
 fetched in the background once the page has loaded. Cost: ~8 s."""
 import re
 
@@ -55,7 +55,7 @@ def test_a_screen_loaded_on_demand_shows_its_state_and_can_be_retried(web_bridge
     expect(page.locator(".loading-screen")).to_contain_text("Machines could not be loaded: the workstation did not send it.")
     phone.shot("lazy-failed")
     page.unroute(re.compile(r"/v/[^/]+/machines-screen\.js"))
-    phone.button("Retry").click()
+    phone.button("Try again").click()
     expect(page.locator(".loading-screen")).to_have_count(0)
     expect(page.get_by_role("heading", name="Machines")).to_be_visible()
     # Back from the loaded screen goes to the list, as before; opening it again needs no request.
