@@ -7,8 +7,10 @@ import NIOCore
 /// them (`index.html` and `sw.js`), filled in.
 ///
 /// `index.html` names its styles and its entry module as `{{assets}}app.css`, and `{{modules}}` becomes one
-/// `modulepreload` link per module, so the browser fetches every module at once instead of one import level per
-/// round trip. `sw.js` gets the same `{{assets}}` and the version as `{{build}}`, so its cache follows the files.
+/// `modulepreload` link per module `app.js` imports statically, directly or not (``firstPaintModules(read:)``), so
+/// the browser fetches them at once instead of one import level per round trip; a screen the app imports only
+/// when it is opened (`import()`) is not preloaded, so a first load over a weak link carries only what its first
+/// paint runs. `sw.js` gets the same `{{assets}}` and the version as `{{build}}`, so its cache follows the files.
 struct WebAppVersion: Sendable, Hashable {
     /// Twelve hex digits of a digest over every file's name and entity tag; `dev` for files read from a directory.
     let name: String
@@ -39,12 +41,31 @@ struct WebAppVersion: Sendable, Hashable {
         return name.hasSuffix(".js") || name.hasSuffix(".css")
     }
 
+    /// The modules `app.js` imports statically (`import … from './x.js'`, `import './x.js'`), directly or through
+    /// another, sorted, `app.js` itself left out. `read` gives a file's text, nil when there is no such file.
+    static func firstPaintModules(read: (String) -> String?) -> [String] {
+        var found: Set<String> = []
+        var pending = ["app.js"]
+        while let name = pending.popLast() {
+            guard let text = read(name) else { continue }
+            for match in text.matches(of: staticImport) where found.insert(String(match.output.1)).inserted {
+                pending.append(String(match.output.1))
+            }
+        }
+        found.remove("app.js")
+        return found.sorted()
+    }
+
+    /// A static import's module: `from './x.js'` ends every `import … from` (one line or several), and a bare
+    /// `import './x.js'` starts its line; a dynamic `import('./x.js')` matches neither.
+    nonisolated(unsafe) private static let staticImport = #/(?:\bfrom\s*|^\s*import\s*)['"]\./([A-Za-z0-9._-]+\.js)['"]/#
+        .anchorsMatchLineEndings()
+
     /// `asset` filled in for this version when it is a template; as it is otherwise.
-    /// - Parameter names: every file of the app, for the list of modules to preload.
-    func fill(_ asset: WebAsset, names: [String]) -> WebAsset {
+    /// - Parameter preload: the modules to preload (``firstPaintModules(read:)``).
+    func fill(_ asset: WebAsset, preload: [String]) -> WebAsset {
         guard Self.templates.contains(asset.name) else { return asset }
-        let modules = names.filter { Self.isVersioned($0) && $0.hasSuffix(".js") && $0 != "app.js" && $0 != "trust.js" }
-            .map { #"<link rel="modulepreload" href="\#(prefix)\#($0)">"# }.joined(separator: "\n")
+        let modules = preload.map { #"<link rel="modulepreload" href="\#(prefix)\#($0)">"# }.joined(separator: "\n")
         let text = String(decoding: asset.body.readableBytesView, as: UTF8.self)
             .replacingOccurrences(of: "{{modules}}", with: modules)
             .replacingOccurrences(of: "{{assets}}", with: prefix)

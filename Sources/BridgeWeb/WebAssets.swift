@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// The web app's files, by name: embedded in the binary, or read from a directory on every request (a
 /// development aid: `CODEX_BRIDGE_WEB_DIR`). Scripts and styles are also served under the version's path
@@ -16,8 +17,8 @@ public struct WebAssets: Sendable {
     public static let embedded: WebAssets = {
         let files = WebAssetCatalog.load()
         let version = WebAppVersion(of: files)
-        let names = files.keys.sorted()
-        return WebAssets(source: .embedded(files.mapValues { version.fill($0, names: names) }), version: version)
+        let preload = WebAppVersion.firstPaintModules { files[$0].map { String(buffer: $0.body) } }
+        return WebAssets(source: .embedded(files.mapValues { version.fill($0, preload: preload) }), version: version)
     }()
 
     /// Files read from `directory` on each request (flat: names only, no subdirectories).
@@ -74,7 +75,13 @@ public struct WebAssets: Sendable {
         case .directory(let url):
             guard let data = FileManager.default.contents(atPath: url.appendingPathComponent(name).path) else { return nil }
             let asset = WebAsset(name: name, body: [UInt8](data))
-            return WebAppVersion.templates.contains(name) ? version.fill(asset, names: names) : asset
+            guard WebAppVersion.templates.contains(name) else { return asset }
+            let preload = WebAppVersion.firstPaintModules { file in
+                guard Self.isServable(file) else { return nil }
+                let data = FileManager.default.contents(atPath: url.appendingPathComponent(file).path)
+                return data.map { String(decoding: $0, as: UTF8.self) }
+            }
+            return version.fill(asset, preload: preload)
         }
     }
 

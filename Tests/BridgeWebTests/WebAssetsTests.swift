@@ -35,10 +35,21 @@ import Testing
     @Test func templatesAreFilledAndOnlyThey() throws {
         let version = WebAppVersion(of: [:])
         let page = WebAsset(name: "index.html", body: Array(#"<link href="{{assets}}a.css">{{modules}}"#.utf8))
-        let filled = String(buffer: version.fill(page, names: ["a.css", "app.js", "b.js", "sw.js", "trust.js", "x.png"]).body)
+        let filled = String(buffer: version.fill(page, preload: ["b.js"]).body)
         #expect(filled == #"<link href="\#(version.prefix)a.css"><link rel="modulepreload" href="\#(version.prefix)b.js">"#)
         let other = WebAsset(name: "a.js", body: Array("'{{assets}}'".utf8))
-        #expect(String(buffer: version.fill(other, names: []).body) == "'{{assets}}'")
+        #expect(String(buffer: version.fill(other, preload: ["b.js"]).body) == "'{{assets}}'")
+    }
+
+    @Test func preloadsWhatAppImportsStaticallyAndNotWhatItImportsOnDemand() {
+        let files = [
+            "app.js": "import { a } from './a.js';\nimport {\n  b,\n} from \"./b.js\";\nimport './side.js';\n"
+                + "const later = () => import('./later.js');\n",
+            "a.js": "export { c } from './c.js';\nimport { app } from './app.js';\n",
+            "b.js": "import { gone } from './missing.js';\n",
+            "later.js": "import { d } from './d.js';\n",
+        ]
+        #expect(WebAppVersion.firstPaintModules { files[$0] } == ["a.js", "b.js", "c.js", "missing.js", "side.js"])
     }
 
     @Test func rootIsIndex() throws {

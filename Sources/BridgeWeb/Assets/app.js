@@ -1,20 +1,19 @@
 // The app: reads the pairing fragment (first, see fragment.js) and shows one screen at a time for the hash route
 // (#/, #/new, #/t/ID, #/t/ID/diff, #/t/ID/file/PATH, #/devices, #/machines, #/inbox) or for the pairing under
 // way. What the phone knows of the bridge, and the connection, are the session's (session.js); this only routes.
+//
+// Only the thread list and pairing are imported here: every other screen is a dynamic import() made when it is
+// first opened, so a first load over a weak link fetches and runs only what its first paint needs (the server
+// preloads exactly the static imports of this file, WebAppVersion.swift). The thread screen is fetched in the
+// background once the live list is in (at the end of this file).
 import { pairingFragment, takePairingFragment } from './fragment.js';
 import { ThreadStore } from './threads.js';
 import { Session } from './session.js';
 import { connectionIndicator } from './indicator.js';
 import { pairingScreen } from './pairing.js';
 import { threadsScreen } from './threads-screen.js';
-import { threadScreen } from './thread-screen.js';
-import { newThreadScreen } from './new-thread-screen.js';
-import { diffScreen } from './diff-screen.js';
-import { fileScreen } from './file-screen.js';
-import { devicesScreen } from './devices-screen.js';
-import { machinesScreen } from './machines-screen.js';
-import { inboxScreen } from './inbox-screen.js';
 import { pairingWaitScreen } from './pairing-wait.js';
+import { loadingScreen } from './loading-screen.js';
 import { toast } from './ui.js';
 import { registerWorker } from './push.js';
 
@@ -25,16 +24,41 @@ const { indicator, banner } = connectionIndicator(session);
 const ctx = { session, store: session.store, indicator, banner, navigate, back };
 let screen = null;
 
-// The routes, tried in order: a pattern and the screen for its captures (decoded).
+// A screen's module, imported once. A failed import is forgotten, and the next try asks for the file under
+// another URL: a browser keeps a failed module fetch in its module map, so the same URL would fail again.
+function onDemand(load) {
+  let module = null;
+  let failures = 0;
+  return () => {
+    module ??= load(failures ? `?retry=${failures}` : '').catch((err) => {
+      module = null;
+      failures += 1;
+      throw err;
+    });
+    return module;
+  };
+}
+const THREAD = onDemand((q) => import(`./thread-screen.js${q}`));
+const NEW_THREAD = onDemand((q) => import(`./new-thread-screen.js${q}`));
+const DIFF = onDemand((q) => import(`./diff-screen.js${q}`));
+const FILE = onDemand((q) => import(`./file-screen.js${q}`));
+const DEVICES = onDemand((q) => import(`./devices-screen.js${q}`));
+const MACHINES = onDemand((q) => import(`./machines-screen.js${q}`));
+const INBOX = onDemand((q) => import(`./inbox-screen.js${q}`));
+
+// The routes, tried in order: a pattern, the screen's module, its title while it loads, where Back goes then,
+// and the screen for its captures (decoded).
 const ROUTES = [
-  [/^#\/t\/([^/]+)\/diff$/, (id) => diffScreen(ctx, id)],
-  [/^#\/t\/([^/]+)\/file\/(.+)$/, (id, path) => fileScreen(ctx, id, path)],
-  [/^#\/t\/([^/]+)$/, (id) => threadScreen(ctx, id)],
-  [/^#\/new$/, () => newThreadScreen(ctx)],
-  [/^#\/devices$/, () => devicesScreen(ctx)],
-  [/^#\/machines$/, () => machinesScreen(ctx)],
-  [/^#\/inbox$/, () => inboxScreen(ctx)],
+  [/^#\/t\/([^/]+)\/diff$/, DIFF, () => 'Changes', (id) => `#/t/${encodeURIComponent(id)}`, (m, id) => m.diffScreen(ctx, id)],
+  [/^#\/t\/([^/]+)\/file\/(.+)$/, FILE, (_id, path) => path.split('/').pop() || path, (id) => `#/t/${encodeURIComponent(id)}/diff`,
+    (m, id, path) => m.fileScreen(ctx, id, path)],
+  [/^#\/t\/([^/]+)$/, THREAD, (id) => ctx.store.get(id)?.name || ctx.store.get(id)?.preview || 'Thread', () => '#/', (m, id) => m.threadScreen(ctx, id)],
+  [/^#\/new$/, NEW_THREAD, () => 'New thread', () => '#/', (m) => m.newThreadScreen(ctx)],
+  [/^#\/devices$/, DEVICES, () => 'Devices', () => '#/', (m) => m.devicesScreen(ctx)],
+  [/^#\/machines$/, MACHINES, () => 'Machines', () => '#/', (m) => m.machinesScreen(ctx)],
+  [/^#\/inbox$/, INBOX, () => 'Needs you', () => '#/', (m) => m.inboxScreen(ctx)],
 ];
+let routed = 0; // which route() call a screen still loading belongs to: a later one wins
 
 function depth() { return (history.state && history.state.depth) || 0; }
 
@@ -50,7 +74,9 @@ function back(fallback) {
 }
 
 function show(next) {
-  const moved = !!screen;
+  // A screen that replaces its own loading screen moves focus only if that one did (it was not the first).
+  const moved = screen?.placeholder ? screen.moved : !!screen;
+  next.moved = moved;
   screen?.destroy?.();
   screen = next;
   root.replaceChildren(banner, screen.el);
@@ -64,10 +90,28 @@ function route() {
   if (!session.credentials && !session.pairing) return showPairing();
   if (session.pairing) return undefined;
   const hash = location.hash;
-  const found = ROUTES.map(([pattern, make]) => [pattern.exec(hash), make]).find(([m]) => m);
-  show(found ? found[1](...found[0].slice(1).map(decodeURIComponent)) : threadsScreen(ctx));
+  const serial = ++routed;
+  const found = ROUTES.map((route) => [route[0].exec(hash), route]).find(([m]) => m);
+  if (!found) show(threadsScreen(ctx));
+  else showOnDemand(serial, found[1], found[0].slice(1).map(decodeURIComponent));
   if (!/^#\/t\/[^/]+$/.test(hash)) window.scrollTo(0, 0);
   return undefined;
+}
+
+/** Shows a route's screen: at once when its module is here, else a loading screen until it is (or fails). */
+function showOnDemand(serial, route, args) {
+  const [, module, title, fallback, make] = route;
+  let placeholder = null;
+  const wait = () => {
+    placeholder ??= loadingScreen(ctx, { title: title(...args), back: () => back(fallback(...args)), retry: () => showOnDemand(serial, route, args) });
+    if (screen !== placeholder) show(placeholder);
+    return placeholder;
+  };
+  let settled = false;
+  const loading = module().finally(() => { settled = true; });
+  loading.then((m) => { if (serial === routed) show(make(m, ...args)); }, () => { if (serial === routed) wait().failed(); });
+  // A module already imported settles within these microtasks, before the next paint: no loading screen flashes.
+  queueMicrotask(() => queueMicrotask(() => { if (!settled && serial === routed) wait(); }));
 }
 
 function showPairing(message, error) {
@@ -148,3 +192,13 @@ function start() {
 
 start();
 registerWorker();
+// The thread screen is fetched in the background once the live list is in (before, it would share the link with
+// the list's answer), or 5 s after the page has loaded at the latest: the first tap on a thread rarely waits for it.
+addEventListener('load', () => {
+  let unwatch = () => {};
+  const live = () => session.store.listLoaded && !session.store.listCached;
+  const warm = () => { unwatch(); clearTimeout(timer); THREAD().catch(() => {}); };
+  const timer = setTimeout(warm, 5000);
+  if (live()) warm();
+  else unwatch = session.store.watchList(() => { if (live()) warm(); });
+}, { once: true });
