@@ -139,26 +139,22 @@ def test_each_card_shows_the_last_line_of_the_answer(web_bridge, model, phone):
     phone.shot("thread-list-answers")
 
 
-def test_a_folder_chosen_while_its_listing_is_on_its_way_keeps_the_prompt(web_bridge, model, phone):
-    """"Use this folder" is offered while the folder's listing is still on its way; the listing arriving later
-    must not re-render the prompt form the person is already typing into (it emptied the message, so Start did
-    nothing: the flake CI met in test_housekeeping_web.py)."""
-    model.queue({"kind": "message", "text": "Started."})
-    page = phone.page
-    held = []
-    answered = []
+def hold_first_request(page, marker, answer=None):
+    """Relays the page's WebSocket to the bridge but holds back the first frame containing `marker` (send it
+    with `relay.server.send(held[0])`); frames from the bridge containing `answer` are collected too."""
+    held, answered = [], []
 
     def relay(ws):
         server = ws.connect_to_server()
 
         def from_page(message):
-            if '"listDirectory"' in message and not held:
-                held.append(message)  # the workstation is slow to list the folder
+            if marker in message and not held:
+                held.append(message)
                 return
             server.send(message)
 
         def from_server(message):
-            if '"directory"' in message:
+            if answer and answer in message:
                 answered.append(message)
             ws.send(message)
 
@@ -167,6 +163,16 @@ def test_a_folder_chosen_while_its_listing_is_on_its_way_keeps_the_prompt(web_br
         relay.server = server
 
     page.route_web_socket(re.compile(r"^ws://127\.0\.0\.1:\d+/$"), relay)
+    return held, answered, relay
+
+
+def test_a_folder_chosen_while_its_listing_is_on_its_way_keeps_the_prompt(web_bridge, model, phone):
+    """"Use this folder" is offered while the folder's listing is still on its way; the listing arriving later
+    must not re-render the prompt form the person is already typing into (it emptied the message, so Start did
+    nothing: the flake CI met in test_housekeeping_web.py)."""
+    model.queue({"kind": "message", "text": "Started."})
+    page = phone.page
+    held, answered, relay = hold_first_request(page, '"listDirectory"', answer='"directory"')  # a slow listing
     page.goto(pairing_url(web_bridge))
     expect(phone.status()).to_have_text("Connected")
     phone.button("New thread").click()
@@ -193,22 +199,7 @@ def test_an_approvals_choice_made_while_the_settings_load_is_kept(web_bridge, mo
     and said nothing: the flake met in test_housekeeping_web.py's automatic review)."""
     model.queue({"kind": "message", "text": "ok"})
     page = phone.page
-    held = []
-
-    def relay(ws):
-        server = ws.connect_to_server()
-
-        def from_page(message):
-            if '"listPermissionProfiles"' in message and not held:
-                held.append(message)  # the workstation is slow to list the profiles
-                return
-            server.send(message)
-
-        ws.on_message(from_page)
-        server.on_message(ws.send)
-        relay.server = server
-
-    page.route_web_socket(re.compile(r"^ws://127\.0\.0\.1:\d+/$"), relay)
+    held, _, relay = hold_first_request(page, '"listPermissionProfiles"')  # the workstation is slow to list them
     page.goto(pairing_url(web_bridge))
     expect(phone.status()).to_have_text("Connected")
     start_thread(phone, "hello")
