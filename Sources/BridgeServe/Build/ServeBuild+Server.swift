@@ -93,12 +93,12 @@ extension ServeBuild {
         return HTTPRoutes(
             credentials: credentials,
             metrics: MetricsRoute(
-                registry: metrics, connections: state.pairing.connections, gauges: core.hub,
+                registry: metrics, connections: state.pairing.connections, gauges: HubRoutePort(core.hub),
                 journalFiles: [database, URL(fileURLWithPath: database.path + "-wal")]),
             uploads: UploadRoute(
                 store: state.uploads, auditor: Auditor(log: AuditLog(database: state.pairing.registry.database), logger: logger),
                 logger: logger),
-            files: FileDownloadRoute(files: core.hub, logger: logger), pushAction: core.notifications.route)
+            files: FileDownloadRoute(files: HubRoutePort(core.hub), logger: logger), pushAction: core.notifications.route)
     }
 
     /// The preview origin: a thread's dev servers on a port of their own (same addresses and TLS); a preview ends

@@ -10,4 +10,18 @@ package protocol DownloadableFiles: Sendable {
     func downloadableFile(threadId: String, path: String) async throws -> ConfinedFile
 }
 
-extension ThreadHub: DownloadableFiles {}
+/// The hub behind the routes' small protocols, without the hub taking them on: the routes know their protocols,
+/// the hub knows nothing of the routes.
+package struct HubRoutePort: DownloadableFiles, HubGauges {
+    let hub: ThreadHub
+
+    package init(_ hub: ThreadHub) { self.hub = hub }
+
+    package func downloadableFile(threadId: String, path: String) async throws -> ConfinedFile {
+        try await hub.downloadableFile(threadId: threadId, path: path)
+    }
+
+    package func metricsSnapshot() async -> (approvalsPending: Int, threadsRunning: Int) {
+        await hub.metricsSnapshot()
+    }
+}
