@@ -4,7 +4,7 @@ import Foundation
 /// directory, and a human name (the host name unless configured). Clients use the id to recognise a bridge
 /// whose addresses changed.
 public struct ServerIdentity: Sendable, Hashable {
-    /// 16 random bytes, base64url; stable across restarts.
+    /// 16 random bytes, base64url, never starting with `-`; stable across restarts.
     public let id: String
     /// A human name.
     public let name: String
@@ -22,11 +22,20 @@ public struct ServerIdentity: Sendable, Hashable {
         if let existing = try SecretFile.read(paths.serverIdFile), !existing.isEmpty {
             id = existing
         } else {
-            id = SharedSecret.generate(byteCount: 16)
+            id = newId()
             try SecretFile.write(id + "\n", to: paths.serverIdFile)
         }
         let chosen = name?.trimmingCharacters(in: .whitespacesAndNewlines)
         return ServerIdentity(id: id, name: (chosen?.isEmpty == false ? chosen : nil) ?? hostName())
+    }
+
+    /// A new id: 16 random bytes in base64url, drawn again while it starts with `-`, since a person types it
+    /// as an argument (`codex-bridge machines remove ID`) where a leading `-` reads as an option.
+    static func newId() -> String {
+        while true {
+            let id = SharedSecret.generate(byteCount: 16)
+            if !id.hasPrefix("-") { return id }
+        }
     }
 
     /// The machine's host name (`gethostname`), or "codex-bridge" when it has none.

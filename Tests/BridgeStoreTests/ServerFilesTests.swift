@@ -17,6 +17,21 @@ struct ServerFilesTests {
         #expect(attributes[.posixPermissions] as? Int == 0o600)
     }
 
+    /// A linked machine's id is the other bridge's server id, typed as an argument (`machines remove ID`): one id
+    /// in 64 used to start with `-` and read as an option (CI failed on `machines remove -pA_5…`).
+    @Test func aNewIdNeverStartsWithADash() throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        var ids = Set<String>()
+        for _ in 0..<1500 {
+            try? FileManager.default.removeItem(at: state.paths.serverIdFile)
+            let id = try ServerIdentity.loadOrCreate(paths: state.paths).id
+            #expect(!id.hasPrefix("-"), "\(id)")
+            ids.insert(id)
+        }
+        #expect(ids.count == 1500)
+    }
+
     @Test func recordRoundTripAndLiveness() throws {
         let state = try TemporaryState()
         defer { state.cleanup() }
