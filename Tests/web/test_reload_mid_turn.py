@@ -62,7 +62,7 @@ def test_a_reload_mid_answer_in_webkit(web_bridge, model, webkit_factory):  # no
     driver.get(pairing_url(web_bridge))
     phone.wait_status("Connected")
     phone.click(phone.button("New thread"))
-    phone.click(phone.button("Use this folder"))
+    phone.click("Use this folder")
     phone.labelled("Message").send_keys("count slowly")
     phone.click(phone.button("Start"))
     phone.wait(lambda: "#/t/" in driver.current_url, what="the thread screen")

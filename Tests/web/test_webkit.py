@@ -124,7 +124,7 @@ def test_core_flow_in_webkit(web_bridge, model, workspace, webkit_factory):
                    what="the picker inside sub")
         phone.click(phone.button("Parent folder"))
         phone.button("sub")
-        phone.click(phone.button("Use this folder"))
+        phone.click("Use this folder")
         phone.click(phone.wait(lambda: phone.visible("details.options summary"), what="Options")[0])
         Select(phone.labelled("Approval policy")).select_by_value("untrusted")
         phone.labelled("Message").send_keys("count, then fix tracked.txt")

@@ -17,7 +17,7 @@ def test_streaming_and_the_list_after_a_reload_in_webkit(web_bridge, model, webk
     phone.js(CATCH_ERRORS)
     phone.wait_status("Connected")
     phone.click(phone.button("New thread"))
-    phone.click(phone.button("Use this folder"))
+    phone.click("Use this folder")
     phone.labelled("Message").send_keys("stream a paragraph")
     phone.click(phone.button("Start"))
     phone.wait(lambda: "#/t/" in driver.current_url, what="the thread screen")

@@ -175,10 +175,21 @@ class WebKitPhone:
         """Waits until the visible texts of `css` satisfy `predicate(list)`; returns them."""
         return self.wait(lambda: predicate(self.text_of(css)) and self.text_of(css), timeout, what or f"text of {css}")
 
-    def click(self, element):
-        """Scrolls into view, then clicks (WebDriver refuses an element under the composer or off screen)."""
-        self.js("arguments[0].scrollIntoView({block: 'center'})", element)
-        element.click()
+    def click(self, target, attempts=3):
+        """Scrolls into view, then clicks (WebDriver refuses an element under the composer or off screen). `target`
+        is an element, or a button's name: found again if the screen was drawn anew between finding and clicking
+        it (a Selenium element, unlike a Playwright locator, goes stale; e.g. New thread draws its folder again when
+        the listing arrives)."""
+        from selenium.common.exceptions import StaleElementReferenceException
+        for attempt in range(attempts):
+            element = self.button(target) if isinstance(target, str) else target
+            try:
+                self.js("arguments[0].scrollIntoView({block: 'center'})", element)
+                element.click()
+                return
+            except StaleElementReferenceException:
+                if not isinstance(target, str) or attempt == attempts - 1:
+                    raise
 
     def shot(self, path: pathlib.Path):
         path.parent.mkdir(parents=True, exist_ok=True)
