@@ -109,13 +109,15 @@ struct MachinesCommand: AsyncParsableCommand {
         }
     }
 
+    static let idHelp = "The machine's id, a unique id prefix or its name (an id that starts with `-` goes after `--`)."
+
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Unlink a machine: a running server drops its threads from phones within a second.",
             discussion: "Its bridge still lists this one as a device: revoke it there with `codex-bridge devices revoke`.")
         @OptionGroup var state: StateOptions
 
-        @Argument(help: ArgumentHelp("The machine's id, a unique id prefix or its name (an id that starts with `-` goes after `--`).", valueName: "id"))
+        @Argument(help: ArgumentHelp(MachinesCommand.idHelp, valueName: "id"))
         var id: String
 
         func run() async throws {
@@ -130,7 +132,7 @@ struct MachinesCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rename a linked machine (as this bridge's phones see it).")
         @OptionGroup var state: StateOptions
 
-        @Argument(help: ArgumentHelp("The machine's id, a unique id prefix or its name (an id that starts with `-` goes after `--`).", valueName: "id"))
+        @Argument(help: ArgumentHelp(MachinesCommand.idHelp, valueName: "id"))
         var id: String
 
         @Argument(help: ArgumentHelp("The new name (1 to 64 characters).", valueName: "name"))
