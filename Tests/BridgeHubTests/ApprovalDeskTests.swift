@@ -9,6 +9,12 @@ import Testing
 /// exact JSON that kind expects (issue 23: the desk is the one path). Seen failing before the desk: an answer from
 /// a notification sent a bare `{"decision": …}` for every kind, which permission and legacy approvals reject.
 @Suite struct ApprovalDeskTests {
+    @Test func aNotificationTargetIsNoDevice() {
+        #expect(ApprovalAnswerer.notification(owner: "dev-1").deviceId == "dev-1")
+        #expect(ApprovalAnswerer.notification(owner: "notify:ntfy-1").deviceId == nil)
+        #expect(ApprovalAnswerer.device(nil).deviceId == nil && ApprovalAnswerer.device("dev-2").deviceId == "dev-2")
+    }
+
     /// (Codex's method, its params, the result Codex expects for accept, for acceptForSession, for decline).
     static let kinds: [(method: String, params: JSONValue, accept: JSONValue, session: JSONValue, decline: JSONValue)] = [
         (

@@ -12,6 +12,20 @@ import Testing
             schema: ["properties": ["name": ["type": "string"]], "required": ["name"]])
     }
 
+    @Test func codexsQuestionBecomesAnInputRequestWithItsFields() {
+        let params: JSONValue = [
+            "threadId": "t", "turnId": "u", "itemId": "i", "message": "Sign in?", "requestedSchema": ["type": "object"],
+            "url": "https://example.invalid/", "serverName": "docs",
+        ]
+        let request = QuestionDesk.request(seq: 3, requestId: "in-1", threadId: "t", type: "elicitation", params: params)
+        #expect(
+            request
+                == InputRequest(
+                    seq: 3, requestId: "in-1", threadId: "t", turnId: "u", itemId: "i", type: "elicitation", message: "Sign in?",
+                    schema: ["type": "object"], url: "https://example.invalid/", serverName: "docs"))
+        #expect(QuestionDesk.notPending("in-9").code == .inputNotPending)
+    }
+
     @Test func aQuestionWaitsForItsFirstAnswerOnly() {
         var desk = QuestionDesk()
         desk.asked(question(5, "in-1"), codexId: CodexRequestID(generation: 1, value: 7))

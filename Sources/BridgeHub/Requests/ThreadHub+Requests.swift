@@ -1,5 +1,4 @@
 import BridgeGit
-import BridgePreview
 import BridgeProtocol
 import BridgeStore
 import CodexControl
@@ -16,7 +15,7 @@ extension ThreadHub {
             let answer = ServerMessage.error(refusal.errorMessage(id: id))
             session.logger.notice(
                 "Request refused: missing scope", metadata: ["bridge.request.kind": "\(request.kind)", "bridge.scope": "\(refusal.scope)"])
-            await audit(request, answer: answer, session: session)
+            await auditor.record(request, answer: answer, session: session)
             return answer
         }
         let answer: ServerMessage
@@ -27,7 +26,7 @@ extension ThreadHub {
         } else {
             answer = await perform(request, id: id, session: session)
         }
-        if request.descriptor.audited { await audit(request, answer: answer, session: session) }
+        if request.descriptor.audited { await auditor.record(request, answer: answer, session: session) }
         return answer
     }
 
@@ -49,15 +48,8 @@ extension ThreadHub {
     func perform(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
         do {
             return .response(id: id, try await answer(request, session: session))
-        } catch let error as HubError {
-            return .error(ErrorMessage(id: id, code: error.code, message: error.message))
-        } catch let error as CodexError {
-            return .error(Self.errorMessage(id: id, for: error))
-        } catch let error as GitError {
-            return .error(ErrorMessage(id: id, code: error.code.wire, message: error.message))
-        } catch let error as PreviewError {
-            return .error(ErrorMessage(id: id, code: error.code.wire, message: error.message))
         } catch {
+            if let failure = RequestFailure.message(id: id, for: error) { return .error(failure) }
             session.logger.error("Request failed", metadata: ["bridge.request.kind": "\(request.kind)", "error": "\(error)"])
             return .error(ErrorMessage(id: id, code: .internal, message: "internal error"))
         }
@@ -90,7 +82,7 @@ extension ThreadHub {
 
     /// What the gate needs to judge `request`: the facts of the thread its ``GateRule`` points at.
     private func gateFacts(_ request: BridgeRequest) async throws -> PolicyGate.ThreadFacts? {
-        if let threadId = request.threadId { try Self.checkThreadId(threadId) }
+        if let threadId = request.threadId { try RequestLimits.checkThreadId(threadId) }
         switch request.descriptor.gate {
         case .none, .newThread, .directory:
             return nil
@@ -138,21 +130,11 @@ extension ThreadHub {
         return Accepted(threadId: update.threadId)
     }
 
-    /// Most threads one session may subscribe to (besides `*`).
-    static let maxSubscriptionsPerSession = 1000
-    /// Longest thread id accepted.
-    static let maxThreadIdBytes = 256
-
-    static func checkThreadId(_ threadId: String) throws {
-        guard !threadId.isEmpty, threadId.utf8.count <= maxThreadIdBytes else {
-            throw HubError(.badRequest, "threadId must be 1 to \(maxThreadIdBytes) bytes")
-        }
-    }
-
     func checkSubscriptionCount(_ session: ClientSession) throws {
-        guard events.fanOut.subscriptionCount(session.id) < Self.maxSubscriptionsPerSession else {
+        guard events.fanOut.subscriptionCount(session.id) < RequestLimits.maxSubscriptionsPerSession else {
             throw HubError(
-                .badRequest, "too many subscriptions (at most \(Self.maxSubscriptionsPerSession) threads; subscribe to \"*\" instead)")
+                .badRequest,
+                "too many subscriptions (at most \(RequestLimits.maxSubscriptionsPerSession) threads; subscribe to \"*\" instead)")
         }
     }
 
@@ -164,10 +146,10 @@ extension ThreadHub {
             do {
                 thread = try await codex.threadRead(threadId: threadId, includeTurns: false, timeout: policy.codexTimeout)
             } catch let error as CodexError where error.code == .rpc {
-                throw HubError(.notFound, "no thread \(threadId.prefix(Self.maxThreadIdBytes))")
+                throw HubError(.notFound, "no thread \(threadId.prefix(RequestLimits.maxThreadIdBytes))")
             }
             book.know(threadId, cwd: thread["cwd"]?.stringValue, generation: ThreadBook.notLoaded)
-            desks.plans.learn(thread: thread)
+            plans.learn(thread: thread)
         }
         if book[threadId]?.policy == nil, let stored = try? await storage.threadPolicies.entry(for: threadId) {
             book.setPolicy(TurnPolicy(sandbox: stored.sandbox, approvalPolicy: stored.approvalPolicy), of: threadId)
@@ -190,11 +172,11 @@ extension ThreadHub {
             approvalsReviewer: start.approvalsReviewer?.rawValue, timeout: policy.codexTimeout
         )
         await adopt(thread: threadId, cwd: cwd, policy: turnPolicy)
-        desks.plans.learn(threadId: threadId, model: start.model, effort: start.effort)
+        plans.learn(threadId: threadId, model: start.model, effort: start.effort)
         // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.
         // before anyone could subscribe: replay those from the journal so the starter sees the thread whole.
         await subscribe(session, toNew: threadId, since: before)
-        let turnId = try await startTurn(
+        let turnId = try await plans.startTurn(
             TurnStart(
                 threadId: threadId, text: start.prompt, policy: turnPolicy, effort: start.effort, extraInput: extraInput,
                 collaborationMode: start.collaborationMode))
@@ -229,13 +211,13 @@ extension ThreadHub {
                     timeout: policy.codexTimeout)
                 attachments.claim(message.attachments, for: message.threadId)
                 // A running turn keeps its mode; the thread's next turns take the one chosen here.
-                if let mode = message.collaborationMode { rememberMode(mode, of: message.threadId) }
+                if let mode = message.collaborationMode { plans.rememberMode(mode, of: message.threadId) }
                 return Accepted(threadId: message.threadId, turnId: turnId)
             } catch let error as CodexError where error.code == .rpc {
                 // The turn ended meanwhile: start a new one.
             }
         }
-        let turnId = try await startTurn(
+        let turnId = try await plans.startTurn(
             TurnStart(
                 threadId: message.threadId, text: message.text, policy: turnPolicy, model: message.model, effort: message.effort,
                 extraInput: extraInput, collaborationMode: message.collaborationMode))
@@ -274,20 +256,12 @@ extension ThreadHub {
                 let cwd = book[threadId]?.cwd ?? result["cwd"]?.stringValue ?? result["thread"]?["cwd"]?.stringValue
                 book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
                 if let model = result["model"]?.stringValue {
-                    desks.plans.learn(threadId: threadId, model: model, effort: result["reasoningEffort"]?.stringValue)
+                    plans.learn(threadId: threadId, model: model, effort: result["reasoningEffort"]?.stringValue)
                 }
             } catch let error as CodexError where error.code == .rpc {
                 throw HubError(.notFound, "no thread \(threadId): \(error.message)")
             }
             return
-        }
-    }
-
-    package static func errorMessage(id: String, for error: CodexError) -> ErrorMessage {
-        switch error.code {
-        case .unavailable: ErrorMessage(id: id, code: .codexUnavailable, message: error.message)
-        case .rpc where error.isThreadNotFound: ErrorMessage(id: id, code: .notFound, message: error.message)
-        default: ErrorMessage(id: id, code: .codexError, message: error.message)
         }
     }
 }

@@ -170,4 +170,25 @@ import Testing
         // Nor is a thread its own parent.
         #expect(tracker.learn("p", parent: "p") == nil)
     }
+
+    @Test func aSubAgentIsLookedUpOnceWhileItsNicknameIsUnknownAndShownWithItsData() throws {
+        var tracker = SubAgentTracker()
+        // Mutating calls outside the macros: #expect and #require take their subject as an immutable value.
+        let spawnedUpdate = tracker.learn("c", parent: "p", status: .pending)
+        let spawned = try #require(spawnedUpdate)
+        let lookedUpFirst = tracker.claimLookup(for: spawned)
+        #expect(lookedUpFirst, "the first update of an unnamed agent looks it up")
+        let runningUpdate = tracker.learn("c", parent: "p", status: .running)
+        let running = try #require(runningUpdate)
+        let lookedUpAgain = tracker.claimLookup(for: running)
+        #expect(!lookedUpAgain, "once")
+        let namedUpdate = tracker.learn("d", parent: "p", nickname: "Ada")
+        let named = try #require(namedUpdate)
+        let lookedUpNamed = tracker.claimLookup(for: named)
+        #expect(!lookedUpNamed, "a named agent needs no lookup")
+        #expect(
+            running.eventData == ["threadId": "p", "agentThreadId": "c", "status": "running"]
+                && named.eventData == ["threadId": "p", "agentThreadId": "d", "agentNickname": "Ada"])
+        #expect(tracker.shown(under: "p").map(\.agentThreadId) == ["c", "d"] && tracker.shown(under: "p").last?.agentNickname == "Ada")
+    }
 }

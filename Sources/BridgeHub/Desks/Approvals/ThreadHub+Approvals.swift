@@ -5,27 +5,12 @@ import Logging
 
 /// The hub's side of the ``ApprovalDesk``: every answer to an approval, from any path, is performed here once.
 extension ThreadHub {
-    /// Who answered an approval.
-    enum Answerer: Sendable {
-        /// A connected client (`approve`): the paired device, or nil for the shared secret.
-        case device(String?)
-        /// A notification's action: its token's owner (a device id, or `notify:…` for an ntfy/webhook target).
-        case notification(owner: String)
-
-        var deviceId: String? {
-            switch self {
-            case .device(let id): id
-            case .notification(let owner): owner.hasPrefix("notify:") ? nil : owner
-            }
-        }
-    }
-
     /// Answers approval `approvalId` with `decision`: the first answer wins; Codex gets the result the approval's
     /// kind expects; every subscriber gets `approvalResolved` (journaled); push follows up. No suspension point
     /// between taking the approval out and answering Codex.
-    func resolveApproval(_ approvalId: String, _ decision: ApprovalDecision, by answerer: Answerer, deviceName: String? = nil) throws
-        -> Accepted
-    {
+    func resolveApproval(
+        _ approvalId: String, _ decision: ApprovalDecision, by answerer: ApprovalAnswerer, deviceName: String? = nil
+    ) throws -> Accepted {
         let answer = try desks.approvals.answer(approvalId, decision: decision)
         do {
             try codex.respond(to: answer.codexId, result: answer.result)
@@ -61,7 +46,7 @@ extension ThreadHub {
         {
             throw HubError(code, message)
         }
-        let name = await deviceName(Answerer.notification(owner: owner).deviceId)
+        let name = await deviceName(ApprovalAnswerer.notification(owner: owner).deviceId)
         // The checks above suspended: if the approval was answered meanwhile, the desk says so.
         return try resolveApproval(approvalId, decision, by: .notification(owner: owner), deviceName: name)
     }

@@ -17,10 +17,7 @@ extension ThreadHub {
         }
         let requestId = desks.approvals.nextId(generation: generation, prefix: "in")
         publish(threadId: threadId) { seq in
-            let request = InputRequest(
-                seq: seq, requestId: requestId, threadId: threadId, turnId: params["turnId"]?.stringValue,
-                itemId: params["itemId"]?.stringValue, type: type, questions: params["questions"], message: params["message"]?.stringValue,
-                schema: params["requestedSchema"], url: params["url"]?.stringValue, serverName: params["serverName"]?.stringValue)
+            let request = QuestionDesk.request(seq: seq, requestId: requestId, threadId: threadId, type: type, params: params)
             self.desks.questions.asked(request, codexId: id)
             return .inputRequest(request)
         }
@@ -43,17 +40,13 @@ extension ThreadHub {
 
     /// The thread of a pending question (for the gate), or `input_not_pending`.
     func pendingInputThread(_ requestId: String) throws -> String {
-        guard let threadId = desks.questions.thread(of: requestId) else { throw Self.notPending(requestId) }
+        guard let threadId = desks.questions.thread(of: requestId) else { throw QuestionDesk.notPending(requestId) }
         return threadId
-    }
-
-    static func notPending(_ requestId: String) -> HubError {
-        HubError(.inputNotPending, "question \(requestId.prefix(128)) is not pending (already answered, expired or unknown)")
     }
 
     /// `answerInput`: checks the answer against the question, sends it to Codex, tells everyone.
     func answerInputRequest(_ answer: AnswerInput, session: ClientSession, deviceName: String? = nil) throws -> Accepted {
-        guard let pending = desks.questions[answer.requestId] else { throw Self.notPending(answer.requestId) }
+        guard let pending = desks.questions[answer.requestId] else { throw QuestionDesk.notPending(answer.requestId) }
         let action = answer.action ?? .accept
         let result = try QuestionDesk.codexAnswer(answer, action: action, to: pending.request)
         desks.questions.answered(answer.requestId)

@@ -94,20 +94,10 @@ extension ThreadHub {
         }
     }
 
-    /// The messages kept from before a restart, as the queue holds them.
-    static func queueEntries(_ entries: [QueuedMessageStore.Entry]) -> [MessageQueue.Entry] {
-        entries.map {
-            MessageQueue.Entry(announcement: $0.announcement, policy: TurnPolicy(sandbox: $0.sandbox, approvalPolicy: $0.approvalPolicy))
-        }
-    }
-
     /// Writes the thread's line to disk as it is now (a reorder or an edit; a failure is logged: memory holds it).
     private func keepLine(of threadId: String) {
-        let entries = desks.queue.entries(of: threadId).map {
-            QueuedMessageStore.Entry(announcement: $0.announcement, sandbox: $0.policy.sandbox, approvalPolicy: $0.policy.approvalPolicy)
-        }
         do {
-            try storage.queue.replaceLine(of: threadId, with: entries)
+            try storage.queue.replaceLine(of: threadId, with: desks.queue.entries(of: threadId).map(\.stored))
         } catch {
             logger.error("Cannot keep the queue's new order on disk", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
         }
@@ -116,9 +106,7 @@ extension ThreadHub {
     /// Writes a held message to disk (a failure is logged: the message is still held in memory).
     private func keep(_ entry: MessageQueue.Entry) {
         do {
-            try storage.queue.save(
-                QueuedMessageStore.Entry(
-                    announcement: entry.announcement, sandbox: entry.policy.sandbox, approvalPolicy: entry.policy.approvalPolicy))
+            try storage.queue.save(entry.stored)
         } catch {
             logger.error("Cannot keep a queued message on disk", metadata: ["bridge.queue.id": "\(entry.queuedId)", "error": "\(error)"])
         }
@@ -128,7 +116,7 @@ extension ThreadHub {
         let message = entry.announcement
         do {
             try await ensureLoaded(message.threadId, policy: entry.policy)
-            let turnId = try await startTurn(
+            let turnId = try await plans.startTurn(
                 TurnStart(
                     threadId: message.threadId, text: message.text, policy: entry.policy, model: message.model, effort: message.effort,
                     extraInput: try attachments.inputs(message.attachments), collaborationMode: message.collaborationMode))
@@ -137,7 +125,7 @@ extension ThreadHub {
             // Its turn may be over already (it ended before Codex answered turn/start): then the next one follows.
             if desks.queue.finishedStarting(message.threadId, turnId: turnId) { turnEnded(message.threadId) }
         } catch {
-            if Self.codexIsAway(error) {
+            if RequestFailure.codexIsAway(error) {
                 // Not the message's fault: it waits, first in line, for Codex to come back.
                 logger.notice("A queued message waits for Codex", metadata: ["bridge.thread.id": "\(message.threadId)"])
                 desks.queue.putBack(entry)
@@ -151,12 +139,6 @@ extension ThreadHub {
             // Nothing runs now: the next one gets its chance.
             if book.runningTurn(of: message.threadId) == nil { turnEnded(message.threadId) }
         }
-    }
-
-    /// Whether starting a turn failed because Codex is not running (stopped, restarting), not because of the turn.
-    static func codexIsAway(_ error: any Error) -> Bool {
-        guard let error = error as? CodexError else { return false }
-        return error.code == .unavailable || error.code == .exited
     }
 
     func unqueued(_ threadId: String, _ queuedId: String, reason: UnqueueReason, turnId: String? = nil, message: String? = nil) {
