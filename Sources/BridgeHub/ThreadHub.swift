@@ -55,8 +55,10 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     }
     /// What the hub knows of each thread (Threads/ThreadBook).
     var book = ThreadBook()
-    /// Approvals, questions, the queue, plans, goals, sub-agents, commands (Desks/).
+    /// Approvals, questions, the queue, sub-agents, automatic reviews (Desks/).
     var desks = HubDesks()
+    /// The queue's copy on disk (Desks/Queue/QueueKeeper).
+    let queueKeeper: QueueKeeper
     /// On a shared app-server: the threads other Codex clients drive (Shared/SharedFollower).
     var sharedThreads = SharedThreadTracker()
     /// Attachments (Uploads/): the uploads a request names, and when they go.
@@ -110,6 +112,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         self.models = ModelCatalog(codex: codex, timeout: policy.codexTimeout)
         self.goals = GoalDesk(lookup: GoalLookup(codex: codex))
         self.plans = PlanService(store: storage.plans, codex: codex, timeout: policy.codexTimeout, logger: logger)
+        self.queueKeeper = QueueKeeper(store: storage.queue, logger: logger)
         self.deviceAdmin = DeviceAdmin(devices: storage.devices, audit: storage.audit)
         let gate = Self.gate(for: policy)
         self.gate = gate
@@ -205,7 +208,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         }
         // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
         // which its items and `turn/completed` carry): the root is the thread's turn (not so for a sub-agent's).
-        let turnId = eventTurnId(params, threadId: threadId)
+        let turnId = desks.subAgents.eventTurnId(params, threadId: threadId) { book.owner(ofTurn: $0, besides: threadId) }
         book.know(threadId, cwd: params["thread"]?["cwd"]?.stringValue, generation: generation)
         book.observe(
             method, threadId: threadId, turnId: turnId, diff: params["diff"]?.stringValue, tokenUsage: params["tokenUsage"],

@@ -108,11 +108,14 @@ import Testing
         desk.requested(
             request(second, 2), codexId: CodexRequestID(generation: 2, value: 8), method: "item/fileChange/requestApproval", params: [:])
         #expect(desk.inOrder.map(\.approvalId) == [first, second])
+        #expect(try desk.pendingThread(of: second) == "t1")
         #expect(desk.cancelAll(generation: 1).map(\.approvalId) == [first])
         #expect(throws: HubError.self) { try desk.answer(first, decision: .accept) }
         let answer = try desk.answer(second, decision: .acceptForSession)
         #expect(answer.result == ["decision": "acceptForSession"] && answer.threadId == "t1")
         #expect(throws: HubError.self) { try desk.answer(second, decision: .accept) }
+        #expect(throws: HubError.self) { try desk.pendingThread(of: second) }
+        #expect(ApprovalDesk.notPending(second).code == .approvalNotPending)
         #expect(desk.count == 0)
     }
 }

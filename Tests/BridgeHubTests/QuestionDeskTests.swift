@@ -26,13 +26,15 @@ import Testing
         #expect(QuestionDesk.notPending("in-9").code == .inputNotPending)
     }
 
-    @Test func aQuestionWaitsForItsFirstAnswerOnly() {
+    @Test func aQuestionWaitsForItsFirstAnswerOnly() throws {
         var desk = QuestionDesk()
         desk.asked(question(5, "in-1"), codexId: CodexRequestID(generation: 1, value: 7))
         #expect(desk.thread(of: "in-1") == "t")
+        #expect(try desk.pendingThread(of: "in-1") == "t")
         desk.answered("in-1")
         #expect(desk["in-1"] == nil)
         #expect(desk.thread(of: "in-1") == nil)  // a second answer finds nothing pending
+        #expect(throws: HubError.self) { try desk.pendingThread(of: "in-1") }
     }
 
     @Test func withdrawingTakesTheMatchingOnesOldestFirst() {

@@ -87,14 +87,9 @@ extension ThreadHub {
         case .none, .newThread, .directory:
             return nil
         case .approval:
-            let approvalId = request.payload(as: Approve.self)?.approvalId ?? ""
-            guard let threadId = desks.approvals.threadId(of: approvalId) else {
-                throw HubError(
-                    .approvalNotPending, "approval \(approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
-            }
-            return try await threadFacts(threadId)
+            return try await threadFacts(try desks.approvals.pendingThread(of: request.payload(as: Approve.self)?.approvalId ?? ""))
         case .question:
-            return try await threadFacts(try pendingInputThread(request.payload(as: AnswerInput.self)?.requestId ?? ""))
+            return try await threadFacts(try desks.questions.pendingThread(of: request.payload(as: AnswerInput.self)?.requestId ?? ""))
         case .thread, .file, .settings:
             guard let threadId = request.threadId else { return nil }
             return try await threadFacts(threadId)

@@ -171,6 +171,20 @@ import Testing
         #expect(tracker.learn("p", parent: "p") == nil)
     }
 
+    @Test func anEventsTurnIsItsOwnUnlessAReviewRootsItInTheSameThread() {
+        var tracker = SubAgentTracker()
+        let review: JSONValue = ["turn": ["id": "inner", "rootTurnId": "r"]]
+        #expect(tracker.eventTurnId(["turnId": "t1", "turn": ["id": "x"]], threadId: "t", turnOwner: { _ in nil }) == "t1")
+        #expect(tracker.eventTurnId(["turn": ["id": "only"]], threadId: "t", turnOwner: { _ in nil }) == "only")
+        // A review's inner turn is the thread's root turn for clients.
+        #expect(tracker.eventTurnId(review, threadId: "t", turnOwner: { _ in nil }) == "r")
+        // Rooted in a turn running on another thread (a sub-agent Codex did not announce): its own.
+        #expect(tracker.eventTurnId(review, threadId: "t", turnOwner: { $0 == "r" ? "parent" : nil }) == "inner")
+        // A known sub-agent: its own.
+        _ = tracker.learn("t", parent: "parent")
+        #expect(tracker.eventTurnId(review, threadId: "t", turnOwner: { _ in nil }) == "inner")
+    }
+
     @Test func aSubAgentIsLookedUpOnceWhileItsNicknameIsUnknownAndShownWithItsData() throws {
         var tracker = SubAgentTracker()
         // Mutating calls outside the macros: #expect and #require take their subject as an immutable value.

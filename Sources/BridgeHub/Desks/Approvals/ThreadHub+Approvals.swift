@@ -37,10 +37,7 @@ extension ThreadHub {
     /// Answers an approval from a notification's action (`POST /push/action`): the gate first (the approval's
     /// thread inside the roots), then exactly the path of `approve` (``resolveApproval(_:_:by:)``).
     public func answerFromNotification(approvalId: String, decision: ApprovalDecision, owner: String) async throws -> Accepted {
-        guard let threadId = desks.approvals.threadId(of: approvalId) else {
-            throw HubError(.approvalNotPending, "approval \(approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
-        }
-        let facts = try await threadFacts(threadId)
+        let facts = try await threadFacts(try desks.approvals.pendingThread(of: approvalId))
         if case .refused(let code, let message) = gate.decide(
             BridgeRequest(.approve, Approve(approvalId: approvalId, decision: decision)), thread: facts)
         {

@@ -47,6 +47,13 @@ struct QuestionDesk {
     /// The thread of a pending question.
     func thread(of requestId: String) -> String? { pending[requestId]?.request.threadId }
 
+    /// The thread of a pending question, for the gate.
+    /// - Throws: `input_not_pending` when it is not pending.
+    func pendingThread(of requestId: String) throws(HubError) -> String {
+        guard let threadId = thread(of: requestId) else { throw Self.notPending(requestId) }
+        return threadId
+    }
+
     /// A question relayed to the phones, waiting for its first answer.
     mutating func asked(_ request: InputRequest, codexId: CodexRequestID) {
         pending[request.requestId] = Pending(codexId: codexId, request: request)

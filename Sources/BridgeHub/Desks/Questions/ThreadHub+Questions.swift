@@ -38,12 +38,6 @@ extension ThreadHub {
         try? codex.respond(to: id, errorCode: -32601, message: "codex-bridge does not relay \(method.prefix(128)): \(why)")
     }
 
-    /// The thread of a pending question (for the gate), or `input_not_pending`.
-    func pendingInputThread(_ requestId: String) throws -> String {
-        guard let threadId = desks.questions.thread(of: requestId) else { throw QuestionDesk.notPending(requestId) }
-        return threadId
-    }
-
     /// `answerInput`: checks the answer against the question, sends it to Codex, tells everyone.
     func answerInputRequest(_ answer: AnswerInput, session: ClientSession, deviceName: String? = nil) throws -> Accepted {
         guard let pending = desks.questions[answer.requestId] else { throw QuestionDesk.notPending(answer.requestId) }
@@ -94,10 +88,5 @@ extension ThreadHub {
         publish(threadId: threadId) { seq in
             .inputResolved(InputResolved(seq: seq, requestId: requestId, threadId: threadId, action: action, at: at))
         }
-    }
-
-    /// The questions still open on `threadId` (`*`: all), oldest first, for a client that subscribes late.
-    func pendingInputRequests(on threadId: String) -> [InputRequest] {
-        desks.questions.open(on: threadId)
     }
 }

@@ -27,7 +27,7 @@ extension ThreadHub {
             var numbered = announcement
             numbered.seq = seq
             try? self.desks.queue.enqueue(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
-            self.keep(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
+            self.queueKeeper.keep(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
             return .messageQueued(numbered)
         }
         publishQueue(of: threadId)
@@ -55,7 +55,7 @@ extension ThreadHub {
                 .conflict,
                 "ids must name every message waiting on thread \(reorder.threadId) once; waiting now: [\(waiting.joined(separator: ", "))]")
         }
-        keepLine(of: reorder.threadId)
+        queueKeeper.keepLine(of: reorder.threadId, desks.queue.entries(of: reorder.threadId))
         publishQueue(of: reorder.threadId)
         return Accepted(threadId: reorder.threadId)
     }
@@ -66,7 +66,7 @@ extension ThreadHub {
         guard desks.queue.edit(edit.id, on: edit.threadId, text: edit.text) != nil else {
             throw HubError(.notFound, "no queued message \(edit.id.prefix(64)) on thread \(edit.threadId) (started, cancelled or unknown)")
         }
-        keepLine(of: edit.threadId)
+        queueKeeper.keepLine(of: edit.threadId, desks.queue.entries(of: edit.threadId))
         publishQueue(of: edit.threadId)
         return Accepted(threadId: edit.threadId, queuedId: edit.id)
     }
@@ -91,24 +91,6 @@ extension ThreadHub {
     func startWaitingMessages() {
         for threadId in desks.queue.threadsWaiting where book.runningTurn(of: threadId) == nil {
             turnEnded(threadId)
-        }
-    }
-
-    /// Writes the thread's line to disk as it is now (a reorder or an edit; a failure is logged: memory holds it).
-    private func keepLine(of threadId: String) {
-        do {
-            try storage.queue.replaceLine(of: threadId, with: desks.queue.entries(of: threadId).map(\.stored))
-        } catch {
-            logger.error("Cannot keep the queue's new order on disk", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
-        }
-    }
-
-    /// Writes a held message to disk (a failure is logged: the message is still held in memory).
-    private func keep(_ entry: MessageQueue.Entry) {
-        do {
-            try storage.queue.save(entry.stored)
-        } catch {
-            logger.error("Cannot keep a queued message on disk", metadata: ["bridge.queue.id": "\(entry.queuedId)", "error": "\(error)"])
         }
     }
 
@@ -142,11 +124,7 @@ extension ThreadHub {
     }
 
     func unqueued(_ threadId: String, _ queuedId: String, reason: UnqueueReason, turnId: String? = nil, message: String? = nil) {
-        do {
-            try storage.queue.remove(queuedId)
-        } catch {
-            logger.error("Cannot forget a queued message on disk", metadata: ["bridge.queue.id": "\(queuedId)", "error": "\(error)"])
-        }
+        queueKeeper.forget(queuedId)
         publish(threadId: threadId) { seq in
             .messageUnqueued(
                 MessageUnqueued(seq: seq, threadId: threadId, queuedId: queuedId, reason: reason, turnId: turnId, message: message))
@@ -157,16 +135,7 @@ extension ThreadHub {
     /// What a client that subscribes late (or reconnects without a resume) must see: open questions and held
     /// messages of `threadId` (`*`: all).
     func sendPendingExtras(to session: ClientSession, on threadId: String) {
-        for request in pendingInputRequests(on: threadId) {
-            session.send(.inputRequest(request))
-        }
-        for entry in desks.queue.all where threadId == "*" || entry.threadId == threadId {
-            session.send(.messageQueued(entry.announcement))
-        }
-        // The line's order and texts as last announced (a reorder or an edit is not in the messages above).
-        for (id, changed) in desks.queue.changes.sorted(by: { $0.key < $1.key }) where threadId == "*" || id == threadId {
-            session.send(.queueChanged(changed))
-        }
+        for message in desks.pendingExtras(on: threadId) { session.send(message) }
         // A fleet session: the linked machines' open approvals and questions too.
         if events.fanOut.isFleet(session.id) {
             for text in relayedPending.frames(on: threadId) { session.sendEncoded(text) }

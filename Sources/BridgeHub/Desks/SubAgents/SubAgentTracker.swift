@@ -54,6 +54,19 @@ struct SubAgentTracker {
         agents.filter { $0.value.parentThreadId == parentThreadId }.map(\.key).sorted()
     }
 
+    /// The `turnId` an event of `threadId` carries: Codex's `turnId`, else its turn's. A review's inner turn
+    /// names the turn `review/start` answered as `rootTurnId`, and that is the thread's turn for clients; a
+    /// sub-agent's turn names its parent's turn there (a turn `turnOwner` finds running on another thread), which
+    /// is not.
+    func eventTurnId(_ params: JSONValue, threadId: String, turnOwner: (String) -> String?) -> String? {
+        if let turnId = params["turnId"]?.stringValue { return turnId }
+        let turn = params["turn"]
+        let id = turn?["id"]?.stringValue
+        guard let root = turn?["rootTurnId"]?.stringValue, root != id else { return id }
+        if isSubAgent(threadId) || turnOwner(root) != nil { return id }
+        return root
+    }
+
     /// Whether `update`'s sub-agent is to be looked up now: its nickname is unknown and it was not looked up
     /// before (it is then counted as looked up).
     mutating func claimLookup(for update: Update) -> Bool {

@@ -3,34 +3,17 @@ import CodexControl
 import Foundation
 import Logging
 
-/// Sub-agents: threads Codex spawns for a thread's agent. The hub tells them apart (``SubAgentTracker``), numbers
-/// their turn events with their own turn ids, announces each one's status on the parent (`bridge/subAgent`,
+/// Sub-agents: threads Codex spawns for a thread's agent. The hub tells them apart (``SubAgentTracker``, which also
+/// gives their turn events their own turn ids), announces each one's status on the parent (`bridge/subAgent`,
 /// journaled like any event), and learns its nickname, role and directory with `thread/read`.
 extension ThreadHub {
-    /// The `turnId` an event of `threadId` carries: Codex's `turnId`, else its turn's. A review's inner turn
-    /// names the turn `review/start` answered as `rootTurnId`, and that is the thread's turn for clients; a
-    /// sub-agent's turn names its parent's turn there, a turn of another thread, which is not.
-    func eventTurnId(_ params: JSONValue, threadId: String) -> String? {
-        if let turnId = params["turnId"]?.stringValue { return turnId }
-        let turn = params["turn"]
-        let id = turn?["id"]?.stringValue
-        guard let root = turn?["rootTurnId"]?.stringValue, root != id else { return id }
-        if desks.subAgents.isSubAgent(threadId) || owner(ofTurn: root, besides: threadId) != nil { return id }
-        return root
-    }
-
-    /// The other thread whose running turn is `turnId`.
-    func owner(ofTurn turnId: String, besides threadId: String) -> String? {
-        book.owner(ofTurn: turnId, besides: threadId)
-    }
-
     /// What the desks of plans, goals and sub-agents take from one Codex notification (after it was published).
     func observeDesks(method: String, params: JSONValue, threadId: String) {
         plans.observe(method: method, params: params, threadId: threadId)
         goals.observe(method: method, params: params, threadId: threadId)
         desks.autoReviews.observe(method: method, params: params, threadId: threadId)
         let updates = desks.subAgents.observe(method: method, params: params, threadId: threadId) {
-            self.owner(ofTurn: $0, besides: threadId)
+            self.book.owner(ofTurn: $0, besides: threadId)
         }
         for update in updates { announce(update) }
     }
