@@ -59,6 +59,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     var desks = HubDesks()
     /// The queue's copy on disk (Desks/Queue/QueueKeeper).
     let queueKeeper: QueueKeeper
+    /// Each thread's policy, kept for the next run (Threads/ThreadPolicyKeeper).
+    let threadPolicies: ThreadPolicyKeeper
     /// On a shared app-server: the threads other Codex clients drive (Shared/SharedFollower).
     var sharedThreads = SharedThreadTracker()
     /// Attachments (Uploads/): the uploads a request names, and when they go.
@@ -113,6 +115,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         self.goals = GoalDesk(lookup: GoalLookup(codex: codex))
         self.plans = PlanService(store: storage.plans, codex: codex, timeout: policy.codexTimeout, logger: logger)
         self.queueKeeper = QueueKeeper(store: storage.queue, logger: logger)
+        self.threadPolicies = ThreadPolicyKeeper(store: storage.threadPolicies, logger: logger)
         self.deviceAdmin = DeviceAdmin(devices: storage.devices, audit: storage.audit)
         let gate = Self.gate(for: policy)
         self.gate = gate
@@ -339,7 +342,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     /// A thread this bridge started or forked is loaded here with `turnPolicy`, remembered across restarts.
     func adopt(thread threadId: String, cwd: String, policy turnPolicy: TurnPolicy) async {
         book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
-        await rememberPolicy(turnPolicy, of: threadId)
+        await threadPolicies.remember(turnPolicy, of: threadId)
     }
 
     /// Subscribes `session` to a thread it just made. Codex may publish the thread's first events (thread/started)

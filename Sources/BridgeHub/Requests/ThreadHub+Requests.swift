@@ -120,7 +120,7 @@ extension ThreadHub {
         try await housekeeping.updateSettings(update, sandbox: update.permissionProfile == nil ? nil : turnPolicy.sandbox)
         if book[update.threadId]?.policy != turnPolicy {
             book.setPolicy(turnPolicy, of: update.threadId)
-            await rememberPolicy(turnPolicy, of: update.threadId)
+            await threadPolicies.remember(turnPolicy, of: update.threadId)
         }
         return Accepted(threadId: update.threadId)
     }
@@ -146,8 +146,8 @@ extension ThreadHub {
             book.know(threadId, cwd: thread["cwd"]?.stringValue, generation: ThreadBook.notLoaded)
             plans.learn(thread: thread)
         }
-        if book[threadId]?.policy == nil, let stored = try? await storage.threadPolicies.entry(for: threadId) {
-            book.setPolicy(TurnPolicy(sandbox: stored.sandbox, approvalPolicy: stored.approvalPolicy), of: threadId)
+        if book[threadId]?.policy == nil, let stored = await threadPolicies.policy(of: threadId) {
+            book.setPolicy(stored, of: threadId)
         }
         return PolicyGate.ThreadFacts(cwd: book[threadId]?.cwd, remembered: book[threadId]?.policy)
     }
@@ -181,15 +181,6 @@ extension ThreadHub {
         return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd, branch: worktree?.branch, worktreeOf: worktree?.worktreeOf)
     }
 
-    func rememberPolicy(_ turnPolicy: TurnPolicy, of threadId: String) async {
-        do {
-            try await storage.threadPolicies.remember(
-                .init(sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy), for: threadId)
-        } catch {
-            logger.warning("Cannot remember a thread's policy", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
-        }
-    }
-
     func sendMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) async throws -> Accepted {
         guard !message.text.isEmpty else { throw HubError(.badRequest, "text must not be empty") }
         try refuseWhileShuttingDown()
@@ -219,7 +210,7 @@ extension ThreadHub {
         attachments.claim(message.attachments, for: message.threadId)
         if book[message.threadId]?.policy != turnPolicy {
             book.setPolicy(turnPolicy, of: message.threadId)
-            await rememberPolicy(turnPolicy, of: message.threadId)
+            await threadPolicies.remember(turnPolicy, of: message.threadId)
         }
         return Accepted(threadId: message.threadId, turnId: turnId)
     }
