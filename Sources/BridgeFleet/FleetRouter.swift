@@ -68,7 +68,7 @@ public struct FleetRouter: RequestHandling {
         if request.requestKind == .unsubscribe { return await hub.handle(request, id: id, session: session) }
         if let refusal = ScopeGate.check(request, session: session) {
             let answer = ServerMessage.error(refusal.errorMessage(id: id))
-            await hub.audit(request, answer: answer, session: session)
+            await hub.auditor.record(request, answer: answer, session: session)
             return answer
         }
         if let subscribe = request.payload(as: Subscribe.self) {
@@ -99,7 +99,7 @@ public struct FleetRouter: RequestHandling {
             actor: deviceId == nil ? .sharedSecret : .device, deviceId: deviceId, name: await hub.deviceName(deviceId))
         let answer = await forward(forwarded, id: id, to: link, session: session)
         // Audited here as well as there (where the link is the actor): who at home did what on which machine.
-        if request.descriptor.audited { await hub.audit(request, answer: answer, session: session) }
+        if request.descriptor.audited { await hub.auditor.record(request, answer: answer, session: session) }
         return answer
     }
 
@@ -117,9 +117,9 @@ public struct FleetRouter: RequestHandling {
         }
         // State changes and every refusal, as the hub audits its own requests.
         if case .error = answer {
-            await hub.audit(request, answer: answer, session: session)
+            await hub.auditor.record(request, answer: answer, session: session)
         } else if request.descriptor.audited {
-            await hub.audit(request, answer: answer, session: session)
+            await hub.auditor.record(request, answer: answer, session: session)
         }
         return answer
     }

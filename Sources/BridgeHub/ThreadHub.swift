@@ -34,6 +34,10 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     let encoder = ServerMessage.defaultEncoder
     /// Work the hub starts in the background, owned by `run()` (ended when the hub stops).
     let background: BackgroundJobs
+    /// The threads' goals, beside the hub (Desks/Goals/GoalDesk).
+    let goals: GoalDesk
+    /// Plan mode, plans and every turn's start, beside the hub (Desks/Plans/PlanService).
+    let plans: PlanService
     /// Phones' `!commands` (Commands/): their state, and the ordered channel of what they journal.
     let commands: CommandService
     /// The bridge's own ephemeral Codex threads writing commit messages (Git/CommitMessageWriter).
@@ -46,13 +50,17 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     /// The Codex generation running now (0: none yet).
     var generation = 0
     /// Seqs, batches, subscriptions and replay holds: who gets which live frame (Events/EventCore).
-    var events = EventCore(lastSeq: 0, maxHeldFrames: ThreadHub.maxHeldFrames) {
+    var events = EventCore(lastSeq: 0, maxHeldFrames: Replay.maxHeldFrames) {
         didSet { helloFacts.update(lastSeq: events.lastSeq) }
     }
     /// What the hub knows of each thread (Threads/ThreadBook).
     var book = ThreadBook()
-    /// Approvals, questions, the queue, plans, goals, sub-agents, commands (Desks/).
+    /// Approvals, questions, the queue, sub-agents, automatic reviews (Desks/).
     var desks = HubDesks()
+    /// The queue's copy on disk (Desks/Queue/QueueKeeper).
+    let queueKeeper: QueueKeeper
+    /// Each thread's policy, kept for the next run (Threads/ThreadPolicyKeeper).
+    let threadPolicies: ThreadPolicyKeeper
     /// On a shared app-server: the threads other Codex clients drive (Shared/SharedFollower).
     var sharedThreads = SharedThreadTracker()
     /// Attachments (Uploads/): the uploads a request names, and when they go.
@@ -104,6 +112,10 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         self.commands = CommandService(codex: codex, codexTimeout: policy.codexTimeout, jobs: background, logger: logger)
         self.commitMessages = CommitMessageWriter(codex: codex, codexTimeout: policy.codexTimeout, jobs: background)
         self.models = ModelCatalog(codex: codex, timeout: policy.codexTimeout)
+        self.goals = GoalDesk(lookup: GoalLookup(codex: codex))
+        self.plans = PlanService(store: storage.plans, codex: codex, timeout: policy.codexTimeout, logger: logger)
+        self.queueKeeper = QueueKeeper(store: storage.queue, logger: logger)
+        self.threadPolicies = ThreadPolicyKeeper(store: storage.threadPolicies, logger: logger)
         self.deviceAdmin = DeviceAdmin(devices: storage.devices, audit: storage.audit)
         let gate = Self.gate(for: policy)
         self.gate = gate
@@ -111,11 +123,11 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         let held = try storage.queue.all()
         let recovery = try JournalRecovery.read(storage.journal, keptQueued: held, logger: logger)
         self.helloFacts = HelloFacts(lastSeq: recovery.lastSeq, policy: gate.clientPolicy)
-        self.events = EventCore(lastSeq: recovery.lastSeq, maxHeldFrames: Self.maxHeldFrames)
+        self.events = EventCore(lastSeq: recovery.lastSeq, maxHeldFrames: Replay.maxHeldFrames)
         // Loaded in no Codex generation: the first use resumes them (thread/resume).
         self.book = ThreadBook(recovered: recovery.threads)
         // Announced again by `recover`, with the seqs it gave them.
-        desks.queue.restore(Self.queueEntries(recovery.requeued))
+        desks.queue.restore(recovery.requeued.map(MessageQueue.Entry.init(stored:)))
         desks.queue.changes = recovery.queueChanges
     }
 
@@ -199,7 +211,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         }
         // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
         // which its items and `turn/completed` carry): the root is the thread's turn (not so for a sub-agent's).
-        let turnId = eventTurnId(params, threadId: threadId)
+        let turnId = desks.subAgents.eventTurnId(params, threadId: threadId) { book.owner(ofTurn: $0, besides: threadId) }
         book.know(threadId, cwd: params["thread"]?["cwd"]?.stringValue, generation: generation)
         book.observe(
             method, threadId: threadId, turnId: turnId, diff: params["diff"]?.stringValue, tokenUsage: params["tokenUsage"],
@@ -252,18 +264,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     /// Journals and sends what commands journal after their start, in their order (CommandService's channel).
     private func publishCommandFrames() async {
         for await frame in commands.frames {
-            switch frame {
-            case .output(var output):
-                publish(threadId: output.threadId) { seq in
-                    output.seq = seq
-                    return .commandOutput(output)
-                }
-            case .exited(var exited):
-                publish(threadId: exited.threadId) { seq in
-                    exited.seq = seq
-                    return .commandExited(exited)
-                }
-            }
+            publish(threadId: frame.threadId) { frame.message(seq: $0) }
         }
     }
 
@@ -275,23 +276,16 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     /// How many threads run a turn now.
     public var runningTurnCount: Int { book.runningCount }
 
-    /// The `data.reason` of `bridge/turnFailed` for a turn the shutdown's grace did not see to its end.
-    static let stoppedReason = "bridge stopped"
-
-    /// The event a running turn's subscribers get when the bridge starts shutting down.
-    static let shuttingDownEvent = "bridge/shuttingDown"
-
     /// The bridge is shutting down (``TurnDrain``): new turns are refused from now on, and each running turn's
     /// subscribers are told how long it has (`bridge/shuttingDown`). Returns how many turns run.
     public func beginShutdown(grace: Duration) -> Int {
         shuttingDown = true
         let running = book.runningTurns
         guard grace > .zero else { return running.count }
-        let seconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
         for (threadId, turnId) in running {
-            let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "graceSeconds": .number(seconds)]
+            let data = BridgeTurnEvent.shuttingDownData(threadId: threadId, turnId: turnId, grace: grace)
             publish(threadId: threadId) { seq in
-                .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: Self.shuttingDownEvent, data: data))
+                .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: BridgeTurnEvent.shuttingDown, data: data))
             }
         }
         return running.count
@@ -306,14 +300,14 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     private func codexStopped(generation: Int, reason: String) {
         logger.warning("Codex stopped", metadata: ["bridge.codex.generation": "\(generation)", "bridge.codex.reason": "\(reason)"])
         // Stopped by this bridge's own shutdown (after the drain's grace): say so, not how codex exited.
-        let reason = shuttingDown ? Self.stoppedReason : reason
+        let reason = shuttingDown ? BridgeTurnEvent.stoppedReason : reason
         for (threadId, turnId) in book.stopAll() {
-            let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "reason": .string(reason)]
+            let data = BridgeTurnEvent.failedData(threadId: threadId, turnId: turnId, reason: reason)
             publish(threadId: threadId) { seq in
-                .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data))
+                .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: BridgeTurnEvent.failed, data: data))
             }
-            pushSignals.observe(method: "bridge/turnFailed", params: data, threadId: threadId, running: book.runningCount)
-            observeDesks(method: "bridge/turnFailed", params: data, threadId: threadId)
+            pushSignals.observe(method: BridgeTurnEvent.failed, params: data, threadId: threadId, running: book.runningCount)
+            observeDesks(method: BridgeTurnEvent.failed, params: data, threadId: threadId)
         }
         for request in desks.approvals.cancelAll(generation: generation) {
             publish(threadId: request.threadId) { seq in
@@ -348,7 +342,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     /// A thread this bridge started or forked is loaded here with `turnPolicy`, remembered across restarts.
     func adopt(thread threadId: String, cwd: String, policy turnPolicy: TurnPolicy) async {
         book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
-        await rememberPolicy(turnPolicy, of: threadId)
+        await threadPolicies.remember(turnPolicy, of: threadId)
     }
 
     /// Subscribes `session` to a thread it just made. Codex may publish the thread's first events (thread/started)

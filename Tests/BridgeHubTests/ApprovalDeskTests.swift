@@ -9,6 +9,12 @@ import Testing
 /// exact JSON that kind expects (issue 23: the desk is the one path). Seen failing before the desk: an answer from
 /// a notification sent a bare `{"decision": …}` for every kind, which permission and legacy approvals reject.
 @Suite struct ApprovalDeskTests {
+    @Test func aNotificationTargetIsNoDevice() {
+        #expect(ApprovalAnswerer.notification(owner: "dev-1").deviceId == "dev-1")
+        #expect(ApprovalAnswerer.notification(owner: "notify:ntfy-1").deviceId == nil)
+        #expect(ApprovalAnswerer.device(nil).deviceId == nil && ApprovalAnswerer.device("dev-2").deviceId == "dev-2")
+    }
+
     /// (Codex's method, its params, the result Codex expects for accept, for acceptForSession, for decline).
     static let kinds: [(method: String, params: JSONValue, accept: JSONValue, session: JSONValue, decline: JSONValue)] = [
         (
@@ -102,11 +108,14 @@ import Testing
         desk.requested(
             request(second, 2), codexId: CodexRequestID(generation: 2, value: 8), method: "item/fileChange/requestApproval", params: [:])
         #expect(desk.inOrder.map(\.approvalId) == [first, second])
+        #expect(try desk.pendingThread(of: second) == "t1")
         #expect(desk.cancelAll(generation: 1).map(\.approvalId) == [first])
         #expect(throws: HubError.self) { try desk.answer(first, decision: .accept) }
         let answer = try desk.answer(second, decision: .acceptForSession)
         #expect(answer.result == ["decision": "acceptForSession"] && answer.threadId == "t1")
         #expect(throws: HubError.self) { try desk.answer(second, decision: .accept) }
+        #expect(throws: HubError.self) { try desk.pendingThread(of: second) }
+        #expect(ApprovalDesk.notPending(second).code == .approvalNotPending)
         #expect(desk.count == 0)
     }
 }

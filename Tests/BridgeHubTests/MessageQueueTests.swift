@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgeStore
 import Testing
 
 @testable import BridgeHub
@@ -9,6 +10,12 @@ import Testing
 
     func entry(_ id: String, thread: String = "t1", seq: Int64) -> MessageQueue.Entry {
         MessageQueue.Entry(announcement: MessageQueued(seq: seq, threadId: thread, queuedId: id, text: "text \(id)"), policy: policy)
+    }
+
+    @Test func anEntryIsStoredWithItsPolicyAndComesBackTheSame() {
+        let held = entry("q1", seq: 4)
+        #expect(held.stored.sandbox == "workspace-write" && held.stored.approvalPolicy == "on-request")
+        #expect(MessageQueue.Entry(stored: held.stored) == held)
     }
 
     @Test func firstInFirstOutOnePerTurnEnd() throws {

@@ -12,13 +12,29 @@ import Testing
             schema: ["properties": ["name": ["type": "string"]], "required": ["name"]])
     }
 
-    @Test func aQuestionWaitsForItsFirstAnswerOnly() {
+    @Test func codexsQuestionBecomesAnInputRequestWithItsFields() {
+        let params: JSONValue = [
+            "threadId": "t", "turnId": "u", "itemId": "i", "message": "Sign in?", "requestedSchema": ["type": "object"],
+            "url": "https://example.invalid/", "serverName": "docs",
+        ]
+        let request = QuestionDesk.request(seq: 3, requestId: "in-1", threadId: "t", type: "elicitation", params: params)
+        #expect(
+            request
+                == InputRequest(
+                    seq: 3, requestId: "in-1", threadId: "t", turnId: "u", itemId: "i", type: "elicitation", message: "Sign in?",
+                    schema: ["type": "object"], url: "https://example.invalid/", serverName: "docs"))
+        #expect(QuestionDesk.notPending("in-9").code == .inputNotPending)
+    }
+
+    @Test func aQuestionWaitsForItsFirstAnswerOnly() throws {
         var desk = QuestionDesk()
         desk.asked(question(5, "in-1"), codexId: CodexRequestID(generation: 1, value: 7))
         #expect(desk.thread(of: "in-1") == "t")
+        #expect(try desk.pendingThread(of: "in-1") == "t")
         desk.answered("in-1")
         #expect(desk["in-1"] == nil)
         #expect(desk.thread(of: "in-1") == nil)  // a second answer finds nothing pending
+        #expect(throws: HubError.self) { try desk.pendingThread(of: "in-1") }
     }
 
     @Test func withdrawingTakesTheMatchingOnesOldestFirst() {

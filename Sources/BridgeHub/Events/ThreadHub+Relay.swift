@@ -90,30 +90,15 @@ extension ThreadHub {
         entry.machine = machine.id
         entry.remoteSeq = remoteSeq
         if let now = events.publish(entry, text: text, threadId: threadId) { write(now) }
-        // The phones subscribe to notifications once, here: a linked machine's approvals notify them too. What is
-        // still open reaches a fleet session that subscribes later.
-        let seq = numbered.seq ?? 0
-        switch numbered {
-        case .approvalRequest(let request):
-            relayedPending.opened(request.approvalId, threadId: threadId, machine: machine.id, text: text, seq: seq)
-            push?.signal(.approvalRequested(request))
-        case .approvalResolved(let resolved):
-            relayedPending.closed(resolved.approvalId, machine: machine.id)
-            push?.signal(
-                .approvalResolved(approvalId: resolved.approvalId, decision: resolved.decision, deviceId: resolved.deviceId))
-        case .inputRequest(let request):
-            relayedPending.opened(request.requestId, threadId: threadId, machine: machine.id, text: text, seq: seq)
-        case .inputResolved(let resolved):
-            relayedPending.closed(resolved.requestId, machine: machine.id)
-        default: break
-        }
+        // What is still open reaches a fleet session that subscribes later (RelayedPending); approvals notify.
+        if let signal = relayedPending.observe(numbered, threadId: threadId, machine: machine.id, text: text) { push?.signal(signal) }
         return true
     }
 
     /// Subscribes a fleet session to a linked machine's thread, replaying `(afterSeq, now]` from this bridge's
     /// journal first (the thread's facts live on that machine: its link checked them).
     public func subscribeRelayed(_ session: ClientSession, to threadId: String, afterSeq: Int64?) async throws -> SubscriptionChanged {
-        try Self.checkThreadId(threadId)
+        try RequestLimits.checkThreadId(threadId)
         try checkSubscriptionCount(session)
         return await subscribeResuming(session, to: threadId, afterSeq: afterSeq)
     }

@@ -9,7 +9,7 @@ import Foundation
 enum FileDownloads {
     /// Throws ``HubError`` (`bad_request`, `not_found`, `forbidden_path`) or a ``CodexError``.
     static func open(_ path: String, threadId: String, on hub: isolated ThreadHub) async throws -> ConfinedFile {
-        try ThreadHub.checkThreadId(threadId)
+        try RequestLimits.checkThreadId(threadId)
         guard !path.isEmpty, path.utf8.count <= 4096, !path.contains("\u{0}") else {
             throw HubError(.badRequest, "path must be 1 to 4096 bytes")
         }

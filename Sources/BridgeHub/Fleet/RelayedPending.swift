@@ -1,3 +1,5 @@
+import BridgeProtocol
+
 /// The approvals and questions of linked machines that nobody answered yet, as this bridge relayed them (its own
 /// frames, labelled): a fleet session that subscribes later gets them, as it gets this bridge's own pending ones
 /// from the desks. A value type with no I/O.
@@ -25,6 +27,27 @@ struct RelayedPending {
     /// It was answered, withdrawn or cancelled.
     mutating func closed(_ id: String, machine: String) {
         entries[machine + "\u{0}" + id] = nil
+    }
+
+    /// Follows one relayed message of `machine` (numbered here, encoded as `text`): an approval or a question opens,
+    /// its resolution closes. Returns the notification to signal (the phones subscribe to notifications once,
+    /// here: a linked machine's approvals notify them too).
+    mutating func observe(_ message: ServerMessage, threadId: String, machine: String, text: String) -> PushCoordinator.Signal? {
+        let seq = message.seq ?? 0
+        switch message {
+        case .approvalRequest(let request):
+            opened(request.approvalId, threadId: threadId, machine: machine, text: text, seq: seq)
+            return .approvalRequested(request)
+        case .approvalResolved(let resolved):
+            closed(resolved.approvalId, machine: machine)
+            return .approvalResolved(approvalId: resolved.approvalId, decision: resolved.decision, deviceId: resolved.deviceId)
+        case .inputRequest(let request):
+            opened(request.requestId, threadId: threadId, machine: machine, text: text, seq: seq)
+        case .inputResolved(let resolved):
+            closed(resolved.requestId, machine: machine)
+        default: break
+        }
+        return nil
     }
 
     /// The machine was unlinked.

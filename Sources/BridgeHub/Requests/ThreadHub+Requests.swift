@@ -1,5 +1,4 @@
 import BridgeGit
-import BridgePreview
 import BridgeProtocol
 import BridgeStore
 import CodexControl
@@ -16,7 +15,7 @@ extension ThreadHub {
             let answer = ServerMessage.error(refusal.errorMessage(id: id))
             session.logger.notice(
                 "Request refused: missing scope", metadata: ["bridge.request.kind": "\(request.kind)", "bridge.scope": "\(refusal.scope)"])
-            await audit(request, answer: answer, session: session)
+            await auditor.record(request, answer: answer, session: session)
             return answer
         }
         let answer: ServerMessage
@@ -27,7 +26,7 @@ extension ThreadHub {
         } else {
             answer = await perform(request, id: id, session: session)
         }
-        if request.descriptor.audited { await audit(request, answer: answer, session: session) }
+        if request.descriptor.audited { await auditor.record(request, answer: answer, session: session) }
         return answer
     }
 
@@ -49,15 +48,8 @@ extension ThreadHub {
     func perform(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
         do {
             return .response(id: id, try await answer(request, session: session))
-        } catch let error as HubError {
-            return .error(ErrorMessage(id: id, code: error.code, message: error.message))
-        } catch let error as CodexError {
-            return .error(Self.errorMessage(id: id, for: error))
-        } catch let error as GitError {
-            return .error(ErrorMessage(id: id, code: error.code.wire, message: error.message))
-        } catch let error as PreviewError {
-            return .error(ErrorMessage(id: id, code: error.code.wire, message: error.message))
         } catch {
+            if let failure = RequestFailure.message(id: id, for: error) { return .error(failure) }
             session.logger.error("Request failed", metadata: ["bridge.request.kind": "\(request.kind)", "error": "\(error)"])
             return .error(ErrorMessage(id: id, code: .internal, message: "internal error"))
         }
@@ -90,19 +82,14 @@ extension ThreadHub {
 
     /// What the gate needs to judge `request`: the facts of the thread its ``GateRule`` points at.
     private func gateFacts(_ request: BridgeRequest) async throws -> PolicyGate.ThreadFacts? {
-        if let threadId = request.threadId { try Self.checkThreadId(threadId) }
+        if let threadId = request.threadId { try RequestLimits.checkThreadId(threadId) }
         switch request.descriptor.gate {
         case .none, .newThread, .directory:
             return nil
         case .approval:
-            let approvalId = request.payload(as: Approve.self)?.approvalId ?? ""
-            guard let threadId = desks.approvals.threadId(of: approvalId) else {
-                throw HubError(
-                    .approvalNotPending, "approval \(approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
-            }
-            return try await threadFacts(threadId)
+            return try await threadFacts(try desks.approvals.pendingThread(of: request.payload(as: Approve.self)?.approvalId ?? ""))
         case .question:
-            return try await threadFacts(try pendingInputThread(request.payload(as: AnswerInput.self)?.requestId ?? ""))
+            return try await threadFacts(try desks.questions.pendingThread(of: request.payload(as: AnswerInput.self)?.requestId ?? ""))
         case .thread, .file, .settings:
             guard let threadId = request.threadId else { return nil }
             return try await threadFacts(threadId)
@@ -133,26 +120,16 @@ extension ThreadHub {
         try await housekeeping.updateSettings(update, sandbox: update.permissionProfile == nil ? nil : turnPolicy.sandbox)
         if book[update.threadId]?.policy != turnPolicy {
             book.setPolicy(turnPolicy, of: update.threadId)
-            await rememberPolicy(turnPolicy, of: update.threadId)
+            await threadPolicies.remember(turnPolicy, of: update.threadId)
         }
         return Accepted(threadId: update.threadId)
     }
 
-    /// Most threads one session may subscribe to (besides `*`).
-    static let maxSubscriptionsPerSession = 1000
-    /// Longest thread id accepted.
-    static let maxThreadIdBytes = 256
-
-    static func checkThreadId(_ threadId: String) throws {
-        guard !threadId.isEmpty, threadId.utf8.count <= maxThreadIdBytes else {
-            throw HubError(.badRequest, "threadId must be 1 to \(maxThreadIdBytes) bytes")
-        }
-    }
-
     func checkSubscriptionCount(_ session: ClientSession) throws {
-        guard events.fanOut.subscriptionCount(session.id) < Self.maxSubscriptionsPerSession else {
+        guard events.fanOut.subscriptionCount(session.id) < RequestLimits.maxSubscriptionsPerSession else {
             throw HubError(
-                .badRequest, "too many subscriptions (at most \(Self.maxSubscriptionsPerSession) threads; subscribe to \"*\" instead)")
+                .badRequest,
+                "too many subscriptions (at most \(RequestLimits.maxSubscriptionsPerSession) threads; subscribe to \"*\" instead)")
         }
     }
 
@@ -164,13 +141,13 @@ extension ThreadHub {
             do {
                 thread = try await codex.threadRead(threadId: threadId, includeTurns: false, timeout: policy.codexTimeout)
             } catch let error as CodexError where error.code == .rpc {
-                throw HubError(.notFound, "no thread \(threadId.prefix(Self.maxThreadIdBytes))")
+                throw HubError(.notFound, "no thread \(threadId.prefix(RequestLimits.maxThreadIdBytes))")
             }
             book.know(threadId, cwd: thread["cwd"]?.stringValue, generation: ThreadBook.notLoaded)
-            desks.plans.learn(thread: thread)
+            plans.learn(thread: thread)
         }
-        if book[threadId]?.policy == nil, let stored = try? await storage.threadPolicies.entry(for: threadId) {
-            book.setPolicy(TurnPolicy(sandbox: stored.sandbox, approvalPolicy: stored.approvalPolicy), of: threadId)
+        if book[threadId]?.policy == nil, let stored = await threadPolicies.policy(of: threadId) {
+            book.setPolicy(stored, of: threadId)
         }
         return PolicyGate.ThreadFacts(cwd: book[threadId]?.cwd, remembered: book[threadId]?.policy)
     }
@@ -190,11 +167,11 @@ extension ThreadHub {
             approvalsReviewer: start.approvalsReviewer?.rawValue, timeout: policy.codexTimeout
         )
         await adopt(thread: threadId, cwd: cwd, policy: turnPolicy)
-        desks.plans.learn(threadId: threadId, model: start.model, effort: start.effort)
+        plans.learn(threadId: threadId, model: start.model, effort: start.effort)
         // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.
         // before anyone could subscribe: replay those from the journal so the starter sees the thread whole.
         await subscribe(session, toNew: threadId, since: before)
-        let turnId = try await startTurn(
+        let turnId = try await plans.startTurn(
             TurnStart(
                 threadId: threadId, text: start.prompt, policy: turnPolicy, effort: start.effort, extraInput: extraInput,
                 collaborationMode: start.collaborationMode))
@@ -202,15 +179,6 @@ extension ThreadHub {
         session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
         let worktree = start.worktree != nil ? await GitService.worktreeFacts(of: [cwd], roots: gate.roots).first ?? nil : nil
         return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd, branch: worktree?.branch, worktreeOf: worktree?.worktreeOf)
-    }
-
-    func rememberPolicy(_ turnPolicy: TurnPolicy, of threadId: String) async {
-        do {
-            try await storage.threadPolicies.remember(
-                .init(sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy), for: threadId)
-        } catch {
-            logger.warning("Cannot remember a thread's policy", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
-        }
     }
 
     func sendMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) async throws -> Accepted {
@@ -229,20 +197,20 @@ extension ThreadHub {
                     timeout: policy.codexTimeout)
                 attachments.claim(message.attachments, for: message.threadId)
                 // A running turn keeps its mode; the thread's next turns take the one chosen here.
-                if let mode = message.collaborationMode { rememberMode(mode, of: message.threadId) }
+                if let mode = message.collaborationMode { plans.rememberMode(mode, of: message.threadId) }
                 return Accepted(threadId: message.threadId, turnId: turnId)
             } catch let error as CodexError where error.code == .rpc {
                 // The turn ended meanwhile: start a new one.
             }
         }
-        let turnId = try await startTurn(
+        let turnId = try await plans.startTurn(
             TurnStart(
                 threadId: message.threadId, text: message.text, policy: turnPolicy, model: message.model, effort: message.effort,
                 extraInput: extraInput, collaborationMode: message.collaborationMode))
         attachments.claim(message.attachments, for: message.threadId)
         if book[message.threadId]?.policy != turnPolicy {
             book.setPolicy(turnPolicy, of: message.threadId)
-            await rememberPolicy(turnPolicy, of: message.threadId)
+            await threadPolicies.remember(turnPolicy, of: message.threadId)
         }
         return Accepted(threadId: message.threadId, turnId: turnId)
     }
@@ -274,20 +242,12 @@ extension ThreadHub {
                 let cwd = book[threadId]?.cwd ?? result["cwd"]?.stringValue ?? result["thread"]?["cwd"]?.stringValue
                 book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
                 if let model = result["model"]?.stringValue {
-                    desks.plans.learn(threadId: threadId, model: model, effort: result["reasoningEffort"]?.stringValue)
+                    plans.learn(threadId: threadId, model: model, effort: result["reasoningEffort"]?.stringValue)
                 }
             } catch let error as CodexError where error.code == .rpc {
                 throw HubError(.notFound, "no thread \(threadId): \(error.message)")
             }
             return
-        }
-    }
-
-    package static func errorMessage(id: String, for error: CodexError) -> ErrorMessage {
-        switch error.code {
-        case .unavailable: ErrorMessage(id: id, code: .codexUnavailable, message: error.message)
-        case .rpc where error.isThreadNotFound: ErrorMessage(id: id, code: .notFound, message: error.message)
-        default: ErrorMessage(id: id, code: .codexError, message: error.message)
         }
     }
 }

@@ -38,7 +38,7 @@ struct ThreadRequests: RequestCollection {
         }
         routes.on(.approve) { (hub, approve: Approve, context) in
             let name = await hub.deviceName(context.session.principal.deviceId)
-            let answerer = ThreadHub.Answerer.device(context.session.principal.deviceId)
+            let answerer = ApprovalAnswerer.device(context.session.principal.deviceId)
             return .accepted(try hub.resolveApproval(approve.approvalId, approve.decision, by: answerer, deviceName: name))
         }
         routes.on(.answerInput) { (hub, answer: AnswerInput, context) in

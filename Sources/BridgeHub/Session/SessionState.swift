@@ -5,7 +5,7 @@ struct SessionState {
     /// The memory key (device id or `client:<clientId>`), when the session has one.
     var clientKey: String?
     /// The replay asked for in its hello, run by `sessionReady` (its hold is already taken).
-    var pendingReplay: ThreadHub.Replay?
+    var pendingReplay: Replay?
     /// Whether the approvals pending on its restored subscriptions go out once its helloAck is queued.
     var approvalsAfterAck = false
 }

@@ -28,9 +28,10 @@ struct JournalRecovery {
         for (threadId, turnId) in try journal.openTurns() {
             seq += 1
             threads.insert(threadId)
-            let data: JSONValue = ["threadId": .string(threadId), "turnId": .string(turnId), "reason": "bridge restarted"]
+            let data = BridgeTurnEvent.failedData(threadId: threadId, turnId: turnId, reason: "bridge restarted")
             try add(
-                .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: "bridge/turnFailed", data: data)), threadId: threadId
+                .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: BridgeTurnEvent.failed, data: data)),
+                threadId: threadId
             )
         }
         for (threadId, approvalId) in try journal.openApprovals() {

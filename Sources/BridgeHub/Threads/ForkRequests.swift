@@ -16,8 +16,8 @@ struct ForkRequests: RequestCollection {
         _ fork: ForkThread, cwd: String, policy turnPolicy: TurnPolicy, session: ClientSession, on hub: isolated ThreadHub
     ) async throws -> ThreadForked {
         if let turnId = fork.turnId {
-            guard !turnId.isEmpty, turnId.utf8.count <= ThreadHub.maxThreadIdBytes else {
-                throw HubError(.badRequest, "turnId must be 1 to \(ThreadHub.maxThreadIdBytes) bytes")
+            guard !turnId.isEmpty, turnId.utf8.count <= RequestLimits.maxThreadIdBytes else {
+                throw HubError(.badRequest, "turnId must be 1 to \(RequestLimits.maxThreadIdBytes) bytes")
             }
             if hub.runningTurn(of: fork.threadId) == turnId {
                 throw HubError(.conflict, "turn \(turnId) is still running; fork through an ended turn")

@@ -12,23 +12,6 @@ import Logging
 /// there) and queues it; then the held frames are queued and the hold released. No message can be both
 /// replayed (≤ seam) and live (> seam), and none can fall between.
 extension ThreadHub {
-    /// A replay to run for one session.
-    struct Replay {
-        var after: Int64
-        var through: Int64
-        /// nil: every thread.
-        var threads: Set<String>?
-        /// Whether messages relayed from linked machines are replayed too (a fleet session).
-        var relayed = false
-    }
-
-    /// Journal rows read per page during a replay.
-    static let replayPageSize = 1024
-    /// Held live frames beyond this close the session as a slow reader (its outbox would overflow too).
-    static let maxHeldFrames = 4096
-    /// A replay waits while the session has more frames than this queued (the client reads slowly).
-    static let replayHighWater = 2048
-
     /// Resumes the threads whose turns the previous run left open, so Codex knows them again.
     func resumeRecoveredThreads() {
         for threadId in book.takeRecovered() {
@@ -202,7 +185,7 @@ extension ThreadHub {
             let page: [(seq: Int64, text: String)]
             do {
                 page = try await journal.readFrames(
-                    after: cursor, through: replay.through, threads: replay.threads, relayed: replay.relayed, limit: Self.replayPageSize)
+                    after: cursor, through: replay.through, threads: replay.threads, relayed: replay.relayed, limit: Replay.pageSize)
             } catch {
                 session.logger.error("Cannot read the journal; closing so that the client resumes", metadata: ["error": "\(error)"])
                 session.closeAsSlowReader()
@@ -214,7 +197,7 @@ extension ThreadHub {
             }
             sent += page.count
             cursor = last.seq
-            await session.waitUntilQueued(atMost: Self.replayHighWater)
+            await session.waitUntilQueued(atMost: Replay.highWater)
         }
         session.logger.debug(
             "Replayed",

@@ -41,14 +41,14 @@ struct ThreadListing: RequestCollection {
                 worktreeOf: worktree?.worktreeOf
             )
         }
-        let goals = await hub.goals(of: threads.map(\.threadId))
+        let goals = await hub.goals.goals(of: threads.map(\.threadId))
         let snippets = Dictionary(
             data.compactMap { thread in thread["id"]?.stringValue.map { ($0, thread[ThreadHousekeeping.snippetKey]?.stringValue) } },
             uniquingKeysWith: { first, _ in first })
         return threads.map { summary in
             var summary = summary
             summary.goal = goals[summary.threadId]
-            summary.collaborationMode = hub.rememberedMode(of: summary.threadId)
+            summary.collaborationMode = hub.plans.rememberedMode(of: summary.threadId)
             summary.snippet = snippets[summary.threadId] ?? nil
             return summary
         }

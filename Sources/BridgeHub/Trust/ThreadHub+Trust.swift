@@ -3,18 +3,11 @@ import BridgeStore
 import Foundation
 import Logging
 
-/// Scopes and the audit log on the hub's side: every request's scope is checked first (``ScopeGate``), every
-/// state-changing or refused request is audited, and device scopes changed in the database (by
+/// Scopes on the hub's side: every request's scope is checked first (``ScopeGate``), every state-changing or
+/// refused request is audited (``Auditor/record(_:answer:session:)``), and device scopes changed in the database (by
 /// `codex-bridge devices scope` in another process, or an admin device) reach open sessions through
 /// ``refreshScopes()``.
 extension ThreadHub {
-    /// Writes the audit entry of one request (``Auditor``); a failure is logged, never the request's. Not on the
-    /// hub's executor: it reads nothing the hub holds.
-    public nonisolated func audit(_ request: BridgeRequest, answer: ServerMessage, session: ClientSession) async {
-        await auditor.record(
-            auditor.entry(for: request, answer: answer, deviceId: session.principal.deviceId, address: session.remoteAddress))
-    }
-
     /// Sends `message` to every connection of device `deviceId`.
     func send(_ message: ServerMessage, toDevice deviceId: String) {
         for state in sessions.values where state.session.principal.deviceId == deviceId { state.session.send(message) }

@@ -54,7 +54,7 @@ public struct FileDownloadRoute: Sendable {
                 }
             return BridgeHTTPError.json(status, code: error.code, error.message)
         } catch let error as CodexError {
-            let message = ThreadHub.errorMessage(id: "", for: error)
+            let message = RequestFailure.codexMessage(id: "", for: error)
             let status: HTTPResponse.Status =
                 switch message.code {
                 case .notFound: .notFound

@@ -10,6 +10,14 @@ import Testing
 /// ``CommandService`` without a hub (fake Codex): a run's ending travels on the service's own channel and waits
 /// until the reader of Codex's events has handed over the output Codex sent before its answer. Cost: milliseconds.
 @Suite(.timeLimit(.minutes(1))) struct CommandServiceTests {
+    @Test func aFrameIsNumberedOnItsThread() {
+        let output = CommandService.Frame.output(CommandOutput(seq: 0, threadId: "t1", runId: "r", data: "hi\n"))
+        let exited = CommandService.Frame.exited(CommandExited(seq: 0, threadId: "t2", runId: "r", exitCode: 1))
+        #expect(output.threadId == "t1" && exited.threadId == "t2")
+        #expect(output.message(seq: 7) == .commandOutput(CommandOutput(seq: 7, threadId: "t1", runId: "r", data: "hi\n")))
+        #expect(exited.message(seq: 8) == .commandExited(CommandExited(seq: 8, threadId: "t2", runId: "r", exitCode: 1)))
+    }
+
     @Test func anEndingWaitsForTheOutputCodexSentBeforeIt() async throws {
         let codex = FakeCodexPort()
         codex.onAsync("command/exec") { params in

@@ -170,4 +170,39 @@ import Testing
         // Nor is a thread its own parent.
         #expect(tracker.learn("p", parent: "p") == nil)
     }
+
+    @Test func anEventsTurnIsItsOwnUnlessAReviewRootsItInTheSameThread() {
+        var tracker = SubAgentTracker()
+        let review: JSONValue = ["turn": ["id": "inner", "rootTurnId": "r"]]
+        #expect(tracker.eventTurnId(["turnId": "t1", "turn": ["id": "x"]], threadId: "t", turnOwner: { _ in nil }) == "t1")
+        #expect(tracker.eventTurnId(["turn": ["id": "only"]], threadId: "t", turnOwner: { _ in nil }) == "only")
+        // A review's inner turn is the thread's root turn for clients.
+        #expect(tracker.eventTurnId(review, threadId: "t", turnOwner: { _ in nil }) == "r")
+        // Rooted in a turn running on another thread (a sub-agent Codex did not announce): its own.
+        #expect(tracker.eventTurnId(review, threadId: "t", turnOwner: { $0 == "r" ? "parent" : nil }) == "inner")
+        // A known sub-agent: its own.
+        _ = tracker.learn("t", parent: "parent")
+        #expect(tracker.eventTurnId(review, threadId: "t", turnOwner: { _ in nil }) == "inner")
+    }
+
+    @Test func aSubAgentIsLookedUpOnceWhileItsNicknameIsUnknownAndShownWithItsData() throws {
+        var tracker = SubAgentTracker()
+        // Mutating calls outside the macros: #expect and #require take their subject as an immutable value.
+        let spawnedUpdate = tracker.learn("c", parent: "p", status: .pending)
+        let spawned = try #require(spawnedUpdate)
+        let lookedUpFirst = tracker.claimLookup(for: spawned)
+        #expect(lookedUpFirst, "the first update of an unnamed agent looks it up")
+        let runningUpdate = tracker.learn("c", parent: "p", status: .running)
+        let running = try #require(runningUpdate)
+        let lookedUpAgain = tracker.claimLookup(for: running)
+        #expect(!lookedUpAgain, "once")
+        let namedUpdate = tracker.learn("d", parent: "p", nickname: "Ada")
+        let named = try #require(namedUpdate)
+        let lookedUpNamed = tracker.claimLookup(for: named)
+        #expect(!lookedUpNamed, "a named agent needs no lookup")
+        #expect(
+            running.eventData == ["threadId": "p", "agentThreadId": "c", "status": "running"]
+                && named.eventData == ["threadId": "p", "agentThreadId": "d", "agentNickname": "Ada"])
+        #expect(tracker.shown(under: "p").map(\.agentThreadId) == ["c", "d"] && tracker.shown(under: "p").last?.agentNickname == "Ada")
+    }
 }

@@ -47,6 +47,18 @@ struct ApprovalDesk: Sendable {
     /// The thread of a waiting approval; nil when it is not waiting.
     func threadId(of approvalId: String) -> String? { pending[approvalId]?.request.threadId }
 
+    /// The thread of a waiting approval, for the gate (a request's and a notification's action alike).
+    /// - Throws: `approval_not_pending` when it is not waiting.
+    func pendingThread(of approvalId: String) throws(HubError) -> String {
+        guard let threadId = threadId(of: approvalId) else { throw Self.notPending(approvalId) }
+        return threadId
+    }
+
+    /// An answer or a gate check for an approval that is not waiting.
+    static func notPending(_ approvalId: String) -> HubError {
+        HubError(.approvalNotPending, "approval \(approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
+    }
+
     /// The request of a waiting approval.
     func request(_ approvalId: String) -> ApprovalRequest? { pending[approvalId]?.request }
 
@@ -56,9 +68,7 @@ struct ApprovalDesk: Sendable {
     /// Answers `approvalId`: it stops waiting, and Codex is to receive the result its kind expects.
     /// - Throws: `approval_not_pending` when it is not waiting (answered first by someone else, cancelled, unknown).
     mutating func answer(_ approvalId: String, decision: ApprovalDecision) throws(HubError) -> Answer {
-        guard let waiting = pending.removeValue(forKey: approvalId) else {
-            throw HubError(.approvalNotPending, "approval \(approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
-        }
+        guard let waiting = pending.removeValue(forKey: approvalId) else { throw Self.notPending(approvalId) }
         return Answer(
             codexId: waiting.codexId, result: ApprovalMapping.result(method: waiting.method, decision: decision, params: waiting.params),
             threadId: waiting.request.threadId, requestedAt: waiting.requestedAt)

@@ -5,27 +5,12 @@ import Logging
 
 /// The hub's side of the ``ApprovalDesk``: every answer to an approval, from any path, is performed here once.
 extension ThreadHub {
-    /// Who answered an approval.
-    enum Answerer: Sendable {
-        /// A connected client (`approve`): the paired device, or nil for the shared secret.
-        case device(String?)
-        /// A notification's action: its token's owner (a device id, or `notify:…` for an ntfy/webhook target).
-        case notification(owner: String)
-
-        var deviceId: String? {
-            switch self {
-            case .device(let id): id
-            case .notification(let owner): owner.hasPrefix("notify:") ? nil : owner
-            }
-        }
-    }
-
     /// Answers approval `approvalId` with `decision`: the first answer wins; Codex gets the result the approval's
     /// kind expects; every subscriber gets `approvalResolved` (journaled); push follows up. No suspension point
     /// between taking the approval out and answering Codex.
-    func resolveApproval(_ approvalId: String, _ decision: ApprovalDecision, by answerer: Answerer, deviceName: String? = nil) throws
-        -> Accepted
-    {
+    func resolveApproval(
+        _ approvalId: String, _ decision: ApprovalDecision, by answerer: ApprovalAnswerer, deviceName: String? = nil
+    ) throws -> Accepted {
         let answer = try desks.approvals.answer(approvalId, decision: decision)
         do {
             try codex.respond(to: answer.codexId, result: answer.result)
@@ -52,16 +37,13 @@ extension ThreadHub {
     /// Answers an approval from a notification's action (`POST /push/action`): the gate first (the approval's
     /// thread inside the roots), then exactly the path of `approve` (``resolveApproval(_:_:by:)``).
     public func answerFromNotification(approvalId: String, decision: ApprovalDecision, owner: String) async throws -> Accepted {
-        guard let threadId = desks.approvals.threadId(of: approvalId) else {
-            throw HubError(.approvalNotPending, "approval \(approvalId.prefix(128)) is not pending (already answered, expired or unknown)")
-        }
-        let facts = try await threadFacts(threadId)
+        let facts = try await threadFacts(try desks.approvals.pendingThread(of: approvalId))
         if case .refused(let code, let message) = gate.decide(
             BridgeRequest(.approve, Approve(approvalId: approvalId, decision: decision)), thread: facts)
         {
             throw HubError(code, message)
         }
-        let name = await deviceName(Answerer.notification(owner: owner).deviceId)
+        let name = await deviceName(ApprovalAnswerer.notification(owner: owner).deviceId)
         // The checks above suspended: if the approval was answered meanwhile, the desk says so.
         return try resolveApproval(approvalId, decision, by: .notification(owner: owner), deviceName: name)
     }

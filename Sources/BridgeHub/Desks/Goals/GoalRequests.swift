@@ -5,7 +5,7 @@ import Logging
 
 /// Goals: `setGoal` / `clearGoal` are Codex's `thread/goal/set` / `clear` (through the gate: the thread inside the
 /// roots). An active goal makes Codex start turns of its own, so the thread is loaded with this bridge's policy
-/// first, as for any turn. The goal Codex answers goes to the hub's ``GoalBook``.
+/// first, as for any turn. The goal Codex answers goes to the ``GoalDesk``.
 struct GoalRequests: RequestCollection {
     /// Longest objective accepted, in characters.
     static let maxObjective = 4000
@@ -19,13 +19,13 @@ struct GoalRequests: RequestCollection {
             let answer = try await hub.codex.threadGoalSet(
                 threadId: request.threadId, objective: objective, tokenBudget: request.tokenBudget, timeout: hub.policy.codexTimeout)
             guard let goal = GoalBook.goal(from: answer) else { throw CodexError.protocolViolation("thread/goal/set answered no goal") }
-            hub.desks.goals.record(goal, of: request.threadId)
+            hub.goals.record(goal, of: request.threadId)
             hub.logger.info("Goal set", metadata: ["bridge.thread.id": "\(request.threadId)", "bridge.goal.status": "\(goal.status)"])
             return .goal(GoalSet(threadId: request.threadId, goal: goal))
         }
         routes.on(.clearGoal) { (hub, ref: ThreadRef, _) in
             try await hub.codex.threadGoalClear(threadId: ref.threadId, timeout: hub.policy.codexTimeout)
-            hub.desks.goals.record(nil, of: ref.threadId)
+            hub.goals.record(nil, of: ref.threadId)
             return .accepted(Accepted(threadId: ref.threadId))
         }
     }

@@ -32,6 +32,16 @@ struct PlanDesk {
             model: model, effort: effort ?? (model == models[threadId]?.model ? models[threadId]?.effort : nil))
     }
 
+    /// The model and effort a collaboration mode must name for `threadId`: the request's, else what Codex
+    /// reported (an effort only for the same model); `codex_error` when no model is known.
+    func settings(of threadId: String, model: String?, effort: String?) throws -> ModelSettings {
+        guard let known = model ?? models[threadId]?.model else {
+            throw HubError(.codexError, "Codex did not say which model thread \(threadId) uses; name one with model")
+        }
+        let sameModel = models[threadId]?.model == known
+        return ModelSettings(model: known, effort: effort ?? (sameModel ? models[threadId]?.effort : nil))
+    }
+
     /// Follows Codex's notifications: the model and effort it reports for a thread (`thread/started`,
     /// `thread/settings/updated`); returns the plan of a `turn/plan/updated`, to be kept.
     mutating func observe(method: String, params: JSONValue, threadId: String) -> TurnPlan? {

@@ -28,10 +28,31 @@ struct QuestionDesk {
         }
     }
 
+    /// The `inputRequest` clients get for Codex's question (`params` of a question `method`), numbered `seq`.
+    static func request(seq: Int64, requestId: String, threadId: String, type: String, params: JSONValue) -> InputRequest {
+        InputRequest(
+            seq: seq, requestId: requestId, threadId: threadId, turnId: params["turnId"]?.stringValue,
+            itemId: params["itemId"]?.stringValue,
+            type: type, questions: params["questions"], message: params["message"]?.stringValue, schema: params["requestedSchema"],
+            url: params["url"]?.stringValue, serverName: params["serverName"]?.stringValue)
+    }
+
+    /// An answer or a gate check for a question that is not pending.
+    static func notPending(_ requestId: String) -> HubError {
+        HubError(.inputNotPending, "question \(requestId.prefix(128)) is not pending (already answered, expired or unknown)")
+    }
+
     subscript(_ requestId: String) -> Pending? { pending[requestId] }
 
     /// The thread of a pending question.
     func thread(of requestId: String) -> String? { pending[requestId]?.request.threadId }
+
+    /// The thread of a pending question, for the gate.
+    /// - Throws: `input_not_pending` when it is not pending.
+    func pendingThread(of requestId: String) throws(HubError) -> String {
+        guard let threadId = thread(of: requestId) else { throw Self.notPending(requestId) }
+        return threadId
+    }
 
     /// A question relayed to the phones, waiting for its first answer.
     mutating func asked(_ request: InputRequest, codexId: CodexRequestID) {

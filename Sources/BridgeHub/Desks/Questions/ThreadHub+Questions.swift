@@ -17,10 +17,7 @@ extension ThreadHub {
         }
         let requestId = desks.approvals.nextId(generation: generation, prefix: "in")
         publish(threadId: threadId) { seq in
-            let request = InputRequest(
-                seq: seq, requestId: requestId, threadId: threadId, turnId: params["turnId"]?.stringValue,
-                itemId: params["itemId"]?.stringValue, type: type, questions: params["questions"], message: params["message"]?.stringValue,
-                schema: params["requestedSchema"], url: params["url"]?.stringValue, serverName: params["serverName"]?.stringValue)
+            let request = QuestionDesk.request(seq: seq, requestId: requestId, threadId: threadId, type: type, params: params)
             self.desks.questions.asked(request, codexId: id)
             return .inputRequest(request)
         }
@@ -41,19 +38,9 @@ extension ThreadHub {
         try? codex.respond(to: id, errorCode: -32601, message: "codex-bridge does not relay \(method.prefix(128)): \(why)")
     }
 
-    /// The thread of a pending question (for the gate), or `input_not_pending`.
-    func pendingInputThread(_ requestId: String) throws -> String {
-        guard let threadId = desks.questions.thread(of: requestId) else { throw Self.notPending(requestId) }
-        return threadId
-    }
-
-    static func notPending(_ requestId: String) -> HubError {
-        HubError(.inputNotPending, "question \(requestId.prefix(128)) is not pending (already answered, expired or unknown)")
-    }
-
     /// `answerInput`: checks the answer against the question, sends it to Codex, tells everyone.
     func answerInputRequest(_ answer: AnswerInput, session: ClientSession, deviceName: String? = nil) throws -> Accepted {
-        guard let pending = desks.questions[answer.requestId] else { throw Self.notPending(answer.requestId) }
+        guard let pending = desks.questions[answer.requestId] else { throw QuestionDesk.notPending(answer.requestId) }
         let action = answer.action ?? .accept
         let result = try QuestionDesk.codexAnswer(answer, action: action, to: pending.request)
         desks.questions.answered(answer.requestId)
@@ -101,10 +88,5 @@ extension ThreadHub {
         publish(threadId: threadId) { seq in
             .inputResolved(InputResolved(seq: seq, requestId: requestId, threadId: threadId, action: action, at: at))
         }
-    }
-
-    /// The questions still open on `threadId` (`*`: all), oldest first, for a client that subscribes late.
-    func pendingInputRequests(on threadId: String) -> [InputRequest] {
-        desks.questions.open(on: threadId)
     }
 }

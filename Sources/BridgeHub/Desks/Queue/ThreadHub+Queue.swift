@@ -27,7 +27,7 @@ extension ThreadHub {
             var numbered = announcement
             numbered.seq = seq
             try? self.desks.queue.enqueue(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
-            self.keep(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
+            self.queueKeeper.keep(MessageQueue.Entry(announcement: numbered, policy: turnPolicy))
             return .messageQueued(numbered)
         }
         publishQueue(of: threadId)
@@ -55,7 +55,7 @@ extension ThreadHub {
                 .conflict,
                 "ids must name every message waiting on thread \(reorder.threadId) once; waiting now: [\(waiting.joined(separator: ", "))]")
         }
-        keepLine(of: reorder.threadId)
+        queueKeeper.keepLine(of: reorder.threadId, desks.queue.entries(of: reorder.threadId))
         publishQueue(of: reorder.threadId)
         return Accepted(threadId: reorder.threadId)
     }
@@ -66,7 +66,7 @@ extension ThreadHub {
         guard desks.queue.edit(edit.id, on: edit.threadId, text: edit.text) != nil else {
             throw HubError(.notFound, "no queued message \(edit.id.prefix(64)) on thread \(edit.threadId) (started, cancelled or unknown)")
         }
-        keepLine(of: edit.threadId)
+        queueKeeper.keepLine(of: edit.threadId, desks.queue.entries(of: edit.threadId))
         publishQueue(of: edit.threadId)
         return Accepted(threadId: edit.threadId, queuedId: edit.id)
     }
@@ -94,41 +94,11 @@ extension ThreadHub {
         }
     }
 
-    /// The messages kept from before a restart, as the queue holds them.
-    static func queueEntries(_ entries: [QueuedMessageStore.Entry]) -> [MessageQueue.Entry] {
-        entries.map {
-            MessageQueue.Entry(announcement: $0.announcement, policy: TurnPolicy(sandbox: $0.sandbox, approvalPolicy: $0.approvalPolicy))
-        }
-    }
-
-    /// Writes the thread's line to disk as it is now (a reorder or an edit; a failure is logged: memory holds it).
-    private func keepLine(of threadId: String) {
-        let entries = desks.queue.entries(of: threadId).map {
-            QueuedMessageStore.Entry(announcement: $0.announcement, sandbox: $0.policy.sandbox, approvalPolicy: $0.policy.approvalPolicy)
-        }
-        do {
-            try storage.queue.replaceLine(of: threadId, with: entries)
-        } catch {
-            logger.error("Cannot keep the queue's new order on disk", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
-        }
-    }
-
-    /// Writes a held message to disk (a failure is logged: the message is still held in memory).
-    private func keep(_ entry: MessageQueue.Entry) {
-        do {
-            try storage.queue.save(
-                QueuedMessageStore.Entry(
-                    announcement: entry.announcement, sandbox: entry.policy.sandbox, approvalPolicy: entry.policy.approvalPolicy))
-        } catch {
-            logger.error("Cannot keep a queued message on disk", metadata: ["bridge.queue.id": "\(entry.queuedId)", "error": "\(error)"])
-        }
-    }
-
     private func startQueued(_ entry: MessageQueue.Entry) async {
         let message = entry.announcement
         do {
             try await ensureLoaded(message.threadId, policy: entry.policy)
-            let turnId = try await startTurn(
+            let turnId = try await plans.startTurn(
                 TurnStart(
                     threadId: message.threadId, text: message.text, policy: entry.policy, model: message.model, effort: message.effort,
                     extraInput: try attachments.inputs(message.attachments), collaborationMode: message.collaborationMode))
@@ -137,7 +107,7 @@ extension ThreadHub {
             // Its turn may be over already (it ended before Codex answered turn/start): then the next one follows.
             if desks.queue.finishedStarting(message.threadId, turnId: turnId) { turnEnded(message.threadId) }
         } catch {
-            if Self.codexIsAway(error) {
+            if RequestFailure.codexIsAway(error) {
                 // Not the message's fault: it waits, first in line, for Codex to come back.
                 logger.notice("A queued message waits for Codex", metadata: ["bridge.thread.id": "\(message.threadId)"])
                 desks.queue.putBack(entry)
@@ -153,18 +123,8 @@ extension ThreadHub {
         }
     }
 
-    /// Whether starting a turn failed because Codex is not running (stopped, restarting), not because of the turn.
-    static func codexIsAway(_ error: any Error) -> Bool {
-        guard let error = error as? CodexError else { return false }
-        return error.code == .unavailable || error.code == .exited
-    }
-
     func unqueued(_ threadId: String, _ queuedId: String, reason: UnqueueReason, turnId: String? = nil, message: String? = nil) {
-        do {
-            try storage.queue.remove(queuedId)
-        } catch {
-            logger.error("Cannot forget a queued message on disk", metadata: ["bridge.queue.id": "\(queuedId)", "error": "\(error)"])
-        }
+        queueKeeper.forget(queuedId)
         publish(threadId: threadId) { seq in
             .messageUnqueued(
                 MessageUnqueued(seq: seq, threadId: threadId, queuedId: queuedId, reason: reason, turnId: turnId, message: message))
@@ -175,16 +135,7 @@ extension ThreadHub {
     /// What a client that subscribes late (or reconnects without a resume) must see: open questions and held
     /// messages of `threadId` (`*`: all).
     func sendPendingExtras(to session: ClientSession, on threadId: String) {
-        for request in pendingInputRequests(on: threadId) {
-            session.send(.inputRequest(request))
-        }
-        for entry in desks.queue.all where threadId == "*" || entry.threadId == threadId {
-            session.send(.messageQueued(entry.announcement))
-        }
-        // The line's order and texts as last announced (a reorder or an edit is not in the messages above).
-        for (id, changed) in desks.queue.changes.sorted(by: { $0.key < $1.key }) where threadId == "*" || id == threadId {
-            session.send(.queueChanged(changed))
-        }
+        for message in desks.pendingExtras(on: threadId) { session.send(message) }
         // A fleet session: the linked machines' open approvals and questions too.
         if events.fanOut.isFleet(session.id) {
             for text in relayedPending.frames(on: threadId) { session.sendEncoded(text) }

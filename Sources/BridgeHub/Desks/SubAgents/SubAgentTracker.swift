@@ -32,15 +32,55 @@ struct SubAgentTracker {
         var parentThreadId: String
         var agentThreadId: String
         var agent: Agent
+
+        /// The `bridge/subAgent` event's data.
+        var eventData: JSONValue {
+            var data: [String: JSONValue] = ["threadId": .string(parentThreadId), "agentThreadId": .string(agentThreadId)]
+            if let status = agent.status { data["status"] = .string(status.rawValue) }
+            if let nickname = agent.nickname { data["agentNickname"] = .string(nickname) }
+            if let role = agent.role { data["agentRole"] = .string(role) }
+            return .object(data)
+        }
     }
 
     private(set) var agents: [String: Agent] = [:]
+    /// Sub-agents whose thread was looked up already (``SubAgentLookup``), once each.
+    private var lookedUp: Set<String> = []
 
     func isSubAgent(_ threadId: String) -> Bool { agents[threadId] != nil }
 
     /// The sub-agents of `parentThreadId`.
     func children(of parentThreadId: String) -> [String] {
         agents.filter { $0.value.parentThreadId == parentThreadId }.map(\.key).sorted()
+    }
+
+    /// The `turnId` an event of `threadId` carries: Codex's `turnId`, else its turn's. A review's inner turn
+    /// names the turn `review/start` answered as `rootTurnId`, and that is the thread's turn for clients; a
+    /// sub-agent's turn names its parent's turn there (a turn `turnOwner` finds running on another thread), which
+    /// is not.
+    func eventTurnId(_ params: JSONValue, threadId: String, turnOwner: (String) -> String?) -> String? {
+        if let turnId = params["turnId"]?.stringValue { return turnId }
+        let turn = params["turn"]
+        let id = turn?["id"]?.stringValue
+        guard let root = turn?["rootTurnId"]?.stringValue, root != id else { return id }
+        if isSubAgent(threadId) || turnOwner(root) != nil { return id }
+        return root
+    }
+
+    /// Whether `update`'s sub-agent is to be looked up now: its nickname is unknown and it was not looked up
+    /// before (it is then counted as looked up).
+    mutating func claimLookup(for update: Update) -> Bool {
+        guard update.agent.nickname == nil else { return false }
+        return lookedUp.insert(update.agentThreadId).inserted
+    }
+
+    /// The sub-agents of `parentThreadId` as `readThread` shows them.
+    func shown(under parentThreadId: String) -> [SubAgent] {
+        children(of: parentThreadId).compactMap { child in
+            agents[child].map {
+                SubAgent(agentThreadId: child, status: $0.status?.rawValue, agentNickname: $0.nickname, agentRole: $0.role)
+            }
+        }
     }
 
     /// Learns (or updates) a sub-agent; the update to announce when something changed.

@@ -3,52 +3,25 @@ import CodexControl
 import Foundation
 import Logging
 
-/// Sub-agents: threads Codex spawns for a thread's agent. The hub tells them apart (``SubAgentTracker``), numbers
-/// their turn events with their own turn ids, announces each one's status on the parent (`bridge/subAgent`,
+/// Sub-agents: threads Codex spawns for a thread's agent. The hub tells them apart (``SubAgentTracker``, which also
+/// gives their turn events their own turn ids), announces each one's status on the parent (`bridge/subAgent`,
 /// journaled like any event), and learns its nickname, role and directory with `thread/read`.
 extension ThreadHub {
-    /// How often a sub-agent's thread is read before its nickname is given up, and the pause between reads.
-    static let subAgentLookups = 5
-    static let subAgentLookupPause: Duration = .milliseconds(300)
-
-    /// The `turnId` an event of `threadId` carries: Codex's `turnId`, else its turn's. A review's inner turn
-    /// names the turn `review/start` answered as `rootTurnId`, and that is the thread's turn for clients; a
-    /// sub-agent's turn names its parent's turn there, a turn of another thread, which is not.
-    func eventTurnId(_ params: JSONValue, threadId: String) -> String? {
-        if let turnId = params["turnId"]?.stringValue { return turnId }
-        let turn = params["turn"]
-        let id = turn?["id"]?.stringValue
-        guard let root = turn?["rootTurnId"]?.stringValue, root != id else { return id }
-        if desks.subAgents.isSubAgent(threadId) || owner(ofTurn: root, besides: threadId) != nil { return id }
-        return root
-    }
-
-    /// The other thread whose running turn is `turnId`.
-    func owner(ofTurn turnId: String, besides threadId: String) -> String? {
-        book.owner(ofTurn: turnId, besides: threadId)
-    }
-
     /// What the desks of plans, goals and sub-agents take from one Codex notification (after it was published).
     func observeDesks(method: String, params: JSONValue, threadId: String) {
-        if let plan = desks.plans.observe(method: method, params: params, threadId: threadId) { keepPlan(plan, of: threadId) }
-        desks.goals.observe(method: method, params: params, threadId: threadId)
+        plans.observe(method: method, params: params, threadId: threadId)
+        goals.observe(method: method, params: params, threadId: threadId)
         desks.autoReviews.observe(method: method, params: params, threadId: threadId)
         let updates = desks.subAgents.observe(method: method, params: params, threadId: threadId) {
-            self.owner(ofTurn: $0, besides: threadId)
+            self.book.owner(ofTurn: $0, besides: threadId)
         }
         for update in updates { announce(update) }
     }
 
     /// Publishes a sub-agent's status on its parent; the first time, also looks the sub-agent up.
     func announce(_ update: SubAgentTracker.Update) {
-        var data: [String: JSONValue] = [
-            "threadId": .string(update.parentThreadId), "agentThreadId": .string(update.agentThreadId),
-        ]
-        if let status = update.agent.status { data["status"] = .string(status.rawValue) }
-        if let nickname = update.agent.nickname { data["agentNickname"] = .string(nickname) }
-        if let role = update.agent.role { data["agentRole"] = .string(role) }
         publish(threadId: update.parentThreadId) { seq in
-            .event(ThreadEvent(seq: seq, threadId: update.parentThreadId, type: "bridge/subAgent", data: .object(data)))
+            .event(ThreadEvent(seq: seq, threadId: update.parentThreadId, type: "bridge/subAgent", data: update.eventData))
         }
         let child = update.agentThreadId
         if book[child]?.policy == nil, let parentPolicy = book[update.parentThreadId]?.policy {
@@ -56,30 +29,17 @@ extension ThreadHub {
             book.know(child, generation: generation)
             book.setPolicy(parentPolicy, of: child)
         }
-        if update.agent.nickname == nil, !desks.lookedUpSubAgents.contains(child) {
-            desks.lookedUpSubAgents.insert(child)
-            background.start { await self.lookUpSubAgent(child) }
+        if desks.subAgents.claimLookup(for: update) {
+            let lookup = SubAgentLookup(codex: codex, timeout: policy.codexTimeout, logger: logger)
+            background.start { await self.learnSubAgent(child, from: lookup.read(child)) }
         }
     }
 
-    /// Reads a sub-agent's thread: its nickname and role (announced when known) and its directory (the gate's).
-    /// Codex may not have stored the thread yet when its spawn is announced: a few tries, a moment apart.
-    private func lookUpSubAgent(_ threadId: String) async {
-        guard let parent = desks.subAgents.agents[threadId]?.parentThreadId else { return }
-        var found: JSONValue?
-        for attempt in 0..<Self.subAgentLookups {
-            if attempt > 0 { try? await Task.sleep(for: Self.subAgentLookupPause) }
-            do {
-                let thread = try await codex.threadRead(threadId: threadId, includeTurns: false, timeout: policy.codexTimeout)
-                found = thread
-                if thread["agentNickname"]?.stringValue != nil || thread["parentThreadId"]?.stringValue != nil { break }
-            } catch {
-                logger.debug("Cannot read a sub-agent's thread", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
-            }
-        }
-        guard let thread = found else { return }
+    /// What a sub-agent's thread says: its nickname and role (announced when known) and its directory (the gate's).
+    private func learnSubAgent(_ threadId: String, from thread: JSONValue?) {
+        guard let thread, let parent = desks.subAgents.agents[threadId]?.parentThreadId else { return }
         book.know(threadId, cwd: thread["cwd"]?.stringValue, generation: generation)
-        desks.plans.learn(thread: thread)
+        plans.learn(thread: thread)
         let update = desks.subAgents.learn(
             threadId, parent: thread["parentThreadId"]?.stringValue ?? parent, nickname: thread["agentNickname"]?.stringValue,
             role: thread["agentRole"]?.stringValue)
