@@ -79,8 +79,14 @@ final class HubHarness: Sendable {
         session.recorded.take(limit: 100_000).compactMap { try? ServerMessage.decode(Data($0.utf8)) }
     }
 
+    /// How long a test waits for something that should happen at once before it fails: a guard against a hang,
+    /// not a bound on speed (those are asserted apart). Generous, because the Swift tests run in parallel on the
+    /// cooperative pool's two threads while tests beside them spawn codex and write SQLite files: a hub test that
+    /// waited 5 s saw nothing arrive in CI's run on 12-02 (511 of 2,100 frames) and passed alone in a second.
+    static let patience: Duration = .seconds(30)
+
     /// Waits until `session` has received a frame matching `predicate`; returns every frame taken meanwhile.
-    func waitFor(_ session: ClientSession, timeout: Duration = .seconds(5), _ predicate: (ServerMessage) -> Bool) async throws
+    func waitFor(_ session: ClientSession, timeout: Duration = HubHarness.patience, _ predicate: (ServerMessage) -> Bool) async throws
         -> [ServerMessage]
     {
         var seen: [ServerMessage] = []

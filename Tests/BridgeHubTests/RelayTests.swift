@@ -52,7 +52,7 @@ import Testing
                 .relayed(
                     CodexRelayedNotification(method: "item/agentMessage/delta", threadId: "t1", turnId: "u1", paramsJSON: paramsJSON))))
         var texts: [String] = []
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + HubHarness.patience
         while texts.count < 2, ContinuousClock.now < deadline {
             texts += phone.recorded.take(limit: 100)
             try await Task.sleep(for: .milliseconds(5))
@@ -71,7 +71,7 @@ import Testing
 
     @Test func aDeltaOfAThreadNobodyKnowsStillCreatesTheThreadAsTheParsedPathDoes() async throws {
         let harness = try await HubHarness()
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + HubHarness.patience
         // An empty thread id first: a thread too (as on the parsed path), not "the last thread seen".
         for (seq, threadId) in [(Int64(1), ""), (2, "t9")] {
             await harness.codex.events.send(
@@ -98,7 +98,7 @@ import Testing
                 .relayed(
                     CodexRelayedNotification(
                         method: "turn/started", threadId: "t7", turnId: "u7", paramsJSON: #"{"threadId":"t7","turnId":"u7"}"#))))
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + HubHarness.patience
         while try harness.storage.journal.lastSeq() == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(await harness.hub.book["t7"]?.runningTurnId == "u7")
         var frame = RelayFrame()
@@ -128,7 +128,7 @@ import Testing
                     .relayed(CodexRelayedNotification(method: "item/agentMessage/delta", threadId: "t1", turnId: nil, paramsJSON: text))))
         }
         let started = ContinuousClock.now
-        while phone.recorded.count < 2100, started.duration(to: .now) < .seconds(5) { try await Task.sleep(for: .milliseconds(2)) }
+        while phone.recorded.count < 2100, started.duration(to: .now) < HubHarness.patience { try await Task.sleep(for: .milliseconds(2)) }
         #expect(phone.recorded.count == 2100)
         // A stuck reader: every batch after this waits at most the pacing limit, then goes on.
         let before = try harness.storage.journal.lastSeq()

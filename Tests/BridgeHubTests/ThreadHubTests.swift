@@ -171,7 +171,7 @@ import Testing
         let frames = try await restarted.waitFor(phone) { $0.event?.type == "bridge/turnFailed" }
         #expect(frames.compactMap(\.event).last?.data["reason"]?.stringValue == "bridge restarted")
         // Resumed in the new Codex with the remembered policy, explicitly.
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + HubHarness.patience
         while restarted.codex.requests("thread/resume").isEmpty && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }

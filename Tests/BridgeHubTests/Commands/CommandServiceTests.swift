@@ -53,7 +53,7 @@ import Testing
         }
         service.outputDelta(params)
         service.eventsRead(adding: 1)
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + HubHarness.patience
         while received.withLock({ $0.count }) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(
             received.withLock { $0 } == [

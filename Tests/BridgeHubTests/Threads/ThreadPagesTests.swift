@@ -80,7 +80,7 @@ import Testing
         let project = harness.project
         codex.onAsync("thread/read") { params in
             guard params["threadId"]?.stringValue == "t1" else { throw CodexError.rpc(code: -32600, message: "thread not found") }
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + HubHarness.patience
             while codex.requests("thread/turns/list").isEmpty {
                 guard ContinuousClock.now < deadline else { throw CodexError.rpc(code: -32603, message: "asked in a row") }
                 try await Task.sleep(for: .milliseconds(5))
