@@ -48,18 +48,13 @@ struct WebAppVersion: Sendable, Hashable {
         var pending = ["app.js"]
         while let name = pending.popLast() {
             guard let text = read(name) else { continue }
-            for match in text.matches(of: staticImport) where found.insert(String(match.output.1)).inserted {
-                pending.append(String(match.output.1))
+            for module in StaticImports.modules(in: text) where found.insert(module).inserted {
+                pending.append(module)
             }
         }
         found.remove("app.js")
         return found.sorted()
     }
-
-    /// A static import's module: `from './x.js'` ends every `import … from` (one line or several), and a bare
-    /// `import './x.js'` starts its line; a dynamic `import('./x.js')` matches neither.
-    nonisolated(unsafe) private static let staticImport = #/(?:\bfrom\s*|^\s*import\s*)['"]\./([A-Za-z0-9._-]+\.js)['"]/#
-        .anchorsMatchLineEndings()
 
     /// `asset` filled in for this version when it is a template; as it is otherwise.
     /// - Parameter preload: the modules to preload (``firstPaintModules(read:)``).
