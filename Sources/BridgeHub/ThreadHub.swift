@@ -200,9 +200,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         // The account's rate limits name no thread: to `*` subscribers, when they changed (RateLimitRelay).
         if method == RateLimitRelay.method {
             guard rateLimits.admit(params) else { return }
-            return publish(threadId: RateLimitRelay.threadId, eventDataJSON: paramsJSON) { seq in
-                .event(ThreadEvent(seq: seq, threadId: RateLimitRelay.threadId, type: method, data: params))
-            }
+            return publishEvent(method, data: params, threadId: RateLimitRelay.threadId, dataJSON: paramsJSON)
         }
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
         if commitMessages.take(method: method, params: params, threadId: threadId) { return }  // CommitMessageWriter
@@ -217,9 +215,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
             method, threadId: threadId, turnId: turnId, diff: params["diff"]?.stringValue, tokenUsage: params["tokenUsage"],
             since: events.lastSeq)
         // Codex's own text of the params goes out as `data` (no second encoding).
-        publish(threadId: threadId, eventDataJSON: paramsJSON) { seq in
-            .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: method, data: params))
-        }
+        publishEvent(method, data: params, threadId: threadId, turnId: turnId, dataJSON: paramsJSON)
         pushSignals.observe(method: method, params: params, threadId: threadId, running: book.runningCount)
         observeDesks(method: method, params: params, threadId: threadId)
         switch method {
@@ -284,9 +280,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         guard grace > .zero else { return running.count }
         for (threadId, turnId) in running {
             let data = BridgeTurnEvent.shuttingDownData(threadId: threadId, turnId: turnId, grace: grace)
-            publish(threadId: threadId) { seq in
-                .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: BridgeTurnEvent.shuttingDown, data: data))
-            }
+            publishEvent(BridgeTurnEvent.shuttingDown, data: data, threadId: threadId, turnId: turnId)
         }
         return running.count
     }
@@ -303,9 +297,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         let reason = shuttingDown ? BridgeTurnEvent.stoppedReason : reason
         for (threadId, turnId) in book.stopAll() {
             let data = BridgeTurnEvent.failedData(threadId: threadId, turnId: turnId, reason: reason)
-            publish(threadId: threadId) { seq in
-                .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: BridgeTurnEvent.failed, data: data))
-            }
+            publishEvent(BridgeTurnEvent.failed, data: data, threadId: threadId, turnId: turnId)
             pushSignals.observe(method: BridgeTurnEvent.failed, params: data, threadId: threadId, running: book.runningCount)
             observeDesks(method: BridgeTurnEvent.failed, params: data, threadId: threadId)
         }
@@ -389,6 +381,13 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         BridgeMetrics.shared.eventRelayed()
         if let now = events.publish(JournalEntry(message, text: text, threadId: threadId), text: text, threadId: threadId) {
             write(now)
+        }
+    }
+
+    /// Publishes a thread event: `type` with `data` (sent as `dataJSON` when that is its text already).
+    func publishEvent(_ type: String, data: JSONValue, threadId: String, turnId: String? = nil, dataJSON: String? = nil) {
+        publish(threadId: threadId, eventDataJSON: dataJSON) { seq in
+            .event(ThreadEvent(seq: seq, threadId: threadId, turnId: turnId, type: type, data: data))
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 
 /// What the bridge remembers about a client between its connections: the threads it subscribed to and the
 /// first answer to each of its requests (so that a retry after a reconnect is not acted on twice).
@@ -62,6 +63,20 @@ public struct ClientMemory: Sendable {
     // MARK: Request answers
 
     /// The stored answer to `requestId` from `client`, if one is younger than `maxAge`.
+    /// Records (or forgets) a subscription; a failure is logged, not thrown (the live subscription holds anyway,
+    /// only the next connection's restore misses it).
+    public func record(_ client: String, subscribedTo threadId: String, _ subscribed: Bool, logger: Logger) async {
+        do {
+            if subscribed {
+                try await subscribe(client, to: threadId)
+            } else {
+                try await unsubscribe(client, from: threadId)
+            }
+        } catch {
+            logger.warning("Cannot remember a subscription", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
+        }
+    }
+
     public func answer(to requestId: String, from client: String, maxAge: TimeInterval) async throws -> StoredAnswer? {
         let cutoff = now().addingTimeInterval(-maxAge).timeIntervalSince1970
         return try await database.pool.read { db in

@@ -12,7 +12,7 @@ struct CodexSupervisorFaultTests {
         let path = try FakeCodex.install(in: directory, mode: mode)
         var configuration = CodexSupervisor.Configuration(
             locator: CodexLocator(explicitPath: path),
-            server: .init(handshakeTimeout: .seconds(10), terminationGracePeriod: .seconds(2)),
+            server: .init(handshakeTimeout: .seconds(30), terminationGracePeriod: .seconds(2)),
             initialBackoff: .milliseconds(100)
         )
         adjust(&configuration)
@@ -119,7 +119,7 @@ struct CodexSupervisorFaultTests {
         let directory = try TestSupport.temporaryDirectory("approval")
         let supervisor = try supervisor(fake: "normal", in: directory)
         try await supervisor.withRunning { recorder in
-            _ = try await supervisor.request("test/approval", params: [:], timeout: .seconds(10))
+            _ = try await supervisor.request("test/approval", params: [:], timeout: .seconds(30))
             let id = try await recorder.wait("approval request") { events in
                 events.lazy.compactMap { event -> CodexRequestID? in
                     if case .inbound(.serverRequest(let id, "item/commandExecution/requestApproval", _)) = event { return id }
@@ -136,7 +136,7 @@ struct CodexSupervisorFaultTests {
             }
             #expect(answer["answer"] == ["decision": "accept"])
             await #expect {
-                _ = try await supervisor.request("test/error", params: [:], timeout: .seconds(10))
+                _ = try await supervisor.request("test/error", params: [:], timeout: .seconds(30))
             } throws: { error in
                 (error as? CodexError)?.rpcCode == -32001 && (error as? CodexError)?.message == "overloaded"
             }

@@ -77,7 +77,7 @@ extension ThreadHub {
     /// Every request kind the hub answers, by the part that owns it.
     static let routes = RequestRoutes([
         ThreadRequests(), ThreadListing(), HousekeepingRequests(), ForkRequests(), ReviewRequests(), GoalRequests(), AutoReviewRequests(),
-        GitRequests(), CommandRequests(), DeviceRequests(), PushRequests(), PreviewRequests(),
+        QueueRequests(), QuestionRequests(), GitRequests(), CommandRequests(), DeviceRequests(), PushRequests(), PreviewRequests(),
     ])
 
     /// What the gate needs to judge `request`: the facts of the thread its ``GateRule`` points at.
@@ -94,22 +94,6 @@ extension ThreadHub {
             guard let threadId = request.threadId else { return nil }
             return try await threadFacts(threadId)
         }
-    }
-
-    func subscribe(_ session: ClientSession, to subscription: Subscribe) async throws -> SubscriptionChanged {
-        if subscription.threadId != "*" { try checkSubscriptionCount(session) }
-        return await subscribeResuming(session, to: subscription.threadId, afterSeq: subscription.afterSeq)
-    }
-
-    func unsubscribe(_ session: ClientSession, fromThread threadId: String) async -> SubscriptionChanged {
-        unsubscribe(session, from: threadId)
-        await remember(session, subscribedTo: threadId, false)
-        return SubscriptionChanged(threadId: threadId)
-    }
-
-    func readThread(_ threadId: String) async throws -> ThreadSnapshot {
-        let thread = try await codex.threadRead(threadId: threadId, includeTurns: true, timeout: policy.codexTimeout)
-        return await snapshot(of: threadId, thread: thread)
     }
 
     /// `updateThreadSettings`: the gate admitted `turnPolicy` (the thread's policy, with the sandbox of a
@@ -215,39 +199,21 @@ extension ThreadHub {
         return Accepted(threadId: message.threadId, turnId: turnId)
     }
 
-    func interrupt(_ threadId: String) async throws -> Accepted {
-        guard let turnId = book.runningTurn(of: threadId) else {
-            throw HubError(.conflict, "no turn is running on thread \(threadId)")
-        }
-        try await codex.turnInterrupt(threadId: threadId, turnId: turnId, timeout: policy.codexTimeout)
-        return Accepted(threadId: threadId, turnId: turnId)
-    }
-
-    /// git's view of the thread's directory (tracked and new files; see ``WorkspaceDiff``), else the last diff
-    /// Codex reported for the thread (a directory outside any repository).
-    func diff(of threadId: String, cwd: String?) async throws -> String {
-        if let cwd, let diff = try await git.diff(in: cwd) { return diff }
-        return book[threadId]?.lastDiff ?? ""
-    }
-
     /// After a Codex restart a thread must be resumed before it can be used again. The resume names the
     /// sandbox and approval policy explicitly: Codex would otherwise keep what it stored with the thread.
     func ensureLoaded(_ threadId: String, policy turnPolicy: TurnPolicy) async throws {
-        guard book.isLoaded(threadId, in: generation) else {
-            // Unknown to this bridge (e.g. a CLI thread) or loaded by an earlier child: resume it.
-            do {
-                let result = try await codex.threadResume(
-                    threadId: threadId, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy, timeout: policy.codexTimeout
-                )
-                let cwd = book[threadId]?.cwd ?? result["cwd"]?.stringValue ?? result["thread"]?["cwd"]?.stringValue
-                book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
-                if let model = result["model"]?.stringValue {
-                    plans.learn(threadId: threadId, model: model, effort: result["reasoningEffort"]?.stringValue)
-                }
-            } catch let error as CodexError where error.code == .rpc {
-                throw HubError(.notFound, "no thread \(threadId): \(error.message)")
+        guard !book.isLoaded(threadId, in: generation) else { return }
+        // Unknown to this bridge (e.g. a CLI thread) or loaded by an earlier child: resume it.
+        do {
+            let result = try await codex.threadResume(
+                threadId: threadId, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy, timeout: policy.codexTimeout)
+            let cwd = book[threadId]?.cwd ?? result["cwd"]?.stringValue ?? result["thread"]?["cwd"]?.stringValue
+            book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
+            if let model = result["model"]?.stringValue {
+                plans.learn(threadId: threadId, model: model, effort: result["reasoningEffort"]?.stringValue)
             }
-            return
+        } catch let error as CodexError where error.code == .rpc {
+            throw HubError(.notFound, "no thread \(threadId): \(error.message)")
         }
     }
 }
@@ -267,13 +233,7 @@ extension ThreadHub {
             subAgents: agents.isEmpty ? nil : agents, tokenUsage: book[threadId]?.tokenUsage)
         // Mid-turn: the items Codex has not recorded yet, with their text so far, from the journal (issue 37 item 2).
         if let running = book.runningTurnSince(of: threadId) {
-            let seam = events.lastSeq
-            if let soFar = try? await TurnSoFar.read(
-                from: storage.journal, threadId: threadId, turnId: running.turnId, after: running.since, through: seam)
-            {
-                answer.thread = soFar.merged(into: answer.thread)
-                answer.throughSeq = seam
-            }
+            await TurnSoFar.merge(into: &answer, from: storage.journal, threadId: threadId, running: running, through: events.lastSeq)
         }
         answer.requests = await journaledRequests.frames(of: threadId)
         return answer

@@ -1,10 +1,12 @@
+import BridgeGit
 import BridgeProtocol
 import CodexControl
 import Foundation
 
 /// The requests on threads and turns the hub answers itself: reading threads, starting, steering and
-/// interrupting them, subscriptions, settings, approvals and questions, and what a thread's directory holds
-/// (files, directories, skills, models, usage). Listing, housekeeping, forks, reviews and goals register their own.
+/// interrupting them, subscriptions, settings, approvals, and what a thread's directory holds
+/// (files, directories, skills, models, usage). Listing, housekeeping, forks, reviews, goals,
+/// the queue and questions register their own.
 struct ThreadRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
         routes.on(.startThread) { (hub, start: StartThread, context) in
@@ -14,20 +16,31 @@ struct ThreadRequests: RequestCollection {
         routes.on(.sendMessage) { (hub, message: SendMessage, context) in
             .accepted(try await hub.sendMessage(message, policy: context.policy, session: context.session))
         }
-        routes.on(.interrupt) { (hub, ref: ThreadRef, _) in .accepted(try await hub.interrupt(ref.threadId)) }
-        routes.on(.cancelQueued) { (hub, cancel: CancelQueued, _) in .accepted(try hub.cancelQueuedMessage(cancel)) }
-        routes.on(.reorderQueued) { (hub, reorder: ReorderQueued, _) in .accepted(try hub.reorderQueuedMessages(reorder)) }
-        routes.on(.editQueued) { (hub, edit: EditQueued, _) in .accepted(try hub.editQueuedMessage(edit)) }
+        routes.on(.interrupt) { (hub, ref: ThreadRef, _) in
+            guard let turnId = hub.runningTurn(of: ref.threadId) else {
+                throw HubError(.conflict, "no turn is running on thread \(ref.threadId)")
+            }
+            try await hub.codex.turnInterrupt(threadId: ref.threadId, turnId: turnId, timeout: hub.policy.codexTimeout)
+            return .accepted(Accepted(threadId: ref.threadId, turnId: turnId))
+        }
         routes.on(.subscribe) { (hub, subscription: Subscribe, context) in
-            .subscribed(try await hub.subscribe(context.session, to: subscription))
+            if subscription.threadId != "*" { try hub.checkSubscriptionCount(context.session) }
+            return .subscribed(await hub.subscribeResuming(context.session, to: subscription.threadId, afterSeq: subscription.afterSeq))
         }
         routes.on(.unsubscribe) { (hub, ref: ThreadRef, context) in
-            .unsubscribed(await hub.unsubscribe(context.session, fromThread: ref.threadId))
+            hub.unsubscribe(context.session, from: ref.threadId)
+            await hub.remember(context.session, subscribedTo: ref.threadId, false)
+            return .unsubscribed(SubscriptionChanged(threadId: ref.threadId))
         }
         routes.on(.readThread) { (hub, read: ReadThread, _) in .thread(try await ThreadPages(hub: hub).read(read)) }
         routes.on(.readTurns) { (hub, read: ReadTurns, _) in .turns(try await ThreadPages(hub: hub).read(read)) }
         routes.on(.getDiff) { (hub, ref: ThreadRef, context) in
-            .diff(ThreadDiff(threadId: ref.threadId, diff: try await hub.diff(of: ref.threadId, cwd: context.cwd)))
+            // git's view of the thread's directory (tracked and new files; see ``WorkspaceDiff``), else the last diff
+            // Codex reported for the thread (a directory outside any repository).
+            if let cwd = context.cwd, let diff = try await hub.git.diff(in: cwd) {
+                return .diff(ThreadDiff(threadId: ref.threadId, diff: diff))
+            }
+            return .diff(ThreadDiff(threadId: ref.threadId, diff: hub.book[ref.threadId]?.lastDiff ?? ""))
         }
         routes.on(.updateThreadSettings) { (hub, update: UpdateThreadSettings, context) in
             .accepted(try await hub.updateSettings(update, policy: context.policy))
@@ -40,10 +53,6 @@ struct ThreadRequests: RequestCollection {
             let name = await hub.deviceName(context.session.principal.deviceId)
             let answerer = ApprovalAnswerer.device(context.session.principal.deviceId)
             return .accepted(try hub.resolveApproval(approve.approvalId, approve.decision, by: answerer, deviceName: name))
-        }
-        routes.on(.answerInput) { (hub, answer: AnswerInput, context) in
-            let name = await hub.deviceName(context.session.principal.deviceId)
-            return .accepted(try hub.answerInputRequest(answer, session: context.session, deviceName: name))
         }
         routes.on(.listDirectory) { (hub, _: ListDirectory, context) in
             .directory(try await DirectoryLister().list(context.cwd ?? "/", roots: hub.gate.roots))

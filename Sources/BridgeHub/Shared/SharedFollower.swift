@@ -158,9 +158,7 @@ enum SharedFollower {
     ) {
         _ = hub.sharedThreads.note(threadId: threadId, method: event.method, params: event.data, paramsJSON: nil)
         hub.book.observe(event.method, threadId: threadId, turnId: event.turnId)
-        hub.publish(threadId: threadId) { seq in
-            .event(ThreadEvent(seq: seq, threadId: threadId, turnId: event.turnId, type: event.method, data: event.data))
-        }
+        hub.publishEvent(event.method, data: event.data, threadId: threadId, turnId: event.turnId)
     }
 
     /// Learns the cwd of a thread announced before this bridge connected; resumes it when it is active.

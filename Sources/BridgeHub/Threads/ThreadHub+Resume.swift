@@ -31,11 +31,6 @@ extension ThreadHub {
 
     // MARK: Journal and delivery
 
-    /// Queues a live frame for a session, or holds it while the session's replay runs.
-    func deliver(_ text: String, to id: UInt64) {
-        apply(events.fanOut.deliver(text, to: id))
-    }
-
     func beginHold(_ id: UInt64) {
         events.fanOut.hold(id)
     }
@@ -112,7 +107,6 @@ extension ThreadHub {
             lastSeq: seam, resume: status, restoredSubscriptions: key == nil ? nil : restored, policy: gate.clientPolicy)
     }
 
-    /// Runs the replay asked for in the hello, after the helloAck was queued.
     /// Runs right after the session's helloAck was queued: the replay it asked for, then the approvals still
     /// pending on its restored subscriptions (when it did not resume), then the live frames held meanwhile.
     func replayPending(_ session: ClientSession) async {
@@ -155,16 +149,7 @@ extension ThreadHub {
     /// Records (or forgets) a subscription in the client's memory.
     func remember(_ session: ClientSession, subscribedTo threadId: String, _ subscribed: Bool) async {
         guard let key = sessions[session.id]?.clientKey else { return }
-        let memory = storage.memory
-        do {
-            if subscribed {
-                try await memory.subscribe(key, to: threadId)
-            } else {
-                try await memory.unsubscribe(key, from: threadId)
-            }
-        } catch {
-            session.logger.warning("Cannot remember a subscription", metadata: ["bridge.thread.id": "\(threadId)", "error": "\(error)"])
-        }
+        await storage.memory.record(key, subscribedTo: threadId, subscribed, logger: session.logger)
     }
 
     /// Runs a replay after the session's earlier ones.
@@ -172,37 +157,7 @@ extension ThreadHub {
         if !replays.begin(session.id) {
             await withCheckedContinuation { replays.wait(session.id, $0) }
         }
-        await replayJournal(replay, to: session)
+        await replay.send(from: storage.journal, to: session)
         replays.end(session.id)?.resume()
-    }
-
-    /// Queues the journaled messages of `replay` page by page, waiting while the client has many frames queued.
-    private func replayJournal(_ replay: Replay, to session: ClientSession) async {
-        let journal = storage.journal
-        var cursor = replay.after
-        var sent = 0
-        while cursor < replay.through, sessions[session.id] != nil {
-            let page: [(seq: Int64, text: String)]
-            do {
-                page = try await journal.readFrames(
-                    after: cursor, through: replay.through, threads: replay.threads, relayed: replay.relayed, limit: Replay.pageSize)
-            } catch {
-                session.logger.error("Cannot read the journal; closing so that the client resumes", metadata: ["error": "\(error)"])
-                session.closeAsSlowReader()
-                return
-            }
-            guard let last = page.last else { break }
-            for entry in page {
-                guard session.sendEncoded(entry.text) else { return }
-            }
-            sent += page.count
-            cursor = last.seq
-            await session.waitUntilQueued(atMost: Replay.highWater)
-        }
-        session.logger.debug(
-            "Replayed",
-            metadata: [
-                "bridge.replay.after": "\(replay.after)", "bridge.replay.through": "\(replay.through)", "bridge.replay.count": "\(sent)",
-            ])
     }
 }

@@ -19,7 +19,10 @@ struct ThreadPages: Sendable {
 
     /// `readThread`: every turn without `turns`, as before paging; else the newest `turns` and `olderTurns`.
     func read(_ read: ReadThread) async throws -> ThreadSnapshot {
-        guard let count = read.turns else { return try await hub.readThread(read.threadId) }
+        guard let count = read.turns else {
+            return await hub.snapshot(
+                of: read.threadId, thread: try await codex.threadRead(threadId: read.threadId, includeTurns: true, timeout: timeout))
+        }
         let limit = try Self.limit(count)
         // Both Codex calls at once: opening a thread waits for one of them, not for the two in a row (P9). thread/read's
         // error is the one thrown (awaited first): an unknown thread is not_found, as without paging.

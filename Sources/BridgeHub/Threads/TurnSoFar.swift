@@ -64,6 +64,18 @@ struct TurnSoFar {
         }
     }
 
+    /// `readThread` mid-turn: the running turn's items as the journal has them through `seam`, merged into the
+    /// snapshot's thread, and the seam its `throughSeq` (left as it is when the journal cannot be read).
+    static func merge(
+        into snapshot: inout ThreadSnapshot, from journal: EventJournal, threadId: String, running: (turnId: String, since: Int64),
+        through seam: Int64
+    ) async {
+        guard let soFar = try? await read(from: journal, threadId: threadId, turnId: running.turnId, after: running.since, through: seam)
+        else { return }
+        snapshot.thread = soFar.merged(into: snapshot.thread)
+        snapshot.throughSeq = seam
+    }
+
     /// Codex's thread object with the running turn's items it lacks (or holds without their text yet) added from
     /// the journal, in the order they began; the turn is added when Codex's object does not have it.
     func merged(into thread: JSONValue) -> JSONValue {

@@ -18,7 +18,7 @@ extension ThreadHub {
     /// sessions changed. Revoked devices are left to the revocation watcher (their connections close).
     @discardableResult
     public func refreshScopes() async -> Int {
-        let deviceIds = Set(sessions.values.compactMap { $0.session.principal.deviceId })
+        let deviceIds = connectedDeviceIds
         guard !deviceIds.isEmpty else { return 0 }
         let current: [String: Scopes]
         do {
@@ -27,18 +27,11 @@ extension ThreadHub {
             logger.warning("Cannot read device scopes", metadata: ["error": "\(error)"])
             return 0
         }
-        var changed = 0
-        for state in sessions.values {
-            guard let deviceId = state.session.principal.deviceId, let scopes = current[deviceId] else { continue }
-            guard state.session.updateScopes(scopes) else { continue }
-            changed += 1
-            state.session.send(.scopesChanged(ScopesChanged(scopes: scopes)))
-            state.session.logger.notice("Device scopes changed", metadata: ["bridge.device.scopes": "\(scopes)"])
-            if !scopes.contains(.observe) {
-                for threadId in events.fanOut.threads(of: state.session.id) { unsubscribe(state.session, from: threadId) }
-                unsubscribe(state.session, from: "*")
-            }
+        let changed = ScopeRefresh.apply(current, to: sessions.values.map(\.session))
+        for session in changed where !session.scopes.contains(.observe) {
+            for threadId in events.fanOut.threads(of: session.id) { unsubscribe(session, from: threadId) }
+            unsubscribe(session, from: "*")
         }
-        return changed
+        return changed.count
     }
 }

@@ -38,32 +38,6 @@ extension ThreadHub {
         try? codex.respond(to: id, errorCode: -32601, message: "codex-bridge does not relay \(method.prefix(128)): \(why)")
     }
 
-    /// `answerInput`: checks the answer against the question, sends it to Codex, tells everyone.
-    func answerInputRequest(_ answer: AnswerInput, session: ClientSession, deviceName: String? = nil) throws -> Accepted {
-        guard let pending = desks.questions[answer.requestId] else { throw QuestionDesk.notPending(answer.requestId) }
-        let action = answer.action ?? .accept
-        let result = try QuestionDesk.codexAnswer(answer, action: action, to: pending.request)
-        desks.questions.answered(answer.requestId)
-        do {
-            try codex.respond(to: pending.codexId, result: result)
-        } catch {
-            throw HubError(.inputNotPending, "question \(answer.requestId) can no longer be answered: codex restarted")
-        }
-        let threadId = pending.request.threadId
-        let deviceId = session.principal.deviceId
-        let shown = ShownAnswer(answer, action: action, to: pending.request)
-        let at = Int64(Date().timeIntervalSince1970)
-        publish(threadId: threadId) { seq in
-            .inputResolved(
-                InputResolved(
-                    seq: seq, requestId: answer.requestId, threadId: threadId, action: action, deviceId: deviceId, deviceName: deviceName,
-                    at: at, answers: shown.answers, content: shown.content))
-        }
-        session.logger.info(
-            "Input answered", metadata: ["bridge.input.id": "\(answer.requestId)", "bridge.input.action": "\(action.rawValue)"])
-        return Accepted(threadId: threadId, requestId: answer.requestId)
-    }
-
     /// Codex withdrew a request (`serverRequest/resolved`: the turn ended or was interrupted): a question still
     /// pending for it is resolved as `cancel` for everyone.
     func codexResolvedRequest(_ params: JSONValue) {

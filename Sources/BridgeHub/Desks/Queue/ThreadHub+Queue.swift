@@ -35,40 +35,10 @@ extension ThreadHub {
         return Accepted(threadId: threadId, queuedId: queuedId)
     }
 
-    /// `cancelQueued`: removes a message that has not started.
-    func cancelQueuedMessage(_ cancel: CancelQueued) throws -> Accepted {
-        guard desks.queue.cancel(cancel.queuedId, on: cancel.threadId) != nil else {
-            throw HubError(
-                .notFound, "no queued message \(cancel.queuedId.prefix(64)) on thread \(cancel.threadId) (started, cancelled or unknown)")
-        }
-        unqueued(cancel.threadId, cancel.queuedId, reason: .cancelled)
-        return Accepted(threadId: cancel.threadId, queuedId: cancel.queuedId)
-    }
-
-    /// `reorderQueued`: the thread's waiting messages in the order `ids` names them.
-    func reorderQueuedMessages(_ reorder: ReorderQueued) throws -> Accepted {
-        do {
-            try desks.queue.reorder(reorder.ids, on: reorder.threadId)
-        } catch {
-            let waiting = desks.queue.entries(of: reorder.threadId).map { String($0.queuedId.prefix(64)) }
-            throw HubError(
-                .conflict,
-                "ids must name every message waiting on thread \(reorder.threadId) once; waiting now: [\(waiting.joined(separator: ", "))]")
-        }
-        queueKeeper.keepLine(of: reorder.threadId, desks.queue.entries(of: reorder.threadId))
-        publishQueue(of: reorder.threadId)
-        return Accepted(threadId: reorder.threadId)
-    }
-
-    /// `editQueued`: new text for a message that has not started.
-    func editQueuedMessage(_ edit: EditQueued) throws -> Accepted {
-        guard !edit.text.allSatisfy(\.isWhitespace) else { throw HubError(.badRequest, "text must not be empty") }
-        guard desks.queue.edit(edit.id, on: edit.threadId, text: edit.text) != nil else {
-            throw HubError(.notFound, "no queued message \(edit.id.prefix(64)) on thread \(edit.threadId) (started, cancelled or unknown)")
-        }
-        queueKeeper.keepLine(of: edit.threadId, desks.queue.entries(of: edit.threadId))
-        publishQueue(of: edit.threadId)
-        return Accepted(threadId: edit.threadId, queuedId: edit.id)
+    /// The thread's line changed in place (reordered, edited): kept on disk and announced.
+    func lineChanged(of threadId: String) {
+        queueKeeper.keepLine(of: threadId, desks.queue.entries(of: threadId))
+        publishQueue(of: threadId)
     }
 
     /// Announces the thread's whole line as it is now (`queueChanged`); remembered for a client that subscribes

@@ -16,9 +16,7 @@ struct AutoReviewRequests: RequestCollection {
             hub.desks.autoReviews.remove(approve.reviewId)
             var data: [String: JSONValue] = ["threadId": .string(approve.threadId), "reviewId": .string(approve.reviewId)]
             if let deviceId = context.session.principal.deviceId { data["deviceId"] = .string(deviceId) }
-            hub.publish(threadId: approve.threadId) { seq in
-                .event(ThreadEvent(seq: seq, threadId: approve.threadId, type: "bridge/deniedActionApproved", data: .object(data)))
-            }
+            hub.publishEvent("bridge/deniedActionApproved", data: .object(data), threadId: approve.threadId)
             return .accepted(Accepted(threadId: approve.threadId))
         }
     }

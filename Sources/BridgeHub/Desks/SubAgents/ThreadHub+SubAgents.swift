@@ -20,9 +20,7 @@ extension ThreadHub {
 
     /// Publishes a sub-agent's status on its parent; the first time, also looks the sub-agent up.
     func announce(_ update: SubAgentTracker.Update) {
-        publish(threadId: update.parentThreadId) { seq in
-            .event(ThreadEvent(seq: seq, threadId: update.parentThreadId, type: "bridge/subAgent", data: update.eventData))
-        }
+        publishEvent("bridge/subAgent", data: update.eventData, threadId: update.parentThreadId)
         let child = update.agentThreadId
         if book[child]?.policy == nil, let parentPolicy = book[update.parentThreadId]?.policy {
             // Codex runs a sub-agent with its parent's policy; a turn the phone starts on it does too.
