@@ -105,10 +105,11 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         self.policy = policy
         self.logger = logger
         self.storage = storage
-        self.auditor = Auditor(log: storage.audit, logger: logger)
+        let auditor = Auditor(log: storage.audit, logger: logger)
+        self.auditor = auditor
         let background = BackgroundJobs()
         self.background = background
-        self.answers = ExactlyOnce(memory: storage.memory, maxAge: storage.retention.answerMaxAge, jobs: background)
+        self.answers = ExactlyOnce(memory: storage.memory, auditor: auditor, maxAge: storage.retention.answerMaxAge, jobs: background)
         self.commands = CommandService(codex: codex, codexTimeout: policy.codexTimeout, jobs: background, logger: logger)
         self.commitMessages = CommitMessageWriter(codex: codex, codexTimeout: policy.codexTimeout, jobs: background)
         self.models = ModelCatalog(codex: codex, timeout: policy.codexTimeout)

@@ -59,27 +59,40 @@ public struct AuditLog: Sendable {
     /// Appends one entry (its `id` is assigned; `at` 0 means now); a refusal may instead be counted in a row
     /// that stands for alike ones (see the type's documentation).
     public func record(_ entry: AuditEntry) async throws {
+        try await record(entry, keeping: nil)
+    }
+
+    /// Appends `entry` (when given) and keeps a request's `answer` for its retries (when given) in one transaction:
+    /// a state-changing request leaves both or neither.
+    public func record(_ entry: AuditEntry?, keeping answer: ClientMemory.AnswerRow?) async throws {
+        let at = timestamp
         var stamped = entry
-        if stamped.at == 0 { stamped.at = timestamp }
+        if stamped?.at == 0 { stamped?.at = at }
         let entry = stamped
         let limits = self.limits
         try await database.pool.write { db in
-            guard Self.isRefusal(entry) else { return try InsertedEntry(entry).insert(db) }
-            let since = entry.at - limits.window
-            if try Self.count(entry, since: since, db) { return }
-            let started =
-                try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM audit WHERE deviceId IS ? AND actor = ? AND at >= ? AND \(Self.refusalCondition)",
-                    arguments: [entry.deviceId, entry.actor.rawValue, since]) ?? 0
-            if started < limits.refusalRowsPerWindow { return try InsertedEntry(entry).insert(db) }
-            var limited = entry
-            limited.kind = Self.limitedKind
-            limited.outcome = Self.limitedOutcome
-            limited.threadId = nil
-            limited.detail = "refusals of any kind beyond \(limits.refusalRowsPerWindow) rows in \(Int(limits.window)) s"
-            if try Self.count(limited, since: since, db) { return }
-            try InsertedEntry(limited).insert(db)
+            try answer?.insert(at: at, db)
+            if let entry { try Self.insert(entry, limits: limits, db) }
         }
+    }
+
+    /// Inserts `entry`, or counts it in a row that stands for alike refusals.
+    private static func insert(_ entry: AuditEntry, limits: Limits, _ db: Database) throws {
+        guard Self.isRefusal(entry) else { return try InsertedEntry(entry).insert(db) }
+        let since = entry.at - limits.window
+        if try Self.count(entry, since: since, db) { return }
+        let started =
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM audit WHERE deviceId IS ? AND actor = ? AND at >= ? AND \(Self.refusalCondition)",
+                arguments: [entry.deviceId, entry.actor.rawValue, since]) ?? 0
+        if started < limits.refusalRowsPerWindow { return try InsertedEntry(entry).insert(db) }
+        var limited = entry
+        limited.kind = Self.limitedKind
+        limited.outcome = Self.limitedOutcome
+        limited.threadId = nil
+        limited.detail = "refusals of any kind beyond \(limits.refusalRowsPerWindow) rows in \(Int(limits.window)) s"
+        if try Self.count(limited, since: since, db) { return }
+        try InsertedEntry(limited).insert(db)
     }
 
     /// Counts `entry` in the latest alike row that started at `since` or later; false when there is none.

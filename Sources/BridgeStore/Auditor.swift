@@ -47,11 +47,17 @@ public struct Auditor: Sendable {
 
     /// Writes `entry`; a failure is logged.
     public func record(_ entry: AuditEntry) async {
+        await record(entry, keeping: nil)
+    }
+
+    /// Writes `entry` and keeps a request's `answer` for its retries, in one transaction; a failure is logged.
+    public func record(_ entry: AuditEntry?, keeping answer: ClientMemory.AnswerRow?) async {
         do {
-            try await log.record(entry)
+            try await log.record(entry, keeping: answer)
         } catch {
             logger.warning(
-                "Cannot write the audit log", metadata: ["bridge.audit.kind": "\(entry.kind)", "error.type": "\(type(of: error))"])
+                "Cannot write the audit log",
+                metadata: ["bridge.audit.kind": "\(entry?.kind ?? answer?.kind ?? "")", "error.type": "\(type(of: error))"])
         }
     }
 

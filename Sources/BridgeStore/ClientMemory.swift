@@ -90,7 +90,26 @@ public struct ClientMemory: Sendable {
     /// Stores the answer to `requestId` (replacing an expired one).
     public func storeAnswer(_ answer: String, kind: String, to requestId: String, from client: String) async throws {
         let at = now().timeIntervalSince1970
-        try await database.pool.write { db in
+        let row = AnswerRow(client: client, requestId: requestId, kind: kind, answer: answer)
+        try await database.pool.write { db in try row.insert(at: at, db) }
+    }
+
+    /// A request's answer kept for its retries, as ``AuditLog/record(_:keeping:)`` writes it beside the request's
+    /// audit entry (one transaction).
+    public struct AnswerRow: Sendable, Hashable {
+        public var client: String
+        public var requestId: String
+        public var kind: String
+        public var answer: String
+
+        public init(client: String, requestId: String, kind: String, answer: String) {
+            self.client = client
+            self.requestId = requestId
+            self.kind = kind
+            self.answer = answer
+        }
+
+        func insert(at: Double, _ db: Database) throws {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO requestAnswer (deviceId, requestId, kind, answer, createdAt) VALUES (?, ?, ?, ?, ?)",
                 arguments: [client, requestId, kind, answer, at])

@@ -50,6 +50,7 @@ import Testing
                     if harness.codex.requests.count != codexCalls { mismatches.append("\(kind) with \(scope): Codex was asked") }
                     // Counted: in an entry of its own, or (beyond 20 refusal entries a minute) in the device's
                     // `refusals` entry.
+                    await harness.hub.answers.settled()
                     let newest = try await harness.storage.audit.entries(deviceId: "dev-\(scope.rawValue)", limit: 1000).first {
                         $0.outcome != "ok"
                     }
@@ -67,7 +68,9 @@ import Testing
 
     /// How many refusals of `deviceId` the audit log counts.
     static func refusalsCounted(_ harness: HubHarness, _ deviceId: String) async throws -> Int {
-        try await harness.storage.audit.entries(deviceId: deviceId, limit: 1000).filter { $0.outcome != "ok" }.reduce(0) {
+        // An allowed request's entry is written after its answer went out (ExactlyOnce): wait for it.
+        await harness.hub.answers.settled()
+        return try await harness.storage.audit.entries(deviceId: deviceId, limit: 1000).filter { $0.outcome != "ok" }.reduce(0) {
             $0 + ($1.count ?? 1)
         }
     }

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import BridgeStore
 import Foundation
 import Testing
 
@@ -30,6 +31,33 @@ import Testing
         let tablet = await harness.session(clientId: "tablet-1")
         #expect(await harness.request(message, tablet, id: "r1").kind == "accepted")
         #expect(harness.codex.requests("turn/start").count == 2)
+    }
+
+    /// The first attempt's stored answer and its audit entry are written in one transaction after the answer went out;
+    /// a `listAudit` sent right after an answer lists it, and a retry gets the stored answer (and its own entry).
+    @Test func anAnswersStoredCopyAndAuditEntryAreWrittenTogetherAndListedAtOnce() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        let phone = await harness.session(clientId: "phone-1")
+        for round in 1...20 {
+            let message = BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "round \(round)"))
+            #expect(await harness.request(message, phone, id: "m\(round)").kind == "accepted")
+            // Right after the answer, as a phone would: the list already holds the entry of the request answered.
+            let listed = await harness.request(BridgeRequest(.listAudit, ListAudit(limit: 100)), phone)
+            guard case .response(_, .audit(let audit)) = listed else {
+                Issue.record("listAudit answered \(listed.kind)")
+                return
+            }
+            #expect(audit.entries.filter { $0.kind == "sendMessage" }.count == round, "round \(round)")
+        }
+        await harness.hub.answers.settled()
+        let key = try #require(ClientMemory.key(deviceId: nil, clientId: "phone-1"))
+        #expect(try await harness.storage.memory.answer(to: "m1", from: key, maxAge: 3600)?.kind == "sendMessage")
+        // A retry gets the stored answer, acts not again, and is audited on its own.
+        let retry = BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "round 1"))
+        #expect(await harness.request(retry, phone, id: "m1").kind == "accepted")
+        #expect(harness.codex.requests("turn/start").count + harness.codex.requests("turn/steer").count == 20)
+        #expect(try await harness.storage.audit.entries(limit: 100).filter { $0.kind == "sendMessage" }.count == 21)
     }
 
     @Test func aClientTheBridgeCannotRecogniseIsNotDeduplicated() async throws {

@@ -34,7 +34,11 @@ struct DeviceRequests: RequestCollection {
             )
         }
         routes.on(.pairDevice) { (hub, pair: PairDevice, _) in .pairingCode(try await hub.deviceAdmin.pair(pair)) }
-        routes.on(.listAudit) { (hub, list: ListAudit, _) in .audit(try await hub.deviceAdmin.auditEntries(list)) }
+        routes.on(.listAudit) { (hub, list: ListAudit, _) in
+            // The entries of answers already sent are written after them (ExactlyOnce): the list includes them.
+            await hub.answers.settled()
+            return .audit(try await hub.deviceAdmin.auditEntries(list))
+        }
         routes.on(.requestScopes) { (hub, ask: RequestScopes, context) in
             .scopeRequest(try await hub.deviceAdmin.ask(ask, deviceId: context.session.principal.deviceId))
         }

@@ -6,10 +6,10 @@ import Foundation
 import Logging
 
 extension ThreadHub {
-    /// Answers one client request with exactly one message; a retried request is answered once (see
-    /// ``ExactlyOnce``).
+    /// Answers one client request with exactly one message; a retried request is answered once (``ExactlyOnce``).
     /// The scope comes first: a request the session's scopes do not cover is refused `forbidden` (naming the
-    /// scope) before anything happens. Refused and state-changing requests are audited.
+    /// scope) before anything happens. Refused and state-changing requests are audited (a first attempt's entry
+    /// is written with its stored answer, after the answer went out).
     public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
         if let refusal = ScopeGate.check(request, session: session) {
             let answer = ServerMessage.error(refusal.errorMessage(id: id))
@@ -18,16 +18,16 @@ extension ThreadHub {
             await auditor.record(request, answer: answer, session: session)
             return answer
         }
-        let answer: ServerMessage
+        let outcome: ExactlyOnce.Outcome
         if request.descriptor.exactlyOnce, let key = sessions[session.id]?.clientKey {
-            answer = await answers.answer(
+            outcome = await answers.answer(
                 request, id: id, key: key, session: session, perform: { await self.perform(request, id: id, session: session) },
                 adopt: { await self.adopt($0, by: session) })
         } else {
-            answer = await perform(request, id: id, session: session)
+            outcome = ExactlyOnce.Outcome(answer: await perform(request, id: id, session: session))
         }
-        if request.descriptor.audited { await auditor.record(request, answer: answer, session: session) }
-        return answer
+        if request.descriptor.audited, !outcome.audited { await auditor.record(request, answer: outcome.answer, session: session) }
+        return outcome.answer
     }
 
     /// A retry answered with the first answer: a retried `startThread` subscribes the retrying session too, as
