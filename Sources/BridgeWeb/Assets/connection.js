@@ -110,6 +110,9 @@ export class Connection {
       const frame = { kind: 'hello', version: 1, ...this.options.helloFields() };
       if (this.cursor !== null) frame.resume = { lastSeq: this.cursor };
       ws.send(JSON.stringify(frame));
+      // The requests already waiting (the thread list's, say) go right behind the hello: the bridge answers them
+      // after its helloAck, in order, a round trip sooner than if they waited for the ack.
+      for (const p of this.pending.values()) { ws.send(p.text); p.sentOn = ws; }
     };
     ws.onmessage = (e) => {
       if (ws !== this.ws) return;
@@ -118,7 +121,12 @@ export class Connection {
       try { msg = JSON.parse(e.data); } catch (_) { return; }
       if (!msg || typeof msg !== 'object') return;
       if (!acked) {
-        if (msg.kind === 'pairingPending') { this.options.onPending?.(msg); return; }
+        if (msg.kind === 'pairingPending') {
+          // A pairing that waits for the workstation ignores what was sent behind its hello: sent again at the ack.
+          for (const p of this.pending.values()) if (p.sentOn === ws) p.sentOn = null;
+          this.options.onPending?.(msg);
+          return;
+        }
         if (msg.kind !== 'helloAck') { early.push(msg); return; }
         acked = true;
         this.handleAck(ws, msg);
@@ -160,7 +168,8 @@ export class Connection {
     this.everConnected = true;
     // Requests whose answer never came are sent again with the same id: the bridge answers a repeated id once
     // (startThread, sendMessage, interrupt, approve) and read-only requests are safe to repeat.
-    for (const p of this.pending.values()) ws.send(p.text);
+    // (Not those sent behind the hello on this socket: the bridge answers them after this ack.)
+    for (const p of this.pending.values()) if (p.sentOn !== ws) { ws.send(p.text); p.sentOn = ws; }
     this.setStatus('connected');
     this.options.onAck?.(ack, { first, gap });
   }
@@ -193,7 +202,7 @@ export class Connection {
     if (this.pending.has(id)) return Promise.reject(new RequestError('conflict', 'The same request is still waiting for its answer'));
     const text = JSON.stringify({ kind, id, ...fields });
     return new Promise((resolve, reject) => {
-      const entry = { text, resolve, reject, timer: null };
+      const entry = { text, resolve, reject, timer: null, sentOn: null };
       if (timeout) {
         entry.timer = setTimeout(() => {
           this.pending.delete(id);
@@ -201,7 +210,7 @@ export class Connection {
         }, timeout);
       }
       this.pending.set(id, entry);
-      if (this.ready && this.ws) this.ws.send(text);
+      if (this.ready && this.ws) { this.ws.send(text); entry.sentOn = this.ws; }
     });
   }
 
