@@ -77,7 +77,7 @@ addEventListener('hashchange', () => {
 function start() {
   if (pairingFragment && pairing.useFragment(pairingFragment)) return;
   if (!session.restore()) { pairing.showPairing(); return; }
-  session.connect(); // first: screens send requests, which wait for the handshake
+  session.connect(); // first: screens send requests, which go right behind the hello
   route();
 }
 
