@@ -220,8 +220,11 @@ public struct EventJournal: Sendable {
         }
     }
 
-    /// The condition on `kind` of the frames ``requestFrames(of:limit:)`` reads (the partial index's, word for word).
-    static let requestKinds = "kind IN ('approvalRequest', 'approvalResolved', 'inputRequest', 'inputResolved')"
+    /// The condition on `kind` of the frames ``requestFrames(of:limit:)`` reads (the partial index's, word for word:
+    /// SQLite uses the index only for a query that repeats it). `OR` of `=`, not `IN`: SQLite checks the condition
+    /// on every row appended, and builds an `IN` list of more than two values as a temporary table each time.
+    static let requestKinds =
+        "(kind = 'approvalRequest' OR kind = 'approvalResolved' OR kind = 'inputRequest' OR kind = 'inputResolved')"
 
     /// How far past a request ``requestFrames(of:limit:)`` looks for the next item of its turn (journal rows).
     static let nextItemWindow = 1000

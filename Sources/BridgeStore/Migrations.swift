@@ -27,6 +27,7 @@ enum BridgeMigrations {
         ("v13-scope-requests", TrustMigrations.v12ScopeRequests),
         ("v14-audit-on-behalf", TrustMigrations.v14AuditOnBehalf),
         ("v15-scope-request-denied", TrustMigrations.v15ScopeRequestDenied),
+        ("v16-journal-thread-requests-without-in", JournalMigrations.v16ThreadRequestsWithoutIn),
     ]
 
     /// Follow-ups waiting behind a running turn (``QueuedMessageStore``).

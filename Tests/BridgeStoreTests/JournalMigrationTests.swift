@@ -46,3 +46,40 @@ struct JournalMigrationTests {
         #expect(indexes == ["journal_approval_resolved", "journal_relayed", "journal_thread_requests", "journal_turn_end"])
     }
 }
+
+@Suite("Journal indexes")
+struct JournalIndexTests {
+    /// The opcodes of SQLite's program for `sql` (`EXPLAIN`).
+    private static func opcodes(_ sql: String, in pool: DatabasePool) async throws -> [String] {
+        try await pool.read { db in try Row.fetchAll(db, sql: "EXPLAIN " + sql).map { $0["opcode"] } }
+    }
+
+    private static let insert = "INSERT INTO journal (seq, threadId, kind, text, bytes, createdAt) VALUES (1, 't', 'event', '{}', 2, 0)"
+
+    /// SQLite checks each partial index's condition for every row appended; an `IN` list of more than two values
+    /// is built there as a temporary table (`OpenEphemeral`) for each row, about a fifth of the bridge's CPU in P2
+    /// (one journal row per Codex delta). A journal of the last shipped schema is upgraded to conditions without
+    /// one, and readThread's query still finds its rows through the index.
+    @Test func anAppendBuildsNoTemporaryTablePerRowAndReadThreadStillUsesItsIndex() async throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        try FileManager.default.createDirectory(at: state.paths.stateDirectory, withIntermediateDirectories: true)
+        do {
+            let pool = try DatabasePool(path: state.paths.databaseFile.path)
+            var migrator = DatabaseMigrator()
+            let shipped = BridgeMigrations.all.prefix { $0.0 != "v16-journal-thread-requests-without-in" }
+            for (identifier, migrate) in shipped { migrator.registerMigration(identifier, migrate: migrate) }
+            try migrator.migrate(pool)
+            // What the test looks for is there before the upgrade.
+            #expect(try await Self.opcodes(Self.insert, in: pool).contains("OpenEphemeral"))
+            try pool.close()
+        }
+        let database = try BridgeDatabase(paths: state.paths, logger: CapturedLogs().logger)
+        #expect(try await !Self.opcodes(Self.insert, in: database.pool).contains("OpenEphemeral"))
+        let plan = try await database.pool.read { db in
+            let query = "SELECT text FROM journal WHERE threadId = 't' AND \(EventJournal.requestKinds) ORDER BY seq DESC"
+            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX journal_thread_requests") })
+    }
+}
