@@ -92,13 +92,13 @@ def test_an_answered_question_is_kept_after_a_reload_in_webkit(web_bridge, model
     driver = phone.driver
     driver.get(pairing_url(web_bridge))
     phone.wait_status("Connected")
-    phone.click(phone.button("New thread"))
-    phone.click(phone.button("Use this folder"))
+    phone.click("New thread")
+    phone.click("Use this folder")
     phone.labelled("Message").send_keys("ask me")
-    phone.click(phone.button("Start"))
+    phone.click("Start")
     question = phone.wait(lambda: phone.visible(".question-card"), what="the question card")[0]
     phone.click(question.find_element(By.XPATH, ".//label[.//span[normalize-space(.)='Blue']]"))
-    phone.click(phone.button("Send answer"))
+    phone.click("Send answer")
     phone.wait_text(".msg.agent", lambda t: len(t) == 1 and "Blue" in t[0], timeout=30, what="the echoed answer")
     driver.refresh()
     phone.js(CATCH_ERRORS)

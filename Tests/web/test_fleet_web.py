@@ -257,11 +257,11 @@ def test_the_fleet_list_and_needs_you_in_webkit(web_bridge, model, workspace, ma
     assert light.text_of(".inbox-item .chip.machine")[0] == B_NAME
     webkit_shot(light, "fleet-inbox-light")
     webkit_shot(dark, "fleet-inbox-dark")
-    light.click(light.button("Approve"))
+    light.click("Approve")
     light.wait_text(".inbox-item .approval-outcome", lambda t: any(x.startswith("Approved by this phone") for x in t), what="approved here")
     dark.wait_text(".inbox-item .approval-outcome", lambda t: any(x.startswith("Approved") for x in t), what="approved, seen on the other phone")
     for phone in (light, dark):
-        phone.click(phone.button("Back"))
+        phone.click("Back")
     b.stop(signal.SIGKILL, timeout=10)
     for phone in (light, dark):
         phone.wait(lambda p=phone: p.text_of(".thread-row.offline .row-title") == ["a thread on b"], what="B's thread offline")

@@ -61,10 +61,10 @@ def test_a_reload_mid_answer_in_webkit(web_bridge, model, webkit_factory):  # no
     driver = phone.driver
     driver.get(pairing_url(web_bridge))
     phone.wait_status("Connected")
-    phone.click(phone.button("New thread"))
+    phone.click("New thread")
     phone.click("Use this folder")
     phone.labelled("Message").send_keys("count slowly")
-    phone.click(phone.button("Start"))
+    phone.click("Start")
     phone.wait(lambda: "#/t/" in driver.current_url, what="the thread screen")
     model.wait_held(0)
     phone.wait_text(".msg.agent", lambda t: t == [so_far(15)], what="fifteen words")

@@ -77,9 +77,9 @@ def shot(phone, name):
 def open_diff(phone):
     """The thread's Diff: a header button, or an item of the header's More menu (where issue 28 item 8 puts it)."""
     if phone.has_button("Diff"):
-        phone.click(phone.button("Diff"))
+        phone.click("Diff")
         return
-    phone.click(phone.button("More"))
+    phone.click("More")
     item = phone.wait(lambda: [e for e in phone.driver.find_elements(By.XPATH, "//*[@role='menuitem'][normalize-space(.)='Diff']")
                                if e.is_displayed()], what="the Diff menu item")[0]
     phone.click(item)
@@ -118,17 +118,17 @@ def test_core_flow_in_webkit(web_bridge, model, workspace, webkit_factory):
         assert [(d["name"], d["platform"]) for d in devices] == [("Safari on iPhone", "web")]
 
         # A new thread through the picker: into a folder and back up, then this one, untrusted, a prompt.
-        phone.click(phone.button("New thread"))
-        phone.click(phone.button("sub"))
+        phone.click("New thread")
+        phone.click("sub")
         phone.wait(lambda: phone.text_of(".picker-path") and phone.text_of(".picker-path")[0].endswith("sub"),
                    what="the picker inside sub")
-        phone.click(phone.button("Parent folder"))
+        phone.click("Parent folder")
         phone.button("sub")
         phone.click("Use this folder")
         phone.click(phone.wait(lambda: phone.visible("details.options summary"), what="Options")[0])
         Select(phone.labelled("Approval policy")).select_by_value("untrusted")
         phone.labelled("Message").send_keys("count, then fix tracked.txt")
-        phone.click(phone.button("Start"))
+        phone.click("Start")
         phone.wait(lambda: "#/t/" in driver.current_url, what="the thread screen")
 
         # Streaming: part of the answer is on screen while the model holds the rest.
@@ -144,11 +144,11 @@ def test_core_flow_in_webkit(web_bridge, model, workspace, webkit_factory):
 
         # Approve a command.
         phone.labelled("Message").send_keys("now edit the file")
-        phone.click(phone.button("Send"))
+        phone.click("Send")
         card = phone.wait(lambda: phone.visible(".approval:not(.question-card):not(.resolved)"), what="an approval card")[0]
         assert "changed by the agent" in phone.text(card)
         shots["thread-approval-light"] = shot(phone, "thread-approval-light")
-        phone.click(phone.button("Approve"))
+        phone.click("Approve")
         phone.wait(lambda: any("Approved by this phone" in t for t in phone.text_of(".approval")), what="approved")
         phone.wait(lambda: (workspace / "tracked.txt").read_text() == "one\nchanged by the agent\n", what="the command run")
 
@@ -158,7 +158,7 @@ def test_core_flow_in_webkit(web_bridge, model, workspace, webkit_factory):
         assert not question.find_elements(By.CSS_SELECTOR, "b")
         shots["question-light"] = shot(phone, "question-light")
         phone.click(question.find_element(By.XPATH, ".//label[.//span[normalize-space(.)='Blue']]"))
-        phone.click(phone.button("Send answer"))
+        phone.click("Send answer")
         phone.wait(lambda: "Answered by this phone" in phone.text_of(".question-card")[0], what="answered")
         answer = phone.wait_text(".msg.agent", lambda t: len(t) == 2 and "Blue" in t[1], timeout=30, what="the echoed answer")
         assert json.loads(answer[1]) == {"answers": {"colour": {"answers": ["Blue"]}}}
@@ -169,13 +169,13 @@ def test_core_flow_in_webkit(web_bridge, model, workspace, webkit_factory):
         diff = phone.wait(lambda: [e for e in phone.visible(".diff-file") if "tracked.txt" in phone.text(e)], what="tracked.txt in the diff")[0]
         assert [phone.text(e) for e in diff.find_elements(By.CSS_SELECTOR, ".dl.add")] == ["+changed by the agent"]
         shots["diff-light"] = shot(phone, "diff-light")
-        phone.click(phone.button("Back"))
+        phone.click("Back")
         phone.button("Send")
 
         # The socket is cut mid-answer; while the phone is away the model streams ten more words. Back online, the
         # page resumes from its last seq: every word once, nothing twice.
         phone.labelled("Message").send_keys("count again")
-        phone.click(phone.button("Send"))
+        phone.click("Send")
         model.wait_held(0)
         phone.wait_text(".msg.agent", lambda t: len(t) == 3 and t[2] == "".join(WORDS[:10]).strip(), what="ten words")
         proxy.blocked = True
@@ -191,7 +191,7 @@ def test_core_flow_in_webkit(web_bridge, model, workspace, webkit_factory):
         assert phone.text_of(".msg.user") == ["count, then fix tracked.txt", "now edit the file", "count again"]
 
         # The list, then a second phone in dark mode for the same screens.
-        phone.click(phone.button("Back"))
+        phone.click("Back")
         phone.wait(lambda: phone.visible(".thread-row"), what="the thread list")
         shots["thread-list-light"] = shot(phone, "thread-list-light")
         dark = webkit_factory(dark=True)

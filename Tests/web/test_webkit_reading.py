@@ -16,10 +16,10 @@ def test_streaming_and_the_list_after_a_reload_in_webkit(web_bridge, model, webk
     driver.get(pairing_url(web_bridge))
     phone.js(CATCH_ERRORS)
     phone.wait_status("Connected")
-    phone.click(phone.button("New thread"))
+    phone.click("New thread")
     phone.click("Use this folder")
     phone.labelled("Message").send_keys("stream a paragraph")
-    phone.click(phone.button("Start"))
+    phone.click("Start")
     phone.wait(lambda: "#/t/" in driver.current_url, what="the thread screen")
     model.wait_held(0)
     # What the page shows after every change (WebKitGTK under Xvfb runs few animation frames: a MutationObserver).
@@ -35,7 +35,7 @@ def test_streaming_and_the_list_after_a_reload_in_webkit(web_bridge, model, webk
     assert len(seen) >= 3, seen
     assert not [s for s in seen if "\n" in s], seen
     # The list, reloaded: the row still shows the answer's last line.
-    phone.click(phone.button("Back"))
+    phone.click("Back")
     phone.wait_text(".thread-row .row-answer", lambda t: t == [whole], what="the answer on the row")
     driver.refresh()
     phone.wait_status("Connected")
