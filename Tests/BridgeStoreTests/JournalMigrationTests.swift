@@ -11,12 +11,8 @@ struct JournalMigrationTests {
     @Test func v2DatabaseUpgradesInPlace() async throws {
         let state = try TemporaryState()
         defer { state.cleanup() }
-        try FileManager.default.createDirectory(at: state.paths.stateDirectory, withIntermediateDirectories: true)
         do {
-            let pool = try DatabasePool(path: state.paths.databaseFile.path)
-            var migrator = DatabaseMigrator()
-            for (identifier, migrate) in BridgeMigrations.all.prefix(2) { migrator.registerMigration(identifier, migrate: migrate) }
-            try migrator.migrate(pool)
+            let pool = try state.database(before: "v3-journal-lean-indexes")
             try await pool.write { db in
                 let rows: [(Int64, String, String?, String?, String?)] = [
                     (1, "event", "turn/started", "u1", nil), (2, "event", "turn/completed", "u1", nil),
@@ -63,13 +59,8 @@ struct JournalIndexTests {
     @Test func anAppendBuildsNoTemporaryTablePerRowAndReadThreadStillUsesItsIndex() async throws {
         let state = try TemporaryState()
         defer { state.cleanup() }
-        try FileManager.default.createDirectory(at: state.paths.stateDirectory, withIntermediateDirectories: true)
         do {
-            let pool = try DatabasePool(path: state.paths.databaseFile.path)
-            var migrator = DatabaseMigrator()
-            let shipped = BridgeMigrations.all.prefix { $0.0 != "v16-journal-thread-requests-without-in" }
-            for (identifier, migrate) in shipped { migrator.registerMigration(identifier, migrate: migrate) }
-            try migrator.migrate(pool)
+            let pool = try state.database(before: "v16-journal-thread-requests-without-in")
             // What the test looks for is there before the upgrade.
             #expect(try await Self.opcodes(Self.insert, in: pool).contains("OpenEphemeral"))
             try pool.close()

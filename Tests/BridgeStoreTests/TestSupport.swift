@@ -1,7 +1,9 @@
-import BridgeStore
 import Foundation
+import GRDB
 import Logging
 import Synchronization
+
+@testable import BridgeStore
 
 /// A fresh state directory under the system temp dir, removed by `cleanup()`.
 struct TemporaryState {
@@ -16,6 +18,16 @@ struct TemporaryState {
 
     func cleanup() {
         try? FileManager.default.removeItem(at: root)
+    }
+
+    /// The database as a bridge of an older schema left it: the migrations before `identifier`, in order.
+    func database(before identifier: String) throws -> DatabasePool {
+        try FileManager.default.createDirectory(at: paths.stateDirectory, withIntermediateDirectories: true)
+        let pool = try DatabasePool(path: paths.databaseFile.path)
+        var migrator = DatabaseMigrator()
+        for (id, migrate) in BridgeMigrations.all.prefix(while: { $0.0 != identifier }) { migrator.registerMigration(id, migrate: migrate) }
+        try migrator.migrate(pool)
+        return pool
     }
 }
 

@@ -222,15 +222,9 @@ import Testing
     @Test func devicesPairedBeforeScopesKeepTheirRights() async throws {
         let state = try TemporaryState()
         defer { state.cleanup() }
-        try FileManager.default.createDirectory(at: state.paths.stateDirectory, withIntermediateDirectories: true)
         do {
-            let pool = try DatabasePool(path: state.paths.databaseFile.path)
-            var migrator = DatabaseMigrator()
             // The schema as it was before the trust migration (later ones, such as v9, come after it anyway).
-            for (identifier, migrate) in BridgeMigrations.all.prefix(while: { $0.0 != "v8-trust" }) {
-                migrator.registerMigration(identifier, migrate: migrate)
-            }
-            try migrator.migrate(pool)
+            let pool = try state.database(before: "v8-trust")
             try await pool.write { db in
                 try db.execute(
                     sql:
