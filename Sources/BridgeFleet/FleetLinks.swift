@@ -6,8 +6,9 @@ import Logging
 import ServiceLifecycle
 
 /// The home bridge's links to the machines linked to it (`codex-bridge machines add`), kept in step with the
-/// machine table (a machine added or removed from the command line while `serve` runs is linked or unlinked
-/// within a second), and the fleet sessions told when a machine's state changes (`machineChanged`).
+/// machine table (a machine added or removed from the command line while `serve` runs is linked or unlinked as
+/// soon as the database's ``StateChanges`` fires), and the fleet sessions told when a machine's state changes
+/// (`machineChanged`).
 public actor FleetLinks: Service {
     /// This bridge, first in every fleet list.
     public nonisolated let home: MachineRef
@@ -17,29 +18,30 @@ public actor FleetLinks: Service {
     private let journal: EventJournal
     private let store: MachineStore
     private let logger: Logger
-    private let pollInterval: Duration
+    private let changes: StateChanges
     private var links: [String: (link: MachineLink, task: Task<Void, Never>)] = [:]
     private var revoked: Set<String> = []
     private var sessions: [UInt64: ClientSession] = [:]
 
     public init(
-        home: MachineRef, hub: ThreadHub, journal: EventJournal, store: MachineStore, logger: Logger, pollInterval: Duration = .seconds(1)
+        home: MachineRef, hub: ThreadHub, journal: EventJournal, store: MachineStore, logger: Logger, changes: StateChanges? = nil
     ) {
         self.home = home
         self.hub = hub
         self.journal = journal
         self.store = store
         self.logger = logger
-        self.pollInterval = pollInterval
+        self.changes = changes ?? store.database.changes
     }
 
     public nonisolated var description: String { "FleetLinks" }
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
+            var seen = self.changes.generation
             while !Task.isCancelled {
-                await self.sync()
-                try? await Task.sleep(for: self.pollInterval)
+                let deadline = await self.sync()
+                seen = await self.changes.wait(after: seen, until: deadline)
             }
         }
         for (_, entry) in links {
@@ -49,15 +51,18 @@ public actor FleetLinks: Service {
         links.removeAll()
     }
 
-    /// Links what the table holds and unlinks what it no longer does.
-    func sync() async {
+    /// Links what the table holds and unlinks what it no longer does; returns when to look again without a change
+    /// (a pairing left pending goes after 10 minutes).
+    @discardableResult
+    func sync() async -> ContinuousClock.Instant? {
         let machines: [MachineStore.Machine]
         do {
             machines = try store.all()
         } catch {
             logger.error("Cannot read the linked machines", metadata: ["error": "\(error)"])
-            return
+            return .now.advanced(by: .seconds(5))
         }
+        var nextLook: Date?
         let wanted = Dictionary(machines.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for (id, entry) in links where !Self.sameLink(wanted[id], entry.link.machine) {
             entry.task.cancel()
@@ -74,7 +79,12 @@ public actor FleetLinks: Service {
             if machine.state == "pending" {
                 // Waiting for its owner (``MachinePairing/link``): nothing to run yet. One left by a pairing that
                 // never finished (its process ended) goes after 10 minutes; a pairing waits at most 5.
-                if machine.addedAt < Date().addingTimeInterval(-600) { _ = try? await store.remove(machine.id) }
+                if machine.addedAt < Date().addingTimeInterval(-Self.pendingLifetime) {
+                    _ = try? await store.remove(machine.id)
+                } else {
+                    let due = machine.addedAt.addingTimeInterval(Self.pendingLifetime)
+                    nextLook = min(nextLook ?? due, due)
+                }
                 continue
             }
             revoked.remove(machine.id)
@@ -83,7 +93,12 @@ public actor FleetLinks: Service {
                 onChange: { [weak self] change in await self?.changed(change) })
             links[machine.id] = (link, Task { await link.run() })
         }
+        return nextLook.map { ContinuousClock.now.advanced(by: .seconds(max(0, $0.timeIntervalSinceNow) + 1)) }
     }
+
+    /// How long a machine row left `pending` by a pairing whose process ended stays (a pairing waits at most 5
+    /// minutes).
+    static let pendingLifetime: TimeInterval = 600
 
     /// Whether the table still describes the link as it runs (its state column is the link's own writing).
     private static func sameLink(_ wanted: MachineStore.Machine?, _ running: MachineStore.Machine) -> Bool {

@@ -1,5 +1,6 @@
 import BridgeHub
 import BridgeProtocol
+import BridgeStore
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -9,8 +10,9 @@ import Synchronization
 /// (`codex-bridge devices revoke` writes the database; this polls it), and the shared-secret sessions opened
 /// before the secret was rotated (`codex-bridge token rotate` rewrites the file; this watches it).
 ///
-/// Every `interval` it asks which of the devices with open connections are revoked, and closes their
-/// connections with 1008 "device revoked". Other devices are untouched. A `Service`: run it in the same
+/// Whenever `changes` fires (serve: another process wrote the database or the secret file; see ``StateChanges``)
+/// it asks which of the devices with open connections are revoked, and closes their connections with 1008
+/// "device revoked". Other devices are untouched. A `Service`: run it in the same
 /// `ServiceGroup` as the ``BridgeServer`` that shares its ``ConnectionRegistry``; it returns on graceful
 /// shutdown.
 public struct RevocationWatcher: Service, CustomStringConvertible {
@@ -20,7 +22,7 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
     public static let rotatedReason = "token rotated"
 
     private let registry: ConnectionRegistry
-    private let interval: Duration
+    private let changes: StateChanges
     private let logger: Logger
     private let revokedAmong: @Sendable (Set<String>) async -> Set<String>
     private let sharedSecret: SharedSecretWatch?
@@ -29,11 +31,11 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
 
     /// - Parameters:
     ///   - registry: the connections of the server to watch (the instance passed to ``BridgeServer``).
-    ///   - interval: how often to check; 1 s closes a revoked device within 2 s.
+    ///   - changes: when to look again (by default every second, which closes a revoked device within 2 s).
     ///   - revokedAmong: of the given device ids, those revoked (one database read).
     public init(
         registry: ConnectionRegistry,
-        interval: Duration = .seconds(1),
+        changes: StateChanges = .every(.seconds(1)),
         logger: Logger,
         sharedSecretFile: URL? = nil,
         refresh: (@Sendable () async -> Void)? = nil,
@@ -42,7 +44,7 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
         self.sharedSecret = sharedSecretFile.map { SharedSecretWatch(url: $0) }
         self.refresh = refresh
         self.registry = registry
-        self.interval = interval
+        self.changes = changes
         self.logger = logger
         self.revokedAmong = revokedAmong
     }
@@ -51,18 +53,20 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
     /// that reloads the device table its credential check reads (so a revocation or a scope change by another
     /// process counts for new handshakes within the table's freshness bound, 1.5 s).
     public init(
-        registry: ConnectionRegistry, devices: RegistryDeviceAuthenticator, interval: Duration = .seconds(1), logger: Logger,
+        registry: ConnectionRegistry, devices: RegistryDeviceAuthenticator, changes: StateChanges = .every(.seconds(1)), logger: Logger,
         sharedSecretFile: URL? = nil
     ) {
         self.init(
-            registry: registry, interval: interval, logger: logger, sharedSecretFile: sharedSecretFile,
+            registry: registry, changes: changes, logger: logger, sharedSecretFile: sharedSecretFile,
             refresh: { await devices.reloadTokens() },
             revokedAmong: { await devices.revokedDeviceIds(among: $0) })
     }
 
     /// Watches through any ``DeviceAuthenticating``, one `isRevoked` call per connected device.
-    public init(registry: ConnectionRegistry, devices: any DeviceAuthenticating, interval: Duration = .seconds(1), logger: Logger) {
-        self.init(registry: registry, interval: interval, logger: logger) { ids in
+    public init(
+        registry: ConnectionRegistry, devices: any DeviceAuthenticating, changes: StateChanges = .every(.seconds(1)), logger: Logger
+    ) {
+        self.init(registry: registry, changes: changes, logger: logger) { ids in
             var revoked = Set<String>()
             for id in ids where await devices.isRevoked(deviceId: id) { revoked.insert(id) }
             return revoked
@@ -73,13 +77,11 @@ public struct RevocationWatcher: Service, CustomStringConvertible {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
+            var seen = changes.generation
             await refresh?()
             while !Task.isCancelled {
-                do {
-                    try await Task.sleep(for: interval)
-                } catch {
-                    return
-                }
+                seen = await changes.wait(after: seen)
+                if Task.isCancelled { return }
                 await refresh?()
                 await checkOnce()
                 checkSharedSecret()

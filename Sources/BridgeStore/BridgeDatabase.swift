@@ -24,6 +24,9 @@ public struct BridgeDatabase: Sendable {
     /// The active devices' tokens in memory, shared by every ``DeviceRegistry`` on this database (each applies
     /// its writes to it).
     public let deviceTokens: DeviceTokens
+    /// Fires when the trust or fleet tables change: this process's own writes through ``writeImmediate(_:)``, and
+    /// (bumped by serve's state-directory watch) another process's. serve's watchers wait on it.
+    public let changes = StateChanges()
 
     /// Opens (creating if needed) the database at `paths.databaseFile`, preparing the state directory (0700)
     /// and running every pending migration.
@@ -63,7 +66,7 @@ public struct BridgeDatabase: Sendable {
     /// timeout) before the first read, so a read-then-write transaction sees the latest committed state of
     /// every process and cannot fail later with `SQLITE_BUSY_SNAPSHOT`.
     public func writeImmediate<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await pool.writeWithoutTransaction { db in
+        let value = try await pool.writeWithoutTransaction { db in
             var result: T?
             try db.inTransaction(.immediate) {
                 result = try updates(db)
@@ -71,6 +74,15 @@ public struct BridgeDatabase: Sendable {
             }
             return result!
         }
+        changes.changed()
+        return value
+    }
+
+    /// SQLite's `data_version` on the writer connection: it moves when another connection commits, and this
+    /// process writes through that one connection only, so a change means another process wrote (a CLI's
+    /// `devices allow`, `machines add`). ``StateChanges`` is bumped by it instead of re-reading tables.
+    public func externalVersion() async throws -> Int {
+        try await pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
     }
 
     /// Creates the database file 0600 when missing and tightens it and its `-wal`/`-shm` files to 0600 when

@@ -51,7 +51,7 @@ public struct MachineStore: Sendable {
     /// Most machines one bridge links.
     public static let maxMachines = 64
 
-    private let database: BridgeDatabase
+    public let database: BridgeDatabase
 
     public init(database: BridgeDatabase) {
         self.database = database

@@ -31,6 +31,16 @@ struct ScopeAsksTests {
         #expect(asks.untold([again], now: at + 3) == [again])
     }
 
+    /// Reads follow changes now, not a 1 s clock: one may come long after the last, and its window still looks
+    /// back past the last read's bound (seen failing when what was told was forgotten by the clock, 4 s after).
+    @Test func aReadLongAfterTheLastStillTellsOnce() throws {
+        var asks = ScopeAsks()
+        let a = try ended("a")  // refused at +5
+        #expect(asks.untold([a], now: at + 6) == [a])
+        #expect(asks.untold([a], now: at + 60).isEmpty)  // the window (at + 4, at + 60] holds it again
+        #expect(asks.untold([], now: at + 120).isEmpty)
+    }
+
     @Test func theMessageSaysDeniedOrExpiredUnlessTheScopesAreHeld() throws {
         let held = try Scopes(parsing: "observe,operate")
         #expect(

@@ -8,12 +8,19 @@ import Foundation
 struct ScopeAsks: Sendable {
     /// How far back each read looks (beyond the last read's bound).
     static let overlap: TimeInterval = 2
+    /// What was told, with when it ended.
     private var told: [String: Date] = [:]
 
-    /// Of `ended` (read at `now`), those not told yet; remembers them, forgetting what is older than the overlap.
+    /// Of `ended` (read at `now`), those not told yet; remembers them until no later read can return them (the
+    /// next read looks back to `now - overlap`, however long from now it comes: reads follow changes, not a clock).
     mutating func untold(_ ended: [EndedScopeRequest], now: Date) -> [EndedScopeRequest] {
-        told = told.filter { now.timeIntervalSince($0.value) <= Self.overlap * 2 }
-        return ended.filter { told.updateValue(now, forKey: "\($0.request.deviceId) \($0.request.checkCode)") == nil }
+        let fresh = ended.filter { told.updateValue(Self.end(of: $0), forKey: "\($0.request.deviceId) \($0.request.checkCode)") == nil }
+        told = told.filter { $0.value >= now.addingTimeInterval(-Self.overlap) }
+        return fresh
+    }
+
+    private static func end(of ended: EndedScopeRequest) -> Date {
+        ended.denied ? ended.request.deniedAt ?? ended.request.expiresAt : ended.request.expiresAt
     }
 
     /// What to tell the device of a request that ended, holding `held` now (nil: not a paired device any more):

@@ -1,5 +1,6 @@
 import BridgeHub
 import BridgeOps
+import BridgeStore
 import Foundation
 import Logging
 import Pairing
@@ -17,6 +18,9 @@ extension ServeBuild {
         services += [
             .init(service: hub, successTerminationBehavior: .ignore), .init(service: core.supervisor), .init(service: server.bridge),
             .init(service: server.previewProxy),
+            .init(
+                service: StateDirectoryWatch(
+                    directory: state.paths.stateDirectory, database: state.pairing.registry.database, logger: logger)),
             .init(service: state.pairing.revocationWatcher), .init(service: ScopeWatcher(hub: hub)),
             .init(service: JournalPruner(storage: state.storage, logger: logger)), .init(service: core.fleet),
         ]

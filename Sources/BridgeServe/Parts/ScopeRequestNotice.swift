@@ -7,17 +7,17 @@ import ServiceLifecycle
 
 /// serve's terminal and log say when a paired device asks for more scopes (`requestScopes`, issue 37 item 1): its
 /// name, what it asks for, the check code its phone shows and the command that grants it. The request is in the
-/// database (whichever process decides it), so this looks there once a second, as the revocation watcher does.
+/// database (whichever process decides it), so this looks there whenever the database's ``StateChanges`` fires.
 package struct ScopeRequestNotice: Service {
     package let registry: DeviceRegistry
     /// Whether stdout is a terminal (the notice is printed there; the log has it either way).
     package let terminal: Bool
     package let logger: Logger
-    package var interval: Duration = .seconds(1)
 
     package func run() async throws {
         await cancelWhenGracefulShutdown {
             var told: Set<String> = []
+            var seen = registry.database.changes.generation
             while !Task.isCancelled {
                 if let requests = try? await registry.scopeRequests() {
                     let keys = Set(requests.map { $0.deviceId + "/" + $0.checkCode })
@@ -26,11 +26,7 @@ package struct ScopeRequestNotice: Service {
                     }
                     told = keys
                 }
-                do {
-                    try await Task.sleep(for: interval)
-                } catch {
-                    return
-                }
+                seen = await registry.database.changes.wait(after: seen)
             }
         }
     }

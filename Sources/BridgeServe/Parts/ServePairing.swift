@@ -60,9 +60,10 @@ package struct ServePairing: Sendable {
     }
 
     /// Closes the connections of devices revoked by another process, and shared-secret sessions after
-    /// `token rotate`, within 2 s.
+    /// `token rotate`, as soon as the state-directory watch sees the write.
     package var revocationWatcher: RevocationWatcher {
-        RevocationWatcher(registry: connections, devices: devices, logger: logger, sharedSecretFile: paths.tokenFile)
+        RevocationWatcher(
+            registry: connections, devices: devices, changes: registry.database.changes, logger: logger, sharedSecretFile: paths.tokenFile)
     }
 
     /// Once the socket is bound: records `server.json` and returns what the startup QR shows (``StartupQR``).
