@@ -47,7 +47,10 @@ package struct ServePairingPrompt: Service {
         await withGracefulShutdownHandler {
             for await request in requests.cancelOnGracefulShutdown() {
                 guard await isWaiting(request) else { continue }
-                // Taken before the question shows: an answer typed at once is never older than it.
+                // What waits unread in the terminal was typed before the question: dropped (the reading thread may
+                // not have run yet on a loaded machine, and would stamp it after the question). Then the time,
+                // taken before the question shows: an answer typed at once is never older than it.
+                tcflush(STDIN_FILENO, TCIFLUSH)
                 let asked = ContinuousClock.now
                 say(Self.question(request))
                 var line: String?
