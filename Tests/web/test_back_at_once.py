@@ -6,16 +6,16 @@ when it is back (as one to an offline home does).
 "Answering again" is the first `/healthz` answer a poller in the test sees (every 20 ms); "connected" and "online"
 are stamped by the page itself (a MutationObserver on the status and on the machine filter), on the same clock."""
 import json
+import re
 import threading
 import time
 import urllib.request
 
-import pytest
 from playwright.sync_api import expect
 
-import conftest
 from test_fleet_web import link, machine_b  # noqa: F401 (fixture)
-from webutil import free_port, pair
+from test_resilience import Proxy
+from webutil import free_port, pair, pairing_url, start_thread
 
 # Away this long, twice: a backoff that grows would be waiting a while at one of them at least.
 AWAY_SECONDS = (4, 9)
@@ -114,4 +114,121 @@ def test_a_linked_machine_is_back_within_a_second(web_bridge, machine_b, phone):
     print(f"linked machine restart: online on the phone {', '.join(f'{d:.2f}' for d in delays)} s after it answered again")
     assert max(delays) <= 1.0, delays
     assert linked["id"]
+    assert not phone.errors, phone.errors
+
+
+def test_try_now_when_the_workstation_is_unreachable(web_bridge, model, phone):
+    """The banner and a running turn's end say the workstation is unreachable, each with Try now, which connects at
+    once: the probe is kept from seeing the workstation (its /healthz refused in the browser), so only the backoff
+    (up to 10 s by then) or Try now brings the page back."""
+    model.queue({"kind": "slow", "deltas": [f"w{i} " for i in range(10)], "delay": 0.01, "hold_after": [5]})
+    proxy = Proxy(web_bridge.port)
+    try:
+        page = phone.page
+        page.goto(re.sub(r"^http://127\.0\.0\.1:\d+/", f"http://127.0.0.1:{proxy.port}/", pairing_url(web_bridge)))
+        expect(phone.status()).to_have_text("Connected")
+        start_thread(phone, "count")
+        model.wait_held(0)
+        phone.context.route(re.compile(r"/healthz"), lambda route: route.abort())
+        proxy.blocked = True
+        proxy.cut()
+        expect(phone.status()).to_have_text("Workstation unreachable", timeout=30_000)
+        banner = page.locator(".banner")
+        expect(banner).to_contain_text("The app keeps trying")
+        expect(banner.get_by_role("button", name="Try now")).to_be_visible()
+        footer = page.locator(".turn-footer")
+        expect(footer).to_contain_text("Workstation unreachable")
+        expect(footer.get_by_role("button", name="Try now")).to_be_visible()
+        page.wait_for_timeout(9000)  # a few more failed attempts: the backoff waits 4-10 s now
+        phone.shot("try-now-unreachable-light")
+        page.emulate_media(color_scheme="dark")
+        phone.shot("try-now-unreachable-dark")
+        page.emulate_media(color_scheme="light")
+        proxy.blocked = False
+        tapped = time.monotonic()
+        footer.get_by_role("button", name="Try now").click()
+        expect(phone.status()).to_have_text("Connected", timeout=5_000)
+        print(f"Try now: connected {time.monotonic() - tapped:.2f} s after the tap")
+        assert time.monotonic() - tapped < 2.0
+        expect(banner).to_be_hidden()
+        model.open_gate(0)
+        expect(page.locator(".msg.agent")).to_have_text(" ".join(f"w{i}" for i in range(10)))
+        assert not phone.errors, phone.errors
+    finally:
+        proxy.close()
+
+
+def test_a_linked_machine_away_holds_messages_in_order_and_offers_try_now(web_bridge, machine_b, phone):  # noqa: F811
+    """A message to a thread whose machine is unreachable waits on screen ("Waiting for Build box"), as one to an
+    unreachable home does, and the ones after it wait behind it; when the machine is back they go, in order, each
+    once. Every place that says the machine is unreachable has Try now (`retryMachine`)."""
+    b, b_model, _ = machine_b
+    b.stop()
+    b.listen = f"127.0.0.1:{b.port}"
+    b.start()
+    linked = link(web_bridge, b, "Build box")
+    b_model.queue({"kind": "message", "text": "ready"})
+    page = phone.page
+    pair(phone, web_bridge, scopes="all")
+    phone.button("New thread").click()
+    page.get_by_label("Machine").select_option(linked["id"])
+    phone.button("Use this folder").click()
+    page.get_by_label("Message").fill("build on b")
+    phone.button("Start").click()
+    page.wait_for_url(re.compile(r"#/t/"))
+    expect(page.locator(".msg.agent")).to_have_text("ready")
+    thread_url = page.url
+
+    b.stop()
+    note = page.locator(".machine-note")
+    expect(note).to_contain_text("Build box is unreachable")
+    composer = page.locator(".composer").get_by_label("Message")
+    for text in ("first held message", "second held message"):
+        composer.fill(text)
+        phone.button("Send").click()
+    waiting = page.locator(".pending-msg")
+    expect(waiting).to_have_count(2)
+    expect(waiting.nth(0)).to_contain_text("first held message")
+    expect(waiting.nth(1)).to_contain_text("second held message")
+    expect(waiting.nth(0)).to_contain_text("Waiting for Build box — sent once it is back")
+    expect(page.get_by_role("alert")).to_have_count(0)  # not "Not sent"
+    retry = note.get_by_role("button", name="Try now: Build box")
+    expect(retry).to_be_visible()
+    phone.shot("try-now-machine-thread-light")
+    page.emulate_media(color_scheme="dark")
+    phone.shot("try-now-machine-thread-dark")
+    page.emulate_media(color_scheme="light")
+    retry.click()
+    expect(retry).to_have_text("Trying…")
+    expect(page.get_by_role("alert")).to_have_count(0)  # retryMachine accepted
+
+    # The list and the Machines screen say it too, each with Try now.
+    phone.button("Back").click()
+    expect(page.locator(".machine-notes")).to_contain_text("Build box is unreachable")
+    expect(page.locator(".machine-notes").get_by_role("button", name="Try now: Build box")).to_be_visible()
+    phone.shot("try-now-machine-list-light")
+    page.emulate_media(color_scheme="dark")
+    phone.shot("try-now-machine-list-dark")
+    page.emulate_media(color_scheme="light")
+    phone.button("Machines").click()
+    card = page.locator(".machine-card", has_text="Build box")
+    expect(card).to_contain_text("Offline")
+    expect(card.get_by_role("button", name="Try now: Build box")).to_be_visible()
+    phone.shot("try-now-machines-light")
+    page.emulate_media(color_scheme="dark")
+    phone.shot("try-now-machines-dark")
+    page.emulate_media(color_scheme="light")
+
+    # Back: both go, in the order sent, once each.
+    b_model.queue({"kind": "message", "text": "answer one"}, {"kind": "message", "text": "answer two"})
+    page.goto(thread_url)
+    b.start()
+    expect(note).to_be_hidden(timeout=30_000)
+    expect(waiting).to_have_count(0, timeout=30_000)
+    sent = ["build on b", "first held message", "second held message"]
+    expect(page.locator(".msg.user")).to_have_text(sent, timeout=30_000)
+    last = json.dumps(b_model.wait_requests(3, timeout=30)[-1])
+    assert last.index("first held message") < last.index("second held message"), last
+    page.wait_for_timeout(1500)  # a message sent twice would show twice by now
+    expect(page.locator(".msg.user")).to_have_text(sent)
     assert not phone.errors, phone.errors

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from test_resilience import Proxy
 from test_webkit import CATCH_ERRORS, display, webkit_factory  # noqa: F401 (fixtures)
-from webutil import pairing_url, start_thread
+from webutil import pair, pairing_url, start_thread
 
 DELTAS = [f"d{i:02d} " for i in range(68)]
 LAST = len(DELTAS) - 1
@@ -157,3 +157,34 @@ def _deltas(frames):
         if kind == "item/agentMessage/delta":
             out.setdefault(n, []).append(seq)
     return out
+
+
+def test_drafts_survive_a_reload_per_thread(web_bridge, model, phone):
+    """What is typed and not sent is still there after a reload (or iOS discarding the tab), in its own thread; a
+    sent message leaves no draft behind. Seen failing before: the box came back empty."""
+    model.queue({"kind": "message", "text": "first answer"}, {"kind": "message", "text": "second answer"},
+                {"kind": "message", "text": "sent it"})
+    page = phone.page
+    pair(phone, web_bridge)
+    start_thread(phone, "first thread")
+    expect(page.locator(".msg.agent")).to_have_text("first answer")
+    first = page.url
+    box = page.locator(".composer").get_by_label("Message")
+    box.fill("half a thought\nand a second line")
+    phone.button("Back").click()
+    start_thread(phone, "second thread")
+    expect(page.locator(".msg.agent")).to_have_text("second answer")
+    expect(box).to_have_value("")  # another thread's draft is its own
+    box.fill("another draft")
+    page.reload()
+    expect(phone.status()).to_have_text("Connected")
+    expect(box).to_have_value("another draft")
+    page.goto(first)
+    expect(box).to_have_value("half a thought\nand a second line")
+    phone.button("Send").click()
+    expect(page.locator(".msg.agent").last).to_have_text("sent it")
+    page.reload()
+    expect(phone.status()).to_have_text("Connected")
+    expect(page.locator(".msg.user").last).to_have_text("half a thought\nand a second line")
+    expect(box).to_have_value("")
+    assert not phone.errors, phone.errors

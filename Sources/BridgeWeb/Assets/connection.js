@@ -206,10 +206,13 @@ export class Connection {
     this.options.onMessage?.(msg);
   }
 
+  /** A request id of this connection's (for a request sent again later with the same id: held.js). */
+  newId() { return this.prefix + (++this.counter); }
+
   /** Sends a request; resolves with its answer, rejects with a RequestError. Survives reconnects. */
   /** options.id: the frame's id when the request names something by it (editQueued); else one of this connection's. */
   request(kind, fields = {}, { timeout = 0, id: named } = {}) {
-    const id = named || this.prefix + (++this.counter);
+    const id = named || this.newId();
     if (this.pending.has(id)) return Promise.reject(new RequestError('conflict', 'The same request is still waiting for its answer'));
     const text = JSON.stringify({ kind, id, ...fields });
     return new Promise((resolve, reject) => {
