@@ -2,9 +2,15 @@
 
 The page reaches the bridge through a TCP relay (test_resilience.Proxy) that cuts every connection at many points
 of a streamed answer: in the middle of the stream, during the handshake, during the replay that follows a resume,
-while new connections are refused for a moment. The answer pauses before its last delta (the completed item would
-bring the whole text and hide a lost delta), and the screen must then hold every delta so far exactly once; then
-the last one and the completion. Chromium and WebKit."""
+while new connections are refused for a moment (seeded: CUT_SEED=N runs another pattern). The answer pauses before
+its last delta (the completed item would bring the whole text and hide a lost delta), and the screen must then hold
+every delta so far exactly once, word for word; then the last one and the completion. Chromium and WebKit.
+
+What was missing was on screen, not on the wire (every socket's seqs were contiguous from the resume cursor, as the
+soak and test_resilience find too): the last Markdown render of a streaming answer dropped the space that ended it,
+so the next delta was glued to the word before ("w56x63d57"), for good once the answer is too long to render again
+(24 000 characters) and until the next render before that. Seen failing in both browsers. Cost: ~10 s each.
+Drafts surviving a reload: ~3 s."""
 import json
 import os
 import random
@@ -18,7 +24,10 @@ from test_resilience import Proxy
 from test_webkit import CATCH_ERRORS, display, webkit_factory  # noqa: F401 (fixtures)
 from webutil import pair, pairing_url, start_thread
 
-DELTAS = [f"d{i:02d} " for i in range(68)]
+# 68 deltas of about 450 characters: the answer passes the 24 000 characters up to which the page re-renders it as
+# Markdown while it streams (item-views.js) around delta 53, so the seam between the last Markdown render and the
+# text appended after it is on screen for good, as in a long answer.
+DELTAS = [f"d{i:02d} " + "".join(f"w{i:02d}x{k:02d} " for k in range(64)) for i in range(68)]
 LAST = len(DELTAS) - 1
 
 
@@ -42,7 +51,7 @@ class Cutter:
         return self
 
     def _run(self):
-        while not self.stopped.wait(self.random.uniform(float(os.environ.get("CUT_MIN", 0.05)), float(os.environ.get("CUT_MAX", 0.45)))):
+        while not self.stopped.wait(self.random.uniform(0.05, 0.45)):
             refuse = self.random.random() < 0.3
             self.proxy.blocked = refuse
             self.proxy.cut()
@@ -89,7 +98,7 @@ def test_cuts_at_many_points_of_a_turn_lose_no_delta(web_bridge, model, phone):
         model.open_gate(0)
         model.wait_held(1, timeout=60)
         cutter.stop()
-        print(f"{cutter.cuts} cuts while {LAST - 3} deltas streamed; {len(sockets)} sockets")
+        print(f"{cutter.cuts} cuts while {LAST - 3} deltas streamed")
         assert cutter.cuts >= 8, cutter.cuts
         expect(phone.status()).to_have_text("Connected", timeout=30_000)
         # Every delta so far, once, while the answer still streams (no completed item to paper over a gap).
@@ -97,7 +106,7 @@ def test_cuts_at_many_points_of_a_turn_lose_no_delta(web_bridge, model, phone):
         try:
             expect(agent).to_have_text(so_far(LAST), timeout=15_000)
         except AssertionError:
-            raise AssertionError(f"on screen: {agent.inner_text()!r}; frames: {_deltas(frames)}") from None
+            raise AssertionError(f"{_difference(agent.inner_text(), so_far(LAST))}; frames: {_deltas(frames)}") from None
         expect(page.locator(".msg.agent.streaming")).to_have_count(1)
         model.open_gate(1)
         expect(agent).to_have_text(so_far(len(DELTAS)))
@@ -125,14 +134,17 @@ def test_cuts_at_many_points_of_a_turn_lose_no_delta_in_webkit(web_bridge, model
         phone.wait(lambda: "#/t/" in driver.current_url, what="the thread screen")
         model.wait_held(0)
         phone.wait_text(".msg.agent", lambda t: t == [so_far(3)], what="the first deltas")
-        cutter = Cutter(proxy, seed=47).start()
+        cutter = Cutter(proxy, seed=int(os.environ.get("CUT_SEED", 47))).start()
         model.open_gate(0)
         model.wait_held(1, timeout=60)
         cutter.stop()
         print(f"{cutter.cuts} cuts while {LAST - 3} deltas streamed")
         assert cutter.cuts >= 8, cutter.cuts
         phone.wait_status("Connected", timeout=30)
-        phone.wait_text(".msg.agent", lambda t: t == [so_far(LAST)], timeout=15, what="every delta so far, once")
+        try:
+            phone.wait_text(".msg.agent", lambda t: t == [so_far(LAST)], timeout=15, what="every delta so far, once")
+        except AssertionError:
+            raise AssertionError(_difference((phone.text_of(".msg.agent") or [""])[0], so_far(LAST))) from None
         assert phone.visible(".msg.agent.streaming")
         model.open_gate(1)
         phone.wait_text(".msg.agent", lambda t: t == [so_far(len(DELTAS))], what="the whole answer, once")
@@ -140,6 +152,14 @@ def test_cuts_at_many_points_of_a_turn_lose_no_delta_in_webkit(web_bridge, model
         assert phone.js("return window.__errors || []") == []
     finally:
         proxy.close()
+
+
+def _difference(shown, expected):
+    """What is on screen and should not be, and what should be and is not, word by word."""
+    shown_words, expected_words = shown.split(), expected.split()
+    return (f"{len(shown_words)} words on screen, {len(expected_words)} expected; not expected: "
+            f"{sorted(set(shown_words) - set(expected_words))[:10]}, missing: {sorted(set(expected_words) - set(shown_words))[:10]}, "
+            f"twice: {len(shown_words) - len(set(shown_words))}")
 
 
 def _seq(text):
