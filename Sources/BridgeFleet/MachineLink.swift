@@ -11,8 +11,10 @@ import Logging
 /// resuming after the highest seq it relayed (kept in that journal): a drop or a restart of either side loses
 /// nothing and repeats nothing.
 ///
-/// One connection at a time, reconnecting with backoff for as long as the machine stays linked. Requests the
-/// home bridge forwards (``send(_:id:)``) fail at once while the machine is offline.
+/// One connection at a time, reconnecting for as long as the machine stays linked: every 0.4 s or so for the first
+/// two minutes of an outage (a restarted machine is back on the phones within half a second of answering again),
+/// then with a backoff up to 10 s; ``retryNow()`` ends the wait. Requests the home bridge forwards
+/// (``send(_:id:)``) fail at once while the machine is offline.
 public actor MachineLink {
     /// What the link reports.
     public enum Change: Sendable {
@@ -56,9 +58,21 @@ public actor MachineLink {
     /// The machine and its state.
     var status: MachineStatus { MachineStatus(id: ref.id, name: ref.name, state: state, policy: policy) }
 
+    /// How soon the link tries again while an outage is young: a refused connection costs the machine nothing.
+    static let promptRetry = ReconnectBackoff(initialDelay: .milliseconds(100), maximumDelay: .milliseconds(400), maxAttempts: .max)
+    /// How long an outage counts as young.
+    static let promptFor: Duration = .seconds(120)
+    /// After that: 250 ms doubling up to 10 s.
+    static let patientRetry = ReconnectBackoff(initialDelay: .milliseconds(250), maximumDelay: .seconds(10), maxAttempts: .max)
+
+    /// The wait before the next attempt (``retryNow()`` ends it).
+    private var waiting: Task<Void, Never>?
+
     /// Connects, relays and reconnects until cancelled or the machine refuses the credential.
     func run() async {
-        var backoff = ReconnectBackoff(initialDelay: .milliseconds(250), maximumDelay: .seconds(10), maxAttempts: .max)
+        var backoff = Self.promptRetry
+        var outageBegan = ContinuousClock.now
+        var patient = false
         while !Task.isCancelled {
             let outcome = await connectAndRelay()
             // Unlinked (the task was cancelled): the removal is what the phones hear, not an "offline" first.
@@ -70,10 +84,31 @@ public actor MachineLink {
                 await onChange(.revoked(status))
                 return
             }
-            if case .connected = outcome { backoff.reset() }
+            if case .connected = outcome {
+                (backoff, outageBegan, patient) = (Self.promptRetry, .now, false)
+            } else if !patient, ContinuousClock.now - outageBegan > Self.promptFor {
+                (backoff, patient) = (Self.patientRetry, true)
+            }
             guard let delay = backoff.next() else { return }
-            try? await Task.sleep(for: delay)
+            await pause(delay)
         }
+    }
+
+    /// Waits `delay`, or less when ``retryNow()`` is called meanwhile (or the link is cancelled).
+    private func pause(_ delay: Duration) async {
+        let wait = Task { _ = try? await Task.sleep(for: delay) }
+        waiting = wait
+        await withTaskCancellationHandler {
+            await wait.value
+        } onCancel: {
+            wait.cancel()
+        }
+        waiting = nil
+    }
+
+    /// Tries again now rather than after the wait (a phone's Try now).
+    func retryNow() {
+        waiting?.cancel()
     }
 
     private enum Outcome { case connected, failed, revoked }

@@ -217,6 +217,32 @@ async def test_a_machine_linked_by_its_pairing_code_and_address(workstation):
     await wait_online(a, linked["id"])
 
 
+async def test_a_linked_machine_back_is_online_at_once_and_retry_machine_asks_now(workstation):
+    """Issue 46 item 1: the home's link tries a machine that went away again every 0.1-0.5 s for the first two
+    minutes, so a restarted machine is online for the phones well within a second of answering; `retryMachine`
+    (Try now) is accepted for a linked machine, `not_found` for another id."""
+    a, _, _ = workstation("a")
+    b, _, _ = workstation("b")
+    b.stop()
+    b.listen = f"127.0.0.1:{b.port}"  # the same address after its restart
+    b.start()
+    linked = link(a, b)
+    await wait_online(a, linked["id"])
+    phone, _ = await fleet_hello(a)
+    assert (await request(phone, "retryMachine", machineId=linked["id"]))["kind"] == "accepted"
+    missing = await request(phone, "retryMachine", machineId="no-such-machine")
+    assert (missing["kind"], missing["code"]) == ("error", "not_found"), missing
+    b.stop()
+    await until_machine(phone, linked["id"], "offline")
+    await asyncio.sleep(4)  # the link has tried a few times by now
+    assert (await request(phone, "retryMachine", machineId=linked["id"]))["kind"] == "accepted"
+    b.start()
+    back = time.monotonic()  # server.json is written once it listens
+    await until_machine(phone, linked["id"], "online")
+    assert time.monotonic() - back < 1.5, time.monotonic() - back
+    await phone.close()
+
+
 def test_machines_cli_refuses_bad_input(tmp_path):
     state = tmp_path / "state"
     bad = run_cli("machines", "add", "not a url", state_dir=state)

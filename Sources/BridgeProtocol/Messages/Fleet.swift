@@ -98,6 +98,13 @@ public struct RenameMachine: RequestPayload {
     }
 }
 
+/// `retryMachine {machineId}` → `accepted {}`: the link to that machine, offline now, tries again at once instead of
+/// after its wait (a phone's Try now). Whether it came back is told by `machineChanged`, as always.
+public struct RetryMachine: RequestPayload {
+    public var machineId: String
+    public init(machineId: String) { self.machineId = machineId }
+}
+
 /// One linked machine in `machines`.
 public struct LinkedMachine: Codable, Sendable, Hashable {
     public var id: String
