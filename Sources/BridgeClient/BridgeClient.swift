@@ -194,15 +194,16 @@ public actor BridgeClient {
                 try await Self.firstAnswer(on: connection)
             }
             if case .pending(let pending) = answer {
-                // The bridge waits for its workstation to confirm this pairing (at most until `expiresAt`).
+                // The bridge waits for its workstation to confirm this pairing (at most until `expiresAt`, a time
+                // from the network: range-checked before it becomes a duration).
+                let wait = try ServerFrameRules.pairingWait(expiresAt: pending.expiresAt, now: Date().timeIntervalSince1970)
                 configuration.onPairingPending?(pending)
-                let wait = max(1, pending.expiresAt - Date().timeIntervalSince1970) + 10
-                answer = try await Self.withTimeout(.milliseconds(Int64(wait * 1000)), what: "the workstation to confirm the pairing") {
+                answer = try await Self.withTimeout(wait, what: "the workstation to confirm the pairing") {
                     try await Self.firstAnswer(on: connection)
                 }
             }
             guard case .ack(let received) = answer else {
-                throw BridgeClientError.connectionFailed("the server sent pairingPending twice")
+                throw BridgeClientError.protocolViolation("the server sent pairingPending twice")
             }
             ack = received
         } catch {
@@ -226,10 +227,11 @@ public actor BridgeClient {
         for await event in connection.incoming {
             switch event {
             case .text(let text):
-                switch try ServerMessage.decode(Data(text.utf8)) {
-                case .helloAck(let ack): return .ack(ack)
-                case .pairingPending(let pending): return .pending(pending)
-                default: throw BridgeClientError.connectionFailed("the server answered hello with something else than helloAck")
+                switch try ServerFrameRules.decode(text) {
+                case .helloAck(let ack)?: return .ack(ack)
+                case .pairingPending(let pending)?: return .pending(pending)
+                case nil: continue  // a kind this client does not know
+                case let other?: throw BridgeClientError.protocolViolation("the server answered hello with \(other.kind)")
                 }
             case .closed(let code, let reason):
                 if code == Int(BridgeCloseCode.policyViolation) { throw BridgeClientError.closedByPolicy(reason) }
@@ -290,9 +292,14 @@ public actor BridgeClient {
     private func supervise(_ first: any BridgeConnection) async {
         var current = first
         while true {
-            let (code, reason) = await pump(current)
+            let (code, reason, violation) = await pump(current)
             if isFinished { return }
             connection = nil
+            if let violation {
+                // A bridge that sends bad frames is not tried again by this client; the caller decides.
+                current.close()
+                return fail(violation)
+            }
             if code == Int(BridgeCloseCode.policyViolation) {
                 return fail(.closedByPolicy(reason))
             }
@@ -327,27 +334,31 @@ public actor BridgeClient {
         }
     }
 
-    /// Handles frames until the connection ends; returns the close code and reason.
-    private func pump(_ connection: any BridgeConnection) async -> (Int?, String?) {
+    /// Handles frames until the connection ends, or until a frame breaks the protocol; returns the close code
+    /// and reason, or the violation.
+    private func pump(_ connection: any BridgeConnection) async -> (Int?, String?, BridgeClientError?) {
         for await event in connection.incoming {
             switch event {
-            case .text(let text): receive(text, on: connection)
-            case .closed(let code, let reason): return (code, reason)
+            case .text(let text):
+                do {
+                    try receive(text, on: connection)
+                } catch {
+                    logger.warning("The bridge sent a bad frame; closing the connection", metadata: ["bridge.error": "\(error)"])
+                    return (nil, nil, error)
+                }
+            case .closed(let code, let reason): return (code, reason, nil)
             }
         }
-        return (nil, nil)
+        return (nil, nil, nil)
     }
 
-    private func receive(_ text: String, on connection: any BridgeConnection) {
+    private func receive(_ text: String, on connection: any BridgeConnection) throws(BridgeClientError) {
         if configuration.relaysFrames, let frame = RelayedFrame.scanEvent(text) {
             journaled(frame, on: connection)
             return
         }
-        let message: ServerMessage
-        do {
-            message = try ServerMessage.decode(Data(text.utf8))
-        } catch {
-            logger.debug("ignoring a frame the client does not understand", metadata: ["bridge.error": "\(error)"])
+        guard let message = try ServerFrameRules.decode(text) else {
+            logger.debug("ignoring a frame of a kind the client does not know")
             return
         }
         switch message {
