@@ -372,7 +372,7 @@ let package = Package(
         .testTarget(
             name: "BridgeFleetTests",
             dependencies: [
-                "BridgeFleet", "BridgeHub", "BridgeProtocol", "BridgeClient", "BridgeStore", "CodexControl", "HostileBridge",
+                "BridgeFleet", "BridgeHub", "BridgeProtocol", "BridgeClient", "BridgeStore", "CodexControl", "ConfinedFiles", "HostileBridge",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),

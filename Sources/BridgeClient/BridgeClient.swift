@@ -60,6 +60,8 @@ public actor BridgeClient {
     private var subscriptions = Set<String>()
     private var seqs = SeqTracker()
     private var unacked = 0
+    /// Bytes of relayed frames handed to ``relayed`` on this connection and not yet ``consumed(_:)``.
+    private var relayHeld = 0
     private var supervisor: Task<Void, Never>?
 
     /// The device token handed out by pairing (store it and pass it as ``BridgeClientConfiguration/token`` later).
@@ -128,6 +130,19 @@ public actor BridgeClient {
             if let connection { transmit(id: id, request: request, on: connection) }
         }
     }
+
+    /// With ``BridgeClientConfiguration/relaysFrames``: the relay is done with `frames` (relayed, or dropped),
+    /// so their bytes leave the connection's inbound window (``WebSocketTransport/inboundWindowBytes``) and the
+    /// connection reads on. A frame of an earlier connection counts against the current one's (a relay that
+    /// reconnects on its own, as the fleet's links do, never mixes them).
+    public func consumed(_ frames: [RelayedFrame]) {
+        let bytes = min(frames.reduce(0) { $0 + $1.receivedBytes }, relayHeld)
+        relayHeld -= bytes
+        connection?.consumed(bytes: bytes)
+    }
+
+    /// The current connection's inbound window, if its transport keeps one.
+    public var inboundWindow: InboundWindow? { connection?.window }
 
     /// Sends an application-level `ping` (the answer is not awaited).
     public func ping(nonce: String = UUID().uuidString) {
@@ -260,6 +275,7 @@ public actor BridgeClient {
         self.connection = connection
         preferred = endpoint
         state = .connected
+        relayHeld = 0
         server = ack.server ?? server
         deviceId = ack.deviceId ?? deviceId
         scopes = ack.scopes ?? scopes
@@ -340,8 +356,10 @@ public actor BridgeClient {
         for await event in connection.incoming {
             switch event {
             case .text(let text):
+                let bytes = text.utf8.count
                 do {
-                    try receive(text, on: connection)
+                    // A relayed frame's bytes stay in the window until the relay is done with it.
+                    if try !receive(text, bytes: bytes, on: connection) { connection.consumed(bytes: bytes) }
                 } catch {
                     logger.warning("The bridge sent a bad frame; closing the connection", metadata: ["bridge.error": "\(error)"])
                     return (nil, nil, error)
@@ -352,47 +370,56 @@ public actor BridgeClient {
         return (nil, nil, nil)
     }
 
-    private func receive(_ text: String, on connection: any BridgeConnection) throws(BridgeClientError) {
-        if configuration.relaysFrames, let frame = RelayedFrame.scanEvent(text) {
-            journaled(frame, on: connection)
-            return
+    /// Handles one frame; true when it went to ``relayed`` (its bytes are then the relay's to give back).
+    private func receive(_ text: String, bytes: Int, on connection: any BridgeConnection) throws(BridgeClientError) -> Bool {
+        if configuration.relaysFrames, var frame = RelayedFrame.scanEvent(text) {
+            frame.receivedBytes = bytes
+            return journaled(frame, on: connection)
         }
         guard let message = try ServerFrameRules.decode(text) else {
             logger.debug("ignoring a frame of a kind the client does not know")
-            return
+            return false
         }
         switch message {
         case .response(let id, let response):
-            guard let waiting = pending.removeValue(forKey: id) else { return }
+            guard let waiting = pending.removeValue(forKey: id) else { return false }
             track(waiting.request, response)
             waiting.continuation?.resume(returning: response)
         case .error(let error):
             guard let id = error.id, let waiting = pending.removeValue(forKey: id) else {
                 logger.debug("bridge error", metadata: ["bridge.error.code": "\(error.code)", "bridge.error": "\(error.message)"])
-                return
+                return false
             }
             waiting.continuation?.resume(
                 throwing: BridgeRequestError(code: error.code, message: error.message, requestId: id, scope: error.scope))
         case .event, .approvalRequest, .approvalResolved, .inputRequest, .inputResolved, .messageQueued, .messageUnqueued, .queueChanged,
             .commandStarted, .commandOutput, .commandExited:
-            journaled(RelayedFrame(message: message), on: connection)
+            return journaled(RelayedFrame(message: message, receivedBytes: bytes), on: connection)
         case .scopesChanged(let changed):
             scopes = changed.scopes
         case .helloAck, .pong, .pairingPending, .machineChanged, .scopeRequestEnded:
             break
         }
+        return false
     }
 
     /// A journaled message: passed on once (a seq at or below the cursor is a repeat), acknowledged every
-    /// ``BridgeClientConfiguration/ackEvery``.
-    private func journaled(_ frame: RelayedFrame, on connection: any BridgeConnection) {
-        guard let seq = frame.message.seq, seqs.accept(seq) else { return }
-        if configuration.relaysFrames { relayInput.yield(frame) } else { eventInput.yield(frame.message) }
+    /// ``BridgeClientConfiguration/ackEvery``. True when it went to ``relayed``.
+    private func journaled(_ frame: RelayedFrame, on connection: any BridgeConnection) -> Bool {
+        guard let seq = frame.message.seq, seqs.accept(seq) else { return false }
+        let relays = configuration.relaysFrames
+        if relays {
+            relayHeld += frame.receivedBytes
+            relayInput.yield(frame)
+        } else {
+            eventInput.yield(frame.message)
+        }
         unacked += 1
         if unacked >= configuration.ackEvery {
             unacked = 0
             write(.ack(Ack(seq: seq)), on: connection)
         }
+        return relays
     }
 
     /// Remembers subscriptions so a reconnect can restore the ones the bridge does not.

@@ -1,30 +1,45 @@
+import BridgeHub
 import BridgeProtocol
 import Synchronization
 
 /// The messages a link received and has not relayed yet: the reader appends, the relay takes what is waiting in
 /// batches of at most ``maxBatch`` (a busy hub gets them in one transaction; a phone's outbox gets time to drain
-/// between batches). At most ``capacity`` wait: a link that falls that far behind is dropped by its reader and
-/// resumes from its cursor (the linked machine keeps the messages in its journal), so a flood never grows the home
-/// bridge's memory without bound.
+/// between batches). Their bytes are bounded by the link's inbound window (``LinkBudget/inFlightBytes``: a frame
+/// here is still in it until relayed), their number by ``capacity``: a link past it is closed by its reader and
+/// resumes from its cursor (the linked machine keeps the messages in its journal). The most bytes and messages
+/// ever waiting are kept for the tests and the metrics.
 final class RelayBuffer: Sendable {
     /// Most messages relayed in one batch.
     static let maxBatch = 512
-    /// Most messages waiting.
-    static let capacity = 16384
 
     private struct State {
         var messages: [RelayedFrame] = []
+        var bytes = 0
+        var peakBytes = 0
+        var peakCount = 0
         var finished = false
         var waiter: CheckedContinuation<Void, Never>?
     }
 
+    /// Most messages waiting.
+    let capacity: Int
     private let state = Mutex(State())
+
+    init(capacity: Int = LinkBudget.standard.waitingMessages) {
+        self.capacity = capacity
+    }
+
+    /// The most bytes (as received) and messages that waited at once.
+    var peak: (bytes: Int, count: Int) { state.withLock { ($0.peakBytes, $0.peakCount) } }
 
     /// Adds a message; false when ``capacity`` are already waiting (the message is not added).
     func append(_ message: RelayedFrame) -> Bool {
         let (added, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
-            guard state.messages.count < Self.capacity else { return (false, nil) }
+            guard state.messages.count < capacity else { return (false, nil) }
             state.messages.append(message)
+            state.bytes += message.receivedBytes
+            state.peakBytes = max(state.peakBytes, state.bytes)
+            state.peakCount = max(state.peakCount, state.messages.count)
             defer { state.waiter = nil }
             return (true, state.waiter)
         }
@@ -48,8 +63,10 @@ final class RelayBuffer: Sendable {
         while true {
             let taken = state.withLock { state -> (batch: [RelayedFrame], finished: Bool) in
                 let count = min(state.messages.count, Self.maxBatch)
-                defer { state.messages.removeFirst(count) }
-                return (Array(state.messages.prefix(count)), state.finished)
+                let batch = Array(state.messages.prefix(count))
+                state.messages.removeFirst(count)
+                state.bytes -= batch.reduce(0) { $0 + $1.receivedBytes }
+                return (batch, state.finished)
             }
             if !taken.batch.isEmpty { return taken.batch }
             if taken.finished { return nil }

@@ -103,8 +103,10 @@ struct MachinesCommand: AsyncParsableCommand {
                 machines, json: json, none: "No linked machines. Run `codex-bridge machines add URL` with another bridge's pairing URL.",
                 table: { machines in
                     DevicesCommand.columns(
-                        [["ID", "NAME", "ADDRESS", "STATE", "ADDED"]]
-                            + machines.map { [$0.id, $0.name, $0.address, $0.state, DevicesCommand.minutes($0.addedAt)] })
+                        [["ID", "NAME", "ADDRESS", "STATE", "ADDED", "LAST CLOSED FOR"]]
+                            + machines.map {
+                                [$0.id, $0.name, $0.address, $0.state, DevicesCommand.minutes($0.addedAt), $0.error.map(\.shown) ?? ""]
+                            })
                 })
         }
     }
@@ -158,6 +160,8 @@ struct MachinesCommand: AsyncParsableCommand {
         var address: String
         var state: String
         var addedAt: Date
+        /// Why the running bridge closed the link the last time it did (`bad_frame`, `over_budget`).
+        var error: WireError?
 
         init(_ machine: MachineStore.Machine) {
             id = machine.id
@@ -165,6 +169,7 @@ struct MachinesCommand: AsyncParsableCommand {
             address = machine.address
             state = machine.state
             addedAt = machine.addedAt
+            error = machine.errorCode.map { WireError(code: BridgeErrorCode($0), message: machine.errorMessage ?? "") }
         }
     }
 
@@ -179,4 +184,9 @@ struct MachinesCommand: AsyncParsableCommand {
         }
         return machine
     }
+}
+
+extension WireError {
+    /// `code: message`, as a table cell.
+    fileprivate var shown: String { "\(code.rawValue): \(message)" }
 }

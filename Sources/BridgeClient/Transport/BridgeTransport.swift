@@ -16,6 +16,16 @@ public protocol BridgeConnection: Sendable {
     func send(_ text: String)
     /// Closes the connection (a normal close); `incoming` then ends.
     func close()
+    /// The reader finished with `bytes` bytes of received text (see ``InboundWindow``).
+    func consumed(bytes: Int)
+    /// The connection's inbound window, when it has one.
+    var window: InboundWindow? { get }
+}
+
+extension BridgeConnection {
+    /// Without a window there is nothing to give back.
+    public func consumed(bytes: Int) {}
+    public var window: InboundWindow? { nil }
 }
 
 /// Opens connections. ``WebSocketTransport`` is the real one; tests substitute a fake.

@@ -14,10 +14,14 @@ import WSClient
 public struct WebSocketTransport: BridgeTransport {
     /// The largest frame and message accepted from the server (a `readThread` answer can be large).
     public var maxMessageBytes: Int
+    /// With a value: each connection reads no further message while this many bytes of received text wait for
+    /// the client (``InboundWindow``); nil: it reads as fast as the server sends.
+    public var inboundWindowBytes: Int?
     private let certificates: PinnedCertificateFetcher
 
-    public init(maxMessageBytes: Int = 64 << 20) {
+    public init(maxMessageBytes: Int = 64 << 20, inboundWindowBytes: Int? = nil) {
         self.maxMessageBytes = maxMessageBytes
+        self.inboundWindowBytes = inboundWindowBytes
         self.certificates = PinnedCertificateFetcher()
     }
 
@@ -36,35 +40,46 @@ public struct WebSocketTransport: BridgeTransport {
             if endpoint.hostIsIPAddress { configuration.sniHostname = "codex-bridge" }
         }
         return try await WebSocketConnection.open(
-            url: endpoint.url, configuration: configuration, tls: tls, maxMessageBytes: maxMessageBytes, logger: logger)
+            url: endpoint.url, configuration: configuration, tls: tls, maxMessageBytes: maxMessageBytes,
+            window: inboundWindowBytes.map(InboundWindow.init(limit:)), logger: logger)
     }
 }
 
 /// A `WebSocketClient` run in a task, turned into a stream in and a queue out.
 final class WebSocketConnection: BridgeConnection {
     let incoming: AsyncStream<TransportEvent>
+    let window: InboundWindow?
     private let outgoing: AsyncStream<String>.Continuation
     private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    private init(incoming: AsyncStream<TransportEvent>, outgoing: AsyncStream<String>.Continuation) {
+    private init(incoming: AsyncStream<TransportEvent>, outgoing: AsyncStream<String>.Continuation, window: InboundWindow?) {
         self.incoming = incoming
         self.outgoing = outgoing
+        self.window = window
     }
 
     func send(_ text: String) { outgoing.yield(text) }
 
-    func close() { outgoing.finish() }
+    func close() {
+        outgoing.finish()
+        window?.close()
+    }
 
-    deinit { outgoing.finish() }
+    func consumed(bytes: Int) { window?.release(bytes) }
+
+    deinit {
+        outgoing.finish()
+        window?.close()
+    }
 
     /// Connects; returns once the upgrade succeeded, throws if it did not.
     static func open(
         url: String, configuration: WebSocketClientConfiguration, tls: TLSConfiguration?, maxMessageBytes: Int,
-        logger: Logger
+        window: InboundWindow?, logger: Logger
     ) async throws -> WebSocketConnection {
         let (incoming, input) = AsyncStream.makeStream(of: TransportEvent.self)
         let (outgoing, output) = AsyncStream.makeStream(of: String.self)
-        let connection = WebSocketConnection(incoming: incoming, outgoing: output)
+        let connection = WebSocketConnection(incoming: incoming, outgoing: output, window: window)
         let opened = OpenSignal()
         let task = Task {
             do {
@@ -75,7 +90,10 @@ final class WebSocketConnection: BridgeConnection {
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
                             for try await message in inbound.messages(maxSize: maxMessageBytes) {
-                                if case .text(let text) = message { input.yield(.text(text)) }
+                                guard case .text(let text) = message else { continue }
+                                // While the window is full the next message is not read: TCP holds the server back.
+                                await window?.acquire(text.utf8.count)
+                                input.yield(.text(text))
                             }
                         }
                         group.addTask {
@@ -96,6 +114,7 @@ final class WebSocketConnection: BridgeConnection {
                 opened.fail(error)
                 input.yield(.closed(code: nil, reason: "\(error)"))
             }
+            window?.close()
             input.finish()
         }
         connection.task.withLock { $0 = task }

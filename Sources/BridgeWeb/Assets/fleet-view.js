@@ -1,7 +1,7 @@
 // What the fleet looks like (issue 33): a thread's machine chip, the list's machine filter, the new thread's
 // machine picker. Shown only when the fleet has more than one machine. Machine names are text, never markup.
 import { h } from './dom.js';
-import { isFleet, machines, machineName, machineOf, isOffline } from './fleet.js';
+import { isFleet, machines, machine, machineName, machineOf, isOffline, problemText } from './fleet.js';
 
 let shownMachine = ''; // the list's filter for this session: '' (every machine) or a machine id
 const STATE_TEXT = { offline: 'offline', pending: 'not confirmed yet' }; // `pending`: its owner has not allowed the link
@@ -63,8 +63,11 @@ export function machineNote(thread) {
   function update() {
     const id = machineOf(thread);
     const offline = isFleet() && isOffline(id);
+    const problem = offline ? machine(id)?.problem : null;
     el.hidden = !offline;
-    el.textContent = offline ? `${machineName(id)} is unreachable. This thread carries on when it is back.` : '';
+    el.textContent = problem
+      ? `${problemText(machineName(id), problem)} This thread carries on when it is back.`
+      : offline ? `${machineName(id)} is unreachable. This thread carries on when it is back.` : '';
   }
   update();
   return { el, update };
