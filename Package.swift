@@ -372,8 +372,9 @@ let package = Package(
         .testTarget(
             name: "BridgeFleetTests",
             dependencies: [
-                "BridgeFleet", "BridgeHub", "BridgeProtocol", "BridgeClient", "BridgeStore", "CodexControl", "ConfinedFiles", "HostileBridge",
-                .product(name: "Logging", package: "swift-log"),
+                "BridgeFleet", "BridgeHub", "BridgeProtocol", "BridgeClient", "BridgeStore", "CodexControl", "ConfinedFiles",
+                "HostileBridge",
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings),
         .testTarget(name: "ConfinedFilesTests", dependencies: ["ConfinedFiles"], swiftSettings: swiftSettings),

@@ -14,7 +14,7 @@ extension MachineLink {
     /// a ``RelayBuffer`` and goes in the next one (one transaction per batch, not per message); a batch's bytes
     /// leave the transport's window once the hub has it, so the link reads on only as fast as the hub relays.
     func relay(from client: BridgeClient, ack: HelloAck, cursor: Int64?) async -> WireError? {
-        let pending = RelayBuffer(capacity: budget.waitingMessages)
+        let pending = RelayBuffer(capacity: budget.waitingMessages, maxBatchBytes: budget.inFlightBytes / 2)
         let problem = FirstProblem()
         let directory = self.directory
         let machineId = machine.id

@@ -23,10 +23,14 @@ final class RelayBuffer: Sendable {
 
     /// Most messages waiting.
     let capacity: Int
+    /// Most bytes relayed in one batch (at least one message): half the link's window, so the link reads the next
+    /// batch while the hub journals this one.
+    let maxBatchBytes: Int
     private let state = Mutex(State())
 
-    init(capacity: Int = LinkBudget.standard.waitingMessages) {
+    init(capacity: Int = LinkBudget.standard.waitingMessages, maxBatchBytes: Int = LinkBudget.standard.inFlightBytes / 2) {
         self.capacity = capacity
+        self.maxBatchBytes = maxBatchBytes
     }
 
     /// The most bytes (as received) and messages that waited at once.
@@ -57,15 +61,21 @@ final class RelayBuffer: Sendable {
         waiter?.resume()
     }
 
-    /// The oldest waiting messages (at most ``maxBatch``), after waiting for at least one; nil once finished and
+    /// The oldest waiting messages (at most ``maxBatch``, and ``maxBatchBytes``), after waiting for at least one; nil once finished and
     /// empty.
     func next() async -> [RelayedFrame]? {
         while true {
             let taken = state.withLock { state -> (batch: [RelayedFrame], finished: Bool) in
-                let count = min(state.messages.count, Self.maxBatch)
+                var count = 0
+                var bytes = 0
+                for message in state.messages.prefix(Self.maxBatch) {
+                    if count > 0, bytes + message.receivedBytes > maxBatchBytes { break }
+                    count += 1
+                    bytes += message.receivedBytes
+                }
                 let batch = Array(state.messages.prefix(count))
                 state.messages.removeFirst(count)
-                state.bytes -= batch.reduce(0) { $0 + $1.receivedBytes }
+                state.bytes -= bytes
                 return (batch, state.finished)
             }
             if !taken.batch.isEmpty { return taken.batch }

@@ -6,6 +6,7 @@ import ConfinedFiles
 import Foundation
 import HostileBridge
 import Logging
+import NIOCore
 import Synchronization
 import Testing
 
@@ -42,27 +43,39 @@ final class HomeHarness: Sendable {
     }
 
     /// A linked machine at `bridge` (stored as `machines add` would), and its link running.
-    func link(to bridge: HostileBridge, id: String = "hostile", budget: LinkBudget? = nil) async throws -> (MachineLink, Task<Void, Never>) {
+    func link(to bridge: HostileBridge, id: String = "hostile", budget: LinkBudget = .standard) async throws -> (
+        MachineLink, Task<Void, Never>
+    ) {
         let machine = MachineStore.Machine(
             id: id, name: "hostile", addresses: ["127.0.0.1"], port: bridge.port, fingerprint: nil, deviceId: "link-device",
             token: "link-token", clientId: "link-client")
         try await store.save(machine)
-        let link = budget.map {
-            MachineLink(
-                machine: machine, hub: hub, journal: storage.journal, store: store, directory: fleet, budget: $0,
-                logger: Logger(label: "link", factory: { _ in SwiftLogNoOpLogHandler() }),
-                onChange: { _ in })
-        }
-            ?? MachineLink(
-                machine: machine, hub: hub, journal: storage.journal, store: store, directory: fleet,
-                logger: Logger(label: "link", factory: { _ in SwiftLogNoOpLogHandler() }),
-                onChange: { _ in })
+        let link = MachineLink(
+            machine: machine, hub: hub, journal: storage.journal, store: store, directory: fleet, budget: budget,
+            logger: Logger(label: "link", factory: { _ in SwiftLogNoOpLogHandler() }), onChange: { _ in })
         return (link, Task { await link.run() })
     }
 
     /// The highest seq of `machine` the journal holds (what its link resumes after).
     func relayedThrough(_ machine: String = "hostile") -> Int64 {
         (try? storage.journal.relayCursor(machine: machine)) ?? 0
+    }
+
+    /// Holds SQLite's write lock from a connection of its own for `duration` (a slow or busy disk: every writer
+    /// of the home bridge waits meanwhile).
+    func holdWriteLock(for duration: Duration) async throws {
+        let other = try BridgeDatabase(
+            paths: StatePaths(configDirectory: directory, stateDirectory: directory),
+            logger: Logger(label: "slow-disk", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        try await other.writeImmediate { _ in Thread.sleep(forTimeInterval: seconds) }
+    }
+
+    /// Waits (at most 30 s) until `condition` holds.
+    func waitUntil(_ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try condition())
     }
 
     /// This process's resident memory, in bytes (Linux `/proc/self/statm`).
@@ -107,9 +120,26 @@ enum LinkedBridgeScript {
         }
     }
 
+    /// Events of `bytes` bytes or so whose payload is made once: each is sent as three fragments around it.
+    static func eventFragments(bytes: Int) -> @Sendable (Int) -> [ByteBuffer] {
+        var payload = ByteBufferAllocator().buffer(capacity: bytes + 16)
+        payload.writeString(String(repeating: "x", count: bytes))
+        let shared = payload
+        return { seq in
+            var head = ByteBufferAllocator().buffer(capacity: 128)
+            head.writeString(
+                #"{"kind":"event","seq":\#(seq),"threadId":"t-1","turnId":"u","type":"item/agentMessage/delta","data":{"delta":""#)
+            var tail = ByteBufferAllocator().buffer(capacity: 4)
+            tail.writeString(#""}}"#)
+            return [head, shared, tail]
+        }
+    }
+
     /// An event of `bytes` bytes or so.
     static func event(seq: Int, thread: String = "t-1", bytes: Int) -> String {
-        #"{"kind":"event","seq":\#(seq),"threadId":"\#(thread)","turnId":"u","type":"item/agentMessage/delta","data":{"delta":"\#(String(repeating: "x", count: bytes))"}}"#
+        let delta = String(repeating: "x", count: bytes)
+        return
+            #"{"kind":"event","seq":\#(seq),"threadId":"\#(thread)","turnId":"u","type":"item/agentMessage/delta","data":{"delta":"\#(delta)"}}"#
     }
 
     /// An approval of `bytes` bytes or so, never answered.

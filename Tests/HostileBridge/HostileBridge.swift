@@ -145,6 +145,16 @@ public final class HostilePeer: @unchecked Sendable {
         sentBytes.withLock { $0 += text.utf8.count }
     }
 
+    /// Writes one text message as fragments (a text frame, then continuations): a test floods with a large
+    /// payload made once, not copied for each message.
+    public func send(fragments: [ByteBuffer]) async throws {
+        for (index, part) in fragments.enumerated() {
+            let frame = WebSocketFrame(fin: index == fragments.count - 1, opcode: index == 0 ? .text : .continuation, data: part)
+            try await outbound.write(frame)
+        }
+        sentBytes.withLock { $0 += fragments.reduce(0) { $0 + $1.readableBytes } }
+    }
+
     /// Closes with `code` (1000 by default).
     public func close(code: UInt16 = 1000) async {
         var buffer = ByteBufferAllocator().buffer(capacity: 2)
