@@ -17,11 +17,9 @@ import Testing
         defer { state.cleanup() }
         let journal = EventJournal(database: try BridgeDatabase(paths: state.paths, logger: CapturedLogs().logger), logger: CapturedLogs().logger)
         // 100 of the home's own, then 2,000 of a flooding machine and 50 of a quiet one, interleaved at the end.
-        var seq: Int64 = 0
-        var batch: [JournalEntry] = []
-        for _ in 0..<100 { seq += 1; batch.append(entry(seq, machine: nil)) }
-        for _ in 0..<2000 { seq += 1; batch.append(entry(seq, machine: "flood")) }
-        for _ in 0..<50 { seq += 1; batch.append(entry(seq, machine: "quiet")) }
+        let owners = Array(repeating: String?.none, count: 100) + Array(repeating: "flood", count: 2000)
+            + Array(repeating: "quiet", count: 50)
+        let batch = owners.enumerated().map { entry(Int64($0.offset + 1), machine: $0.element) }
         try journal.append(contentsOf: batch)
         let share: Int64 = 50_000  // 500 rows of 100 bytes
         let deleted = try await journal.pruneRelayed(share: share)
