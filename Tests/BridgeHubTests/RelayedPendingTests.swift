@@ -29,7 +29,8 @@ import Testing
 /// bytes; one past the budget is refused (the link is closed), another machine's are unaffected.
 @Suite struct RelayedPendingBudgetTests {
     static func approval(_ n: Int) -> ServerMessage {
-        .approvalRequest(ApprovalRequest(seq: Int64(n), approvalId: "a-\(n)", threadId: "t", turnId: nil, itemId: nil, type: "commandExecution"))
+        .approvalRequest(
+            ApprovalRequest(seq: Int64(n), approvalId: "a-\(n)", threadId: "t", turnId: nil, itemId: nil, type: "commandExecution"))
     }
 
     @Test func entriesAndBytesPerMachine() {

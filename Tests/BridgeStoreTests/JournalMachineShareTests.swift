@@ -15,9 +15,11 @@ import Testing
     @Test func aFloodingMachineLosesItsOldestNeverTheHomesOwn() async throws {
         let state = try TemporaryState()
         defer { state.cleanup() }
-        let journal = EventJournal(database: try BridgeDatabase(paths: state.paths, logger: CapturedLogs().logger), logger: CapturedLogs().logger)
+        let journal = EventJournal(
+            database: try BridgeDatabase(paths: state.paths, logger: CapturedLogs().logger), logger: CapturedLogs().logger)
         // 100 of the home's own, then 2,000 of a flooding machine and 50 of a quiet one, interleaved at the end.
-        let owners = Array(repeating: String?.none, count: 100) + Array(repeating: "flood", count: 2000)
+        let owners =
+            Array(repeating: String?.none, count: 100) + Array(repeating: "flood", count: 2000)
             + Array(repeating: "quiet", count: 50)
         let batch = owners.enumerated().map { entry(Int64($0.offset + 1), machine: $0.element) }
         try journal.append(contentsOf: batch)
