@@ -248,6 +248,8 @@ public actor BridgeClient {
                 case nil: continue  // a kind this client does not know
                 case let other?: throw BridgeClientError.protocolViolation("the server answered hello with \(other.kind)")
                 }
+            case .violation(let why):
+                throw BridgeClientError.protocolViolation(why)
             case .closed(let code, let reason):
                 if code == Int(BridgeCloseCode.policyViolation) { throw BridgeClientError.closedByPolicy(reason) }
                 throw BridgeClientError.connectionFailed("closed before helloAck (\(reason ?? code.map(String.init) ?? "no reason"))")
@@ -364,6 +366,7 @@ public actor BridgeClient {
                     logger.warning("The bridge sent a bad frame; closing the connection", metadata: ["bridge.error": "\(error)"])
                     return (nil, nil, error)
                 }
+            case .violation(let why): return (nil, nil, .protocolViolation(why))
             case .closed(let code, let reason): return (code, reason, nil)
             }
         }

@@ -29,9 +29,10 @@ public struct FleetDirectory: Sendable {
         self.threadsPerMachine = threadsPerMachine
     }
 
-    /// Whether `machine` may not name `threadId`: a thread nobody owns yet, when the machine owns its share already.
-    public func isOverBudget(_ machine: String, naming threadId: String) -> Bool {
-        threads[threadId] == nil && owned[machine, default: 0] >= threadsPerMachine
+    /// Whether `machine` may not name `threadId`: a thread nobody owns yet, when the machine owns `limit` already
+    /// (its link's ``LinkBudget/threads``; at most ``threadsPerMachine``).
+    public func isOverBudget(_ machine: String, naming threadId: String, limit: Int) -> Bool {
+        threads[threadId] == nil && owned[machine, default: 0] >= min(limit, threadsPerMachine)
     }
 
     /// The machine that owns `threadId`, if a linked one does.

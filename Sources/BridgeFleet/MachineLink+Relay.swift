@@ -57,7 +57,7 @@ extension MachineLink {
                 // sees it; a thread beyond the machine's share of the directory is over its budget.
                 let outcome = await hub.relay(fresh, from: ref, budget: budget) { message in
                     directory.withLock { directory in
-                        if let threadId = message.threadId, directory.isOverBudget(machineId, naming: threadId) {
+                        if let threadId = message.threadId, directory.isOverBudget(machineId, naming: threadId, limit: budget.threads) {
                             problem.set(WireError(code: .overBudget, message: "more than \(budget.threads) threads"))
                             return nil
                         }

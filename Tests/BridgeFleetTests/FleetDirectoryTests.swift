@@ -63,9 +63,9 @@ import Testing
         var directory = FleetDirectory(capacity: 100, threadsPerMachine: 2)
         // Mutating calls outside the macros: #expect takes its subject as an immutable value.
         let claimed = [directory.claim(thread: "t1", by: "m"), directory.claim(thread: "t2", by: "m")]
-        #expect(claimed == [true, true] && directory.isOverBudget("m", naming: "t3"))
+        #expect(claimed == [true, true] && directory.isOverBudget("m", naming: "t3", limit: 2))
         let third = directory.claim(thread: "t3", by: "m")
-        #expect(!third && !directory.isOverBudget("m", naming: "t1"), "a thread it owns is no new one")
+        #expect(!third && !directory.isOverBudget("m", naming: "t1", limit: 2), "a thread it owns is no new one")
         let others = directory.claim(thread: "t3", by: "other")
         directory.forget(machine: "m")
         let again = directory.claim(thread: "t4", by: "m")

@@ -6,6 +6,9 @@ public enum TransportEvent: Sendable, Hashable {
     case text(String)
     /// The connection ended: the server's close code and reason when it sent a close frame.
     case closed(code: Int?, reason: String?)
+    /// The transport closed the connection because the server broke the WebSocket rules the client holds it to
+    /// (a message over the size limit); nothing follows.
+    case violation(String)
 }
 
 /// One open WebSocket connection, as ``BridgeClient`` uses it.

@@ -81,6 +81,8 @@ final class WebSocketConnection: BridgeConnection {
         let (outgoing, output) = AsyncStream.makeStream(of: String.self)
         let connection = WebSocketConnection(incoming: incoming, outgoing: output, window: window)
         let opened = OpenSignal()
+        // Why the reader stopped, when the server broke a rule (WSClient closes such a connection without saying).
+        let broken = BrokenRule()
         let task = Task {
             do {
                 let closeFrame = try await WebSocketClient.connect(
@@ -89,11 +91,16 @@ final class WebSocketConnection: BridgeConnection {
                     opened.succeed()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
-                            for try await message in inbound.messages(maxSize: maxMessageBytes) {
-                                guard case .text(let text) = message else { continue }
-                                // While the window is full the next message is not read: TCP holds the server back.
-                                await window?.acquire(text.utf8.count)
-                                input.yield(.text(text))
+                            do {
+                                for try await message in inbound.messages(maxSize: maxMessageBytes) {
+                                    guard case .text(let text) = message else { continue }
+                                    // While the window is full the next message is not read: TCP holds the server back.
+                                    await window?.acquire(text.utf8.count)
+                                    input.yield(.text(text))
+                                }
+                            } catch {
+                                if Self.isTooLarge(error) { broken.set("a message over \(maxMessageBytes) bytes") }
+                                throw error
                             }
                         }
                         group.addTask {
@@ -109,10 +116,14 @@ final class WebSocketConnection: BridgeConnection {
                     }
                 }
                 opened.fail(BridgeClientError.connectionFailed("\(url): the server closed the connection during the upgrade"))
-                input.yield(.closed(code: closeFrame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }, reason: closeFrame?.reason))
+                if let why = broken.value {
+                    input.yield(.violation(why))
+                } else {
+                    input.yield(.closed(code: closeFrame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }, reason: closeFrame?.reason))
+                }
             } catch {
                 opened.fail(error)
-                input.yield(.closed(code: nil, reason: "\(error)"))
+                input.yield(broken.value.map(TransportEvent.violation) ?? .closed(code: nil, reason: "\(error)"))
             }
             window?.close()
             input.finish()
@@ -125,6 +136,21 @@ final class WebSocketConnection: BridgeConnection {
         }
         return connection
     }
+}
+
+extension WebSocketConnection {
+    /// A frame over NIO's limit (`invalidFrameLength`), or a message over `maxSize` (WSClient's `messageTooLarge`).
+    static func isTooLarge(_ error: any Error) -> Bool {
+        if let error = error as? NIOWebSocketError, error == .invalidFrameLength { return true }
+        return "\(error)".contains("messageTooLarge")
+    }
+}
+
+/// The rule the server broke, once it broke one.
+private final class BrokenRule: Sendable {
+    private let rule = Mutex<String?>(nil)
+    var value: String? { rule.withLock { $0 } }
+    func set(_ why: String) { rule.withLock { $0 = $0 ?? why } }
 }
 
 /// Completes once: the upgrade succeeded, or the connection failed first.
