@@ -37,7 +37,8 @@ import Testing
         let server = #"{"id":\#(JSONValue.string(serverId).jsonText),"name":\#(JSONValue.string(name).jsonText),"version":"1"}"#
         let device = JSONValue.string(deviceId).jsonText
         let credential = JSONValue.string(token).jsonText
-        return #"{"kind":"helloAck","version":1,"ok":true,"server":\#(server),"deviceId":\#(device),"deviceToken":\#(credential),"lastSeq":0}"#
+        return #"{"kind":"helloAck","version":1,"ok":true,"server":\#(server),"deviceId":\#(device),"deviceToken":\#(credential),"#
+            + #""lastSeq":0}"#
     }
 
     @Test func aPendingPairingWithAHugeExpiryFailsCleanly() async throws {
