@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgeClient
 import BridgeFleet
+import BridgeOps
 import BridgeProtocol
 import BridgeStore
 import Discovery
@@ -64,11 +65,8 @@ struct MachinesCommand: AsyncParsableCommand {
                     url: isCode ? nil : url, host: host, port: port, fingerprint: fingerprint, code: isCode ? url : nil)
                 machine = try await MachinePairing.link(
                     target, home: MachineRef(id: identity.id, name: identity.name), name: name, store: store
-                ) {
-                    pending in
-                    print(
-                        "The other workstation confirms pairings: there, allow check code \(pending.check) (codex-bridge devices allow \(pending.deviceId) --check \(pending.check)). Waiting…"
-                    )
+                ) { pending in
+                    Terminal.say("The other workstation confirms pairings: there, allow " + MachinesCommand.pendingText(pending))
                 }
             } catch let failure as MachinePairing.Failure {
                 throw CommandFailure(failure.description)
@@ -76,10 +74,10 @@ struct MachinesCommand: AsyncParsableCommand {
                 throw CommandFailure("\(error)")
             }
             if json {
-                print(try DevicesCommand.json(Entry(machine)))
+                Terminal.say(try DevicesCommand.json(Entry(machine)))
             } else {
-                print(
-                    "Linked \(DevicesCommand.shown(machine.name)) (\(machine.id)). A running `serve` carries its threads to phones within a second."
+                Terminal.say(
+                    "Linked \(Terminal.field(machine.name)) (\(Terminal.field(machine.id))). A running `serve` carries its threads to phones within a second."
                 )
             }
         }
@@ -126,7 +124,7 @@ struct MachinesCommand: AsyncParsableCommand {
             let store = try MachinesCommand.openStore(state.paths)
             let machine = try MachinesCommand.find(id, in: store)
             try await store.remove(machine.id)
-            print("Unlinked \(DevicesCommand.shown(machine.name)) (\(machine.id)).")
+            Terminal.say("Unlinked \(Terminal.field(machine.name)) (\(Terminal.field(machine.id))).")
         }
     }
 
@@ -149,7 +147,7 @@ struct MachinesCommand: AsyncParsableCommand {
             let store = try MachinesCommand.openStore(state.paths)
             let machine = try MachinesCommand.find(id, in: store)
             try await store.rename(machine.id, to: name)
-            print("Renamed \(machine.id) to \(DevicesCommand.shown(name)).")
+            Terminal.say("Renamed \(Terminal.field(machine.id)) to \(Terminal.field(name)).")
         }
     }
 
@@ -171,6 +169,14 @@ struct MachinesCommand: AsyncParsableCommand {
             addedAt = machine.addedAt
             error = machine.errorCode.map { WireError(code: BridgeErrorCode($0), message: machine.errorMessage ?? "") }
         }
+    }
+
+    /// What to allow on a bridge that makes the pairing wait: its check code and the command, as the other bridge
+    /// sent them (escaped, and cut to what a check code and a device id can be).
+    static func pendingText(_ pending: PairingPending) -> String {
+        let check = Terminal.field(String(pending.check.prefix(16)))
+        let device = Terminal.field(String(pending.deviceId.prefix(64)))
+        return "check code \(check) (codex-bridge devices allow \(device) --check \(check)). Waiting…"
     }
 
     static func openStore(_ paths: StatePaths) throws -> MachineStore {

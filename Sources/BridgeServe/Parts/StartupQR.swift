@@ -1,3 +1,4 @@
+import BridgeOps
 import BridgeProtocol
 import BridgeStore
 import Foundation
@@ -31,7 +32,7 @@ package struct StartupQR: Service, CustomStringConvertible {
     package var refreshes = 6
     package var codexWait: Duration = .seconds(15)
     /// Where the QR goes (stdout).
-    package var write: @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }
+    package var write: @Sendable (String) -> Void = { Terminal.drawing($0) }
 
     package var description: String { "StartupQR" }
 
@@ -58,7 +59,7 @@ package struct StartupQR: Service, CustomStringConvertible {
                     round == 0
                     ? "Scan with your phone's camera to open codex-bridge in its browser and pair it:"
                     : "The last pairing code expired. A fresh one (scan it with your phone's camera):"
-                guard await print(invitation, heading: heading) else { return }
+                guard await show(invitation, heading: heading) else { return }
                 try await Task.sleep(for: ttl)
             }
             write("\nThe pairing code expired. To pair a phone, run `codex-bridge pair` in a terminal.\n")
@@ -66,7 +67,7 @@ package struct StartupQR: Service, CustomStringConvertible {
     }
 
     /// Mints a code and prints its QR; false (and the hint logged) when that fails.
-    private func print(_ invitation: Invitation, heading: String) async -> Bool {
+    private func show(_ invitation: Invitation, heading: String) async -> Bool {
         do {
             let minted = try await PairingInvitation.mint(
                 registry: invitation.registry, ttl: ttl, identity: invitation.identity, port: invitation.port,
