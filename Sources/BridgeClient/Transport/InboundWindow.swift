@@ -43,6 +43,14 @@ public final class InboundWindow: Sendable {
     /// Waits until `bytes` more fit, then holds them. Returns at once after ``close()`` or when the task is
     /// cancelled (the connection is going away: nothing is held then).
     public func acquire(_ bytes: Int) async {
+        // The common case, room at once, without a continuation (this runs for every message a link receives).
+        let taken = state.withLock { state in
+            guard !state.closed, state.held == 0 || state.held + bytes <= limit else { return state.closed }
+            state.held += bytes
+            state.peak = max(state.peak, state.held)
+            return true
+        }
+        if taken { return }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now: Bool = state.withLock { state in
