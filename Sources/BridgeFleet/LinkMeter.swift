@@ -8,6 +8,7 @@ public final class LinkMeter: Sendable {
     private struct State {
         var window: InboundWindow?
         var windowPeak = 0
+        var pauses = 0
         var waitingPeakBytes = 0
         var waitingPeakCount = 0
         var closedForCause = 0
@@ -24,12 +25,15 @@ public final class LinkMeter: Sendable {
     public var waitingPeak: (bytes: Int, count: Int) { state.withLock { ($0.waitingPeakBytes, $0.waitingPeakCount) } }
     /// Whether the current connection's reader waits for room now (the link is held back).
     public var isPaused: Bool { state.withLock { $0.window?.isPaused ?? false } }
+    /// How many times the link was held back, over every connection so far.
+    public var pauses: Int { state.withLock { $0.pauses + ($0.window?.pauses ?? 0) } }
     /// How many times this bridge closed the link for cause, and the last reason.
     public var problems: (count: Int, last: WireError?) { state.withLock { ($0.closedForCause, $0.lastProblem) } }
 
     func connected(window: InboundWindow?) {
         state.withLock { state in
             state.windowPeak = max(state.windowPeak, state.window?.peak ?? 0)
+            state.pauses += state.window?.pauses ?? 0
             state.window = window
         }
     }

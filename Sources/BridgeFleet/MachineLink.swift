@@ -130,8 +130,7 @@ public actor MachineLink {
         self.client = client
         meter.connected(window: await client.inboundWindow)
         policy = ack.policy ?? policy
-        problem = nil
-        await setState(.online)
+        await setState(.online)  // and the last problem is past
         logger.info("Linked machine online", metadata: ["bridge.machine.name": "\(machine.name)"])
         let why = await relay(from: client, ack: ack, cursor: cursor)
         self.client = nil

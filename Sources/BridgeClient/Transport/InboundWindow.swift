@@ -13,6 +13,7 @@ public final class InboundWindow: Sendable {
     private struct State {
         var held = 0
         var peak = 0
+        var pauses = 0
         var closed = false
         var waiter: (bytes: Int, continuation: CheckedContinuation<Void, Never>)?
 
@@ -39,6 +40,8 @@ public final class InboundWindow: Sendable {
     public var peak: Int { state.withLock { $0.peak } }
     /// Whether the reader waits for room now (the connection is paused).
     public var isPaused: Bool { state.withLock { $0.waiter != nil } }
+    /// How many times the reader had to wait for room.
+    public var pauses: Int { state.withLock { $0.pauses } }
 
     /// Waits until `bytes` more fit, then holds them. Returns at once after ``close()`` or when the task is
     /// cancelled (the connection is going away: nothing is held then).
@@ -61,6 +64,7 @@ public final class InboundWindow: Sendable {
                         return true
                     }
                     state.waiter = (bytes, continuation)
+                    state.pauses += 1
                     return false
                 }
                 if now { continuation.resume() }
