@@ -390,7 +390,7 @@ let package = Package(
         .testTarget(
             name: "BridgeServeTests",
             dependencies: [
-                "BridgeServe", "BridgeClient", "BridgeProtocol", "BridgeServer", "BridgeStore",
+                "BridgeServe", "BridgeClient", "BridgeProtocol", "BridgeServer", "BridgeStore", "Pairing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],

@@ -35,3 +35,6 @@ require_swift() {
 # The build needs these C libraries; the runtime needs avahi and bubblewrap (codex's sandbox).
 BUILD_PACKAGES=(libavahi-client-dev libqrencode-dev libsqlite3-dev pkg-config)
 CODEX_PACKAGE="openai-codex-cli-bin==0.163.0"
+# The oldest Codex the bridge works with (BridgeOps/CodexVersion.swift): Scripts/test runs the Codex-facing
+# integration files against it too.
+CODEX_OLDEST_PACKAGE="openai-codex-cli-bin==0.160.1"

@@ -79,6 +79,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     var replays = ReplayLine<CheckedContinuation<Void, Never>>()
     /// Exactly-once requests: their stored answers and the first attempts under way (Requests/ExactlyOnce).
     let answers: ExactlyOnce
+    /// The requests that change a thread's turns, one at a time per thread (Requests/ThreadLanes).
+    nonisolated let lanes = ThreadLanes()
     /// The bridge is shutting down (``beginShutdown(grace:)``): running turns may finish, none starts.
     var shuttingDown = false
     /// Linked machines' approvals and questions still open (the fleet's relay port).
@@ -323,13 +325,6 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
 
     /// Whether a turn runs on `threadId` or its queue is about to start one (a new turn would race it).
     func isBusy(_ threadId: String) -> Bool { book.runningTurn(of: threadId) != nil || desks.queue.isBusy(threadId) }
-
-    /// Refuses what `what` names while a turn runs on `threadId` (`conflict`).
-    func refuseWhileRunning(_ threadId: String, _ what: String) throws {
-        guard book.runningTurn(of: threadId) == nil else {
-            throw HubError(.conflict, "a turn is running on thread \(threadId); \(what) it once the turn has ended")
-        }
-    }
 
     /// Codex's thread housekeeping requests, with this bridge's timeout.
     nonisolated var housekeeping: ThreadHousekeeping { ThreadHousekeeping(codex: codex, timeout: policy.codexTimeout) }

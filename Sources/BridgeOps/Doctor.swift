@@ -92,6 +92,21 @@ public struct Doctor: Sendable {
             ]
         }
         var findings = [DoctorFinding(check: "codex", severity: .ok, summary: "\(firstLine(version.output)) (\(path))")]
+        if let found = CodexVersion(output: version.output) {
+            if found < CodexVersion.oldestSupported {
+                findings[0] = DoctorFinding(
+                    check: "codex", severity: .problem,
+                    summary: "codex \(found) is older than \(CodexVersion.oldestSupported), the oldest this bridge works with (\(path))",
+                    fix: "pip install --user -U openai-codex-cli-bin   (or install a newer codex on PATH)")
+            } else if found.isNewerThanTested {
+                findings.append(
+                    DoctorFinding(
+                        check: "codex-version", severity: .info,
+                        summary: "codex \(found) is newer than \(CodexVersion.newestTested), the newest this bridge was tested with: "
+                            + "it should work; if something does not, "
+                            + "`pip install --user openai-codex-cli-bin==\(CodexVersion.newestTested)` is known to"))
+            }
+        }
         let login = await probe.run(path, ["login", "status"], timeout: commandTimeout)
         if login.succeeded {
             findings.append(

@@ -106,6 +106,19 @@ public struct PairingURL: Sendable, Hashable {
         return "\(secure ? "https" : "http")://\(authority)/#" + items.map { "\($0)=\($1)" }.joined(separator: "&")
     }
 
+    /// The shortest web form, for a QR code that must stay small (`serve`'s on an 80×24 terminal):
+    /// `http(s)://HOST:PORT/#pair=v1&code=…` (or `token=…`), without `id`, `name` and `fp`. The page reads the
+    /// bridge's id and name from `helloAck`, and the browser checks the certificate itself; a native app wants
+    /// ``string`` (`pair --app`) or ``webString``, which carry them.
+    public var compactWebString: String {
+        let credential =
+            switch credential {
+            case .pairingCode(let code): "code=\(Self.encode(code))"
+            case .staticToken(let token): "token=\(Self.encode(token))"
+            }
+        return "\(fingerprint != nil ? "https" : "http")://\(authority)/#pair=v\(version)&\(credential)"
+    }
+
     /// With ``trustFirst``: the trust page, `http://HOST:PORT/`, with no fragment and no secret (a phone that does
     /// not trust the workstation's CA yet opens it first; it leads to the `https://` app, which pairs with
     /// ``webString`` or the code typed by hand). nil otherwise.

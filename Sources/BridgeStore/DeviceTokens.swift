@@ -75,7 +75,8 @@ extension DeviceRegistry {
             let generation = tokens.beginLoad()
             let stamp = tokens.stamp()
             let startedAt = ContinuousClock.now
-            let rows = try await database.pool.read { db in
+            // `[Row]` is not Sendable, so this is GRDB's synchronous read (one short query), as it always was.
+            let rows = try database.pool.read { db in
                 try Row.fetchAll(
                     db, sql: "SELECT id, tokenHash, scopes, lastSeenAt, lastAddress FROM device WHERE revokedAt IS NULL")
             }

@@ -129,8 +129,9 @@ extension CodexAppServer {
 
     private func logStandardError(_ stream: SubprocessOutputSequence) async {
         do {
-            for try await line in stream.strings(bufferingPolicy: .maxLineLength(1024 * 1024)) where !line.isEmpty {
-                logger.info("\(line)", metadata: ["codex.stderr": "true"])
+            for try await line in stream.strings(bufferingPolicy: .maxLineLength(1024 * 1024)) {
+                let text = TerminalEscapes.stripped(line)
+                if !text.isEmpty { logger.info("\(text)", metadata: ["codex.stderr": "true"]) }
             }
         } catch {
             logger.debug("codex stderr closed", metadata: ["error": "\(error)"])

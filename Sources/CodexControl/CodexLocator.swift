@@ -2,8 +2,8 @@ import Foundation
 import Subprocess
 
 /// Finds the `codex` executable: `--codex PATH`, then the config value, then `PATH`, then the PyPI package
-/// `openai-codex-cli-bin` (`codex_cli_bin/bin/codex` inside a virtualenv of the checkout this binary was built
-/// in or of the user's data directory, or what an isolated `python3 -I` imports).
+/// `openai-codex-cli-bin` (`codex_cli_bin/bin/codex` inside a `.venv-codex` of one of ``searchRoots``, or the
+/// virtualenv of the user's data directory, or what an isolated `python3 -I` imports).
 ///
 /// Only places the user controls are searched: never the working directory or the state directory's parent
 /// (`/tmp/.venv-codex` for `CODEX_BRIDGE_HOME=/tmp/x` is anyone's). A candidate found by searching must be
@@ -16,8 +16,9 @@ public struct CodexLocator: Sendable {
     public var configuredPath: String?
     /// The environment to read `PATH`, `HOME` and `CODEX_BRIDGE_HOME` from.
     public var environment: [String: String]
-    /// Directories that may hold a `.venv-codex` made by `Scripts/run` (the repository checkout); the
-    /// executable's ancestors are added automatically.
+    /// Directories that may hold a `.venv-codex` made by `Scripts/run`, and nothing else: the bridge passes
+    /// ``checkoutRoots`` (the checkout it was built in); a test passes its own, so a checkout's `.venv-codex`
+    /// never decides what a test finds.
     public var searchRoots: [String]
     /// Whether to ask `python3 -c "import codex_cli_bin"` as the last resort.
     public var askPython: Bool
@@ -64,18 +65,22 @@ public struct CodexLocator: Sendable {
         throw .unavailable(Self.installHint)
     }
 
+    /// The running executable's directory and its five ancestors: for a binary in `.build/debug`, the checkout
+    /// it was built in, where `Scripts/run` makes `.venv-codex`.
+    public static var checkoutRoots: [String] {
+        guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return [] }
+        var roots: [String] = []
+        var url = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        for _ in 0..<6 {
+            roots.append(url.path)
+            url = url.deletingLastPathComponent()
+        }
+        return roots
+    }
+
     /// Virtualenvs that `Scripts/run` or a user may have made, most specific first.
     func virtualenvCandidates() -> [String] {
-        var candidates: [String] = []
-        var roots = searchRoots
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            var url = URL(fileURLWithPath: executable).deletingLastPathComponent()
-            for _ in 0..<6 {
-                roots.append(url.path)
-                url = url.deletingLastPathComponent()
-            }
-        }
-        candidates += roots.map { URL(fileURLWithPath: $0).appendingPathComponent(".venv-codex").path }
+        var candidates = searchRoots.map { URL(fileURLWithPath: $0).appendingPathComponent(".venv-codex").path }
         if let home = environment["HOME"], !home.isEmpty {
             candidates.append("\(home)/.local/share/codex-bridge/venv")
         }

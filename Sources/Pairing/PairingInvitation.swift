@@ -87,7 +87,13 @@ public struct PairingInvitation: Sendable, Hashable {
             text += renderer.render(try QRCode(encoding: scan.url))
             text += "\n\(scan.url)\n\n"
         }
-        text += "Addresses offered (best first), port \(url.port):\n"
+        return text + details(now: now, codes: shown.count)
+    }
+
+    /// What the terminal shows beside the QR codes: the addresses, the TLS fingerprint, the code's expiry and
+    /// scopes. `codes`: how many QR codes are shown (which one holds the shared secret, for `--static`).
+    public func details(now: Date = Date(), codes: Int) -> String {
+        var text = "Addresses offered (best first), port \(url.port):\n"
         for address in addresses { text += "  \(address)\n" }
         if let fingerprint = url.fingerprint, url.trustFirst {
             text += "TLS (https://, wss://) with this workstation's certificate authority; the first QR code shows a phone\n"
@@ -102,7 +108,7 @@ public struct PairingInvitation: Sendable, Hashable {
             text += "(at \(code.expiresAt.formatted(date: .omitted, time: .standard))).\n"
             if let scopes { text += "The phone may: \(scopes) (change it later with `codex-bridge devices scope ID LIST`).\n" }
         } else {
-            let which = shown.count > 1 ? "The second QR code" : "This QR code"
+            let which = codes > 1 ? "The second QR code" : "This QR code"
             text += "\n\(which) holds the shared secret: anyone who scans it can connect until `token rotate`.\n"
         }
         return text

@@ -223,7 +223,7 @@ struct DevicesCommand: AsyncParsableCommand {
                 "Device \(id): \(shown(name)) asks for \(request.scopes) (it may now: \(device?.scopes.description ?? "-")).\n"
             check = try PairingCheckPrompt.code(given: check, id: id, what: "more scopes", description: description)
         }
-        try await failing { [check] in try await registry.decideScopeRequest(id: id, allow: allow, check: check) }
+        _ = try await failing { [check] in try await registry.decideScopeRequest(id: id, allow: allow, check: check) }
         await audit(
             registry, kind: allow ? "allowScopes" : "denyScopes", deviceId: id,
             detail: "\(id): \(request.scopes), check \(request.checkCode)",

@@ -37,7 +37,8 @@ struct DoctorCommand: AsyncParsableCommand {
         // The settings serve would use: config.toml's codex and port unless given here.
         let config = try? ServeConfigFile.load(paths.configFile)
         do {
-            codexPath = try await CodexLocator(explicitPath: codex, configuredPath: config?.codex).locate()
+            let locator = CodexLocator(explicitPath: codex, configuredPath: config?.codex, searchRoots: CodexLocator.checkoutRoots)
+            codexPath = try await locator.locate()
         } catch {
             codexError = "\(error)"
         }

@@ -107,7 +107,8 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     static func codexStatus(explicitPath: String?, configuredPath: String? = nil) async -> StatusReport.Codex {
-        guard let path = try? await CodexLocator(explicitPath: explicitPath, configuredPath: configuredPath).locate() else {
+        let locator = CodexLocator(explicitPath: explicitPath, configuredPath: configuredPath, searchRoots: CodexLocator.checkoutRoots)
+        guard let path = try? await locator.locate() else {
             return .init(path: nil, version: nil, loggedIn: nil)
         }
         let runner = CommandRunner()

@@ -85,6 +85,18 @@ final class HubHarness: Sendable {
     /// waited 5 s saw nothing arrive in CI's run on 12-02 (511 of 2,100 frames) and passed alone in a second.
     static let patience: Duration = .seconds(30)
 
+    /// Waits until the Codex events sent before the call are processed: the journal holds a row past `seq`, and
+    /// the hub step that wrote it has ended (one more call on the hub runs after it). What a test that checks
+    /// that something did *not* arrive waits for, instead of a fixed sleep (issue 45 item 6).
+    func processed(after seq: Int64) async throws {
+        let deadline = ContinuousClock.now + Self.patience
+        while try storage.journal.lastSeq() <= seq {
+            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        _ = await hub.runningTurnCount
+    }
+
     /// Waits until `session` has received a frame matching `predicate`; returns every frame taken meanwhile.
     func waitFor(_ session: ClientSession, timeout: Duration = HubHarness.patience, _ predicate: (ServerMessage) -> Bool) async throws
         -> [ServerMessage]

@@ -126,8 +126,9 @@ import Testing
         let frames = harness.frames(phone)
         #expect(frames.contains(.scopesChanged(ScopesChanged(scopes: Scopes([.approve])))))
         #expect(await harness.request(BridgeRequest(.listThreads, ListThreads()), phone).errorCode == .forbidden)
+        let before = try harness.storage.journal.lastSeq()
         await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "u1"]])
-        try await Task.sleep(for: .milliseconds(100))
+        try await harness.processed(after: before)
         #expect(harness.frames(phone).filter { $0.event != nil }.isEmpty)
 
         // Back to observing: a new subscription delivers again.
@@ -145,8 +146,9 @@ import Testing
         #expect(await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), first).kind == "subscribed")
         await harness.hub.sessionClosed(first)
         let blind = await harness.session(deviceId: "dev1", scopes: Scopes([.approve]))
+        let before = try harness.storage.journal.lastSeq()
         await harness.codex.notify("turn/started", ["threadId": "t9", "turn": ["id": "u1"]])
-        try await Task.sleep(for: .milliseconds(100))
+        try await harness.processed(after: before)
         #expect(harness.frames(blind).filter { $0.event != nil }.isEmpty)
         let seeing = await harness.session(deviceId: "dev1")
         await harness.codex.notify("turn/completed", ["threadId": "t9", "turn": ["id": "u1", "status": "completed"]])

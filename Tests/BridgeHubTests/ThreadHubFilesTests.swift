@@ -212,4 +212,26 @@ import Testing
             await harness.request(BridgeRequest(.startReview, StartReview(threadId: "foreign", target: .uncommitted)), phone).errorCode
                 == .forbiddenPath)
     }
+
+    /// Codex 0.160's `Turn` has no `rootTurnId`: a review's `turn/started` names an inner turn, while its items and
+    /// `turn/completed` carry the turn `review/start` answered. The thread's turn is that one throughout, and it
+    /// ends (seen failing: the turn/started went out as "inner-9" and the thread stayed running).
+    @Test func aReviewOnACodexWithoutRootTurnIdsIsOneTurn() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        harness.codex.on("review/start") { _ in ["reviewThreadId": "t1", "turn": ["id": "rv-1"]] }
+        let phone = await harness.session()
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "t1")), phone)
+        _ = await harness.request(BridgeRequest(.startReview, StartReview(threadId: "t1", target: .uncommitted)), phone)
+        await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "inner-9"]])
+        await harness.codex.notify("item/started", ["threadId": "t1", "turnId": "rv-1", "item": ["id": "i1", "type": "agentMessage"]])
+        await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "rv-1", "status": "completed"]])
+        let frames = try await harness.waitFor(phone) { $0.event?.type == "turn/completed" }
+        #expect(frames.compactMap(\.event).filter { $0.type.hasPrefix("turn/") }.map(\.turnId) == ["rv-1", "rv-1"])
+        #expect(await harness.request(BridgeRequest(.interrupt, ThreadRef(threadId: "t1")), phone).errorCode == .conflict)
+        // The next turn is a plain one again: its own id.
+        await harness.codex.notify("turn/started", ["threadId": "t1", "turn": ["id": "turn-2"]])
+        let next = try await harness.waitFor(phone) { $0.event?.type == "turn/started" && $0.event?.turnId == "turn-2" }
+        #expect(!next.isEmpty)
+    }
 }

@@ -145,15 +145,20 @@ import Testing
             #expect(await harness.request(reorder, laptop).errorCode == nil)
             let stale = BridgeRequest(.reorderQueued, ReorderQueued(threadId: "t1", ids: [first]))
             #expect(await harness.request(stale, phone).errorCode == .conflict)
+            // The first form (the frame's id is the message's queuedId), then the new one: both edit the message.
+            let oldForm = #"{"kind":"editQueued","id":"\#(first)","threadId":"t1","text":"first, once"}"#
+            let (oldId, oldEdit) = try #require(try ClientMessage.decode(Data(oldForm.utf8)).requestFrame)
+            #expect(await harness.request(oldEdit, phone, id: oldId).errorCode == nil)
+            let newForm = #"{"kind":"editQueued","id":"e1","threadId":"t1","queuedId":"\#(first)","text":"first, edited"}"#
+            let (newId, newEdit) = try #require(try ClientMessage.decode(Data(newForm.utf8)).requestFrame)
+            let answer = await harness.request(newEdit, phone, id: newId)
+            #expect(answer == .response(id: "e1", .accepted(Accepted(threadId: "t1", queuedId: first))), "\(answer)")
             #expect(
-                await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", id: first, text: "first, edited")), phone)
-                    .errorCode == nil)
-            #expect(
-                await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", id: first, text: "  ")), phone).errorCode
+                await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", queuedId: first, text: "  ")), phone).errorCode
                     == .badRequest)
             #expect(
-                await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", id: "q-nope", text: "x")), phone).errorCode
-                    == .notFound)
+                await harness.request(BridgeRequest(.editQueued, EditQueued(threadId: "t1", queuedId: "q-nope", text: "x")), phone)
+                    .errorCode == .notFound)
             let changed = try await harness.waitFor(laptop) {
                 if case .queueChanged(let c) = $0 {
                     c.items.first?.text == "second" && c.items.last?.text == "first, edited"
@@ -227,5 +232,12 @@ final class Counter: Sendable {
             $0 += 1
             return $0
         }
+    }
+}
+
+extension ClientMessage {
+    /// A request frame's id and request.
+    fileprivate var requestFrame: (id: String, request: BridgeRequest)? {
+        if case .request(let id, let request) = self { (id, request) } else { nil }
     }
 }

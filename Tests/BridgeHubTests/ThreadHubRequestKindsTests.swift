@@ -72,7 +72,7 @@ import Testing
         case .listTools: (#""threadId":"t1""#, "error:codex_error")
         case .readTurns: (#""threadId":"t1","cursor":"c1""#, "error:codex_error")  // the fake Codex has no thread/turns/list
         case .reorderQueued: (#""threadId":"t1","ids":["q-x"]"#, "error:conflict")
-        case .editQueued: (#""threadId":"t1","text":"t""#, "error:not_found")  // the frame's id names the message
+        case .editQueued: (#""threadId":"t1","queuedId":"q-x","text":"t""#, "error:not_found")
         case .approveDeniedAction: (#""threadId":"t1","reviewId":"r1""#, "error:not_found")
         // This hub serves no previews (test_preview.py runs them through a real bridge).
         case .listPreviews: (#""threadId":"t1""#, "error:not_found")

@@ -116,8 +116,9 @@ import Testing
         let opening = await harness.hub.sessionOpened(again)
         #expect(opening.restoredSubscriptions?.contains("*") == true)
         // A live event between the handshake and the ack waits too.
+        let before = try harness.storage.journal.lastSeq()
         await harness.codex.notify("item/agentMessage/delta", ["threadId": "t1", "turnId": "turn-1", "delta": "x"])
-        try await Task.sleep(for: .milliseconds(50))
+        try await harness.processed(after: before)
         #expect(harness.frames(again).isEmpty)
         await harness.hub.sessionReady(again)
         let after = try await harness.waitFor(again) { $0.event != nil }

@@ -26,7 +26,7 @@ struct FakeProbe: DoctorProbing {
         FakeProbe(
             executables: ["avahi-daemon": "/usr/sbin/avahi-daemon", "bwrap": "/usr/bin/bwrap", "python3": "/usr/bin/python3"],
             outcomes: [
-                "/bin/codex --version": .init(status: 0, output: "codex-cli 0.50.0"),
+                "/bin/codex --version": .init(status: 0, output: "codex-cli 0.163.0"),
                 "/bin/codex login status": .init(status: 0, output: "Logged in using an API key"),
                 "/usr/sbin/avahi-daemon --check": .init(status: 0, output: ""),
             ],
@@ -43,8 +43,30 @@ struct FakeProbe: DoctorProbing {
     @Test func healthyMachineHasNoProblems() async {
         let findings = await Doctor(probe: FakeProbe.healthy).run(input)
         #expect(!Doctor.hasProblems(findings), "\(findings)")
-        #expect(findings.first { $0.check == "codex" }?.summary.contains("codex-cli 0.50.0") == true)
+        #expect(findings.first { $0.check == "codex" }?.summary.contains("codex-cli 0.163.0") == true)
         #expect(findings.first { $0.check == "tailscale" }?.severity == .info)
+    }
+
+    /// A Codex outside the tested range is named (issue 46 item 7): too old is a problem with the fix, newer than
+    /// tested is said; the tested range and a patch release of its newest are fine.
+    @Test(arguments: [
+        ("codex-cli 0.50.0", "problem"), ("codex-cli 0.159.3", "problem"), ("codex-cli 0.160.0", "ok"), ("codex-cli 0.163.4", "ok"),
+        ("codex-cli 0.170.0", "newer"), ("codex-cli 1.0.0", "newer"), ("codex-cli dev", "ok"),
+    ])
+    func codexVersionRange(output: String, expected: String) async {
+        var probe = FakeProbe.healthy
+        probe.outcomes["/bin/codex --version"] = .init(status: 0, output: output)
+        let findings = await Doctor(probe: probe).run(input)
+        let codex = findings.first { $0.check == "codex" }
+        let newer = findings.first { $0.check == "codex-version" }
+        switch expected {
+        case "problem":
+            #expect(codex?.severity == .problem && codex?.summary.contains("older than 0.160.0") == true, "\(findings)")
+        case "newer":
+            #expect(codex?.severity == .ok && newer?.summary.contains("newer than 0.163.0") == true, "\(findings)")
+        default:
+            #expect(codex?.severity == .ok && newer == nil, "\(findings)")
+        }
     }
 
     @Test func codexMissing() async {

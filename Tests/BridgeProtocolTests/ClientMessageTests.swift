@@ -127,14 +127,29 @@ import Testing
             BridgeRequest(.readTurns, ReadTurns(threadId: "t", cursor: "c")),
             BridgeRequest(.readTurns, ReadTurns(threadId: "t", cursor: "c", limit: 20)),
             BridgeRequest(.reorderQueued, ReorderQueued(threadId: "t", ids: ["q-2", "q-1"])),
-            BridgeRequest(.editQueued, EditQueued(threadId: "t", id: "q-1", text: "new")),
+            BridgeRequest(.editQueued, EditQueued(threadId: "t", queuedId: "q-1", text: "new")),
             BridgeRequest(.listPreviews, ThreadRef(threadId: "t")), BridgeRequest(.openPreview, OpenPreview(threadId: "t", port: 5173)),
         ]
         #expect(Set(requests.map(\.requestKind)) == Set(RequestKind.allCases))
         for request in requests {
-            // editQueued's id is the message's queuedId: the frame has one `id`.
-            let message = ClientMessage.request(id: request.requestKind == .editQueued ? "q-1" : "id-\(request.kind)", request)
+            let message = ClientMessage.request(id: "id-\(request.kind)", request)
             #expect(try ClientMessage.decode(message.encoded()) == message)
+        }
+    }
+}
+
+/// Issue 46 item 6: `editQueued` names its message in `queuedId`; the first form, where the frame's `id` was the
+/// message's `queuedId`, is still read.
+@Suite struct EditQueuedFormsTests {
+    @Test func bothFormsAreReadAndTheNewOneIsWritten() throws {
+        let new = try ClientMessage.decode(Data(#"{"kind":"editQueued","id":"r7","threadId":"t","queuedId":"q-1","text":"x"}"#.utf8))
+        #expect(new == .request(id: "r7", BridgeRequest(.editQueued, EditQueued(threadId: "t", queuedId: "q-1", text: "x"))))
+        let old = try ClientMessage.decode(Data(#"{"kind":"editQueued","id":"q-1","threadId":"t","text":"x"}"#.utf8))
+        #expect(old == .request(id: "q-1", BridgeRequest(.editQueued, EditQueued(threadId: "t", queuedId: "q-1", text: "x"))))
+        let written = try JSONValue(parsing: new.encoded())
+        #expect(written["queuedId"]?.stringValue == "q-1" && written["id"]?.stringValue == "r7")
+        #expect(throws: FrameDecodingError.self) {
+            try ClientMessage.decode(Data(#"{"kind":"editQueued","id":"r7","threadId":"t","queuedId":7,"text":"x"}"#.utf8))
         }
     }
 }

@@ -32,7 +32,7 @@ struct BridgeDatabaseTests {
         defer { state.cleanup() }
         try FileManager.default.createDirectory(
             at: state.paths.stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: state.paths.databaseFile.path, contents: nil, attributes: [.posixPermissions: 0o644])
         _ = try BridgeDatabase(paths: state.paths, logger: CapturedLogs().logger)
         #expect(try mode(state.paths.stateDirectory.path) == 0o700)

@@ -96,8 +96,8 @@ struct CodexUnitTests {
         let codex = try FakeCodex.install(in: bin, mode: "normal")
         try FileManager.default.moveItem(atPath: codex, toPath: bin.appendingPathComponent("codex").path)
         let previous = FileManager.default.currentDirectoryPath
-        FileManager.default.changeCurrentDirectoryPath(directory.path)
-        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+        #expect(FileManager.default.changeCurrentDirectoryPath(directory.path))
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
         let locator = CodexLocator(
             environment: [
                 "PATH": "/nonexistent:.", "HOME": "/nonexistent", "CODEX_BRIDGE_HOME": directory.appendingPathComponent("state").path,
@@ -105,6 +105,21 @@ struct CodexUnitTests {
             askPython: false)
         #expect(locator.virtualenvCandidates().allSatisfy { !$0.hasPrefix(directory.path) })
         await #expect(throws: CodexError.self) { _ = try await locator.locate() }
+    }
+
+    /// Regression (issue 46 item 3): after `Scripts/run` made the checkout's `.venv-codex`, these tests found it
+    /// from the test binary's path (the locator added the executable's ancestors itself). Only the roots a locator
+    /// is given are searched; the bridge gives it the checkout it was built in.
+    @Test func onlyTheGivenRootsAreSearched() {
+        let environment = ["PATH": "/nonexistent", "HOME": "/nonexistent"]
+        let checkout = TestSupport.repositoryRoot.appendingPathComponent(".venv-codex").path
+        #expect(
+            CodexLocator(environment: environment, askPython: false).virtualenvCandidates() == [
+                "/nonexistent/.local/share/codex-bridge/venv"
+            ])
+        #expect(
+            CodexLocator(environment: environment, searchRoots: CodexLocator.checkoutRoots, askPython: false).virtualenvCandidates()
+                .contains(checkout))
     }
 
     @Test func candidatesOthersCanWriteAreRefused() async throws {

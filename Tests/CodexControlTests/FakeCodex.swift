@@ -18,7 +18,8 @@ enum FakeCodex {
             STARTS = \(Self.pythonString(starts))
             n = int(open(STARTS).read()) + 1 if os.path.exists(STARTS) else 1
             open(STARTS, "w").write(str(n))
-            print(f"fake codex start {n} mode {MODE}", file=sys.stderr, flush=True)
+            # Styled as the real codex styles its log lines, even into a pipe.
+            print(f"\\x1b[2m2026-01-01T00:00:00Z\\x1b[0m \\x1b[32m INFO\\x1b[0m fake codex start {n} mode {MODE}", file=sys.stderr, flush=True)
             out = sys.stdout
             def send(obj):
                 out.write(json.dumps(obj) + "\\n")

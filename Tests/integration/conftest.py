@@ -2,6 +2,7 @@
 import json
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import time
@@ -90,9 +91,10 @@ class Bridge:
             self._log.close()
 
 
-def run_cli(*args, state_dir=None, env=None, timeout=30, check=False, input=None):
-    """Runs `codex-bridge ARGS` and returns the CompletedProcess (text)."""
-    cmd = [str(BIN), *args]
+def run_cli(*args, state_dir=None, env=None, timeout=30, check=False, input=None, binary=None):
+    """Runs `codex-bridge ARGS` (`binary`: another copy, e.g. `isolated_binary`) and returns the CompletedProcess
+    (text)."""
+    cmd = [str(binary or BIN), *args]
     if state_dir is not None:
         cmd += ["--state-dir", str(state_dir)]
     full_env = dict(os.environ if env is None else env)
@@ -120,6 +122,18 @@ def bridge_factory(tmp_path):
             b.stop(signal.SIGKILL if b.proc and b.proc.poll() is None else signal.SIGTERM, timeout=5)
         except Exception:
             pass
+
+
+def isolated_binary(tmp_path):
+    """The binary outside the checkout, so that codex is not found next to it (the checkout's .venv-codex, which
+    `Scripts/run` makes and the bridge looks in)."""
+    target = tmp_path / "bin" / "codex-bridge"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(BIN, target)
+    except OSError:
+        shutil.copy2(BIN, target)
+    return target
 
 
 @pytest.fixture

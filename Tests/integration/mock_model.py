@@ -115,6 +115,11 @@ def codex_env(codex_home, base=None) -> dict:
     env = dict(os.environ if base is None else base)
     env["CODEX_HOME"] = str(home)
     env["OPENAI_API_KEY"] = "sk-test"
+    # Tests talk only to loopback: codex's own calls elsewhere (its plugin sync to chatgpt.com and GitHub at
+    # start-up) go to a proxy on 127.0.0.1 that refuses them at once; the scripted model is on loopback, no proxy.
+    for key in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy"):
+        env[key] = "http://127.0.0.1:9"
+    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost,::1"
     return env
 
 

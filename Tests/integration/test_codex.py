@@ -7,6 +7,7 @@ import pathlib
 import pytest
 
 from codex_fixture import codex_bridge, codex_home, model, workspace  # noqa: F401 (fixtures)
+from conftest import isolated_binary
 from wsutil import hello, recv, recv_kind, send
 
 _ids = itertools.count(1)
@@ -198,9 +199,10 @@ async def test_cwd_outside_roots_is_forbidden(codex_bridge, workspace, tmp_path)
 
 
 async def test_codex_missing_is_codex_unavailable(bridge_factory, workspace, tmp_path):
-    # No codex anywhere the locator looks (an explicit --codex that does not exist is a startup error instead).
+    # No codex anywhere the locator looks (an explicit --codex that does not exist is a startup error instead): the
+    # binary outside the checkout, whose .venv-codex (Scripts/run's) it would find.
     env = dict(os.environ, PATH="/usr/bin:/bin", HOME=str(tmp_path / "home"))
-    bridge = bridge_factory(args=["--root", str(workspace)], env=env)
+    bridge = bridge_factory(args=["--root", str(workspace)], env=env, binary=isolated_binary(tmp_path))
     ws, ack = await hello(bridge)
     assert ack["ok"]
     answer = await request(ws, "startThread", cwd=str(workspace), prompt="x", timeout=30)

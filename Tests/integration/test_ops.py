@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from conftest import BIN, run_cli
+from conftest import BIN, isolated_binary, run_cli
 from codex_fixture import codex_bin, codex_home  # noqa: F401 (fixture)
 from mock_model import codex_env
 import wsutil
@@ -36,17 +36,6 @@ def sample(text, name, labels=None):
         if series.split("{", 1)[0] == name and (labels is None or labels in series):
             return float(value)
     return None
-
-
-def isolated_binary(tmp_path):
-    """The binary outside the checkout, so that codex is not found next to it (.venv-codex)."""
-    target = tmp_path / "bin" / "codex-bridge"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.link(BIN, target)
-    except OSError:
-        shutil.copy2(BIN, target)
-    return target
 
 
 # status
@@ -325,13 +314,15 @@ def test_a_codex_link_in_a_directory_others_can_write_is_not_run(tmp_path):
     (open_dir / "codex").symlink_to(target)
     open_dir.chmod(0o777)
     env = {"PATH": f"{open_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    binary = isolated_binary(tmp_path)  # not the checkout's, whose .venv-codex it would find
     try:
         for command in (["status", "--json"], ["doctor", "--json"]):
-            run_cli(*command, state_dir=tmp_path / "s", env=env, timeout=60)
+            run_cli(*command, state_dir=tmp_path / "s", env=env, timeout=60, binary=binary)
         assert not marker.exists()
-        assert json.loads(run_cli("status", "--json", state_dir=tmp_path / "s", env=env, timeout=60).stdout)["codex"]["path"] is None
+        status = run_cli("status", "--json", state_dir=tmp_path / "s", env=env, timeout=60, binary=binary)
+        assert json.loads(status.stdout)["codex"]["path"] is None
         open_dir.chmod(0o755)
-        report = json.loads(run_cli("status", "--json", state_dir=tmp_path / "s", env=env, timeout=60).stdout)
+        report = json.loads(run_cli("status", "--json", state_dir=tmp_path / "s", env=env, timeout=60, binary=binary).stdout)
         assert report["codex"]["path"] == str(open_dir / "codex") and marker.exists()
     finally:
         open_dir.chmod(0o755)

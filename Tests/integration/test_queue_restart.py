@@ -3,6 +3,7 @@ bridge: after the restart every subscriber is told it still waits, `cancelQueued
 starts as the thread's next turn (the turn the crash interrupted counts as ended). The real bridge and the real
 codex against the scripted model. Seen failing before the queue was kept on disk: the restart reported both
 messages `failed` and the model never saw the queued text."""
+import itertools
 import signal
 
 from codex_fixture import codex_bridge, codex_home, model, workspace  # noqa: F401 (fixtures)
@@ -62,12 +63,21 @@ async def test_a_queued_message_survives_kill_9_and_becomes_the_next_turn(codex_
     assert not [m for m in getattr(late, "pending", []) if m["kind"] == "messageQueued"]
 
 
-async def edit_queued(ws, thread, queued_id, text, timeout=30):
-    """editQueued: the frame's id is the message's queuedId (BRIDGE.md); returns the answer to it."""
-    await send(ws, {"kind": "editQueued", "id": queued_id, "threadId": thread, "text": text})
+_edits = itertools.count(1)
+
+
+async def edit_queued(ws, thread, queued_id, text, first_form=False, timeout=30):
+    """editQueued {threadId, queuedId, text}, or its first form, where the frame's id is the message's queuedId
+    (BRIDGE.md, both accepted); returns the answer to it."""
+    if first_form:
+        frame_id, frame = queued_id, {"kind": "editQueued", "id": queued_id, "threadId": thread, "text": text}
+    else:
+        frame_id = f"edit-{next(_edits)}"
+        frame = {"kind": "editQueued", "id": frame_id, "threadId": thread, "queuedId": queued_id, "text": text}
+    await send(ws, frame)
     while True:
         msg = await recv(ws, timeout)
-        if msg.get("id") == queued_id and msg["kind"] in ("accepted", "error"):
+        if msg.get("id") == frame_id and msg["kind"] in ("accepted", "error"):
             return msg
         getattr(ws, "pending", None) or setattr(ws, "pending", [])
         ws.pending.append(msg)
@@ -94,8 +104,10 @@ async def test_a_reordered_and_edited_line_survives_kill_9_and_starts_in_its_ord
     alpha, bravo, charlie = ids
     moved = await request(phone, "reorderQueued", threadId=thread, ids=[charlie, alpha, bravo])
     assert moved == {"kind": "accepted", "id": moved["id"], "threadId": thread}, moved
+    once = await edit_queued(phone, thread, alpha, "alpha, once", first_form=True)
+    assert once["kind"] == "accepted" and once["queuedId"] == alpha, once
     edited = await edit_queued(phone, thread, alpha, "alpha, edited")
-    assert edited["kind"] == "accepted" and edited["queuedId"] == alpha, edited
+    assert edited["kind"] == "accepted" and edited["queuedId"] == alpha and edited["id"] != alpha, edited
     stale = await request(phone, "reorderQueued", threadId=thread, ids=[alpha, bravo])
     assert stale["kind"] == "error" and stale["code"] == "conflict" and charlie in stale["message"], stale
     gone = await edit_queued(phone, thread, "q-not-there", "x")

@@ -28,6 +28,7 @@ _spec.loader.exec_module(_it)
 BIN = _it.BIN
 Bridge = _it.Bridge
 run_cli = _it.run_cli
+isolated_binary = _it.isolated_binary
 bridge_factory = _it.bridge_factory
 
 from webutil import *  # noqa: E402,F401,F403  (fixtures: browser, phone, web_env, ...)

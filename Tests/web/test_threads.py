@@ -251,9 +251,11 @@ def test_sending_while_a_turn_runs_steers_it(web_bridge, model, phone):
 
 def test_codex_missing_is_explained_in_the_list(bridge_factory, phone, tmp_path):
     from webutil import web_env
-    # No codex anywhere the locator looks (an explicit --codex that does not exist stops serve instead).
+    from conftest import isolated_binary
+    # No codex anywhere the locator looks (an explicit --codex that does not exist stops serve instead): the binary
+    # outside the checkout, whose .venv-codex (Scripts/run's) it would find.
     env = dict(web_env(), PATH="/usr/bin:/bin", HOME=str(tmp_path / "home"))
-    bridge = bridge_factory(name="no-codex", args=["--root", "/tmp"], env=env)
+    bridge = bridge_factory(name="no-codex", args=["--root", "/tmp"], env=env, binary=isolated_binary(tmp_path))
     pair(phone, bridge)
     expect(phone.page.get_by_text("Could not list the threads: Codex is not running")).to_be_visible(timeout=40_000)
     expect(phone.button("Try again")).to_be_visible()

@@ -83,6 +83,8 @@ def test_queued_messages_are_reordered_and_edited_from_the_phone(web_bridge, mod
     words = [f"w{i} " for i in range(10)]
     model.queue({"kind": "slow", "deltas": words, "delay": 0.01, "hold_after": [5]})
     phone, other = phone_factory(), phone_factory(color_scheme="dark")
+    sent = []  # the phone's frames: its edit names the message in queuedId (issue 46 item 6)
+    phone.page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
     pair(phone, web_bridge)
     pair(other, web_bridge)
     start_thread(phone, "first instruction")
@@ -110,6 +112,8 @@ def test_queued_messages_are_reordered_and_edited_from_the_phone(web_bridge, mod
     phone.button("Save").click()
     expect(queued).to_have_text(["charlie step", "alpha step <b>edited</b>", "bravo step"])
     expect(page.locator(".queued b")).to_have_count(0)
+    edits = [json.loads(frame) for frame in sent if isinstance(frame, str) and '"editQueued"' in frame]
+    assert len(edits) == 1 and edits[0]["queuedId"].startswith("q-") and edits[0]["id"] != edits[0]["queuedId"], edits
     phone.shot("queued-reordered")
     # The other phone shows the same line.
     other.page.locator(".thread-row").first.click()

@@ -56,6 +56,9 @@ extension ThreadHub {
     }
 
     private func answer(_ request: BridgeRequest, session: ClientSession) async throws -> BridgeResponse {
+        let lane = ThreadLanes.lane(of: request)
+        if let lane { await lanes.enter(lane) }
+        defer { if let lane { lanes.leave(lane) } }
         // The gate first: every request that names a thread (or an approval's or a question's thread) is
         // checked against the roots, and every turn runs with a policy this bridge allows.
         let verdict = gate.decide(request, thread: try await gateFacts(request))

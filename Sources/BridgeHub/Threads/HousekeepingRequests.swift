@@ -20,12 +20,12 @@ struct HousekeepingRequests: RequestCollection {
         routes.on(.compactThread) { (hub, ref: ThreadRef, context) in
             try hub.refuseWhileShuttingDown()
             try await hub.ensureLoaded(ref.threadId, policy: context.policy)
-            try hub.refuseWhileRunning(ref.threadId, "compact")
+            try hub.book.refuseWhileRunning(ref.threadId, "compact")
             try await hub.housekeeping.compact(ref.threadId)
             return .accepted(Accepted(threadId: ref.threadId))
         }
         routes.on(.deleteThread) { (hub, ref: ThreadRef, _) in
-            try hub.refuseWhileRunning(ref.threadId, "delete")
+            try hub.book.refuseWhileRunning(ref.threadId, "delete")
             try await hub.housekeeping.delete(ref.threadId)
             return .accepted(Accepted(threadId: ref.threadId))
         }
@@ -33,7 +33,7 @@ struct HousekeepingRequests: RequestCollection {
         // (Codex would interrupt it). Codex's `thread/reverted` tells every subscriber.
         routes.on(.revertThread) { (hub, revert: RevertThread, context) in
             try await hub.ensureLoaded(revert.threadId, policy: context.policy)
-            try hub.refuseWhileRunning(revert.threadId, "revert")
+            try hub.book.refuseWhileRunning(revert.threadId, "revert")
             try await hub.housekeeping.revert(revert.threadId, before: revert.turnId)
             return .accepted(Accepted(threadId: revert.threadId))
         }

@@ -12,6 +12,7 @@ struct ReviewRequests: RequestCollection {
                 throw HubError(.conflict, "a turn is running on thread \(review.threadId); review when it ends")
             }
             let turnId = try await hub.codex.reviewStart(threadId: review.threadId, target: target, timeout: hub.policy.codexTimeout)
+            hub.desks.subAgents.reviewStarted(review.threadId, turnId: turnId)
             return .accepted(Accepted(threadId: review.threadId, turnId: turnId))
         }
     }

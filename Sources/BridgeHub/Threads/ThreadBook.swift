@@ -36,6 +36,14 @@ struct ThreadBook {
 
     func runningTurn(of threadId: String) -> String? { entries[threadId]?.runningTurnId }
 
+    /// Refuses what `what` names while a turn runs on `threadId` (`conflict`). Called in the request's thread lane
+    /// (``ThreadLanes``), so no turn starts between this check and the act.
+    func refuseWhileRunning(_ threadId: String, _ what: String) throws {
+        guard runningTurn(of: threadId) == nil else {
+            throw HubError(.conflict, "a turn is running on thread \(threadId); \(what) it once the turn has ended")
+        }
+    }
+
     /// The running turn and the last seq before its `turn/started` (nil when none runs or the seq is unknown).
     func runningTurnSince(of threadId: String) -> (turnId: String, since: Int64)? {
         guard let entry = entries[threadId], let turnId = entry.runningTurnId, let since = entry.runningSince else { return nil }

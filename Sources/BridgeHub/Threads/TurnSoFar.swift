@@ -115,13 +115,13 @@ struct TurnSoFar {
     }
 
     private mutating func append(_ data: JSONValue, type: String, field: String) {
-        guard var (id, item) = open(data, type: type), let delta = data["delta"]?.stringValue else { return }
+        guard case (let id, var item)? = open(data, type: type), let delta = data["delta"]?.stringValue else { return }
         item[field] = .string((item[field]?.stringValue ?? "") + delta)
         remember(id, item)
     }
 
     private mutating func appendPart(_ data: JSONValue, field: String, index: Int?) {
-        guard var (id, item) = open(data, type: "reasoning"), let delta = data["delta"]?.stringValue else { return }
+        guard case (let id, var item)? = open(data, type: "reasoning"), let delta = data["delta"]?.stringValue else { return }
         var parts = item[field]?.arrayValue ?? []
         let at = max(0, min(index ?? 0, 1000))
         while parts.count <= at { parts.append("") }

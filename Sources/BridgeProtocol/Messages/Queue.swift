@@ -27,16 +27,35 @@ public struct ReorderQueued: ThreadPayload {
     }
 }
 
-/// `editQueued {threadId, id, text}`: new text for a queued message that has not started. `id` is its `queuedId`,
-/// and, a frame having one `id`, the request's id too.
+/// `editQueued {threadId, queuedId, text}`: new text for a queued message that has not started. The first form,
+/// `{threadId, id, text}`, named the message by the frame's `id` (so the request's id was its `queuedId`); a frame
+/// without `queuedId` is still read that way. Encoded in the new form only.
 public struct EditQueued: ThreadPayload {
     public var threadId: String
-    public var id: String
+    /// The message to edit.
+    public var queuedId: String
     public var text: String
-    public init(threadId: String, id: String, text: String) {
+    public init(threadId: String, queuedId: String, text: String) {
         self.threadId = threadId
-        self.id = id
+        self.queuedId = queuedId
         self.text = text
+    }
+
+    enum CodingKeys: CodingKey { case threadId, queuedId, id, text }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        threadId = try container.decode(String.self, forKey: .threadId)
+        text = try container.decode(String.self, forKey: .text)
+        // `queuedId` when present (even with an `id`, which is then only the request's); else the first form's `id`.
+        queuedId = try container.decodeIfPresent(String.self, forKey: .queuedId) ?? container.decode(String.self, forKey: .id)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(threadId, forKey: .threadId)
+        try container.encode(queuedId, forKey: .queuedId)
+        try container.encode(text, forKey: .text)
     }
 }
 

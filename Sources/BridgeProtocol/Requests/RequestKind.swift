@@ -23,7 +23,8 @@ public enum RequestKind: String, CaseIterable, Sendable {
         case .interrupt: .action(ThreadRef.self, answer: .accepted, scope: .operate)
         case .cancelQueued: .action(CancelQueued.self, answer: .accepted, scope: .operate)
         case .reorderQueued: .action(ReorderQueued.self, answer: .accepted, scope: .operate)
-        // Its `id` is the message's `queuedId` and so the request's id too: never answered from the exactly-once store.
+        // Not exactly-once: in the first form (still read) the frame's `id` is the message's `queuedId`, the same for each edit
+        // of it; and an edit done twice leaves what one leaves (the last text wins).
         case .editQueued: .change(EditQueued.self, answer: .accepted, scope: .operate, gate: .thread)
         case .subscribe: .read(Subscribe.self, answer: .subscribed, gate: .thread)
         case .unsubscribe: .read(ThreadRef.self, answer: .unsubscribed)

@@ -56,7 +56,7 @@ extension ServeBuild {
     /// (started by this bridge when none runs).
     private static func codex(_ settings: ServeSettings, roots: WorkspaceRoots, logger: Logger) -> (CodexSupervisor, ServeShared?) {
         let configuration = CodexSupervisor.Configuration(
-            locator: CodexLocator(explicitPath: settings.codex),
+            locator: CodexLocator(explicitPath: settings.codex, searchRoots: CodexLocator.checkoutRoots),
             server: .init(configOverrides: settings.codexConfig, clientVersion: BridgeVersion.current))
         let shared =
             settings.shared

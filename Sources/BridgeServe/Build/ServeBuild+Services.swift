@@ -52,17 +52,20 @@ extension ServeBuild {
                 service: ScopeRequestNotice(registry: state.pairing.registry, terminal: terminal, logger: logger),
                 successTerminationBehavior: .ignore)
         ]
-        if state.prompting {
+        // One reader of the keys typed on serve's terminal, for the y/N question and the QR's Enter.
+        let input = (state.prompting || settings.qr) && TerminalInput.isTerminal ? TerminalInput.standardInput() : nil
+        if state.prompting, let input {
             services.append(
                 .init(
-                    service: ServePairingPrompt(requests: state.asked.stream, registry: state.pairing.registry, logger: logger),
+                    service: ServePairingPrompt(
+                        requests: state.asked.stream, registry: state.pairing.registry, input: input, logger: logger),
                     successTerminationBehavior: .ignore))
         }
         services.append(
             .init(
                 service: StartupQR(
                     invitations: server.invitations, codexRunning: { [hub = core.hub] in await hub.isCodexRunning },
-                    show: settings.qr && terminal, ttl: settings.startupCodeTTL.duration, logger: logger),
+                    show: settings.qr && terminal, ttl: settings.startupCodeTTL.duration, enters: input?.enters, logger: logger),
                 successTerminationBehavior: .ignore))
         return services
     }

@@ -34,7 +34,7 @@ extension ServeBuild {
         } catch {
             throw ServeError(.state, .roots, "\(error)")
         }
-        let prompting = settings.confirmPairing && ServePairingPrompt.canAsk
+        let prompting = settings.confirmPairing && TerminalInput.isTerminal
         let asked = AsyncStream.makeStream(of: PairingRequestRecord.self)
         let toPrompt: @Sendable (PairingRequestRecord) -> Void = { _ = asked.continuation.yield($0) }
         var pairing = try await ServePairing.prepare(

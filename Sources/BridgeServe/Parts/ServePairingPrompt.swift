@@ -8,62 +8,40 @@ import ServiceLifecycle
 /// the phone's name, platform, address and scopes, the check code to compare with the phone's, and `Allow this
 /// phone? [y/N]` (issue 37 item 6). `y` allows it with that check code, anything else denies it; both are audited
 /// as the workstation's, as `devices allow`/`deny` are. One question at a time, in the order the pairings came;
-/// what was typed before a question is shown answers nothing. A pairing decided meanwhile (`devices allow` in
-/// another terminal, its phone gone, expired) is said so and decided no more.
+/// what was typed before a question is shown answers nothing (it shows the pairing QR again: ``TerminalInput``).
+/// A pairing decided meanwhile (`devices allow` in another terminal, its phone gone, expired) is said so and
+/// decided no more.
 package struct ServePairingPrompt: Service {
     /// The pairings announced by the authenticator (``RegistryDeviceAuthenticator/Confirmation/announce``).
     package let requests: AsyncStream<PairingRequestRecord>
     package let registry: DeviceRegistry
+    /// serve's terminal, whose next line answers each question.
+    package let input: TerminalInput
     package let logger: Logger
 
-    /// What a person typed, with when it came (a line typed before a question was asked answers nothing).
-    private let lines: AsyncStream<(at: ContinuousClock.Instant, text: String?)>
-    private let typed: AsyncStream<(at: ContinuousClock.Instant, text: String?)>.Continuation
-
-    package init(requests: AsyncStream<PairingRequestRecord>, registry: DeviceRegistry, logger: Logger) {
+    package init(requests: AsyncStream<PairingRequestRecord>, registry: DeviceRegistry, input: TerminalInput, logger: Logger) {
         self.requests = requests
         self.registry = registry
+        self.input = input
         self.logger = logger
-        (lines, typed) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(16))
     }
 
-    /// Whether serve can ask: its stdin and stdout are a terminal.
-    package static var canAsk: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
-
     package func run() async throws {
-        let typed = self.typed
-        // readLine blocks: on a thread of its own (it ends with the process).
-        Thread.detachNewThread {
-            while true {
-                let line = readLine()
-                typed.yield((ContinuousClock.now, line))
-                if line == nil {
-                    typed.finish()
-                    return
-                }
-            }
-        }
-        var answers = lines.makeAsyncIterator()
-        await withGracefulShutdownHandler {
-            for await request in requests.cancelOnGracefulShutdown() {
+        // A question waiting for its answer ends with the shutdown too.
+        await cancelWhenGracefulShutdown {
+            for await request in requests {
                 guard await isWaiting(request) else { continue }
-                // Taken before the question shows: an answer typed at once is never older than it.
-                let asked = ContinuousClock.now
+                // What waits unread in the terminal was typed before the question: dropped (on a loaded machine the
+                // reading thread may not have read it yet, and would give it to this question).
+                tcflush(STDIN_FILENO, TCIFLUSH)
                 say(Self.question(request))
-                var line: String?
-                while let next = await answers.next() {
-                    if next.at < asked { continue }
-                    line = next.text
-                    break
-                }
-                guard let line else {
+                guard let line = await input.answer() else {
+                    if Task.isCancelled { return }
                     say("No answer can be typed here any more: use `codex-bridge devices allow|deny \(request.deviceId)`.\n")
                     return
                 }
                 await decide(request, allow: ["y", "yes"].contains(line.trimmingCharacters(in: .whitespaces).lowercased()))
             }
-        } onGracefulShutdown: {
-            typed.finish()
         }
     }
 

@@ -24,8 +24,8 @@ export function queuedList({ session, thread }) {
   let editing = null; // the queuedId whose text is being edited, and what was typed: kept across renders
   let draft = null;
 
-  async function ask(kind, fields, options) {
-    try { await session.request(kind, fields, options); return true; }
+  async function ask(kind, fields) {
+    try { await session.request(kind, fields); return true; }
     catch (err) {
       // Started or cancelled meanwhile (not_found), or the line changed under the move (conflict): the next
       // queueChanged shows the line as it is.
@@ -48,8 +48,7 @@ export function queuedList({ session, thread }) {
       const text = box.value.trim();
       if (!text) { toast('A queued message needs some text (Cancel takes it back)'); return; }
       save.disabled = true;
-      // The frame's id names the message (BRIDGE.md, editQueued).
-      if (await ask('editQueued', { threadId, text }, { id: q.queuedId })) { editing = null; draft = null; }
+      if (await ask('editQueued', { threadId, queuedId: q.queuedId, text })) { editing = null; draft = null; }
       save.disabled = false;
       render();
     });

@@ -126,9 +126,9 @@ public final class SharedAppServer: Service {
                         if !Task.isCancelled { await execution.teardown(using: teardown) }
                     }
                     do {
-                        for try await line in execution.standardError.strings(bufferingPolicy: .maxLineLength(1 << 20)) where !line.isEmpty
-                        {
-                            logger.info("\(line)", metadata: ["codex.stderr": "true", "codex.shared": "true"])
+                        for try await line in execution.standardError.strings(bufferingPolicy: .maxLineLength(1 << 20)) {
+                            let text = TerminalEscapes.stripped(line)
+                            if !text.isEmpty { logger.info("\(text)", metadata: ["codex.stderr": "true", "codex.shared": "true"]) }
                         }
                     } catch {}
                     group.cancelAll()

@@ -63,15 +63,20 @@ public struct InterfaceAddress: Sendable, Hashable {
                 var address = pointer.pointee.sin_addr
                 return inet_ntop(AF_INET, &address, &buffer, socklen_t(buffer.count)) != nil
             }
-            return ok ? (.ipv4, String(cString: buffer)) : nil
+            return ok ? (.ipv4, Self.string(buffer)) : nil
         case AF_INET6:
             let ok = socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
                 var address = pointer.pointee.sin6_addr
                 return inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count)) != nil
             }
-            return ok ? (.ipv6, String(cString: buffer)) : nil
+            return ok ? (.ipv6, Self.string(buffer)) : nil
         default:
             return nil
         }
+    }
+
+    /// The NUL-terminated text `inet_ntop` wrote.
+    private static func string(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

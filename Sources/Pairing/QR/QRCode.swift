@@ -1,21 +1,36 @@
 internal import CQRencode
 import Foundation
 
-/// A QR code symbol: a square of dark and light modules, encoded by libqrencode with error correction M,
-/// the smallest version that fits, in 8-bit byte mode.
+/// A QR code symbol: a square of dark and light modules, encoded by libqrencode at the error correction level
+/// asked for (M unless told), the smallest version that fits, in 8-bit byte mode.
 public struct QRCode: Sendable, Hashable {
+    /// How much of the symbol may be damaged and still read: L 7 %, M 15 %, Q 25 %, H 30 %. The lower, the
+    /// fewer modules for the same text.
+    public enum Level: Sendable, Hashable, CaseIterable {
+        case low, medium, quartile, high
+
+        var libqrencode: QRecLevel {
+            switch self {
+            case .low: QR_ECLEVEL_L
+            case .medium: QR_ECLEVEL_M
+            case .quartile: QR_ECLEVEL_Q
+            case .high: QR_ECLEVEL_H
+            }
+        }
+    }
+
     /// Modules per side (21 for version 1 … 177 for version 40), without a quiet zone.
     public let width: Int
     /// Row-major, `true` = dark.
     private let modules: [Bool]
 
-    /// Encodes `text` (its UTF-8 bytes).
+    /// Encodes `text` (its UTF-8 bytes) at `level`.
     /// - Throws: ``QRCodeError`` `.payloadTooLong` when it does not fit in a version 40 symbol.
-    public init(encoding text: String) throws(QRCodeError) {
+    public init(encoding text: String, level: Level = .medium) throws(QRCodeError) {
         let byteCount = text.utf8.count
         guard byteCount > 0 else { throw QRCodeError.emptyPayload }
         errno = 0
-        let encoded = text.withCString { QRcode_encodeString($0, 0, QR_ECLEVEL_M, QR_MODE_8, 1) }
+        let encoded = text.withCString { QRcode_encodeString($0, 0, level.libqrencode, QR_MODE_8, 1) }
         guard let encoded else {
             if errno == ERANGE { throw QRCodeError.payloadTooLong(byteCount: byteCount) }
             throw QRCodeError.encodingFailed(String(cString: strerror(errno)))

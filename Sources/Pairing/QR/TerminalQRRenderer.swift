@@ -2,9 +2,10 @@
 ///
 /// Each line holds two module rows as Unicode half blocks. The glyphs paint the *light* modules, so the code
 /// reads right where text is light on a dark background: light over light `█`, dark over dark ` `, dark over
-/// light `▄`, light over dark `▀`. The quiet zone is `margin` columns on each side and `margin / 2` lines
-/// above and below (plus the half row that pads an odd width). On a light terminal use ``Style/ansi``, which
-/// forces white on black for every line, or ``invert``.
+/// light `▄`, light over dark `▀`. The quiet zone is `margin` modules on every side: `margin` columns left and
+/// right, and `margin` module rows above and below, drawn two to a line like the symbol's own (an odd count of
+/// rows in all is padded with a light half row at the bottom). For an even margin that is what qrencode draws.
+/// On a light terminal use ``Style/ansi``, which forces white on black for every line, or ``invert``.
 public struct TerminalQRRenderer: Sendable, Hashable {
     /// How lines are coloured.
     public enum Style: Sendable, Hashable {
@@ -29,28 +30,28 @@ public struct TerminalQRRenderer: Sendable, Hashable {
 
     /// The drawing, one line per two module rows, each line ending in `\n`.
     public func render(_ code: QRCode) -> String {
+        lines(code).map { $0 + "\n" }.joined()
+    }
+
+    /// The drawing's lines, without their newlines, each ``width(of:)`` characters (escape codes aside).
+    public func lines(_ code: QRCode) -> [String] {
         let (full, empty, lower, upper) = invert ? (" ", "█", "▀", "▄") : ("█", " ", "▄", "▀")
         let (start, reset) = style == .ansi ? ("\u{1B}[40;37;1m", "\u{1B}[0m") : ("", "")
-        let side = String(repeating: full, count: margin)
-        let marginLine = start + String(repeating: full, count: code.width + 2 * margin) + reset + "\n"
-        var output = String(repeating: marginLine, count: margin / 2)
-        for row in stride(from: 0, to: code.width, by: 2) {
-            output += start + side
-            for column in 0..<code.width {
-                let top = code.isDark(row: row, column: column)
-                let bottom = code.isDark(row: row + 1, column: column)  // past the last row: light
-                let glyph =
-                    switch (top, bottom) {
-                    case (true, true): empty
-                    case (true, false): lower
-                    case (false, true): upper
-                    case (false, false): full
-                    }
-                output += glyph
+        let span = -margin..<(code.width + margin)
+        return stride(from: -margin, to: code.width + margin, by: 2).map { row in
+            // Outside the symbol (the quiet zone, the padding half row) isDark is false: light.
+            let glyphs = span.map { column in
+                switch (code.isDark(row: row, column: column), code.isDark(row: row + 1, column: column)) {
+                case (true, true): empty
+                case (true, false): lower
+                case (false, true): upper
+                case (false, false): full
+                }
             }
-            output += side + reset + "\n"
+            return start + glyphs.joined() + reset
         }
-        output += String(repeating: marginLine, count: margin / 2)
-        return output
     }
+
+    /// How many columns a drawing of `code` takes.
+    public func width(of code: QRCode) -> Int { code.width + 2 * margin }
 }

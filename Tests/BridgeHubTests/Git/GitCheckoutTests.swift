@@ -163,11 +163,11 @@ import Testing
         let fixture = try GitFixture()
         let sub = try GitFixture.make(fixture.repository + "/sub/deeper")
         // A `.git` directory without HEAD (an agent's, or a stray one in /tmp) and a file that is no gitfile.
-        try GitFixture.make(fixture.repository + "/sub/.git")
+        _ = try GitFixture.make(fixture.repository + "/sub/.git")
         try "not a gitfile\n".write(toFile: sub + "/.git", atomically: true, encoding: .utf8)
         #expect(GitWorkTree.repositoryTop(containing: sub) == fixture.repository)
         let outside = try GitFixture.make(fixture.directory + "/plain/inner")
-        try GitFixture.make(fixture.directory + "/plain/.git")
+        _ = try GitFixture.make(fixture.directory + "/plain/.git")
         #expect(GitWorkTree.repositoryTop(containing: outside) != fixture.directory + "/plain")
         try fixture.git("-C", fixture.repository, "worktree", "add", "-q", "-b", "w", fixture.directory + "/linked")
         #expect(GitWorkTree.repositoryTop(containing: fixture.directory + "/linked") == fixture.directory + "/linked")

@@ -28,11 +28,11 @@ struct QueueRequests: RequestCollection {
         }
         routes.on(.editQueued) { (hub, edit: EditQueued, _) in
             guard !edit.text.allSatisfy(\.isWhitespace) else { throw HubError(.badRequest, "text must not be empty") }
-            guard hub.desks.queue.edit(edit.id, on: edit.threadId, text: edit.text) != nil else {
-                throw MessageQueue.notWaiting(edit.id, on: edit.threadId)
+            guard hub.desks.queue.edit(edit.queuedId, on: edit.threadId, text: edit.text) != nil else {
+                throw MessageQueue.notWaiting(edit.queuedId, on: edit.threadId)
             }
             hub.lineChanged(of: edit.threadId)
-            return .accepted(Accepted(threadId: edit.threadId, queuedId: edit.id))
+            return .accepted(Accepted(threadId: edit.threadId, queuedId: edit.queuedId))
         }
     }
 }

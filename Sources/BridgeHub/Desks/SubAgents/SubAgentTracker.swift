@@ -44,6 +44,12 @@ struct SubAgentTracker {
     }
 
     private(set) var agents: [String: Agent] = [:]
+    /// The turn `review/start` answered, by thread, until that turn completes. A Codex whose `Turn` has no
+    /// `rootTurnId` (0.160) starts a review's inner turn under another id, while the review's items and its
+    /// `turn/completed` carry this one: its `turn/started` is given this one too (issue 46 item 7).
+    private var reviewTurns: [String: String] = [:]
+
+    mutating func reviewStarted(_ threadId: String, turnId: String) { reviewTurns[threadId] = turnId }
     /// Sub-agents whose thread was looked up already (``SubAgentLookup``), once each.
     private var lookedUp: Set<String> = []
 
@@ -62,7 +68,10 @@ struct SubAgentTracker {
         if let turnId = params["turnId"]?.stringValue { return turnId }
         let turn = params["turn"]
         let id = turn?["id"]?.stringValue
-        guard let root = turn?["rootTurnId"]?.stringValue, root != id else { return id }
+        guard let root = turn?["rootTurnId"]?.stringValue, root != id else {
+            if turn?["rootTurnId"] == nil, id != nil, let review = reviewTurns[threadId] { return review }
+            return id
+        }
         if isSubAgent(threadId) || turnOwner(root) != nil { return id }
         return root
     }
@@ -121,6 +130,7 @@ struct SubAgentTracker {
             }
             return learn(threadId, parent: agents[threadId]!.parentThreadId, status: .running).map { [$0] } ?? []
         case "turn/completed":
+            reviewTurns[threadId] = nil
             guard let agent = agents[threadId] else { return [] }
             let status: Status =
                 switch params["turn"]?["status"]?.stringValue {
@@ -130,6 +140,7 @@ struct SubAgentTracker {
                 }
             return learn(threadId, parent: agent.parentThreadId, status: status).map { [$0] } ?? []
         case "bridge/turnFailed":
+            reviewTurns[threadId] = nil
             guard let agent = agents[threadId] else { return [] }
             return learn(threadId, parent: agent.parentThreadId, status: .failed).map { [$0] } ?? []
         case "thread/started":
