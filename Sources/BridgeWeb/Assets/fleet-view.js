@@ -1,7 +1,7 @@
 // What the fleet looks like (issue 33): a thread's machine chip, the list's machine filter, the new thread's
 // machine picker. Shown only when the fleet has more than one machine. Machine names are text, never markup.
 import { h } from './dom.js';
-import { isFleet, machines, machineName, machineOf, isOffline, isHome } from './fleet.js';
+import { isFleet, machines, machine, machineName, machineOf, isOffline, isHome, problemText } from './fleet.js';
 import { tryMachine } from './try-now.js';
 
 let shownMachine = ''; // the list's filter for this session: '' (every machine) or a machine id
@@ -66,8 +66,11 @@ export function machineNote(thread, session) {
   function update() {
     const id = machineOf(thread);
     const offline = isFleet() && isOffline(id);
+    const problem = offline ? machine(id)?.problem : null;
     el.hidden = !offline;
-    text.textContent = offline ? `${machineName(id)} is unreachable. This thread carries on when it is back; what you send waits for it.` : '';
+    text.textContent = problem
+      ? `${problemText(machineName(id), problem)} This thread carries on when it is back; what you send waits for it.`
+      : offline ? `${machineName(id)} is unreachable. This thread carries on when it is back; what you send waits for it.` : '';
     if (offline && !retry && !isHome(id)) el.append(' ', retry = tryMachine(session, id, machineName(id)));
   }
   update();
