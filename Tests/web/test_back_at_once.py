@@ -18,7 +18,7 @@ import urllib.request
 from playwright.sync_api import expect
 
 import conftest
-from test_fleet_web import link, machine_b  # noqa: F401 (fixture)
+from test_fleet_web import link, machine_b, serious  # noqa: F401 (fixture)
 from test_resilience import Proxy
 from webutil import free_port, pair, pairing_url, start_thread
 
@@ -151,6 +151,7 @@ def test_try_now_when_the_workstation_is_unreachable(web_bridge, model, phone):
         footer = page.locator(".turn-footer")
         expect(footer).to_contain_text("Workstation unreachable")
         expect(footer.get_by_role("button", name="Try now")).to_be_visible()
+        assert serious(page) == []  # axe, light and dark
         page.wait_for_timeout(9000)  # a few more failed attempts: the backoff waits 4-10 s now
         phone.shot("try-now-unreachable-light")
         page.emulate_media(color_scheme="dark")
@@ -207,6 +208,7 @@ def test_a_linked_machine_away_holds_messages_in_order_and_offers_try_now(web_br
     expect(page.get_by_role("alert")).to_have_count(0)  # not "Not sent"
     retry = note.get_by_role("button", name="Try now: Build box")
     expect(retry).to_be_visible()
+    assert serious(page) == []  # axe, light and dark
     phone.shot("try-now-machine-thread-light")
     page.emulate_media(color_scheme="dark")
     phone.shot("try-now-machine-thread-dark")
@@ -220,6 +222,7 @@ def test_a_linked_machine_away_holds_messages_in_order_and_offers_try_now(web_br
     phone.button("Back").click()
     expect(page.locator(".machine-notes")).to_contain_text("Build box is unreachable")
     expect(page.locator(".machine-notes").get_by_role("button", name="Try now: Build box")).to_be_visible()
+    assert serious(page) == []
     phone.shot("try-now-machine-list-light")
     page.emulate_media(color_scheme="dark")
     phone.shot("try-now-machine-list-dark")

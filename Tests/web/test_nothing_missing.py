@@ -10,7 +10,7 @@ What was missing was on screen, not on the wire (every socket's seqs were contig
 soak and test_resilience find too): the last Markdown render of a streaming answer dropped the space that ended it,
 so the next delta was glued to the word before ("w56x63d57"), for good once the answer is too long to render again
 (24 000 characters) and until the next render before that. Seen failing in both browsers. Cost: ~10 s each.
-Drafts surviving a reload: ~3 s."""
+Drafts surviving a reload: ~3 s. A device that loses `observe` and gets it back mid-turn: ~9 s."""
 import json
 import os
 import random
@@ -20,6 +20,7 @@ import time
 
 from playwright.sync_api import expect
 
+import conftest
 from test_resilience import Proxy
 from test_webkit import CATCH_ERRORS, display, webkit_factory  # noqa: F401 (fixtures)
 from webutil import pair, pairing_url, start_thread
@@ -207,4 +208,32 @@ def test_drafts_survive_a_reload_per_thread(web_bridge, model, phone):
     expect(phone.status()).to_have_text("Connected")
     expect(page.locator(".msg.user").last).to_have_text("half a thought\nand a second line")
     expect(box).to_have_value("")
+    assert not phone.errors, phone.errors
+
+
+def test_observe_taken_away_and_given_back_mid_turn_misses_nothing(web_bridge, model, phone):
+    """A device that loses `observe` gets no events; given it back, it subscribes again from its cursor, so what
+    streamed meanwhile shows (it subscribed from now on: those words were missing until the answer completed)."""
+    words = [f"v{i:02d} " for i in range(30)]
+    model.queue({"kind": "slow", "deltas": words, "delay": 0.01, "hold_after": [10, 20]})
+    page = phone.page
+    pair(phone, web_bridge)
+    start_thread(phone, "count while I may not look")
+    model.wait_held(0)
+    agent = page.locator(".msg.agent")
+    expect(agent).to_have_text("".join(words[:10]).strip())
+    devices = json.loads(conftest.run_cli("devices", "list", "--json", state_dir=web_bridge.state_dir, check=True).stdout)
+    device = devices[0]["id"]
+    conftest.run_cli("devices", "scope", device, "operate,approve", state_dir=web_bridge.state_dir, check=True)
+    expect(page.get_by_role("alert").filter(has_text="This device may now: operate, approve")).to_be_visible()
+    model.open_gate(0)
+    model.wait_held(1)  # ten more words the phone may not see now
+    conftest.run_cli("devices", "scope", device, "observe,operate,approve", state_dir=web_bridge.state_dir, check=True)
+    expect(page.get_by_role("alert").filter(has_text="This device may now: observe")).to_be_visible()
+    try:
+        expect(agent).to_have_text("".join(words[:20]).strip())
+    except AssertionError:
+        raise AssertionError(_difference(agent.inner_text(), "".join(words[:20]))) from None
+    model.open_gate(1)
+    expect(agent).to_have_text("".join(words).strip())
     assert not phone.errors, phone.errors

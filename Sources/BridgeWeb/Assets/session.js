@@ -181,7 +181,9 @@ export class Session {
     }
     if (paired) this.emit('paired');
     // Every thread's events (the list is live); a paired device's subscription is remembered by the bridge.
-    if (!(ack.restoredSubscriptions || []).includes('*')) this.request('subscribe', { threadId: '*' }).catch(() => {});
+    // (A first connection asks from now on: the bridge then sends the approvals and questions still open, which a
+    // replay would not; the list and readThread give the rest.)
+    if (!(ack.restoredSubscriptions || []).includes('*')) this.subscribeAll({ resume: !first && !gap });
     if (first || gap) {
       if (gap) store.invalidate();
       this.refreshList();
@@ -199,9 +201,10 @@ export class Session {
       const couldObserve = may('observe');
       setScopes(msg.scopes);
       this.emit('notice', `This device may now: ${(msg.scopes || []).join(', ') || 'nothing'}`);
-      // Observing again: the bridge dropped this connection's subscriptions when it could not.
+      // Observing again: the bridge dropped this connection's subscriptions when it could not; what happened
+      // meanwhile is replayed from the cursor.
       if (!couldObserve && may('observe')) {
-        this.request('subscribe', { threadId: '*' }).catch(() => {});
+        this.subscribeAll({ resume: true });
         this.refreshList();
       }
       this.emit('reload');
@@ -248,6 +251,21 @@ export class Session {
     } else {
       this.emit('refused', `The workstation refused the connection: ${(ack.error && ack.error.message) || code}`);
     }
+  }
+
+  /**
+   * Every thread's events; `resume`: from this connection's cursor on (`afterSeq`: what came since is replayed
+   * before the answer; without it the events between the cursor and the subscription would be missing). If the
+   * bridge no longer has them all (`gap`), the threads are read again.
+   */
+  subscribeAll({ resume = false } = {}) {
+    const after = resume && this.conn ? this.conn.cursor : null;
+    this.request('subscribe', { threadId: '*', ...(typeof after === 'number' ? { afterSeq: after } : {}) }).then((answer) => {
+      if (answer.resume !== 'gap') return;
+      this.store.invalidate();
+      this.refreshList();
+      this.emit('reload');
+    }).catch(() => {});
   }
 
   // -- the thread list --------------------------------------------------------------------------------------
