@@ -44,6 +44,7 @@ export class Session {
     this.serverName = '';
     this.deviceId = null;
     this.pushPublicKey = null; // the bridge's VAPID key (helloAck.server.pushPublicKey); null: no push
+    this.previewPort = null; // where this bridge's previews open (helloAck.previewPort); null: it serves none
     this.nextCursor = null; // listThreads' cursor for the next (older) page
     this.listError = null; // why the list could not be read, in words
     this.status = 'connecting';
@@ -148,6 +149,7 @@ export class Session {
     this.serverName = server.name || this.serverName;
     this.deviceId = ack.deviceId || null;
     this.pushPublicKey = typeof server.pushPublicKey === 'string' ? server.pushPublicKey : null;
+    this.previewPort = Number.isInteger(ack.previewPort) ? ack.previewPort : null;
     setScopes(ack.scopes);
     setMachines(ack.machines, server.id, server.name);
     // A machine unlinked while this phone was away: its threads go as they would have live.
