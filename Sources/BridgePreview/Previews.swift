@@ -91,7 +91,7 @@ public final class Previews: Sendable {
         }
         let grant = PreviewGrant(
             deviceId: deviceId, threadId: request.threadId, port: server.port, connectHost: server.connectHost, directory: directory,
-            owner: server.owner)
+            owner: server.owner, sockets: server.sockets)
         let issued = try access.issue(grant)
         let hostPart = host.contains(":") ? "[\(host)]" : host
         let url = "\(scheme)://\(hostPart):\(previewPort)\(Self.openPath)?ticket=\(issued.ticket)"

@@ -13,13 +13,16 @@ public struct PreviewGrant: Sendable, Hashable {
     /// The process that held the port's listening socket when the ticket was issued; nil only in tests of the
     /// books, which check no process.
     public var owner: ServerOwner?
+    /// The inodes of its listening sockets on the port then.
+    public var sockets: Set<UInt64>
     /// The preview origin's port (the browser's origin for this preview); 0 until ``PreviewAccess`` gives one.
     public var originPort: Int
 
     public init(
         deviceId: String?, threadId: String, port: Int, connectHost: String, directory: String = "/", owner: ServerOwner? = nil,
-        originPort: Int = 0
+        sockets: Set<UInt64> = [], originPort: Int = 0
     ) {
+        self.sockets = sockets
         self.deviceId = deviceId
         self.threadId = threadId
         self.port = port

@@ -39,15 +39,17 @@ public struct PreviewFinder: Sendable {
     }
 
     /// Whether the process `grant` was issued for still listens on its port, from the thread's directory
-    /// (``ServerMatch/ownership(_:port:sockets:process:directory:uid:)``); `.changed` for a grant without an owner.
-    /// Reads `/proc` on a thread of its own: the TCP tables and that one process.
+    /// (``ServerMatch/serves(_:sockets:process:directory:)``: that one process's `/proc` entries); when not, whether
+    /// something else listens there (the TCP tables). `.changed` for a grant without an owner. Reads `/proc` on a
+    /// thread of its own.
     public func ownership(_ grant: PreviewGrant) async -> PreviewOwnership {
         guard let owner = grant.owner, !broad.isBroad(grant.directory) else { return .changed }
-        let (scanner, uid) = (self.scanner, self.uid)
+        let scanner = self.scanner
         return await Task.detached {
-            ServerMatch.ownership(
-                owner, port: grant.port, sockets: scanner.listeningSockets(), process: scanner.process(owner.pid),
-                directory: grant.directory, uid: uid)
+            if ServerMatch.serves(owner, sockets: grant.sockets, process: scanner.process(owner.pid), directory: grant.directory) {
+                return .serves
+            }
+            return scanner.listeningSockets().contains { $0.port == grant.port } ? .changed : .gone
         }.value
     }
 }
