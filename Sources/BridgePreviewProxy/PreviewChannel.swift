@@ -39,7 +39,7 @@ struct PreviewChannel: ServerChildChannel, HTTPChannelHandler {
                 try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls()))
             }
             let tunnel = WebSocketTunnel(
-                previews: previews, secure: secure, limits: limits, logger: logger,
+                previews: previews, limits: limits, logger: logger,
                 pending: NIOLoopBoundBox(nil, eventLoop: channel.eventLoop))
             let limits = self.limits
             let upgrade = NIOTypedHTTPServerUpgradeConfiguration<UpgradeResult>(

@@ -23,7 +23,6 @@ struct WebSocketTunnel: NIOTypedHTTPServerProtocolUpgrader, Sendable {
     let supportedProtocol = "websocket"
     let requiredUpgradeHeaders: [String] = []
     let previews: Previews
-    let secure: Bool
     let limits: PreviewProxy.Limits
     let logger: Logger
     /// The dev server's channel and the session, between the 101 and the glue.

@@ -15,30 +15,38 @@ import Testing
         return origins
     }
 
-    @Test func eachPreviewHasItsOwnPortAndKeepsIt() {
+    @Test func eachPreviewHasItsOwnPortAndKeepsItAcrossRuns() throws {
         var origins = origins([9101, 9102, 9103])
-        let given = [
-            origins.origin(for: a, now: 1, busy: []), origins.origin(for: b, now: 2, busy: [9101]),
-            origins.origin(for: c, now: 3, busy: [9101, 9102]),  // the same thread's other server too
-            origins.origin(for: a, now: 4, busy: [9101, 9102, 9103]),
-        ]
-        #expect(given == [9101, 9102, 9103, 9101])
-        #expect(origins.holder(of: 9102) == b)
+        let givenA = origins.origin(for: a, now: 1, busy: [])
+        let pa = try #require(givenA)
+        let givenB = origins.origin(for: b, now: 2, busy: [pa])
+        let givenC = origins.origin(for: c, now: 3, busy: [pa, givenB ?? 0])  // the same thread's other server too
+        let (pb, pc) = (try #require(givenB), try #require(givenC))
+        #expect(Set([pa, pb, pc]) == [9101, 9102, 9103])
+        let again = origins.origin(for: a, now: 4, busy: [pa, pb, pc])
+        #expect(again == pa && origins.holder(of: pb) == b)
+        // The next run of the bridge: A asks for the same port first.
+        var next = self.origins([9101, 9102, 9103])
+        let restarted = next.origin(for: a, now: 1, busy: [])
+        #expect(restarted == pa)
     }
 
-    @Test func aPortGoesToAnotherPreviewOnlyWhenFreeLeastRecentlyUsedFirst() {
+    @Test func aPortGoesToAnotherPreviewOnlyWhenFreeLeastRecentlyUsedFirst() throws {
         var origins = origins([9101, 9102])
-        _ = origins.origin(for: a, now: 1, busy: [])
-        _ = origins.origin(for: b, now: 2, busy: [])
+        let givenA = origins.origin(for: a, now: 1, busy: [])
+        let pa = try #require(givenA)
+        let givenB = origins.origin(for: b, now: 2, busy: [pa])
+        let pb = try #require(givenB)
         // Both live: a third preview is refused rather than sharing an origin or ending one.
-        let refused = origins.origin(for: c, now: 3, busy: [9101, 9102])
+        let refused = origins.origin(for: c, now: 3, busy: [pa, pb])
         #expect(refused == nil)
-        // A's ended: its port, the least recently used, goes to C; A then gets whatever is free.
-        _ = origins.origin(for: b, now: 4, busy: [9101])
-        let handedOn = origins.origin(for: c, now: 5, busy: [9102])
-        #expect(handedOn == 9101 && origins.holder(of: 9101) == c)
-        let again = [origins.origin(for: a, now: 6, busy: [9101, 9102]), origins.origin(for: a, now: 6, busy: [9101])]
-        #expect(again == [nil, 9102])
+        // Both ended, B used since: A's port, the least recently used, goes to C.
+        _ = origins.origin(for: b, now: 4, busy: [])
+        let handedOn = origins.origin(for: c, now: 5, busy: [])
+        #expect(handedOn == pa && origins.holder(of: pa) == c)
+        // A has no port now: while B's and C's previews live it gets none; once B's ended, B's.
+        let again = [origins.origin(for: a, now: 6, busy: [pa, pb]), origins.origin(for: a, now: 6, busy: [pa])]
+        #expect(again == [nil, pb])
     }
 
     @Test func aBrowserStartingAnotherPreviewOnAPortClearsItsData() {

@@ -3,7 +3,7 @@ a secret (served with CORS that lets any origin read it with credentials). With 
 a page of A's preview can read nothing of B's (same-origin fetch, a credentialed fetch of B's origin, an iframe,
 localStorage), and a service worker of A's page neither registers nor answers B's tab. Then, with a range of one
 preview port, a port given to another thread's preview once the first one ended starts with its storage cleared.
-The previews are opened as the phone opens them (the ticket at the door). Cost: ~12 s."""
+The previews are opened as the phone opens them (the ticket at the preview port). Cost: ~9 s."""
 import pathlib
 import subprocess
 import sys

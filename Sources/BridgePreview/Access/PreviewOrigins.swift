@@ -3,10 +3,11 @@
 /// read) whatever the phone reaches the workstation by: a bare LAN or Tailscale address has no names to tell
 /// previews apart, only ports.
 ///
-/// A preview keeps its port while the bridge runs (its pages keep their storage). A port goes to another preview
-/// only when none is left that was never given, least recently used first, and never while a ticket or session of
-/// its preview lives: a page of the earlier preview may still be open in a tab, and it is the same origin as the
-/// next. The first time a browser starts a preview on a port since the bridge started, or after another preview
+/// A preview keeps its port while the bridge runs (its pages keep their storage), and first asks for the same one
+/// after a restart (its place in the range comes from a hash of the thread and port that does not change between
+/// runs), so that previews rarely meet on a port. A port goes to another preview only when none is left that was
+/// never given, least recently used first, and never while a ticket or session of its preview lives: a page of the
+/// earlier preview may still be open in a tab, and it is the same origin as the next. The first time a browser starts a preview on a port since the bridge started, or after another preview
 /// had it there, the origin's data is cleared (``starting(_:on:deviceId:)``).
 ///
 /// A value type with the rules only (time and what is busy are given); ``PreviewAccess`` holds one behind its lock.
@@ -51,7 +52,7 @@ public struct PreviewOrigins: Sendable {
         let port: Int
         if let own = given[key] {
             port = own
-        } else if let fresh = ports.first(where: { holder[$0] == nil }) {
+        } else if let fresh = Self.preferred(key, among: ports.filter { holder[$0] == nil }) {
             port = fresh
         } else if let free = ports.filter({ !busy.contains($0) }).min(by: { lastUsed[$0, default: 0] < lastUsed[$1, default: 0] }) {
             port = free
@@ -75,6 +76,17 @@ public struct PreviewOrigins: Sendable {
         if clears, visits[visit] == nil, visits.count >= Self.maxVisits { visits.removeAll() }
         visits[visit] = key
         return clears
+    }
+
+    /// The port of `free` a preview asks for first: the same in every run of the bridge (FNV-1a of its thread and
+    /// port; Swift's `Hasher` is seeded anew in each process).
+    static func preferred(_ key: Key, among free: [Int]) -> Int? {
+        guard !free.isEmpty else { return nil }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "\(key.threadId):\(key.port)".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return free.sorted()[Int(hash % UInt64(free.count))]
     }
 
     /// The preview that has `port` now.
