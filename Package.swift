@@ -369,7 +369,14 @@ let package = Package(
         ),
 
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
-        .testTarget(name: "BridgeFleetTests", dependencies: ["BridgeFleet", "BridgeHub", "BridgeProtocol"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BridgeFleetTests",
+            dependencies: [
+                "BridgeFleet", "BridgeHub", "BridgeProtocol", "BridgeClient", "BridgeStore", "CodexControl", "ConfinedFiles",
+                "HostileBridge",
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings),
         .testTarget(name: "ConfinedFilesTests", dependencies: ["ConfinedFiles"], swiftSettings: swiftSettings),
         .testTarget(name: "BridgePreviewTests", dependencies: ["BridgePreview"], swiftSettings: swiftSettings),
         .testTarget(
@@ -415,9 +422,21 @@ let package = Package(
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "BridgeStore"], swiftSettings: swiftSettings),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery"], swiftSettings: swiftSettings),
         .testTarget(name: "BridgeOpsTests", dependencies: ["BridgeOps"], swiftSettings: swiftSettings),
+        // A WebSocket server on 127.0.0.1 that plays a hostile linked bridge, for the client side's tests.
+        .target(
+            name: "HostileBridge",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            path: "Tests/HostileBridge",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "BridgeClientTests",
-            dependencies: ["BridgeClient", "BridgeProtocol", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["BridgeClient", "BridgeProtocol", "HostileBridge", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

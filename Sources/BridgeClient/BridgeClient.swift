@@ -60,6 +60,8 @@ public actor BridgeClient {
     private var subscriptions = Set<String>()
     private var seqs = SeqTracker()
     private var unacked = 0
+    /// Bytes of relayed frames handed to ``relayed`` on this connection and not yet ``consumed(_:)``.
+    private var relayHeld = 0
     private var supervisor: Task<Void, Never>?
 
     /// The device token handed out by pairing (store it and pass it as ``BridgeClientConfiguration/token`` later).
@@ -129,6 +131,19 @@ public actor BridgeClient {
         }
     }
 
+    /// With ``BridgeClientConfiguration/relaysFrames``: the relay is done with `frames` (relayed, or dropped),
+    /// so their bytes leave the connection's inbound window (``WebSocketTransport/inboundWindowBytes``) and the
+    /// connection reads on. A frame of an earlier connection counts against the current one's (a relay that
+    /// reconnects on its own, as the fleet's links do, never mixes them).
+    public func consumed(_ frames: [RelayedFrame]) {
+        let bytes = min(frames.reduce(0) { $0 + $1.receivedBytes }, relayHeld)
+        relayHeld -= bytes
+        connection?.consumed(bytes: bytes)
+    }
+
+    /// The current connection's inbound window, if its transport keeps one.
+    public var inboundWindow: InboundWindow? { connection?.window }
+
     /// Sends an application-level `ping` (the answer is not awaited).
     public func ping(nonce: String = UUID().uuidString) {
         connection.map { write(.ping(Ping(nonce: nonce)), on: $0) }
@@ -194,15 +209,16 @@ public actor BridgeClient {
                 try await Self.firstAnswer(on: connection)
             }
             if case .pending(let pending) = answer {
-                // The bridge waits for its workstation to confirm this pairing (at most until `expiresAt`).
+                // The bridge waits for its workstation to confirm this pairing (at most until `expiresAt`, a time
+                // from the network: range-checked before it becomes a duration).
+                let wait = try ServerFrameRules.pairingWait(expiresAt: pending.expiresAt, now: Date().timeIntervalSince1970)
                 configuration.onPairingPending?(pending)
-                let wait = max(1, pending.expiresAt - Date().timeIntervalSince1970) + 10
-                answer = try await Self.withTimeout(.milliseconds(Int64(wait * 1000)), what: "the workstation to confirm the pairing") {
+                answer = try await Self.withTimeout(wait, what: "the workstation to confirm the pairing") {
                     try await Self.firstAnswer(on: connection)
                 }
             }
             guard case .ack(let received) = answer else {
-                throw BridgeClientError.connectionFailed("the server sent pairingPending twice")
+                throw BridgeClientError.protocolViolation("the server sent pairingPending twice")
             }
             ack = received
         } catch {
@@ -226,11 +242,14 @@ public actor BridgeClient {
         for await event in connection.incoming {
             switch event {
             case .text(let text):
-                switch try ServerMessage.decode(Data(text.utf8)) {
-                case .helloAck(let ack): return .ack(ack)
-                case .pairingPending(let pending): return .pending(pending)
-                default: throw BridgeClientError.connectionFailed("the server answered hello with something else than helloAck")
+                switch try ServerFrameRules.decode(text) {
+                case .helloAck(let ack)?: return .ack(ack)
+                case .pairingPending(let pending)?: return .pending(pending)
+                case nil: continue  // a kind this client does not know
+                case let other?: throw BridgeClientError.protocolViolation("the server answered hello with \(other.kind)")
                 }
+            case .violation(let why):
+                throw BridgeClientError.protocolViolation(why)
             case .closed(let code, let reason):
                 if code == Int(BridgeCloseCode.policyViolation) { throw BridgeClientError.closedByPolicy(reason) }
                 throw BridgeClientError.connectionFailed("closed before helloAck (\(reason ?? code.map(String.init) ?? "no reason"))")
@@ -258,6 +277,7 @@ public actor BridgeClient {
         self.connection = connection
         preferred = endpoint
         state = .connected
+        relayHeld = 0
         server = ack.server ?? server
         deviceId = ack.deviceId ?? deviceId
         scopes = ack.scopes ?? scopes
@@ -290,9 +310,14 @@ public actor BridgeClient {
     private func supervise(_ first: any BridgeConnection) async {
         var current = first
         while true {
-            let (code, reason) = await pump(current)
+            let (code, reason, violation) = await pump(current)
             if isFinished { return }
             connection = nil
+            if let violation {
+                // A bridge that sends bad frames is not tried again by this client; the caller decides.
+                current.close()
+                return fail(violation)
+            }
             if code == Int(BridgeCloseCode.policyViolation) {
                 return fail(.closedByPolicy(reason))
             }
@@ -327,61 +352,77 @@ public actor BridgeClient {
         }
     }
 
-    /// Handles frames until the connection ends; returns the close code and reason.
-    private func pump(_ connection: any BridgeConnection) async -> (Int?, String?) {
+    /// Handles frames until the connection ends, or until a frame breaks the protocol; returns the close code
+    /// and reason, or the violation.
+    private func pump(_ connection: any BridgeConnection) async -> (Int?, String?, BridgeClientError?) {
         for await event in connection.incoming {
             switch event {
-            case .text(let text): receive(text, on: connection)
-            case .closed(let code, let reason): return (code, reason)
+            case .text(let text):
+                let bytes = text.utf8.count
+                do {
+                    // A relayed frame's bytes stay in the window until the relay is done with it.
+                    if try !receive(text, bytes: bytes, on: connection) { connection.consumed(bytes: bytes) }
+                } catch {
+                    logger.warning("The bridge sent a bad frame; closing the connection", metadata: ["bridge.error": "\(error)"])
+                    return (nil, nil, error)
+                }
+            case .violation(let why): return (nil, nil, .protocolViolation(why))
+            case .closed(let code, let reason): return (code, reason, nil)
             }
         }
-        return (nil, nil)
+        return (nil, nil, nil)
     }
 
-    private func receive(_ text: String, on connection: any BridgeConnection) {
-        if configuration.relaysFrames, let frame = RelayedFrame.scanEvent(text) {
-            journaled(frame, on: connection)
-            return
+    /// Handles one frame; true when it went to ``relayed`` (its bytes are then the relay's to give back).
+    private func receive(_ text: String, bytes: Int, on connection: any BridgeConnection) throws(BridgeClientError) -> Bool {
+        if configuration.relaysFrames, var frame = RelayedFrame.scanEvent(text) {
+            frame.receivedBytes = bytes
+            return journaled(frame, on: connection)
         }
-        let message: ServerMessage
-        do {
-            message = try ServerMessage.decode(Data(text.utf8))
-        } catch {
-            logger.debug("ignoring a frame the client does not understand", metadata: ["bridge.error": "\(error)"])
-            return
+        guard let message = try ServerFrameRules.decode(text) else {
+            logger.debug("ignoring a frame of a kind the client does not know")
+            return false
         }
         switch message {
         case .response(let id, let response):
-            guard let waiting = pending.removeValue(forKey: id) else { return }
+            guard let waiting = pending.removeValue(forKey: id) else { return false }
             track(waiting.request, response)
             waiting.continuation?.resume(returning: response)
         case .error(let error):
             guard let id = error.id, let waiting = pending.removeValue(forKey: id) else {
                 logger.debug("bridge error", metadata: ["bridge.error.code": "\(error.code)", "bridge.error": "\(error.message)"])
-                return
+                return false
             }
             waiting.continuation?.resume(
                 throwing: BridgeRequestError(code: error.code, message: error.message, requestId: id, scope: error.scope))
         case .event, .approvalRequest, .approvalResolved, .inputRequest, .inputResolved, .messageQueued, .messageUnqueued, .queueChanged,
             .commandStarted, .commandOutput, .commandExited:
-            journaled(RelayedFrame(message: message), on: connection)
+            return journaled(RelayedFrame(message: message, receivedBytes: bytes), on: connection)
         case .scopesChanged(let changed):
             scopes = changed.scopes
         case .helloAck, .pong, .pairingPending, .machineChanged, .scopeRequestEnded:
             break
         }
+        return false
     }
 
     /// A journaled message: passed on once (a seq at or below the cursor is a repeat), acknowledged every
-    /// ``BridgeClientConfiguration/ackEvery``.
-    private func journaled(_ frame: RelayedFrame, on connection: any BridgeConnection) {
-        guard let seq = frame.message.seq, seqs.accept(seq) else { return }
-        if configuration.relaysFrames { relayInput.yield(frame) } else { eventInput.yield(frame.message) }
+    /// ``BridgeClientConfiguration/ackEvery``. True when it went to ``relayed``.
+    private func journaled(_ frame: RelayedFrame, on connection: any BridgeConnection) -> Bool {
+        guard let seq = frame.message.seq, seqs.accept(seq) else { return false }
+        let relays = configuration.relaysFrames
+        if relays {
+            relayHeld += frame.receivedBytes
+            relayInput.yield(frame)
+        } else {
+            eventInput.yield(frame.message)
+        }
         unacked += 1
         if unacked >= configuration.ackEvery {
             unacked = 0
             write(.ack(Ack(seq: seq)), on: connection)
         }
+        return relays
     }
 
     /// Remembers subscriptions so a reconnect can restore the ones the bridge does not.

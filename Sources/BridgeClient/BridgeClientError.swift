@@ -7,7 +7,7 @@ public struct BridgeClientError: Error, Sendable, Hashable, CustomStringConverti
     /// The kind of failure.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Value: Sendable, Hashable {
-            case invalidAddress, pinMismatch, authenticationFailed, connectionFailed, reconnectFailed, closed, timeout
+            case invalidAddress, pinMismatch, authenticationFailed, connectionFailed, reconnectFailed, closed, timeout, protocolViolation
         }
         private let value: Value
         private init(_ value: Value) { self.value = value }
@@ -27,6 +27,9 @@ public struct BridgeClientError: Error, Sendable, Hashable, CustomStringConverti
         public static let closed = Code(.closed)
         /// The bridge did not answer in time.
         public static let timeout = Code(.timeout)
+        /// The bridge sent a frame that breaks the protocol (not a JSON object with a `kind`, a known kind with a
+        /// missing or mistyped member, a number out of range): the connection was closed. Never retried at once.
+        public static let protocolViolation = Code(.protocolViolation)
 
         public var description: String { "\(value)" }
     }
@@ -93,6 +96,11 @@ public struct BridgeClientError: Error, Sendable, Hashable, CustomStringConverti
 
     /// The client was closed.
     public static let closed = Self(code: .closed, message: "the client is closed")
+
+    /// The bridge sent a bad frame (`what` says which member and why); the connection was closed.
+    public static func protocolViolation(_ what: String) -> Self {
+        Self(code: .protocolViolation, message: "the bridge sent a bad frame (\(what)); the connection was closed")
+    }
 
     /// Nothing in time.
     public static func timeout(_ what: String) -> Self {

@@ -15,9 +15,10 @@ public struct SeqTracker: Sendable, Hashable {
         self.window = window
     }
 
-    /// Records `seq`; false when it was already delivered.
+    /// Records `seq`; false when it was already delivered, or is negative (no bridge sends one: it is refused
+    /// rather than moving the cursor).
     public mutating func accept(_ seq: Int64) -> Bool {
-        guard recent.insert(seq).inserted else { return false }
+        guard seq >= 0, recent.insert(seq).inserted else { return false }
         if seq > (cursor ?? Int64.min) { cursor = seq }
         if recent.count > window, let cursor {
             let floor = cursor - Int64(window / 2)
@@ -29,13 +30,13 @@ public struct SeqTracker: Sendable, Hashable {
     /// Starts from the bridge's `helloAck.lastSeq` when nothing was seen yet, so a reconnect resumes from the
     /// moment of the first connection rather than replaying the whole journal.
     public mutating func adopt(serverLastSeq: Int64?) {
-        guard cursor == nil, let serverLastSeq else { return }
+        guard cursor == nil, let serverLastSeq, serverLastSeq >= 0 else { return }
         cursor = serverLastSeq
     }
 
     /// After a `gap`: nothing before `lastSeq` will be replayed; continue from there.
     public mutating func restart(at lastSeq: Int64?) {
-        cursor = lastSeq
+        cursor = lastSeq.flatMap { $0 >= 0 ? $0 : nil }
         recent.removeAll()
     }
 }

@@ -1,3 +1,4 @@
+import BridgeHub
 import BridgeProtocol
 import Synchronization
 
@@ -18,10 +19,20 @@ public struct FleetDirectory: Sendable {
     /// Most entries of each kind kept; the oldest are forgotten first (a forgotten thread is learnt again from the
     /// next `listThreads` or message).
     let capacity: Int
+    /// Most threads one machine may own (``LinkBudget/threads``): a link that names more is over its budget.
+    let threadsPerMachine: Int
     private var order: [String] = []
+    private var owned: [String: Int] = [:]
 
-    public init(capacity: Int = 100_000) {
+    public init(capacity: Int = 100_000, threadsPerMachine: Int = LinkBudget.standard.threads) {
         self.capacity = capacity
+        self.threadsPerMachine = threadsPerMachine
+    }
+
+    /// Whether `machine` may not name `threadId`: a thread nobody owns yet, when the machine owns `limit` already
+    /// (its link's ``LinkBudget/threads``; at most ``threadsPerMachine``).
+    public func isOverBudget(_ machine: String, naming threadId: String, limit: Int) -> Bool {
+        threads[threadId] == nil && owned[machine, default: 0] >= min(limit, threadsPerMachine)
     }
 
     /// The machine that owns `threadId`, if a linked one does.
@@ -35,11 +46,15 @@ public struct FleetDirectory: Sendable {
     @discardableResult
     public mutating func claim(thread threadId: String, by machine: String) -> Bool {
         if let owner = threads[threadId] { return owner == machine }
+        guard owned[machine, default: 0] < threadsPerMachine else { return false }
         threads[threadId] = machine
+        owned[machine, default: 0] += 1
         order.append(threadId)
         if order.count > capacity {
             let excess = order.count - capacity
-            for id in order.prefix(excess) { threads[id] = nil }
+            for id in order.prefix(excess) {
+                if let owner = threads.removeValue(forKey: id) { owned[owner]? -= 1 }
+            }
             order.removeFirst(excess)
         }
         return true
@@ -87,6 +102,7 @@ public struct FleetDirectory: Sendable {
     /// Forgets everything of a machine that was unlinked.
     public mutating func forget(machine: String) {
         threads = threads.filter { $0.value != machine }
+        owned[machine] = nil
         approvals = approvals.filter { $0.value != machine }
         inputs = inputs.filter { $0.value != machine }
         order.removeAll { threads[$0] == nil }

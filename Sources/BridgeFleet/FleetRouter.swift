@@ -58,8 +58,12 @@ public struct FleetRouter: RequestHandling {
         await hub.isResponsive()
     }
 
+    /// The kinds this layer answers itself (the machines' own are ``MachineAdmin``'s).
+    static let kinds: Set<RequestKind> = [.retryMachine]
+
     public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
         if MachineAdmin.kinds.contains(request.requestKind) { return await manage(request, id: id, session: session) }
+        if let retry = request.payload(as: RetryMachine.self) { return await retryMachine(retry, id: id, session: session) }
         guard session.hello.fleet == true else { return await hub.handle(request, id: id, session: session) }
         if let list = request.payload(as: ListThreads.self) { return await listFleet(list, id: id, session: session) }
         var machineId = links.directory.withLock { $0.route(request) }
@@ -136,6 +140,18 @@ public struct FleetRouter: RequestHandling {
             await hub.auditor.record(request, answer: answer, session: session)
         }
         return answer
+    }
+
+    /// Try now: the link to the machine ends its wait before the next attempt.
+    private func retryMachine(_ retry: RetryMachine, id: String, session: ClientSession) async -> ServerMessage {
+        if let refusal = ScopeGate.check(BridgeRequest(.retryMachine, retry), session: session) {
+            return .error(refusal.errorMessage(id: id))
+        }
+        guard let link = await links.link(retry.machineId) else {
+            return .error(ErrorMessage(id: id, code: .notFound, message: "no linked machine \(retry.machineId.prefix(64))"))
+        }
+        await link.retryNow()
+        return .response(id: id, .accepted(Accepted()))
     }
 
     /// Sends a request to a linked machine and passes its answer on, labelled.

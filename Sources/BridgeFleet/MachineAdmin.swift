@@ -61,7 +61,8 @@ public struct MachineAdmin: Sendable {
             machines: try store.all().map { machine in
                 LinkedMachine(
                     id: machine.id, name: machine.name, address: machine.address, state: machine.state,
-                    addedAt: machine.addedAt.timeIntervalSince1970)
+                    addedAt: machine.addedAt.timeIntervalSince1970,
+                    error: machine.errorCode.map { WireError(code: BridgeErrorCode($0), message: machine.errorMessage ?? "") })
             })
     }
 

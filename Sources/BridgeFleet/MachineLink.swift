@@ -11,8 +11,10 @@ import Logging
 /// resuming after the highest seq it relayed (kept in that journal): a drop or a restart of either side loses
 /// nothing and repeats nothing.
 ///
-/// One connection at a time, reconnecting with backoff for as long as the machine stays linked. Requests the
-/// home bridge forwards (``send(_:id:)``) fail at once while the machine is offline.
+/// One connection at a time, reconnecting for as long as the machine stays linked: every 0.4 s or so for the first
+/// two minutes of an outage (a restarted machine is back on the phones within half a second of answering again),
+/// then with a backoff up to 10 s; ``retryNow()`` ends the wait. Requests the home bridge forwards
+/// (``send(_:id:)``) fail at once while the machine is offline.
 public actor MachineLink {
     /// What the link reports.
     public enum Change: Sendable {
@@ -24,14 +26,20 @@ public actor MachineLink {
 
     public nonisolated let machine: MachineStore.Machine
     public nonisolated let ref: MachineRef
-    private let hub: ThreadHub
+    /// What the link may make this bridge hold.
+    public nonisolated let budget: LinkBudget
+    /// What the link held at most, and why it was last closed (for the metrics and the tests).
+    public nonisolated let meter = LinkMeter()
+    let hub: ThreadHub
     private let journal: EventJournal
     private let store: MachineStore
-    private let directory: SharedFleetDirectory
-    private let logger: Logger
+    let directory: SharedFleetDirectory
+    let logger: Logger
     private let onChange: @Sendable (Change) async -> Void
-    private var client: BridgeClient?
+    var client: BridgeClient?
     private(set) var state = MachineState.offline
+    /// Why this bridge closed the link the last time (until it works again).
+    private(set) var problem: WireError?
     /// The thread list last read from the machine (shown, labelled offline, while it is unreachable).
     private(set) var lastThreads: [ThreadSummary] = []
     /// What the machine lets its clients choose, from its last `helloAck`.
@@ -39,10 +47,11 @@ public actor MachineLink {
 
     init(
         machine: MachineStore.Machine, hub: ThreadHub, journal: EventJournal, store: MachineStore, directory: SharedFleetDirectory,
-        logger: Logger, onChange: @escaping @Sendable (Change) async -> Void
+        budget: LinkBudget = .standard, logger: Logger, onChange: @escaping @Sendable (Change) async -> Void
     ) {
         self.machine = machine
         self.ref = MachineRef(id: machine.id, name: machine.name)
+        self.budget = budget
         self.hub = hub
         self.journal = journal
         self.store = store
@@ -54,32 +63,80 @@ public actor MachineLink {
     }
 
     /// The machine and its state.
-    var status: MachineStatus { MachineStatus(id: ref.id, name: ref.name, state: state, policy: policy) }
+    var status: MachineStatus { MachineStatus(id: ref.id, name: ref.name, state: state, policy: policy, error: problem) }
 
-    /// Connects, relays and reconnects until cancelled or the machine refuses the credential.
+    /// How soon the link tries again while an outage is young: a refused connection costs the machine nothing.
+    static let promptRetry = ReconnectBackoff(initialDelay: .milliseconds(100), maximumDelay: .milliseconds(400), maxAttempts: .max)
+    /// How long an outage counts as young.
+    static let promptFor: Duration = .seconds(120)
+    /// After that: 250 ms doubling up to 10 s.
+    static let patientRetry = ReconnectBackoff(initialDelay: .milliseconds(250), maximumDelay: .seconds(10), maxAttempts: .max)
+
+    /// The wait before the next attempt (``retryNow()`` ends it).
+    private var waiting: Task<Void, Never>?
+
+    /// Connects, relays and reconnects until cancelled or the machine refuses the credential. A link closed for
+    /// a problem (a bad frame, over its budget) waits ``LinkBudget/pauseAfterProblem`` before the next try.
     func run() async {
-        var backoff = ReconnectBackoff(initialDelay: .milliseconds(250), maximumDelay: .seconds(10), maxAttempts: .max)
+        var backoff = Self.promptRetry
+        var outageBegan = ContinuousClock.now
+        var patient = false
         while !Task.isCancelled {
             let outcome = await connectAndRelay()
             // Unlinked (the task was cancelled): the removal is what the phones hear, not an "offline" first.
             if Task.isCancelled { return }
-            await setState(.offline)
-            if case .revoked = outcome {
+            switch outcome {
+            case .revoked:
+                await setState(.offline)
                 logger.warning("A linked machine refused this bridge's credential; link it again with codex-bridge machines add")
                 try? await store.setState(machine.id, "revoked")
                 await onChange(.revoked(status))
                 return
+            case .problem(let why):
+                meter.closed(for: why)
+                logger.warning(
+                    "Closed the link to a linked machine", metadata: ["bridge.error.code": "\(why.code)", "bridge.error": "\(why.message)"])
+                await setState(.offline, problem: why)
+                await pause(budget.pauseAfterProblem)
+                continue
+            case .connected:
+                backoff.reset()
+            case .failed:
+                break
             }
-            if case .connected = outcome { backoff.reset() }
+            await setState(.offline, problem: problem)
+            if case .connected = outcome {
+                (backoff, outageBegan, patient) = (Self.promptRetry, .now, false)
+            } else if !patient, ContinuousClock.now - outageBegan > Self.promptFor {
+                (backoff, patient) = (Self.patientRetry, true)
+            }
             guard let delay = backoff.next() else { return }
-            try? await Task.sleep(for: delay)
+            await pause(delay)
         }
     }
 
-    private enum Outcome { case connected, failed, revoked }
+    /// Waits `delay`, or less when ``retryNow()`` is called meanwhile (or the link is cancelled).
+    private func pause(_ delay: Duration) async {
+        let wait = Task { _ = try? await Task.sleep(for: delay) }
+        waiting = wait
+        await withTaskCancellationHandler {
+            await wait.value
+        } onCancel: {
+            wait.cancel()
+        }
+        waiting = nil
+    }
 
-    /// The largest frame a linked machine may send (a larger one closes the link, which reconnects).
-    static let maxFrameBytes = 16 << 20
+    /// Tries again now rather than after the wait (a phone's Try now).
+    func retryNow() {
+        waiting?.cancel()
+    }
+
+    enum Outcome {
+        case connected, failed, revoked
+        /// This bridge closed the link for cause.
+        case problem(WireError)
+    }
 
     private func connectAndRelay() async -> Outcome {
         let cursor: Int64?
@@ -95,70 +152,34 @@ public actor MachineLink {
             clientId: machine.clientId, reconnects: false, handshakeTimeout: .seconds(10))
         configuration.resumeFrom = cursor
         configuration.relaysFrames = true
-        let client = BridgeClient(
-            configuration: configuration, transport: WebSocketTransport(maxMessageBytes: Self.maxFrameBytes), logger: logger)
+        let transport = WebSocketTransport(maxMessageBytes: budget.maxMessageBytes, inboundWindowBytes: budget.inFlightBytes)
+        let client = BridgeClient(configuration: configuration, transport: transport, logger: logger)
         let ack: HelloAck
         do {
             ack = try await client.connect()
         } catch {
             if error.isCredentialRefused { return .revoked }
+            if let why = LinkMeter.problem(of: error) { return .problem(why) }
             logger.debug("A linked machine is unreachable", metadata: ["error": "\(error)"])
             return .failed
         }
         self.client = client
+        meter.connected(window: await client.inboundWindow)
         policy = ack.policy ?? policy
-        await setState(.online)
+        await setState(.online)  // and the last problem is past
         logger.info("Linked machine online", metadata: ["bridge.machine.name": "\(machine.name)"])
-        // One subscription to every thread: the machine sends its journal in seq order, so anything at or below
-        // the last relayed seq is a repeat (or a lie) and is dropped. What arrives while the hub journals a batch
-        // waits in `pending` and goes in the next one (one transaction per batch, not per message).
-        let pending = RelayBuffer()
-        let directory = self.directory
-        let machineId = machine.id
-        let linkDevice = machine.deviceId
-        let subscribed = (ack.restoredSubscriptions ?? []).contains("*")
-        await withDiscardingTaskGroup { group in
-            group.addTask {
-                for await frame in client.relayed where !pending.append(frame) {
-                    // Too far behind: drop the connection; the next one resumes after the last message relayed.
-                    self.logger.notice("A linked machine's messages came faster than the home bridge relays them; reconnecting")
-                    await client.close()
-                    break
-                }
-                pending.finish()
-            }
-            if !subscribed {
-                group.addTask {
-                    _ = try? await client.send(
-                        BridgeRequest(.subscribe, Subscribe(threadId: "*", afterSeq: ack.resume == .ok ? cursor : nil)))
-                }
-            }
-            group.addTask { await self.refreshThreads() }
-            var relayedThrough = cursor ?? ack.lastSeq ?? 0
-            while let batch = await pending.next() {
-                var fresh: [RelayedFrame] = []
-                for frame in batch {
-                    guard let seq = frame.message.seq, seq > relayedThrough else { continue }
-                    relayedThrough = seq
-                    fresh.append(frame)
-                }
-                guard !fresh.isEmpty else { continue }
-                // Another machine's thread, or one the home bridge runs itself: not this machine's to speak for.
-                // What a message makes this machine's (its thread, approval, question) is recorded before a phone
-                // sees it.
-                let relayed = await hub.relay(fresh, from: ref) { message in
-                    directory.withLock { $0.admit(message, from: machineId, linkDevice: linkDevice) }
-                }
-                if relayed < fresh.count { logger.notice("Dropped messages of a linked machine for threads it does not own") }
-            }
-        }
+        let why = await relay(from: client, ack: ack, cursor: cursor)
         self.client = nil
         let statuses = client.statuses
         await client.close()
+        var outcome = Outcome.connected
         for await status in statuses {
-            if case .failed(let error) = status, error.isCredentialRefused { return .revoked }
+            if case .failed(let error) = status {
+                if error.isCredentialRefused { return .revoked }
+                if let why = LinkMeter.problem(of: error) { outcome = .problem(why) }
+            }
         }
-        return .connected
+        return why.map(Outcome.problem) ?? outcome
     }
 
     /// Reads the machine's thread list again (kept for when it is offline).
@@ -173,7 +194,8 @@ public actor MachineLink {
     /// another machine owns.
     func remember(_ threads: [ThreadSummary]) async {
         var owned: [ThreadSummary] = []
-        for thread in threads.prefix(Self.maxListed) where await !hub.runsThread(thread.threadId) {
+        for thread in threads.prefix(Self.maxListed) where thread.threadId.utf8.count <= ThreadHub.maxRelayedIdBytes {
+            guard await !hub.runsThread(thread.threadId) else { continue }
             if directory.withLock({ $0.claim(thread: thread.threadId, by: machine.id) }) { owned.append(thread) }
         }
         lastThreads = owned
@@ -198,10 +220,11 @@ public actor MachineLink {
         client = nil
     }
 
-    private func setState(_ new: MachineState) async {
-        guard new != state else { return }
+    private func setState(_ new: MachineState, problem: WireError? = nil) async {
+        guard new != state || problem != self.problem else { return }
         state = new
-        try? await store.setState(machine.id, new.rawValue)
+        self.problem = problem
+        try? await store.setState(machine.id, new.rawValue, errorCode: problem?.code.rawValue, errorMessage: problem?.message)
         await onChange(.state(status))
     }
 }

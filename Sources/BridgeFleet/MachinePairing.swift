@@ -61,10 +61,16 @@ public enum MachinePairing {
         else {
             throw Failure("the other bridge did not hand out a device token (is it a pairing URL with a fresh code?)")
         }
+        // What the other bridge says becomes a row here, a name on the phones and a word on the terminal.
+        guard isIdentifier(server.id, max: 128), isIdentifier(deviceId, max: 128), (1...4096).contains(token.utf8.count),
+            !token.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
+        else {
+            throw Failure("the other bridge answered with a server id, device id or token this bridge does not accept")
+        }
         guard server.id != home.id else { throw Failure("that is this bridge itself") }
         let endpoints = target.candidates
         return MachineStore.Machine(
-            id: server.id, name: name ?? String(server.name.prefix(64)), addresses: endpoints.map(\.host),
+            id: server.id, name: name ?? shownName(server.name, or: endpoints.first?.host ?? server.id), addresses: endpoints.map(\.host),
             port: endpoints.first?.port ?? BridgeEndpoint.defaultPort, fingerprint: target.pin?.fingerprint, deviceId: deviceId,
             token: token, clientId: clientId)
     }
@@ -87,6 +93,8 @@ public enum MachinePairing {
         do {
             let machine = try await pair(target, home: home, name: name) { pending in
                 onPending?(pending)
+                // An id this bridge would not accept gets no row (the answer that follows is refused for it too).
+                guard isIdentifier(pending.deviceId, max: 128) else { return }
                 let row = MachineStore.Machine(
                     id: pendingPrefix + pending.deviceId, name: String(pendingName.prefix(64)), addresses: endpoints.map(\.host),
                     port: endpoints.first?.port ?? BridgeEndpoint.defaultPort, fingerprint: target.pin?.fingerprint,
@@ -106,6 +114,29 @@ public enum MachinePairing {
     /// The id of a machine listed while its owner has not confirmed the link yet: this prefix and this bridge's
     /// device id there.
     public static let pendingPrefix = "pending-"
+
+    /// An id from the other bridge: 1 to `max` characters of letters, digits, `-`, `_` and `.` (a server id is
+    /// base64url; a device id is lowercase letters and digits), so that it is safe as a row key and as a word on
+    /// the terminal (`codex-bridge machines remove ID`).
+    static func isIdentifier(_ id: String, max: Int) -> Bool {
+        (1...max).contains(id.utf8.count)
+            && id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }
+    }
+
+    /// The other bridge's name without control or format characters, at most 64 characters (`fallback` when
+    /// nothing is left).
+    static func shownName(_ name: String, or fallback: String) -> String {
+        let kept = String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.filter {
+                    switch $0.properties.generalCategory {
+                    case .control, .format, .lineSeparator, .paragraphSeparator: false
+                    default: true
+                    }
+                })
+        ).trimmingCharacters(in: .whitespaces)
+        return String((kept.isEmpty ? fallback : kept).prefix(64))
+    }
 
     /// 1 to 64 characters, no control characters.
     public static func checkName(_ name: String) throws {

@@ -50,7 +50,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     /// The Codex generation running now (0: none yet).
     var generation = 0
     /// Seqs, batches, subscriptions and replay holds: who gets which live frame (Events/EventCore).
-    var events = EventCore(lastSeq: 0, maxHeldFrames: Replay.maxHeldFrames) {
+    var events = EventCore(lastSeq: 0, maxHeldFrames: Replay.maxHeldFrames, maxHeldBytes: Replay.maxHeldBytes) {
         didSet { helloFacts.update(lastSeq: events.lastSeq) }
     }
     /// What the hub knows of each thread (Threads/ThreadBook).
@@ -85,6 +85,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     var shuttingDown = false
     /// Linked machines' approvals and questions still open (the fleet's relay port).
     var relayedPending = RelayedPending()
+    /// How many notifications each linked machine may still send (the fleet's relay port).
+    var relayNotices = RelayNotices()
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
@@ -126,7 +128,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         let held = try storage.queue.all()
         let recovery = try JournalRecovery.read(storage.journal, keptQueued: held, logger: logger)
         self.helloFacts = HelloFacts(lastSeq: recovery.lastSeq, policy: gate.clientPolicy)
-        self.events = EventCore(lastSeq: recovery.lastSeq, maxHeldFrames: Replay.maxHeldFrames)
+        self.events = EventCore(lastSeq: recovery.lastSeq, maxHeldFrames: Replay.maxHeldFrames, maxHeldBytes: Replay.maxHeldBytes)
         // Loaded in no Codex generation: the first use resumes them (thread/resume).
         self.book = ThreadBook(recovered: recovery.threads)
         // Announced again by `recover`, with the seqs it gave them.

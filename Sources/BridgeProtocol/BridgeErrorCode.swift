@@ -62,6 +62,13 @@ public struct BridgeErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cu
     public static let failed = Self("failed")
     /// An unexpected failure inside the bridge.
     public static let `internal` = Self("internal")
+    /// A linked machine sent a frame that breaks the protocol (a member missing or of the wrong type, a number
+    /// out of range, a message over the size the home bridge accepts): the home bridge closed the link
+    /// (`machines[].error`), and tries again later.
+    public static let badFrame = Self("bad_frame")
+    /// A linked machine made the home bridge hold more than one link may (messages waiting, open approvals and
+    /// questions, threads): the home bridge closed the link (`machines[].error`), and tries again later.
+    public static let overBudget = Self("over_budget")
 }
 
 /// WebSocket close codes the bridge uses (RFC 6455 section 7.4).

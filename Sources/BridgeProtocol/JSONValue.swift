@@ -67,9 +67,9 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
-    /// The integer payload (a number with no fraction), or nil.
+    /// The integer payload (a number with no fraction that an `Int` holds), or nil: `1e300` is nil, not a trap.
     public var intValue: Int? {
-        if case .number(let value) = self, value.rounded() == value { return Int(value) }
+        if case .number(let value) = self { return Int(exactly: value) }
         return nil
     }
 

@@ -7,10 +7,13 @@ public struct RelayedFrame: Sendable {
     public var message: ServerMessage
     /// For an event: the JSON text of its `data` (valid JSON, checked by the scan).
     public var eventDataJSON: String?
+    /// The size of the frame as it was received (0 when not known): what a relay counts against its link's budget.
+    public var receivedBytes: Int
 
-    public init(message: ServerMessage, eventDataJSON: String? = nil) {
+    public init(message: ServerMessage, eventDataJSON: String? = nil, receivedBytes: Int = 0) {
         self.message = message
         self.eventDataJSON = eventDataJSON
+        self.receivedBytes = receivedBytes
     }
 
     /// Scans an event frame (`{"data":…,"kind":"event","seq":N,"threadId":"…","turnId":"…","type":"…"}`, members in

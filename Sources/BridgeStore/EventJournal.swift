@@ -54,7 +54,7 @@ public struct JournalPruneResult: Sendable, Hashable {
 /// are async. Retention keeps a prefix-free suffix: pruning deletes every row at or below a cut and records the
 /// cut as `prunedThrough`, so "was anything after my cursor pruned?" is one comparison.
 public struct EventJournal: Sendable {
-    private let database: BridgeDatabase
+    let database: BridgeDatabase
     private let now: @Sendable () -> Date
     private let logger: Logger
 

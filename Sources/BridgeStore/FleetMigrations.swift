@@ -27,4 +27,13 @@ enum FleetMigrations {
         }
         try db.execute(sql: "CREATE INDEX journal_relayed ON journal(machine, remoteSeq) WHERE machine IS NOT NULL")
     }
+
+    /// `machine.errorCode`, `machine.errorMessage` (issue 44): why the running bridge closed a link the last time
+    /// it did (`bad_frame`, `over_budget`), for `machines list` and the phones.
+    static func v17MachineError(_ db: Database) throws {
+        try db.alter(table: "machine") { t in
+            t.add(column: "errorCode", .text)
+            t.add(column: "errorMessage", .text)
+        }
+    }
 }

@@ -24,6 +24,10 @@ public struct MachineStore: Sendable {
         /// `online`, `offline` or `pending`, as the running bridge last saw it.
         public var state: String
         public var addedAt: Date
+        /// Why the running bridge closed the link the last time it did (a wire error code, `bad_frame` or
+        /// `over_budget`, and a message), until the link works again.
+        public var errorCode: String?
+        public var errorMessage: String?
 
         /// `host:port` it is reached at first (an IPv6 address in brackets).
         public var address: String {
@@ -33,8 +37,10 @@ public struct MachineStore: Sendable {
 
         public init(
             id: String, name: String, addresses: [String], port: Int, fingerprint: String?, deviceId: String, token: String,
-            clientId: String, state: String = "offline", addedAt: Date = Date()
+            clientId: String, state: String = "offline", addedAt: Date = Date(), errorCode: String? = nil, errorMessage: String? = nil
         ) {
+            self.errorCode = errorCode
+            self.errorMessage = errorMessage
             self.id = id
             self.name = name
             self.addresses = addresses
@@ -113,10 +119,12 @@ public struct MachineStore: Sendable {
         }
     }
 
-    /// Records the state the running bridge sees.
-    public func setState(_ id: String, _ state: String) async throws {
+    /// Records the state the running bridge sees, and why it closed the link (nil: nothing wrong).
+    public func setState(_ id: String, _ state: String, errorCode: String? = nil, errorMessage: String? = nil) async throws {
         try await database.writeImmediate { db in
-            try db.execute(sql: "UPDATE machine SET state = ? WHERE id = ?", arguments: [state, id])
+            try db.execute(
+                sql: "UPDATE machine SET state = ?, errorCode = ?, errorMessage = ? WHERE id = ?",
+                arguments: [state, errorCode, errorMessage, id])
         }
     }
 
@@ -125,6 +133,6 @@ public struct MachineStore: Sendable {
         return Machine(
             id: row["id"], name: row["name"], addresses: addresses, port: row["port"], fingerprint: row["fingerprint"],
             deviceId: row["deviceId"], token: row["token"], clientId: row["clientId"], state: row["state"],
-            addedAt: Date(timeIntervalSince1970: row["addedAt"]))
+            addedAt: Date(timeIntervalSince1970: row["addedAt"]), errorCode: row["errorCode"], errorMessage: row["errorMessage"])
     }
 }

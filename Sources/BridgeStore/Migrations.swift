@@ -28,6 +28,7 @@ enum BridgeMigrations {
         ("v14-audit-on-behalf", TrustMigrations.v14AuditOnBehalf),
         ("v15-scope-request-denied", TrustMigrations.v15ScopeRequestDenied),
         ("v16-journal-thread-requests-without-in", JournalMigrations.v16ThreadRequestsWithoutIn),
+        ("v17-machine-error", FleetMigrations.v17MachineError),
     ]
 
     /// Follow-ups waiting behind a running turn (``QueuedMessageStore``).

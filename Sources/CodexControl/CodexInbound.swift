@@ -18,11 +18,9 @@ public struct CodexRequestID: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        switch value {
-        case .string(let string): return "\(generation):\(string)"
-        case .number(let number) where number.rounded() == number: return "\(generation):\(Int64(number))"
-        default: return "\(generation):\(value)"
-        }
+        if case .number(let number) = value, let whole = Int64(exactly: number) { return "\(generation):\(whole)" }
+        if case .string(let string) = value { return "\(generation):\(string)" }
+        return "\(generation):\(value)"
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgeClient
+import BridgeOps
 import BridgeProtocol
 import BridgeStore
 import Discovery
@@ -48,9 +49,7 @@ struct AttachCommand: AsyncParsableCommand {
         var configuration = BridgeClientConfiguration(target: bound, token: credential)
         if let deviceName { configuration.device.name = deviceName }
         configuration.onPairingPending = { pending in
-            print(
-                "Confirm on your workstation: check code \(pending.check) (codex-bridge devices allow \(pending.deviceId) --check \(pending.check)). Waiting…"
-            )
+            Terminal.say("Confirm on your workstation: " + MachinesCommand.pendingText(pending))
         }
         var logger = Logger(label: "codex-bridge.attach")
         logger.logLevel = .critical  // the terminal shows what matters; BridgeClient's logs would interleave
@@ -93,9 +92,11 @@ struct AttachCommand: AsyncParsableCommand {
         var index = 0
         if found.count > 1 {
             for (number, bridge) in found.enumerated() {
-                print("\(number + 1). \(bridge.name)  \(bridge.addresses.first ?? bridge.host):\(bridge.port)  id \(bridge.id ?? "-")")
+                let address = "\(bridge.addresses.first ?? bridge.host):\(bridge.port)"
+                Terminal.say(
+                    "\(number + 1). \(Terminal.field(bridge.name))  \(Terminal.field(address))  id \(Terminal.field(bridge.id ?? "-"))")
             }
-            FileHandle.standardOutput.write(Data("Which one? [1-\(found.count)] ".utf8))
+            Terminal.write("Which one? [1-\(found.count)] ")
             guard let line = readLine(), let choice = Int(line.trimmingCharacters(in: .whitespaces)), (1...found.count).contains(choice)
             else {
                 throw CommandFailure("no bridge chosen")

@@ -32,9 +32,9 @@ struct AttachOutput {
         return String(format: "%.1fs", value)
     }
 
-    /// Everything attach prints goes through here: agent and command output is hostile (prompt injection), so
-    /// terminal control sequences are shown escaped, never sent to the terminal.
+    /// Everything attach prints goes through here, and so through ``Terminal``: agent and command output is
+    /// hostile (prompt injection), so terminal control sequences are shown escaped, never sent to the terminal.
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(ControlCharacters.escaped(text, keepingLines: true).utf8))
+        Terminal.write(text)
     }
 }

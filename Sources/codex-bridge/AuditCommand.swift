@@ -37,7 +37,7 @@ struct AuditCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard FileManager.default.fileExists(atPath: state.paths.databaseFile.path) else {
-            if !json { print("Nothing audited yet.") }
+            if !json { Terminal.say("Nothing audited yet.") }
             return
         }
         let registry = try DevicesCommand.openRegistry(state.paths)
@@ -45,14 +45,14 @@ struct AuditCommand: AsyncParsableCommand {
         let after = since.map { log.timestamp - Double($0.duration.components.seconds) - Double($0.duration.components.attoseconds) / 1e18 }
         let entries = try await log.entries(deviceId: device.map(DevicesCommand.deviceId), since: after, limit: limit).reversed()
         if json {
-            for entry in entries { print(try Self.jsonLine(entry)) }
+            for entry in entries { Terminal.say(try Self.jsonLine(entry)) }
             return
         }
         guard !entries.isEmpty else {
-            print("Nothing audited\(since.map { " in the last \($0.text)" } ?? "")\(device.map { " for device \($0)" } ?? "").")
+            Terminal.say("Nothing audited\(since.map { " in the last \($0.text)" } ?? "")\(device.map { " for device \($0)" } ?? "").")
             return
         }
-        print(Self.table(Array(entries)))
+        Terminal.say(Self.table(Array(entries)))
     }
 
     /// The entries as aligned columns, oldest first as given.

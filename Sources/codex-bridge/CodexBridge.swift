@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeOps
 import BridgeServe
 import Foundation
 
@@ -18,6 +19,14 @@ struct CodexBridge: AsyncParsableCommand {
         ]
     )
 
+    /// What a failure prints: `error: …` (ArgumentParser's own text for usage errors and help). A command's
+    /// failure is one line that often carries what another bridge or a phone said: it is a ``Terminal/field(_:)``.
+    static func errorText(for error: any Error) -> String {
+        if let failure = error as? CommandFailure { return "error: " + Terminal.field(failure.description) }
+        let message = fullMessage(for: error)
+        return message.hasPrefix("Error: ") ? "error: " + message.dropFirst("Error: ".count) : message
+    }
+
     /// Runs the command; every error is one line `error: …` on stderr (usage errors add the usage after it and
     /// exit 2), in one style whatever the command.
     static func main() async {
@@ -30,12 +39,11 @@ struct CodexBridge: AsyncParsableCommand {
             }
         } catch {
             let code = exitCode(for: error)
-            let message = fullMessage(for: error)
+            let message = errorText(for: error)
             if code == .success {
-                if !message.isEmpty { print(message) }
+                if !message.isEmpty { Terminal.say(message) }
             } else if !message.isEmpty {
-                let text = message.hasPrefix("Error: ") ? "error: " + message.dropFirst("Error: ".count) : message
-                FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+                Terminal.warn(message)
             }
             // Usage errors exit 2 (as most Unix tools do), not ArgumentParser's 64.
             Foundation.exit(code == .validationFailure ? 2 : code.rawValue)

@@ -67,7 +67,7 @@ struct DevicesCommand: AsyncParsableCommand {
             let id = DevicesCommand.deviceId(id)
             let record = try await DevicesCommand.failing { try await registry.setScopes(id: id, scopes: scopes) }
             await DevicesCommand.audit(registry, kind: "setDeviceScopes", deviceId: id, detail: "\(id): \(scopes)")
-            print("Device \(record.id) (\(shown(record.name))) may now: \(record.scopes). A running server applies it within 2 s.")
+            Terminal.say("Device \(record.id) (\(shown(record.name))) may now: \(record.scopes). A running server applies it within 2 s.")
         }
     }
 
@@ -88,7 +88,7 @@ struct DevicesCommand: AsyncParsableCommand {
             let before = try? await registry.device(id: id)
             let record = try await DevicesCommand.failing { try await registry.rename(id: id, to: name) }
             await DevicesCommand.audit(registry, kind: "renameDevice", deviceId: id, detail: "\(id): \(record.name)", name: record.name)
-            print("Renamed device \(record.id): \(shown(before?.name ?? "?")) is now \(shown(record.name)).")
+            Terminal.say("Renamed device \(record.id): \(shown(before?.name ?? "?")) is now \(shown(record.name)).")
         }
     }
 
@@ -106,7 +106,7 @@ struct DevicesCommand: AsyncParsableCommand {
             let id = DevicesCommand.deviceId(id)
             let record = try await DevicesCommand.failing { try await registry.revoke(id: id) }
             await DevicesCommand.audit(registry, kind: "revokeDevice", deviceId: id, detail: id)
-            print("Revoked device \(record.id) (\(shown(record.name))).")
+            Terminal.say("Revoked device \(record.id) (\(shown(record.name))).")
         }
     }
 
@@ -205,10 +205,10 @@ struct DevicesCommand: AsyncParsableCommand {
         }
         let served = (try? await registry.pairingDecision(id: id)) == .gone
         switch (allow, served) {
-        case (true, true): print("Allowed: device \(id) (\(shown(request.name))) is paired, with scopes \(request.scopes).")
-        case (false, true): print("Denied: the pairing of \(shown(request.name)) was refused; nothing was stored.")
+        case (true, true): Terminal.say("Allowed: device \(id) (\(shown(request.name))) is paired, with scopes \(request.scopes).")
+        case (false, true): Terminal.say("Denied: the pairing of \(shown(request.name)) was refused; nothing was stored.")
         case (true, false): throw CommandFailure("allowed, but no running bridge took it up within 5 s (is `codex-bridge serve` running?)")
-        case (false, false): print("Denied: \(shown(request.name)) will not be paired.")
+        case (false, false): Terminal.say("Denied: \(shown(request.name)) will not be paired.")
         }
     }
 
@@ -229,9 +229,9 @@ struct DevicesCommand: AsyncParsableCommand {
             detail: "\(id): \(request.scopes), check \(request.checkCode)",
             name: name)
         if allow {
-            print("Allowed: device \(id) (\(shown(name))) may now also: \(request.scopes). A running server applies it within 2 s.")
+            Terminal.say("Allowed: device \(id) (\(shown(name))) may now also: \(request.scopes). A running server applies it within 2 s.")
         } else {
-            print("Denied: device \(id) (\(shown(name))) keeps its scopes.")
+            Terminal.say("Denied: device \(id) (\(shown(name))) keeps its scopes.")
         }
     }
 
@@ -341,11 +341,11 @@ struct DevicesCommand: AsyncParsableCommand {
     /// Prints `entries` as JSON, or `none` when there are none, or as `table` makes them.
     static func show<Entry: Encodable>(_ entries: [Entry], json: Bool, none: String, table: ([Entry]) -> String) throws {
         if json {
-            print(try Self.json(entries))
+            Terminal.say(try Self.json(entries))
         } else if entries.isEmpty {
-            print(none)
+            Terminal.say(none)
         } else {
-            print(table(entries))
+            Terminal.say(table(entries))
         }
     }
 
@@ -359,7 +359,7 @@ struct DevicesCommand: AsyncParsableCommand {
 
     /// A string from the store (a device's name, a thread id) as a terminal may show it: the one escaping rule
     /// (``ControlCharacters``), so what a device chose cannot drive the owner's terminal.
-    static func shown(_ text: String) -> String { ControlCharacters.escaped(text) }
+    static func shown(_ text: String) -> String { Terminal.field(text) }
 
     static func minutes(_ date: Date) -> String {
         let format = DateFormatter()

@@ -32,17 +32,17 @@ struct DiscoverCommand: AsyncParsableCommand {
         do {
             bridges = try await MDNSBrowser.browse(timeout: duration)
         } catch let error as DiscoveryError {
-            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            Terminal.warn("error: \(error.description)\n")
             throw ExitCode.failure
         }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(ControlCharacters.jsonEscaped(String(decoding: try encoder.encode(bridges), as: UTF8.self)))
+            Terminal.say(ControlCharacters.jsonEscaped(String(decoding: try encoder.encode(bridges), as: UTF8.self)))
         } else if bridges.isEmpty {
-            FileHandle.standardError.write(Data("No codex-bridge found on the local network within \(timeout).\n".utf8))
+            Terminal.warn("No codex-bridge found on the local network within \(timeout).\n")
         } else {
-            print(Self.table(bridges))
+            Terminal.say(Self.table(bridges))
         }
     }
 

@@ -55,11 +55,11 @@ struct DoctorCommand: AsyncParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(findings), as: UTF8.self))
+            Terminal.say(String(decoding: try encoder.encode(findings), as: UTF8.self))
         } else {
-            for finding in findings { print(finding.text) }
+            for finding in findings { Terminal.say(finding.text) }
             let problems = findings.filter { $0.severity == .problem }.count
-            print(problems == 0 ? "\nNo problems found." : "\n\(problems) problem\(problems == 1 ? "" : "s") found.")
+            Terminal.say(problems == 0 ? "\nNo problems found." : "\n\(problems) problem\(problems == 1 ? "" : "s") found.")
         }
         if Doctor.hasProblems(findings) { throw ExitCode.failure }
     }

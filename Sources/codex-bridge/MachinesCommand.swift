@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgeClient
 import BridgeFleet
+import BridgeOps
 import BridgeProtocol
 import BridgeStore
 import Discovery
@@ -64,11 +65,8 @@ struct MachinesCommand: AsyncParsableCommand {
                     url: isCode ? nil : url, host: host, port: port, fingerprint: fingerprint, code: isCode ? url : nil)
                 machine = try await MachinePairing.link(
                     target, home: MachineRef(id: identity.id, name: identity.name), name: name, store: store
-                ) {
-                    pending in
-                    print(
-                        "The other workstation confirms pairings: there, allow check code \(pending.check) (codex-bridge devices allow \(pending.deviceId) --check \(pending.check)). Waiting…"
-                    )
+                ) { pending in
+                    Terminal.say("The other workstation confirms pairings: there, allow " + MachinesCommand.pendingText(pending))
                 }
             } catch let failure as MachinePairing.Failure {
                 throw CommandFailure(failure.description)
@@ -76,10 +74,10 @@ struct MachinesCommand: AsyncParsableCommand {
                 throw CommandFailure("\(error)")
             }
             if json {
-                print(try DevicesCommand.json(Entry(machine)))
+                Terminal.say(try DevicesCommand.json(Entry(machine)))
             } else {
-                print(
-                    "Linked \(DevicesCommand.shown(machine.name)) (\(machine.id)). A running `serve` carries its threads to phones within a second."
+                Terminal.say(
+                    "Linked \(Terminal.field(machine.name)) (\(Terminal.field(machine.id))). A running `serve` carries its threads to phones within a second."
                 )
             }
         }
@@ -103,8 +101,10 @@ struct MachinesCommand: AsyncParsableCommand {
                 machines, json: json, none: "No linked machines. Run `codex-bridge machines add URL` with another bridge's pairing URL.",
                 table: { machines in
                     DevicesCommand.columns(
-                        [["ID", "NAME", "ADDRESS", "STATE", "ADDED"]]
-                            + machines.map { [$0.id, $0.name, $0.address, $0.state, DevicesCommand.minutes($0.addedAt)] })
+                        [["ID", "NAME", "ADDRESS", "STATE", "ADDED", "LAST CLOSED FOR"]]
+                            + machines.map {
+                                [$0.id, $0.name, $0.address, $0.state, DevicesCommand.minutes($0.addedAt), $0.error.map(\.shown) ?? ""]
+                            })
                 })
         }
     }
@@ -124,7 +124,7 @@ struct MachinesCommand: AsyncParsableCommand {
             let store = try MachinesCommand.openStore(state.paths)
             let machine = try MachinesCommand.find(id, in: store)
             try await store.remove(machine.id)
-            print("Unlinked \(DevicesCommand.shown(machine.name)) (\(machine.id)).")
+            Terminal.say("Unlinked \(Terminal.field(machine.name)) (\(Terminal.field(machine.id))).")
         }
     }
 
@@ -147,7 +147,7 @@ struct MachinesCommand: AsyncParsableCommand {
             let store = try MachinesCommand.openStore(state.paths)
             let machine = try MachinesCommand.find(id, in: store)
             try await store.rename(machine.id, to: name)
-            print("Renamed \(machine.id) to \(DevicesCommand.shown(name)).")
+            Terminal.say("Renamed \(Terminal.field(machine.id)) to \(Terminal.field(name)).")
         }
     }
 
@@ -158,6 +158,8 @@ struct MachinesCommand: AsyncParsableCommand {
         var address: String
         var state: String
         var addedAt: Date
+        /// Why the running bridge closed the link the last time it did (`bad_frame`, `over_budget`).
+        var error: WireError?
 
         init(_ machine: MachineStore.Machine) {
             id = machine.id
@@ -165,7 +167,16 @@ struct MachinesCommand: AsyncParsableCommand {
             address = machine.address
             state = machine.state
             addedAt = machine.addedAt
+            error = machine.errorCode.map { WireError(code: BridgeErrorCode($0), message: machine.errorMessage ?? "") }
         }
+    }
+
+    /// What to allow on a bridge that makes the pairing wait: its check code and the command, as the other bridge
+    /// sent them (escaped, and cut to what a check code and a device id can be).
+    static func pendingText(_ pending: PairingPending) -> String {
+        let check = Terminal.field(String(pending.check.prefix(16)))
+        let device = Terminal.field(String(pending.deviceId.prefix(64)))
+        return "check code \(check) (codex-bridge devices allow \(device) --check \(check)). Waiting…"
     }
 
     static func openStore(_ paths: StatePaths) throws -> MachineStore {
@@ -179,4 +190,9 @@ struct MachinesCommand: AsyncParsableCommand {
         }
         return machine
     }
+}
+
+extension WireError {
+    /// `code: message`, as a table cell.
+    fileprivate var shown: String { "\(code.rawValue): \(message)" }
 }

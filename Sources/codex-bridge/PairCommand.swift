@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeOps
 import BridgeProtocol
 import BridgeServe
 import BridgeStore
@@ -74,15 +75,15 @@ struct PairCommand: AsyncParsableCommand {
                 let encoder = JSONEncoder()
                 encoder.dateEncodingStrategy = .iso8601
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(invitation.summary), as: UTF8.self))
+                Terminal.say(String(decoding: try encoder.encode(invitation.summary), as: UTF8.self))
             } else {
                 let renderer = TerminalQRRenderer(invert: invert, style: ansi ? .ansi : .plain)
-                print(
+                Terminal.drawing(
                     (app ? "Scan with the codex-bridge app:\n\n" : "Scan with your phone's camera:\n\n")
-                        + (try invitation.terminalText(renderer: renderer, app: app)), terminator: "")
+                        + (try invitation.terminalText(renderer: renderer, app: app)))
             }
         } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            Terminal.warn("error: \(error)\n")
             throw ExitCode.failure
         }
     }
@@ -98,8 +99,7 @@ struct PairCommand: AsyncParsableCommand {
             // What `serve` would use: config.toml's listen port, else the default.
             let configured = (try? ServeConfigFile.load(paths.configFile))?.listen?.port
             chosenPort = configured.flatMap { $0 == 0 ? nil : $0 } ?? Self.defaultPort
-            FileHandle.standardError.write(
-                Data("no server running; using port \(chosenPort)\(configured == nil ? "" : " (from \(paths.configFile.path))")\n".utf8))
+            Terminal.warn("no server running; using port \(chosenPort)\(configured == nil ? "" : " (from \(paths.configFile.path))")")
         }
         let identity = try ServerIdentity.loadOrCreate(paths: paths)
         let addresses = try await AddressDiscovery(logger: logger).candidates(advertise: offered(running: running))

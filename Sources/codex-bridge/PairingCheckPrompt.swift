@@ -20,7 +20,7 @@ enum PairingCheckPrompt {
         guard isTerminal else {
             throw CommandFailure("allowing \(what) takes the check code its phone shows: codex-bridge devices allow \(id) --check CODE")
         }
-        FileHandle.standardOutput.write(Data((description + "Type the check code the phone shows: ").utf8))
+        Terminal.write(description + "Type the check code the phone shows: ")
         guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw CommandFailure("no check code typed: nothing was allowed")
         }

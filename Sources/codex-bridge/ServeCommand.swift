@@ -173,7 +173,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             return ServeSettings(options.overriding(try ServeConfigFile.load(paths.configFile)))
         } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            Terminal.warn("error: \(error)\n")
             throw ExitCode.failure
         }
     }

@@ -47,10 +47,10 @@ struct ServiceCommand: ParsableCommand {
             let commands = SystemdUnit.enableCommands(now: now)
             let user = environment["USER"] ?? environment["LOGNAME"] ?? "$USER"
             if dryRun {
-                print("Would write \(file.path):\n")
-                print(unit.render())
-                print("Then run:\n" + commands.map { "  " + $0.joined(separator: " ") }.joined(separator: "\n"))
-                print(SystemdUnit.lingerHint(user: user))
+                Terminal.say("Would write \(file.path):\n")
+                Terminal.say(unit.render())
+                Terminal.say("Then run:\n" + commands.map { "  " + $0.joined(separator: " ") }.joined(separator: "\n"))
+                Terminal.say(SystemdUnit.lingerHint(user: user))
                 return
             }
             do {
@@ -59,13 +59,13 @@ struct ServiceCommand: ParsableCommand {
             } catch {
                 throw CommandFailure("cannot write \(file.path): \(error)")
             }
-            print("Wrote \(file.path)")
+            Terminal.say("Wrote \(file.path)")
             await ServiceCommand.runOrPrint(
                 commands,
                 done: now
                     ? "The service is enabled and running."
                     : "The service is enabled; it starts at your next login (or now with: systemctl --user start codex-bridge).")
-            print(await ServiceCommand.lingerText(user: user))
+            Terminal.say(await ServiceCommand.lingerText(user: user))
         }
     }
 
@@ -77,7 +77,7 @@ struct ServiceCommand: ParsableCommand {
         func run() async throws {
             let file = SystemdUnit.directory().appendingPathComponent(SystemdUnit.fileName)
             guard FileManager.default.fileExists(atPath: file.path) else {
-                print("Not installed (no \(file.path)).")
+                Terminal.say("Not installed (no \(file.path)).")
                 return
             }
             if await ServiceCommand.userManagerReachable() {
@@ -85,7 +85,7 @@ struct ServiceCommand: ParsableCommand {
                     _ = await ServiceCommand.runner.run(command[0], Array(command.dropFirst()), timeout: .seconds(30))
                 }
             } else {
-                print(
+                Terminal.say(
                     "systemctl --user is not reachable here; if the service runs, stop it with:\n  "
                         + SystemdUnit.disableCommands[0].joined(separator: " "))
             }
@@ -94,7 +94,7 @@ struct ServiceCommand: ParsableCommand {
             } catch {
                 throw CommandFailure("cannot remove \(file.path): \(error)")
             }
-            print("Removed \(file.path)")
+            Terminal.say("Removed \(file.path)")
             if await ServiceCommand.userManagerReachable() {
                 _ = await ServiceCommand.runner.run("systemctl", ["--user", "daemon-reload"], timeout: .seconds(30))
             }
@@ -151,7 +151,7 @@ struct ServiceCommand: ParsableCommand {
             throw CommandFailure(
                 "service install needs --root DIR: the directories phones may run Codex in (no terminal to ask about \(current))")
         }
-        FileHandle.standardOutput.write(Data("Let phones run Codex in \(current)? [y/N] ".utf8))
+        Terminal.write("Let phones run Codex in \(current)? [y/N] ")
         guard let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), answer == "y" || answer == "yes" else {
             throw CommandFailure("no root chosen: pass --root DIR")
         }
@@ -179,19 +179,19 @@ struct ServiceCommand: ParsableCommand {
     /// Runs the commands when a user manager is reachable; otherwise prints them.
     static func runOrPrint(_ commands: [[String]], done: String) async {
         guard await userManagerReachable() else {
-            print("systemctl --user is not reachable here (no user systemd session); run these in your login session:")
-            for command in commands { print("  " + command.joined(separator: " ")) }
+            Terminal.say("systemctl --user is not reachable here (no user systemd session); run these in your login session:")
+            for command in commands { Terminal.say("  " + command.joined(separator: " ")) }
             return
         }
         for command in commands {
             let outcome = await runner.run(command[0], Array(command.dropFirst()), timeout: .seconds(30))
             guard outcome.succeeded else {
-                print("`\(command.joined(separator: " "))` failed: \(outcome.output)\nRun the rest yourself:")
-                for rest in commands.drop(while: { $0 != command }) { print("  " + rest.joined(separator: " ")) }
+                Terminal.say("`\(command.joined(separator: " "))` failed: \(outcome.output)\nRun the rest yourself:")
+                for rest in commands.drop(while: { $0 != command }) { Terminal.say("  " + rest.joined(separator: " ")) }
                 return
             }
         }
-        print(done)
+        Terminal.say(done)
     }
 
     /// The lingering hint, or a note that it is already on.

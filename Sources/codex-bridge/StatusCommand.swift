@@ -26,7 +26,7 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         let paths = state.paths
         let report = await Self.report(paths: paths, codex: codex)
-        print(json ? try report.json() : report.text)
+        Terminal.say(json ? try report.json() : report.text)
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
     }
 

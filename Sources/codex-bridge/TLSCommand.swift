@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeOps
 import BridgeServe
 import BridgeStore
 import BridgeTLS
@@ -44,9 +45,9 @@ struct TLSCommand: AsyncParsableCommand {
             subjectAlternativeNames = leaf.subjectAlternativeNames
         }
 
-        func print(json: Bool) throws {
-            if json { return Swift.print(try TLSCommand.json(self)) }
-            Swift.print(fingerprint)
+        func show(json: Bool) throws {
+            if json { return Terminal.say(try TLSCommand.json(self)) }
+            Terminal.say(fingerprint)
             TLSCommand.note(
                 """
                 certificate \(certificate), issued by this workstation's certificate authority (SHA-256 above)
@@ -76,9 +77,9 @@ struct TLSCommand: AsyncParsableCommand {
             constraints = authority.scope.entries
         }
 
-        func print(json: Bool) throws {
-            if json { return Swift.print(try TLSCommand.json(self)) }
-            Swift.print(fingerprint)
+        func show(json: Bool) throws {
+            if json { return Terminal.say(try TLSCommand.json(self)) }
+            Terminal.say(fingerprint)
             TLSCommand.note(
                 """
                 certificate authority \(certificate) ("\(commonName)"), key \(key)
@@ -106,10 +107,10 @@ struct TLSCommand: AsyncParsableCommand {
             try await TLSCommand.withStore(state) { paths, store in
                 // Reading needs no write access: only a missing CA or leaf makes the directory and the files.
                 if let authority = try store.loadAuthority(), let leaf = store.loadLeaf(), authority.issued(leaf.certificate) {
-                    return try LeafSummary(leaf, authority: authority, store: store).print(json: json)
+                    return try LeafSummary(leaf, authority: authority, store: store).show(json: json)
                 }
                 let (authority, leaf) = try await TLSCommand.prepare(paths: paths)
-                try LeafSummary(leaf, authority: authority, store: store).print(json: json)
+                try LeafSummary(leaf, authority: authority, store: store).show(json: json)
             }
         }
     }
@@ -132,7 +133,7 @@ struct TLSCommand: AsyncParsableCommand {
                 let (authority, _) = try store.loadOrCreateAuthority(scope: ServeTLS.scope(names: names), name: ServerIdentity.hostName())
                 let leaf = try authority.issueLeaf(names: names)
                 try store.replaceLeaf(leaf)
-                try LeafSummary(leaf, authority: authority, store: store).print(json: json)
+                try LeafSummary(leaf, authority: authority, store: store).show(json: json)
             }
         }
     }
@@ -161,10 +162,10 @@ struct TLSCommand: AsyncParsableCommand {
         func run() async throws {
             try await TLSCommand.withStore(state) { paths, store in
                 if let authority = try store.loadAuthority() {
-                    return try AuthoritySummary(authority, store: store).print(json: json)
+                    return try AuthoritySummary(authority, store: store).show(json: json)
                 }
                 let (authority, _) = try await TLSCommand.prepare(paths: paths)
-                try AuthoritySummary(authority, store: store).print(json: json)
+                try AuthoritySummary(authority, store: store).show(json: json)
             }
         }
     }
@@ -187,7 +188,7 @@ struct TLSCommand: AsyncParsableCommand {
                 let (names, running) = try await TLSCommand.namesToCover(paths: paths)
                 let authority = try store.rotateAuthority(scope: ServeTLS.scope(names: names), name: ServerIdentity.hostName())
                 try store.ensureLeaf(authority: authority, names: names)
-                try AuthoritySummary(authority, store: store).print(json: json)
+                try AuthoritySummary(authority, store: store).show(json: json)
                 if let running, running.tls {
                     note("the running server (pid \(running.pid)) keeps the old certificate authority until it restarts")
                 }
@@ -229,7 +230,7 @@ struct TLSCommand: AsyncParsableCommand {
 
     /// A line (or lines) for the person, on stderr.
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        Terminal.warn(text + "\n")
     }
 
     static var quietLogger: Logger {

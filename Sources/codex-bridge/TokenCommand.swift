@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeOps
 import BridgeStore
 
 /// `codex-bridge token show|rotate`: the shared secret for pre-shared-token clients.
@@ -18,11 +19,11 @@ struct TokenCommand: ParsableCommand {
             do {
                 // Reading needs no write access: only a missing secret makes the directory and the file.
                 if let secret = try SecretFile.read(paths.tokenFile), !secret.isEmpty {
-                    print(secret)
+                    Terminal.say(secret)
                     return
                 }
                 try paths.prepare()
-                print(try SharedSecret(paths: paths).loadOrCreate())
+                Terminal.say(try SharedSecret(paths: paths).loadOrCreate())
             } catch {
                 throw CommandFailure("\(error)")
             }
@@ -38,7 +39,7 @@ struct TokenCommand: ParsableCommand {
         func run() throws {
             let paths = state.paths
             try paths.prepare()
-            print(try SharedSecret(paths: paths).rotate())
+            Terminal.say(try SharedSecret(paths: paths).rotate())
         }
     }
 }

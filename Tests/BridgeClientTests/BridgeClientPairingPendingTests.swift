@@ -50,3 +50,25 @@ import Testing
         #expect(transport.attempts.withLock { $0 } == 1)
     }
 }
+
+/// Regression (issue 44, item 1): a bridge that answered `hello` with `pairingPending {expiresAt: 1e300}` made
+/// `Int64(wait * 1000)` trap and took the whole process down (the home bridge's `serve`, its Codex turns, and
+/// again after every restart, since the link reconnects at start). A number out of range is a bad frame: the
+/// handshake fails with `protocolViolation`, and nothing else happens.
+@Suite(.timeLimit(.minutes(1))) struct PairingPendingRangeTests {
+    @Test(arguments: [1e300, -1e300, Double.greatestFiniteMagnitude, 9.3e15, -9.3e15])
+    func anExpiryOutOfRangeFailsTheHandshakeWithoutATrap(expiresAt: Double) async throws {
+        let connection = FakeConnection()
+        let transport = FakeTransport([connection])
+        let client = BridgeClient(
+            configuration: BridgeClientConfiguration(
+                target: try BridgeTarget(parsing: "codex-bridge://pair?v=1&host=127.0.0.1&port=9&code=CODE&id=SRV&name=t"),
+                reconnects: false),
+            transport: transport, logger: Logger(label: "test"))
+        try connection.answer(.pairingPending(PairingPending(deviceId: "dev", check: "0427", expiresAt: expiresAt)))
+        let error = await #expect(throws: BridgeClientError.self) { try await client.connect() }
+        #expect(error?.code == .protocolViolation, "\(String(describing: error))")
+        #expect(error?.message.contains("expiresAt") == true)
+        #expect(transport.attempts.withLock { $0 } == 1)
+    }
+}

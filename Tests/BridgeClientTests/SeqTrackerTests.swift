@@ -25,3 +25,29 @@ import Testing
         #expect(tracker.cursor == 1000)
     }
 }
+
+/// Issue 44, item 1: seqs come from the network. A negative one is refused (a bridge numbers from 1), however
+/// many come, and the window stays right at both ends of the range.
+@Suite struct SeqTrackerRangeTests {
+    @Test func negativeSeqsAreRefusedAtBothEndsOfTheRange() {
+        var tracker = SeqTracker(window: 4)
+        #expect(!tracker.accept(-1) && !tracker.accept(.min))
+        #expect(tracker.cursor == nil)
+        var bottom = SeqTracker(window: 4)
+        let refused = (1...10).map { !bottom.accept(Int64.min + Int64($0)) }
+        #expect(refused.allSatisfy { $0 })
+        var near = SeqTracker(cursor: nil, window: 4)
+        let accepted = (0..<10).map { near.accept(Int64.max - $0) }
+        #expect(accepted.allSatisfy { $0 } && near.cursor == .max)
+        var low = SeqTracker(window: 4)
+        #expect((0..<10).allSatisfy { low.accept(Int64($0)) })
+    }
+
+    @Test func aNegativeServerLastSeqIsNotAdopted() {
+        var tracker = SeqTracker()
+        tracker.adopt(serverLastSeq: -5)
+        #expect(tracker.cursor == nil)
+        tracker.restart(at: -5)
+        #expect(tracker.cursor == nil)
+    }
+}

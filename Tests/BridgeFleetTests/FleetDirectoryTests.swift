@@ -55,3 +55,20 @@ import Testing
         #expect(directory.machine(ofThread: "t2") == "b")
     }
 }
+
+/// Issue 44, item 2: one machine names at most its share of threads; past it, it is over its budget, and the
+/// others are unaffected.
+@Suite struct FleetDirectoryBudgetTests {
+    @Test func threadsPerMachine() {
+        var directory = FleetDirectory(capacity: 100, threadsPerMachine: 2)
+        // Mutating calls outside the macros: #expect takes its subject as an immutable value.
+        let claimed = [directory.claim(thread: "t1", by: "m"), directory.claim(thread: "t2", by: "m")]
+        #expect(claimed == [true, true] && directory.isOverBudget("m", naming: "t3", limit: 2))
+        let third = directory.claim(thread: "t3", by: "m")
+        #expect(!third && !directory.isOverBudget("m", naming: "t1", limit: 2), "a thread it owns is no new one")
+        let others = directory.claim(thread: "t3", by: "other")
+        directory.forget(machine: "m")
+        let again = directory.claim(thread: "t4", by: "m")
+        #expect(others && again)
+    }
+}

@@ -10,6 +10,7 @@ import Testing
     @Test func everyKindHasExactlyOneOwner() {
         let hub = ThreadHub.routes.kinds
         #expect(hub.isDisjoint(with: MachineAdmin.kinds))
-        #expect(hub.union(MachineAdmin.kinds) == Set(RequestKind.allCases))
+        #expect(hub.isDisjoint(with: FleetRouter.kinds) && MachineAdmin.kinds.isDisjoint(with: FleetRouter.kinds))
+        #expect(hub.union(MachineAdmin.kinds).union(FleetRouter.kinds) == Set(RequestKind.allCases))
     }
 }

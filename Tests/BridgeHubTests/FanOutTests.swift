@@ -89,4 +89,19 @@ import Testing
         let toUnknown = fanOut.deliver("b", to: 1)
         #expect(toUnknown == [.send("b", to: 1)])  // unknown: the hub finds no session
     }
+
+    /// Issue 44: frames relayed from a linked machine may be megabytes each: held ones are bounded in bytes too.
+    @Test func aSessionHoldingTooManyBytesIsClosedAsASlowReader() {
+        var fanOut = FanOut(maxHeldFrames: 100, maxHeldBytes: 10)
+        fanOut.subscribe(1, to: "t")
+        fanOut.hold(1)
+        _ = fanOut.publish("123456", threadId: "t")
+        let overflow = fanOut.publish("12345", threadId: "t")
+        #expect(overflow == [.closeSlowReader(1)])
+        var alone = FanOut(maxHeldFrames: 100, maxHeldBytes: 10)
+        alone.subscribe(1, to: "t")
+        alone.hold(1)
+        let large = alone.publish(String(repeating: "x", count: 50), threadId: "t")
+        #expect(large.isEmpty, "one frame larger than the limit is held when nothing else is")
+    }
 }

@@ -62,6 +62,7 @@ import Testing
         case .addMachine: (#""url":"x""#, "error:unknown_kind")
         case .removeMachine: (#""machineId":"m""#, "error:unknown_kind")
         case .renameMachine: (#""machineId":"m","name":"n""#, "error:unknown_kind")
+        case .retryMachine: (#""machineId":"m""#, "error:unknown_kind")
         // The fake Codex knows none of these methods.
         case .compactThread, .deleteThread: (#""threadId":"t1""#, "error:codex_error")
         case .searchThreads: (#""query":"milk""#, "error:codex_error")

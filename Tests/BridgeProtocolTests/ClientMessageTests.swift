@@ -106,6 +106,7 @@ import Testing
             BridgeRequest(.addMachine, AddMachine(host: "10.0.0.2", port: 9099, fingerprint: "ab", code: "CODE", name: "Build box")),
             BridgeRequest(.removeMachine, RemoveMachine(machineId: "m1")),
             BridgeRequest(.renameMachine, RenameMachine(machineId: "m1", name: "Builder")),
+            BridgeRequest(.retryMachine, RetryMachine(machineId: "m1")),
             BridgeRequest(.setGoal, SetGoal(threadId: "t", objective: "o", tokenBudget: 9)),
             BridgeRequest(.clearGoal, ThreadRef(threadId: "t")),
             BridgeRequest(.sendMessage, SendMessage(threadId: "t", text: "x", collaborationMode: .plan)),

@@ -33,7 +33,7 @@ import Testing
             .observe: [
                 "listThreads", "subscribe", "unsubscribe", "readThread", "getDiff", "listDirectory", "listModels", "readFile", "usage",
                 "searchFiles", "listSkills", "pushSubscribe", "pushUnsubscribe", "presence", "gitStatus", "searchThreads", "requestScopes",
-                "listPermissionProfiles", "listTools", "listCollaborationModes", "accountUsage", "readTurns",
+                "listPermissionProfiles", "listTools", "listCollaborationModes", "accountUsage", "readTurns", "retryMachine",
             ],
             .operate: [
                 "startThread", "sendMessage", "interrupt", "renameThread", "archiveThread", "unarchiveThread", "cancelQueued",

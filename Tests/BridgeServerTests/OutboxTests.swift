@@ -35,6 +35,19 @@ import Testing
         #expect(outbox.enqueue("4") == .closed)  // room again, but nothing after a dropped frame is sent
     }
 
+    /// Issue 44: a linked machine's frames may be megabytes each, so the queue is bounded in bytes too; one
+    /// frame larger than the limit still goes into an empty queue.
+    @Test func overflowCountsBytes() {
+        let outbox = Outbox(capacity: 100, maxBytes: 10)
+        #expect(outbox.enqueue(String(repeating: "x", count: 50)) == .enqueued)
+        #expect(outbox.bytes == 50)
+        _ = outbox.take(limit: 1)
+        #expect(outbox.bytes == 0)
+        #expect(outbox.enqueue("123456") == .enqueued)
+        #expect(outbox.enqueue("12345") == .overflow)
+        #expect(outbox.count == 1 && outbox.bytes == 6)
+    }
+
     @Test func replaceWithCloseDropsWhatWaits() {
         let outbox = Outbox(capacity: 8)
         _ = outbox.enqueue("1")

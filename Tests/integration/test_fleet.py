@@ -217,6 +217,32 @@ async def test_a_machine_linked_by_its_pairing_code_and_address(workstation):
     await wait_online(a, linked["id"])
 
 
+async def test_a_linked_machine_back_is_online_at_once_and_retry_machine_asks_now(workstation):
+    """Issue 46 item 1: the home's link tries a machine that went away again every 0.1-0.5 s for the first two
+    minutes, so a restarted machine is online for the phones well within a second of answering; `retryMachine`
+    (Try now) is accepted for a linked machine, `not_found` for another id."""
+    a, _, _ = workstation("a")
+    b, _, _ = workstation("b")
+    b.stop()
+    b.listen = f"127.0.0.1:{b.port}"  # the same address after its restart
+    b.start()
+    linked = link(a, b)
+    await wait_online(a, linked["id"])
+    phone, _ = await fleet_hello(a)
+    assert (await request(phone, "retryMachine", machineId=linked["id"]))["kind"] == "accepted"
+    missing = await request(phone, "retryMachine", machineId="no-such-machine")
+    assert (missing["kind"], missing["code"]) == ("error", "not_found"), missing
+    b.stop()
+    await until_machine(phone, linked["id"], "offline")
+    await asyncio.sleep(4)  # the link has tried a few times by now
+    assert (await request(phone, "retryMachine", machineId=linked["id"]))["kind"] == "accepted"
+    b.start()
+    back = time.monotonic()  # server.json is written once it listens
+    await until_machine(phone, linked["id"], "online")
+    assert time.monotonic() - back < 1.5, time.monotonic() - back
+    await phone.close()
+
+
 def test_machines_cli_refuses_bad_input(tmp_path):
     state = tmp_path / "state"
     bad = run_cli("machines", "add", "not a url", state_dir=state)
@@ -314,7 +340,8 @@ async def test_a_hostile_linked_bridge_cannot_reach_past_its_own_threads(worksta
         linked = json.loads(run_cli("machines", "add", fake.pairing_url, "--json", state_dir=a.state_dir,
                                     check=True).stdout)
         listed = run_cli("machines", "list", state_dir=a.state_dir, check=True).stdout
-        assert "\u001b" not in listed and "\\u{1B}" in listed, listed
+        # The name it gives itself keeps its text, not its control characters (issue 44); it is shown as text.
+        assert "\u001b" not in listed and "<img src=x onerror=alert(1)>]52;c;bad" in listed, listed
         fake.wait_connections(2)  # the pairing, then the running bridge's link
         ack = await wait_online(a, linked["id"])
         phone, _ = await fleet_hello(a)
@@ -324,10 +351,8 @@ async def test_a_hostile_linked_bridge_cannot_reach_past_its_own_threads(worksta
         a_model.queue({"kind": "message", "text": "home is fine"})
         own = await request(phone, "startThread", cwd=str(a_ws), prompt="mine")
         await until_turn_completed(phone, own["threadId"])
-        # The fake claims the home bridge's thread, sends garbage, a seq from the past, and a legitimate event.
+        # The fake claims the home bridge's thread, sends a legitimate event and a seq from the past.
         fake.send(event(10, own["threadId"], text="forged on a home thread"))
-        fake.send("{not json")
-        fake.send({"kind": "event", "seq": "x"})
         fake.send(event(11, "fake-thread", text="<script>alert(1)</script>"))
         fake.send(event(5, "fake-thread", text="from the past"))
         got = []
@@ -341,17 +366,24 @@ async def test_a_hostile_linked_bridge_cannot_reach_past_its_own_threads(worksta
         assert got[0]["data"]["text"] == "<script>alert(1)</script>" and got[0]["machine"]["id"] == linked["id"]
         # The phone that did not ask for the fleet got none of it.
         assert not [m for m in getattr(plain, "pending", []) if m.get("machine")]
-        # An oversized frame (over the link's 16 MiB) closes the link only; it comes back.
-        fake.send("x" * (17 << 20))
+        # A frame over the link's 8 MiB is refused from its header: the link drops and comes back.
+        fake.send("x" * (9 << 20))
         await until_machine(phone, linked["id"], "offline")
         await until_machine(phone, linked["id"], "online", timeout=30)
+        # Garbage closes the link with its reason (issue 44: it was skipped before), shown on the phone and by
+        # `machines list`; the link is tried again 30 s later.
+        fake.send('{"kind":"event","seq":"x"}')
+        closed = await until_machine(phone, linked["id"], "offline")
+        assert closed["machine"]["error"]["code"] == "bad_frame", closed
+        listed = run_cli("machines", "list", "--json", state_dir=a.state_dir, check=True).stdout
+        assert json.loads(listed)[0]["error"]["code"] == "bad_frame", listed
         # Home keeps working throughout.
         a_model.queue({"kind": "message", "text": "still fine"})
         sent = await request(phone, "sendMessage", threadId=own["threadId"], text="again")
         assert sent["kind"] == "accepted", sent
         events, _ = await until_turn_completed(phone, own["threadId"])
         assert all("machine" not in e for e in events)
-        assert ack["machines"][1]["name"] == fake.name  # carried as text; the web app renders it as text
+        assert ack["machines"][1]["name"] == "<img src=x onerror=alert(1)>]52;c;bad"  # text; the web app renders it as text
     finally:
         fake.stop()
 

@@ -3,8 +3,8 @@
 paired with A only. A thread on A waits for an approval; a thread starts on B from the New thread machine picker
 (folders browsed on B) and asks a question; "Needs you" holds both, newest first, each answered in place, and B's
 turn then streams. The list shows both machines' threads, each labelled with its machine (B's name holds markup:
-shown as text), and filters by machine; B killed: its threads stay, marked offline, and a request for one says
-"<B> is unreachable"; B back: online again, and the message goes through. axe on the new UI, screenshots light and dark. Cost: ~25 s."""
+shown as text), and filters by machine; B killed: its threads stay, marked offline, and a message for one waits,
+marked "Waiting for <B>" (issue 46); B back: online again, and the message goes through by itself. axe on the new UI, screenshots light and dark. Cost: ~25 s."""
 import json
 import os
 import re
@@ -182,20 +182,21 @@ def test_one_list_for_two_machines_a_thread_on_b_and_b_going_offline(web_bridge,
     assert serious(page) == []
     light.shot("fleet-offline-light")
     dark.shot("fleet-offline-dark")
-    # Its thread says so, and a message for it is refused with B's name, not a generic error.
+    # Its thread says so (with Try now), and a message for it waits, marked with B's name (issue 46: it was refused).
     on_b.click()
-    expect(page.locator(".machine-note")).to_have_text(f"{B_NAME} is unreachable. This thread carries on when it is back.")
+    expect(page.locator(".machine-note")).to_contain_text(
+        f"{B_NAME} is unreachable. This thread carries on when it is back; what you send waits for it.")
     page.locator(".composer").get_by_label("Message").fill("are you there?")
     light.button("Send").click()
-    expect(page.get_by_role("alert").filter(has_text=f"{B_NAME} is unreachable")).to_be_visible()
+    expect(page.locator(".pending-msg")).to_contain_text(f"Waiting for {B_NAME}")
     light.shot("fleet-thread-offline-light")
     # B back on its port: A links it again; the note goes, the message goes through and B answers.
     b_model.queue({"kind": "message", "text": "Here again."})
     b.listen = f"127.0.0.1:{b.port}"
     b.start()
     expect(page.locator(".machine-note")).to_be_hidden(timeout=30_000)
-    light.button("Send").click()
     expect(page.locator(".msg.agent").last).to_have_text("Here again.", timeout=30_000)
+    expect(page.locator(".pending-msg")).to_have_count(0)
     light.button("Back").click()
     expect(on_b.locator(".state")).to_have_text("Idle")
     expect(filters.get_by_role("button", name=B_NAME, exact=True)).to_be_visible()

@@ -96,3 +96,22 @@ test('a request whose answer never came is sent again on the next socket, behind
     c.stop(); // its timer would keep the test process alive
   }
 });
+
+test('Try now replaces an attempt that hangs, and leaves a fresh one or an open socket alone', () => {
+  const { c, ws } = connection();
+  try {
+    c.tryNow();
+    assert.equal(FakeSocket.opened.at(-1), ws, 'an attempt begun a moment ago is left to finish');
+    c.attemptStarted = Date.now() - 5000; // a SYN lost while the link was down
+    c.tryNow({ quiet: true });
+    const next = FakeSocket.opened.at(-1);
+    assert.notEqual(next, ws, 'a new attempt at once');
+    assert.equal(ws.readyState, 3, 'the hung one is dropped');
+    next.open();
+    next.receive(ack);
+    c.tryNow();
+    assert.equal(FakeSocket.opened.at(-1), next, 'a working socket is kept');
+  } finally {
+    c.stop();
+  }
+});

@@ -74,3 +74,13 @@ test('Needs you: unanswered approvals and questions of every thread, newest firs
   store.get('h').archived = true;
   assert.deepEqual(pendingItems(store), []);
 });
+
+test('a machine whose link the home bridge closed carries the reason, cleaned and short', () => {
+  fleet.setMachines([{ id: 'a', name: 'Desk', state: 'online' }, { id: 'b', name: 'Build', state: 'offline', error: { code: 'bad_frame', message: `x${'y'.repeat(500)}\u0007` } }], 'a');
+  const b = fleet.machine('b');
+  assert.equal(b.problem.code, 'bad_frame');
+  assert.equal(b.problem.message.length, 200);
+  assert.match(fleet.problemText(b.name, b.problem), /^This bridge closed the link to Build: it sent something this bridge does not accept/);
+  fleet.applyMachineChanged({ machine: { id: 'b', name: 'Build', state: 'online' } });
+  assert.equal(fleet.machine('b').problem, null, 'gone once it works again');
+});

@@ -5,7 +5,7 @@ import { linkedMachine, nearbyMachine, nearbyAddress, pairingLink, typedName, ne
 
 test('a linked machine is cleaned: text from another machine keeps no control or bidi character', () => {
   assert.deepEqual(linkedMachine({ id: 'b', name: 'Build\u202E box\u0007', address: '10.0.0.2:9099', state: 'revoked', addedAt: 5 }),
-    { id: 'b', name: 'Build box', address: '10.0.0.2:9099', state: 'revoked', addedAt: 5 });
+    { id: 'b', name: 'Build box', address: '10.0.0.2:9099', state: 'revoked', addedAt: 5, problem: null });
   assert.equal(linkedMachine({ id: 'b', name: '', state: 'weird' }).name, 'b', 'no name: its id');
   assert.equal(linkedMachine({ id: 'b', state: 'weird' }).state, 'offline', 'an unknown state is not shown as online');
   assert.equal(linkedMachine({ id: 'b', address: 'x'.repeat(1000) }).address.length, 300);
@@ -44,4 +44,11 @@ test('addMachine for a nearby bridge: its host and port, its fingerprint pinned 
   const n = nearbyMachine({ name: 'B', host: '192.168.1.9', port: 9099, tls: true, fingerprint: 'sha256:ab' });
   assert.deepEqual(nearbyFields(n, '7K3QZ9M2XA', 'Build'), { host: '192.168.1.9', port: 9099, code: '7K3QZ9M2XA', fingerprint: 'sha256:ab', name: 'Build' });
   assert.deepEqual(nearbyFields(nearbyMachine({ host: 'h', port: 1 }), 'C', ''), { host: 'h', port: 1, code: 'C' });
+});
+
+test('why the home bridge closed a link is shown cleaned, with its code', () => {
+  const m = linkedMachine({ id: 'b', name: 'Build', state: 'offline', error: { code: 'over_budget', message: 'more than 256 approvals\u202E\u001b]52;c;x\u0007 open' } });
+  assert.deepEqual(m.problem, { code: 'over_budget', message: 'more than 256 approvals]52;c;x open' });
+  assert.equal(linkedMachine({ id: 'b', error: { code: 'made_up', message: 5 } }).problem.code, 'failed');
+  assert.equal(linkedMachine({ id: 'b', error: 'x' }).problem, null);
 });

@@ -92,3 +92,27 @@ test('a readThread answer: the thread, then the goal, usage and plans the bridge
   assert.deepEqual([t.loaded, t.cwd, t.goal.objective, t.tokenUsage.total.totalTokens], [true, '/w', 'Ship', 5]);
   assert.equal(t.turns[0].plan.steps[0].step, 'One');
 });
+
+test('after a resume answered "gap", what comes live before the thread is read again is kept (issue 46 item 2)', () => {
+  const store = new ThreadStore();
+  const delta = (seq, text) => ({ ...event('t', 'item/agentMessage/delta', { itemId: 'm1', delta: text }, 'u1'), seq });
+  const answer = (text, throughSeq) => ({
+    thread: { id: 't', turns: [{ id: 'u1', status: 'inProgress', items: [
+      { id: 'p1', type: 'userMessage', content: [{ type: 'text', text: 'count' }] },
+      { id: 'm1', type: 'agentMessage', text, status: 'inProgress' }] }] },
+    throughSeq,
+  });
+  store.applyThreadAnswer('t', answer('a ', 10));
+  store.applyMessage(delta(11, 'b '));
+  store.invalidate(); // the bridge could not replay: the thread is read again
+  // Live, before that answer: one delta it holds already (30), one it does not (31).
+  store.applyMessage(delta(30, 'f '));
+  store.applyMessage(delta(31, 'g '));
+  store.applyThreadAnswer('t', answer('a b c d e f ', 30));
+  const t = store.get('t');
+  assert.equal(t.itemMap.get('m1').item.text, 'a b c d e f g ');
+  assert.deepEqual(t.turns.map((turn) => turn.items), [['p1', 'm1']]);
+  store.applyMessage(delta(31, 'g ')); // a repeat changes nothing
+  store.applyMessage(delta(32, 'h '));
+  assert.equal(t.itemMap.get('m1').item.text, 'a b c d e f g h ');
+});

@@ -6,6 +6,9 @@ public enum TransportEvent: Sendable, Hashable {
     case text(String)
     /// The connection ended: the server's close code and reason when it sent a close frame.
     case closed(code: Int?, reason: String?)
+    /// The transport closed the connection because the server broke the WebSocket rules the client holds it to
+    /// (a message over the size limit); nothing follows.
+    case violation(String)
 }
 
 /// One open WebSocket connection, as ``BridgeClient`` uses it.
@@ -16,6 +19,16 @@ public protocol BridgeConnection: Sendable {
     func send(_ text: String)
     /// Closes the connection (a normal close); `incoming` then ends.
     func close()
+    /// The reader finished with `bytes` bytes of received text (see ``InboundWindow``).
+    func consumed(bytes: Int)
+    /// The connection's inbound window, when it has one.
+    var window: InboundWindow? { get }
+}
+
+extension BridgeConnection {
+    /// Without a window there is nothing to give back.
+    public func consumed(bytes: Int) {}
+    public var window: InboundWindow? { nil }
 }
 
 /// Opens connections. ``WebSocketTransport`` is the real one; tests substitute a fake.

@@ -14,10 +14,14 @@ import WSClient
 public struct WebSocketTransport: BridgeTransport {
     /// The largest frame and message accepted from the server (a `readThread` answer can be large).
     public var maxMessageBytes: Int
+    /// With a value: each connection reads no further message while this many bytes of received text wait for
+    /// the client (``InboundWindow``); nil: it reads as fast as the server sends.
+    public var inboundWindowBytes: Int?
     private let certificates: PinnedCertificateFetcher
 
-    public init(maxMessageBytes: Int = 64 << 20) {
+    public init(maxMessageBytes: Int = 64 << 20, inboundWindowBytes: Int? = nil) {
         self.maxMessageBytes = maxMessageBytes
+        self.inboundWindowBytes = inboundWindowBytes
         self.certificates = PinnedCertificateFetcher()
     }
 
@@ -36,36 +40,49 @@ public struct WebSocketTransport: BridgeTransport {
             if endpoint.hostIsIPAddress { configuration.sniHostname = "codex-bridge" }
         }
         return try await WebSocketConnection.open(
-            url: endpoint.url, configuration: configuration, tls: tls, maxMessageBytes: maxMessageBytes, logger: logger)
+            url: endpoint.url, configuration: configuration, tls: tls, maxMessageBytes: maxMessageBytes,
+            window: inboundWindowBytes.map(InboundWindow.init(limit:)), logger: logger)
     }
 }
 
 /// A `WebSocketClient` run in a task, turned into a stream in and a queue out.
 final class WebSocketConnection: BridgeConnection {
     let incoming: AsyncStream<TransportEvent>
+    let window: InboundWindow?
     private let outgoing: AsyncStream<String>.Continuation
     private let task: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    private init(incoming: AsyncStream<TransportEvent>, outgoing: AsyncStream<String>.Continuation) {
+    private init(incoming: AsyncStream<TransportEvent>, outgoing: AsyncStream<String>.Continuation, window: InboundWindow?) {
         self.incoming = incoming
         self.outgoing = outgoing
+        self.window = window
     }
 
     func send(_ text: String) { outgoing.yield(text) }
 
-    func close() { outgoing.finish() }
+    func close() {
+        outgoing.finish()
+        window?.close()
+    }
 
-    deinit { outgoing.finish() }
+    func consumed(bytes: Int) { window?.release(bytes) }
+
+    deinit {
+        outgoing.finish()
+        window?.close()
+    }
 
     /// Connects; returns once the upgrade succeeded, throws if it did not.
     static func open(
         url: String, configuration: WebSocketClientConfiguration, tls: TLSConfiguration?, maxMessageBytes: Int,
-        logger: Logger
+        window: InboundWindow?, logger: Logger
     ) async throws -> WebSocketConnection {
         let (incoming, input) = AsyncStream.makeStream(of: TransportEvent.self)
         let (outgoing, output) = AsyncStream.makeStream(of: String.self)
-        let connection = WebSocketConnection(incoming: incoming, outgoing: output)
+        let connection = WebSocketConnection(incoming: incoming, outgoing: output, window: window)
         let opened = OpenSignal()
+        // Why the reader stopped, when the server broke a rule (WSClient closes such a connection without saying).
+        let broken = BrokenRule()
         let task = Task {
             do {
                 let closeFrame = try await WebSocketClient.connect(
@@ -74,8 +91,16 @@ final class WebSocketConnection: BridgeConnection {
                     opened.succeed()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
-                            for try await message in inbound.messages(maxSize: maxMessageBytes) {
-                                if case .text(let text) = message { input.yield(.text(text)) }
+                            do {
+                                for try await message in inbound.messages(maxSize: maxMessageBytes) {
+                                    guard case .text(let text) = message else { continue }
+                                    // While the window is full the next message is not read: TCP holds the server back.
+                                    await window?.acquire(text.utf8.count)
+                                    input.yield(.text(text))
+                                }
+                            } catch {
+                                if Self.isTooLarge(error) { broken.set("a message over \(maxMessageBytes) bytes") }
+                                throw error
                             }
                         }
                         group.addTask {
@@ -91,11 +116,16 @@ final class WebSocketConnection: BridgeConnection {
                     }
                 }
                 opened.fail(BridgeClientError.connectionFailed("\(url): the server closed the connection during the upgrade"))
-                input.yield(.closed(code: closeFrame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }, reason: closeFrame?.reason))
+                if let why = broken.value {
+                    input.yield(.violation(why))
+                } else {
+                    input.yield(.closed(code: closeFrame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }, reason: closeFrame?.reason))
+                }
             } catch {
                 opened.fail(error)
-                input.yield(.closed(code: nil, reason: "\(error)"))
+                input.yield(broken.value.map(TransportEvent.violation) ?? .closed(code: nil, reason: "\(error)"))
             }
+            window?.close()
             input.finish()
         }
         connection.task.withLock { $0 = task }
@@ -106,6 +136,21 @@ final class WebSocketConnection: BridgeConnection {
         }
         return connection
     }
+}
+
+extension WebSocketConnection {
+    /// A frame over NIO's limit (`invalidFrameLength`), or a message over `maxSize` (WSClient's `messageTooLarge`).
+    static func isTooLarge(_ error: any Error) -> Bool {
+        if let error = error as? NIOWebSocketError, error == .invalidFrameLength { return true }
+        return "\(error)".contains("messageTooLarge")
+    }
+}
+
+/// The rule the server broke, once it broke one.
+private final class BrokenRule: Sendable {
+    private let rule = Mutex<String?>(nil)
+    var value: String? { rule.withLock { $0 } }
+    func set(_ why: String) { rule.withLock { $0 = $0 ?? why } }
 }
 
 /// Completes once: the upgrade succeeded, or the connection failed first.

@@ -145,7 +145,7 @@ final class CommandService: Sendable {
         for stream in ["stdout", "stderr"] {
             if let text = params[stream]?.stringValue, !text.isEmpty { output(ending.runId, Array(text.utf8), capReached: false, &state) }
         }
-        finish(ending.runId, exitCode: params["exitCode"]?.numberValue.map { Int($0) }, reason: params["reason"]?.stringValue, &state)
+        finish(ending.runId, exitCode: params["exitCode"]?.intValue, reason: params["reason"]?.stringValue, &state)
     }
 
     private func output(_ runId: String, _ bytes: [UInt8], capReached: Bool, _ state: inout State) {

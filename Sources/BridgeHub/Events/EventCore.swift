@@ -32,9 +32,9 @@ struct EventCore {
     private(set) var pacing = DeliveryPacing()
     private var batch: Batch?
 
-    init(lastSeq: Int64, maxHeldFrames: Int) {
+    init(lastSeq: Int64, maxHeldFrames: Int, maxHeldBytes: Int = .max) {
         self.lastSeq = lastSeq
-        self.fanOut = FanOut(maxHeldFrames: maxHeldFrames)
+        self.fanOut = FanOut(maxHeldFrames: maxHeldFrames, maxHeldBytes: maxHeldBytes)
     }
 
     /// The next seq.

@@ -8,8 +8,8 @@ struct FanOut {
     enum Action: Equatable {
         /// Queue this frame on the session's outbox.
         case send(String, to: UInt64)
-        /// The session's held frames passed ``maxHeldFrames``: close it as a slow reader (its hold and frames
-        /// are dropped already).
+        /// The session's held frames passed ``maxHeldFrames`` or ``maxHeldBytes``: close it as a slow reader (its
+        /// hold and frames are dropped already).
         case closeSlowReader(UInt64)
     }
 
@@ -20,10 +20,13 @@ struct FanOut {
         /// Nested holds; frames are held while it is above zero.
         var holds = 0
         var held: [String] = []
+        var heldBytes = 0
     }
 
     /// The most live frames held back for one session during its replay.
     let maxHeldFrames: Int
+    /// The most bytes of them (a linked machine's frames may be large: issue 44).
+    let maxHeldBytes: Int
     private(set) var routes: [UInt64: Route] = [:]
     /// Thread id → sessions subscribed to it by name (not through `"*"`).
     private var byThread: [String: Set<UInt64>] = [:]
@@ -31,8 +34,9 @@ struct FanOut {
     /// Sessions that asked for the fleet (`hello.fleet`): the only ones that get frames relayed from linked machines.
     private var fleet: Set<UInt64> = []
 
-    init(maxHeldFrames: Int) {
+    init(maxHeldFrames: Int, maxHeldBytes: Int = .max) {
         self.maxHeldFrames = maxHeldFrames
+        self.maxHeldBytes = maxHeldBytes
     }
 
     // MARK: Subscriptions
@@ -138,13 +142,16 @@ struct FanOut {
             actions.append(.send(text, to: session))
             return
         }
-        guard route.held.count < maxHeldFrames else {
+        let bytes = text.utf8.count
+        guard route.held.count < maxHeldFrames, route.held.isEmpty || route.heldBytes + bytes <= maxHeldBytes else {
             routes[session]?.holds = 0
             routes[session]?.held = []
+            routes[session]?.heldBytes = 0
             actions.append(.closeSlowReader(session))
             return
         }
         routes[session]?.held.append(text)
+        routes[session]?.heldBytes += bytes
     }
 
     /// Holds the session's live frames until the matching ``release(_:)``.
@@ -158,6 +165,7 @@ struct FanOut {
         routes[session]?.holds -= 1
         guard route.holds == 1 else { return [] }
         routes[session]?.held = []
+        routes[session]?.heldBytes = 0
         return route.held.map { .send($0, to: session) }
     }
 }

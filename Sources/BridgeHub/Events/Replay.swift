@@ -15,6 +15,8 @@ struct Replay {
     static let pageSize = 1024
     /// Held live frames beyond this close the session as a slow reader (its outbox would overflow too).
     static let maxHeldFrames = 4096
+    /// Held live frames over this many bytes do too (64 MiB: a linked machine's frames may be up to 8 MiB each).
+    static let maxHeldBytes = 64 << 20
     /// A replay waits while the session has more frames than this queued (the client reads slowly).
     static let highWater = 2048
 }

@@ -54,45 +54,87 @@ extension ThreadHub {
 
     // MARK: Relay port (the fleet's links)
 
+    /// What ``relay(_:from:budget:admit:)`` did with a batch.
+    public struct RelayOutcome: Sendable, Hashable {
+        /// Messages relayed.
+        public var relayed: Int
+        /// Why the link must be closed (`over_budget`: a message would have passed its ``LinkBudget``;
+        /// `bad_frame`: an id too long for this bridge): it and the rest of the batch were not relayed; the linked
+        /// machine keeps them and sends them again after a reconnect.
+        public var refusal: WireError?
+    }
+
     /// Journaled messages of a linked machine's threads, in that machine's seq order: each numbered in this
     /// bridge's journal with `machine` and its seq there (the link's resume cursor), all in one transaction,
     /// labelled `machine` and delivered to the fleet sessions that cover its thread. A message naming a thread this
     /// bridge runs itself is dropped (a linked machine cannot speak for this one's threads), and so is one `admit`
     /// refuses (it runs before anyone can see the message: the link records what the message makes that machine's
-    /// there). Returns how many were relayed.
+    /// there). An approval or question beyond the link's `budget` of open ones stops the batch (``RelayOutcome``);
+    /// its approvals notify the phones at most as often as `budget` says.
     @discardableResult
-    public func relay(_ frames: [RelayedFrame], from machine: MachineRef, admit: (ServerMessage) -> ServerMessage? = { $0 }) async
-        -> Int
-    {
-        guard let label = try? String(decoding: encoder.encode(machine), as: UTF8.self) else { return 0 }
+    public func relay(
+        _ frames: [RelayedFrame], from machine: MachineRef, budget: LinkBudget = .standard,
+        admit: (ServerMessage) -> ServerMessage? = { $0 }
+    ) async -> RelayOutcome {
+        guard let label = try? String(decoding: encoder.encode(machine), as: UTF8.self) else { return RelayOutcome(relayed: 0) }
         events.beginBatch()
-        var relayed = 0
-        for frame in frames where relayOne(frame, from: machine, label: label, admit: admit) { relayed += 1 }
+        var outcome = RelayOutcome(relayed: 0)
+        for frame in frames {
+            switch relayOne(frame, from: machine, label: label, budget: budget, admit: admit) {
+            case .relayed: outcome.relayed += 1
+            case .dropped: continue
+            case .refused(let why): outcome.refusal = why
+            }
+            if outcome.refusal != nil { break }
+        }
         flushBatch()
         // As after a batch of Codex's: a phone whose outbox filled gets time to drain before the link reads more
         // (the linked machine then waits on this link, as Codex waits on its pipe).
         await paceDelivery(limit: DeliveryPacing.relayLimit)
-        return relayed
+        return outcome
     }
 
-    private func relayOne(_ frame: RelayedFrame, from machine: MachineRef, label: String, admit: (ServerMessage) -> ServerMessage?)
-        -> Bool
-    {
+    private enum RelayedOne {
+        case relayed, dropped
+        case refused(WireError)
+    }
+
+    /// The longest id (thread, turn, approval, question) a relayed message may carry, as for a client's requests.
+    public static let maxRelayedIdBytes = RequestLimits.maxThreadIdBytes
+
+    private func relayOne(
+        _ frame: RelayedFrame, from machine: MachineRef, label: String, budget: LinkBudget, admit: (ServerMessage) -> ServerMessage?
+    ) -> RelayedOne {
         let message = frame.message
+        if let long = message.relayedIds.first(where: { $0.utf8.count > Self.maxRelayedIdBytes }) {
+            return .refused(WireError(code: .badFrame, message: "\(message.kind) with an id of \(long.utf8.count) bytes"))
+        }
         guard let remoteSeq = message.seq, let threadId = message.threadId, !book.knows(threadId), let message = admit(message) else {
-            return false
+            return .dropped
         }
-        let numbered = message.renumbered(events.nextSeq())
+        // Encoded under a seq not given out yet: a refused message leaves no hole in the numbering.
+        let numbered = message.renumbered(events.lastSeq + 1)
         guard let text = try? numbered.encodedText(machineLabel: label, encoder: encoder, eventDataJSON: frame.eventDataJSON) else {
-            return false
+            return .dropped
         }
+        if let why = relayedPending.refusal(numbered, machine: machine.id, bytes: text.utf8.count, budget: budget) {
+            return .refused(WireError(code: .overBudget, message: why))
+        }
+        _ = events.nextSeq()
         var entry = JournalEntry(numbered, text: text, threadId: threadId)
         entry.machine = machine.id
         entry.remoteSeq = remoteSeq
         if let now = events.publish(entry, text: text, threadId: threadId) { write(now) }
-        // What is still open reaches a fleet session that subscribes later (RelayedPending); approvals notify.
-        if let signal = relayedPending.observe(numbered, threadId: threadId, machine: machine.id, text: text) { push?.signal(signal) }
-        return true
+        // What is still open reaches a fleet session that subscribes later (RelayedPending); approvals notify, as
+        // often as the link's budget lets them (the withdrawal of one that notified always goes).
+        var withdraws = false
+        if case .approvalResolved(let resolved) = numbered { withdraws = relayedPending.isOpen(resolved.approvalId, machine: machine.id) }
+        if let signal = relayedPending.observe(numbered, threadId: threadId, machine: machine.id, text: text),
+            withdraws || relayNotices.allow(machine.id, budget: budget, now: .now)
+        {
+            push?.signal(signal)
+        }
+        return .relayed
     }
 
     /// Subscribes a fleet session to a linked machine's thread, replaying `(afterSeq, now]` from this bridge's
@@ -106,5 +148,22 @@ extension ThreadHub {
     /// A machine was unlinked (or refused its link): its open approvals and questions are no longer offered.
     public func forgetRelayed(machine: String) {
         relayedPending.forget(machine: machine)
+        relayNotices.forget(machine: machine)
+    }
+}
+
+extension ServerMessage {
+    /// The ids a relayed message names (its thread, turn, approval or question).
+    fileprivate var relayedIds: [String] {
+        var ids = [threadId].compactMap { $0 }
+        switch self {
+        case .event(let event): ids += [event.turnId].compactMap { $0 }
+        case .approvalRequest(let request): ids += [request.approvalId]
+        case .approvalResolved(let resolved): ids += [resolved.approvalId]
+        case .inputRequest(let request): ids += [request.requestId]
+        case .inputResolved(let resolved): ids += [resolved.requestId]
+        default: break
+        }
+        return ids
     }
 }

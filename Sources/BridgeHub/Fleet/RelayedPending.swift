@@ -2,7 +2,9 @@ import BridgeProtocol
 
 /// The approvals and questions of linked machines that nobody answered yet, as this bridge relayed them (its own
 /// frames, labelled): a fleet session that subscribes later gets them, as it gets this bridge's own pending ones
-/// from the desks. A value type with no I/O.
+/// from the desks. Bounded per machine in entries and bytes (``LinkBudget/openRequests``,
+/// ``LinkBudget/openRequestBytes``): the relay asks ``refusal(_:machine:bytes:budget:)`` first. A value type with
+/// no I/O.
 struct RelayedPending {
     private struct Entry {
         var threadId: String
@@ -12,21 +14,51 @@ struct RelayedPending {
     }
 
     private var entries: [String: Entry] = [:]
+    /// Per machine: how many entries and how many bytes of frames it holds here (its ``LinkBudget``).
+    private var held: [String: (count: Int, bytes: Int)] = [:]
 
-    /// Most kept (a linked machine cannot grow this bridge's memory without bound); the oldest go first.
-    static let capacity = 10_000
+    /// Why `message` of `machine` may not be kept (its link's budget of open approvals and questions is spent),
+    /// or nil. `bytes`: about the frame's size here. Only a new approval or question can be refused.
+    func refusal(_ message: ServerMessage, machine: String, bytes: Int, budget: LinkBudget) -> String? {
+        let id: String
+        switch message {
+        case .approvalRequest(let request): id = request.approvalId
+        case .inputRequest(let request): id = request.requestId
+        default: return nil
+        }
+        guard entries[machine + "\u{0}" + id] == nil else { return nil }
+        let now = held[machine] ?? (0, 0)
+        if now.count >= budget.openRequests {
+            return "more than \(budget.openRequests) approvals and questions open at once"
+        }
+        if now.bytes + bytes > budget.openRequestBytes {
+            return "open approvals and questions over \(budget.openRequestBytes >> 20) MiB"
+        }
+        return nil
+    }
+
+    /// Whether approval or question `id` of `machine` is open here.
+    func isOpen(_ id: String, machine: String) -> Bool { entries[machine + "\u{0}" + id] != nil }
+
+    /// What `machine` holds here now.
+    func holding(_ machine: String) -> (count: Int, bytes: Int) { held[machine] ?? (0, 0) }
 
     /// An approval or question (`id`) was relayed.
     mutating func opened(_ id: String, threadId: String, machine: String, text: String, seq: Int64) {
+        closed(id, machine: machine)
         entries[machine + "\u{0}" + id] = Entry(threadId: threadId, machine: machine, text: text, order: seq)
-        if entries.count > Self.capacity, let oldest = entries.min(by: { $0.value.order < $1.value.order })?.key {
-            entries[oldest] = nil
-        }
+        held[machine, default: (0, 0)].count += 1
+        held[machine, default: (0, 0)].bytes += text.utf8.count
     }
 
-    /// It was answered, withdrawn or cancelled.
-    mutating func closed(_ id: String, machine: String) {
-        entries[machine + "\u{0}" + id] = nil
+    /// It was answered, withdrawn or cancelled; true when it was open.
+    @discardableResult
+    mutating func closed(_ id: String, machine: String) -> Bool {
+        guard let entry = entries.removeValue(forKey: machine + "\u{0}" + id) else { return false }
+        held[machine]?.count -= 1
+        held[machine]?.bytes -= entry.text.utf8.count
+        if held[machine]?.count == 0 { held[machine] = nil }
+        return true
     }
 
     /// Follows one relayed message of `machine` (numbered here, encoded as `text`): an approval or a question opens,
@@ -53,6 +85,7 @@ struct RelayedPending {
     /// The machine was unlinked.
     mutating func forget(machine: String) {
         entries = entries.filter { $0.value.machine != machine }
+        held[machine] = nil
     }
 
     /// The frames of `threadId` (or of every thread for `*`), oldest first.

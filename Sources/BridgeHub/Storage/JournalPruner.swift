@@ -33,6 +33,8 @@ public struct JournalPruner: Service, CustomStringConvertible {
     /// One pass; failures are logged and retried on the next pass.
     func pruneOnce() async {
         do {
+            // Each linked machine's share first, so what a link relays is pruned before this bridge's own.
+            try await journal.pruneRelayed(share: Int64(Double(retention.maxBytes) * LinkBudget.standard.journalShare))
             try await journal.prune(maxAge: retention.maxAge, maxBytes: retention.maxBytes)
             try await memory.pruneAnswers(maxAge: retention.answerMaxAge)
             try await audit.prune(maxAge: retention.maxAge)

@@ -64,9 +64,10 @@ extension ThreadHub {
         }
     }
 
-    /// Whether every journaled message after `cursor` is still there.
-    func resumeStatus(after cursor: Int64) -> ResumeStatus {
-        events.resumeStatus(after: cursor, prunedThrough: (try? storage.journal.prunedThrough()) ?? .max)
+    /// Whether every journaled message after `cursor` is still there (`relayed`: the linked machines' too, whose
+    /// shares are pruned apart).
+    func resumeStatus(after cursor: Int64, relayed: Bool) -> ResumeStatus {
+        events.resumeStatus(after: cursor, prunedThrough: (try? storage.journal.prunedThrough(relayed: relayed)) ?? .max)
     }
 
     // MARK: Sessions
@@ -93,7 +94,7 @@ extension ThreadHub {
         let seam = events.lastSeq
         var status: ResumeStatus?
         if let cursor = session.hello.resume?.lastSeq {
-            status = resumeStatus(after: cursor)
+            status = resumeStatus(after: cursor, relayed: fleet)
             if status == .ok, !restored.isEmpty, cursor < seam {
                 beginHold(session.id)
                 sessions[session.id]?.pendingReplay = Replay(
@@ -135,7 +136,7 @@ extension ThreadHub {
     /// answer is returned. Returns the answer's facts.
     func subscribeResuming(_ session: ClientSession, to threadId: String, afterSeq: Int64?) async -> SubscriptionChanged {
         let seam = events.lastSeq
-        let status = afterSeq.map { resumeStatus(after: $0) }
+        let status = afterSeq.map { resumeStatus(after: $0, relayed: events.fanOut.isFleet(session.id)) }
         subscribe(session, to: threadId, sendPendingApprovals: status != .ok)
         if let afterSeq, status == .ok, afterSeq < seam {
             beginHold(session.id)

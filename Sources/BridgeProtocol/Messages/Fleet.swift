@@ -28,11 +28,15 @@ public struct MachineStatus: Codable, Sendable, Hashable {
     /// What a client may choose there (its roots, sandboxes, approval policies), as it last told this bridge;
     /// absent for a machine never reached.
     public var policy: ClientPolicy?
-    public init(id: String, name: String, state: MachineState, policy: ClientPolicy? = nil) {
+    /// Why this bridge closed the link the last time it did (`bad_frame`, `over_budget`): shown while the link
+    /// waits to be tried again; absent once it works again.
+    public var error: WireError?
+    public init(id: String, name: String, state: MachineState, policy: ClientPolicy? = nil, error: WireError? = nil) {
         self.policy = policy
         self.id = id
         self.name = name
         self.state = state
+        self.error = error
     }
 
     /// The machine without its state.
@@ -98,6 +102,13 @@ public struct RenameMachine: RequestPayload {
     }
 }
 
+/// `retryMachine {machineId}` → `accepted {}`: the link to that machine, offline now, tries again at once instead of
+/// after its wait (a phone's Try now). Whether it came back is told by `machineChanged`, as always.
+public struct RetryMachine: RequestPayload {
+    public var machineId: String
+    public init(machineId: String) { self.machineId = machineId }
+}
+
 /// One linked machine in `machines`.
 public struct LinkedMachine: Codable, Sendable, Hashable {
     public var id: String
@@ -108,12 +119,15 @@ public struct LinkedMachine: Codable, Sendable, Hashable {
     public var state: String
     /// Seconds since 1970.
     public var addedAt: Double
-    public init(id: String, name: String, address: String, state: String, addedAt: Double) {
+    /// Why the running bridge closed the link the last time it did (as ``MachineStatus/error``).
+    public var error: WireError?
+    public init(id: String, name: String, address: String, state: String, addedAt: Double, error: WireError? = nil) {
         self.id = id
         self.name = name
         self.address = address
         self.state = state
         self.addedAt = addedAt
+        self.error = error
     }
 }
 

@@ -7,7 +7,7 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case answerInput, cancelQueued, reorderQueued, editQueued, searchFiles, startReview, forkThread, listSkills
     case gitStatus, gitCommit, gitBranch, gitSwitch, gitPush, gitCommitMessage, gitPullRequest, runCommand, stopCommand, removeWorktree
     case listDevices, setDeviceScopes, renameDevice, requestScopes, revokeDevice, pairDevice, listAudit
-    case setGoal, clearGoal, listMachines, addMachine, removeMachine, renameMachine
+    case setGoal, clearGoal, listMachines, addMachine, removeMachine, renameMachine, retryMachine
     case compactThread, deleteThread, searchThreads, updateThreadSettings, approveDeniedAction, listPermissionProfiles, listTools
     case readTurns
     case listPreviews, openPreview, revertThread, listCollaborationModes, accountUsage
@@ -85,6 +85,8 @@ public enum RequestKind: String, CaseIterable, Sendable {
         case .addMachine: .change(AddMachine.self, answer: .machines, scope: .admin)
         case .removeMachine: .change(RemoveMachine.self, answer: .machines, scope: .admin)
         case .renameMachine: .change(RenameMachine.self, answer: .machines, scope: .admin)
+        // Any fleet device's: the link to an offline machine tries again now (a phone's Try now).
+        case .retryMachine: .read(RetryMachine.self, answer: .accepted)
         }
     }
 

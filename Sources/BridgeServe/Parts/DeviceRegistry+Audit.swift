@@ -1,3 +1,4 @@
+import BridgeOps
 import BridgeProtocol
 import BridgeStore
 import Foundation
@@ -12,7 +13,7 @@ extension DeviceRegistry {
         do {
             try await auditor.log.record(entry)
         } catch {
-            FileHandle.standardError.write(Data("warning: cannot write the audit log: \(error)\n".utf8))
+            Terminal.warn("warning: cannot write the audit log: \(error)")
         }
     }
 }

@@ -46,6 +46,6 @@ package struct ScopeRequestNotice: Service {
             (or `codex-bridge devices deny \(request.deviceId)`). It waits until \(request.expiresAt.formatted(date: .omitted, time: .standard)).
 
             """
-        FileHandle.standardOutput.write(Data(text.utf8))
+        Terminal.write(text)
     }
 }

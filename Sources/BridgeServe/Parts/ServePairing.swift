@@ -95,7 +95,7 @@ package struct ServePairing: Sendable {
             (or `codex-bridge devices deny \(request.deviceId)`). It waits until \(request.expiresAt.formatted(date: .omitted, time: .standard)).
 
             """
-        FileHandle.standardOutput.write(Data(text.utf8))
+        Terminal.write(text)
     }
 
     /// Opens the database in the state directory (0700, file 0600) and the device registry over it.

@@ -77,6 +77,6 @@ package struct ServePairingPrompt: Service {
     }
 
     private func say(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        Terminal.write(text)
     }
 }

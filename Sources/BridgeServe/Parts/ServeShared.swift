@@ -40,10 +40,7 @@ package struct ServeShared: Sendable {
     package func announce() {
         logger.notice("Shared codex app-server: attach a terminal with `\(attachCommand)`", metadata: ["codex.socket": "\(socketPath)"])
         if isatty(STDOUT_FILENO) == 1 {
-            FileHandle.standardOutput.write(
-                Data(
-                    "\nDesk and phone on one session: in a terminal, in your project, run\n\n    \(attachCommand) -C \"$PWD\"\n\n"
-                        .utf8))
+            Terminal.write("\nDesk and phone on one session: in a terminal, in your project, run\n\n    \(attachCommand) -C \"$PWD\"\n\n")
         }
     }
 }

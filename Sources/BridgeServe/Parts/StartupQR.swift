@@ -1,3 +1,4 @@
+import BridgeOps
 import BridgeProtocol
 import BridgeStore
 import Foundation
@@ -36,7 +37,7 @@ package struct StartupQR: Service, CustomStringConvertible {
     package var refreshes = 6
     package var codexWait: Duration = .seconds(15)
     /// Where the QR goes (stdout).
-    package var write: @Sendable (String) -> Void = { FileHandle.standardOutput.write(Data($0.utf8)) }
+    package var write: @Sendable (String) -> Void = { Terminal.drawing($0) }
 
     package var description: String { "StartupQR" }
 
@@ -90,7 +91,7 @@ package struct StartupQR: Service, CustomStringConvertible {
                 var serial = 0
                 var left = refreshes
                 func mint(heading: String) async {
-                    shown = await print(invitation, heading: heading)
+                    shown = await show(invitation, heading: heading)
                     serial += 1
                     guard shown != nil else { return }
                     group.addTask { [ttl, serial] in
@@ -131,7 +132,7 @@ package struct StartupQR: Service, CustomStringConvertible {
     }
 
     /// Mints a code and prints its card; nil (and the hint logged) when that fails.
-    private func print(_ invitation: Invitation, heading: String) async -> PairingInvitation? {
+    private func show(_ invitation: Invitation, heading: String) async -> PairingInvitation? {
         do {
             let minted = try await PairingInvitation.mint(
                 registry: invitation.registry, ttl: ttl, identity: invitation.identity, port: invitation.port,

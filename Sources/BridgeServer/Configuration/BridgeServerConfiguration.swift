@@ -21,6 +21,9 @@ public struct BridgeServerConfiguration: Sendable {
     public var authFailureWindow: Duration
     /// Frames queued for one connection before it is closed with 1013 for not reading.
     public var outboxCapacity: Int
+    /// Bytes of frames queued for one connection before the same (one larger frame goes into an empty queue):
+    /// 64 MiB. Frames relayed from a linked machine may be 8 MiB each (issue 44).
+    public var outboxMaxBytes = 64 << 20
     /// Interval of server WebSocket pings; nil disables them.
     public var pingInterval: Duration?
     /// How long the close handshake may take before the socket is dropped.

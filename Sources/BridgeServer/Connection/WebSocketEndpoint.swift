@@ -61,7 +61,7 @@ final class WebSocketEndpoint: ChannelInboundHandler, RemovableChannelHandler {
     init(configuration: BridgeServerConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        self.outbox = Outbox(capacity: configuration.outboxCapacity)
+        self.outbox = Outbox(capacity: configuration.outboxCapacity, maxBytes: configuration.outboxMaxBytes)
     }
 
     /// Whether a message or a ping from the peer still gets an answer.

@@ -25,8 +25,9 @@ package final class Outbox: SessionSink {
 
     private struct State {
         var items = CircularBuffer<Item>(initialCapacity: 4)
-        /// Text frames in `items` (the ones `capacity` counts).
+        /// Text frames in `items` (the ones `capacity` counts), and their bytes (`maxBytes`).
         var texts = 0
+        var textBytes = 0
         /// A drain is scheduled or waits for writability: producers need not wake it.
         var draining = false
         var wake: (@Sendable () -> Void)?
@@ -57,10 +58,14 @@ package final class Outbox: SessionSink {
     }
 
     package let capacity: Int
+    /// The most bytes of text frames queued (a single larger frame is taken into an empty queue): frames relayed
+    /// from a linked machine may be megabytes each, so counting frames alone bounded nothing (issue 44).
+    package let maxBytes: Int
     private let state = Mutex(State())
 
-    package init(capacity: Int) {
+    package init(capacity: Int, maxBytes: Int = .max) {
         self.capacity = capacity
+        self.maxBytes = maxBytes
     }
 
     /// Connects the drain: `wake` is called (from any thread) when frames wait and no drain is under way.
@@ -86,12 +91,14 @@ package final class Outbox: SessionSink {
             if state.finished || state.closeQueued { return (.closed, nil) }
             var result = EnqueueResult.enqueued
             for text in texts {
-                guard state.texts < capacity else {
+                let bytes = text.utf8.count
+                guard state.texts < capacity, state.texts == 0 || state.textBytes + bytes <= maxBytes else {
                     state.closeQueued = true  // nothing after a dropped frame (see `enqueue(_:)`)
                     result = .overflow
                     break
                 }
                 state.texts += 1
+                state.textBytes += bytes
                 state.items.append(.text(text))
             }
             return (result, state.items.isEmpty ? nil : state.takeWake())
@@ -132,6 +139,7 @@ package final class Outbox: SessionSink {
             if state.finished { return (false, nil, nil) }
             state.items.removeAll(keepingCapacity: false)
             state.texts = 0
+            state.textBytes = 0
             state.closeQueued = true
             let wake = state.append(.close(close))
             return (true, wake, state.takeRoomWaiter())
@@ -152,12 +160,15 @@ package final class Outbox: SessionSink {
             while batch.count < limit, let first = state.items.popFirst() {
                 batch.append(first)
                 switch first {
-                case .text: state.texts -= 1
+                case .text(let text):
+                    state.texts -= 1
+                    state.textBytes -= text.utf8.count
                 case .frame: break
                 case .close:
                     state.finished = true
                     state.items.removeAll()
                     state.texts = 0
+                    state.textBytes = 0
                 }
                 if state.finished { break }
             }
@@ -203,6 +214,7 @@ package final class Outbox: SessionSink {
             state.finished = true
             state.items.removeAll()
             state.texts = 0
+            state.textBytes = 0
             state.wake = nil
             defer { state.roomWaiter = nil }
             return state.roomWaiter?.continuation
@@ -212,4 +224,6 @@ package final class Outbox: SessionSink {
 
     /// Text frames waiting to be written.
     package var count: Int { state.withLock { $0.texts } }
+    /// Their bytes.
+    package var bytes: Int { state.withLock { $0.textBytes } }
 }

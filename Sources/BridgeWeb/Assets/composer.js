@@ -1,6 +1,7 @@
 // A thread's composer: the message box (Send steers a running turn; `!command` runs a command), Stop, Queue
 // (send after the running turn ends) and the list of queued messages (queued-list.js), Plan, photos and @-mentions of files. A
-// message typed while the workstation cannot be reached waits in the conversation and goes once it is back.
+// message typed while the workstation (or the linked machine the thread runs on: held.js) cannot be reached waits in
+// the conversation and goes once it is back.
 import { h, icon } from './dom.js';
 import { toast, describeError } from './ui.js';
 import { attachments } from './attachments.js';
@@ -8,9 +9,10 @@ import { mentionPicker } from './mention-picker.js';
 import { oneLine } from './git-panel.js';
 import { planToggle, modeFor } from './plan-view.js';
 import { collaborationModes } from './collaboration-modes.js';
-import { isHome, machineOf } from './fleet.js';
+import { isHome, isOffline, machineName, machineOf } from './fleet.js';
 import { scopeAsk } from './scopes.js';
 import { queuedList as queuedListView } from './queued-list.js';
+import { savedDraft, saveDraft } from './store.js';
 
 /**
  * session, store, thread: the screen's; talk: its conversation (conversation.js); sheets: where a scope request
@@ -48,7 +50,10 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
     input.style.height = 'auto';
     input.style.height = `${Math.min(input.scrollHeight, 180)}px`;
   }
-  input.addEventListener('input', () => { grow(); renderActions(); });
+  // The draft: what is typed and not sent yet survives a reload (store.js), per thread.
+  input.value = savedDraft(threadId);
+  if (input.value) requestAnimationFrame(grow); // its height once it is on screen
+  input.addEventListener('input', () => { grow(); renderActions(); saveDraft(threadId, input.value); });
   // With a keyboard (a fine pointer), Enter sends and Shift+Enter starts a new line; on a phone Enter is a new line.
   const keyboard = window.matchMedia && window.matchMedia('(pointer: fine)').matches;
   input.addEventListener('keydown', (e) => {
@@ -62,26 +67,38 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
     mentions.close();
     send.disabled = true;
     input.value = '';
+    saveDraft(threadId, '');
     grow();
     renderActions();
     talk.stick();
     // Not connected: the request waits in the connection and goes out once it is back (its id makes it count
-    // once); meanwhile the message is shown as waiting.
-    const waiting = session.connected ? null : talk.pendingBubble(text);
+    // once); meanwhile the message is shown as waiting. The same for a linked machine that cannot be reached: the
+    // message waits in session.held until its home bridge says it is back.
+    const machine = machineOf(thread);
+    const linked = !isHome(machine);
+    const note = () => (linked && isOffline(machine) ? machineName(machine) : null);
+    let waiting = session.connected && !note() ? null : talk.pendingBubble(text, note());
+    const deliver = (kind, fields) => {
+      const answer = linked
+        ? session.held.send(machine, kind, fields, { onHeld: () => { waiting ||= talk.pendingBubble(text, machineName(machine)); } })
+        : session.request(kind, fields);
+      send.disabled = false; // on its way, or waiting (shown): the next message may follow, and goes after it
+      return answer;
+    };
     try {
       // `!command`: run in the thread's folder, in Codex's sandbox (a live card shows it), not sent to the agent.
       if (text.startsWith('!') && text.slice(1).trim()) {
-        await session.request('runCommand', { threadId, command: text.slice(1).trim() });
+        await deliver('runCommand', { threadId, command: text.slice(1).trim() });
         return;
       }
       const queue = !queueToggle.hidden && queueToggle.getAttribute('aria-pressed') === 'true';
       const ids = await attached.ids();
       const mode = modeFor(plan.on, thread.collaborationMode);
-      await session.request('sendMessage', { threadId, text, ...(queue ? { mode: 'queue' } : {}), ...(ids.length ? { attachments: ids } : {}), ...(mode ? { collaborationMode: mode } : {}) });
+      await deliver('sendMessage', { threadId, text, ...(queue ? { mode: 'queue' } : {}), ...(ids.length ? { attachments: ids } : {}), ...(mode ? { collaborationMode: mode } : {}) });
       if (mode) store.commit(thread, [{ set: { collaborationMode: mode } }]);
       attached.clear();
     } catch (err) {
-      if (!input.value) input.value = text;
+      if (!input.value) { input.value = text; saveDraft(threadId, text); }
       grow();
       renderActions();
       // A scope this phone lacks (`!ls` without run): say so where the message was, with Ask the workstation.

@@ -1,12 +1,15 @@
 // The WebSocket to the bridge (same origin): hello/helloAck, requests with ids, a seq cursor so that every
 // event is delivered exactly once across reconnects (hello.resume), reconnect with backoff and jitter, and at
-// once when the page becomes visible again or the network comes back.
+// once when the page becomes visible again, the network comes back, the workstation answers again (probe.js) or
+// the person taps Try now.
 //
 // The browser's idea of the network (`navigator.onLine`, `online`/`offline`) is only a hint: a phone whose
 // link dropped for a moment may report offline while its socket still works, or online while the socket is
 // dead. So the app keeps trying (at most MAX_DELAY apart) whatever the browser says, gives up on an attempt
 // that hangs (a lost SYN waits minutes), pings a socket that has been quiet, and takes every network event as
 // a reason to check the socket now.
+import { Probe } from './probe.js';
+
 const RESENT = new Set(['approvalRequest', 'inputRequest', 'messageQueued', 'queueChanged']);
 
 export class RequestError extends Error {
@@ -19,6 +22,7 @@ export class RequestError extends Error {
 }
 
 const BASE_DELAY = 500;
+const FIRST_RETRY = 60; // ms (and as much again at most, jitter): the first attempt after a connection is lost
 const MAX_DELAY = 10000; // the longest wait between two attempts, jitter included
 const OFFLINE_AFTER = 3; // consecutive failed attempts before the indicator says "Workstation unreachable"
 const ATTEMPT_TIMEOUT = 10000; // an attempt with no helloAck by then is abandoned
@@ -35,6 +39,8 @@ export class Connection {
   constructor(options) {
     this.options = options;
     this.url = options.url || `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/`;
+    // Between attempts, a cheap look whether the workstation answers again: then an attempt at once.
+    this.probe = new Probe(options.healthUrl || new URL('/healthz', this.url.replace(/^ws/, 'http')).href, () => this.tryNow({ quiet: true }), options.fetch);
     this.ws = null;
     this.ready = false;
     this.cursor = null; // the highest seq handled; null until the first helloAck
@@ -65,6 +71,7 @@ export class Connection {
 
   stop() {
     this.stopped = true;
+    this.probe.stop();
     clearTimeout(this.timer);
     clearInterval(this.ackTimer);
     document.removeEventListener('visibilitychange', this.onVisible);
@@ -152,14 +159,18 @@ export class Connection {
       const code = ack.error && ack.error.code;
       if (code === 'rate_limited' && !this.options.stopOnRateLimit?.()) {
         this.failures = Math.max(this.failures, 4);
+        this.limited = true; // no probe either: the workstation answers, it asks for a pause
         return; // the close follows; retry with a long delay
       }
       this.rejected = true;
+      this.probe.stop();
       this.setStatus('rejected');
       this.options.onRejected?.(ack);
       return;
     }
     clearTimeout(this.attemptTimer);
+    this.probe.stop();
+    this.limited = false;
     const first = this.cursor === null;
     const gap = ack.resume === 'gap';
     if (first || gap || typeof ack.lastSeq !== 'number') this.cursor = ack.lastSeq || 0;
@@ -195,10 +206,13 @@ export class Connection {
     this.options.onMessage?.(msg);
   }
 
+  /** A request id of this connection's (for a request sent again later with the same id: held.js). */
+  newId() { return this.prefix + (++this.counter); }
+
   /** Sends a request; resolves with its answer, rejects with a RequestError. Survives reconnects. */
   /** options.id: the frame's id when the request names something by it (editQueued); else one of this connection's. */
   request(kind, fields = {}, { timeout = 0, id: named } = {}) {
-    const id = named || this.prefix + (++this.counter);
+    const id = named || this.newId();
     if (this.pending.has(id)) return Promise.reject(new RequestError('conflict', 'The same request is still waiting for its answer'));
     const text = JSON.stringify({ kind, id, ...fields });
     return new Promise((resolve, reject) => {
@@ -225,16 +239,34 @@ export class Connection {
     clearTimeout(this.timer);
     const offline = (typeof navigator !== 'undefined' && navigator.onLine === false) || this.failures >= OFFLINE_AFTER;
     this.setStatus(offline ? 'offline' : 'reconnecting');
-    // Exponential backoff with jitter, capped: the first retry comes quickly, none waits more than MAX_DELAY.
+    // Exponential backoff with jitter, capped: the first retry comes at once (a blip), none waits more than
+    // MAX_DELAY; meanwhile the probe looks every half second whether the workstation answers again.
     const cap = Math.min(MAX_DELAY, BASE_DELAY * 2 ** Math.min(this.failures, 6));
-    const delay = this.failures === 0 ? 150 + Math.random() * 250 : cap / 2 + Math.random() * cap / 2;
+    const delay = this.failures === 0 ? FIRST_RETRY + Math.random() * FIRST_RETRY : cap / 2 + Math.random() * cap / 2;
     this.timer = setTimeout(() => this.open(), delay);
+    if (this.rejected || this.limited) this.probe.stop();
+    else this.probe.start();
   }
 
   reconnectNow() {
     if (this.stopped || this.rejected) return;
     if (this.ws && (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING)) return;
     this.failures = Math.min(this.failures, 1);
+    this.open();
+  }
+
+  /**
+   * Try now (the person's button, or the probe found the workstation answering): an attempt at once, replacing one
+   * that has hung for a moment (a connection begun while the link was down waits for a lost SYN). `quiet`: the
+   * probe's, which leaves an attempt begun less than a second ago alone.
+   */
+  tryNow({ quiet = false } = {}) {
+    if (this.stopped || this.rejected) return;
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) return;
+    if (this.ws && this.ws.readyState === WebSocket.CONNECTING) {
+      if (Date.now() - this.attemptStarted < (quiet ? 1000 : 300)) return;
+      this.drop(this.ws);
+    }
     this.open();
   }
 

@@ -18,6 +18,7 @@ import { planChecklist } from './plan-view.js';
 import { userText } from './threads.js';
 import { waitingFor } from './pending.js';
 import { rootsFor } from './fleet.js';
+import { tryWorkstation } from './try-now.js';
 import { turnsToCollapse, distanceFromViewport, keepPlace, turnLine, firstDrawn, NEAR, MAX_RENDERED_ITEMS, END_ITEMS } from './turn-window.js';
 
 export const TURN_LABELS = { interrupted: 'Stopped', failed: 'Failed' };
@@ -133,7 +134,7 @@ export function conversationView({ session, thread, announce, unreachable, imple
     const waiting = t.el.classList.contains('running') && waitingFor(thread, turn);
     if (waiting) t.footer.append(h('span', { class: 'waiting-on-you' }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), waiting));
     else if (t.el.classList.contains('running') && unreachable()) {
-      t.footer.append(h('span', { class: 'unreachable', text: 'Workstation unreachable: what Codex does meanwhile shows when it is back.' }));
+      t.footer.append(h('span', { class: 'unreachable', text: 'Workstation unreachable: what Codex does meanwhile shows when it is back.' }), tryWorkstation(session));
     }
     else if (t.el.classList.contains('running')) {
       const restarting = typeof turn.shuttingDown === 'number'
@@ -381,11 +382,14 @@ export function conversationView({ session, thread, announce, unreachable, imple
     }
   }
 
-  /** A message sent while the workstation cannot be reached, shown as waiting until it goes; returns its element. */
-  function pendingBubble(text) {
+  /**
+   * A message sent while the workstation (or `machine`, the name of the linked machine the thread runs on) cannot
+   * be reached, shown as waiting until it goes; returns its element.
+   */
+  function pendingBubble(text, machine) {
     const bubble = h('div', { class: 'pending-msg' },
       h('div', { class: 'bubble', text }),
-      h('span', { class: 'pending-note', text: 'Waiting for the workstation — sent once it is back' }));
+      h('span', { class: 'pending-note', text: `Waiting for ${machine || 'the workstation'} — sent once it is back` }));
     pendingEls.append(bubble);
     onLayout();
     return bubble;

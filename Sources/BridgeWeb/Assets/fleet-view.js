@@ -1,7 +1,8 @@
 // What the fleet looks like (issue 33): a thread's machine chip, the list's machine filter, the new thread's
 // machine picker. Shown only when the fleet has more than one machine. Machine names are text, never markup.
 import { h } from './dom.js';
-import { isFleet, machines, machineName, machineOf, isOffline } from './fleet.js';
+import { isFleet, machines, machine, machineName, machineOf, isOffline, isHome, problemText } from './fleet.js';
+import { tryMachine } from './try-now.js';
 
 let shownMachine = ''; // the list's filter for this session: '' (every machine) or a machine id
 const STATE_TEXT = { offline: 'offline', pending: 'not confirmed yet' }; // `pending`: its owner has not allowed the link
@@ -57,15 +58,37 @@ export function whereLine(thread, path) {
   return isFleet() ? [machineName(machineOf(thread)), path].filter(Boolean).join(' · ') : path;
 }
 
-/** The thread screen's note while the thread's machine cannot be reached (role=status: it is announced). */
-export function machineNote(thread) {
-  const el = h('p', { class: 'thread-note machine-note', hidden: true, attrs: { role: 'status' } });
+/** The thread screen's note while the thread's machine cannot be reached (role=status: it is announced), with Try now. */
+export function machineNote(thread, session) {
+  const text = h('span', { attrs: { role: 'status' } });
+  const el = h('p', { class: 'thread-note machine-note', hidden: true }, text);
+  let retry = null;
   function update() {
     const id = machineOf(thread);
     const offline = isFleet() && isOffline(id);
+    const problem = offline ? machine(id)?.problem : null;
     el.hidden = !offline;
-    el.textContent = offline ? `${machineName(id)} is unreachable. This thread carries on when it is back.` : '';
+    text.textContent = problem
+      ? `${problemText(machineName(id), problem)} This thread carries on when it is back; what you send waits for it.`
+      : offline ? `${machineName(id)} is unreachable. This thread carries on when it is back; what you send waits for it.` : '';
+    if (offline && !retry && !isHome(id)) el.append(' ', retry = tryMachine(session, id, machineName(id)));
   }
   update();
   return { el, update };
+}
+
+/**
+ * The thread list's notes, one per linked machine that cannot be reached now, each with Try now; `onChange` is
+ * not needed: `render()` is called when the fleet changes.
+ */
+export function offlineMachines(session) {
+  const el = h('div', { class: 'machine-notes' });
+  function render() {
+    const away = isFleet() ? machines().filter((m) => !isHome(m.id) && m.state === 'offline') : [];
+    el.replaceChildren(...away.map((m) => h('p', { class: 'thread-note machine-note' },
+      h('span', { text: `${m.name} is unreachable: its threads carry on when it is back.` }), ' ', tryMachine(session, m.id, m.name))));
+    el.hidden = !away.length;
+  }
+  render();
+  return { el, render };
 }

@@ -24,6 +24,25 @@ export function cleanName(given, fallback, max = MAX_NAME) {
   return (name || fallback).slice(0, max);
 }
 
+/** The codes the home bridge closes a link with (`machines[].error`); anything else reads as a plain failure. */
+const LINK_PROBLEMS = ['bad_frame', 'over_budget', 'too_large'];
+
+/**
+ * Why the home bridge last closed a machine's link (`error {code, message}`), cleaned (the message may repeat
+ * what the other machine sent): `{code, message}`, or null when nothing is wrong.
+ */
+export function linkProblem(error) {
+  if (!error || typeof error !== 'object') return null;
+  const code = LINK_PROBLEMS.includes(error.code) ? error.code : 'failed';
+  return { code, message: cleanName(error.message, code.replace('_', ' '), 200) };
+}
+
+/** A machine's problem as one sentence for a note. */
+export function problemText(name, problem) {
+  const why = problem.code === 'over_budget' ? 'it sent more than this bridge keeps for one machine' : 'it sent something this bridge does not accept';
+  return `This bridge closed the link to ${name}: ${why} (${problem.message}). It tries again in a while.`;
+}
+
 function clean(m) {
   if (!m || typeof m !== 'object' || typeof m.id !== 'string' || !m.id) return null;
   const name = cleanName(m.name, m.id);
@@ -31,7 +50,7 @@ function clean(m) {
   // What the machine allows (`policy.roots`, as it last told its link); null until it was reached.
   const givenRoots = m.policy && Array.isArray(m.policy.roots) ? m.policy.roots : null;
   const roots = givenRoots ? givenRoots.filter((p) => typeof p === 'string' && p.startsWith('/') && p.length < 4096) : null;
-  return { id: m.id, name, state, roots };
+  return { id: m.id, name, state, roots, problem: linkProblem(m.error) };
 }
 
 function changed() { for (const fn of watchers) fn(); }
@@ -40,7 +59,7 @@ function changed() { for (const fn of watchers) fn(); }
 export function setMachines(machines, serverId, serverName) {
   homeId = typeof serverId === 'string' && serverId ? serverId : homeId;
   const given = Array.isArray(machines) ? machines.map(clean).filter(Boolean) : [];
-  list = given.length ? given : homeId ? [{ id: homeId, name: serverName || 'This workstation', state: 'online', roots: null }] : [];
+  list = given.length ? given : homeId ? [{ id: homeId, name: serverName || 'This workstation', state: 'online', roots: null, problem: null }] : [];
   changed();
 }
 

@@ -1,6 +1,7 @@
 // The connection indicator in every screen's header (role=status), the "not encrypted" mark, and the banner a
 // screen shows while the workstation cannot be reached. They follow the session's status.
 import { h } from './dom.js';
+import { tryWorkstation } from './try-now.js';
 
 // Before pairing there is no connection to speak of: the indicator says "Not paired". After a few failed attempts
 // it is the workstation that cannot be reached (the phone's own network may be fine): said so, not "Offline".
@@ -16,11 +17,15 @@ export function connectionIndicator(session) {
     ? h('span', { class: 'insecure', title: 'This connection is plain http: anyone on the network can read it', text: 'not encrypted' })
     : null;
   const indicator = h('div', { class: 'indicator' }, insecure, status);
-  const banner = h('div', { class: 'banner', hidden: true, text: 'The app keeps trying and reconnects by itself; what you send meanwhile waits here.' });
+  // While the workstation cannot be reached (and until it is again: a Try now that failed says Reconnecting… a moment).
+  const banner = h('div', { class: 'banner', hidden: true },
+    h('span', { text: 'The app keeps trying and reconnects by itself; what you send meanwhile waits here.' }), ' ', tryWorkstation(session));
+  let away = false;
   session.on('status', (s) => {
     statusText.textContent = STATUS[s] || s;
     status.className = `status ${s}`;
-    banner.hidden = s !== 'offline' || !session.credentials;
+    away = s === 'offline' || (away && s === 'reconnecting');
+    banner.hidden = !away || !session.credentials;
   });
   return { indicator, banner };
 }

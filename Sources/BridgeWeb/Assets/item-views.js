@@ -90,13 +90,17 @@ function agentView(item, onLayout) {
   function renderNow(text) {
     clearTimeout(timer);
     timer = null;
-    const md = renderMarkdown(text);
+    // Markdown drops the spaces that end a paragraph: while the answer streams they stay in the tail, in front of
+    // what comes next (else the next word is glued to the last one rendered: "onetwo" until the next render, for
+    // good in an answer too long to render again; issue 46 item 2).
+    const rendersAs = item.done ? text : text.replace(/[ \t]+$/, '');
+    const md = renderMarkdown(rendersAs);
     if (item.done) addCopyButtons(md);
     if (rendered) rendered.replaceWith(md); else body.prepend(md);
     rendered = md;
     renderedLength = text.length;
-    out.reset('');
-    if (!item.done) tailHost(md, text).append(tail);
+    out.reset(text.slice(rendersAs.length));
+    if (!item.done) tailHost(md, rendersAs).append(tail);
     lastRender = performance.now();
     onLayout();
   }

@@ -7,6 +7,8 @@ import { header, toast, describeError } from './ui.js';
 import { may } from './scopes.js';
 import { normalizeCode } from './pairing.js';
 import { STATES, MAX_NAME, linkedMachine, nearbyMachine, nearbyAddress, pairingLink, typedName, nearbyFields } from './machines.js';
+import { tryMachine } from './try-now.js';
+import { problemText } from './fleet.js';
 
 let serial = 0;
 
@@ -144,7 +146,10 @@ export function machinesScreen(ctx) {
     return h('section', { class: `card device-card machine-card is-${m.state}`, dataset: { machineId: m.id }, attrs: { 'aria-label': m.name } },
       h('div', { class: 'device-head' }, nameEl, h('span', { class: `chip machine-state-chip ${state.cls}`, text: state.chip })),
       meta ? h('p', { class: 'device-meta machine-address', text: meta }) : null,
-      state.note ? h('p', { class: `machine-state-note ${m.state}` }, withCode(state.note)) : null,
+      m.problem ? h('p', { class: 'machine-state-note problem', attrs: { role: 'status' } }, problemText(m.name, m.problem),
+        m.state === 'offline' ? [' ', tryMachine(ctx.session, m.id, m.name)] : null)
+        : state.note ? h('p', { class: `machine-state-note ${m.state}` }, withCode(state.note),
+          m.state === 'offline' ? [' ', tryMachine(ctx.session, m.id, m.name)] : null) : null,
       renameForm, actions, confirm);
   }
 

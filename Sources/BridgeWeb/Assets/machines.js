@@ -2,7 +2,7 @@
 // machine's state means, what a pasted pairing link is, what `addMachine` is sent for a bridge found nearby.
 // Names, hosts and addresses come from other machines: they are cleaned here and only ever shown as text. In
 // this module's own text, `backquotes` mark a command (the screen shows it as code).
-import { cleanName } from './fleet.js';
+import { cleanName, linkProblem } from './fleet.js';
 
 export const MAX_NAME = 64;
 
@@ -26,6 +26,7 @@ export function linkedMachine(m) {
     address: cleanName(m.address, '', 300),
     state: Object.hasOwn(STATES, m.state) ? m.state : 'offline',
     addedAt: Number.isFinite(m.addedAt) ? m.addedAt : null,
+    problem: linkProblem(m.error),
   };
 }
 

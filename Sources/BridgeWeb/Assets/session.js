@@ -14,12 +14,13 @@
 //   pairingFailed (message)  the code did not work (still paired with the bridge known before, if `credentials`)
 //   refused (message)   the bridge refused this phone's credential (unpaired, or another reason)
 import * as saved from './store.js';
-import { Connection } from './connection.js';
+import { Connection, RequestError } from './connection.js';
 import { deviceName } from './pairing.js';
 import { setScopes, may, scopeRequestEnded } from './scopes.js';
 import { describeError } from './ui.js';
 import { sendPresence, resyncPush } from './push.js';
-import { setMachines, applyMachineChanged, machine } from './fleet.js';
+import { setMachines, applyMachineChanged, machine, machines, isOffline, machineName } from './fleet.js';
+import { HeldMessages } from './held.js';
 
 const PAIRING_ERRORS = {
   unauthorized: 'That code did not work: it is wrong, already used or expired. Run codex-bridge pair for a new one.',
@@ -49,6 +50,9 @@ export class Session {
     this.listError = null; // why the list could not be read, in words
     this.status = 'connecting';
     this.listeners = new Map(); // type -> Set(fn)
+    // Messages for a linked machine that cannot be reached now wait here, in order, and go when it is back.
+    this.held = new HeldMessages({ request: (kind, fields, options) => this.request(kind, fields, options), newId: () => this.conn.newId(),
+      online: (id) => !isOffline(id) });
     document.addEventListener('visibilitychange', () => { if (this.connected) sendPresence(this); });
   }
 
@@ -69,6 +73,9 @@ export class Session {
 
   /** The connection gave up a few attempts: the workstation cannot be reached now. */
   get unreachable() { return !!(this.conn && this.conn.status === 'offline'); }
+
+  /** Try now: a connection attempt at once (the person's button; see Connection.tryNow). */
+  tryNow() { this.conn?.tryNow(); }
 
   /** Sends a request on the current connection (it waits for the handshake); see Connection.request. */
   request(kind, fields, options) { return this.conn.request(kind, fields, options); }
@@ -152,6 +159,7 @@ export class Session {
     this.previewPort = Number.isInteger(ack.previewPort) ? ack.previewPort : null;
     setScopes(ack.scopes);
     setMachines(ack.machines, server.id, server.name);
+    for (const m of machines()) if (m.state === 'online' && this.held.waiting(m.id)) this.held.flush(m.id);
     // A machine unlinked while this phone was away: its threads go as they would have live.
     for (const id of new Set([...store.threads.values()].map((t) => t.machine).filter(Boolean))) if (!machine(id)) store.dropMachine(id);
     sendPresence(this);
@@ -175,7 +183,9 @@ export class Session {
     }
     if (paired) this.emit('paired');
     // Every thread's events (the list is live); a paired device's subscription is remembered by the bridge.
-    if (!(ack.restoredSubscriptions || []).includes('*')) this.request('subscribe', { threadId: '*' }).catch(() => {});
+    // (A first connection asks from now on: the bridge then sends the approvals and questions still open, which a
+    // replay would not; the list and readThread give the rest.)
+    if (!(ack.restoredSubscriptions || []).includes('*')) this.subscribeAll({ resume: !first && !gap });
     if (first || gap) {
       if (gap) store.invalidate();
       this.refreshList();
@@ -193,9 +203,10 @@ export class Session {
       const couldObserve = may('observe');
       setScopes(msg.scopes);
       this.emit('notice', `This device may now: ${(msg.scopes || []).join(', ') || 'nothing'}`);
-      // Observing again: the bridge dropped this connection's subscriptions when it could not.
+      // Observing again: the bridge dropped this connection's subscriptions when it could not; what happened
+      // meanwhile is replayed from the cursor.
       if (!couldObserve && may('observe')) {
-        this.request('subscribe', { threadId: '*' }).catch(() => {});
+        this.subscribeAll({ resume: true });
         this.refreshList();
       }
       this.emit('reload');
@@ -207,12 +218,18 @@ export class Session {
 
   /**
    * A machine of the fleet went online or offline, was linked, or left (unlinked or revoked: its threads go).
-   * Back online (or new): the list is asked again for its threads.
+   * Back online (or new): the list is asked again for its threads, and the messages held for it go (held.js).
    */
   onMachineChanged(msg) {
+    const name = msg.machine && machineName(msg.machine.id);
     const removed = applyMachineChanged(msg);
-    if (removed) this.store.dropMachine(removed);
-    else if (msg.machine && msg.machine.state === 'online') this.refreshList();
+    if (removed) {
+      this.store.dropMachine(removed);
+      this.held.drop(removed, new RequestError('not_found', `${name} is no longer linked to this workstation`));
+    } else if (msg.machine && msg.machine.state === 'online') {
+      this.refreshList();
+      this.held.flush(msg.machine.id);
+    }
     this.store.listChanged();
     this.emit('fleet');
   }
@@ -236,6 +253,21 @@ export class Session {
     } else {
       this.emit('refused', `The workstation refused the connection: ${(ack.error && ack.error.message) || code}`);
     }
+  }
+
+  /**
+   * Every thread's events; `resume`: from this connection's cursor on (`afterSeq`: what came since is replayed
+   * before the answer; without it the events between the cursor and the subscription would be missing). If the
+   * bridge no longer has them all (`gap`), the threads are read again.
+   */
+  subscribeAll({ resume = false } = {}) {
+    const after = resume && this.conn ? this.conn.cursor : null;
+    this.request('subscribe', { threadId: '*', ...(typeof after === 'number' ? { afterSeq: after } : {}) }).then((answer) => {
+      if (answer.resume !== 'gap') return;
+      this.store.invalidate();
+      this.refreshList();
+      this.emit('reload');
+    }).catch(() => {});
   }
 
   // -- the thread list --------------------------------------------------------------------------------------

@@ -36,7 +36,8 @@ export function saveBridge(serverId, fields) {
 
 /** Forgets the device token of a bridge (it was revoked); keeps its name so the app can say which one. */
 export function forgetToken(serverId) {
-  try { localStorage.removeItem(ANSWERS); localStorage.removeItem(LIST); } catch (_) { /* nothing kept */ }
+  try { for (const key of [ANSWERS, LIST, DRAFTS]) localStorage.removeItem(key); } catch (_) { /* nothing kept */ }
+  drafts = null;
   const data = read();
   if (data.bridges[serverId]) {
     delete data.bridges[serverId].token;
@@ -106,4 +107,38 @@ export function savedList(serverId) {
 
 export function saveList(serverId, threads) {
   try { localStorage.setItem(LIST, JSON.stringify({ serverId, threads })); } catch (_) { /* not kept */ }
+}
+
+// What the person was typing in each thread's composer and has not sent (issue 46 item 2: a reload, or iOS discarding
+// the tab, keeps it): threadId → text, the newest MAX_DRAFTS kept, each at most MAX_DRAFT characters; forgotten with
+// the token.
+const DRAFTS = 'codex-bridge/drafts/v1';
+const MAX_DRAFTS = 50;
+const MAX_DRAFT = 20000;
+let drafts = null;
+
+function readDrafts() {
+  if (drafts) return drafts;
+  try {
+    const raw = JSON.parse(localStorage.getItem(DRAFTS) || '{}');
+    drafts = raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {};
+  } catch (_) { drafts = {}; }
+  return drafts;
+}
+
+export function savedDraft(threadId) {
+  const text = readDrafts()[threadId];
+  return typeof text === 'string' ? text : '';
+}
+
+/** Keeps `text` as the thread's draft ('' forgets it). */
+export function saveDraft(threadId, text) {
+  const all = readDrafts();
+  const kept = String(text || '').slice(0, MAX_DRAFT);
+  if ((all[threadId] || '') === kept) return;
+  delete all[threadId]; // newest last
+  if (kept.trim()) all[threadId] = kept;
+  const ids = Object.keys(all);
+  for (const id of ids.slice(0, Math.max(0, ids.length - MAX_DRAFTS))) delete all[id];
+  try { localStorage.setItem(DRAFTS, JSON.stringify(all)); } catch (_) { /* memory only */ }
 }

@@ -113,7 +113,7 @@ export function threadScreen(ctx, threadId) {
   const talk = conversationView({ session, thread, announce, unreachable: () => unreachable, implementPlan, loadOlder });
   const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el, reverter.el, tools.el, previewer.el);
   const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable });
-  const machine = machineNote(thread); // its machine unreachable (issue 33)
+  const machine = machineNote(thread, session); // its machine unreachable (issue 33), with Try now
   const main = h('main', { class: 'thread-main' }, machine.el, reverted.el, goal.el, meter.el, subAgents.el, talk.placeholder, talk.el);
   const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, talk.jump, composer.form, composer.note, announcer);
 

@@ -8,7 +8,7 @@ import { notifyControl } from './push.js';
 import { goalChip } from './goal-view.js';
 import { nestThreads, agentName, subAgentStatus } from './subagents.js';
 import { archivedSection } from './archived-list.js';
-import { machineChip, machineFilter, shownByFilter } from './fleet-view.js';
+import { machineChip, machineFilter, shownByFilter, offlineMachines } from './fleet-view.js';
 import { isFleet, isOffline, machineOf, machineName, rootsFor } from './fleet.js';
 import { pendingItems } from './inbox.js';
 import { KINDS, unanswered } from './pending.js';
@@ -66,6 +66,7 @@ export function threadsScreen(ctx) {
   const searchBar = h('div', { class: 'list-search-bar', hidden: true, attrs: { role: 'search' } }, search, searchNote);
   const archived = archivedSection(ctx);
   const filter = machineFilter(() => render());
+  const away = offlineMachines(ctx.session); // each linked machine unreachable now, with Try now
   // "Needs you": what waits for an answer across threads and machines (inbox-screen.js), shown when anything does.
   const needsYou = h('a', { class: 'needs-you', href: '#/inbox', hidden: true });
   // The account's rate-limit windows, as Codex last pushed them (account/rateLimits/updated).
@@ -83,7 +84,7 @@ export function threadsScreen(ctx) {
       accountTokens.textContent = line || '';
     }, () => {});
   }
-  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, needsYou, searchBar, filter.el, refreshing, list, empty, more, archived.el, usage, accountTokens);
+  const main = h('main', { class: 'list-main' }, ctx.banner, notify.el, needsYou, searchBar, filter.el, away.el, refreshing, list, empty, more, archived.el, usage, accountTokens);
   const el = h('div', { class: 'screen threads-screen' }, head.el, main, h('div', { class: 'fab-bar' }, newButton));
 
   function row([t, depth]) {
@@ -113,6 +114,7 @@ export function threadsScreen(ctx) {
     refreshing.textContent = ctx.session.listError ? `Last known list: ${ctx.session.listError}` : 'Last known list: refreshing…';
     const query = search.value.trim().toLowerCase();
     filter.render();
+    away.render();
     const waiting = pendingItems(store).length;
     needsYou.hidden = waiting === 0;
     needsYou.replaceChildren(h('span', { text: 'Needs you' }), ' ', h('span', { class: 'badge', text: waiting === 1 ? '1 waiting' : `${waiting} waiting` }));

@@ -43,7 +43,7 @@ export function newThread(id, lastAnswer = '') {
     approvals: new Map(), inputs: new Map(), // approvalId / requestId -> the request (+ resolved), pending.js
     queued: new Map(), // queuedId -> a message waiting for the running turn to end
     commands: new Map(), // runId -> a `!command` run, commands.js
-    // How much of it is known: read (readThread or seen from its start), and whether a gap made it stale.
+    // How much of it is known: read (readThread or seen from its start), and whether a revert made it stale.
     loaded: false, complete: false, stale: false,
     // Paged history: the cursor to the turns before the first one held (readTurns); null once the first is.
     olderTurns: null,
@@ -545,9 +545,20 @@ export class ThreadStore {
     this.listChanged();
   }
 
-  /** After a gap nothing is known for sure: threads are read again when shown. */
+  /**
+   * After a gap nothing is known for sure: every thread's turns go now and it is read again when shown. Now, not when
+   * its readThread answers: what arrives live meanwhile is then merged with that answer as on a page load (the pieces
+   * after its `throughSeq` kept), not thrown away with the old picture (issue 46 item 2).
+   */
   invalidate() {
-    for (const t of this.threads.values()) { t.loaded = false; t.complete = false; t.stale = true; }
+    for (const t of this.threads.values()) {
+      t.turns = [];
+      t.turnMap.clear();
+      t.itemMap.clear();
+      t.loaded = false;
+      t.complete = false;
+      t.stale = false;
+    }
   }
 }
 
