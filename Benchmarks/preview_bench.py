@@ -104,11 +104,13 @@ async def run(bridge_bin, bench, base, quick):
         answer = conn.getresponse()
         answer.read()
         cookie = {"Cookie": answer.getheader("Set-Cookie").split(";")[0]}
+        # The preview port exchanged the ticket; the preview is served on its own origin, where it redirects.
+        origin = urllib.parse.urlsplit(answer.getheader("Location")).port
         conn.close()
         await ws.close()
         runs, count = (3, 100) if quick else (9, 1000)
-        direct_mb, proxied_mb = throughput(dev_port, {}, runs), throughput(url.port, cookie, runs)
-        direct_lat, proxied_lat = latency(dev_port, {}, count), latency(url.port, cookie, count)
+        direct_mb, proxied_mb = throughput(dev_port, {}, runs), throughput(origin, cookie, runs)
+        direct_lat, proxied_lat = latency(dev_port, {}, count), latency(origin, cookie, count)
         return {
             "throughput": {"bytes": 10_000_000, "runs": runs, "direct_mb_s": direct_mb, "proxied_mb_s": proxied_mb,
                            "ratio": proxied_mb / direct_mb},

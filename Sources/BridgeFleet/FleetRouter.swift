@@ -75,6 +75,7 @@ public struct FleetRouter: RequestHandling {
             await hub.auditor.record(request, answer: answer, session: session)
             return answer
         }
+        if request.requestKind == .openPreview { return await refusePreview(request, id: id, machineId: machineId, session: session) }
         if let subscribe = request.payload(as: Subscribe.self) {
             do {
                 return .response(
@@ -104,6 +105,19 @@ public struct FleetRouter: RequestHandling {
         let answer = await forward(forwarded, id: id, to: link, session: session)
         // Audited here as well as there (where the link is the actor): who at home did what on which machine.
         if request.descriptor.audited { await hub.auditor.record(request, answer: answer, session: session) }
+        return answer
+    }
+
+    /// A linked machine's preview would open on that machine's preview port, which a phone does not reach through
+    /// this bridge; and its answer would name the tab the phone opens. The request never goes there.
+    private func refusePreview(_ request: BridgeRequest, id: String, machineId: String, session: ClientSession) async -> ServerMessage {
+        let name = await links.link(machineId)?.ref.name ?? machineId
+        let answer = ServerMessage.error(
+            ErrorMessage(
+                id: id, code: .notFound,
+                message: "previews of \(name)'s threads are not served through this bridge; open them from \(name)'s own web app",
+                machine: machineId))
+        await hub.auditor.record(request, answer: answer, session: session)
         return answer
     }
 

@@ -426,7 +426,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         guard hello.resume == nil, ClientMemory.key(deviceId: principal.deviceId, clientId: hello.clientId) == nil else {
             return nil
         }
-        return SessionOpening(lastSeq: helloFacts.lastSeq, policy: helloFacts.policy)
+        return SessionOpening(lastSeq: helloFacts.lastSeq, policy: helloFacts.policy, previewPort: previews?.port)
     }
 
     public func sessionRegistered(_ session: ClientSession) async {

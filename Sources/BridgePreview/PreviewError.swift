@@ -5,7 +5,7 @@ public struct PreviewError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, as a client can act on it.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         fileprivate enum Value: Sendable, Hashable {
-            case notFound, badRequest, forbidden, unavailable
+            case notFound, badRequest, forbidden, tooBroad, unavailable
         }
         fileprivate let value: Value
 
@@ -15,7 +15,9 @@ public struct PreviewError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let badRequest = Code(value: .badRequest)
         /// This session may not open previews (a revoked device).
         public static let forbidden = Code(value: .forbidden)
-        /// The preview origin is not listening (yet, or any more).
+        /// The thread's directory is `/` or a home directory (or holds one): it owns no server.
+        public static let tooBroad = Code(value: .tooBroad)
+        /// The preview origins are not listening (yet, or any more), or all are held by other previews.
         public static let unavailable = Code(value: .unavailable)
 
         /// The `error` frame's code.
@@ -23,7 +25,7 @@ public struct PreviewError: Error, Sendable, Hashable, CustomStringConvertible {
             switch value {
             case .notFound: .notFound
             case .badRequest: .badRequest
-            case .forbidden: .forbidden
+            case .forbidden, .tooBroad: .forbidden
             case .unavailable: .failed
             }
         }

@@ -4,10 +4,12 @@ import Foundation
 /// serve the HTTP requests and the WebSocket upgrade).
 ///
 /// Towards the dev server: hop-by-hop fields go (RFC 9110 7.6.1, and those `Connection` names), and so do
-/// `Authorization`, `Proxy-Authorization` and the preview cookie; `Host` becomes `localhost:PORT` (dev servers
-/// that check the host accept it); an `Origin` or `Referer` on the preview origin is rewritten to
-/// `http://localhost:PORT`. Back to the browser: hop-by-hop fields go, the dev server's `Set-Cookie` for the
-/// preview cookie goes, and a `Location` on `localhost:PORT` (or 127.0.0.1, ::1) is rewritten to the preview origin.
+/// `Authorization`, `Proxy-Authorization` and every preview's cookie; `Host` becomes `localhost:PORT` (dev
+/// servers that check the host accept it); an `Origin` or `Referer` on the preview origin is rewritten to
+/// `http://localhost:PORT`. Back to the browser: hop-by-hop fields go, and so do a `Set-Cookie` that would set or
+/// shadow a bridge cookie (``PreviewCookie/isOurs(setCookie:)``), `Service-Worker-Allowed` (no worker registers
+/// on a preview origin) and `Clear-Site-Data` (its `"cookies"` would clear every preview's cookie of the host);
+/// a `Location` on `localhost:PORT` (or 127.0.0.1, ::1) is rewritten to the preview origin.
 public struct ProxyHeaders: Sendable {
     /// The dev server's port.
     public var port: Int
@@ -18,6 +20,9 @@ public struct ProxyHeaders: Sendable {
         self.port = port
         self.previewOrigin = previewOrigin
     }
+
+    /// Response fields a dev server may not send to the browser through the proxy.
+    static let withheld: Set<String> = ["service-worker-allowed", "clear-site-data"]
 
     static let hopByHop: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "proxy-authenticate",
@@ -55,7 +60,7 @@ public struct ProxyHeaders: Sendable {
 
     /// The response's fields as the browser gets them.
     public func response(_ fields: [(name: String, value: String)]) -> [(name: String, value: String)] {
-        let dropped = Self.hopByHop.union(Self.connectionNames(fields))
+        let dropped = Self.hopByHop.union(Self.connectionNames(fields)).union(Self.withheld)
         var out: [(name: String, value: String)] = []
         for (name, value) in fields {
             let lower = name.lowercased()

@@ -9,9 +9,10 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import NIOSSL
 
-/// The preview origin's HTTP/1.1 child channel: TLS first when the bridge serves TLS (the same certificate as
-/// the main port; plain HTTP is not answered there), then NIO's HTTP server pipeline with one upgrader, the
-/// ``WebSocketTunnel``. Every other request goes to the Hummingbird responder (``PreviewResponder``).
+/// A preview port's HTTP/1.1 child channel: TLS first when the bridge serves TLS (the same certificate as the
+/// main port; plain HTTP is not answered there), then NIO's HTTP server pipeline with, on a preview origin, one
+/// upgrader, the ``WebSocketTunnel``. Every other request goes to the Hummingbird responder (``PreviewResponder``
+/// on an origin, ``PreviewDoor`` on the preview port).
 struct PreviewChannel: ServerChildChannel, HTTPChannelHandler {
     enum UpgradeResult: Sendable {
         /// The connection is glued to the dev server's; nothing more to do here.
@@ -25,7 +26,9 @@ struct PreviewChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     var responder: HTTPChannelHandler.Responder
-    let access: PreviewAccess
+    let previews: Previews
+    /// Whether WebSocket upgrades go to the dev server (a preview origin; the preview port has none).
+    let upgrades: Bool
     let tls: (@Sendable () -> NIOSSLContext)?
     let limits: PreviewProxy.Limits
 
@@ -36,11 +39,11 @@ struct PreviewChannel: ServerChildChannel, HTTPChannelHandler {
                 try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls()))
             }
             let tunnel = WebSocketTunnel(
-                access: access, secure: secure, limits: limits, logger: logger,
+                previews: previews, limits: limits, logger: logger,
                 pending: NIOLoopBoundBox(nil, eventLoop: channel.eventLoop))
             let limits = self.limits
             let upgrade = NIOTypedHTTPServerUpgradeConfiguration<UpgradeResult>(
-                upgraders: [tunnel],
+                upgraders: upgrades ? [tunnel] : [],
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: secure))

@@ -7,10 +7,11 @@ import NIOCore
 import NIOSSL
 import ServiceLifecycle
 
-/// The preview origin: a second listener of the bridge (the main port + 1 by default, same addresses and TLS)
-/// that serves nothing of the bridge (no app, no API, no credentials), only the ticket exchange and, to a
-/// browser holding a live session's cookie, the session's dev server on loopback. A `Service`: it runs the
-/// listener and the session watcher, and ends both on graceful shutdown.
+/// The previews' listeners, beside the bridge's (same addresses and TLS), serving nothing of the bridge (no app,
+/// no API, no credentials): the preview port (the main port + 1 by default), where tickets are exchanged, and the
+/// preview origins (the ports after it), one per preview, each serving its preview's dev server on loopback to a
+/// browser holding that origin's live session. A `Service`: it runs the listeners and the session watcher, and
+/// ends them on graceful shutdown.
 public struct PreviewProxy: Service, CustomStringConvertible {
     /// Bounds on what the proxy passes and how long it waits.
     public struct Limits: Sendable {
@@ -32,20 +33,23 @@ public struct PreviewProxy: Service, CustomStringConvertible {
         public init() {}
     }
 
-    /// Where and how the preview origin listens.
+    /// Where and how the previews listen.
     public struct Configuration: Sendable {
         public var host: String
-        /// 0: any free port.
+        /// The preview port (tickets); 0: any free port.
         public var port: Int
+        /// The preview origins' ports, one listener each; 0s: any free ports.
+        public var originPorts: [Int]
         /// The TLS context for each new connection, when the bridge serves TLS.
         public var tls: (@Sendable () -> NIOSSLContext)?
         public var limits = Limits()
         /// How often the sessions' devices are checked (1 s: a revocation ends a preview within 2 s).
         public var checkInterval: Duration = .seconds(1)
 
-        public init(host: String, port: Int, tls: (@Sendable () -> NIOSSLContext)? = nil) {
+        public init(host: String, port: Int, originPorts: [Int], tls: (@Sendable () -> NIOSSLContext)? = nil) {
             self.host = host
             self.port = port
+            self.originPorts = originPorts
             self.tls = tls
         }
     }
@@ -80,28 +84,27 @@ public struct PreviewProxy: Service, CustomStringConvertible {
         clientConfiguration.httpVersion = .http1Only
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         let configuration = self.configuration
-        let access = previews.access
-        let responder = PreviewResponder(
-            access: access, client: client, limits: configuration.limits, secure: configuration.tls != nil, logger: logger)
-        let server = HTTPServerBuilder { responder in
-            PreviewChannel(responder: responder, access: access, tls: configuration.tls, limits: configuration.limits)
+        let secure = configuration.tls != nil
+        let (previews, logger) = (self.previews, self.logger)
+        let door = listener(
+            PreviewDoor(previews: previews, secure: secure, logger: logger), port: configuration.port, upgrades: false
+        ) { port in
+            previews.previewListening(port: port)
+            logger.notice(
+                "Preview port listening", metadata: ["bridge.listen.host": "\(configuration.host)", "bridge.preview.port": "\(port)"])
         }
-        let previews = self.previews
-        let logger = self.logger
-        let app = Application(
-            responder: responder,
-            server: server,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? configuration.port
-                previews.previewListening(port: port)
-                logger.notice(
-                    "Preview origin listening", metadata: ["bridge.listen.host": "\(configuration.host)", "bridge.preview.port": "\(port)"])
-            },
-            logger: logger
-        )
-        let watcher = PreviewSessionWatcher(access: access, interval: configuration.checkInterval, logger: logger, refused: refusedDevices)
-        let group = ServiceGroup(configuration: .init(services: [.init(service: app), .init(service: watcher)], logger: logger))
+        let origin = PreviewResponder(previews: previews, client: client, limits: configuration.limits, secure: secure, logger: logger)
+        let origins = configuration.originPorts.map { port in
+            listener(origin, port: port, upgrades: true) { port in
+                previews.originListening(port: port)
+                logger.debug("Preview origin listening", metadata: ["bridge.preview.origin": "\(port)"])
+            }
+        }
+        let watcher = PreviewSessionWatcher(
+            access: previews.access, interval: configuration.checkInterval, logger: logger, refused: refusedDevices)
+        let listeners: [any Service] = [door] + origins + [watcher]
+        let services = listeners.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        let group = ServiceGroup(configuration: .init(services: services, logger: logger))
         do {
             try await withGracefulShutdownHandler {
                 try await group.run()
@@ -113,5 +116,23 @@ public struct PreviewProxy: Service, CustomStringConvertible {
             throw error
         }
         try? await client.shutdown()
+    }
+
+    /// One listener on `port` answering with `responder`; `listening` is told the bound port.
+    private func listener<Responder: HTTPResponder>(
+        _ responder: Responder, port: Int, upgrades: Bool, listening: @escaping @Sendable (Int) -> Void
+    ) -> any Service where Responder.Context == PreviewRequestContext {
+        let configuration = self.configuration
+        let previews = self.previews
+        return Application(
+            responder: responder,
+            server: HTTPServerBuilder { responder in
+                PreviewChannel(
+                    responder: responder, previews: previews, upgrades: upgrades, tls: configuration.tls, limits: configuration.limits)
+            },
+            configuration: .init(address: .hostname(configuration.host, port: port), serverName: nil),
+            onServerRunning: { channel in listening(channel.localAddress?.port ?? port) },
+            logger: logger
+        )
     }
 }

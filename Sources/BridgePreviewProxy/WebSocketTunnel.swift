@@ -4,14 +4,17 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// Proxies a WebSocket upgrade (a dev server's hot reload) as bytes: with a live session's cookie, the upgrade
-/// request goes to the dev server (its headers rewritten like any request's); when the dev server answers 101,
-/// the browser gets the 101 with the dev server's `Sec-WebSocket-*` fields and the two connections are glued.
-/// Frames are not parsed: the dev server and the browser speak WebSocket to each other.
+/// Proxies a WebSocket upgrade (a dev server's hot reload) as bytes: with the live session of this origin, from a
+/// page of this origin (``PreviewRequestCheck``: another preview's page may not open it), while the dev server's
+/// process is still the one the preview was opened for, the upgrade request goes to the dev server (its headers
+/// rewritten like any request's); when the dev server answers 101, the browser gets the 101 with the dev server's
+/// `Sec-WebSocket-*` fields and the two connections are glued. Frames are not parsed: the dev server and the
+/// browser speak WebSocket to each other.
 ///
-/// When the cookie names no session, or the dev server refuses the upgrade, the build fails and NIO hands the
-/// request to the plain HTTP path, which answers it like any other. One per connection (it holds that
-/// connection's dev-server channel between the two steps); runs on the connection's event loop.
+/// When any of that fails, or the dev server refuses the upgrade, the build fails and the browser's connection is
+/// closed unanswered (NIO's upgrader then fires the error down a pipeline that has nothing to answer with). One
+/// per connection (it holds that connection's dev-server channel between the two steps); runs on the
+/// connection's event loop.
 struct WebSocketTunnel: NIOTypedHTTPServerProtocolUpgrader, Sendable {
     typealias UpgradeResult = PreviewChannel.UpgradeResult
 
@@ -19,8 +22,7 @@ struct WebSocketTunnel: NIOTypedHTTPServerProtocolUpgrader, Sendable {
 
     let supportedProtocol = "websocket"
     let requiredUpgradeHeaders: [String] = []
-    let access: PreviewAccess
-    let secure: Bool
+    let previews: Previews
     let limits: PreviewProxy.Limits
     let logger: Logger
     /// The dev server's channel and the session, between the 101 and the glue.
@@ -29,13 +31,30 @@ struct WebSocketTunnel: NIOTypedHTTPServerProtocolUpgrader, Sendable {
     func buildUpgradeResponse(channel: any Channel, upgradeRequest head: HTTPRequestHead, initialResponseHeaders: HTTPHeaders)
         -> EventLoopFuture<HTTPHeaders>
     {
-        let cookies = PreviewCookie.values(inCookieHeaders: head.headers["cookie"])
-        guard let session = access.session(cookies: cookies), head.uri.hasPrefix("/") else {
+        let originPort = channel.localAddress?.port ?? 0
+        let ownOrigin = "\(previews.scheme)://\(head.headers["host"].first ?? "")"
+        let cookies = PreviewCookie.values(port: originPort, inCookieHeaders: head.headers["cookie"])
+        guard PreviewRequestCheck.refusal(head.headers.map { (name: $0.name, value: $0.value) }, ownOrigin: ownOrigin) == nil,
+            let session = previews.access.session(cookies: cookies, originPort: originPort), head.uri.hasPrefix("/")
+        else {
             return channel.eventLoop.makeFailedFuture(Refused())
         }
         let grant = session.grant
-        let scheme = secure ? "https" : "http"
-        let rules = ProxyHeaders(port: grant.port, previewOrigin: "\(scheme)://\(head.headers["host"].first ?? "localhost")")
+        let previews = self.previews
+        return channel.eventLoop.makeFutureWithTask { await previews.ownership(grant) }.flatMap { ownership in
+            guard ownership == .serves else { return channel.eventLoop.makeFailedFuture(Refused()) }
+            return connect(
+                channel: channel, head: head, session: session, ownOrigin: ownOrigin, initialResponseHeaders: initialResponseHeaders)
+        }
+    }
+
+    /// Sends the upgrade to the dev server; succeeds with the browser's 101 fields once it answers 101.
+    private func connect(
+        channel: any Channel, head: HTTPRequestHead, session: PreviewSessionBook.Session, ownOrigin: String,
+        initialResponseHeaders: HTTPHeaders
+    ) -> EventLoopFuture<HTTPHeaders> {
+        let grant = session.grant
+        let rules = ProxyHeaders(port: grant.port, previewOrigin: ownOrigin)
         let fields = rules.request(head.headers.map { (name: $0.name, value: $0.value) }, keepUpgrade: true)
         let upstreamHead = HTTPRequestHead(
             version: .http1_1, method: head.method, uri: head.uri, headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
@@ -84,7 +103,7 @@ struct WebSocketTunnel: NIOTypedHTTPServerProtocolUpgrader, Sendable {
         channel.eventLoop.makeCompletedFuture {
             guard let (upstream, session) = pending.value.map({ ($0.upstream, $0.session) }) else { throw Refused() }
             pending.value = nil
-            guard access.track(channel, session: session) else {
+            guard previews.access.track(channel, session: session) != .ended else {
                 upstream.close(promise: nil)
                 throw Refused()
             }

@@ -41,6 +41,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .setting(.previewPort), help: .setting(.previewPort))
     var previewPort: Int?
 
+    @Option(name: .setting(.previewOrigins), help: .setting(.previewOrigins))
+    var previewOrigins: Int?
+
     @Option(name: .setting(.pingInterval), help: .setting(.pingInterval))
     var pingInterval: Double?
 
@@ -139,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
         options.journalMaxBytes = journal.maxBytes
         options.maxUploadBytes = maxUploadBytes
         options.previewPort = previewPort
+        options.previewOrigins = previewOrigins
         // A socket named on the command line means shared mode.
         options.shared = shared || sharedSocket != nil ? true : nil
         options.sharedSocket = sharedSocket.map(Self.absolute)

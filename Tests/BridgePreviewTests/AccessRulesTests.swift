@@ -76,16 +76,35 @@ import Testing
         #expect(PreviewSecret.encode([0xFB, 0xFF]) == "-_8")
     }
 
-    @Test func theCookieIsHttpOnlyStrictAndSecureUnderTLS() {
+    @Test func theCookieIsNamedAfterItsOriginHttpOnlyStrictAndSecureUnderTLS() {
         #expect(
-            PreviewCookie.setCookie("v", maxAge: 43200, secure: true)
-                == "codex_bridge_preview=v; Path=/; Max-Age=43200; HttpOnly; SameSite=Strict; Secure")
-        #expect(!PreviewCookie.setCookie("v", maxAge: 1, secure: false).contains("Secure"))
-        #expect(PreviewCookie.values(inCookieHeaders: ["a=1; codex_bridge_preview=x.y", "codex_bridge_preview=z"]) == ["x.y", "z"])
-        #expect(PreviewCookie.stripped("a=1; codex_bridge_preview=x.y; b=2") == "a=1; b=2")
-        #expect(PreviewCookie.stripped("codex_bridge_preview=x.y") == nil)
-        #expect(PreviewCookie.isOurs(setCookie: "codex_bridge_preview=evil; Path=/"))
-        #expect(!PreviewCookie.isOurs(setCookie: "theme=dark"))
+            PreviewCookie.setCookie(port: 9102, value: "v", maxAge: 43200, secure: true)
+                == "codex_bridge_preview_9102=v; Path=/; Max-Age=43200; HttpOnly; SameSite=Strict; Secure")
+        #expect(!PreviewCookie.setCookie(port: 9102, value: "v", maxAge: 1, secure: false).contains("Secure"))
+        #expect(PreviewCookie.expired(port: 9102, secure: false).hasPrefix("codex_bridge_preview_9102=; Path=/; Max-Age=0;"))
+        // Only the cookie of the origin asked for, read as a browser sends it (whitespace around the name).
+        let headers = ["a=1; codex_bridge_preview_9102=x.y; codex_bridge_preview_9103=b.c", " codex_bridge_preview_9102 = z"]
+        #expect(PreviewCookie.values(port: 9102, inCookieHeaders: headers) == ["x.y", "z"])
+        #expect(PreviewCookie.values(port: 9104, inCookieHeaders: headers).isEmpty)
+        // No preview's cookie reaches a dev server, nor what a browser would read as one.
+        #expect(PreviewCookie.stripped("a=1; codex_bridge_preview_9102=x.y; b=2; codex_bridge_preview_9103=c.d") == "a=1; b=2")
+        #expect(PreviewCookie.stripped("codex_bridge_preview_9102=x.y") == nil)
+        #expect(PreviewCookie.stripped("a=1;  codex_bridge_preview_1 =x; Codex_Bridge_x=1") == "a=1")
+    }
+
+    /// RFC 6265bis 5.6 as browsers parse a `Set-Cookie`: the name precedes the first `=`, trimmed; without `=` the
+    /// cookie is nameless and sent as its value alone. Each of these would set or shadow a bridge cookie.
+    @Test func aDevServersSetCookieIsOursWhenABrowserWouldReadItAsOurs() {
+        let forged = [
+            "codex_bridge_preview_9102=evil; Path=/", "codex_bridge_preview_9102 =evil", " codex_bridge_preview_9102=evil",
+            "codex_bridge_preview_9102\t=evil", "=codex_bridge_preview_9102=evil", "codex_bridge_preview_9102",
+            "CODEX_BRIDGE_PREVIEW_9102=evil", "__Host-codex_bridge_preview_9102=evil; Secure; Path=/",
+            "__Secure-codex_bridge_preview_9102=evil; Secure", "codex_bridge_preview=evil; Path=/deep", " = codex_bridge_x=1",
+        ]
+        for value in forged { #expect(PreviewCookie.isOurs(setCookie: value), "\(value)") }
+        for value in ["theme=dark", "codex=1", "bridge_preview=1", "=", "", "a=codex_bridge_preview_9102", "x_codex_bridge=1"] {
+            #expect(!PreviewCookie.isOurs(setCookie: value), "\(value)")
+        }
     }
 }
 
@@ -102,7 +121,11 @@ import Testing
         let clock = Clock()
         let access = PreviewAccess(clock: { clock.now })
         let grant = PreviewGrant(deviceId: "d1", threadId: "t1", port: 5173, connectHost: "127.0.0.1")
-        let (ticket, _) = access.issue(grant)
+        access.originListening(port: 9102)
+        let (ticket, _, origin) = try access.issue(grant)
+        #expect(origin == 9102)
+        var issued = grant
+        issued.originPort = 9102
         guard case .success(let redeemed) = access.redeem(ticket) else {
             Issue.record("ticket refused")
             return
@@ -110,7 +133,9 @@ import Testing
         #expect(access.redeem(ticket).map { _ in true } == .failure(.unknown))
         let cookie = redeemed.cookie.split(separator: ".")
         #expect(cookie.count == 2 && cookie[1].count == 43)
-        #expect(access.session(cookies: ["x.y", redeemed.cookie])?.grant == grant)
+        #expect(access.session(cookies: ["x.y", redeemed.cookie], originPort: 9102)?.grant == issued)
+        // The cookie reaches every port of the host; it opens only its own origin.
+        #expect(access.session(cookies: [redeemed.cookie], originPort: 9103) == nil)
 
         let connection = Connection()
         let closed = ClosedCount()
@@ -121,19 +146,19 @@ import Testing
         #expect(closed.count == 0)
         #expect(access.end { $0.deviceId == "d1" } == [redeemed.session.id])
         #expect(closed.count == 1)
-        #expect(access.session(cookies: [redeemed.cookie]) == nil)
+        #expect(access.session(cookies: [redeemed.cookie], originPort: 9102) == nil)
         #expect(access.track(ObjectIdentifier(connection), session: redeemed.session.id) { closed.add() } == .ended)
 
         // Twelve hours later a session ends by itself; a ticket two minutes old is refused.
-        let (late, _) = access.issue(grant)
+        let (late, _, _) = try access.issue(grant)
         guard case .success(let second) = access.redeem(late) else {
             Issue.record("ticket refused")
             return
         }
-        let (stale, _) = access.issue(grant)
+        let (stale, _, _) = try access.issue(grant)
         clock.now += 12 * 3600
         #expect(access.redeem(stale).map { _ in true } == .failure(.expired))
-        #expect(access.session(cookies: [second.cookie]) == nil)
+        #expect(access.session(cookies: [second.cookie], originPort: 9102) == nil)
         #expect(access.end() == [second.session.id])
     }
 

@@ -64,8 +64,53 @@ import Testing
         let found = ServerMatch.servers(sockets: sockets, owners: owners, directory: "/work/app", uid: 1000, excludedPorts: [3001])
         #expect(
             found == [
-                FoundServer(port: 3002, connectHost: "127.0.0.1", process: "mapped", pid: 14),
-                FoundServer(port: 5173, connectHost: "127.0.0.1", process: "node", pid: 10),
+                FoundServer(
+                    port: 3002, connectHost: "127.0.0.1", process: "mapped", owner: ServerOwner(pid: 14, startTime: 0), sockets: [5003]),
+                FoundServer(
+                    port: 5173, connectHost: "127.0.0.1", process: "node", owner: ServerOwner(pid: 10, startTime: 0), sockets: [4001, 5001]),
             ])
+    }
+
+    @Test func aProcessStartTimeIsReadAfterItsName() {
+        let stat = "4242 (node (vite) x) S 1 4242 4242 0 -1 4194560 1200 0 0 0 15 3 0 0 20 0 11 0 987654 1234567 890"
+        #expect(ProcessFacts.startTime(stat: stat) == 987_654)
+        #expect(ProcessFacts.startTime(stat: "4242 (node) S 1 2") == nil)
+        #expect(ProcessFacts.startTime(stat: "garbage") == nil)
+    }
+
+    /// Issue 44 item 4: the process a preview was opened for, checked again at each new connection.
+    @Test func aPreviewIsServedOnlyWhileItsProcessStillListensFromTheDirectory() {
+        let owner = ServerOwner(pid: 10, startTime: 500)
+        let node = ProcessFacts(pid: 10, cwd: "/work/app/web", name: "node", socketInodes: [4001, 7], startTime: 500)
+        func serves(_ process: ProcessFacts?) -> Bool {
+            ServerMatch.serves(owner, sockets: [4001, 5001], process: process, directory: "/work/app")
+        }
+        #expect(serves(node))
+        // Gone; the pid reused by a later process; the socket closed (another may listen on the port now); moved
+        // out of the directory.
+        #expect(!serves(nil))
+        var later = node
+        later.startTime = 501
+        #expect(!serves(later))
+        var closed = node
+        closed.socketInodes = [7]
+        #expect(!serves(closed))
+        var moved = node
+        moved.cwd = "/work/other"
+        #expect(!serves(moved))
+    }
+
+    /// Issue 44 item 4: a folder that is / or a home (or holds one) owns no server started in it.
+    @Test func homesAndWhatHoldsThemAreTooBroad() {
+        let broad = BroadDirectories(homes: ["/home/ana/", "/root", "/var/www"])
+        for directory in ["/", "/home", "/home/ana", "/home/ana/", "/root", "/var", "/var/www"] {
+            #expect(broad.isBroad(directory), "\(directory)")
+        }
+        for directory in ["/home/ana/app", "/home/anabel", "/var/www/site", "/srv/app", "/rootless"] {
+            #expect(!broad.isBroad(directory), "\(directory)")
+        }
+        let finder = PreviewFinder(broad: broad)
+        #expect(throws: PreviewError.self) { try finder.check("/home/ana") }
+        #expect(throws: Never.self) { try finder.check("/home/ana/app") }
     }
 }

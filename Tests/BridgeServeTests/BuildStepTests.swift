@@ -86,6 +86,28 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: state.path))
     }
 
+    /// The preview origins are the `--preview-origins` ports after `--preview-port`: one of them in use, or the
+    /// range past 65535, is one line naming the flags.
+    @Test func aPreviewOriginsPortInUseOrPastTheLastPortIsOneLine() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("steps-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (socket, port) = try Self.listeningSocket()
+        defer { close(socket) }
+        let state = StatePaths.resolve(override: directory.appendingPathComponent("state").path)
+        var settings = Self.settings(directory)
+        settings.listen.port = 0
+        settings.previewPort = port - 2
+        settings.previewOrigins = 4
+        let inUse = try #require(await Self.failure(settings, paths: state))
+        #expect(inUse.step == .state && inUse.code == .portInUse, "\(inUse)")
+        #expect(inUse.description.hasPrefix("port \(port), one of the preview origins' (the 4 ports after --preview-port \(port - 2))"))
+        settings.previewPort = 65_530
+        settings.previewOrigins = 16
+        let past = try #require(await Self.failure(settings, paths: state))
+        #expect(past.code == .previewPorts && past.description.contains("past 65535"), "\(past)")
+    }
+
     /// A socket listening on 127.0.0.1 at a port the system picked.
     static func listeningSocket() throws -> (Int32, Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

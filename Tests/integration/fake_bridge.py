@@ -15,6 +15,7 @@ class FakeBridge:
         self.threads = []
         self.connections = 0
         self.requests = []
+        self.answers = {}  # request kind -> the answer frame to send (its id is the request's)
         self._ws = None
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -84,5 +85,7 @@ class FakeBridge:
             await ws.send(json.dumps({"kind": "subscribed", "id": msg["id"], "threadId": msg["threadId"]}))
         elif msg["kind"] == "listThreads":
             await ws.send(json.dumps({"kind": "threads", "id": msg["id"], "threads": self.threads}))
+        elif msg["kind"] in self.answers:
+            await ws.send(json.dumps({**self.answers[msg["kind"]], "id": msg["id"]}))
         elif msg["kind"] != "ack":
             await ws.send(json.dumps({"kind": "error", "id": msg.get("id"), "code": "not_found", "message": "fake"}))

@@ -73,12 +73,14 @@ def served(port, cookie):
 
 
 def exchange(url, context=None):
-    """Opens a preview URL as a browser would: the ticket for the cookie. Returns (status, headers, cookie value)."""
+    """Opens a preview URL as a browser would: the ticket for the cookie of the preview's origin, at the preview
+    port. Returns (status, headers, cookie `name=value`, the origin's port) of that exchange."""
     parts = urllib.parse.urlsplit(url)
     status, headers, _ = get(parts.port, f"{parts.path}?{parts.query}", context=context)
     set_cookie = headers.get("Set-Cookie", "")
-    cookie = set_cookie.split(";")[0] if set_cookie.startswith("codex_bridge_preview=") else None
-    return status, headers, cookie
+    cookie = set_cookie.split(";")[0] if set_cookie.startswith("codex_bridge_preview_") else None
+    origin = urllib.parse.urlsplit(headers["Location"]).port if status == 303 else None
+    return status, headers, cookie, origin
 
 
 async def test_preview_lists_opens_proxies_and_ends_on_revocation(codex_bridge, model, workspace, dev_servers, tmp_path):
@@ -107,22 +109,36 @@ async def test_preview_lists_opens_proxies_and_ends_on_revocation(codex_bridge, 
     assert opened["kind"] == "preview" and opened["port"] == web_port and opened["threadId"] == thread, opened
     assert 100 < opened["expiresAt"] - time.time() <= 120, opened
     url = urllib.parse.urlsplit(opened["url"])
-    preview_port = url.port
-    assert url.scheme == "http" and preview_port not in (codex_bridge.port, web_port), opened
+    door = url.port
+    assert url.scheme == "http" and door not in (codex_bridge.port, web_port), opened
+    assert opened["ticket"] == url.query.removeprefix("ticket="), opened
 
-    # The bridge's origin does not take tickets; the preview origin without a cookie serves nothing, bridge or dev.
+    # The bridge's origin does not take tickets; the preview port serves nothing but the exchange, bridge or dev.
     assert get(codex_bridge.port, f"{url.path}?{url.query}")[0] == 404
     for path in ("/", "/app.js", "/healthz", "/app.webmanifest"):
-        status, headers, body = get(preview_port, path)
-        assert status == 403 and b"Preview closed" in body and b"codex-bridge" in body, (path, status, body[:200])
+        status, headers, body = get(door, path)
+        assert status == 404 and b"only opens previews" in body and b"codex-bridge" in body, (path, status, body[:200])
 
-    # The ticket, once: a cookie for the whole preview origin, HttpOnly, SameSite=Strict (no Secure without TLS).
-    status, headers, cookie = exchange(opened["url"])
-    assert status == 303 and headers["Location"] == "/", (status, headers)
+    # The ticket, once: a cookie of the preview's own origin (a port of its own, the cookie named after it),
+    # HttpOnly, SameSite=Strict (no Secure without TLS), then that origin's start.
+    status, headers, cookie, preview_port = exchange(opened["url"])
+    assert status == 303 and headers["Location"] == f"http://127.0.0.1:{preview_port}/.codex-bridge/start", (status, headers)
+    assert preview_port not in (codex_bridge.port, door, web_port)
     set_cookie = headers["Set-Cookie"]
+    assert set_cookie.startswith(f"codex_bridge_preview_{preview_port}="), set_cookie
     assert "HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie and "Path=/" in set_cookie, set_cookie
     assert "Max-Age=43200" in set_cookie and "Secure" not in set_cookie, set_cookie
     assert exchange(opened["url"])[0] == 403  # reused
+    # The preview's origin without its cookie serves nothing, bridge or dev, and clears what a page left there.
+    for path in ("/", "/app.js", "/healthz", "/app.webmanifest"):
+        status, headers, body = get(preview_port, path)
+        assert status == 403 and b"Preview closed" in body and b"codex-bridge" in body, (path, status, body[:200])
+        assert headers["Clear-Site-Data"] == '"cache", "storage"', headers
+    # Its start: on to the dev server's page, the origin's data cleared this first time.
+    status, headers, _ = get(preview_port, "/.codex-bridge/start", {"Cookie": cookie})
+    assert status == 303 and headers["Location"] == "/" and headers["Clear-Site-Data"] == '"cache", "storage"', headers
+    status, headers, _ = get(preview_port, "/.codex-bridge/start", {"Cookie": cookie})
+    assert status == 303 and "Clear-Site-Data" not in headers, headers
 
     # The dev server's page and script; the bridge's credentials never reach it.
     secret_headers = {"Cookie": f"theme=light; {cookie}", "Authorization": f"Bearer {device_token}"}
@@ -139,7 +155,7 @@ async def test_preview_lists_opens_proxies_and_ends_on_revocation(codex_bridge, 
     status, headers, _ = get(preview_port, "/go", {"Cookie": cookie})
     assert status == 302 and headers["Location"] == f"http://127.0.0.1:{preview_port}/landed?from=go", headers
     assert get(preview_port, "/landed?from=go", {"Cookie": cookie})[2] == b"landed /landed?from=go"
-    # The dev server cannot set (or overwrite) the preview's cookie; its own cookies pass.
+    # The dev server cannot set (or overwrite) a preview's cookie; its own cookies pass.
     _, headers, _ = get(preview_port, "/set-cookie", {"Cookie": cookie})
     assert headers.get_all("Set-Cookie") == ["theme=dark"], headers.get_all("Set-Cookie")
     # With the cookie, /healthz is the dev server's (a 404 there), never the bridge's.
@@ -150,10 +166,11 @@ async def test_preview_lists_opens_proxies_and_ends_on_revocation(codex_bridge, 
 
     # The WebSocket server (hot reload) through the proxy: its own preview, echoing; the Origin it sees is its own.
     ws_preview = await request(phone, "openPreview", threadId=thread, port=ws_port)
-    _, _, ws_cookie = exchange(ws_preview["url"])
-    async with ws_connect(f"ws://127.0.0.1:{preview_port}/hmr",
+    _, _, ws_cookie, hot_port = exchange(ws_preview["url"])
+    assert hot_port != preview_port
+    async with ws_connect(f"ws://127.0.0.1:{hot_port}/hmr",
                           additional_headers={"Cookie": ws_cookie, "Authorization": f"Bearer {device_token}"},
-                          origin=f"http://127.0.0.1:{preview_port}") as hot:
+                          origin=f"http://127.0.0.1:{hot_port}") as hot:
         await hot.send("reload?")
         assert await asyncio.wait_for(hot.recv(), 5) == "echo: reload?"
         ws_seen = [json.loads(line) for line in ws_log.read_text().splitlines()][-1]
@@ -192,8 +209,7 @@ async def test_preview_needs_operate(codex_bridge, model, workspace, dev_servers
     device_id, token, _ = await pair(codex_bridge, PHONE)
     phone, _ = await hello(codex_bridge, token=token)
     opened = await request(phone, "openPreview", threadId=thread, port=port)
-    _, _, cookie = exchange(opened["url"])
-    preview_port = urllib.parse.urlsplit(opened["url"]).port
+    _, _, cookie, preview_port = exchange(opened["url"])
     assert get(preview_port, "/", {"Cookie": cookie})[0] == 200
     run_cli("devices", "scope", device_id, "observe", state_dir=codex_bridge.state_dir, check=True)
     deadline = time.monotonic() + 2.5
@@ -219,14 +235,17 @@ async def test_preview_over_tls_with_the_workstation_ca(bridge_factory, model, c
     # The preview port speaks TLS only, with the bridge's certificate (the CA's name constraints hold).
     with pytest.raises((http.client.HTTPException, ConnectionError)):
         get(url.port, "/")
-    status, headers, cookie = exchange(opened["url"], trusted)
+    status, headers, cookie, origin = exchange(opened["url"], trusted)
     assert status == 303 and "Secure" in headers["Set-Cookie"] and "HttpOnly" in headers["Set-Cookie"], headers
-    status, _, body = get(url.port, "/", {"Cookie": cookie}, context=trusted)
+    assert headers["Location"] == f"https://127.0.0.1:{origin}/.codex-bridge/start", headers
+    with pytest.raises((http.client.HTTPException, ConnectionError)):
+        get(origin, "/", {"Cookie": cookie})  # a preview's origin speaks TLS only too
+    status, _, body = get(origin, "/", {"Cookie": cookie}, context=trusted)
     assert status == 200 and b"Hello from the dev server" in body
 
     hot = await request(owner, "openPreview", threadId=thread, port=ws_port)
-    _, _, hot_cookie = exchange(hot["url"], trusted)
-    async with ws_connect(f"wss://127.0.0.1:{url.port}/", ssl=trusted, additional_headers={"Cookie": hot_cookie}) as ws:
+    _, _, hot_cookie, hot_origin = exchange(hot["url"], trusted)
+    async with ws_connect(f"wss://127.0.0.1:{hot_origin}/", ssl=trusted, additional_headers={"Cookie": hot_cookie}) as ws:
         await ws.send("over tls")
         assert await asyncio.wait_for(ws.recv(), 5) == "echo: over tls"
 
@@ -235,7 +254,7 @@ async def test_preview_over_tls_with_the_workstation_ca(bridge_factory, model, c
     web = dev_servers.procs[0]
     web.kill()
     web.wait()
-    status, headers, body = get(url.port, "/", {"Cookie": cookie}, context=trusted)
+    status, headers, body = get(origin, "/", {"Cookie": cookie}, context=trusted)
     assert status == 502 and b"Dev server not answering" in body and f"port {web_port}".encode() in body, (status, body)
 
 
@@ -247,4 +266,4 @@ def test_a_preview_port_in_use_is_one_clear_line(tmp_path):
         result = run_cli("serve", "--listen", "127.0.0.1:0", "--preview-port", str(port), "--no-qr", "--no-mdns",
                          state_dir=tmp_path / "s", timeout=30)
     assert result.returncode != 0, result
-    assert f"port {port}, the preview origin's, is already in use; choose another with --preview-port PORT" in result.stderr, result
+    assert f"port {port}, the preview port, is already in use; choose another with --preview-port PORT" in result.stderr, result

@@ -9,10 +9,13 @@ public struct SessionOpening: Sendable {
     public var policy: ClientPolicy?
     /// For a fleet session (`hello.fleet`): every machine and its state, this bridge first.
     public var machines: [MachineStatus]?
+    /// Where this bridge's previews open, once its preview port listens.
+    public var previewPort: Int?
     public init(
         lastSeq: Int64? = nil, resume: ResumeStatus? = nil, restoredSubscriptions: [String]? = nil, policy: ClientPolicy? = nil,
-        machines: [MachineStatus]? = nil
+        machines: [MachineStatus]? = nil, previewPort: Int? = nil
     ) {
+        self.previewPort = previewPort
         self.machines = machines
         self.lastSeq = lastSeq
         self.resume = resume

@@ -1,3 +1,4 @@
+import BridgePreview
 import BridgeProtocol
 import BridgeStore
 import Foundation
@@ -105,7 +106,8 @@ extension ThreadHub {
         }
         if status != .ok, !restored.isEmpty { sessions[session.id]?.approvalsAfterAck = true }
         return SessionOpening(
-            lastSeq: seam, resume: status, restoredSubscriptions: key == nil ? nil : restored, policy: gate.clientPolicy)
+            lastSeq: seam, resume: status, restoredSubscriptions: key == nil ? nil : restored, policy: gate.clientPolicy,
+            previewPort: previews?.port)
     }
 
     /// Runs right after the session's helloAck was queued: the replay it asked for, then the approvals still

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 
-/// The tickets and sessions of the preview origin, shared by the hub's requests (which issue tickets) and the
-/// proxy (which redeems them and checks cookies), and the connections each session has open, so that a
-/// session that ends (its device revoked, its scope lost, its 12 hours over) closes them at once.
+/// The tickets, sessions and origins of the previews, shared by the hub's requests (which issue tickets, each
+/// for the origin its preview gets) and the proxy (which redeems them and checks cookies against the origin they
+/// arrive on), and the connections each session has open, so that a session that ends (its device revoked, its
+/// scope lost, its 12 hours over) closes them at once.
 public final class PreviewAccess: Sendable {
     /// A ticket taken: the cookie value to set and the session it names.
     public typealias Redeemed = (cookie: String, session: PreviewSessionBook.Session)
@@ -11,6 +12,7 @@ public final class PreviewAccess: Sendable {
     private struct State: Sendable {
         var tickets = PreviewTicketBook()
         var sessions = PreviewSessionBook()
+        var origins = PreviewOrigins()
         /// How to close each open connection of each session, by session id and connection.
         var connections: [String: [ObjectIdentifier: @Sendable () -> Void]] = [:]
 
@@ -27,11 +29,35 @@ public final class PreviewAccess: Sendable {
         self.clock = clock
     }
 
-    /// Issues a single-use ticket for `grant`.
-    public func issue(_ grant: PreviewGrant) -> (ticket: String, expiresAt: Double) {
+    /// One more preview origin listens on `port`.
+    public func originListening(port: Int) {
+        state.withLock { $0.origins.listening(port) }
+    }
+
+    /// The preview origins' ports, once they listen.
+    public var originPorts: [Int] { state.withLock { $0.origins.ports } }
+
+    /// Issues a single-use ticket for `grant`, on the origin its preview has (or is given now).
+    public func issue(_ grant: PreviewGrant) throws(PreviewError) -> (ticket: String, expiresAt: Double, originPort: Int) {
         let (id, secret) = PreviewSecret.make()
         let now = clock()
-        return state.withLock { $0.tickets.issue(grant, now: now, id: id, secret: secret) }
+        let issued = state.withLock { state -> (ticket: String, expiresAt: Double, originPort: Int)? in
+            let busy = state.tickets.originPorts(now: now).union(state.sessions.originPorts(now: now))
+            guard let origin = state.origins.origin(for: grant.key, now: now, busy: busy) else { return nil }
+            var grant = grant
+            grant.originPort = origin
+            let (ticket, expiresAt) = state.tickets.issue(grant, now: now, id: id, secret: secret)
+            return (ticket, expiresAt, origin)
+        }
+        guard let issued else {
+            let count = originPorts.count
+            guard count > 0 else { throw PreviewError(.unavailable, "the preview origins are not listening") }
+            throw PreviewError(
+                .unavailable,
+                "all \(count) preview ports are held by other open previews (each lasts up to 12 hours, or until its device is revoked or the bridge restarts); serve with more --preview-origins"
+            )
+        }
+        return issued
     }
 
     /// Exchanges a ticket for a session.
@@ -52,15 +78,24 @@ public final class PreviewAccess: Sendable {
         return result
     }
 
-    /// The live session one of these cookie values names.
-    public func session(cookies: [String]) -> PreviewSessionBook.Session? {
+    /// The live session one of these cookie values names, if it is the session of the origin on `originPort`: a
+    /// cookie reaches every port of the host, and opens only its own origin's preview.
+    public func session(cookies: [String], originPort: Int) -> PreviewSessionBook.Session? {
         let now = clock()
         return state.withLock { state in
             for cookie in cookies {
-                if let session = state.sessions.session(cookie: cookie, now: now) { return session }
+                if let session = state.sessions.session(cookie: cookie, now: now), session.grant.originPort == originPort {
+                    return session
+                }
             }
             return nil
         }
+    }
+
+    /// The browser of `session` starts its preview: whether the origin's data must be cleared first (see
+    /// ``PreviewOrigins/starting(_:on:deviceId:)``).
+    public func starting(_ session: PreviewSessionBook.Session) -> Bool {
+        state.withLock { $0.origins.starting(session.grant.key, on: session.grant.originPort, deviceId: session.grant.deviceId) }
     }
 
     /// What ``track(_:session:close:)`` did.

@@ -65,6 +65,11 @@ public struct PreviewSessionBook: Sendable {
 }
 
 extension PreviewSessionBook {
+    /// The origins of the sessions still live at `now`.
+    public func originPorts(now: Double) -> Set<Int> {
+        Set(entries.values.filter { now < $0.session.expiresAt }.map(\.session.grant.originPort))
+    }
+
     /// Whether session `id` is open (not ended; its time is checked by ``session(cookie:now:)``).
     public func has(_ id: String) -> Bool { entries[id] != nil }
 }

@@ -53,6 +53,11 @@ public struct PreviewTicketBook: Sendable {
         return .success(entry.grant)
     }
 
+    /// The origins of the tickets still good at `now`.
+    public func originPorts(now: Double) -> Set<Int> {
+        Set(entries.values.filter { now < $0.expiresAt }.map(\.grant.originPort))
+    }
+
     /// Forgets the tickets of grants `matching` returns true for (a revoked device's).
     public mutating func forget(where matching: (PreviewGrant) -> Bool) {
         for (id, entry) in entries where matching(entry.grant) { entries[id] = nil }

@@ -25,13 +25,22 @@ public struct ProcScanner: Sendable {
         for entry in entries {
             guard let pid = Int32(entry), pid != except else { continue }
             let held = socketInodes(pid: pid).intersection(inodes)
-            guard !held.isEmpty, let cwd = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(root)/\(pid)/cwd") else {
-                continue
-            }
-            let name = read("\(root)/\(pid)/comm")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-            found.append(ProcessFacts(pid: pid, cwd: cwd, name: String(name.prefix(64)), socketInodes: held))
+            guard !held.isEmpty, var facts = process(pid, sockets: false) else { continue }
+            facts.socketInodes = held
+            found.append(facts)
         }
         return found
+    }
+
+    /// One process's cwd, name, start time and (with `sockets`) the sockets it holds; nil when it is gone or
+    /// not this user's to read.
+    public func process(_ pid: Int32, sockets: Bool = true) -> ProcessFacts? {
+        guard let cwd = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(root)/\(pid)/cwd"),
+            let stat = read("\(root)/\(pid)/stat"), let startTime = ProcessFacts.startTime(stat: stat)
+        else { return nil }
+        let name = read("\(root)/\(pid)/comm")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        return ProcessFacts(
+            pid: pid, cwd: cwd, name: String(name.prefix(64)), socketInodes: sockets ? socketInodes(pid: pid) : [], startTime: startTime)
     }
 
     private func socketInodes(pid: Int32) -> Set<UInt64> {

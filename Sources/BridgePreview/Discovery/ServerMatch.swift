@@ -3,7 +3,9 @@ public struct FoundServer: Sendable, Hashable {
     public var port: Int
     public var connectHost: String
     public var process: String
-    public var pid: Int32
+    public var owner: ServerOwner
+    /// The owner's listening sockets on the port (their inodes).
+    public var sockets: Set<UInt64>
 }
 
 /// The rule that decides which listening sockets a thread may preview, on what `/proc` said: the socket is
@@ -19,9 +21,35 @@ public enum ServerMatch {
         }
         var byPort: [Int: FoundServer] = [:]
         for socket in sockets where socket.uid == uid && !excludedPorts.contains(socket.port) {
-            guard byPort[socket.port] == nil, let owner = byInode[socket.inode] else { continue }
-            byPort[socket.port] = FoundServer(port: socket.port, connectHost: socket.connectHost, process: owner.name, pid: owner.pid)
+            guard let owner = byInode[socket.inode] else { continue }
+            if byPort[socket.port]?.owner == owner.owner {
+                byPort[socket.port]?.sockets.insert(socket.inode)
+                continue
+            }
+            guard byPort[socket.port] == nil else { continue }
+            byPort[socket.port] = FoundServer(
+                port: socket.port, connectHost: socket.connectHost, process: owner.name, owner: owner.owner, sockets: [socket.inode])
         }
         return byPort.values.sorted { $0.port < $1.port }
     }
+
+    /// Whether the process a preview was granted for still serves its port: still this process (pid and start
+    /// time), still holding one of the listening sockets it held on that port then (a socket keeps its port
+    /// until it is closed), its cwd still in the directory. `process` is what `/proc` says of the owner's pid now
+    /// (nil: gone).
+    public static func serves(_ owner: ServerOwner, sockets: Set<UInt64>, process: ProcessFacts?, directory: String) -> Bool {
+        guard let process, process.owner == owner, ProcessFacts.isInside(process.cwd, directory: directory) else { return false }
+        return !sockets.isDisjoint(with: process.socketInodes)
+    }
+}
+
+/// Whether a preview's dev server is still the process it was opened for.
+public enum PreviewOwnership: Sendable, Hashable {
+    /// The same process listens on the port, from the thread's directory.
+    case serves
+    /// Nothing listens on the port now (the dev server stopped, or is restarting).
+    case gone
+    /// Another process (or another socket) listens there now, or the same process moved out of the directory:
+    /// not this preview's.
+    case changed
 }

@@ -121,12 +121,17 @@ public struct HelloAck: Codable, Sendable, Hashable {
     public var scopes: Scopes?
     /// With `hello.fleet`: every machine of the fleet and its state, this bridge first.
     public var machines: [MachineStatus]?
+    /// The port where this bridge's previews open (`/.codex-bridge/open?ticket=` of an `openPreview` answer);
+    /// absent when it serves none. A client builds a preview's address from it and the ticket alone.
+    public var previewPort: Int?
 
     public init(
         version: Int, ok: Bool, error: WireError? = nil, server: ServerInfo? = nil, versions: [Int]? = nil,
         deviceId: String? = nil, deviceToken: String? = nil, lastSeq: Int64? = nil, resume: ResumeStatus? = nil,
-        restoredSubscriptions: [String]? = nil, policy: ClientPolicy? = nil, scopes: Scopes? = nil, machines: [MachineStatus]? = nil
+        restoredSubscriptions: [String]? = nil, policy: ClientPolicy? = nil, scopes: Scopes? = nil, machines: [MachineStatus]? = nil,
+        previewPort: Int? = nil
     ) {
+        self.previewPort = previewPort
         self.machines = machines
         self.scopes = scopes
         self.version = version

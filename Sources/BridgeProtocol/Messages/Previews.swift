@@ -35,18 +35,22 @@ public struct PreviewList: Codable, Sendable, Hashable {
     }
 }
 
-/// `preview {threadId, port, url, expiresAt}`: the answer to `openPreview`, a single-use address on the bridge's
-/// preview origin. Opening it (before `expiresAt`, seconds since 1970) exchanges the ticket for a cookie on that
-/// origin.
+/// `preview {threadId, port, url, expiresAt, ticket}`: the answer to `openPreview`, a single-use ticket for the
+/// bridge's preview port. Opening `/.codex-bridge/open?ticket=…` there (before `expiresAt`, seconds since 1970)
+/// exchanges it for a cookie of the preview's own origin. A client builds that address itself from `ticket` and
+/// `helloAck.previewPort`; `url` is the same address as the bridge names it, for clients that predate `ticket`.
 public struct PreviewOpened: Codable, Sendable, Hashable {
     public var threadId: String
     public var port: Int
     public var url: String
     public var expiresAt: Double
-    public init(threadId: String, port: Int, url: String, expiresAt: Double) {
+    /// `ID.SECRET`, base64url on both sides; absent from bridges that predate it.
+    public var ticket: String?
+    public init(threadId: String, port: Int, url: String, expiresAt: Double, ticket: String? = nil) {
         self.threadId = threadId
         self.port = port
         self.url = url
         self.expiresAt = expiresAt
+        self.ticket = ticket
     }
 }

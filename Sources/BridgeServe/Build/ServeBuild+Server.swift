@@ -105,7 +105,8 @@ extension ServeBuild {
     /// when its device is revoked, deleted, loses `operate` or cannot be read.
     static func previewProxy(state: State, tls: TLS, core: Core, logger: Logger) -> PreviewProxy {
         var configuration = PreviewProxy.Configuration(
-            host: state.pairing.host, port: state.previewPort, tls: tls.source.map { source in { @Sendable in source.current() } })
+            host: state.pairing.host, port: state.previewPort, originPorts: state.originPorts,
+            tls: tls.source.map { source in { @Sendable in source.current() } })
         configuration.checkInterval = .seconds(1)
         return PreviewProxy(
             configuration: configuration, previews: core.previews, logger: logger,

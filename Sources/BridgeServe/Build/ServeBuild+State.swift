@@ -16,8 +16,10 @@ extension ServeBuild {
         var pairing: ServePairing
         let storage: HubStorage
         let uploads: UploadStore
-        /// The preview origin's port (the main port + 1 unless `--preview-port` says otherwise).
+        /// The preview port (the main port + 1 unless `--preview-port` says otherwise), where tickets are exchanged.
         let previewPort: Int
+        /// The preview origins' ports: the `--preview-origins` ports after the preview port (0s when it is 0).
+        let originPorts: [Int]
         /// With `--confirm-pairing` on a terminal, serve asks y/N itself (``ServePairingPrompt``) about these.
         let prompting: Bool
         let asked: (stream: AsyncStream<PairingRequestRecord>, continuation: AsyncStream<PairingRequestRecord>.Continuation)
@@ -26,7 +28,7 @@ extension ServeBuild {
     /// Checks the ports and codex, prepares the state directory and its secrets, resolves the roots, opens the
     /// pairing, the journal and the uploads directory.
     static func prepareState(_ settings: ServeSettings, paths: StatePaths, logger: Logger) async throws -> State {
-        let previewPort = try await checkStartup(settings, paths: paths)
+        let (previewPort, originPorts) = try await checkStartup(settings, paths: paths)
         try prepareFiles(paths, logger: logger)
         let roots: WorkspaceRoots
         do {
@@ -53,12 +55,13 @@ extension ServeBuild {
         }
         return State(
             paths: paths, roots: roots, pairing: pairing, storage: storage, uploads: uploads, previewPort: previewPort,
-            prompting: prompting, asked: asked)
+            originPorts: originPorts, prompting: prompting, asked: asked)
     }
 
     /// A port in use is one clear line before any other output (the bind itself comes after the startup logs), and
-    /// so is an explicit codex that cannot be run (a startup error, not a retry loop). Returns the preview port.
-    static func checkStartup(_ settings: ServeSettings, paths: StatePaths) async throws -> Int {
+    /// so is an explicit codex that cannot be run (a startup error, not a retry loop). Returns the preview port and
+    /// the preview origins' ports.
+    static func checkStartup(_ settings: ServeSettings, paths: StatePaths) async throws -> (previewPort: Int, originPorts: [Int]) {
         let host = settings.listen.host
         let checked = host.lowercased() != "tailscale"
         if settings.listen.port != 0, checked, PortProbe.bindError(host: host, port: settings.listen.port) == EADDRINUSE {
@@ -67,7 +70,28 @@ extension ServeBuild {
         let previewPort = settings.previewPort ?? (settings.listen.port == 0 ? 0 : settings.listen.port + 1)
         if previewPort != 0, checked, PortProbe.bindError(host: host, port: previewPort) == EADDRINUSE {
             throw ServeError(
-                .state, .portInUse, "port \(previewPort), the preview origin's, is already in use; choose another with --preview-port PORT")
+                .state, .portInUse, "port \(previewPort), the preview port, is already in use; choose another with --preview-port PORT")
+        }
+        let originPorts =
+            previewPort == 0
+            ? Array(repeating: 0, count: settings.previewOrigins) : Array((previewPort + 1)...(previewPort + settings.previewOrigins))
+        if settings.listen.port != 0, originPorts.contains(settings.listen.port) || previewPort == settings.listen.port {
+            throw ServeError(
+                .state, .previewPorts,
+                "the preview port \(previewPort) and the \(settings.previewOrigins) ports after it would include the --listen port \(settings.listen.port); choose another --preview-port"
+            )
+        }
+        if let last = originPorts.last, last > 65_535 {
+            throw ServeError(
+                .state, .previewPorts,
+                "the \(settings.previewOrigins) preview origins after --preview-port \(previewPort) would end at port \(last), past 65535; choose a lower --preview-port or fewer --preview-origins"
+            )
+        }
+        for port in originPorts where port != 0 && checked && PortProbe.bindError(host: host, port: port) == EADDRINUSE {
+            throw ServeError(
+                .state, .portInUse,
+                "port \(port), one of the preview origins' (the \(settings.previewOrigins) ports after --preview-port \(previewPort)), is already in use; choose others with --preview-port PORT or --preview-origins N"
+            )
         }
         if let codex = settings.codex, codex.contains("/") {
             do {
@@ -76,7 +100,7 @@ extension ServeBuild {
                 throw ServeError(.state, .codexUnavailable, error.message)
             }
         }
-        return previewPort
+        return (previewPort, originPorts)
     }
 
     /// The state directory (0700), the secrets this bridge owns kept 0600 (tightened, and said so; one owned by

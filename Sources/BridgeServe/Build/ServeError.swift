@@ -7,8 +7,10 @@ package struct ServeError: Error, CustomStringConvertible, Equatable {
     }
 
     package enum Code: String, Sendable {
-        /// The listen or preview port is taken.
+        /// The listen or preview port, or a preview origin's, is taken.
         case portInUse = "port_in_use"
+        /// The preview origins' ports would run past 65535, or include the listen port.
+        case previewPorts = "preview_ports"
         /// `--codex PATH` cannot be run.
         case codexUnavailable = "codex_unavailable"
         /// The state directory, a secret in it, the database or the uploads directory cannot be prepared.

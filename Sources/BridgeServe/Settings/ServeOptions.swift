@@ -12,6 +12,7 @@ package struct ServeOptions: Equatable, Sendable {
     package var maxMessageBytes: Int?
     package var maxUploadBytes: Int?
     package var previewPort: Int?
+    package var previewOrigins: Int?
     package var pingInterval: Double?
     package var requestHeadTimeout: Double?
     package var maxUnauthenticated: Int?

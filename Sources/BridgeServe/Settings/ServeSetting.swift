@@ -21,6 +21,8 @@ package enum ServeSetting: String, CaseIterable, Sendable {
     case maxUploadBytes = "max_upload_bytes"
     /// The preview origin's port (BridgePreview).
     case previewPort = "preview_port"
+    /// How many preview origins (ports after the preview port), one per preview.
+    case previewOrigins = "preview_origins"
     case pingInterval = "ping_interval"
     case requestHeadTimeout = "request_head_timeout"
     case maxUnauthenticated = "max_unauthenticated"
@@ -116,6 +118,12 @@ package enum ServeSetting: String, CaseIterable, Sendable {
                 flag: "preview-port", value: .integer(\.previewPort, .init(range: 0...65_535, unit: "port")),
                 help: "Port of the preview origin (a thread's dev server, shown through the bridge); same addresses and TLS as --listen",
                 valueName: "port", defaultText: "the --listen port + 1 (0 when that is 0)", defaultIsLiteral: false)
+        case .previewOrigins:
+            ServeSettingDescriptor(
+                flag: "preview-origins", value: .integer(\.previewOrigins, .init(range: 1...256, unit: "ports")),
+                help:
+                    "How many previews may be open at once, each on an origin of its own: the ports after --preview-port (any free ports when it is 0)",
+                valueName: "n", defaultText: "\(defaults.previewOrigins)")
         case .pingInterval:
             ServeSettingDescriptor(
                 flag: "ping-interval", value: .seconds(\.pingInterval, .init(range: 0.1...3600.0, unit: seconds, also: 0)),

@@ -9,6 +9,8 @@ package struct ServeSettings: Equatable {
     package var maxUploadBytes = 20 << 20
     /// `--preview-port`; nil: the listen port + 1 (0 when that is 0).
     package var previewPort: Int?
+    /// `--preview-origins`: the preview origins, on the ports after the preview port.
+    package var previewOrigins = 16
     package var pingInterval: Double = 20
     package var logLevel = "info"
     package var logFormat = "text"
@@ -56,6 +58,7 @@ package struct ServeSettings: Equatable {
         maxMessageBytes = options.maxMessageBytes ?? maxMessageBytes
         maxUploadBytes = options.maxUploadBytes ?? maxUploadBytes
         previewPort = options.previewPort ?? previewPort
+        previewOrigins = options.previewOrigins ?? previewOrigins
         pingInterval = options.pingInterval ?? pingInterval
         logLevel = options.logLevel ?? logLevel
         logFormat = options.logFormat ?? logFormat

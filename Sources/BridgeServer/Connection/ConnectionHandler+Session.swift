@@ -116,7 +116,7 @@ extension ConnectionHandler {
                 version: version, ok: true, server: server, versions: Array(ProtocolVersion.supported),
                 deviceId: principal.deviceId, deviceToken: newDeviceToken, lastSeq: opening.lastSeq, resume: opening.resume,
                 restoredSubscriptions: opening.restoredSubscriptions, policy: opening.policy, scopes: session.scopes,
-                machines: opening.machines
+                machines: opening.machines, previewPort: opening.previewPort
             )
             BridgeMetrics.shared.handshake(ack)
             session.send(.helloAck(ack))

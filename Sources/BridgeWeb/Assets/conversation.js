@@ -217,7 +217,7 @@ export function conversationView({ session, thread, announce, unreachable, imple
     const card = commandCard(run, {
       stop: (r) => session.request('stopCommand', { threadId, runId: r.runId }),
       onLayout,
-      preview: (port) => openPreview((kind, fields) => session.request(kind, { threadId, ...fields }), port),
+      preview: (port) => openPreview((kind, fields) => session.request(kind, { threadId, ...fields }), port, session.previewPort),
     });
     commandCards.set(run.runId, card);
     el.insertBefore(card.el, pendingEls.parentNode === el ? pendingEls : null);

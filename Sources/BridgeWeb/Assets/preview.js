@@ -1,16 +1,35 @@
-// Preview (issue 35): the workstation's dev servers of this thread (`listPreviews`), each opened in a new tab on the
-// bridge's preview origin (`openPreview`: a single-use link that becomes a cookie there, for this phone only), from
-// the thread's Preview sheet or from a `!command` card whose output names a local URL.
+// Preview (issue 35): the workstation's dev servers of this thread (`listPreviews`), each opened in a new tab on its
+// own origin of the bridge (`openPreview`: a single-use ticket, exchanged on the bridge's preview port for a cookie
+// of that preview's origin, for this phone only), from the thread's Preview sheet or from a `!command` card whose
+// output names a local URL.
+// The tab's address is built here from the ticket alone, on the preview port this bridge named in its helloAck:
+// nothing else of the answer (which a linked workstation could have written) chooses where the tab goes.
 // The new tab never gets a handle on this page (its opener is cut before it leaves about:blank), and the preview
-// origin serves nothing of the bridge.
+// ports serve nothing of the bridge.
 import { h, clear } from './dom.js';
 import { toast, describeError } from './ui.js';
 
-/** The link of `openPreview` on the host this page reached the bridge by (the bridge names its own). */
-export function previewAddress(url, here = window.location) {
-  const address = new URL(url);
-  address.hostname = here.hostname;
+/** An `openPreview` ticket: `ID.SECRET`, base64url on both sides. */
+const TICKET = /^[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * The address that opens a preview: `ticket` on the bridge's preview port (`helloAck.previewPort`), on the host
+ * this page reached the bridge by. Throws when the ticket or the port is not of the shape they must have.
+ */
+export function previewAddress(ticket, previewPort, here = window.location) {
+  if (typeof ticket !== 'string' || !TICKET.test(ticket)) throw new Error('the bridge sent a preview ticket of the wrong shape');
+  if (!Number.isInteger(previewPort) || previewPort < 1 || previewPort > 65535) throw new Error('this bridge serves no previews');
+  const address = new URL(here.origin);
+  address.port = String(previewPort);
+  address.pathname = '/.codex-bridge/open';
+  address.search = `?ticket=${ticket}`;
   return address.href;
+}
+
+/** A refusal in the bridge's words where they say what to do (which port, which folder), else the usual ones. */
+export function previewError(err) {
+  const own = err && !err.scope && ['not_found', 'forbidden', 'failed'].includes(err.code) && err.message;
+  return own || describeError(err);
 }
 
 /** The local ports a command's output names as URLs (`http://localhost:5173/`, `127.0.0.1`, `[::1]`, `0.0.0.0`). */
@@ -25,20 +44,21 @@ export function localPorts(text) {
 
 /**
  * Opens the preview of `port` in a new tab: the tab is opened now, while the tap counts as the person's (one
- * opened after the answer would be blocked), and its opener is cut before it leaves about:blank. Resolves to
- * nothing, or to the link when tabs are blocked (the caller shows it). A refusal is a toast.
+ * opened after the answer would be blocked), and its opener is cut before it leaves about:blank. `previewPort`:
+ * the bridge's (helloAck). Resolves to nothing, or to the link when tabs are blocked (the caller shows it). A
+ * refusal is a toast.
  */
-export async function openPreview(request, port) {
+export async function openPreview(request, port, previewPort) {
   const tab = window.open('about:blank', '_blank');
   try {
     const opened = await request('openPreview', { port });
-    const address = previewAddress(opened.url);
+    const address = previewAddress(opened.ticket, previewPort);
     if (!tab) return address;
     tab.opener = null;
     tab.location.replace(address);
   } catch (err) {
     if (tab) tab.close();
-    toast(`No preview: ${err && err.code === 'not_found' ? err.message : describeError(err)}`);
+    toast(`No preview: ${previewError(err)}`);
   }
   return undefined;
 }
@@ -49,10 +69,10 @@ export function previewLink(address, port) {
 }
 
 /**
- * The sheet behind the thread's Preview action. `request(kind, fields)` sends a request for this thread.
- * Returns {el, open, close}.
+ * The sheet behind the thread's Preview action. `request(kind, fields)` sends a request for this thread;
+ * `previewPort()` is the bridge's preview port (helloAck). Returns {el, open, close}.
  */
-export function previewSheet({ request }) {
+export function previewSheet({ request, previewPort }) {
   const status = h('p', { class: 'preview-status', attrs: { role: 'status', 'aria-live': 'polite' } });
   const list = h('ul', { class: 'preview-list', attrs: { 'aria-label': 'Servers' } });
   const refresh = h('button', { type: 'button', class: 'text-button', text: 'Refresh' });
@@ -74,7 +94,7 @@ export function previewSheet({ request }) {
       status.textContent = servers.length ? '' : 'No server is running in this thread’s folder. Ask Codex to start one (e.g. npm run dev).';
       for (const server of servers) list.append(row(server));
     } catch (err) {
-      status.textContent = `No preview: ${describeError(err)}`;
+      status.textContent = `No preview: ${previewError(err)}`;
     } finally {
       loading = false;
     }
@@ -91,7 +111,7 @@ export function previewSheet({ request }) {
 
   async function openServer(server, button) {
     button.disabled = true;
-    const blocked = await openPreview(request, server.port);
+    const blocked = await openPreview(request, server.port, previewPort());
     button.disabled = false;
     // Tabs blocked: a link the person taps (still single-use, two minutes).
     if (blocked) list.append(h('li', { class: 'preview-row' }, previewLink(blocked, server.port)));

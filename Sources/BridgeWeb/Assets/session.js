@@ -45,6 +45,7 @@ export class Session {
     this.serverName = '';
     this.deviceId = null;
     this.pushPublicKey = null; // the bridge's VAPID key (helloAck.server.pushPublicKey); null: no push
+    this.previewPort = null; // where this bridge's previews open (helloAck.previewPort); null: it serves none
     this.nextCursor = null; // listThreads' cursor for the next (older) page
     this.listError = null; // why the list could not be read, in words
     this.status = 'connecting';
@@ -155,6 +156,7 @@ export class Session {
     this.serverName = server.name || this.serverName;
     this.deviceId = ack.deviceId || null;
     this.pushPublicKey = typeof server.pushPublicKey === 'string' ? server.pushPublicKey : null;
+    this.previewPort = Number.isInteger(ack.previewPort) ? ack.previewPort : null;
     setScopes(ack.scopes);
     setMachines(ack.machines, server.id, server.name);
     for (const m of machines()) if (m.state === 'online' && this.held.waiting(m.id)) this.held.flush(m.id);

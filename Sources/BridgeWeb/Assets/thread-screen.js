@@ -93,7 +93,10 @@ export function threadScreen(ctx, threadId) {
     models: () => session.request('listModels', {}).then((a) => a.models || []),
     onSaved() { toast('Settings saved for the next turns.'); sheetHidden(); },
   });
-  const previewer = previewSheet({ request: (kind, fields) => session.request(kind, { threadId, ...fields }) });
+  const previewer = previewSheet({
+    request: (kind, fields) => session.request(kind, { threadId, ...fields }),
+    previewPort: () => session.previewPort,
+  });
   const tools = toolsSheet({
     request: (kind, fields) => session.request(kind, { threadId, ...fields }),
     onShow: sheetShown,
