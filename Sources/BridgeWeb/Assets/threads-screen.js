@@ -11,7 +11,7 @@ import { archivedSection } from './archived-list.js';
 import { machineChip, machineFilter, shownByFilter } from './fleet-view.js';
 import { isFleet, isOffline, machineOf, machineName, rootsFor } from './fleet.js';
 import { pendingItems } from './inbox.js';
-import { KINDS, unanswered } from './pending.js';
+import { KINDS, unanswered, threadWaitingFor } from './pending.js';
 import { may } from './scopes.js';
 import { usageLine, tokenLine, localDate } from './thread-extras.js';
 
@@ -24,7 +24,11 @@ const STATE = {
 
 function stateOf(store, t) {
   if (isFleet() && isOffline(machineOf(t))) return STATE.offline; // its machine is unreachable: nothing is known now
-  if (store.isRunning(t)) return STATE.running;
+  if (store.isRunning(t)) {
+    // A turn that waits on the person is not Codex working: say what it waits for.
+    const waiting = threadWaitingFor(t);
+    return waiting ? ['asks', waiting] : STATE.running;
+  }
   if (t.lastTurnStatus === 'failed' || t.status === 'systemError') return STATE.failed;
   return STATE.idle;
 }
