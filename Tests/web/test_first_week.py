@@ -7,8 +7,10 @@ import time
 
 from playwright.sync_api import expect
 
+import conftest
+
 from test_accessibility import Audit
-from webutil import pair, start_thread
+from webutil import CHROMIUM, IPHONE_UA, pair, pairing_url, start_thread
 
 
 def start_untrusted(phone, prompt):
@@ -72,3 +74,80 @@ def test_the_restart_countdown_counts_down(web_bridge_factory, model, phone):
     model.open_gate(0)
     stopper.join(60)
     assert not phone.errors
+
+
+COVERS = """() => {
+    const boxes = [...document.querySelectorAll('.toast')].map((t) => t.getBoundingClientRect());
+    const controls = [...document.querySelectorAll('.composer button, .composer textarea, .jump, .fab-bar button')]
+        .filter((c) => c.getClientRects().length && !c.hidden);
+    const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    return controls.filter((c) => boxes.some((b) => hit(b, c.getBoundingClientRect())))
+        .map((c) => c.getAttribute('aria-label') || c.textContent.trim() || c.tagName);
+}"""
+
+
+def test_a_toast_covers_no_control_and_stays_with_its_thread(web_bridge, model, phone):
+    """A toast sat 90 px above the bottom whatever was there: over a composer grown by a long draft. It goes
+    above the composer now; and a toast about thread A is gone once thread B is open."""
+    model.queue({"kind": "message", "text": "first done"}, {"kind": "message", "text": "second done"})
+    page = phone.page
+    pair(phone, web_bridge)
+    start_thread(phone, "thread B")
+    expect(page.locator(".msg.agent")).to_have_text("first done")
+    phone.button("Back").click()
+    start_thread(phone, "thread A")
+    expect(page.locator(".msg.agent")).to_have_text("second done")
+    box = page.locator(".composer").get_by_label("Message")
+    box.fill("a draft\nof several\nlines that\nmake the\ncomposer\ngrow tall")
+    page.get_by_role("button", name="More").click()
+    page.get_by_role("menuitem", name="Settings").click()
+    page.get_by_label("Approvals", exact=True).select_option("auto_review")
+    phone.button("Save").click()
+    toast = page.get_by_role("alert").filter(has_text="Settings saved")
+    expect(toast).to_be_visible()
+    assert page.evaluate(COVERS) == []
+    phone.shot("first-week-toast")
+    page.emulate_media(color_scheme="dark")
+    phone.shot("first-week-toast-dark")
+    page.emulate_media(color_scheme="light")
+    # Thread B opened while the toast about A is still up (it lasts 4 s): it is not shown over B.
+    phone.button("Back").click()
+    page.locator(".thread-row").filter(has_text="thread B").click()
+    expect(page.locator(".msg.agent")).to_have_text("first done")
+    expect(page.locator(".toast")).to_have_count(0, timeout=1000)
+    assert not phone.errors
+
+
+PIXEL_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 "
+            "Mobile Safari/537.36")
+HTTPS_SENTENCE = ("Notifications need https, and this page came over plain http: run codex-bridge serve --tls on the "
+                  "workstation and scan the first code it prints.")
+
+
+def test_notifications_on_plain_http_say_the_command_that_gives_https(web_bridge, browser):
+    """http://workstation.test (mapped to 127.0.0.1 inside the browser) is no secure context: no push. The thread
+    list says so in one sentence with the command, on Android and on an iPhone (which was told to add the app to
+    the Home Screen, which gives no push over http either)."""
+    b = browser.browser_type.launch(executable_path=CHROMIUM, args=[
+        "--no-sandbox", "--host-resolver-rules=MAP workstation.test 127.0.0.1"])
+    try:
+        for name, agent in (("android", PIXEL_UA), ("iphone", IPHONE_UA)):
+            for scheme in ("light", "dark"):
+                context = b.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                                        user_agent=agent, color_scheme=scheme)
+                context.route(re.compile(r"^(?!(https?|wss?)://(127\.0\.0\.1|workstation\.test)(:\d+)?/).*"),
+                              lambda r: r.abort())
+                page = context.new_page()
+                errors = []
+                page.on("pageerror", lambda e: errors.append(str(e)))
+                page.goto(pairing_url(web_bridge).replace("127.0.0.1", "workstation.test"))
+                expect(page.get_by_role("status")).to_have_text("Connected")
+                bar = page.locator(".notify-bar")
+                expect(bar).to_be_visible()
+                expect(bar.locator(".notify-text")).to_have_text(HTTPS_SENTENCE)
+                expect(bar.locator("code")).to_have_text("codex-bridge serve --tls")
+                page.screenshot(path=str(conftest.ARTIFACTS / f"first-week-http-notify-{name}-{scheme}.png"))
+                assert not errors, errors
+                context.close()
+    finally:
+        b.close()

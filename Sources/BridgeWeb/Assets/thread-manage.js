@@ -52,6 +52,6 @@ export async function archiveThread({ request, store, thread }) {
     return false;
   }
   store.commit(thread, [{ set: { archived: true } }, { list: true }]);
-  toast(`Archived “${(thread.name || thread.preview || 'thread').slice(0, 60)}”.`);
+  toast(`Archived “${(thread.name || thread.preview || 'thread').slice(0, 60)}”.`, { follows: true }); // said as the app goes back to the list
   return true;
 }

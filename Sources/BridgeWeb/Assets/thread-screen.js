@@ -81,7 +81,7 @@ export function threadScreen(ctx, threadId) {
   });
   const deleter = deleteForm({
     request: (kind, fields) => session.request(kind, { threadId, ...fields }),
-    onDeleted() { deleted = true; store.forget(threadId); toast('Thread deleted.'); ctx.back('#/'); },
+    onDeleted() { deleted = true; store.forget(threadId); toast('Thread deleted.', { follows: true }); ctx.back('#/'); },
   });
   const reverter = revertForm({
     request: (kind, fields) => session.request(kind, { threadId, ...fields }),
@@ -161,7 +161,7 @@ export function threadScreen(ctx, threadId) {
       // Deleted elsewhere (another phone, the desk): nothing left to show.
       // Reverted (here or elsewhere): its later turns are gone; read it again.
       case 'reverted': reverted.show(); reverter.close(); load(); return;
-      case 'deleted': if (!deleted) { deleted = true; toast('This thread was deleted.'); ctx.back('#/'); } return;
+      case 'deleted': if (!deleted) { deleted = true; toast('This thread was deleted.', { follows: true }); ctx.back('#/'); } return;
       default: if (!talk.apply(change)) return;
     }
     renderHeader();
