@@ -151,3 +151,40 @@ def test_notifications_on_plain_http_say_the_command_that_gives_https(web_bridge
                 context.close()
     finally:
         b.close()
+
+
+def test_thread_titles_are_a_name_or_a_first_line_with_a_preview_line(web_bridge, model, phone_factory):
+    """A prompt of several lines titled its row whole (clamped mid-sentence); now the title is its first line and
+    the row's line says the rest, or the last answer once this phone has seen it; a renamed thread keeps its name
+    as the title and its prompt as the line."""
+    model.queue({"kind": "message", "text": "Parsed in **UTC** now."}, {"kind": "message", "text": "README done."})
+    phone = phone_factory()
+    page = phone.page
+    pair(phone, web_bridge)
+    start_thread(phone, "  fix the date parser\n\nIt assumes local time;\nuse UTC throughout.")
+    expect(page.locator(".msg.agent")).to_contain_text("Parsed in UTC now.")
+    expect(page.get_by_role("heading", level=1)).to_have_text("fix the date parser")
+    phone.button("Back").click()
+    start_thread(phone, "update the README\nwith the new flags")
+    expect(page.locator(".msg.agent")).to_contain_text("README done.")
+    phone.button("More").click()
+    page.get_by_role("menuitem", name="Rename", exact=True).click()
+    expect(page.get_by_label("Thread name")).to_have_value("update the README")
+    page.get_by_label("Thread name").fill("Docs for the flags")
+    phone.button("Save").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Docs for the flags")
+    phone.button("Back").click()
+    rows = page.locator(".thread-row")
+    expect(rows.locator(".row-title")).to_have_text(["Docs for the flags", "fix the date parser"])
+    expect(rows.locator(".row-answer")).to_have_text(["README done.", "Parsed in UTC now."])
+    # A phone that never opened them: the title and what the first message says beyond it.
+    other = phone_factory(color_scheme="dark")
+    pair(other, web_bridge)
+    others = other.page.locator(".thread-row")
+    expect(others.locator(".row-title")).to_have_text(["Docs for the flags", "fix the date parser"])
+    expect(others.locator(".row-answer")).to_have_text(["update the README with the new flags",
+                                                        "It assumes local time; use UTC throughout."])
+    audit = Audit(other)
+    audit("first-week-titles")
+    assert not audit.found, audit.found
+    assert not phone.errors and not other.errors

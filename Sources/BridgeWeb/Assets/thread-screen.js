@@ -16,6 +16,7 @@ import { rootsFor, watchFleet } from './fleet.js';
 import { whereLine, machineNote } from './fleet-view.js';
 import { conversationView } from './conversation.js';
 import { composerView } from './composer.js';
+import { threadTitle } from './thread-title.js';
 
 /** Turns read at once when a thread opens, and per earlier page. */
 const TURNS_PER_PAGE = 6;
@@ -49,7 +50,7 @@ export function threadScreen(ctx, threadId) {
     { label: 'Tools', onSelect: () => { closeSheets(); tools.open(); }, title: 'MCP servers and hooks: why a tool is there or missing' },
     { label: 'Revert', onSelect: () => { closeSheets(); reverter.open(thread); sheetShown(); }, title: 'Remove the last turns from the conversation (files stay as they are)', scope: 'operate' },
     { label: 'Compact', onSelect: compact, title: 'Codex summarises the conversation to free its context', scope: 'operate' },
-    { label: 'Rename', onSelect: () => { closeSheets(); renamer.open(thread.name || thread.preview); sheetShown(); }, title: 'Give the thread a name', scope: 'operate' },
+    { label: 'Rename', onSelect: () => { closeSheets(); renamer.open(threadTitle(thread)); sheetShown(); }, title: 'Give the thread a name', scope: 'operate' },
     { label: 'Archive', onSelect: archive, title: 'Take the thread out of the list', scope: 'operate' },
     { label: 'Delete', onSelect: () => { closeSheets(); deleter.open(); sheetShown(); }, title: 'Remove the thread for good', scope: 'operate' },
   ] });
@@ -137,8 +138,8 @@ export function threadScreen(ctx, threadId) {
   }
 
   function renderHeader() {
-    head.setTitle(thread.name || thread.preview || 'Thread');
-    document.title = `${thread.name || thread.preview || 'Thread'} · Codex Bridge`;
+    head.setTitle(threadTitle(thread) || 'Thread');
+    document.title = `${threadTitle(thread) || 'Thread'} · Codex Bridge`;
     head.setSubtitle(whereLine(thread, displayPath(thread.cwd, rootsFor(thread, session.policy.roots))));
     machine.update();
     goal.update(thread.goal);
@@ -194,7 +195,7 @@ export function threadScreen(ctx, threadId) {
 
   return {
     el,
-    title: () => thread.name || thread.preview || 'Thread',
+    title: () => threadTitle(thread) || 'Thread',
     reload() { if (!thread.loaded) load(); },
     onStatus(s) {
       const now = s === 'offline';

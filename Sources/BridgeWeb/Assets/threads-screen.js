@@ -14,6 +14,7 @@ import { pendingItems } from './inbox.js';
 import { KINDS, unanswered, threadWaitingFor } from './pending.js';
 import { may } from './scopes.js';
 import { usageLine, tokenLine, localDate } from './thread-extras.js';
+import { threadTitle, rowPreview } from './thread-title.js';
 
 const STATE = {
   running: ['running', 'Running'],
@@ -94,13 +95,14 @@ export function threadsScreen(ctx) {
     const [cls, label] = (depth && subAgentOf(t)) || stateOf(store, t);
     const pending = unanswered(t, KINDS.approval);
     const where = displayPath(t.cwd, rootsFor(t, ctx.session.policy.roots));
-    const title = depth ? `${agentName(t.agentNickname, t.agentRole)}: ${t.name || t.preview || 'sub-agent'}` : t.name || t.preview || '(no prompt yet)';
+    const title = depth ? `${agentName(t.agentNickname, t.agentRole)}: ${threadTitle(t) || 'sub-agent'}` : threadTitle(t) || '(no prompt yet)';
+    const line = snippetOf(t) || rowPreview(t);
     return h('li', { class: depth ? 'sub-agent-row' : null }, h('a', { class: `thread-row ${cls}`, href: `#/t/${encodeURIComponent(t.id)}` },
       h('div', { class: 'row-top' },
         h('span', { class: 'row-title', text: title }),
         goalChip(t.goal),
         pending ? h('span', { class: 'badge', text: pending === 1 ? '1 approval' : `${pending} approvals` }) : null),
-      snippetOf(t) ? h('p', { class: 'row-answer row-snippet', text: snippetOf(t) }) : t.lastAnswer ? h('p', { class: 'row-answer', text: t.lastAnswer }) : null,
+      line ? h('p', { class: ['row-answer', snippetOf(t) && 'row-snippet'], text: line }) : null,
       h('div', { class: 'row-meta' },
         machineChip(t),
         h('span', { class: `state ${cls}` }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), label),
