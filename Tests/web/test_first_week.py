@@ -188,3 +188,34 @@ def test_thread_titles_are_a_name_or_a_first_line_with_a_preview_line(web_bridge
     audit("first-week-titles")
     assert not audit.found, audit.found
     assert not phone.errors and not other.errors
+
+
+LONG = "\n\n".join(f"Paragraph {i}: the parser now reads every date as UTC and the tests cover it." for i in range(40))
+USAGE = {"input_tokens": 98_000, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 40,
+         "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 98_040}
+
+
+def test_the_context_meter_stays_in_sight_with_one_number(web_bridge, model, phone):
+    """The context meter sat at the top of the conversation and scrolled away in a long thread; it said three
+    numbers. It stays in sight at the end of a long thread and says how much context is left, in one number."""
+    model.queue({"kind": "message", "text": LONG}, {"kind": "message", "text": LONG, "usage": USAGE})
+    page = phone.page
+    pair(phone, web_bridge)
+    start_thread(phone, "explain the parser")
+    expect(page.locator(".msg.agent")).to_have_count(1)
+    page.get_by_label("Message").fill("and again")
+    phone.button("Send").click()
+    expect(page.locator(".msg.agent")).to_have_count(2)
+    expect(page.locator(".turn-footer .working")).to_have_count(0, timeout=30_000)
+    assert page.evaluate("document.documentElement.scrollHeight") > 3 * 844  # a long thread, seen at its end
+    meter = page.locator(".context-meter")
+    expect(meter).to_have_text(re.compile(r"^\d{1,3}% context left$"))
+    expect(meter).to_be_in_viewport()
+    left = int(re.match(r"\d+", meter.inner_text()).group(0))
+    assert 40 <= left <= 80, left  # 98k of a window of a few hundred k
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight / 2)")
+    expect(meter).to_be_in_viewport()
+    audit = Audit(phone)
+    audit("first-week-context")
+    assert not audit.found, audit.found
+    assert not phone.errors

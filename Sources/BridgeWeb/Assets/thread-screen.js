@@ -63,9 +63,9 @@ export function threadScreen(ctx, threadId) {
   async function archive() {
     if (await archiveThread({ request: (kind, fields) => session.request(kind, { threadId, ...fields }), store, thread })) ctx.back('#/');
   }
-  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [menu.el] });
+  const meter = contextMeter(); // in the header: in sight however long the thread
+  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [menu.el], aside: meter.el });
   const goal = goalLine();
-  const meter = contextMeter();
   // Goal and Rename open at the end of the thread, above the composer: the view goes there, and stays at the end
   // when they close.
   const sheetShown = () => talk.scrollToEnd(false);
@@ -112,7 +112,7 @@ export function threadScreen(ctx, threadId) {
   const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el, reverter.el, tools.el, previewer.el);
   const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable });
   const machine = machineNote(thread); // its machine unreachable (issue 33)
-  const main = h('main', { class: 'thread-main' }, machine.el, reverted.el, goal.el, meter.el, subAgents.el, talk.placeholder, talk.el);
+  const main = h('main', { class: 'thread-main' }, machine.el, reverted.el, goal.el, subAgents.el, talk.placeholder, talk.el);
   const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, talk.jump, composer.form, composer.note, announcer);
 
   // "Implement this plan": the follow-up runs in default mode, and the thread stays there.

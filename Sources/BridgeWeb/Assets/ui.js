@@ -3,13 +3,16 @@
 import { h, icon } from './dom.js';
 import { machineName } from './fleet.js';
 
-/** A screen header. `back`: a function (shows a Back button); `actions`: extra nodes at the right end. */
-export function header(ctx, { title, subtitle, back, actions = [] }) {
+/**
+ * A screen header. `back`: a function (shows a Back button); `actions`: extra nodes at the right end; `aside`: a
+ * node beside the subtitle (the thread's context meter).
+ */
+export function header(ctx, { title, subtitle, back, actions = [], aside = null }) {
   const titleEl = h('h1', { class: 'title', text: title || '', tabIndex: -1 });
   const subEl = h('p', { class: 'subtitle', text: subtitle || '', hidden: !subtitle });
   const bar = h('header', { class: 'bar' },
     back ? h('button', { type: 'button', class: 'icon-button back', attrs: { 'aria-label': 'Back' }, on: { click: back } }, icon('back')) : null,
-    h('div', { class: 'titles' }, titleEl, subEl),
+    h('div', { class: ['titles', aside && 'with-aside'] }, titleEl, subEl, aside),
     ctx.indicator,
     ...actions);
   return {
