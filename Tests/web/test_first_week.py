@@ -219,3 +219,55 @@ def test_the_context_meter_stays_in_sight_with_one_number(web_bridge, model, pho
     audit("first-week-context")
     assert not audit.found, audit.found
     assert not phone.errors
+
+
+REDUCED_UA = ("Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile "
+              "Safari/537.36")
+CAMEL = re.compile(r"\b[a-z]{2,}[A-Z][A-Za-z]*\b")  # a request kind (runCommand, setDeviceScopes)
+SCOPE_NAMES = re.compile(r"\b(observe|operate|publish|admin)\b")  # ("run" and "approve" are words too)
+
+
+def test_the_devices_screen_in_words_and_phones_named_by_browser_and_model(web_bridge, model, phone_factory):
+    """The Devices screen said scopes by name (observe, publish), some activity by request kind (runCommand) and a
+    phone's platform as "web"; it says them in words now. A phone is named by its browser and model: a Chrome with
+    the reduced user agent ("Android 10; K") tells its model through client hints (set here through DevTools, the
+    way a real Pixel's Chrome reports itself)."""
+    model.queue({"kind": "message", "text": "ok"})
+    pixel = phone_factory()
+    cdp = pixel.context.new_cdp_session(pixel.page)
+    cdp.send("Emulation.setUserAgentOverride", {"userAgent": REDUCED_UA, "userAgentMetadata": {
+        "brands": [{"brand": "Google Chrome", "version": "126"}], "fullVersionList": [], "platform": "Android",
+        "platformVersion": "14", "architecture": "", "model": "Pixel 7", "mobile": True}})
+    pair(pixel, web_bridge)
+    admin = phone_factory()
+    page = admin.page
+    pair(admin, web_bridge, scopes="all")
+    start_thread(admin, "say ok")
+    expect(page.locator(".msg.agent")).to_have_text("ok")
+    page.get_by_label("Message").fill("!echo hi")
+    admin.button("Send").click()
+    expect(page.locator(".command-card")).to_contain_text("hi")
+    admin.button("Back").click()
+    admin.button("Devices").click()
+    cards = page.locator(".device-card")
+    expect(cards).to_have_count(2)
+    expect(cards.locator(".device-name")).to_have_text(["Safari on iPhone", "Chrome on Pixel 7"])
+    expect(cards.locator(".device-meta").first).to_contain_text("Web app")
+    expect(page.locator(".activity")).to_contain_text("Ran a command")
+    boxes = page.get_by_role("checkbox")
+    names = [b.evaluate("(b) => b.labels[0].textContent.trim()") for b in boxes.all()]
+    assert names and all(n.startswith("May ") for n in names), names
+    expect(page.get_by_role("checkbox", name="May push and open pull requests")).to_have_count(3)  # 2 cards, the pair card
+    shown = page.locator(".devices-main").inner_text()
+    assert not CAMEL.findall(shown), CAMEL.findall(shown)
+    assert not SCOPE_NAMES.findall(shown), SCOPE_NAMES.findall(shown)
+    # A scope taken away is said in words too.
+    them = cards.nth(1)
+    them.get_by_role("checkbox", name="May answer approvals and questions").uncheck()
+    expect(page.get_by_role("alert").filter(has_text="Chrome on Pixel 7 may now")).to_have_text(
+        "Chrome on Pixel 7 may now see threads, their changes and files, and start and drive threads and upload photos.")
+    page.evaluate("document.querySelectorAll('.toast').forEach((t) => t.remove())")
+    audit = Audit(admin)
+    audit("first-week-devices")
+    assert not audit.found, audit.found
+    assert not admin.errors and not pixel.errors

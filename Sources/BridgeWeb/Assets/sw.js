@@ -27,7 +27,7 @@ const SHELL = [
   'thread-manage.js', 'archived-list.js', 'context-meter.js', 'thread-housekeeping.js', 'thread-revert.js', 'collaboration-modes.js', 'tools-sheet.js',
   'fleet.js', 'fleet-view.js', 'fleet.css', 'inbox.js', 'inbox-screen.js', 'machines.js', 'machines-screen.js',
   'session.js', 'indicator.js', 'pending.js', 'pending-card.js', 'conversation.js', 'turn-window.js', 'composer.js', 'queued-list.js',
-  'preview.js', 'preview.css', 'loading-screen.js', 'routes.js', 'pairing-flow.js', 'thread-title.js',
+  'preview.js', 'preview.css', 'loading-screen.js', 'routes.js', 'pairing-flow.js', 'thread-title.js', 'device-words.js',
 ];
 const SCOPE = new URL('./', self.location.href);
 const versioned = (name) => /\.(js|css)$/.test(name);
