@@ -2,6 +2,7 @@
 (phone viewport) against the real codex and the scripted model."""
 import re
 import signal
+import subprocess
 import threading
 import time
 
@@ -10,7 +11,7 @@ from playwright.sync_api import expect
 import conftest
 
 from test_accessibility import Audit
-from webutil import CHROMIUM, IPHONE_UA, pair, pairing_url, start_thread
+from webutil import CHROMIUM, IPHONE_UA, bridge_codex_args, bridge_env, codex_bin, pair, pairing_url, start_thread
 
 
 def start_untrusted(phone, prompt):
@@ -151,6 +152,60 @@ def test_notifications_on_plain_http_say_the_command_that_gives_https(web_bridge
                 context.close()
     finally:
         b.close()
+
+
+def git(*args):
+    return subprocess.run(["git", *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_a_push_with_no_remote_says_how_to_add_one(bridge_factory, model, codex_home, workspace, tmp_path, phone):
+    """Commit, then Push in a repository whose remote went away (removed at the workstation after the panel was
+    drawn): the bridge answers no_remote and the panel says how to add one; drawn again, Push is off and the same
+    sentence stands in its place."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[user]\n\tname = Ana\n\temail = ana@example.com\n")
+    bare = tmp_path / "remote.git"
+    git("init", "-q", "--bare", str(bare))
+    git("-C", str(workspace), "remote", "add", "origin", f"file://{bare}")
+    env = bridge_env(codex_home)
+    env["HOME"] = str(home)
+    bridge = bridge_factory(name="git-state", env=env,
+                            args=["--codex", codex_bin(), "--root", str(workspace), *bridge_codex_args(model.port)])
+    model.queue({"kind": "message", "text": "Wrote the notes."})
+    page = phone.page
+    pair(phone, bridge, scopes="all")  # push needs publish
+    start_thread(phone, "write the notes")
+    expect(page.locator(".msg.agent")).to_have_text("Wrote the notes.")
+    (workspace / "notes.md").write_text("notes\n")
+    phone.button("More").click()
+    page.get_by_role("menuitem", name="Diff").click()
+    panel = page.get_by_role("region", name="Git")
+    page.get_by_label("Commit message").fill("Add the notes")
+    phone.button("Commit").click()
+    expect(panel.locator(".git-done")).to_contain_text("Committed")
+    expect(panel.locator(".git-summary")).to_have_text("No changes · not pushed yet")
+    expect(panel.locator(".git-next")).to_have_text(re.compile(r"Next: Push to origin publishes \w+\."))
+    git("-C", str(workspace), "remote", "remove", "origin")
+    panel.get_by_role("button", name="Push to origin").click()
+    help_text = ("This repository has no remote to push to: on the workstation, run git remote add origin URL with the "
+                 "URL of an empty repository (on GitHub, say), then Push.")
+    expect(panel.get_by_role("alert")).to_have_text(help_text)
+    expect(panel.get_by_role("alert").locator("code")).to_have_text("git remote add origin URL")
+    expect(panel.get_by_role("button", name="Push", exact=True)).to_be_disabled()
+    expect(panel.locator(".git-next")).to_be_hidden()  # said once
+    audit = Audit(phone)
+    audit("first-week-no-remote-refused")
+    # The screen drawn again: Push off, the sentence in place of "Next".
+    phone.button("Back").click()
+    phone.button("More").click()
+    page.get_by_role("menuitem", name="Diff").click()
+    expect(panel.locator(".git-next")).to_have_text(help_text)
+    expect(panel.get_by_role("button", name="Push", exact=True)).to_be_disabled()
+    expect(panel.locator(".git-summary")).to_have_text("No changes · no remote")
+    audit("first-week-no-remote")
+    assert not audit.found, audit.found
+    assert not phone.errors
 
 
 def test_thread_titles_are_a_name_or_a_first_line_with_a_preview_line(web_bridge, model, phone_factory):
