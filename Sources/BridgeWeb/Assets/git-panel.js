@@ -145,6 +145,9 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
     compare.hidden = !steps.pullRequest || status.pullRequest !== 'compare' || !status.compareUrl;
     if (steps.noRemote) next.replaceChildren(...noRemoteHelp());
     else next.textContent = steps.next;
+    // How to add a remote is for a device that may push; one that may not is told that (scopeAsk) instead.
+    if (steps.noRemote) next.dataset.scope = 'publish';
+    else delete next.dataset.scope;
     next.hidden = steps.noRemote ? !error.hidden : !steps.next; // once: a refused push already says it
     if (status.compareUrl) compare.href = status.compareUrl;
   }
