@@ -69,7 +69,13 @@ extension GitCheckout {
         guard name != "." else { throw GitError(.conflict, "branch \(branch) tracks a local branch; there is nothing to push to") }
         guard GitRefName.isValidRemote(name), config.value("remote.\(name).url") != nil || config.value("remote.\(name).pushurl") != nil
         else {
-            throw GitError(.badRequest, "no remote \(name.prefix(200)) in this repository")
+            // Asked for by name: the request names what is not there. Else the default has nowhere to go (a
+            // repository made with `git init`): say how to add one.
+            guard remote == nil else { throw GitError(.badRequest, "no remote \(name.prefix(200)) in this repository") }
+            throw GitError(
+                .noRemote,
+                "this repository has no remote \(name.prefix(200)) to push to: add one at the workstation (git remote add \(name.prefix(200)) URL), then push again"
+            )
         }
         if name == upstreamRemote, let merge = upstreamMerge, merge.hasPrefix("refs/heads/"),
             GitRefName.isValidBranch(String(merge.dropFirst(11)))
@@ -81,6 +87,18 @@ extension GitCheckout {
                 .conflict, "branch \(branch) has no upstream: push with setUpstream to push it to \(name)/\(branch) and track it")
         }
         return PushTarget(branch: branch, remote: name, destination: branch, setsUpstream: upstreamRemote == nil && setUpstream)
+    }
+
+    /// The remotes a push can go to (those with a URL or a push URL), in the order the configuration lists them.
+    func pushableRemotes(_ config: GitConfigSnapshot) -> [String] {
+        var names: [String] = []
+        for entry in config.entries {
+            guard let (section, remote, name) = GitConfigSnapshot.split(entry.key), section == "remote", name == "url" || name == "pushurl",
+                entry.value != nil, GitRefName.isValidRemote(remote), !names.contains(remote)
+            else { continue }
+            names.append(remote)
+        }
+        return names
     }
 
     /// The URL a push to `remote` goes to (`pushInsteadOf`/`insteadOf` applied). git pushes to every push URL

@@ -11,6 +11,8 @@ package struct GitError: Error, Sendable, Hashable, CustomStringConvertible {
         case conflict
         /// What it names does not exist (a branch).
         case notFound
+        /// A push with nowhere to go: the repository has no remote of the name it would push to (`origin`).
+        case noRemote
         /// The repository asks for something the bridge will not run (a hook, a filter, a `.git` leading elsewhere).
         case unsafeRepository
         /// A directory git made is not inside the roots (a new worktree's, which is removed again).
@@ -26,6 +28,7 @@ package struct GitError: Error, Sendable, Hashable, CustomStringConvertible {
             case .badRequest: .badRequest
             case .conflict: .conflict
             case .notFound: .notFound
+            case .noRemote: .noRemote
             case .unsafeRepository: .unsafeRepository
             case .forbiddenPath: .forbiddenPath
             case .failed: .failed

@@ -80,7 +80,8 @@ package actor GitService {
             behind: report.behind, files: files, truncated: truncated ? true : nil, root: checkout.tree.top,
             repository: checkout.tree.repository,
             pullRequest: pullRequest,
-            compareUrl: compareURL)
+            compareUrl: compareURL,
+            remotes: checkout.pushableRemotes(config))
     }
 
     /// Through `gh` when it is installed and logged in for the host; else the host's compare page.

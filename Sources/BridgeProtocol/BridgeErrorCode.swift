@@ -58,6 +58,9 @@ public struct BridgeErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cu
     /// A repository configures something the bridge will not run or honour for this request (a hook the user
     /// relies on, a filter program, a proxy or TLS setting for a push); the message names the key.
     public static let unsafeRepository = Self("unsafe_repository")
+    /// A push (`gitPush` without `remote`) has nowhere to go: the repository has no remote of the name it would
+    /// push to; the message says how to add one.
+    public static let noRemote = Self("no_remote")
     /// An outside program the request ran (git, gh) failed; the message is its own reason in one line.
     public static let failed = Self("failed")
     /// An unexpected failure inside the bridge.

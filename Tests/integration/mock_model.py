@@ -45,6 +45,8 @@ Any response may carry:
                          stays in order for the others): sub-agents post concurrently with their parent
     "served_model": "m"  the `openai-model` response header: Codex sees the request served by another model
                          (`model/rerouted`)
+    "usage": {...}       the response's token usage (default: 1 in, 1 out), e.g. {"input_tokens": 98000,
+                         "output_tokens": 40, "total_tokens": 98040, ...}: how full the context looks
 
 As a pytest helper:
 
@@ -274,7 +276,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._event({"type": "response.created", "response": {"id": rid}})
             if not self._respond(kind, spec, n):
                 return
-            self._event({"type": "response.completed", "response": {"id": rid, "usage": USAGE}})
+            self._event({"type": "response.completed", "response": {"id": rid, "usage": spec.get("usage", USAGE)}})
         except (BrokenPipeError, ConnectionResetError):
             pass
 

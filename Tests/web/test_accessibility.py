@@ -294,3 +294,21 @@ def test_reduced_motion_stops_animations(web_bridge, model, phone):
         window.scrollTo = orig; return seen; }""")
     assert "smooth" not in behaviors, behaviors
     model.open_gate(0)
+
+
+def test_axe_finds_nothing_serious_on_a_diff_with_an_empty_file(web_bridge, model, phone):
+    """Issue 46 item 5: a file whose diff has no lines (a new empty file) left an empty <pre> with an aria-label,
+    which axe-core calls aria-prohibited-attr (serious); a file with lines beside it."""
+    model.queue({"kind": "exec", "cmd": "touch empty.txt && printf 'one\\n' > one.txt"},
+                {"kind": "message", "text": "Made them."})
+    page = phone.page
+    audit = Audit(phone)
+    pair(phone, web_bridge)
+    start_thread(phone, "make two files")
+    expect(page.locator(".msg.agent")).to_have_text("Made them.")
+    phone.button("More").click()
+    page.get_by_role("menuitem", name="Diff").click()
+    expect(page.locator(".diff-file")).to_have_count(2)
+    audit("diff-empty-file")
+    assert not audit.found, "\n".join(map(str, audit.found))
+    assert not phone.errors

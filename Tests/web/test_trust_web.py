@@ -133,12 +133,13 @@ def test_the_devices_screen_of_an_admin_device(web_bridge, phone_factory):
     tablet = page.locator(f'[data-device-id="{tablet_id}"]')
     expect(tablet).to_contain_text(TABLET["name"])
     # Take `operate` away from the tablet.
-    tablet.get_by_role("checkbox", name=re.compile("^operate")).uncheck()
-    expect(page.get_by_role("alert").filter(has_text=f"{TABLET['name']} may now: observe, approve")).to_be_visible()
+    tablet.get_by_role("checkbox", name="May start and drive threads and upload photos").uncheck()
+    expect(page.get_by_role("alert").filter(has_text=f"{TABLET['name']} may now see threads, their changes and files, "
+                                                     "and answer approvals and questions.")).to_be_visible()
     listed = {d["id"]: d["scopes"] for d in cli_json(web_bridge, "devices", "list")}
     assert listed[tablet_id] == ["observe", "approve"]
     # A pairing link for another device.
-    page.locator(".pair-card").get_by_role("checkbox", name=re.compile("^operate")).uncheck()
+    page.locator(".pair-card").get_by_role("checkbox", name="May start and drive threads and upload photos").uncheck()
     light.button("Make a pairing link").click()
     link = page.locator(".pair-link").inner_text()
     assert re.fullmatch(rf"http://127\.0\.0\.1:{web_bridge.port}/#pair=v1&code=[0-9A-Z]{{10}}", link), link

@@ -286,16 +286,17 @@ def test_a_new_thread_starts_with_a_photo(web_bridge, model, phone):
 
 
 def test_the_context_meter_shows_codexs_token_count(web_bridge, model, phone_factory):
-    """Issue 34 item 3: Codex's `thread/tokenUsage/updated` becomes a line at the top of the thread (how full the
-    context is, the thread's total), kept after a reload (from the journal). Seen failing before: no such line."""
+    """Issue 34 item 3: Codex's `thread/tokenUsage/updated` becomes a line in the thread's header (how much context
+    is left; issue 46 item 5: one number, in sight), kept after a reload (from the journal). Seen failing before: no
+    such line."""
     model.queue({"kind": "message", "text": "counted"})
     phone = phone_factory(color_scheme="dark")
     pair(phone, web_bridge)
     start_thread(phone, "count my tokens")
     page = phone.page
     meter = page.locator(".context-meter")
-    expect(meter).to_contain_text("tokens used in this thread", timeout=30_000)
+    expect(meter).to_have_text(re.compile(r"^\d+% context left$"), timeout=30_000)
     phone.shot("context-meter-dark")
     page.reload()
-    expect(meter).to_contain_text("tokens used in this thread", timeout=30_000)
+    expect(meter).to_have_text(re.compile(r"^\d+% context left$"), timeout=30_000)
     assert not phone.errors

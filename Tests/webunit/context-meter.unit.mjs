@@ -7,12 +7,12 @@ test('token counts are compact', () => {
   assert.deepEqual([tokens(950), tokens(12345), tokens(1234), tokens(2_500_000), tokens(-1)], ['950', '12k', '1.2k', '2.5M', '0']);
 });
 
-test('how full the context is, and the thread total', () => {
+test('how much context is left, in one number; the rest for a tooltip', () => {
   const usage = { total: { totalTokens: 48_100 }, last: { totalTokens: 16_000 }, modelContextWindow: 128_000 };
-  assert.deepEqual(describeContext(usage), { percent: 13, text: 'Context 13% full (16k of 128k) · 48k tokens used in this thread' });
+  assert.deepEqual(describeContext(usage), { left: 87, text: '87% context left', detail: '16k of 128k tokens in context · 48k tokens used in this thread' });
   const noWindow = describeContext({ total: { totalTokens: 10 }, last: { totalTokens: 5 } });
-  assert.equal(noWindow.percent, null);
-  assert.equal(noWindow.text, '5 tokens in context · 10 tokens used in this thread');
+  assert.equal(noWindow.left, null);
+  assert.equal(noWindow.text, '5 tokens in context');
   assert.equal(describeContext(null), null);
   assert.equal(describeContext({ last: {} }), null);
 });

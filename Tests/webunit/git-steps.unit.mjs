@@ -26,3 +26,13 @@ test('uncommitted changes: no hint (Commit is the step); detached: no push', () 
   assert.equal(gitSteps({ branch: 'fix', files: [{ path: 'a' }] }).next, '');
   assert.equal(gitSteps({ files: [] }).push.enabled, false);
 });
+
+test('no remote to push to (issue 46 item 5): no Push, the way to add one instead; another remote is pushed to by name', () => {
+  const none = gitSteps({ branch: 'main', files: [], ahead: 0, remotes: [] });
+  assert.deepEqual(none, { push: { enabled: false, label: 'Push' }, pullRequest: false, next: '', noRemote: true });
+  const backup = gitSteps({ branch: 'fix', files: [], ahead: 0, remotes: ['backup'] });
+  assert.deepEqual(backup.push, { enabled: true, label: 'Push to backup', remote: 'backup' });
+  assert.equal(backup.next, 'Next: Push to backup publishes fix.');
+  // A branch that tracks its upstream pushes there, whatever the remotes are called.
+  assert.equal(gitSteps({ branch: 'fix', upstream: 'origin/fix', files: [], ahead: 1, remotes: ['origin'] }).noRemote, undefined);
+});

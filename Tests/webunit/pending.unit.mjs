@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ThreadStore } from '../../Sources/BridgeWeb/Assets/threads.js';
-import { KINDS, unanswered, waitingFor, pendingRecords } from '../../Sources/BridgeWeb/Assets/pending.js';
+import { KINDS, unanswered, waitingFor, threadWaitingFor, pendingRecords } from '../../Sources/BridgeWeb/Assets/pending.js';
 
 test('an approval and a question: kept once, in their turn, watchers told once', () => {
   const store = new ThreadStore();
@@ -41,4 +41,16 @@ test('an answer to a request never seen changes nothing; other kinds are not pen
   store.applyMessage({ kind: 'approvalResolved', threadId: 't', approvalId: 'nope', decision: 'accept' });
   assert.equal(store.get('t').approvals.size, 0);
   assert.equal(pendingRecords(store.get('t'), { kind: 'commandStarted' }, 'u'), null);
+});
+
+test('a thread row says what it waits for from the person: an approval before a question, nothing once answered', () => {
+  const store = new ThreadStore();
+  store.applyMessage({ kind: 'inputRequest', threadId: 't', turnId: 'u1', requestId: 'q1', questions: [] });
+  const t = store.get('t');
+  assert.equal(threadWaitingFor(t), 'Waiting for your answer');
+  store.applyMessage({ kind: 'approvalRequest', threadId: 't', turnId: 'u1', approvalId: 'a1', type: 'command' });
+  assert.equal(threadWaitingFor(t), 'Waiting for your approval');
+  store.applyMessage({ kind: 'approvalResolved', threadId: 't', approvalId: 'a1', decision: 'accept' });
+  store.applyMessage({ kind: 'inputResolved', threadId: 't', requestId: 'q1', action: 'accept' });
+  assert.equal(threadWaitingFor(t), null);
 });

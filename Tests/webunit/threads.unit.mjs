@@ -142,3 +142,15 @@ test('rate limits pushed by Codex are merged and shown in one line', async () =>
   assert.equal(usageLine(null), null);
   assert.equal(store.threads.size, 0);
 });
+
+test('a thread is named by the name Codex keeps, else its first message, first line; its row says the rest in a line', async () => {
+  const { threadTitle, rowPreview } = await import('../../Sources/BridgeWeb/Assets/thread-title.js');
+  const prompt = '  fix the date parser  \n\n It assumes   local time;\nuse UTC. ';
+  assert.equal(threadTitle({ preview: prompt }), 'fix the date parser');
+  assert.equal(rowPreview({ preview: prompt }), 'It assumes local time; use UTC.');
+  assert.equal(threadTitle({ name: 'Dates in UTC', preview: prompt }), 'Dates in UTC');
+  assert.equal(rowPreview({ name: 'Dates in UTC', preview: prompt }), 'fix the date parser It assumes local time; use UTC.');
+  assert.equal(rowPreview({ name: 'Dates in UTC', preview: prompt, lastAnswer: 'Done: UTC.' }), 'Done: UTC.');
+  assert.equal(threadTitle({ name: '  ', preview: '' }), '');
+  assert.equal(rowPreview({ preview: 'one line' }), '');
+});

@@ -103,11 +103,16 @@ public struct GitStatus: Codable, Sendable, Hashable {
     /// The host's page that proposes merging the branch (into the host's default branch), when the remote is on
     /// GitHub, GitLab or Bitbucket: a link a client can open directly.
     public var compareUrl: String?
+    /// The remotes a push can go to (each with a URL), in the configuration's order; empty when the repository has
+    /// none (`gitPush` would answer `no_remote`). Always present from this bridge.
+    public var remotes: [String]?
 
     public init(
         threadId: String, branch: String?, head: String? = nil, upstream: String? = nil, ahead: Int = 0, behind: Int = 0, files: [File],
-        truncated: Bool? = nil, root: String, repository: String? = nil, pullRequest: String? = nil, compareUrl: String? = nil
+        truncated: Bool? = nil, root: String, repository: String? = nil, pullRequest: String? = nil, compareUrl: String? = nil,
+        remotes: [String]? = nil
     ) {
+        self.remotes = remotes
         self.repository = repository
         self.compareUrl = compareUrl
         self.threadId = threadId
@@ -123,7 +128,7 @@ public struct GitStatus: Codable, Sendable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case threadId, branch, head, upstream, ahead, behind, files, truncated, root, repository, pullRequest, compareUrl
+        case threadId, branch, head, upstream, ahead, behind, files, truncated, root, repository, pullRequest, compareUrl, remotes
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -140,6 +145,7 @@ public struct GitStatus: Codable, Sendable, Hashable {
         try container.encodeIfPresent(repository, forKey: .repository)
         try container.encodeIfPresent(pullRequest, forKey: .pullRequest)
         try container.encodeIfPresent(compareUrl, forKey: .compareUrl)
+        try container.encodeIfPresent(remotes, forKey: .remotes)
     }
 }
 

@@ -47,13 +47,14 @@ extension ServeBuild {
         -> [ServiceGroupConfiguration.ServiceConfiguration]
     {
         let terminal = isatty(STDOUT_FILENO) == 1
+        // One reader of the keys typed on serve's terminal, for the y/N questions (a pairing's, a scope request's)
+        // and the QR's Enter.
+        let input = TerminalInput.isTerminal ? TerminalInput.standardInput() : nil
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
-                service: ScopeRequestNotice(registry: state.pairing.registry, terminal: terminal, logger: logger),
+                service: ScopeRequestNotice(registry: state.pairing.registry, terminal: terminal, input: input, logger: logger),
                 successTerminationBehavior: .ignore)
         ]
-        // One reader of the keys typed on serve's terminal, for the y/N question and the QR's Enter.
-        let input = (state.prompting || settings.qr) && TerminalInput.isTerminal ? TerminalInput.standardInput() : nil
         if state.prompting, let input {
             services.append(
                 .init(

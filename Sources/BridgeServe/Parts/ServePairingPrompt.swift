@@ -7,8 +7,9 @@ import ServiceLifecycle
 /// With `serve --confirm-pairing` on a terminal, each pairing that waits is asked about on serve's own terminal:
 /// the phone's name, platform, address and scopes, the check code to compare with the phone's, and `Allow this
 /// phone? [y/N]` (issue 37 item 6). `y` allows it with that check code, anything else denies it; both are audited
-/// as the workstation's, as `devices allow`/`deny` are. One question at a time, in the order the pairings came;
-/// what was typed before a question is shown answers nothing (it shows the pairing QR again: ``TerminalInput``).
+/// as the workstation's, as `devices allow`/`deny` are. One question at a time, in the order the pairings came (and
+/// the scope requests, ``ScopeRequestNotice``, which ask on the same terminal); what was typed before a question is
+/// shown answers nothing (it shows the pairing QR again: ``TerminalInput``).
 /// A pairing decided meanwhile (`devices allow` in another terminal, its phone gone, expired) is said so and
 /// decided no more.
 package struct ServePairingPrompt: Service {
@@ -31,11 +32,7 @@ package struct ServePairingPrompt: Service {
         await cancelWhenGracefulShutdown {
             for await request in requests {
                 guard await isWaiting(request) else { continue }
-                // What waits unread in the terminal was typed before the question: dropped (on a loaded machine the
-                // reading thread may not have read it yet, and would give it to this question).
-                tcflush(STDIN_FILENO, TCIFLUSH)
-                say(Self.question(request))
-                guard let line = await input.answer() else {
+                guard let line = await input.ask(Self.question(request)) else {
                     if Task.isCancelled { return }
                     say("No answer can be typed here any more: use `codex-bridge devices allow|deny \(request.deviceId)`.\n")
                     return

@@ -12,7 +12,7 @@ import { connectionIndicator } from './indicator.js';
 import { threadsScreen } from './threads-screen.js';
 import { onDemandScreens } from './routes.js';
 import { pairingFlow } from './pairing-flow.js';
-import { toast } from './ui.js';
+import { toast, screenShown } from './ui.js';
 import { registerWorker } from './push.js';
 
 const root = document.getElementById('app');
@@ -44,6 +44,7 @@ function show(next) {
   screen?.destroy?.();
   screen = next;
   root.replaceChildren(banner, screen.el);
+  screenShown(); // a toast said on another screen goes; the rest go above this one's bottom bar
   document.title = `${screen.title()} · Codex Bridge`;
   // A screen reader starts reading the new screen at its title (not on the first screen: nothing moved).
   const title = moved && screen.el.querySelector('h1');
@@ -64,7 +65,7 @@ function route() {
 session.on('status', (s) => screen?.onStatus?.(s));
 session.on('reload', () => screen?.reload?.());
 session.on('fleet', () => screen?.onFleet?.());
-session.on('notice', (text, options) => toast(text, options));
+session.on('notice', (text, options) => toast(text, { ...options, anywhere: true }));
 
 addEventListener('popstate', route);
 // A pairing link opened in a tab that already shows the app changes only the fragment: pair as on a load.

@@ -2,6 +2,7 @@
 // Unarchive (`unarchiveThread`), which puts it back in the list.
 import { h } from './dom.js';
 import { displayPath, toast, describeError } from './ui.js';
+import { threadTitle } from './thread-title.js';
 
 export function archivedSection(ctx) {
   const toggle = h('button', { type: 'button', class: 'text-button more', text: 'Archived threads', attrs: { 'aria-expanded': 'false', 'aria-controls': 'archived-list' } });
@@ -9,7 +10,7 @@ export function archivedSection(ctx) {
   const el = h('section', { class: 'archived' }, toggle, list);
 
   function row(entry) {
-    const title = String(entry.name || entry.preview || '(no prompt yet)');
+    const title = threadTitle(entry) || '(no prompt yet)';
     const unarchive = h('button', { type: 'button', class: 'secondary', text: 'Unarchive', dataset: { scope: 'operate' }, attrs: { 'aria-label': `Unarchive ${title.slice(0, 60)}` } });
     const li = h('li', { class: 'archived-row' },
       h('div', { class: 'archived-text' }, h('span', { class: 'row-title', text: title }),

@@ -137,9 +137,9 @@ export function conversationView({ session, thread, announce, unreachable, imple
       t.footer.append(h('span', { class: 'unreachable', text: 'Workstation unreachable: what Codex does meanwhile shows when it is back.' }), tryWorkstation(session));
     }
     else if (t.el.classList.contains('running')) {
-      const restarting = typeof turn.shuttingDown === 'number'
-        ? `The workstation is restarting: Codex has ${Math.round(turn.shuttingDown)} s to finish…` : 'Working…';
-      t.footer.append(h('span', { class: 'working' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), restarting));
+      const words = h('span', { text: 'Working…' });
+      if (typeof turn.shutdownAt === 'number') countdown(words, turn.shutdownAt);
+      t.footer.append(h('span', { class: 'working' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), words));
     }
     else if (TURN_LABELS[turn.status] || turn.error) {
       t.footer.append(h('span', { class: `turn-end ${turn.status}`, text: `${failureTitle(turn, TURN_LABELS[turn.status] || 'Error')}${turn.error ? `: ${turn.error}` : ''}` }));
@@ -148,6 +148,27 @@ export function conversationView({ session, thread, announce, unreachable, imple
       // Cut short by the bridge's restart: the same message again, in one tap.
       if (turn.errorKind === 'workstationRestarted') { const retry = retryButton(turn); if (retry) t.footer.append(retry); }
     }
+  }
+
+  // The seconds a running turn has left while the workstation restarts, counted down once a second (each
+  // footer drawn anew replaces its span; a span no longer on the page drops out).
+  const countdowns = new Map(); // span -> deadline (Date.now() milliseconds)
+  let ticking = 0;
+  function restartWords(deadline) {
+    const left = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
+    return left > 0 ? `The workstation is restarting: Codex has ${left} s to finish…` : 'The workstation is restarting: Codex is being stopped…';
+  }
+  function countdown(span, deadline) {
+    span.textContent = restartWords(deadline);
+    countdowns.set(span, deadline);
+    if (ticking) return;
+    ticking = setInterval(() => {
+      for (const [s, at] of countdowns) {
+        if (!s.isConnected) countdowns.delete(s);
+        else s.textContent = restartWords(at);
+      }
+      if (!countdowns.size) { clearInterval(ticking); ticking = 0; }
+    }, 1000);
   }
 
   /** Sends the message that started `turn` again (its text; attachments are not sent twice). */
@@ -189,8 +210,18 @@ export function conversationView({ session, thread, announce, unreachable, imple
     if (t.collapsed) return; // drawn when it is expanded
     const view = itemView(item, itemCtx);
     views.set(item.id, view);
+    heldByApproval(item.id);
     if (item.type === 'userMessage' && !t.started) { t.started = true; t.checklist.el.before(view.el); }
     else t.items.append(view.el);
+  }
+
+  // A command or a file change an approval holds is not running: its chip says what it waits for.
+  function heldByApproval(itemId) {
+    const view = itemId && views.get(itemId);
+    if (!view || !view.asked) return;
+    let open = false;
+    for (const a of thread.approvals.values()) if (a.itemId === itemId && !a.resolved) open = true;
+    view.asked(open);
   }
 
   /**
@@ -362,6 +393,7 @@ export function conversationView({ session, thread, announce, unreachable, imple
       case 'approval':
         if (change.added) { addApproval(change.approval, change.turn); announce('Codex is asking for approval.'); }
         else { const c = cards.get(change.approval.approvalId); if (c) c.update(); }
+        heldByApproval(change.approval.itemId);
         statusOf(change.approval.turnId, change.turn);
         return true;
       case 'input':
@@ -411,6 +443,6 @@ export function conversationView({ session, thread, announce, unreachable, imple
     reachabilityChanged() { for (const turn of thread.turns) if (turnEls.has(turn.id)) turnStatus(turn); },
     /** Says why the thread is not shown, or hides the note (null). */
     setPlaceholder(text) { placeholder.hidden = text === null; if (text !== null) placeholder.textContent = text; },
-    destroy() { window.removeEventListener('scroll', onScroll); clearTimeout(settle); watcher.disconnect(); },
+    destroy() { window.removeEventListener('scroll', onScroll); clearTimeout(settle); clearInterval(ticking); watcher.disconnect(); },
   };
 }

@@ -3,26 +3,15 @@
 // `codex-bridge devices`, `pair` and `audit` do on the workstation.
 import { h, relativeTime } from './dom.js';
 import { header, toast, describeError } from './ui.js';
-import { ALL_SCOPES, SCOPE_TEXT, may } from './scopes.js';
+import { ALL_SCOPES, may } from './scopes.js';
+import { SCOPE_MAY, mayText, actionWords, platformWords } from './device-words.js';
 
 const STANDARD = ['observe', 'operate', 'approve'];
-
-const ACTIONS = {
-  startThread: 'Started a thread', sendMessage: 'Sent a message', interrupt: 'Stopped a turn', approve: 'Answered an approval',
-  answerInput: 'Answered a question', renameThread: 'Renamed a thread', archiveThread: 'Archived a thread',
-  unarchiveThread: 'Unarchived a thread', forkThread: 'Forked a thread', startReview: 'Started a review',
-  cancelQueued: 'Cancelled a queued message', upload: 'Uploaded a file', pair: 'Paired', pairDevice: 'Made a pairing code',
-  setDeviceScopes: 'Changed scopes', renameDevice: 'Renamed a device', revokeDevice: 'Revoked a device', pairingRequested: 'Asked to pair',
-  allowPairing: 'Allowed a pairing', denyPairing: 'Denied a pairing', pairingExpired: 'Pairing not confirmed',
-  pairingAbandoned: 'Pairing abandoned', requestScopes: 'Asked for more scopes', allowScopes: 'Granted more scopes',
-  denyScopes: 'Refused more scopes',
-};
 
 const WHO = { sharedSecret: 'Shared secret', desk: 'Desk TUI', notification: 'Notification', workstation: 'Workstation', bridge: 'Bridge' };
 
 function actionText(e) {
-  const what = ACTIONS[e.kind] || e.kind;
-  const done = e.outcome === 'ok' ? what : `${what} (refused: ${e.outcome.replace(/_/g, ' ')})`;
+  const done = actionWords(e);
   // A linked home bridge's request: who it says it acted for (as it reported it).
   const behalf = e.onBehalfOf;
   if (!behalf) return done;
@@ -36,16 +25,15 @@ function actionRow(e, { who = false } = {}) {
     h('span', { class: 'action-when', text: relativeTime(e.at) }));
 }
 
-/** A checkbox per scope; `compact`: names only, in columns (the descriptions are in the pairing card). */
-function scopeBoxes(name, checked, { disabled = false, compact = false, onChange } = {}) {
-  return h('fieldset', { class: compact ? 'scope-boxes compact' : 'scope-boxes' },
-    h('legend', { text: 'May' }),
+/** A checkbox per scope, each said as what it lets the device do ("May push and open pull requests"). */
+function scopeBoxes(name, checked, { disabled = false, onChange } = {}) {
+  return h('fieldset', { class: 'scope-boxes' },
+    h('legend', { class: 'visually-hidden', text: 'What it may do' }),
     ALL_SCOPES.map((scope) => {
       const id = `${name}-${scope}`;
       const box = h('input', { type: 'checkbox', id, value: scope, checked: checked.includes(scope), disabled });
       if (onChange) box.addEventListener('change', () => onChange(box));
-      return h('label', { class: 'scope-box', htmlFor: id, title: SCOPE_TEXT[scope] }, box,
-        h('span', { class: 'scope-name', text: scope }), compact ? null : h('span', { class: 'scope-text', text: SCOPE_TEXT[scope] }));
+      return h('label', { class: 'scope-box', htmlFor: id }, box, h('span', { class: 'scope-text', text: `May ${SCOPE_MAY[scope]}` }));
     }));
 }
 
@@ -123,7 +111,7 @@ export function devicesScreen(ctx) {
       pairResult.replaceChildren(
         h('p', null, 'Open this link on the other device (single use, for 10 minutes), or type the code ', h('strong', { class: 'pair-code', text: `${answer.code.slice(0, 5)}-${answer.code.slice(5)}` }), ':'),
         h('pre', { class: 'code-block pair-link', tabIndex: 0 }, h('code', { text: link })), copy,
-        h('p', { class: 'muted', text: `It may: ${answer.scopes.join(', ')}.` }));
+        h('p', { class: 'muted', text: `It may ${mayText(answer.scopes)}.` }));
       load();
     } catch (err) {
       toast(`No pairing code: ${describeError(err)}`);
@@ -138,10 +126,9 @@ export function devicesScreen(ctx) {
       d.connected && !d.current ? h('span', { class: 'chip running', text: 'Connected' }) : null,
       d.revoked ? h('span', { class: 'chip failed', text: 'Revoked' }) : null,
     ];
-    const meta = [d.platform, d.lastSeenAt ? `seen ${relativeTime(d.lastSeenAt)}` : null, d.lastAddress].filter(Boolean).join(' · ');
+    const meta = [platformWords(d.platform), d.lastSeenAt ? `seen ${relativeTime(d.lastSeenAt)}` : null, d.lastAddress ? `from ${d.lastAddress}` : null].filter(Boolean).join(' · ');
     const boxes = scopeBoxes(`d-${d.id}`, d.scopes || [], {
       disabled: d.revoked,
-      compact: true,
       async onChange(box) {
         const scopes = checkedScopes(boxes);
         if (!scopes.length) {
@@ -152,7 +139,7 @@ export function devicesScreen(ctx) {
         for (const b of boxes.querySelectorAll('input')) b.disabled = true;
         try {
           const answer = await session.request('setDeviceScopes', { deviceId: d.id, scopes });
-          toast(`${d.name} may now: ${answer.device.scopes.join(', ')}`);
+          toast(`${d.name} may now ${mayText(answer.device.scopes)}.`);
         } catch (err) {
           box.checked = !box.checked;
           toast(`Not changed: ${describeError(err)}`);

@@ -85,9 +85,14 @@ export function renderDiff(text, onView) {
   for (const file of files) {
     const big = file.lines.length > COLLAPSE_LINES || (files.length > 1 && total > COLLAPSE_LINES * 3);
     const id = `diff-file-${++serial}`;
-    const pre = h('pre', { class: 'diff-lines', tabIndex: 0, id, hidden: big, attrs: { 'aria-label': `Changes of ${file.path || 'the file'}` } });
+    // A file without lines (an empty new file, a rename or mode change alone) says so in words: an empty
+    // scrollable <pre> is nothing to read, and named while empty it is what axe calls aria-prohibited-attr.
+    // The lines' block is a named group, so a screen reader says whose lines it reads.
+    const pre = !file.binary && !file.lines.length
+      ? h('p', { class: 'diff-note muted', id, text: withoutLines(file) })
+      : h('pre', { class: 'diff-lines', tabIndex: 0, id, hidden: big, attrs: { role: 'group', 'aria-label': `Changes of ${file.path || 'the file'}` } });
     if (file.binary) pre.append(h('span', { class: 'dl meta', text: 'Binary file' }));
-    if (!big) fillLines(pre, file); // a collapsed big file is built when first opened
+    if (!big && file.lines.length) fillLines(pre, file); // a collapsed big file is built when first opened
     const toggle = h('button', { type: 'button', class: 'diff-toggle', attrs: { 'aria-expanded': String(!big), 'aria-controls': id } },
       h('span', { class: 'diff-path', text: file.path || '(unnamed)' }),
       file.status ? h('span', { class: 'chip', text: file.status }) : null,
@@ -108,6 +113,14 @@ export function renderDiff(text, onView) {
     root.append(section);
   }
   return root;
+}
+
+/** What a file whose diff has no lines changed, in words. */
+function withoutLines(file) {
+  if (file.status === 'added') return 'A new empty file.';
+  if (file.status === 'deleted') return 'An empty file, deleted.';
+  if (file.status === 'renamed') return 'Renamed; its lines are unchanged.';
+  return 'Its lines are unchanged (its mode or name changed).';
 }
 
 function relative(path, base) {

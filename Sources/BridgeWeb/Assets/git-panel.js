@@ -22,7 +22,7 @@ export function describeStatus(status) {
     if (status.behind) where.push(`${status.behind} behind`);
     parts.push(where.length ? `${where.join(', ')} ${status.upstream}` : `up to date with ${status.upstream}`);
   } else if (status.branch) {
-    parts.push('not pushed yet');
+    parts.push(Array.isArray(status.remotes) && !status.remotes.length ? 'no remote' : 'not pushed yet');
   }
   return parts.join(' · ');
 }
@@ -32,22 +32,38 @@ const DEFAULT_BRANCHES = new Set(['main', 'master', 'trunk']);
 
 /**
  * Which step means something now, leading from commit to push to the pull request (issue 37 item 7):
- * `{push: {enabled, label}, pullRequest: bool, next: text}`. Push only with something to push (no upstream yet, or
- * commits ahead); the pull request only once the branch is pushed whole and is not a default branch.
+ * `{push: {enabled, label, remote?}, pullRequest: bool, next: text, noRemote?}`. Push only with something to push
+ * (no upstream yet, or commits ahead); the pull request only once the branch is pushed whole and is not a default
+ * branch. A branch with no upstream goes to `origin`, else to the one remote there is (`push.remote`, sent with
+ * the push); with none (`remotes: []`, a repository made with `git init`) nothing can be pushed: `noRemote`, and
+ * the panel says how to add one. A bridge that does not list `remotes` is taken to have `origin`.
  */
 export function gitSteps(status) {
   const changed = (status.files || []).length > 0;
   const ahead = status.ahead || 0;
+  const remotes = Array.isArray(status.remotes) ? status.remotes : null;
+  const target = status.upstream || !remotes || remotes.includes('origin') ? 'origin' : remotes[0];
+  if (!status.upstream && !target) {
+    return { push: { enabled: false, label: 'Push' }, pullRequest: false, next: '', noRemote: true };
+  }
   const unpushed = !!status.branch && (!status.upstream || ahead > 0);
   const pullRequest = !!status.branch && !!status.upstream && ahead === 0 && !DEFAULT_BRANCHES.has(status.branch);
   let next = '';
   if (!changed && status.branch) {
-    if (!status.upstream) next = `Next: Push to origin publishes ${status.branch}.`;
+    if (!status.upstream) next = `Next: Push to ${target} publishes ${status.branch}.`;
     else if (ahead > 0) next = `Next: Push sends ${ahead} commit${ahead === 1 ? '' : 's'} to ${status.upstream}.`;
     else if (pullRequest) next = 'Next: open a pull request for this branch.';
     else next = 'Nothing to commit or push.';
   }
-  return { push: { enabled: unpushed, label: status.upstream ? 'Push' : 'Push to origin' }, pullRequest, next };
+  const push = { enabled: unpushed, label: status.upstream ? 'Push' : `Push to ${target}` };
+  if (!status.upstream && target !== 'origin') push.remote = target;
+  return { push, pullRequest, next };
+}
+
+/** How to give a repository a remote, in one sentence (the command as code). */
+export function noRemoteHelp() {
+  return ['This repository has no remote to push to: on the workstation, run ', h('code', { text: 'git remote add origin URL' }),
+    ' with the URL of an empty repository (on GitHub, say), then Push.'];
 }
 
 /**
@@ -127,8 +143,12 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
     pullRequest.hidden = !steps.pullRequest || status.pullRequest !== 'gh';
     pullRequest.disabled = busy;
     compare.hidden = !steps.pullRequest || status.pullRequest !== 'compare' || !status.compareUrl;
-    next.textContent = steps.next;
-    next.hidden = !steps.next;
+    if (steps.noRemote) next.replaceChildren(...noRemoteHelp());
+    else next.textContent = steps.next;
+    // How to add a remote is for a device that may push; one that may not is told that (scopeAsk) instead.
+    if (steps.noRemote) next.dataset.scope = 'publish';
+    else delete next.dataset.scope;
+    next.hidden = steps.noRemote ? !error.hidden : !steps.next; // once: a refused push already says it
     if (status.compareUrl) compare.href = status.compareUrl;
   }
 
@@ -193,11 +213,16 @@ export function gitPanel(ctx, threadId, { onCommitted } = {}) {
   }));
 
   push.addEventListener('click', () => act(push, async () => {
+    const to = status ? gitSteps(status).push.remote : undefined;
     try {
-      const answer = await session.request('gitPush', { threadId, ...(status && status.upstream ? {} : { setUpstream: true }) });
+      const answer = await session.request('gitPush', { threadId, ...(status && status.upstream ? {} : { setUpstream: true }), ...(to ? { remote: to } : {}) });
       showDone(`Pushed to ${answer.remote}/${answer.branch}.`);
       await refresh();
-    } catch (err) { showError(err); }
+    } catch (err) {
+      showError(err);
+      // Removed at the workstation since the panel was drawn: say how to add one, not only that there is none.
+      if (err && err.code === 'no_remote') { error.replaceChildren(...noRemoteHelp()); await refresh(); }
+    }
   }));
 
   pullRequest.addEventListener('click', () => act(pullRequest, async () => {

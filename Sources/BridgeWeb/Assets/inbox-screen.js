@@ -8,6 +8,7 @@ import { questionCard } from './question-card.js';
 import { pendingItems } from './inbox.js';
 import { rootsFor } from './fleet.js';
 import { machineChip } from './fleet-view.js';
+import { threadTitle } from './thread-title.js';
 
 export function inboxScreen(ctx) {
   const { store, session } = ctx;
@@ -26,7 +27,7 @@ export function inboxScreen(ctx) {
       answer: (question, fields) => session.request('answerInput', { requestId: question.requestId, ...fields }),
     };
     const card = kind === 'approval' ? approvalCard(item, cardCtx) : questionCard(item, cardCtx);
-    const title = thread.name || thread.preview || 'Thread';
+    const title = threadTitle(thread) || 'Thread';
     const when = item.receivedAt ? relativeTime(item.receivedAt / 1000) : '';
     const context = h('div', { class: 'inbox-context' },
       h('a', { class: 'inbox-thread', href: `#/t/${encodeURIComponent(thread.id)}`, text: title }),

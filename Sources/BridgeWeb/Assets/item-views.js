@@ -167,10 +167,14 @@ function commandView(item) {
   const el = h('details', { class: 'command' },
     h('summary', null, h('span', { class: 'prompt', text: '$', attrs: { 'aria-hidden': 'true' } }), cmd, chip),
     pre);
+  let held = false; // an approval for it waits: it is not running yet
+  let last = item;
   function state(it) {
+    last = it;
     const [cls, label] = commandState(it);
-    chip.className = `chip ${cls}`;
-    chip.textContent = label;
+    const waits = held && cls === 'running';
+    chip.className = `chip ${waits ? 'asks' : cls}`;
+    chip.textContent = waits ? 'waiting for approval' : label;
     pre.hidden = !it.aggregatedOutput && it.done;
   }
   state(item);
@@ -182,6 +186,7 @@ function commandView(item) {
       state(it);
     },
     delta(_field, text) { pre.hidden = false; out.push(text); },
+    asked(on) { held = on; state(last); },
   };
 }
 
@@ -192,14 +197,18 @@ function fileChangeView(item, ctx) {
     h('div', { class: 'file-change-head' }, icon('file'), h('span', { text: 'Changed files' }), chip),
     host,
     h('a', { class: 'link', href: `#/t/${encodeURIComponent(ctx.threadId)}/diff`, text: 'View all changes' }));
+  let held = false; // an approval for it waits
+  let last = item;
   function fill(it) {
+    last = it;
     host.replaceChildren(renderChanges(it.changes, ctx.cwd()));
     const status = it.status || (it.done ? 'completed' : 'inProgress');
-    chip.className = `chip ${status === 'completed' ? 'ok' : status === 'inProgress' ? 'running' : 'failed'}`;
-    chip.textContent = status === 'inProgress' ? 'pending' : status;
+    const waits = held && status === 'inProgress';
+    chip.className = `chip ${waits ? 'asks' : status === 'completed' ? 'ok' : status === 'inProgress' ? 'running' : 'failed'}`;
+    chip.textContent = waits ? 'waiting for approval' : status === 'inProgress' ? 'pending' : status;
   }
   fill(item);
-  return { el, update: fill, delta() {} };
+  return { el, update: fill, delta() {}, asked(on) { held = on; fill(last); } };
 }
 
 function otherView(item) {

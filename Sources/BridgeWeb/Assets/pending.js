@@ -69,3 +69,10 @@ export function waitingFor(t, turn) {
   if (open(KINDS.question)) return 'Waiting for your answer';
   return null;
 }
+
+/** What thread `t` waits for from a person, whichever turn asked: for its row in the thread list. */
+export function threadWaitingFor(t) {
+  if (unanswered(t, KINDS.approval)) return 'Waiting for your approval';
+  if (unanswered(t, KINDS.question)) return 'Waiting for your answer';
+  return null;
+}

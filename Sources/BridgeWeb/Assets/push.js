@@ -96,6 +96,15 @@ export function notifyControl(ctx) {
     hide.hidden = true;
     el.classList.remove('compact');
     if (!key) return;
+    // Plain http (a LAN address) gives no push anywhere, the Home Screen app included: say how to get https.
+    if (!window.isSecureContext) {
+      el.hidden = localStorage.getItem(HINT_HIDDEN) === '1';
+      hide.hidden = false;
+      text.replaceChildren('Notifications need https, and this page came over plain http: run ',
+        h('code', { text: 'codex-bridge serve --tls' }), ' on the workstation and scan the first code it prints.');
+      button.hidden = true;
+      return;
+    }
     if (needsHomeScreen()) {
       el.hidden = localStorage.getItem(HINT_HIDDEN) === '1';
       el.classList.add('compact');
@@ -110,7 +119,7 @@ export function notifyControl(ctx) {
       return;
     }
     if (!pushSupported()) {
-      text.textContent = window.isSecureContext ? 'This browser cannot show notifications.' : 'Notifications need https (codex-bridge serve --tls).';
+      text.textContent = 'This browser cannot show notifications.';
       button.hidden = true;
       return;
     }

@@ -3,6 +3,7 @@
 // its first paint needs (the server preloads exactly the static imports of app.js, WebAppVersion.swift). The
 // thread list (#/, and any hash no route matches) is app.js's own: it is the first paint.
 import { loadingScreen } from './loading-screen.js';
+import { threadTitle } from './thread-title.js';
 
 // A screen's module, imported once. A failed import is forgotten, and the next try asks for the file under
 // another URL: a browser keeps a failed module fetch in its module map, so the same URL would fail again.
@@ -32,7 +33,7 @@ const ROUTES = [
   [/^#\/t\/([^/]+)\/diff$/, DIFF, () => 'Changes', (id) => `#/t/${encodeURIComponent(id)}`, (ctx, m, id) => m.diffScreen(ctx, id)],
   [/^#\/t\/([^/]+)\/file\/(.+)$/, FILE, (_ctx, _id, path) => path.split('/').pop() || path, (id) => `#/t/${encodeURIComponent(id)}/diff`,
     (ctx, m, id, path) => m.fileScreen(ctx, id, path)],
-  [/^#\/t\/([^/]+)$/, THREAD, (ctx, id) => ctx.store.get(id)?.name || ctx.store.get(id)?.preview || 'Thread', () => '#/',
+  [/^#\/t\/([^/]+)$/, THREAD, (ctx, id) => threadTitle(ctx.store.get(id)) || 'Thread', () => '#/',
     (ctx, m, id) => m.threadScreen(ctx, id)],
   [/^#\/new$/, NEW_THREAD, () => 'New thread', () => '#/', (ctx, m) => m.newThreadScreen(ctx)],
   [/^#\/devices$/, DEVICES, () => 'Devices', () => '#/', (ctx, m) => m.devicesScreen(ctx)],

@@ -5,15 +5,6 @@ import { h } from './dom.js';
 
 export const ALL_SCOPES = ['observe', 'operate', 'approve', 'publish', 'run', 'admin'];
 
-export const SCOPE_TEXT = {
-  observe: 'See threads, their changes and files',
-  operate: 'Start and drive threads, upload photos (the agent can read every file you can)',
-  approve: 'Answer approvals and questions',
-  publish: 'Push and open pull requests',
-  run: 'Run commands',
-  admin: 'Manage devices and linked machines',
-};
-
 let current = ALL_SCOPES.slice();
 
 /** Applies `scopes` (a bridge without scopes sends none: everything). */

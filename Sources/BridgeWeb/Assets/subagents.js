@@ -1,6 +1,7 @@
 // Sub-agents: threads Codex spawned for a thread's agent. The list shows them under their parent; a thread shows its
 // sub-agents with their live status (bridge/subAgent), each opening like any thread.
 import { h } from './dom.js';
+import { threadTitle } from './thread-title.js';
 
 const STATUS = {
   pending: ['idle', 'Starting'], running: ['running', 'Running'], done: ['ok', 'Done'], failed: ['failed', 'Failed'],
@@ -79,7 +80,7 @@ export function subAgentPanel() {
       list.replaceChildren(...agents.map(([id, a]) => {
         const child = store.get(id);
         const [cls, label] = subAgentStatus(a.status);
-        const task = child && (child.name || child.preview);
+        const task = child && threadTitle(child);
         return h('li', null, h('a', { class: 'subagent', href: `#/t/${encodeURIComponent(id)}` },
           h('span', { class: 'subagent-name', text: agentName(a.nickname, a.role) }),
           task ? h('span', { class: 'subagent-task', text: task }) : null,

@@ -2,6 +2,7 @@
 // visible label for the name; Archive takes the thread out of the list and goes back to it.
 import { h } from './dom.js';
 import { toast, describeError } from './ui.js';
+import { threadTitle } from './thread-title.js';
 
 /**
  * The form behind Rename. `request(kind, fields)` sends the request; `onRenamed(name)` after the bridge accepted it.
@@ -52,6 +53,6 @@ export async function archiveThread({ request, store, thread }) {
     return false;
   }
   store.commit(thread, [{ set: { archived: true } }, { list: true }]);
-  toast(`Archived “${(thread.name || thread.preview || 'thread').slice(0, 60)}”.`);
+  toast(`Archived “${(threadTitle(thread) || 'thread').slice(0, 60)}”.`, { follows: true }); // said as the app goes back to the list
   return true;
 }

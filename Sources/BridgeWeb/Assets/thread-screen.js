@@ -16,6 +16,7 @@ import { rootsFor, watchFleet } from './fleet.js';
 import { whereLine, machineNote } from './fleet-view.js';
 import { conversationView } from './conversation.js';
 import { composerView } from './composer.js';
+import { threadTitle } from './thread-title.js';
 
 /** Turns read at once when a thread opens, and per earlier page. */
 const TURNS_PER_PAGE = 6;
@@ -49,7 +50,7 @@ export function threadScreen(ctx, threadId) {
     { label: 'Tools', onSelect: () => { closeSheets(); tools.open(); }, title: 'MCP servers and hooks: why a tool is there or missing' },
     { label: 'Revert', onSelect: () => { closeSheets(); reverter.open(thread); sheetShown(); }, title: 'Remove the last turns from the conversation (files stay as they are)', scope: 'operate' },
     { label: 'Compact', onSelect: compact, title: 'Codex summarises the conversation to free its context', scope: 'operate' },
-    { label: 'Rename', onSelect: () => { closeSheets(); renamer.open(thread.name || thread.preview); sheetShown(); }, title: 'Give the thread a name', scope: 'operate' },
+    { label: 'Rename', onSelect: () => { closeSheets(); renamer.open(threadTitle(thread)); sheetShown(); }, title: 'Give the thread a name', scope: 'operate' },
     { label: 'Archive', onSelect: archive, title: 'Take the thread out of the list', scope: 'operate' },
     { label: 'Delete', onSelect: () => { closeSheets(); deleter.open(); sheetShown(); }, title: 'Remove the thread for good', scope: 'operate' },
   ] });
@@ -62,9 +63,9 @@ export function threadScreen(ctx, threadId) {
   async function archive() {
     if (await archiveThread({ request: (kind, fields) => session.request(kind, { threadId, ...fields }), store, thread })) ctx.back('#/');
   }
-  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [menu.el] });
+  const meter = contextMeter(); // in the header: in sight however long the thread
+  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [menu.el], aside: meter.el });
   const goal = goalLine();
-  const meter = contextMeter();
   // Goal and Rename open at the end of the thread, above the composer: the view goes there, and stays at the end
   // when they close.
   const sheetShown = () => talk.scrollToEnd(false);
@@ -81,7 +82,7 @@ export function threadScreen(ctx, threadId) {
   });
   const deleter = deleteForm({
     request: (kind, fields) => session.request(kind, { threadId, ...fields }),
-    onDeleted() { deleted = true; store.forget(threadId); toast('Thread deleted.'); ctx.back('#/'); },
+    onDeleted() { deleted = true; store.forget(threadId); toast('Thread deleted.', { follows: true }); ctx.back('#/'); },
   });
   const reverter = revertForm({
     request: (kind, fields) => session.request(kind, { threadId, ...fields }),
@@ -114,7 +115,7 @@ export function threadScreen(ctx, threadId) {
   const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el, reverter.el, tools.el, previewer.el);
   const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable });
   const machine = machineNote(thread, session); // its machine unreachable (issue 33), with Try now
-  const main = h('main', { class: 'thread-main' }, machine.el, reverted.el, goal.el, meter.el, subAgents.el, talk.placeholder, talk.el);
+  const main = h('main', { class: 'thread-main' }, machine.el, reverted.el, goal.el, subAgents.el, talk.placeholder, talk.el);
   const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, talk.jump, composer.form, composer.note, announcer);
 
   // "Implement this plan": the follow-up runs in default mode, and the thread stays there.
@@ -140,8 +141,8 @@ export function threadScreen(ctx, threadId) {
   }
 
   function renderHeader() {
-    head.setTitle(thread.name || thread.preview || 'Thread');
-    document.title = `${thread.name || thread.preview || 'Thread'} · Codex Bridge`;
+    head.setTitle(threadTitle(thread) || 'Thread');
+    document.title = `${threadTitle(thread) || 'Thread'} · Codex Bridge`;
     head.setSubtitle(whereLine(thread, displayPath(thread.cwd, rootsFor(thread, session.policy.roots))));
     machine.update();
     goal.update(thread.goal);
@@ -164,7 +165,7 @@ export function threadScreen(ctx, threadId) {
       // Deleted elsewhere (another phone, the desk): nothing left to show.
       // Reverted (here or elsewhere): its later turns are gone; read it again.
       case 'reverted': reverted.show(); reverter.close(); load(); return;
-      case 'deleted': if (!deleted) { deleted = true; toast('This thread was deleted.'); ctx.back('#/'); } return;
+      case 'deleted': if (!deleted) { deleted = true; toast('This thread was deleted.', { follows: true }); ctx.back('#/'); } return;
       default: if (!talk.apply(change)) return;
     }
     renderHeader();
@@ -197,7 +198,7 @@ export function threadScreen(ctx, threadId) {
 
   return {
     el,
-    title: () => thread.name || thread.preview || 'Thread',
+    title: () => threadTitle(thread) || 'Thread',
     reload() { if (!thread.loaded) load(); },
     onStatus(s) {
       const now = s === 'offline';

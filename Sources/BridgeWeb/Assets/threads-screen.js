@@ -11,9 +11,10 @@ import { archivedSection } from './archived-list.js';
 import { machineChip, machineFilter, shownByFilter, offlineMachines } from './fleet-view.js';
 import { isFleet, isOffline, machineOf, machineName, rootsFor } from './fleet.js';
 import { pendingItems } from './inbox.js';
-import { KINDS, unanswered } from './pending.js';
+import { KINDS, unanswered, threadWaitingFor } from './pending.js';
 import { may } from './scopes.js';
 import { usageLine, tokenLine, localDate } from './thread-extras.js';
+import { threadTitle, rowPreview } from './thread-title.js';
 
 const STATE = {
   running: ['running', 'Running'],
@@ -24,7 +25,11 @@ const STATE = {
 
 function stateOf(store, t) {
   if (isFleet() && isOffline(machineOf(t))) return STATE.offline; // its machine is unreachable: nothing is known now
-  if (store.isRunning(t)) return STATE.running;
+  if (store.isRunning(t)) {
+    // A turn that waits on the person is not Codex working: say what it waits for.
+    const waiting = threadWaitingFor(t);
+    return waiting ? ['asks', waiting] : STATE.running;
+  }
   if (t.lastTurnStatus === 'failed' || t.status === 'systemError') return STATE.failed;
   return STATE.idle;
 }
@@ -91,13 +96,14 @@ export function threadsScreen(ctx) {
     const [cls, label] = (depth && subAgentOf(t)) || stateOf(store, t);
     const pending = unanswered(t, KINDS.approval);
     const where = displayPath(t.cwd, rootsFor(t, ctx.session.policy.roots));
-    const title = depth ? `${agentName(t.agentNickname, t.agentRole)}: ${t.name || t.preview || 'sub-agent'}` : t.name || t.preview || '(no prompt yet)';
+    const title = depth ? `${agentName(t.agentNickname, t.agentRole)}: ${threadTitle(t) || 'sub-agent'}` : threadTitle(t) || '(no prompt yet)';
+    const line = snippetOf(t) || rowPreview(t);
     return h('li', { class: depth ? 'sub-agent-row' : null }, h('a', { class: `thread-row ${cls}`, href: `#/t/${encodeURIComponent(t.id)}` },
       h('div', { class: 'row-top' },
         h('span', { class: 'row-title', text: title }),
         goalChip(t.goal),
         pending ? h('span', { class: 'badge', text: pending === 1 ? '1 approval' : `${pending} approvals` }) : null),
-      snippetOf(t) ? h('p', { class: 'row-answer row-snippet', text: snippetOf(t) }) : t.lastAnswer ? h('p', { class: 'row-answer', text: t.lastAnswer }) : null,
+      line ? h('p', { class: ['row-answer', snippetOf(t) && 'row-snippet'], text: line }) : null,
       h('div', { class: 'row-meta' },
         machineChip(t),
         h('span', { class: `state ${cls}` }, h('span', { class: 'dot', attrs: { 'aria-hidden': 'true' } }), label),

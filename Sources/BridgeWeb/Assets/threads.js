@@ -55,6 +55,7 @@ export function newTurn(id, status = 'inProgress') {
   return Object.seal({
     id, status, items: [], error: null, errorKind: undefined, sawStart: false,
     shuttingDown: undefined, // the bridge is stopping: seconds the turn has left
+    shutdownAt: undefined, // ... and when they run out (Date.now() milliseconds)
     plan: undefined, // Codex's live plan (turn/plan/updated)
     approvals: [], inputs: [], // the ids of the approvals and questions asked in it
   });
@@ -387,6 +388,7 @@ export class ThreadStore {
       case 'bridge/shuttingDown': { // the bridge was told to stop: the turn has graceSeconds to finish
         const turn = this.turn(t, turnId || data.turnId);
         turn.shuttingDown = typeof data.graceSeconds === 'number' ? data.graceSeconds : 0;
+        turn.shutdownAt = Date.now() + turn.shuttingDown * 1000; // what the footer counts down to
         this.emit(t, { type: 'turnStatus', turn });
         break;
       }

@@ -3,13 +3,16 @@
 import { h, icon } from './dom.js';
 import { machineName } from './fleet.js';
 
-/** A screen header. `back`: a function (shows a Back button); `actions`: extra nodes at the right end. */
-export function header(ctx, { title, subtitle, back, actions = [] }) {
+/**
+ * A screen header. `back`: a function (shows a Back button); `actions`: extra nodes at the right end; `aside`: a
+ * node beside the subtitle (the thread's context meter).
+ */
+export function header(ctx, { title, subtitle, back, actions = [], aside = null }) {
   const titleEl = h('h1', { class: 'title', text: title || '', tabIndex: -1 });
   const subEl = h('p', { class: 'subtitle', text: subtitle || '', hidden: !subtitle });
   const bar = h('header', { class: 'bar' },
     back ? h('button', { type: 'button', class: 'icon-button back', attrs: { 'aria-label': 'Back' }, on: { click: back } }, icon('back')) : null,
-    h('div', { class: 'titles' }, titleEl, subEl),
+    h('div', { class: ['titles', aside && 'with-aside'] }, titleEl, subEl, aside),
     ctx.indicator,
     ...actions);
   return {
@@ -84,16 +87,60 @@ export function menuButton({ label = 'More', items }) {
 }
 
 let toastHost = null;
+const shownToasts = new Set(); // {el, route, follows}
+// What stays at the bottom of a screen: a toast goes above it, never over its controls.
+const BOTTOM_CONTROLS = '.composer, .fab-bar, .sticky-actions, .jump:not([hidden])';
+let watched = null;
 
-/** A short message at the bottom of the screen (role=alert: the status role belongs to the indicator). */
-export function toast(text, { ms = 4000 } = {}) {
+/**
+ * A short message above the screen's bottom bar (role=alert: the status role belongs to the indicator). It belongs
+ * to the screen it was said on and goes when another is shown (a toast about thread A never shows over thread B):
+ * `follows` for what is said of the move itself ("Thread deleted." as the app goes back to the list), shown on the
+ * next screen and gone after it; `anywhere` for what concerns the app, not a screen (a scope granted).
+ */
+export function toast(text, { ms = 4000, follows = false, anywhere = false } = {}) {
   if (!toastHost) {
     toastHost = h('div', { class: 'toasts' });
     document.body.append(toastHost);
+    addEventListener('resize', placeToasts);
   }
-  const t = h('div', { class: 'toast', attrs: { role: 'alert' }, text });
-  toastHost.append(t);
-  setTimeout(() => t.remove(), ms);
+  const entry = { el: h('div', { class: 'toast', attrs: { role: 'alert' }, text }), route: anywhere ? null : location.hash, follows };
+  shownToasts.add(entry);
+  toastHost.append(entry.el);
+  placeToasts();
+  setTimeout(() => dropToast(entry), ms);
+}
+
+function dropToast(entry) {
+  entry.el.remove();
+  shownToasts.delete(entry);
+  if (!shownToasts.size && watched) { watched.disconnect(); watched = null; }
+}
+
+/** The app shows the screen of `location.hash`: the toasts said on another screen go. */
+export function screenShown() {
+  for (const entry of shownToasts) {
+    if (entry.route === null || entry.route === location.hash) continue;
+    if (entry.follows) { entry.route = location.hash; entry.follows = false; }
+    else dropToast(entry);
+  }
+  placeToasts();
+}
+
+/** Puts the toasts just above the highest of the screen's bottom controls (a composer grown by a long draft). */
+function placeToasts() {
+  if (!toastHost || !shownToasts.size) return;
+  const bars = [...document.querySelectorAll(BOTTOM_CONTROLS)].filter((b) => b.getClientRects().length);
+  const floor = window.innerHeight;
+  let top = floor;
+  for (const b of bars) {
+    const r = b.getBoundingClientRect();
+    if (r.bottom > floor / 2 && r.top < top) top = r.top; // only what sits in the lower half
+  }
+  toastHost.style.bottom = top < floor ? `${Math.round(floor - top + 8)}px` : '';
+  // The bar may grow while a toast is up (the draft gets longer, a queue appears): follow it.
+  if (!watched && typeof ResizeObserver === 'function') watched = new ResizeObserver(() => placeToasts());
+  if (watched) { watched.disconnect(); for (const b of bars) watched.observe(b); }
 }
 
 /** A thread's cwd shown relative to the bridge root that holds it ("app/src"), else with ~ for home. */

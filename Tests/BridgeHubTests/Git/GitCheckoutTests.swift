@@ -155,6 +155,27 @@ import Testing
         try fixture.git("-C", fixture.repository, "checkout", "-q", "--detach")
         #expect(await gitErrorCode { _ = try await checkout.push(remote: nil, setUpstream: true) } == "conflict")
     }
+
+    /// Issue 46 item 5: a first commit in a repository made with `git init` has nowhere to go. The push says so with
+    /// its own code and the command that adds a remote; the status lists the remotes, so a phone can say it first.
+    @Test func aPushWithNoRemoteSaysHowToAddOne() async throws {
+        let fixture = try GitFixture()
+        let checkout = try fixture.checkout()
+        #expect(try await GitService.status("t", checkout, gh: nil).remotes == ["origin"])
+        try fixture.git("-C", fixture.repository, "remote", "remove", "origin")
+        #expect(try await GitService.status("t", checkout, gh: nil).remotes == [])
+        do {
+            _ = try await checkout.push(remote: nil, setUpstream: true)
+            Issue.record("pushed with no remote")
+        } catch let error as GitError {
+            #expect(error.code.wire.rawValue == "no_remote", "\(error)")
+            #expect(error.message.contains("git remote add origin URL"), "\(error)")
+        }
+        // A remote by another name: pushed to when named, and listed.
+        try fixture.git("-C", fixture.repository, "remote", "add", "backup", "file://" + fixture.remote)
+        #expect(try await GitService.status("t", checkout, gh: nil).remotes == ["backup"])
+        #expect(try await checkout.push(remote: "backup", setUpstream: true).remote == "backup")
+    }
 }
 
 /// Finding the work tree: what git would take for a repository, nothing else. Cost: a few file operations.
