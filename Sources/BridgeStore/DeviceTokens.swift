@@ -9,6 +9,8 @@ import Synchronization
 /// then (the database files' stamp, checked at every lookup).
 public final class DeviceTokens: Sendable {
     private let table: Mutex<DeviceTokenTable>
+    /// A load asked for by a lookup that found the table stale is under way (one at a time).
+    private let reloading = Atomic<Bool>(false)
     /// The database file and its WAL, whose ``DeviceTokenTable/Stamp`` tells another process's write.
     private let files: [String]
 
@@ -54,6 +56,15 @@ public final class DeviceTokens: Sendable {
         table.withLock { $0.apply(hash: record.tokenHash, device: device, id: record.id) }
     }
 
+    /// Claims the one load a stale lookup may start; false while another runs. Pair with ``reloadEnded()``.
+    func claimReload() -> Bool {
+        reloading.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    func reloadEnded() {
+        reloading.store(false, ordering: .releasing)
+    }
+
     func invalidate() {
         table.withLock { $0.invalidate() }
     }
@@ -93,8 +104,19 @@ extension DeviceRegistry {
 
     /// The device of `deviceToken` per the in-memory table, when the table is fresh: `.device` (its last use is
     /// recorded off the caller's path), `.unknown`, or `.stale` (ask ``authenticate(deviceToken:address:)``).
+    ///
+    /// A stale table is loaded again off the caller's path (one load at a time), so the handshakes after it are
+    /// answered from memory again: the table is no longer reloaded every second (serve's watchers wait for a
+    /// change, issue 45 item 4), and without this every handshake 1.5 s after the last change read the database.
     public func cachedDevice(deviceToken: String, address: String?) -> DeviceTokenTable.Lookup {
         let found = tokens.lookup(token: deviceToken)
+        if case .stale = found, tokens.claimReload() {
+            let tokens = self.tokens
+            Task {
+                defer { tokens.reloadEnded() }
+                try? await self.reloadTokens()
+            }
+        }
         guard case .device(let device) = found else { return found }
         let at = now()
         if tokens.seen(token: deviceToken, at: at, address: address) {
