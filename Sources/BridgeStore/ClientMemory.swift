@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 
 /// What the bridge remembers about a client between its connections: the threads it subscribed to and the
 /// first answer to each of its requests (so that a retry after a reconnect is not acted on twice).
@@ -19,6 +20,9 @@ public struct ClientMemory: Sendable {
 
     private let database: BridgeDatabase
     private let now: @Sendable () -> Date
+    /// The subscriptions read so far, so that a device's handshake does not read SQLite (P1: the read was most of
+    /// what a device's handshake cost more than the shared secret's). This memory is their only writer.
+    private let remembered = Remembered()
 
     public init(database: BridgeDatabase, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
@@ -36,16 +40,26 @@ public struct ClientMemory: Sendable {
 
     /// The threads (or `*`) the client is subscribed to, oldest first.
     public func subscriptions(of client: String) async throws -> [String] {
-        try await database.pool.read { db in
+        let (known, generation) = remembered.state.withLock { ($0.byClient[client], $0.generation) }
+        if let known { return known }
+        let read = try await database.pool.read { db in
             try String.fetchAll(
                 db, sql: "SELECT threadId FROM deviceSubscription WHERE deviceId = ? ORDER BY createdAt, threadId",
                 arguments: [client])
         }
+        // Kept only when no write came in between (the read may have missed it).
+        remembered.state.withLock {
+            guard $0.generation == generation else { return }
+            if $0.byClient.count >= 4096 { $0.byClient.removeAll() }  // clients named by shared-secret holders
+            $0.byClient[client] = read
+        }
+        return read
     }
 
     /// Remembers a subscription.
     public func subscribe(_ client: String, to threadId: String) async throws {
         let at = now().timeIntervalSince1970
+        defer { forget(client) }
         try await database.pool.write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO deviceSubscription (deviceId, threadId, createdAt) VALUES (?, ?, ?)",
@@ -55,8 +69,17 @@ public struct ClientMemory: Sendable {
 
     /// Forgets a subscription.
     public func unsubscribe(_ client: String, from threadId: String) async throws {
+        defer { forget(client) }
         try await database.pool.write { db in
             try db.execute(sql: "DELETE FROM deviceSubscription WHERE deviceId = ? AND threadId = ?", arguments: [client, threadId])
+        }
+    }
+
+    /// A write to `client`'s subscriptions: read them again next time, and drop a read that overlapped it.
+    private func forget(_ client: String) {
+        remembered.state.withLock {
+            $0.generation &+= 1
+            $0.byClient[client] = nil
         }
     }
 
@@ -125,4 +148,15 @@ public struct ClientMemory: Sendable {
             return db.changesCount
         }
     }
+}
+
+/// ``ClientMemory``'s subscriptions in memory (shared by its copies).
+private final class Remembered: Sendable {
+    let state = Mutex(RememberedSubscriptions())
+}
+
+/// The subscriptions by client, and a counter of the writes.
+private struct RememberedSubscriptions {
+    var byClient: [String: [String]] = [:]
+    var generation: UInt64 = 0
 }

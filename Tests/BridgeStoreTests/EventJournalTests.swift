@@ -211,6 +211,21 @@ struct EventJournalTests {
 
 @Suite("ClientMemory")
 struct ClientMemoryTests {
+    /// A device's handshake restores its subscriptions from memory, not SQLite (P1); the memory's own writes are
+    /// read again.
+    @Test func subscriptionsAreReadOnceAndAfterEachWrite() async throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        let database = try BridgeDatabase(paths: state.paths, logger: CapturedLogs().logger)
+        let memory = ClientMemory(database: database)
+        try await memory.subscribe("dev", to: "t1")
+        #expect(try await memory.subscriptions(of: "dev") == ["t1"])
+        try await database.pool.write { db in try db.execute(sql: "DELETE FROM deviceSubscription") }
+        #expect(try await memory.subscriptions(of: "dev") == ["t1"])  // from memory: the table was not read
+        try await memory.subscribe("dev", to: "t2")
+        #expect(try await memory.subscriptions(of: "dev") == ["t2"])  // read again after a write of its own
+    }
+
     @Test func subscriptionsAndAnswers() async throws {
         let state = try TemporaryState()
         defer { state.cleanup() }
