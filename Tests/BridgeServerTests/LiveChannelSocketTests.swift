@@ -132,6 +132,23 @@ import WSClient
                 #expect(errors.map { $0["code"] as? String } == ["unknown_stream", "too_large", "bad_request"])
                 #expect(errors.map { $0["streamId"] as? Int } == [9, 1, nil])
 
+                // The client pauses the bridge: the producer waits for its resume (a ping's round trip meanwhile
+                // comes back before any data).
+                try await outbound.write(.binary(Self.frame(1, stream: 1)))
+                try await outbound.write(.text(#"{"kind":"ping","nonce":"paused"}"#))
+                guard case .text = try await messages.next() else { throw CancellationError() }
+                let waiting = Task { try await stream.send(ByteBuffer(bytes: [5])) }
+                try await outbound.write(.text(#"{"kind":"ping","nonce":"still paused"}"#))
+                guard case .text(let stillPaused) = try await messages.next() else {
+                    Issue.record("data came while the stream was paused")
+                    throw CancellationError()
+                }
+                #expect(Self.json(stillPaused)["nonce"] as? String == "still paused")
+                try await outbound.write(.binary(Self.frame(2, stream: 1)))
+                guard case .binary(let resumed) = try await messages.next() else { throw CancellationError() }
+                #expect(Array(resumed.readableBytesView) == [1, 0, 0, 0, 0, 1, 5])
+                try await waiting.value
+
                 // The client ends the stream: the reader finishes, the producer sees it ended.
                 try await outbound.write(.binary(Self.frame(3, stream: 1)))
                 let last = await reader.next()
