@@ -128,12 +128,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The live channel: binary frames for a session's live-only streams (voice audio), never journaled, with
+        // back-pressure by watermarks. Knows nothing of sockets: the connection hands it frames.
+        .target(
+            name: "BridgeLive",
+            dependencies: ["BridgeProtocol", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
+
         // The thread hub: sessions, fan-out, replay, the journal's use, the policy gate, requests to Codex
         // through `CodexPort`, push decisions, uploads. Knows nothing of sockets or HTTP.
         .target(
             name: "BridgeHub",
             dependencies: [
                 "BridgeProtocol",
+                "BridgeLive",
                 "BridgeStore",
                 "CodexControl",
                 "BridgePush",
@@ -144,6 +153,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                // ByteBuffer: the live channel's bytes (voice's audio), as BridgeLive takes and gives them.
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -153,6 +164,7 @@ let package = Package(
             name: "BridgeServer",
             dependencies: [
                 "BridgeHub",
+                "BridgeLive",
                 "BridgeProtocol",
                 "BridgeStore",
                 "CodexControl",
@@ -369,6 +381,7 @@ let package = Package(
         ),
 
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "BridgeLiveTests", dependencies: ["BridgeLive"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BridgeFleetTests",
             dependencies: [
@@ -452,8 +465,10 @@ let package = Package(
         .testTarget(
             name: "BridgeServerTests",
             dependencies: [
-                "BridgeServer", "BridgeHub", "BridgeProtocol", "BridgeStore", "BridgePush", "BridgeWeb", "CodexControl", "ConfinedFiles",
+                "BridgeServer", "BridgeHub", "BridgeLive", "BridgeProtocol", "BridgeStore", "BridgePush", "BridgeWeb", "CodexControl",
+                "ConfinedFiles",
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
