@@ -33,7 +33,7 @@ export const ACTIONS = {
   removeWorktree: 'Removed a worktree', listDevices: 'Listed the devices', setDeviceScopes: 'Changed what a device may do',
   renameDevice: 'Renamed a device', requestScopes: 'Asked to do more', revokeDevice: 'Revoked a device', pairDevice: 'Made a pairing code',
   listAudit: 'Read the activity', setGoal: 'Set a goal', clearGoal: 'Cleared a goal', listMachines: 'Listed the machines',
-  addMachine: 'Linked a machine', removeMachine: 'Removed a machine', renameMachine: 'Renamed a machine', compactThread: 'Compacted a thread',
+  addMachine: 'Linked a machine', removeMachine: 'Removed a machine', renameMachine: 'Renamed a machine', retryMachine: 'Tried a machine again', compactThread: 'Compacted a thread',
   deleteThread: 'Deleted a thread', searchThreads: 'Searched the threads', updateThreadSettings: 'Changed a thread’s settings',
   approveDeniedAction: 'Approved what the automatic review denied', listPermissionProfiles: 'Listed the permission profiles',
   listTools: 'Listed the tools', readTurns: 'Read earlier turns', listPreviews: 'Listed the previews', openPreview: 'Opened a preview',
