@@ -6,14 +6,19 @@ that requires OpenAI auth, as voice needs.
 Costs (measured with 2 busy cores, setup and teardown included): the WebRTC session 2.6 s, the websocket session
 and its disconnect 1.8 s, the refusals 4.1 s (three bridges), the provider refusing the call 2.6 s; 14 s in all."""
 import asyncio
+import json
 import sqlite3
+import time
 
 import pytest
 
 from codex_fixture import codex_bin, codex_bridge, codex_home, model, workspace  # noqa: F401 (fixtures)
+from conftest import run_cli
+from fake_bridge import FakeBridge
 from mock_model import chatgpt_login, codex_args, codex_env
 from realtime_stub import RealtimeStub, make_offer
 from test_codex import frames, request, until_turn_completed
+from test_fleet import event, fleet_hello, wait_online, workstation  # noqa: F401 (fixture)
 from wsutil import hello
 
 
@@ -187,3 +192,40 @@ async def test_refusals(bridge_factory, model, codex_home, workspace, stub, code
     refused = await request(ws, "listVoices")
     assert refused["kind"] == "error" and refused["code"] == "voice_disabled" and "realtime_conversation" in refused["message"], refused
     assert stub.calls == [] and stub.connections == []
+
+
+async def test_voice_on_a_linked_machine(workstation):
+    """A fleet phone's voice on a linked machine's thread (here a FakeBridge): WebRTC goes through the link and the
+    phone leaving stops the session there; audio through the bridge is refused before anything is sent; a machine
+    whose bridge has no voice (it answers unknown_kind) is voice_unavailable. ~3 s."""
+    a, _, _ = workstation("a")
+    fake = FakeBridge(name="older").start()
+    try:
+        linked = json.loads(run_cli("machines", "add", fake.pairing_url, "--json", state_dir=a.state_dir, check=True).stdout)
+        fake.wait_connections(2)
+        await wait_online(a, linked["id"])
+        phone, _ = await fleet_hello(a)
+        await request(phone, "subscribe", threadId="*")
+        fake.send(event(1, "far-thread", text="hi"))
+        await events_until(phone, lambda m: m.get("kind") == "event" and m["threadId"] == "far-thread")
+
+        fake.answers["startVoice"] = {"kind": "error", "code": "unknown_kind", "message": "unknown kind startVoice"}
+        old = await request(phone, "startVoice", threadId="far-thread", sdp="v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\n")
+        assert old["kind"] == "error" and old["code"] == "voice_unavailable" and old["machine"] == linked["id"], old
+        before = len([r for r in fake.requests if r["kind"] == "startVoice"])
+        through = await request(phone, "startVoice", threadId="far-thread")
+        assert through["kind"] == "error" and through["code"] == "voice_unavailable" and "WebRTC" in through["message"], through
+        assert len([r for r in fake.requests if r["kind"] == "startVoice"]) == before  # never sent there
+
+        fake.answers["startVoice"] = {"kind": "voiceStarted", "threadId": "far-thread", "transport": "webrtc", "sdp": "v=0\r\nanswer\r\n"}
+        fake.answers["stopVoice"] = {"kind": "accepted", "threadId": "far-thread"}
+        started = await request(phone, "startVoice", threadId="far-thread", sdp="v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\n")
+        assert started["kind"] == "voiceStarted" and started["sdp"] == "v=0\r\nanswer\r\n", started
+        await phone.close()
+        deadline = time.monotonic() + 10
+        while not [r for r in fake.requests if r["kind"] == "stopVoice"] and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        stops = [r for r in fake.requests if r["kind"] == "stopVoice"]
+        assert [s["threadId"] for s in stops] == ["far-thread"], fake.requests
+    finally:
+        fake.stop()
