@@ -123,6 +123,17 @@ async def test_webrtc_offer_relayed_transcripts_journaled_stop(voice_bridge, mod
     assert "bridge/voiceTranscript" in types and "bridge/voice" in types
     # Stopping again is stopping once.
     assert (await request(phone, "stopVoice", threadId=thread_id))["kind"] == "accepted"
+    # Start, stop, start at once: Codex tells the stopped session's end after the new start is sent; that end is
+    # not the new session's (it failed the start as "requested" before), and the stop never ends the new one.
+    for n in range(3):
+        again = await request(phone, "startVoice", threadId=thread_id, sdp=await make_offer())
+        assert again["kind"] == "voiceStarted", again
+        stub.wait(lambda s: s.open_sockets() == 1, what="codex joining the call")
+        stub.say(user=f"round {n}")  # the new session is alive
+        await events_until(phone, lambda m: m.get("kind") == "event" and m["type"] == "bridge/voiceTranscript"
+                           and m["data"]["text"] == f"round {n}")
+        assert (await request(phone, "stopVoice", threadId=thread_id))["kind"] == "accepted"
+        stub.wait(lambda s: s.open_sockets() == 0, what="codex leaving the call")
 
 
 async def test_websocket_session_ends_when_its_phone_disconnects(voice_bridge, model, workspace, stub):
