@@ -150,7 +150,7 @@ extension ThreadHub {
         finishVoice(ended, reason: reason, message: message, stopCodex: stopCodex)
     }
 
-    private func finishVoice(_ ended: VoiceSessions.Session, reason: VoiceDesk.EndReason, message: String?, stopCodex: Bool) {
+    func finishVoice(_ ended: VoiceSessions.Session, reason: VoiceDesk.EndReason, message: String?, stopCodex: Bool) {
         if ended.phase == .running { announceVoiceEnd(ended, reason: reason, message: message) }
         logger.info(
             "Voice session ended", metadata: ["bridge.thread.id": "\(ended.threadId)", "bridge.voice.reason": "\(reason.rawValue)"])

@@ -52,10 +52,18 @@ extension ThreadHub {
         for pump in audio.pumps { pump.cancel() }
     }
 
+    /// The session's stream ended while the session runs: the phone's `end` (a stop), or its connection going. The
+    /// live channel of a closing connection ends its streams before the hub hears of the close, and tells neither
+    /// apart: the hub gives the close ``voiceCloseGrace`` to arrive (it then ends the session as `disconnected`).
     private func voiceStreamEnded(threadId: String, attempt: UInt64) async {
+        guard voice.audio[threadId]?.attempt == attempt else { return }
+        try? await Task.sleep(for: Self.voiceCloseGrace)
         guard voice.audio[threadId]?.attempt == attempt else { return }
         await stopVoice(threadId)
     }
+
+    /// How long a stream's end waits for its connection's close (BRIDGE.md: an `end` stops the session).
+    static let voiceCloseGrace: Duration = .milliseconds(250)
 
     /// The phone's microphone to Codex, chunk by chunk as the stream delivers it (its pace is what pauses the
     /// phone): whole 16-bit samples only, an odd byte carried to the next chunk.
