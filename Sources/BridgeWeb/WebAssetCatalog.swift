@@ -81,6 +81,8 @@ enum WebAssetCatalog {
             ("try-now.js", PackageResources.try_now_js),
             ("turn-window.js", PackageResources.turn_window_js),
             ("ui.js", PackageResources.ui_js),
+            ("voice-state.js", PackageResources.voice_state_js),
+            ("voice-words.js", PackageResources.voice_words_js),
             ("worktree-option.js", PackageResources.worktree_option_js),
         ]
         return Dictionary(uniqueKeysWithValues: files.map { ($0.0, WebAsset(name: $0.0, body: $0.1)) })

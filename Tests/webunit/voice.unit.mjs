@@ -1,0 +1,125 @@
+// The voice mode's state machine (voice-state.js) and the words of its refusals and of dictation (voice-words.js).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { initialVoice, voiceStep, voiceActive, micOpen, needsTeardown, phaseWords } from '../../Sources/BridgeWeb/Assets/voice-state.js';
+import { voiceErrorWords, dictationBlocked, dictationKind, dictationEnv, sentenceParts } from '../../Sources/BridgeWeb/Assets/voice-words.js';
+
+const run = (s, ...events) => events.reduce(voiceStep, s);
+
+test('a session: asking → connecting → listening ⇄ speaking → stopping → idle', () => {
+  let s = initialVoice();
+  const seen = [];
+  for (const e of ['start', 'granted', { type: 'connected', transport: 'webrtc' }, 'speaking', 'quiet', 'stop', 'stopped']) {
+    s = voiceStep(s, e);
+    seen.push(s.phase);
+  }
+  assert.deepEqual(seen, ['asking', 'connecting', 'listening', 'speaking', 'listening', 'stopping', 'idle']);
+  assert.equal(s.session, 1);
+  assert.equal(s.transport, null);
+});
+
+test('the transport the bridge chose is kept while connected: live when it says so', () => {
+  const s = run(initialVoice(), 'start', 'granted', { type: 'connected', transport: 'live' });
+  assert.equal(s.transport, 'live');
+  assert.equal(run(s, 'speaking').transport, 'live');
+});
+
+test('a refusal is an error holding the bridge\'s error; Start again begins a new session', () => {
+  const refusal = { code: 'voice_requires_chatgpt', message: 'no ChatGPT login' };
+  const s = run(initialVoice(), 'start', 'granted', { type: 'refused', error: refusal });
+  assert.equal(s.phase, 'error');
+  assert.equal(s.error, refusal);
+  assert.equal(voiceActive(s), false);
+  const again = run(s, 'start');
+  assert.deepEqual([again.phase, again.error, again.session], ['asking', null, 2]);
+});
+
+test('the microphone refused: an error saying so, no connection attempted', () => {
+  const s = run(initialVoice(), 'start', 'denied');
+  assert.deepEqual([s.phase, s.error.code], ['error', 'microphone_denied']);
+  assert.equal(voiceStep(s, 'granted'), s, 'a late permission answer changes nothing');
+});
+
+test('ended (left the thread, a reconnect) from any phase goes straight to idle; teardown is due once', () => {
+  for (const events of [['start'], ['start', 'granted'], ['start', 'granted', 'connected'], ['start', 'granted', 'connected', 'speaking'], ['start', 'granted', 'connected', 'stop']]) {
+    const before = run(initialVoice(), ...events);
+    const after = voiceStep(before, 'ended');
+    assert.equal(after.phase, 'idle', events.join(','));
+    assert.equal(micOpen(after), false);
+  }
+  const listening = run(initialVoice(), 'start', 'granted', 'connected');
+  assert.equal(needsTeardown(listening, voiceStep(listening, 'ended')), true);
+  assert.equal(needsTeardown(listening, voiceStep(listening, 'stop')), true);
+  const stopping = voiceStep(listening, 'stop');
+  assert.equal(needsTeardown(stopping, voiceStep(stopping, 'stopped')), false, 'torn down already on stop');
+  assert.equal(voiceStep(initialVoice(), 'ended').phase, 'idle');
+});
+
+test('events out of order change nothing (the same object back)', () => {
+  const idle = initialVoice();
+  for (const e of ['granted', 'denied', 'connected', 'speaking', 'quiet', 'stop', 'stopped', 'press', 'release', 'dismiss', { type: 'refused', error: {} }, 'nonsense']) {
+    assert.equal(voiceStep(idle, e), idle, JSON.stringify(e));
+  }
+  const listening = run(idle, 'start', 'granted', 'connected');
+  assert.equal(voiceStep(listening, 'start'), listening, 'Start while a session runs starts nothing');
+  assert.equal(voiceStep(listening, 'connected'), listening);
+});
+
+test('an answer from an earlier session is ignored once another began', () => {
+  let s = run(initialVoice(), 'start', 'granted');
+  const old = s.session;
+  s = run(s, 'ended', 'start', 'granted');
+  assert.equal(voiceStep(s, { type: 'connected', session: old }), s);
+  assert.equal(voiceStep(s, { type: 'refused', error: { code: 'x' }, session: old }), s);
+  assert.equal(voiceStep(s, { type: 'connected', session: s.session }).phase, 'listening');
+});
+
+test('hold to talk: the microphone is open only while held; hands-free: whenever connected', () => {
+  let s = run(initialVoice('hold'), 'start', 'granted', 'connected');
+  assert.equal(micOpen(s), false);
+  assert.equal(phaseWords(s), 'Hold the button and speak');
+  s = voiceStep(s, 'press');
+  assert.equal(micOpen(s), true);
+  assert.equal(phaseWords(s), 'Listening…');
+  s = voiceStep(s, 'release');
+  assert.equal(micOpen(s), false);
+  s = run(s, 'press', { type: 'mode', mode: 'handsfree' });
+  assert.deepEqual([s.mode, s.holding, micOpen(s)], ['handsfree', false, true]);
+  assert.equal(voiceStep(s, 'press'), s, 'nothing to hold in hands-free');
+  assert.equal(micOpen(voiceStep(s, 'stop')), false);
+  assert.equal(micOpen(run(initialVoice(), 'start', 'granted')), false, 'not before connected');
+  assert.equal(voiceStep(s, { type: 'mode', mode: 'loud' }), s);
+});
+
+test('the state line\'s words', () => {
+  const words = ['start', 'granted', 'connected', 'speaking', 'stop'].map((e, i, all) => phaseWords(run(initialVoice(), ...all.slice(0, i + 1))));
+  assert.deepEqual(words, ['Asking for the microphone…', 'Connecting…', 'Listening…', 'Codex is speaking', 'Ending…']);
+});
+
+test('each refusal says what to do, with the command as code', () => {
+  const http = voiceErrorWords({ code: 'insecure_context' });
+  assert.match(http.text, /plain http: run codex-bridge serve --tls on the workstation/);
+  assert.deepEqual(sentenceParts(http)[1], { code: 'codex-bridge serve --tls' });
+  assert.match(voiceErrorWords({ code: 'voice_requires_chatgpt' }).text, /codex login/);
+  assert.match(voiceErrorWords({ code: 'voice_api_key' }).text, /API key/);
+  assert.match(voiceErrorWords({ code: 'voice_disabled' }).text, /realtime_conversation/);
+  assert.match(voiceErrorWords({ code: 'voice_unsupported', message: 'Codex on build-box has no voice' }).text, /^Codex on build-box has no voice\. Type instead/);
+  assert.equal(voiceErrorWords({ code: 'something_new', message: 'The bridge says why.' }).text, 'The bridge says why.');
+  assert.deepEqual(sentenceParts({ text: 'plain' }), ['plain']);
+});
+
+test('dictation: speech recognition first, a recording where the thread takes attachments, else why not', () => {
+  const env = (over) => ({ secure: true, speech: false, record: false, attach: true, ...over });
+  assert.equal(dictationKind(env({ speech: true, record: true })), 'speech');
+  assert.equal(dictationKind(env({ record: true })), 'record');
+  assert.equal(dictationKind(env({ record: true, attach: false })), null);
+  assert.match(dictationBlocked(env({ record: true, attach: false })).text, /linked machine/);
+  assert.equal(dictationBlocked(env({ speech: true })), null);
+  assert.match(dictationBlocked(env({})).text, /neither speech recognition nor audio recording/);
+  const http = dictationBlocked(env({ secure: false, speech: true }));
+  assert.equal(dictationKind(env({ secure: false, speech: true })), null);
+  assert.match(http.text, /plain http: run codex-bridge serve --tls/);
+  assert.equal(http.command, 'codex-bridge serve --tls');
+  const win = { isSecureContext: true, webkitSpeechRecognition: function () {}, navigator: {} };
+  assert.deepEqual(dictationEnv(win), { secure: true, speech: true, record: false, attach: true });
+});
