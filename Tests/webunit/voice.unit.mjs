@@ -92,7 +92,7 @@ test('hold to talk: the microphone is open only while held; hands-free: whenever
 });
 
 test('the state line\'s words', () => {
-  const words = ['start', 'granted', 'connected', 'speaking', 'stop'].map((e, i, all) => phaseWords(run(initialVoice(), ...all.slice(0, i + 1))));
+  const words = ['start', 'granted', 'connected', 'speaking', 'stop'].map((_e, i, all) => phaseWords(run(initialVoice(), ...all.slice(0, i + 1))));
   assert.deepEqual(words, ['Asking for the microphone…', 'Connecting…', 'Listening…', 'Codex is speaking', 'Ending…']);
 });
 
@@ -120,6 +120,6 @@ test('dictation: speech recognition first, a recording where the thread takes at
   assert.equal(dictationKind(env({ secure: false, speech: true })), null);
   assert.match(http.text, /plain http: run codex-bridge serve --tls/);
   assert.equal(http.command, 'codex-bridge serve --tls');
-  const win = { isSecureContext: true, webkitSpeechRecognition: function () {}, navigator: {} };
+  const win = { isSecureContext: true, webkitSpeechRecognition: class {}, navigator: {} };
   assert.deepEqual(dictationEnv(win), { secure: true, speech: true, record: false, attach: true });
 });

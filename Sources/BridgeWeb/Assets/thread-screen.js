@@ -17,6 +17,7 @@ import { whereLine, machineNote } from './fleet-view.js';
 import { conversationView } from './conversation.js';
 import { composerView } from './composer.js';
 import { threadTitle } from './thread-title.js';
+import { voiceMode } from './voice-mode.js';
 
 /** Turns read at once when a thread opens, and per earlier page. */
 const TURNS_PER_PAGE = 6;
@@ -113,10 +114,16 @@ export function threadScreen(ctx, threadId) {
     .then((page) => store.applyOlderTurns(threadId, page));
   const talk = conversationView({ session, thread, announce, unreachable: () => unreachable, implementPlan, loadOlder });
   const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el, reverter.el, tools.el, previewer.el);
-  const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable });
+  // Voice takes the composer's place while open; its transcripts arrive as the thread's items.
+  const voice = voiceMode({
+    request: (kind, fields) => session.request(kind, { threadId, ...fields }),
+    onOpen(open) { composer.form.hidden = open; el.classList.toggle('in-voice', open); if (!open) composer.form.querySelector('.voice-open')?.focus({ preventScroll: true }); talk.onLayout(); },
+  });
+  const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable,
+    onVoice: () => { closeSheets(); voice.open(); } });
   const machine = machineNote(thread, session); // its machine unreachable (issue 33), with Try now
   const main = h('main', { class: 'thread-main' }, machine.el, reverted.el, goal.el, subAgents.el, talk.placeholder, talk.el);
-  const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, talk.jump, composer.form, composer.note, announcer);
+  const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, talk.jump, composer.form, voice.el, composer.voiceNote, composer.note, announcer);
 
   // "Implement this plan": the follow-up runs in default mode, and the thread stays there.
   async function implementPlan() {
@@ -201,6 +208,7 @@ export function threadScreen(ctx, threadId) {
     title: () => threadTitle(thread) || 'Thread',
     reload() { if (!thread.loaded) load(); },
     onStatus(s) {
+      voice.connectionChanged(s); // a reconnect ends a voice session: the bridge ended it with the connection
       const now = s === 'offline';
       if (now === unreachable) return;
       unreachable = now;
@@ -213,6 +221,8 @@ export function threadScreen(ctx, threadId) {
       menu.destroy();
       unwatchList();
       talk.destroy();
+      voice.destroy();
+      composer.destroy();
     },
   };
 }

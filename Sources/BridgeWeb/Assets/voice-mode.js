@@ -1,0 +1,187 @@
+// The voice mode of a thread: talk with Codex through its realtime voice (BRIDGE.md, startVoice). It takes the
+// composer's place while open: a state line (asking for the microphone, connecting, listening, Codex speaking, or
+// the sentence of what went wrong and what to do), the talk button (hold to talk) or hands-free, the voice picker
+// and End. What is said on both sides lands in the thread as items (the bridge journals the transcripts), so the
+// conversation above fills in as it goes. The states are voice-state.js's; the audio is voice-call.js's.
+import { h, icon } from './dom.js';
+import { initialVoice, voiceStep, voiceActive, micOpen, needsTeardown, phaseWords } from './voice-state.js';
+import { voiceErrorWords } from './voice-words.js';
+import { openMicrophone, webrtcCall } from './voice-call.js';
+import { sentenceNodes } from './dictation.js';
+
+const MODE_KEY = 'codex-bridge.voice.mode';
+const VOICE_KEY = 'codex-bridge.voice.name';
+
+const stored = (key) => { try { return localStorage.getItem(key); } catch { return null; } };
+const store = (key, value) => { try { localStorage.setItem(key, value); } catch { /* private mode: not kept */ } };
+
+/** The voices listVoices answers, as {id, label}: names or {id|name, label?}. */
+export function voiceOptions(answer) {
+  const list = Array.isArray(answer && answer.voices) ? answer.voices : [];
+  return list.map((v) => (typeof v === 'string' ? { id: v, label: v } : { id: String(v.id ?? v.name ?? ''), label: String(v.label ?? v.name ?? v.id ?? '') }))
+    .filter((v) => v.id);
+}
+
+/**
+ * request(kind, fields): the thread's requests (threadId added); onOpen(open): the composer hides or shows.
+ * Returns {el, open(), close(), connectionChanged(status), destroy()}.
+ */
+export function voiceMode({ request, onOpen }) {
+  let state = initialVoice(stored(MODE_KEY) === 'hold' ? 'hold' : 'handsfree');
+  let stream = null; // the microphone
+  let call = null; // the WebRTC session (voice-call.js)
+  let voicesAsked = false;
+  let tellBridge = true; // false when the connection is gone: the bridge ended the session itself
+
+  const audio = h('audio', { class: 'voice-audio', attrs: { autoplay: '' } });
+  const line = h('p', { class: 'voice-line', attrs: { role: 'status', 'aria-live': 'polite' } });
+  const problem = h('p', { class: 'voice-problem', hidden: true, attrs: { role: 'alert' } });
+  const orb = h('div', { class: 'voice-orb', attrs: { 'aria-hidden': 'true' } }, icon('wave'));
+  const talk = h('button', { type: 'button', class: 'voice-talk', attrs: { 'aria-label': 'Hold to talk' } }, icon('mic'));
+  const handsfree = h('button', { type: 'button', class: 'voice-mode-button', text: 'Hands-free', attrs: { 'aria-pressed': 'false' } });
+  const hold = h('button', { type: 'button', class: 'voice-mode-button', text: 'Hold to talk', attrs: { 'aria-pressed': 'false' } });
+  const modes = h('div', { class: 'voice-modes', attrs: { role: 'group', 'aria-label': 'How to talk' } }, handsfree, hold);
+  const picker = h('select', { class: 'voice-picker', attrs: { 'aria-label': 'Codex\'s voice' } }, h('option', { value: '', text: 'Default voice' }));
+  const again = h('button', { type: 'button', class: 'secondary voice-again', text: 'Try again', hidden: true });
+  const end = h('button', { type: 'button', class: 'voice-end' }, icon('stop'), h('span', { text: 'End voice' }));
+  const el = h('section', { class: 'voice-panel', hidden: true, attrs: { 'aria-label': 'Voice' } },
+    h('div', { class: 'voice-top' }, picker, modes),
+    h('div', { class: 'voice-middle' }, orb, talk),
+    line, problem,
+    h('div', { class: 'voice-actions' }, again, end),
+    audio);
+
+  function render() {
+    const { phase, mode } = state;
+    el.dataset.phase = phase;
+    el.dataset.mode = mode;
+    line.textContent = phaseWords(state);
+    line.hidden = !line.textContent;
+    if (phase === 'error') problem.replaceChildren(...sentenceNodes(voiceErrorWords(state.error)));
+    problem.hidden = phase !== 'error';
+    again.hidden = phase !== 'error';
+    handsfree.setAttribute('aria-pressed', String(mode === 'handsfree'));
+    hold.setAttribute('aria-pressed', String(mode === 'hold'));
+    talk.hidden = mode !== 'hold';
+    talk.disabled = !(phase === 'listening' || phase === 'speaking');
+    talk.classList.toggle('held', state.holding);
+    orb.hidden = mode === 'hold';
+    orb.classList.toggle('live', micOpen(state));
+    end.lastChild.textContent = voiceActive(state) ? 'End voice' : 'Close';
+    end.disabled = phase === 'stopping';
+  }
+
+  function teardown(before) {
+    call?.close();
+    call = null;
+    for (const t of stream?.getTracks() || []) t.stop();
+    stream = null;
+    // The bridge may hold a session from `connecting` on (startVoice was sent): told to end it, once.
+    if (tellBridge && before.phase !== 'asking') request('stopVoice', {}).catch(() => {});
+  }
+
+  function dispatch(event) {
+    const before = state;
+    state = voiceStep(state, event);
+    if (state === before) return;
+    if (needsTeardown(before, state)) teardown(before);
+    for (const t of stream?.getAudioTracks() || []) t.enabled = micOpen(state);
+    render();
+  }
+
+  async function loadVoices() {
+    if (voicesAsked) return;
+    voicesAsked = true;
+    try {
+      const options = voiceOptions(await request('listVoices', {}));
+      const chosen = stored(VOICE_KEY);
+      picker.replaceChildren(h('option', { value: '', text: 'Default voice' }), ...options.map((v) => h('option', { value: v.id, text: v.label })));
+      if (chosen && options.some((v) => v.id === chosen)) picker.value = chosen;
+    } catch {
+      picker.disabled = true; // the refusal of startVoice says why, in a sentence
+    }
+  }
+
+  async function begin() {
+    tellBridge = true;
+    dispatch('start');
+    const n = state.session;
+    const mine = () => state.session === n && voiceActive(state);
+    try {
+      const mic = await openMicrophone();
+      if (!mine()) { for (const t of mic.getTracks()) t.stop(); return; }
+      stream = mic;
+      dispatch({ type: 'granted', session: n });
+    } catch (err) {
+      dispatch({ type: 'failed', error: err, session: n });
+      return;
+    }
+    const voice = picker.value;
+    call = webrtcCall({
+      stream, audio,
+      startVoice: (sdp) => request('startVoice', { sdp, ...(voice ? { voice } : {}) }),
+      onConnected: () => dispatch({ type: 'connected', transport: 'webrtc', session: n }),
+      onSpeaking: (on) => dispatch({ type: on ? 'speaking' : 'quiet', session: n }),
+      onFailed: (error) => dispatch({ type: 'failed', error, session: n }),
+    });
+    try {
+      const started = await call.start();
+      if (started.live && mine()) dispatch({ type: 'refused', error: { code: 'voice_unsupported', message: 'This bridge offered audio over its live channel, which this app does not carry yet' }, session: n });
+    } catch (err) {
+      dispatch({ type: 'refused', error: err, session: n });
+    }
+  }
+
+  async function finish() {
+    if (!voiceActive(state)) { close(); return; }
+    dispatch('stop');
+    dispatch('stopped');
+    close();
+  }
+
+  function open() {
+    el.hidden = false;
+    onOpen(true);
+    loadVoices();
+    if (!voiceActive(state)) begin();
+    render();
+    (voiceActive(state) ? end : again).focus({ preventScroll: true });
+  }
+
+  function close() {
+    dispatch('ended');
+    dispatch('dismiss');
+    el.hidden = true;
+    onOpen(false);
+  }
+
+  // Hold to talk: the microphone is open while the button is held (pointer or Space/Enter).
+  const press = (e) => { e.preventDefault(); dispatch('press'); };
+  const release = () => dispatch('release');
+  talk.addEventListener('pointerdown', press);
+  for (const type of ['pointerup', 'pointercancel', 'pointerleave']) talk.addEventListener(type, release);
+  talk.addEventListener('contextmenu', (e) => e.preventDefault()); // a long press is not a menu here
+  talk.addEventListener('keydown', (e) => { if ((e.key === ' ' || e.key === 'Enter') && !e.repeat) press(e); });
+  talk.addEventListener('keyup', (e) => { if (e.key === ' ' || e.key === 'Enter') release(); });
+  handsfree.addEventListener('click', () => { dispatch({ type: 'mode', mode: 'handsfree' }); store(MODE_KEY, 'handsfree'); });
+  hold.addEventListener('click', () => { dispatch({ type: 'mode', mode: 'hold' }); store(MODE_KEY, 'hold'); });
+  picker.addEventListener('change', () => store(VOICE_KEY, picker.value));
+  again.addEventListener('click', () => { dispatch('dismiss'); begin(); });
+  end.addEventListener('click', finish);
+  render();
+
+  return {
+    el,
+    open,
+    close,
+    get active() { return voiceActive(state); },
+    /** The connection to the bridge went away: the bridge ends the session; here it ends too, and says so. */
+    connectionChanged(status) {
+      if (status === 'connected' || !voiceActive(state)) return;
+      tellBridge = false;
+      dispatch({ type: 'failed', error: { code: 'ended_by_reconnect' } });
+    },
+    /** Leaving the thread: nothing keeps listening. */
+    destroy() { if (voiceActive(state)) dispatch('ended'); },
+  };
+}

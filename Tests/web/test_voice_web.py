@@ -1,0 +1,194 @@
+"""Issue 47, the phone's side of voice: the voice mode in the thread screen and Dictate in the composer, in Debian's
+chromium with a fake microphone (a WAV that espeak-ng spoke) against the real bridge and the real codex with the
+scripted model. Plain http (no microphone at all) says the command that gives https; a browser without speech
+recognition records a clip that goes up as an audio attachment, and one without recording either says why not;
+the voice panel's states, its refusal sentence, and axe on it, light and dark."""
+import pathlib
+import re
+import shutil
+import subprocess
+
+import pytest
+from playwright.sync_api import expect
+
+import conftest
+from test_accessibility import Audit
+from webutil import CHROMIUM, IPHONE_UA, LOOPBACK_ONLY, pair, pairing_url, start_thread
+
+TLS_COMMAND = "codex-bridge serve --tls"
+DICTATE_HTTP = ("Dictation needs the microphone, which needs https, and this page came over plain http: run "
+                "codex-bridge serve --tls on the workstation and scan the first code it prints.")
+VOICE_HTTP = ("The microphone needs https, and this page came over plain http: run codex-bridge serve --tls on the "
+              "workstation and scan the first code it prints.")
+
+
+@pytest.fixture(scope="module")
+def spoken_wav(tmp_path_factory):
+    """A few seconds of speech as the fake microphone's input (espeak-ng, installed by Scripts/test)."""
+    espeak = shutil.which("espeak-ng")
+    assert espeak, "espeak-ng is missing: Scripts/test installs it"
+    path = tmp_path_factory.mktemp("voice") / "speech.wav"
+    subprocess.run([espeak, "-w", str(path), "Please list the files in this folder."], check=True)
+    assert path.stat().st_size > 10_000
+    return path
+
+
+def launch(browser, *args):
+    return browser.browser_type.launch(executable_path=CHROMIUM, args=["--no-sandbox", *args])
+
+
+def phone_context(b, scheme="light", route=LOOPBACK_ONLY):
+    context = b.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+                            device_scale_factor=2, user_agent=IPHONE_UA, color_scheme=scheme, service_workers="block")
+    context.route(route, lambda r: r.abort())
+    return context
+
+
+class FakePhone:
+    """What Audit and the helpers need of webutil.Phone, on a context of a browser launched here."""
+
+    def __init__(self, context):
+        self.context = context
+        self.page = context.new_page()
+        self.errors = []
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def shot(self, name, full_page=False):
+        conftest.ARTIFACTS.mkdir(exist_ok=True)
+        path = conftest.ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+    def button(self, name):
+        return self.page.get_by_role("button", name=name, exact=True)
+
+    def status(self):
+        return self.page.get_by_role("status").first
+
+
+def first_thread(phone, model, bridge, url=None):
+    model.queue({"kind": "message", "text": "Here."})
+    if url:
+        phone.page.goto(url)
+        expect(phone.page.get_by_role("status")).to_have_text("Connected")
+    else:
+        pair(phone, bridge)
+    start_thread(phone, "hello")
+    expect(phone.page.locator(".msg.agent")).to_have_text("Here.")
+
+
+def test_on_plain_http_dictate_and_voice_say_the_command_that_gives_https(web_bridge, model, browser):
+    """http://workstation.test (127.0.0.1 inside the browser) is no secure context, so no microphone: Dictate and
+    Voice each say so in a sentence with the command. ~8 s."""
+    b = launch(browser, "--host-resolver-rules=MAP workstation.test 127.0.0.1")
+    try:
+        context = phone_context(b, route=re.compile(r"^(?!(https?|wss?)://(127\.0\.0\.1|workstation\.test)(:\d+)?/).*"))
+        phone = FakePhone(context)
+        first_thread(phone, model, web_bridge, url=pairing_url(web_bridge).replace("127.0.0.1", "workstation.test"))
+        page = phone.page
+        assert page.evaluate("window.isSecureContext") is False
+        dictate = phone.button("Dictate")
+        expect(dictate).to_have_attribute("aria-disabled", "true")
+        dictate.click()
+        note = page.locator(".voice-note")
+        expect(note).to_have_text(DICTATE_HTTP)
+        expect(note.locator("code")).to_have_text(TLS_COMMAND)
+        phone.button("Voice").click()
+        panel = page.get_by_role("region", name="Voice")
+        expect(panel.get_by_role("alert")).to_have_text(VOICE_HTTP)
+        expect(panel.get_by_role("alert").locator("code")).to_have_text(TLS_COMMAND)
+        expect(page.locator(".composer")).to_be_hidden()
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            phone.shot(f"voice-http-{scheme}")
+        panel.get_by_role("button", name="Close").click()
+        expect(page.locator(".composer")).to_be_visible()
+        expect(panel).to_be_hidden()
+        assert not phone.errors, phone.errors
+    finally:
+        b.close()
+
+
+NO_SPEECH = "delete window.SpeechRecognition; delete window.webkitSpeechRecognition;"
+NO_RECORDING = NO_SPEECH + " delete window.MediaRecorder;"
+
+
+def test_dictation_without_speech_recognition_records_a_clip_or_says_why_not(web_bridge, model, browser, spoken_wav):
+    """No SpeechRecognition (as in Firefox): Dictate records from the microphone and the clip goes up to
+    POST /uploads as an audio attachment of the message (the bridge reads its type from the bytes). No recording
+    either: Dictate is marked unavailable and says why. ~10 s."""
+    b = launch(browser, "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+               f"--use-file-for-fake-audio-capture={spoken_wav}")
+    try:
+        context = phone_context(b)
+        context.add_init_script(NO_SPEECH)
+        phone = FakePhone(context)
+        first_thread(phone, model, web_bridge)
+        page = phone.page
+        dictate = phone.button("Dictate")
+        expect(dictate).to_have_attribute("aria-disabled", "false")
+        dictate.click()
+        expect(dictate).to_have_attribute("aria-pressed", "true")
+        expect(page.locator(".voice-note")).to_have_text("Recording… tap Dictate again to stop.")
+        page.wait_for_timeout(1500)
+        dictate.click()
+        expect(dictate).to_have_attribute("aria-pressed", "false")
+        chip = page.locator(".attachment-tray .attachment")
+        expect(chip).to_have_count(1)
+        expect(chip).to_have_attribute("data-upload-id", re.compile(r"^up-"))  # the bridge took it as audio
+        expect(page.locator(".voice-note")).to_have_text("The recording goes with your message; Codex transcribes it.")
+        context.close()
+
+        context = phone_context(b)
+        context.add_init_script(NO_RECORDING)
+        phone = FakePhone(context)
+        pair(phone, web_bridge)
+        phone.page.locator(".thread-row").first.click()
+        dictate = phone.button("Dictate")
+        expect(dictate).to_have_attribute("aria-disabled", "true")
+        dictate.click()
+        expect(phone.page.locator(".voice-note")).to_have_text(
+            "This browser has neither speech recognition nor audio recording: type, or use the keyboard's own dictation.")
+        assert not phone.errors, phone.errors
+    finally:
+        b.close()
+
+
+def test_the_voice_panel_asks_connects_and_says_the_bridges_refusal(web_bridge, model, browser, spoken_wav):
+    """Voice with a fake microphone: the panel asks for the microphone, connects (the WebRTC offer goes to the
+    bridge in startVoice), and a refusal is its sentence; hands-free and hold to talk; End gives the composer
+    back. axe finds nothing serious on the panel, light and dark. ~15 s."""
+    b = launch(browser, "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+               f"--use-file-for-fake-audio-capture={spoken_wav}")
+    try:
+        context = phone_context(b)
+        phone = FakePhone(context)
+        # What the page sends: the startVoice request carries an SDP offer with an audio line.
+        phone.page.add_init_script("""
+          window.__sent = [];
+          const send = WebSocket.prototype.send;
+          WebSocket.prototype.send = function (data) { window.__sent.push(String(data)); return send.call(this, data); };
+        """)
+        first_thread(phone, model, web_bridge)
+        page = phone.page
+        phone.button("Voice").click()
+        panel = page.get_by_role("region", name="Voice")
+        expect(panel).to_be_visible()
+        expect(page.locator(".composer")).to_be_hidden()
+        # This bridge's answer to startVoice, whatever it is, ends as a sentence (the error state) or listening.
+        expect(panel).to_have_attribute("data-phase", re.compile("^(error|listening)$"))
+        sent = page.evaluate("window.__sent.filter((s) => s.includes('startVoice'))")
+        assert sent and "m=audio" in sent[0], sent
+        assert panel.get_by_role("button", name="Hands-free").get_attribute("aria-pressed") == "true"
+        panel.get_by_role("button", name="Hold to talk").click()
+        expect(panel.get_by_role("button", name="Hold to talk").first).to_have_attribute("aria-pressed", "true")
+        expect(panel.get_by_label("Codex's voice")).to_be_visible()
+        audit = Audit(phone)
+        audit("voice-panel")
+        assert not audit.found, audit.found
+        panel.get_by_role("button", name=re.compile("^(End voice|Close)$")).click()
+        expect(panel).to_be_hidden()
+        expect(page.locator(".composer")).to_be_visible()
+        assert not phone.errors, phone.errors
+    finally:
+        b.close()
