@@ -83,6 +83,7 @@ enum WebAssetCatalog {
             ("turn-window.js", PackageResources.turn_window_js),
             ("ui.js", PackageResources.ui_js),
             ("voice-call.js", PackageResources.voice_call_js),
+            ("voice-items.js", PackageResources.voice_items_js),
             ("voice-mode.js", PackageResources.voice_mode_js),
             ("voice-state.js", PackageResources.voice_state_js),
             ("voice-words.js", PackageResources.voice_words_js),

@@ -25,7 +25,7 @@ test('the transport the bridge chose is kept while connected: live when it says 
 });
 
 test('a refusal is an error holding the bridge\'s error; Start again begins a new session', () => {
-  const refusal = { code: 'voice_requires_chatgpt', message: 'no ChatGPT login' };
+  const refusal = { code: 'voice_no_login', message: 'no ChatGPT login' };
   const s = run(initialVoice(), 'start', 'granted', { type: 'refused', error: refusal });
   assert.equal(s.phase, 'error');
   assert.equal(s.error, refusal);
@@ -100,10 +100,13 @@ test('each refusal says what to do, with the command as code', () => {
   const http = voiceErrorWords({ code: 'insecure_context' });
   assert.match(http.text, /plain http: run codex-bridge serve --tls on the workstation/);
   assert.deepEqual(sentenceParts(http)[1], { code: 'codex-bridge serve --tls' });
-  assert.match(voiceErrorWords({ code: 'voice_requires_chatgpt' }).text, /codex login/);
+  assert.match(voiceErrorWords({ code: 'voice_no_login' }).text, /run codex login/);
+  assert.deepEqual(sentenceParts(voiceErrorWords({ code: 'voice_no_login' }))[1], { code: 'codex login' });
   assert.match(voiceErrorWords({ code: 'voice_api_key' }).text, /API key/);
-  assert.match(voiceErrorWords({ code: 'voice_disabled' }).text, /realtime_conversation/);
-  assert.match(voiceErrorWords({ code: 'voice_unsupported', message: 'Codex on build-box has no voice' }).text, /^Codex on build-box has no voice\. Type instead/);
+  assert.match(voiceErrorWords({ code: 'voice_disabled' }).text, /realtime_conversation = true/);
+  assert.match(voiceErrorWords({ code: 'voice_no_turn' }).text, /send a first message/);
+  assert.equal(voiceErrorWords({ code: 'voice_unavailable', machineName: 'build-box' }).text, 'build-box\'s bridge has no voice: update codex-bridge there, or use Dictate.');
+  assert.match(voiceErrorWords({ code: 'ended_closed', message: 'provider hung up' }).text, /Codex ended the voice session: provider hung up/);
   assert.equal(voiceErrorWords({ code: 'something_new', message: 'The bridge says why.' }).text, 'The bridge says why.');
   assert.deepEqual(sentenceParts({ text: 'plain' }), ['plain']);
 });
@@ -122,4 +125,28 @@ test('dictation: speech recognition first, a recording where the thread takes at
   assert.equal(http.command, 'codex-bridge serve --tls');
   const win = { isSecureContext: true, webkitSpeechRecognition: class {}, navigator: {} };
   assert.deepEqual(dictationEnv(win), { secure: true, speech: true, record: false, attach: true });
+});
+
+test('transcripts: each journaled part an item of the thread, once, whether live, replayed or in readThread', async () => {
+  const { ThreadStore } = await import('../../Sources/BridgeWeb/Assets/threads.js');
+  const store = new ThreadStore();
+  const seen = [];
+  store.watchThread('t', (c) => seen.push(c.type === 'voice' ? `voice:${c.state}:${c.reason}` : c.type));
+  store.applyMessage({ kind: 'event', threadId: 't', type: 'turn/started', turnId: 'u1', data: { turn: { id: 'u1' } } });
+  const said = { kind: 'event', seq: 7, threadId: 't', type: 'bridge/voiceTranscript', data: { threadId: 't', role: 'user', text: 'list the files' } };
+  store.applyMessage(said);
+  store.applyMessage(said); // replayed after a reconnect
+  store.applyMessage({ kind: 'event', seq: 8, threadId: 't', type: 'bridge/voiceTranscript', data: { threadId: 't', role: 'assistant', text: 'Sure.' } });
+  const t = store.get('t');
+  const parts = t.turns[0].items.map((id) => t.itemMap.get(id).item).filter((i) => i.type === 'voiceTranscript');
+  assert.deepEqual(parts.map((p) => [p.role, p.text]), [['user', 'list the files'], ['assistant', 'Sure.']]);
+  store.applyMessage({ kind: 'event', seq: 9, threadId: 't', type: 'bridge/voice', data: { threadId: 't', state: 'ended', reason: 'closed', message: 'bye' } });
+  assert.ok(seen.includes('voice:ended:closed'));
+  const notice = t.itemMap.get('voice-state-9').item;
+  assert.equal(notice.text, 'Voice ended by Codex. bye');
+  // readThread's `voice`: the same parts by seq, none twice.
+  store.applyThreadAnswer('t', { thread: { id: 't', turns: [{ id: 'u1', status: 'completed', items: [] }] },
+    voice: [{ seq: 7, role: 'user', text: 'list the files' }, { seq: 8, role: 'assistant', text: 'Sure.' }, { seq: 10, role: 'user', text: 'thanks' }] });
+  const after = t.turns[0].items.map((id) => t.itemMap.get(id).item).filter((i) => i.type === 'voiceTranscript');
+  assert.deepEqual(after.map((p) => p.text), ['list the files', 'Sure.', 'thanks']);
 });

@@ -169,6 +169,7 @@ export function threadScreen(ctx, threadId) {
       case 'status': renderHeader(); return;
       case 'usage': meter.update(thread.tokenUsage); return;
       case 'subAgents': subAgents.update(thread, store); return;
+      case 'voice': voice.bridgeSaid(change); return;
       // Deleted elsewhere (another phone, the desk): nothing left to show.
       // Reverted (here or elsewhere): its later turns are gone; read it again.
       case 'reverted': reverted.show(); reverter.close(); load(); return;

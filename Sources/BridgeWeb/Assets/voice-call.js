@@ -58,6 +58,15 @@ export function webrtcCall({ stream, startVoice, audio, onConnected, onSpeaking,
   let stopWatch = () => {};
   let closed = false;
   for (const track of stream.getAudioTracks()) pc.addTrack(track, stream);
+  // The realtime API's event channel (BRIDGE.md asks for it by this name): it says when the model's audio starts
+  // and stops, sooner than the level meter hears it.
+  const events = pc.createDataChannel('oai-events');
+  events.addEventListener('message', (e) => {
+    let msg;
+    try { msg = JSON.parse(e.data); } catch { return; }
+    if (msg && msg.type === 'output_audio_buffer.started') onSpeaking(true);
+    if (msg && (msg.type === 'output_audio_buffer.stopped' || msg.type === 'output_audio_buffer.cleared')) onSpeaking(false);
+  });
   pc.addEventListener('track', (e) => {
     const remote = e.streams[0] || new MediaStream([e.track]);
     audio.srcObject = remote;

@@ -8,6 +8,7 @@ import { initialVoice, voiceStep, voiceActive, micOpen, needsTeardown, phaseWord
 import { voiceErrorWords } from './voice-words.js';
 import { openMicrophone, webrtcCall } from './voice-call.js';
 import { sentenceNodes } from './dictation.js';
+import { machineName } from './fleet.js';
 
 const MODE_KEY = 'codex-bridge.voice.mode';
 const VOICE_KEY = 'codex-bridge.voice.name';
@@ -128,7 +129,8 @@ export function voiceMode({ request, onOpen }) {
       const started = await call.start();
       if (started.live && mine()) dispatch({ type: 'refused', error: { code: 'voice_unsupported', message: 'This bridge offered audio over its live channel, which this app does not carry yet' }, session: n });
     } catch (err) {
-      dispatch({ type: 'refused', error: err, session: n });
+      const error = err && err.code === 'voice_unavailable' && err.machine ? { ...err, code: err.code, message: err.message, machineName: machineName(err.machine) } : err;
+      dispatch({ type: 'refused', error, session: n });
     }
   }
 
@@ -180,6 +182,13 @@ export function voiceMode({ request, onOpen }) {
       if (status === 'connected' || !voiceActive(state)) return;
       tellBridge = false;
       dispatch({ type: 'failed', error: { code: 'ended_by_reconnect' } });
+    },
+    /** The bridge's bridge/voice event for this thread: ended (stopped elsewhere, by Codex, an error) ends it here. */
+    bridgeSaid(change) {
+      if (change.state !== 'ended' || !voiceActive(state) || state.phase === 'asking') return;
+      tellBridge = false;
+      if (change.reason === 'stopped') { dispatch('ended'); close(); return; }
+      dispatch({ type: 'failed', error: { code: `ended_${change.reason || 'closed'}`, message: change.message } });
     },
     /** Leaving the thread: nothing keeps listening. */
     destroy() { if (voiceActive(state)) dispatch('ended'); },

@@ -5,7 +5,7 @@
 
 const TLS = 'codex-bridge serve --tls';
 
-/** The sentence for a refusal or failure; err: {code, message} (a bridge error or the phone's own). */
+/** The sentence for a refusal or failure; err: {code, message, machineName?} (a bridge error or the phone's own). */
 export function voiceErrorWords(err) {
   const code = err && err.code;
   switch (code) {
@@ -15,20 +15,28 @@ export function voiceErrorWords(err) {
       return { text: 'The microphone was not allowed: allow it for this site in the browser\'s settings, then try again.' };
     case 'no_microphone':
       return { text: 'This phone has no microphone the browser can use.' };
-    case 'voice_requires_chatgpt':
+    // The bridge's refusals (BRIDGE.md, the error codes table), in the order it checks them.
+    case 'voice_no_login':
       return { text: 'Voice needs Codex signed in with ChatGPT: on the workstation, run codex login and choose Sign in with ChatGPT.', command: 'codex login' };
     case 'voice_api_key':
-      return { text: 'Voice needs Codex signed in with ChatGPT, and it uses an API key: on the workstation, run codex login and choose Sign in with ChatGPT.', command: 'codex login' };
+      return { text: 'Voice needs Codex signed in with ChatGPT, and it uses an API key or another provider: on the workstation, run codex login and choose Sign in with ChatGPT.', command: 'codex login' };
     case 'voice_disabled':
-      return { text: 'Voice is turned off in Codex on the workstation: add realtime_conversation = true under [features] in ~/.codex/config.toml, then restart the bridge.', command: 'realtime_conversation = true' };
-    case 'voice_unsupported':
-      return { text: `${err.message || 'This machine\'s Codex has no voice'}. Type instead, or use Dictate.` };
-    case 'voice_busy':
+      return { text: 'Voice is turned off in Codex on the workstation: set realtime_conversation = true under [features] in ~/.codex/config.toml, then try again.', command: 'realtime_conversation = true' };
+    case 'voice_no_turn':
+      return { text: 'Voice continues a conversation: send a first message in this thread, then try again.' };
+    case 'voice_unavailable':
+      return { text: `${err.machineName ? `${err.machineName}'s bridge has no voice` : 'This thread\'s machine has no voice'}: update codex-bridge there, or use Dictate.` };
+    case 'conflict':
       return { text: 'Another phone is talking in this thread: end that voice session first.' };
-    case 'thread_not_started':
-      return { text: 'Voice starts once the thread has had a turn: send a first message, then try again.' };
     case 'webrtc_failed':
-      return { text: 'The audio connection to the model could not be set up from this network. Try again, or type.' };
+      return { text: 'The audio connection to the model could not be set up from this network. Try again, or use Dictate.' };
+    case 'ended_closed':
+      return { text: `Codex ended the voice session${err.message ? `: ${err.message}` : '.'}` };
+    case 'ended_error':
+      return { text: `The voice session failed${err.message ? `: ${err.message}` : '.'} Try again, or use Dictate.` };
+    case 'ended_codexStopped':
+      return { text: 'Codex stopped on the workstation, so the voice session ended.' };
+    case 'ended_disconnected':
     case 'ended_by_reconnect':
       return { text: 'The connection to the workstation was lost, so the voice session ended.' };
     default:
