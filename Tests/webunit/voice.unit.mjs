@@ -108,6 +108,7 @@ test('each refusal says what to do, with the command as code', () => {
   assert.equal(voiceErrorWords({ code: 'voice_unavailable', machineName: 'build-box' }).text, 'build-box\'s bridge has no voice: update codex-bridge there, or use Dictate.');
   assert.match(voiceErrorWords({ code: 'ended_closed', message: 'provider hung up' }).text, /Codex ended the voice session: provider hung up/);
   assert.equal(voiceErrorWords({ code: 'something_new', message: 'The bridge says why.' }).text, 'The bridge says why.');
+  assert.match(voiceErrorWords({ code: 'unknown_kind', message: "unknown kind 'startVoice'" }).text, /has no voice yet: update it/);
   assert.deepEqual(sentenceParts({ text: 'plain' }), ['plain']);
 });
 

@@ -69,6 +69,7 @@ export function voiceMode({ request, onOpen }) {
     orb.hidden = mode === 'hold';
     orb.classList.toggle('live', micOpen(state));
     end.lastChild.textContent = voiceActive(state) ? 'End voice' : 'Close';
+    end.firstChild.style.display = voiceActive(state) ? '' : 'none'; // the stop square only where something stops
     end.disabled = phase === 'stopping';
   }
 

@@ -26,6 +26,8 @@ export function voiceErrorWords(err) {
       return { text: 'Voice continues a conversation: send a first message in this thread, then try again.' };
     case 'voice_unavailable':
       return { text: `${err.machineName ? `${err.machineName}'s bridge has no voice` : 'This thread\'s machine has no voice'}: update codex-bridge there, or use Dictate.` };
+    case 'unknown_kind': // a bridge from before voice
+      return { text: 'This workstation\'s codex-bridge has no voice yet: update it there, or use Dictate.' };
     case 'conflict':
       return { text: 'Another phone is talking in this thread: end that voice session first.' };
     case 'webrtc_failed':
