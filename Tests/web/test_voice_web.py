@@ -137,6 +137,10 @@ def test_dictation_without_speech_recognition_records_a_clip_or_says_why_not(web
         expect(chip).to_have_count(1)
         expect(chip).to_have_attribute("data-upload-id", re.compile(r"^up-"))  # the bridge took it as audio
         expect(page.locator(".voice-note")).to_have_text("The recording goes with your message; Codex transcribes it.")
+        page.get_by_label("Message").fill("what does this say?")
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            phone.shot(f"voice-dictated-clip-{scheme}")
         context.close()
 
         context = phone_context(b)

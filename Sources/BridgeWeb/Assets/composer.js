@@ -17,11 +17,10 @@ import { dictation } from './dictation.js';
 
 /**
  * session, store, thread: the screen's; talk: its conversation (conversation.js); sheets: where a scope request
- * goes, sheetShown() after it went; running(): a turn runs; unreachable(): the workstation cannot be reached;
- * onVoice(): Voice was tapped (voice-mode.js takes the composer's place).
+ * goes, sheetShown() after it went; running(): a turn runs; unreachable(): the workstation cannot be reached.
  * Returns {form, note, voiceNote, plan, update(), renderActions(), renderQueue(change), destroy()}.
  */
-export function composerView({ session, store, thread, talk, sheets, sheetShown, running, unreachable, onVoice }) {
+export function composerView({ session, store, thread, talk, sheets, sheetShown, running, unreachable }) {
   const threadId = thread.id;
   const input = h('textarea', { class: 'composer-input', rows: 1, placeholder: 'Message Codex', attrs: { 'aria-label': 'Message', enterkeyhint: 'send', autocomplete: 'off' } });
   const send = h('button', { type: 'submit', class: 'send', attrs: { 'aria-label': 'Send' } }, icon('send'));
@@ -34,17 +33,15 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
   const plan = planToggle(collaborationModes(session));
   const attached = attachments(() => session.token, (text) => toast(text));
   input.addEventListener('paste', attached.onPaste);
-  // Dictate: speech into the box (dictation.js); Voice: talk with Codex (voice-mode.js). Their sentences (why not
-  // here, what to do) show under the composer.
+  // Dictate: speech into the box (dictation.js); its sentences (why not here, what to do) show under the composer.
+  // Voice (voice-mode.js) has its button in the header: the box keeps its width.
   const voiceNote = h('p', { class: 'voice-note', hidden: true });
   const dictate = dictation({ input, attachAllowed: () => isHome(machineOf(thread)), attach: (f) => attached.add([f]),
     changed: () => { grow(); renderActions(); saveDraft(threadId, input.value); }, note: voiceNote });
-  const voice = h('button', { type: 'button', class: 'voice-open', attrs: { 'aria-label': 'Voice', title: 'Talk with Codex' } }, icon('wave'));
-  voice.addEventListener('click', () => { voiceNote.hidden = true; onVoice(); });
   const mentions = mentionPicker(input, (query) => session.request('searchFiles', { threadId, query, limit: 8 }), () => talk.onLayout());
   // While a turn runs Queue takes Plan's place and Stop takes Send's until there is text to send: the message box
   // keeps its width.
-  const form = h('form', { class: 'composer' }, queued.el, mentions.el, attached.tray, attached.file, attached.button, plan.el, queueToggle, input, dictate.button, voice, stop, send);
+  const form = h('form', { class: 'composer' }, queued.el, mentions.el, attached.tray, attached.file, attached.button, plan.el, queueToggle, input, dictate.button, stop, send);
   // Without `operate` the composer is hidden (app.css) and this says why.
   const note = h('p', { class: 'scope-note', dataset: { needs: 'operate' }, text: 'This device can follow threads but not drive them (it lacks the operate scope).' });
 
@@ -145,6 +142,7 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
       queueToggle.hidden = !busy;
       plan.show(!busy); // a running turn keeps its mode; Queue takes the room
       dictate.update();
+      dictate.button.hidden = busy; // while a turn runs Queue and Stop need the room; the box keeps its width
       renderActions();
     },
     destroy() { dictate.destroy(); },

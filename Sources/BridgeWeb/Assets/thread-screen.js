@@ -2,7 +2,7 @@
 // context, sub-agents), the sheets the menu opens (goal, settings, rename, delete), the conversation
 // (conversation.js) and the composer (composer.js). It reads the thread once and hands the store's change
 // records to the part they are for.
-import { h } from './dom.js';
+import { h, icon } from './dom.js';
 import { header, menuButton, toast, displayPath, describeError } from './ui.js';
 import { goalLine, goalForm } from './goal-view.js';
 import { subAgentPanel } from './subagents.js';
@@ -65,7 +65,10 @@ export function threadScreen(ctx, threadId) {
     if (await archiveThread({ request: (kind, fields) => session.request(kind, { threadId, ...fields }), store, thread })) ctx.back('#/');
   }
   const meter = contextMeter(); // in the header: in sight however long the thread
-  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [menu.el], aside: meter.el });
+  // Voice: talk with Codex (voice-mode.js); in the header, so the composer's box keeps its width.
+  const voiceButton = h('button', { type: 'button', class: 'icon-button voice-open', dataset: { scope: 'operate' }, attrs: { 'aria-label': 'Voice', title: 'Talk with Codex' } }, icon('wave'));
+  voiceButton.addEventListener('click', () => { closeSheets(); composer.voiceNote.hidden = true; voice.open(); });
+  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [voiceButton, menu.el], aside: meter.el });
   const goal = goalLine();
   // Goal and Rename open at the end of the thread, above the composer: the view goes there, and stays at the end
   // when they close.
@@ -117,10 +120,9 @@ export function threadScreen(ctx, threadId) {
   // Voice takes the composer's place while open; its transcripts arrive as the thread's items.
   const voice = voiceMode({
     request: (kind, fields) => session.request(kind, { threadId, ...fields }),
-    onOpen(open) { composer.form.hidden = open; el.classList.toggle('in-voice', open); if (!open) composer.form.querySelector('.voice-open')?.focus({ preventScroll: true }); talk.onLayout(); },
+    onOpen(open) { composer.form.hidden = open; el.classList.toggle('in-voice', open); if (!open) voiceButton.focus({ preventScroll: true }); talk.onLayout(); },
   });
-  const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable,
-    onVoice: () => { closeSheets(); voice.open(); } });
+  const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable });
   const machine = machineNote(thread, session); // its machine unreachable (issue 33), with Try now
   const main = h('main', { class: 'thread-main' }, machine.el, reverted.el, goal.el, subAgents.el, talk.placeholder, talk.el);
   const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, talk.jump, composer.form, voice.el, composer.voiceNote, composer.note, announcer);
