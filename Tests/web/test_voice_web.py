@@ -196,3 +196,30 @@ def test_the_voice_panel_asks_connects_and_says_the_bridges_refusal(web_bridge, 
         assert not phone.errors, phone.errors
     finally:
         b.close()
+
+
+def test_dictation_falls_back_to_recording_when_the_browsers_speech_service_fails(web_bridge, model, browser, spoken_wav):
+    """Chromium has SpeechRecognition, but here (as on Debian's chromium, which has no Google service keys) it fails
+    at once (`audio-capture`, or `network`): Dictate records a clip instead, and goes straight to recording on the
+    next tap. ~8 s."""
+    b = launch(browser, "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+               f"--use-file-for-fake-audio-capture={spoken_wav}")
+    try:
+        phone = FakePhone(phone_context(b))
+        first_thread(phone, model, web_bridge)
+        page = phone.page
+        assert page.evaluate("typeof webkitSpeechRecognition") == "function"
+        dictate = phone.button("Dictate")
+        dictate.click()
+        expect(page.locator(".voice-note")).to_have_text("Recording… tap Dictate again to stop.")
+        expect(dictate).to_have_attribute("aria-pressed", "true")
+        page.wait_for_timeout(1000)
+        dictate.click()
+        expect(page.locator(".attachment-tray .attachment")).to_have_attribute("data-upload-id", re.compile(r"^up-"))
+        dictate.click()  # the next tap records at once
+        expect(page.locator(".voice-note")).to_have_text("Recording… tap Dictate again to stop.")
+        dictate.click()
+        expect(page.locator(".attachment-tray .attachment")).to_have_count(2)
+        assert not phone.errors, phone.errors
+    finally:
+        b.close()

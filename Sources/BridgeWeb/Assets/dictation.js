@@ -6,6 +6,12 @@
 import { h, icon } from './dom.js';
 import { dictationBlocked, dictationEnv, dictationKind, sentenceParts, voiceErrorWords } from './voice-words.js';
 
+// The browser has speech recognition but it failed for want of its service (Chromium without Google's keys says
+// `network`; one that cannot capture audio itself says `audio-capture`): recording works all the same, so this page
+// records from then on.
+let speechBroken = false;
+const BROKEN = new Set(['network', 'audio-capture', 'service-not-allowed', 'language-not-supported']);
+
 /** A sentence with its command as code, as nodes. */
 export function sentenceNodes(words) {
   return sentenceParts(words).map((p) => (typeof p === 'string' ? p : h('code', { text: p.code })));
@@ -32,6 +38,7 @@ export function dictation({ input, attachAllowed, attach, changed, note }) {
 
   function update() {
     env = dictationEnv(window, attachAllowed());
+    if (speechBroken) env.speech = false;
     const blocked = dictationBlocked(env);
     button.setAttribute('aria-disabled', String(!!blocked));
     button.title = blocked ? blocked.text : (dictationKind(env) === 'speech' ? 'Speak; the words go into the message' : 'Record; the clip goes with the message and Codex transcribes it');
@@ -49,12 +56,20 @@ export function dictation({ input, attachAllowed, attach, changed, note }) {
       input.value = before + words;
       changed();
     };
+    let fallBack = false;
     recognition.onerror = (e) => {
-      if (e.error === 'not-allowed' || e.error === 'service-not-allowed') say(voiceErrorWords({ code: 'microphone_denied' }), 'alert');
-      else if (e.error === 'network') say({ text: 'Speech recognition needs the browser\'s online service, which could not be reached: type, or use the keyboard\'s own dictation.' }, 'alert');
+      if (e.error === 'not-allowed') say(voiceErrorWords({ code: 'microphone_denied' }), 'alert');
+      else if (BROKEN.has(e.error)) { speechBroken = true; update(); fallBack = true; }
       else if (e.error !== 'no-speech' && e.error !== 'aborted') say({ text: `Dictation stopped: ${e.error}.` }, 'alert');
     };
-    recognition.onend = () => { recognition = null; pressed(false); };
+    recognition.onend = () => {
+      recognition = null;
+      pressed(false);
+      if (!fallBack) return;
+      const blocked = dictationBlocked(env);
+      if (blocked) say({ text: `This browser's speech recognition does not work here. ${blocked.text}` }, 'alert');
+      else record();
+    };
     recognition.start();
     pressed(true);
     quiet();
