@@ -87,6 +87,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     var relayedPending = RelayedPending()
     /// How many notifications each linked machine may still send (the fleet's relay port).
     var relayNotices = RelayNotices()
+    /// The threads' voice sessions and the starts waiting for Codex (Voice/).
+    var voice = VoiceDesk()
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
@@ -207,6 +209,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
             guard rateLimits.admit(params) else { return }
             return publishEvent(method, data: params, threadId: RateLimitRelay.threadId, dataJSON: paramsJSON)
         }
+        if voiceNotification(method: method, params: params) { return }  // Voice/: never journaled as they are
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
         if commitMessages.take(method: method, params: params, threadId: threadId) { return }  // CommitMessageWriter
         if codex.isShared, !SharedFollower.admits(method: method, params: params, paramsJSON: paramsJSON, threadId: threadId, on: self) {
@@ -300,6 +303,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         logger.warning("Codex stopped", metadata: ["bridge.codex.generation": "\(generation)", "bridge.codex.reason": "\(reason)"])
         // Stopped by this bridge's own shutdown (after the drain's grace): say so, not how codex exited.
         let reason = shuttingDown ? BridgeTurnEvent.stoppedReason : reason
+        voiceCodexStopped()
         for (threadId, turnId) in book.stopAll() {
             let data = BridgeTurnEvent.failedData(threadId: threadId, turnId: turnId, reason: reason)
             publishEvent(BridgeTurnEvent.failed, data: data, threadId: threadId, turnId: turnId)
@@ -449,6 +453,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         push?.signal(.sessionClosed(session.id))
         sessions[session.id] = nil
         events.fanOut.remove(session.id)
+        voiceSessionClosed(session)
     }
 
     /// Reaching the actor at all is the answer: a hub stuck in a call never gets here.

@@ -63,6 +63,16 @@ public struct BridgeErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cu
     public static let noRemote = Self("no_remote")
     /// An outside program the request ran (git, gh) failed; the message is its own reason in one line.
     public static let failed = Self("failed")
+    /// Voice: Codex on the workstation is not signed in with ChatGPT.
+    public static let voiceNoLogin = Self("voice_no_login")
+    /// Voice: Codex uses an API key or another model provider instead of a ChatGPT sign-in.
+    public static let voiceAPIKey = Self("voice_api_key")
+    /// Voice: Codex's `realtime_conversation` feature is off.
+    public static let voiceDisabled = Self("voice_disabled")
+    /// Voice: the thread has had no turn yet.
+    public static let voiceNoTurn = Self("voice_no_turn")
+    /// Voice: a linked machine whose bridge has no voice, or audio over the live channel for a linked machine's thread.
+    public static let voiceUnavailable = Self("voice_unavailable")
     /// An unexpected failure inside the bridge.
     public static let `internal` = Self("internal")
     /// A linked machine sent a frame that breaks the protocol (a member missing or of the wrong type, a number

@@ -226,6 +226,19 @@ public struct EventJournal: Sendable {
     static let requestKinds =
         "(kind = 'approvalRequest' OR kind = 'approvalResolved' OR kind = 'inputRequest' OR kind = 'inputResolved')"
 
+    /// The condition of the voice transcript index (``voiceFrames(of:limit:)`` repeats it word for word).
+    static let voiceType = "type = 'bridge/voiceTranscript'"
+
+    /// The newest `limit` voice transcript frames of `threadId` (`bridge/voiceTranscript` events), oldest first.
+    public func voiceFrames(of threadId: String, limit: Int) async throws -> [String] {
+        try await database.pool.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT text FROM journal WHERE threadId = ? AND \(Self.voiceType) ORDER BY seq DESC LIMIT ?",
+                arguments: [threadId, limit]
+            ).reversed()
+        }
+    }
+
     /// How far past a request ``requestFrames(of:limit:)`` looks for the next item of its turn (journal rows).
     static let nextItemWindow = 1000
 

@@ -29,6 +29,7 @@ enum BridgeMigrations {
         ("v15-scope-request-denied", TrustMigrations.v15ScopeRequestDenied),
         ("v16-journal-thread-requests-without-in", JournalMigrations.v16ThreadRequestsWithoutIn),
         ("v17-machine-error", FleetMigrations.v17MachineError),
+        ("v18-journal-thread-voice", JournalMigrations.v18ThreadVoice),
     ]
 
     /// Follow-ups waiting behind a running turn (``QueuedMessageStore``).

@@ -78,6 +78,10 @@ import Testing
         // This hub serves no previews (test_preview.py runs them through a real bridge).
         case .listPreviews: (#""threadId":"t1""#, "error:not_found")
         case .openPreview: (#""threadId":"t1","port":5173"#, "error:not_found")
+        // The fake Codex has no account/read (test_voice.py runs them against the real codex).
+        case .listVoices: ("", "error:codex_error")
+        case .startVoice: (#""threadId":"t1""#, "error:codex_error")
+        case .stopVoice: (#""threadId":"t1""#, "accepted")  // none runs: stopping it is done
         }
     }
 

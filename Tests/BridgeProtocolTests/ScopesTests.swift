@@ -33,13 +33,13 @@ import Testing
             .observe: [
                 "listThreads", "subscribe", "unsubscribe", "readThread", "getDiff", "listDirectory", "listModels", "readFile", "usage",
                 "searchFiles", "listSkills", "pushSubscribe", "pushUnsubscribe", "presence", "gitStatus", "searchThreads", "requestScopes",
-                "listPermissionProfiles", "listTools", "listCollaborationModes", "accountUsage", "readTurns", "retryMachine",
+                "listPermissionProfiles", "listTools", "listCollaborationModes", "accountUsage", "readTurns", "retryMachine", "listVoices",
             ],
             .operate: [
                 "startThread", "sendMessage", "interrupt", "renameThread", "archiveThread", "unarchiveThread", "cancelQueued",
                 "reorderQueued", "editQueued", "startReview",
                 "forkThread", "gitCommit", "gitBranch", "gitSwitch", "gitCommitMessage", "removeWorktree", "setGoal", "clearGoal",
-                "compactThread", "deleteThread", "updateThreadSettings", "listPreviews", "openPreview", "revertThread",
+                "compactThread", "deleteThread", "updateThreadSettings", "listPreviews", "openPreview", "revertThread", "startVoice", "stopVoice",
             ],
             .publish: ["gitPush", "gitPullRequest"],
             .run: ["runCommand", "stopCommand"],

@@ -37,9 +37,12 @@ struct JournalMigrationTests {
             try String.fetchAll(
                 db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'journal' AND sql IS NOT NULL ORDER BY name")
         }
-        // v3 keeps only the indexes the startup queries need; the fleet's relayed rows and readThread's approvals and
-        // questions add one each.
-        #expect(indexes == ["journal_approval_resolved", "journal_relayed", "journal_thread_requests", "journal_turn_end"])
+        // v3 keeps only the indexes the startup queries need; the fleet's relayed rows, readThread's approvals and
+        // questions, and its voice transcript add one each.
+        #expect(
+            indexes == [
+                "journal_approval_resolved", "journal_relayed", "journal_thread_requests", "journal_thread_voice", "journal_turn_end",
+            ])
     }
 }
 

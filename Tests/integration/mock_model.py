@@ -237,6 +237,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, self.owner.requests)
         elif self.path.startswith("/v1/models"):
             self._json(200, {"object": "list", "data": []})
+        elif self.path.startswith("/api/codex/accounts/check"):
+            # ChatGPT's account list (chatgpt_login's account, no workspace routing): codex's `account/read` asks
+            # it for a ChatGPT sign-in and fails ("workspace routing discovery failed") without an answer.
+            self._json(200, {"accounts": [{"id": "acct-test", "workspace_backend_origin": "https://chatgpt.com",
+                                           "account_routing_override": "NO_CONSTRAINT"}]})
         elif self.path.startswith("/api/codex/profiles/me") and self.owner.usage_profile is not None:
             self._json(200, self.owner.usage_profile)
         else:

@@ -81,6 +81,7 @@ extension ThreadHub {
     static let routes = RequestRoutes([
         ThreadRequests(), ThreadListing(), HousekeepingRequests(), ForkRequests(), ReviewRequests(), GoalRequests(), AutoReviewRequests(),
         QueueRequests(), QuestionRequests(), GitRequests(), CommandRequests(), DeviceRequests(), PushRequests(), PreviewRequests(),
+        VoiceRequests(),
     ])
 
     /// What the gate needs to judge `request`: the facts of the thread its ``GateRule`` points at.
@@ -239,6 +240,7 @@ extension ThreadHub {
             await TurnSoFar.merge(into: &answer, from: storage.journal, threadId: threadId, running: running, through: events.lastSeq)
         }
         answer.requests = await journaledRequests.frames(of: threadId)
+        answer.voice = await voiceParts(of: threadId)
         return answer
     }
 }

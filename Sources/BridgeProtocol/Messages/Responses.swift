@@ -146,6 +146,8 @@ public struct ThreadSnapshot: Codable, Sendable, Hashable {
     /// With `readThread {turns}`: the cursor for `readTurns` to the turns before those returned; absent when the
     /// answer holds the thread's first turn (or every turn).
     public var olderTurns: String?
+    /// The thread's voice transcript parts (`bridge/voiceTranscript`), oldest first, the newest 200.
+    public var voice: [VoiceTranscriptPart]?
     public init(
         thread: JSONValue, goal: ThreadGoal? = nil, collaborationMode: CollaborationMode? = nil, plans: [TurnPlan]? = nil,
         subAgents: [SubAgent]? = nil, tokenUsage: JSONValue? = nil, throughSeq: Int64? = nil, requests: [JSONValue]? = nil
@@ -296,6 +298,8 @@ public enum BridgeResponse: Sendable, Hashable {
     case turns(TurnPage)
     case previews(PreviewList)
     case preview(PreviewOpened)
+    case voices(VoiceList)
+    case voiceStarted(VoiceStarted)
 
     /// The wire `kind` of this answer.
     public var kind: String { responseKind.rawValue }
@@ -341,6 +345,8 @@ public enum BridgeResponse: Sendable, Hashable {
         case .turns(let value): (.turns, value)
         case .previews(let value): (.previews, value)
         case .preview(let value): (.preview, value)
+        case .voices(let value): (.voices, value)
+        case .voiceStarted(let value): (.voiceStarted, value)
         }
     }
 }
@@ -382,6 +388,8 @@ public enum ResponseKind: String, CaseIterable, Sendable {
     case turns
     case previews
     case preview
+    case voices
+    case voiceStarted
 
     /// Decodes the members of an answer of this kind.
     func decode(_ data: Data, decoder: JSONDecoder) throws -> BridgeResponse {
@@ -422,6 +430,8 @@ public enum ResponseKind: String, CaseIterable, Sendable {
         case .turns: .turns(try payload(TurnPage.self))
         case .previews: .previews(try payload(PreviewList.self))
         case .preview: .preview(try payload(PreviewOpened.self))
+        case .voices: .voices(try payload(VoiceList.self))
+        case .voiceStarted: .voiceStarted(try payload(VoiceStarted.self))
         }
     }
 }

@@ -11,6 +11,7 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case compactThread, deleteThread, searchThreads, updateThreadSettings, approveDeniedAction, listPermissionProfiles, listTools
     case readTurns
     case listPreviews, openPreview, revertThread, listCollaborationModes, accountUsage
+    case listVoices, startVoice, stopVoice
 
     /// What this kind of request is: its payload and answer, scope, exactly-once, audit and gate rule.
     public var descriptor: RequestDescriptor {
@@ -57,6 +58,10 @@ public enum RequestKind: String, CaseIterable, Sendable {
         // The workstation's dev servers, on the preview origin.
         case .listPreviews: .change(ThreadRef.self, answer: .previews, scope: .operate, gate: .thread)
         case .openPreview: .change(OpenPreview.self, answer: .preview, scope: .operate, gate: .thread)
+        // Voice (Codex's realtime).
+        case .listVoices: .read(ListVoices.self, answer: .voices)
+        case .startVoice: .action(StartVoice.self, answer: .voiceStarted, scope: .operate)
+        case .stopVoice: .change(ThreadRef.self, answer: .accepted, scope: .operate, gate: .thread)
         // Notifications and presence.
         case .pushSubscribe: .read(PushSubscribe.self, answer: .pushSubscribed)
         case .pushUnsubscribe: .read(PushUnsubscribe.self, answer: .accepted)

@@ -1,0 +1,43 @@
+import BridgeProtocol
+
+/// The hub's voice state: the sessions (``VoiceSessions``) and, for each start still waiting for Codex, where its
+/// outcome goes. Codex answers `thread/realtime/start` with `{}` at once and tells how it went by notification
+/// (`thread/realtime/sdp`, `started`, `error`, `closed`), which may come before that answer: the waiter is in place
+/// before the request is sent.
+struct VoiceDesk: Sendable {
+    /// How a start ended, as the notifications tell it.
+    enum Outcome: Sendable, Hashable {
+        /// The model's SDP answer (WebRTC).
+        case sdp(String)
+        /// Codex connected to the model (websocket).
+        case started
+        /// Codex or the provider failed, or the session ended before it was answered.
+        case failed(String)
+    }
+
+    /// Why a session ended (`bridge/voice` `reason`).
+    enum EndReason: String, Sendable {
+        case stopped, disconnected, closed, error, codexStopped
+    }
+
+    var sessions = VoiceSessions()
+    private var waiters: [String: (attempt: UInt64, continuation: AsyncStream<Outcome>.Continuation)] = [:]
+
+    /// Where the outcome of `attempt`'s start on `threadId` goes (replacing an earlier start's, which fails).
+    mutating func wait(_ threadId: String, attempt: UInt64) -> AsyncStream<Outcome> {
+        let (stream, continuation) = AsyncStream<Outcome>.makeStream(bufferingPolicy: .bufferingOldest(1))
+        waiters.updateValue((attempt, continuation), forKey: threadId)?.continuation.yield(.failed("replaced by a new voice session"))
+        return stream
+    }
+
+    /// Tells the start waiting on `threadId` how it went (nothing when none waits).
+    mutating func resolve(_ threadId: String, _ outcome: Outcome) {
+        waiters.removeValue(forKey: threadId)?.continuation.yield(outcome)
+    }
+
+    /// Forgets `attempt`'s waiter (its start is over, answered or not).
+    mutating func forget(_ threadId: String, attempt: UInt64) {
+        guard waiters[threadId]?.attempt == attempt else { return }
+        waiters.removeValue(forKey: threadId)?.continuation.finish()
+    }
+}

@@ -1,0 +1,79 @@
+import BridgeProtocol
+import Foundation
+import Testing
+
+@testable import BridgeHub
+
+/// Voice's refusals from what Codex reports (`account/read`, `experimentalFeature/list`, `thread/turns/list`), and
+/// the voice sessions' state machine, without a socket.
+@Suite struct VoiceReadinessTests {
+    static func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: Data(text.utf8)) }
+
+    @Test func aChatGPTSignInOnOpenAIsProviderIsReady() throws {
+        let account = try Self.json(#"{"account":{"type":"chatgpt","email":"a@b","planType":"plus"},"requiresOpenaiAuth":true}"#)
+        #expect(VoiceReadiness.refusal(account: account) == nil)
+    }
+
+    @Test func eachMissingPieceHasItsCode() throws {
+        let cases: [(String, BridgeErrorCode)] = [
+            (#"{"account":null,"requiresOpenaiAuth":true}"#, .voiceNoLogin),
+            (#"{"requiresOpenaiAuth":true}"#, .voiceNoLogin),
+            (#"{"account":{"type":"apiKey"},"requiresOpenaiAuth":true}"#, .voiceAPIKey),
+            (#"{"account":{"type":"amazonBedrock"},"requiresOpenaiAuth":true}"#, .voiceAPIKey),
+            // A custom provider: Codex reports no account even with a ChatGPT auth.json.
+            (#"{"account":null,"requiresOpenaiAuth":false}"#, .voiceAPIKey),
+        ]
+        for (text, code) in cases {
+            #expect(VoiceReadiness.refusal(account: try Self.json(text))?.code == code, "\(text)")
+        }
+    }
+
+    @Test func theFeatureMustBeListedAndOn() throws {
+        let on = try Self.json(#"{"data":[{"name":"other","enabled":false},{"name":"realtime_conversation","enabled":true}]}"#)
+        #expect(VoiceReadiness.refusal(features: on) == nil)
+        let off = try Self.json(#"{"data":[{"name":"realtime_conversation","enabled":false}]}"#)
+        #expect(VoiceReadiness.refusal(features: off)?.code == .voiceDisabled)
+        #expect(VoiceReadiness.refusal(features: try Self.json(#"{"data":[]}"#))?.code == .voiceDisabled)
+    }
+
+    @Test func aThreadWithoutTurnsIsRefused() throws {
+        #expect(VoiceReadiness.refusal(turns: try Self.json(#"{"data":[]}"#), threadId: "t")?.code == .voiceNoTurn)
+        #expect(VoiceReadiness.refusal(turns: try Self.json(#"{"data":[{"id":"u1"}]}"#), threadId: "t") == nil)
+    }
+
+    @Test func voicesAreCodexsDefaultVersionsCheckedAndBounded() throws {
+        let many = (0..<100).map { "\"v\($0)\"" }.joined(separator: ",")
+        let result = try Self.json(
+            #"{"voices":{"v1":["cove","Bad Name","\#(String(repeating: "a", count: 40))",\#(many)],"v2":["marin"],"defaultV1":"cove","defaultV2":"marin"}}"#
+        )
+        let list = VoiceReadiness.voices(result)
+        #expect(list.voices.first == "cove")
+        #expect(list.voices.count == VoiceList.maxVoices)
+        #expect(!list.voices.contains("Bad Name"))
+        #expect(list.defaultVoice == "cove")
+    }
+
+    @Test func aThreadHasOneSessionOwnedByOneConnection() {
+        var sessions = VoiceSessions()
+        guard case .admitted(let first, nil) = sessions.admit(threadId: "t", owner: 1, transport: .webrtc, deviceId: "d") else {
+            Issue.record("first start refused")
+            return
+        }
+        // Another connection: refused while it lasts.
+        #expect(sessions.admit(threadId: "t", owner: 2, transport: .websocket, deviceId: nil) == .conflict(first))
+        #expect(sessions.started("t", attempt: first.attempt)?.phase == .running)
+        // The same connection again: replaces it; the old start's answer no longer counts.
+        guard case .admitted(let second, let replaced?) = sessions.admit(threadId: "t", owner: 1, transport: .websocket, deviceId: "d")
+        else {
+            Issue.record("restart refused")
+            return
+        }
+        #expect(replaced.phase == .running)
+        #expect(sessions.started("t", attempt: first.attempt) == nil)
+        #expect(sessions.end("t", attempt: first.attempt) == nil)
+        // Its connection closes: it ends, once.
+        #expect(sessions.endAll(ownedBy: 1).map(\.attempt) == [second.attempt])
+        #expect(sessions.end("t") == nil)
+        #expect(sessions.count == 0)
+    }
+}
