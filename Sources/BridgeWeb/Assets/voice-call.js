@@ -13,6 +13,8 @@ export async function openMicrophone() {
   }
 }
 
+const CONNECT_MS = 20000;
+
 /** ICE gathering done, or `ms` passed: the offer then holds the candidates found (the bridge relays one SDP). */
 function gathered(pc, ms) {
   if (pc.iceGatheringState === 'complete') return Promise.resolve();
@@ -57,6 +59,7 @@ export function webrtcCall({ stream, startVoice, audio, onConnected, onSpeaking,
   const pc = new RTCPeerConnection();
   let stopWatch = () => {};
   let closed = false;
+  let waiting = null; // the timer that gives up on a connection that never comes
   for (const track of stream.getAudioTracks()) pc.addTrack(track, stream);
   // The realtime API's event channel (BRIDGE.md asks for it by this name): it says when the model's audio starts
   // and stops, sooner than the level meter hears it.
@@ -75,7 +78,7 @@ export function webrtcCall({ stream, startVoice, audio, onConnected, onSpeaking,
   });
   pc.addEventListener('connectionstatechange', () => {
     if (closed) return;
-    if (pc.connectionState === 'connected') onConnected();
+    if (pc.connectionState === 'connected') { clearTimeout(waiting); onConnected(); }
     if (pc.connectionState === 'failed') onFailed({ code: 'webrtc_failed' });
   });
 
@@ -88,10 +91,14 @@ export function webrtcCall({ stream, startVoice, audio, onConnected, onSpeaking,
       if (closed) return { closed: true };
       if (!answer || typeof answer.sdp !== 'string') return { live: true, answer };
       await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
+      // A network that lets no path through (UDP blocked, no route to the provider) fails here, sooner than ICE
+      // would say so itself.
+      if (pc.connectionState !== 'connected') waiting = setTimeout(() => { if (!closed && pc.connectionState !== 'connected') onFailed({ code: 'webrtc_failed' }); }, CONNECT_MS);
       return { answer };
     },
     close() {
       closed = true;
+      clearTimeout(waiting);
       stopWatch();
       pc.close();
       audio.srcObject = null;

@@ -31,7 +31,6 @@ export function voiceMode({ request, onOpen }) {
   let state = initialVoice(stored(MODE_KEY) === 'hold' ? 'hold' : 'handsfree');
   let stream = null; // the microphone
   let call = null; // the WebRTC session (voice-call.js)
-  let voicesAsked = false;
   let tellBridge = true; // false when the connection is gone: the bridge ended the session itself
 
   const audio = h('audio', { class: 'voice-audio', attrs: { autoplay: '' } });
@@ -91,24 +90,45 @@ export function voiceMode({ request, onOpen }) {
     render();
   }
 
-  async function loadVoices() {
-    if (voicesAsked) return;
-    voicesAsked = true;
-    try {
-      const options = voiceOptions(await request('listVoices', {}));
+  // listVoices answers with the same refusals as startVoice (BRIDGE.md): asked first, it says whether voice can work
+  // at all before the browser asks for the microphone. Asked once per screen; a refusal is asked again next time.
+  let voices = null;
+  function loadVoices() {
+    voices ||= request('listVoices', {}).then((answer) => {
+      const options = voiceOptions(answer);
       const chosen = stored(VOICE_KEY);
-      picker.replaceChildren(h('option', { value: '', text: 'Default voice' }), ...options.map((v) => h('option', { value: v.id, text: v.label })));
+      const fallback = typeof answer.defaultVoice === 'string' && answer.defaultVoice ? `Default voice (${answer.defaultVoice})` : 'Default voice';
+      picker.replaceChildren(h('option', { value: '', text: fallback }), ...options.map((v) => h('option', { value: v.id, text: v.label })));
       if (chosen && options.some((v) => v.id === chosen)) picker.value = chosen;
-    } catch {
-      picker.disabled = true; // the refusal of startVoice says why, in a sentence
-    }
+      picker.disabled = false;
+    }).catch((err) => {
+      voices = null;
+      picker.disabled = true;
+      throw err;
+    });
+    return voices;
   }
+
+  /** A refusal naming a linked machine gets its name, for the sentence. */
+  const named = (err) => (err && err.code === 'voice_unavailable' && err.machine ? { code: err.code, message: err.message, machineName: machineName(err.machine) } : err);
 
   async function begin() {
     tellBridge = true;
     dispatch('start');
     const n = state.session;
     const mine = () => state.session === n && voiceActive(state);
+    try {
+      if (!window.isSecureContext) throw { code: 'insecure_context' }; // said before anything is asked
+      await loadVoices();
+    } catch (err) {
+      // A refusal (no ChatGPT sign-in, the feature off, …) before the microphone is asked for; any other failure
+      // of listVoices is left to startVoice to say.
+      if (err && (err.code === 'insecure_context' || err.code === 'unknown_kind' || String(err.code).startsWith('voice_'))) {
+        dispatch({ type: 'refused', error: named(err), session: n });
+        return;
+      }
+    }
+    if (!mine()) return;
     try {
       const mic = await openMicrophone();
       if (!mine()) { for (const t of mic.getTracks()) t.stop(); return; }
@@ -130,8 +150,7 @@ export function voiceMode({ request, onOpen }) {
       const started = await call.start();
       if (started.live && mine()) dispatch({ type: 'refused', error: { code: 'voice_unsupported', message: 'This bridge offered audio over its live channel, which this app does not carry yet' }, session: n });
     } catch (err) {
-      const error = err && err.code === 'voice_unavailable' && err.machine ? { ...err, code: err.code, message: err.message, machineName: machineName(err.machine) } : err;
-      dispatch({ type: 'refused', error, session: n });
+      dispatch({ type: 'refused', error: named(err), session: n });
     }
   }
 
@@ -145,7 +164,6 @@ export function voiceMode({ request, onOpen }) {
   function open() {
     el.hidden = false;
     onOpen(true);
-    loadVoices();
     if (!voiceActive(state)) begin();
     render();
     (voiceActive(state) ? end : again).focus({ preventScroll: true });
