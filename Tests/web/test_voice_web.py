@@ -13,7 +13,8 @@ from playwright.sync_api import expect
 
 import conftest
 from test_accessibility import Audit
-from webutil import CHROMIUM, IPHONE_UA, LOOPBACK_ONLY, pair, pairing_url, start_thread
+from mock_model import chatgpt_login
+from webutil import CHROMIUM, IPHONE_UA, LOOPBACK_ONLY, bridge_env, codex_bin, pair, pairing_url, start_thread
 
 TLS_COMMAND = "codex-bridge serve --tls"
 DICTATE_HTTP = ("Dictation needs the microphone, which needs https, and this page came over plain http: run "
@@ -221,5 +222,66 @@ def test_dictation_falls_back_to_recording_when_the_browsers_speech_service_fail
         dictate.click()
         expect(page.locator(".attachment-tray .attachment")).to_have_count(2)
         assert not phone.errors, phone.errors
+    finally:
+        b.close()
+
+
+API_KEY = ("Voice needs Codex signed in with ChatGPT, and it uses an API key or another provider: on the workstation, run "
+           "codex login and choose Sign in with ChatGPT.")
+NO_LOGIN = "Voice needs Codex signed in with ChatGPT: on the workstation, run codex login and choose Sign in with ChatGPT."
+DISABLED = ("Voice is turned off in Codex on the workstation: set realtime_conversation = true under [features] in "
+            "~/.codex/config.toml, then try again.")
+
+
+COUNT_MIC = """window.__mic = 0;
+  const ask = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
+  navigator.mediaDevices.getUserMedia = (c) => { window.__mic += 1; return ask(c); };"""
+
+
+def open_voice_refused(phone, sentence, command):
+    page = phone.page
+    phone.button("Voice").click()
+    panel = page.get_by_role("region", name="Voice")
+    expect(panel.get_by_role("alert")).to_have_text(sentence)
+    expect(panel.get_by_role("alert").locator("code")).to_have_text(command)
+    expect(panel).to_have_attribute("data-phase", "error")
+    return panel
+
+
+def test_the_bridges_refusals_are_each_a_sentence_saying_what_to_do(bridge_factory, web_bridge, model, codex_home,
+                                                                     workspace, tmp_path, browser, spoken_wav):
+    """The real bridge's refusals, from what the real codex reports (listVoices, asked before the microphone):
+    another model provider (the scripted model's) → voice_api_key; OpenAI's provider with no sign-in →
+    voice_no_login; signed in with ChatGPT but realtime_conversation off → voice_disabled. ~25 s."""
+    b = launch(browser, "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+               f"--use-file-for-fake-audio-capture={spoken_wav}")
+    try:
+        context = phone_context(b)
+        context.add_init_script(COUNT_MIC)
+        phone = FakePhone(context)
+        first_thread(phone, model, web_bridge)
+        panel = open_voice_refused(phone, API_KEY, "codex login")
+        phone.shot("voice-refused-api-key")
+        assert phone.page.evaluate("window.__mic") == 0, "the microphone was asked for although voice cannot work"
+        panel.get_by_role("button", name="Close").click()
+
+        # OpenAI's own provider: no sign-in, then ChatGPT's with the feature off. The turn that makes the thread
+        # fails (nothing but loopback is reachable); the thread is there all the same.
+        for name, login, extra, sentence in (
+                ("no-login", False, [], NO_LOGIN),
+                ("disabled", True, ["--codex-config", "features.realtime_conversation=false"], DISABLED)):
+            home = tmp_path / f"codex-{name}"
+            env = bridge_env(home)
+            env.pop("OPENAI_API_KEY", None)
+            args = ["--codex", codex_bin(), "--root", str(workspace), "--codex-config", 'model_provider="openai"', *extra]
+            if login:
+                args += ["--codex-config", chatgpt_login(home, model.port)[1]]
+            bridge = bridge_factory(name=f"voice-{name}", env=env, args=args)
+            phone = FakePhone(phone_context(b))
+            pair(phone, bridge)
+            start_thread(phone, "hello")
+            open_voice_refused(phone, sentence, "codex login" if not login else "realtime_conversation = true")
+            phone.shot(f"voice-refused-{name}")
+            assert not phone.errors, phone.errors
     finally:
         b.close()
