@@ -41,7 +41,7 @@ import Testing
         #expect(VoiceReadiness.refusal(turns: try Self.json(#"{"data":[{"id":"u1"}]}"#), threadId: "t") == nil)
     }
 
-    @Test func voicesAreCodexsDefaultVersionsCheckedAndBounded() throws {
+    @Test func voicesAreEachTransportsVersionsCheckedAndBounded() throws {
         let many = (0..<100).map { "\"v\($0)\"" }.joined(separator: ",")
         let result = try Self.json(
             #"{"voices":{"v1":["cove","Bad Name","\#(String(repeating: "a", count: 40))",\#(many)],"v2":["marin"],"defaultV1":"cove","defaultV2":"marin"}}"#
@@ -51,6 +51,7 @@ import Testing
         #expect(list.voices.count == VoiceList.maxVoices)
         #expect(!list.voices.contains("Bad Name"))
         #expect(list.defaultVoice == "cove")
+        #expect(list.websocketVoices == ["marin"] && list.websocketDefaultVoice == "marin")
     }
 
     @Test func aThreadHasOneSessionOwnedByOneConnection() {

@@ -50,15 +50,20 @@ enum VoiceReadiness {
         return HubError(.voiceNoTurn, "thread \(threadId) has had no turn yet; send it a message first, then talk")
     }
 
-    /// Codex's voice list (`thread/realtime/listVoices`'s `voices`) as the bridge answers it: the list of the
-    /// realtime version Codex uses by default (its newest that has a default), names checked, at most
-    /// ``VoiceList/maxVoices``.
+    /// Codex's voice list (`thread/realtime/listVoices`'s `voices`) as the bridge answers it: Codex 0.163 runs a
+    /// WebRTC session in realtime v1 and one over its own websocket in v2 (`thread/realtime/started`'s `version`), so
+    /// v1's voices and default for `startVoice {sdp}`, v2's for the other; names checked, at most
+    /// ``VoiceList/maxVoices`` each.
     static func voices(_ result: JSONValue) -> VoiceList {
         let voices = result["voices"]
-        // Codex 0.163 starts a session in the version its config names (v1's voices by default, `defaultV1`).
-        let names = voices?["v1"]?.arrayValue ?? voices?["v2"]?.arrayValue ?? []
-        let valid = names.compactMap(\.stringValue).filter(VoiceList.isVoiceName)
-        let defaultVoice = (voices?["defaultV1"]?.stringValue).flatMap { VoiceList.isVoiceName($0) ? $0 : nil }
-        return VoiceList(voices: Array(valid.prefix(VoiceList.maxVoices)), defaultVoice: defaultVoice)
+        func names(_ version: String) -> [String] {
+            let valid = (voices?[version]?.arrayValue ?? []).compactMap(\.stringValue).filter(VoiceList.isVoiceName)
+            return Array(valid.prefix(VoiceList.maxVoices))
+        }
+        func name(_ key: String) -> String? {
+            (voices?[key]?.stringValue).flatMap { VoiceList.isVoiceName($0) ? $0 : nil }
+        }
+        return VoiceList(
+            voices: names("v1"), defaultVoice: name("defaultV1"), websocketVoices: names("v2"), websocketDefaultVoice: name("defaultV2"))
     }
 }

@@ -9,15 +9,22 @@ public struct ListVoices: RequestPayload {
     public var targetThreadId: String? { threadId }
 }
 
-/// The answer to `listVoices`.
+/// The answer to `listVoices`. Codex runs a WebRTC session and one through the bridge in different realtime
+/// versions (0.163: v1 and v2), each with its own voices.
 public struct VoiceList: Codable, Sendable, Hashable {
-    /// The names `startVoice {voice}` takes.
+    /// The names `startVoice {sdp, voice}` takes (WebRTC).
     public var voices: [String]
-    /// The voice Codex uses when `startVoice` names none.
+    /// The voice Codex uses when `startVoice {sdp}` names none.
     public var defaultVoice: String?
-    public init(voices: [String], defaultVoice: String? = nil) {
+    /// The names `startVoice {voice}` without `sdp` takes (audio through the bridge).
+    public var websocketVoices: [String]?
+    /// The voice Codex uses when `startVoice` without `sdp` names none.
+    public var websocketDefaultVoice: String?
+    public init(voices: [String], defaultVoice: String? = nil, websocketVoices: [String]? = nil, websocketDefaultVoice: String? = nil) {
         self.voices = voices
         self.defaultVoice = defaultVoice
+        self.websocketVoices = websocketVoices
+        self.websocketDefaultVoice = websocketDefaultVoice
     }
 
     /// Most voices listed.
