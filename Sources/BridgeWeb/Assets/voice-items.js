@@ -13,7 +13,7 @@ function part(seq, role, text) {
 /** Why a session ended, for the notice in the conversation. */
 const ENDED = {
   stopped: 'Voice ended.',
-  disconnected: 'Voice ended: the phone that started it went away.',
+  disconnected: 'Voice ended: the phone that started it lost its connection.',
   closed: 'Voice ended by Codex.',
   error: 'Voice ended with an error.',
   codexStopped: 'Voice ended: Codex stopped on the workstation.',

@@ -97,8 +97,9 @@ export function voiceMode({ request, onOpen }) {
     voices ||= request('listVoices', {}).then((answer) => {
       const options = voiceOptions(answer);
       const chosen = stored(VOICE_KEY);
-      const fallback = typeof answer.defaultVoice === 'string' && answer.defaultVoice ? `Default voice (${answer.defaultVoice})` : 'Default voice';
-      picker.replaceChildren(h('option', { value: '', text: fallback }), ...options.map((v) => h('option', { value: v.id, text: v.label })));
+      // Codex's default voice is the first choice, by its name (sent as no `voice`: Codex's default, whatever it is).
+      const fallback = typeof answer.defaultVoice === 'string' && answer.defaultVoice ? answer.defaultVoice : 'Default voice';
+      picker.replaceChildren(h('option', { value: '', text: fallback }), ...options.filter((v) => v.id !== fallback).map((v) => h('option', { value: v.id, text: v.label })));
       if (chosen && options.some((v) => v.id === chosen)) picker.value = chosen;
       picker.disabled = false;
     }).catch((err) => {
