@@ -149,7 +149,14 @@ export function voiceMode({ request, onOpen }) {
     });
     try {
       const started = await call.start();
-      if (started.live && mine()) dispatch({ type: 'refused', error: { code: 'voice_unsupported', message: 'This bridge offered audio over its live channel, which this app does not carry yet' }, session: n });
+      if (started.closed || !mine()) {
+        // Ended here while the bridge was starting it (End, leaving the thread, or a reconnect: the connection sends
+        // an unanswered request again on its next socket), and the bridge started it all the same: stopped, so no
+        // session outlives the phone's.
+        request('stopVoice', {}).catch(() => {});
+        return;
+      }
+      if (started.live) dispatch({ type: 'refused', error: { code: 'voice_unsupported', message: 'This bridge offered audio over its live channel, which this app does not carry yet' }, session: n });
     } catch (err) {
       dispatch({ type: 'refused', error: named(err), session: n });
     }
