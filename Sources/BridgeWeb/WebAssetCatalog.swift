@@ -85,6 +85,7 @@ enum WebAssetCatalog {
             ("voice-call.js", PackageResources.voice_call_js),
             ("voice-items.js", PackageResources.voice_items_js),
             ("voice-mode.js", PackageResources.voice_mode_js),
+            ("voice-pcm.js", PackageResources.voice_pcm_js),
             ("voice-state.js", PackageResources.voice_state_js),
             ("voice-words.js", PackageResources.voice_words_js),
             ("voice.css", PackageResources.voice_css),

@@ -20,7 +20,7 @@ import realtime_stub
 from mock_model import chatgpt_login, codex_args
 from realtime_stub import RealtimeStub, loopback_only
 from test_resilience import Proxy
-from test_voice_web import FakePhone, launch, phone_context, spoken_wav  # noqa: F401 (fixture)
+from test_voice_web import COUNT_MIC, FakePhone, launch, phone_context, spoken_wav  # noqa: F401 (fixture)
 from webutil import bridge_env, codex_bin, pairing_url, start_thread
 
 DOCS = {}  # name -> artifact path, copied to docs/ with WEB_UPDATE_DOCS=1
@@ -198,3 +198,28 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
         for name, path in DOCS.items():
             if name.startswith("web-voice-light") or name.startswith("web-voice-dark"):
                 shutil.copy(path, conftest.ROOT / "docs" / f"{name}.png")
+
+
+NO_WEBRTC = ("This browser cannot make the audio call (WebRTC), and this workstation's bridge cannot carry the audio "
+             "itself: update codex-bridge there, or use Dictate.")
+
+
+def test_without_webrtc_voice_says_why_and_starts_nothing(voice_bridge, model, stub, voice_browser):
+    """A browser without RTCPeerConnection and a bridge (or page) without the live channel: the sentence, no
+    startVoice, nothing open at Codex. ~6 s."""
+    context = phone_context(voice_browser)
+    context.add_init_script("delete window.RTCPeerConnection;")
+    context.add_init_script(COUNT_MIC)
+    phone = FakePhone(context)
+    page = phone.page
+    page.goto(pairing_url(voice_bridge))
+    expect(page.get_by_role("status")).to_have_text("Connected")
+    model.queue({"kind": "message", "text": "Hello."})
+    start_thread(phone, "hi")
+    expect(page.locator(".msg.agent")).to_have_text("Hello.")
+    phone.button("Voice").click()
+    panel = page.get_by_role("region", name="Voice")
+    expect(panel.get_by_role("alert")).to_have_text(NO_WEBRTC)
+    assert stub.calls == [] and open_sockets(stub) == 0
+    assert page.evaluate("window.__mic") == 0, "the microphone was asked for although no audio could flow"
+    assert not phone.errors, phone.errors

@@ -151,3 +151,19 @@ test('transcripts: each journaled part an item of the thread, once, whether live
   const after = t.turns[0].items.map((id) => t.itemMap.get(id).item).filter((i) => i.type === 'voiceTranscript');
   assert.deepEqual(after.map((p) => p.text), ['list the files', 'Sure.', 'thanks']);
 });
+
+test('audio through the bridge: 24 kHz 16-bit little-endian PCM both ways, in 40 ms frames', async () => {
+  const { toPcm16, fromPcm16, framesOf, RATE } = await import('../../Sources/BridgeWeb/Assets/voice-pcm.js');
+  assert.equal(RATE, 24000);
+  // 48 kHz in, half as many samples out; full scale clipped, sign kept, little-endian.
+  const pcm = toPcm16(Float32Array.from([0, 0, 1, 1, -1, -1, 2, 2]), 48000);
+  assert.deepEqual([...pcm], [0x00, 0x00, 0xff, 0x7f, 0x00, 0x80, 0xff, 0x7f]);
+  assert.deepEqual([...fromPcm16(pcm)].map((v) => Math.round(v * 1000) / 1000), [0, 1, -1, 1]);
+  assert.equal(fromPcm16(new Uint8Array([1, 0, 7])).length, 1, 'an odd last byte is dropped');
+  assert.equal(toPcm16(new Float32Array(RATE), RATE).length, RATE * 2, 'at 24 kHz already: one sample each');
+  // Frames of 1920 bytes; what is left waits for the next chunk.
+  let cut = framesOf(new Uint8Array(0), new Uint8Array(3000));
+  assert.deepEqual([cut.frames.length, cut.frames[0].length, cut.rest.length], [1, 1920, 1080]);
+  cut = framesOf(cut.rest, new Uint8Array(840));
+  assert.deepEqual([cut.frames.length, cut.rest.length], [1, 0]);
+});

@@ -28,7 +28,7 @@ const SHELL = [
   'fleet.js', 'fleet-view.js', 'fleet.css', 'inbox.js', 'inbox-screen.js', 'machines.js', 'machines-screen.js',
   'session.js', 'indicator.js', 'pending.js', 'pending-card.js', 'conversation.js', 'turn-window.js', 'composer.js', 'queued-list.js',
   'preview.js', 'preview.css', 'loading-screen.js', 'routes.js', 'pairing-flow.js', 'probe.js', 'held.js', 'try-now.js',
-  'thread-title.js', 'device-words.js', 'voice.css', 'voice-state.js', 'voice-words.js', 'voice-call.js', 'voice-mode.js', 'voice-items.js', 'dictation.js',
+  'thread-title.js', 'device-words.js', 'voice.css', 'voice-state.js', 'voice-words.js', 'voice-call.js', 'voice-pcm.js', 'voice-mode.js', 'voice-items.js', 'dictation.js',
 ];
 const SCOPE = new URL('./', self.location.href);
 const versioned = (name) => /\.(js|css)$/.test(name);

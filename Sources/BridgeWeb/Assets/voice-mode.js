@@ -7,6 +7,7 @@ import { h, icon } from './dom.js';
 import { initialVoice, voiceStep, voiceActive, micOpen, needsTeardown, phaseWords } from './voice-state.js';
 import { voiceErrorWords } from './voice-words.js';
 import { openMicrophone, webrtcCall } from './voice-call.js';
+import { pcmPipe } from './voice-pcm.js';
 import { sentenceNodes } from './dictation.js';
 import { machineName } from './fleet.js';
 
@@ -24,13 +25,18 @@ export function voiceOptions(answer) {
 }
 
 /**
- * request(kind, fields): the thread's requests (threadId added); onOpen(open): the composer hides or shows.
- * Returns {el, open(), close(), connectionChanged(status), destroy()}.
+ * request(kind, fields): the thread's requests (threadId added); onOpen(open): the composer hides or shows;
+ * liveStream(): the session's live channel (BRIDGE.md "Live channel") as `open(streamId, {onData(bytes), onEnd()})
+ * → {send(bytes), end()}`, or null when this page or the bridge has none: the audio's way through the bridge where
+ * the browser cannot make the WebRTC call.
+ * Returns {el, open(), close(), connectionChanged(status), bridgeSaid(change), destroy()}.
  */
-export function voiceMode({ request, onOpen }) {
+export function voiceMode({ request, onOpen, liveStream = () => null }) {
   let state = initialVoice(stored(MODE_KEY) === 'hold' ? 'hold' : 'handsfree');
   let stream = null; // the microphone
   let call = null; // the WebRTC session (voice-call.js)
+  let relay = null; // or the audio through the bridge: {close()}
+  let websocketVoices = []; // the voices of a session through the bridge (listVoices)
   let tellBridge = true; // false when the connection is gone: the bridge ended the session itself
 
   const audio = h('audio', { class: 'voice-audio', attrs: { autoplay: '' } });
@@ -75,6 +81,8 @@ export function voiceMode({ request, onOpen }) {
   function teardown(before) {
     call?.close();
     call = null;
+    relay?.close();
+    relay = null;
     for (const t of stream?.getTracks() || []) t.stop();
     stream = null;
     // The bridge may hold a session from `connecting` on (startVoice was sent): told to end it, once.
@@ -102,6 +110,7 @@ export function voiceMode({ request, onOpen }) {
       picker.replaceChildren(h('option', { value: '', text: fallback }), ...options.filter((v) => v.id !== fallback).map((v) => h('option', { value: v.id, text: v.label })));
       if (chosen && options.some((v) => v.id === chosen)) picker.value = chosen;
       picker.disabled = false;
+      websocketVoices = Array.isArray(answer.websocketVoices) ? answer.websocketVoices : [];
     }).catch((err) => {
       voices = null;
       picker.disabled = true;
@@ -130,6 +139,8 @@ export function voiceMode({ request, onOpen }) {
       }
     }
     if (!mine()) return;
+    // Neither way for the audio: said before the microphone is asked for.
+    if (!window.RTCPeerConnection && !liveStream()) { dispatch({ type: 'refused', error: { code: 'no_webrtc' }, session: n }); return; }
     try {
       const mic = await openMicrophone();
       if (!mine()) { for (const t of mic.getTracks()) t.stop(); return; }
@@ -140,6 +151,7 @@ export function voiceMode({ request, onOpen }) {
       return;
     }
     const voice = picker.value;
+    if (!window.RTCPeerConnection) { await throughBridge(n, mine, voice); return; }
     call = webrtcCall({
       stream, audio,
       startVoice: (sdp) => request('startVoice', { sdp, ...(voice ? { voice } : {}) }),
@@ -156,10 +168,28 @@ export function voiceMode({ request, onOpen }) {
         request('stopVoice', {}).catch(() => {});
         return;
       }
-      if (started.live) dispatch({ type: 'refused', error: { code: 'voice_unsupported', message: 'This bridge offered audio over its live channel, which this app does not carry yet' }, session: n });
+      if (started.live) dispatch({ type: 'refused', error: { code: 'no_webrtc' }, session: n }); // an sdp answered without one
     } catch (err) {
       dispatch({ type: 'refused', error: named(err), session: n });
     }
+  }
+
+  /** The session with its audio through the bridge: startVoice without sdp, PCM on the live stream it opens. */
+  async function throughBridge(n, mine, voice) {
+    const open = liveStream();
+    if (!open) { dispatch({ type: 'refused', error: { code: 'no_webrtc' }, session: n }); return; }
+    let answer;
+    try { answer = await request('startVoice', websocketVoices.includes(voice) ? { voice } : {}); }
+    catch (err) { dispatch({ type: 'refused', error: named(err), session: n }); return; }
+    if (!mine()) { request('stopVoice', {}).catch(() => {}); return; }
+    let pipe = null;
+    const live = open(answer.streamId, {
+      onData: (bytes) => pipe?.play(bytes),
+      onEnd: () => dispatch({ type: 'failed', error: { code: 'ended_closed' }, session: n }),
+    });
+    pipe = pcmPipe({ stream, send: (bytes) => live.send(bytes), onSpeaking: (on) => dispatch({ type: on ? 'speaking' : 'quiet', session: n }) });
+    relay = { close() { pipe.close(); live.end(); } };
+    dispatch({ type: 'connected', transport: 'live', session: n });
   }
 
   async function finish() {

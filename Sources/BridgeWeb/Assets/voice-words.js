@@ -30,6 +30,8 @@ export function voiceErrorWords(err) {
       return { text: 'This workstation\'s codex-bridge has no voice yet: update it there, or use Dictate.' };
     case 'conflict':
       return { text: 'Another phone is talking in this thread: end that voice session first.' };
+    case 'no_webrtc':
+      return { text: 'This browser cannot make the audio call (WebRTC), and this workstation\'s bridge cannot carry the audio itself: update codex-bridge there, or use Dictate.' };
     case 'webrtc_failed':
       return { text: 'The audio connection to the model could not be set up from this network. Try again, or use Dictate.' };
     case 'ended_closed':
