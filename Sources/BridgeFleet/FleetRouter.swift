@@ -16,6 +16,8 @@ public struct FleetRouter: RequestHandling {
     let hub: ThreadHub
     let links: FleetLinks
     let admin: MachineAdmin
+    /// Voice sessions phones started on linked machines (stopped there when the phone leaves).
+    let voices = FleetVoices()
 
     public init(hub: ThreadHub, links: FleetLinks, admin: MachineAdmin) {
         self.hub = hub
@@ -52,6 +54,11 @@ public struct FleetRouter: RequestHandling {
     public func sessionClosed(_ session: ClientSession) async {
         if session.hello.fleet == true { await links.leave(session) }
         await hub.sessionClosed(session)
+        for (machine, threadId) in voices.take(session: session.id) {
+            // Best effort: a machine not reachable now ended it already (its link's connection closed).
+            _ = try? await links.link(machine)?.send(
+                BridgeRequest(.stopVoice, ThreadRef(threadId: threadId)), id: Self.forwardedId("stopVoice-\(threadId)", session: session))
+        }
     }
 
     public func isResponsive() async -> Bool {
@@ -102,7 +109,15 @@ public struct FleetRouter: RequestHandling {
         let deviceId = session.principal.deviceId
         forwarded.onBehalfOf = OnBehalfOf(
             actor: deviceId == nil ? .sharedSecret : .device, deviceId: deviceId, name: await hub.deviceName(deviceId))
-        let answer = await forward(forwarded, id: id, to: link, session: session)
+        if let refusal = FleetVoices.refusal(request, id: id, machine: link.ref) {
+            await hub.auditor.record(request, answer: .error(refusal), session: session)
+            return .error(refusal)
+        }
+        var answer = await forward(forwarded, id: id, to: link, session: session)
+        if FleetVoices.kinds.contains(request.requestKind) {
+            if case .error(let error) = answer { answer = .error(FleetVoices.translated(error, request, machine: link.ref)) }
+            voices.answered(request, answer, session: session.id, machine: machineId)
+        }
         // Audited here as well as there (where the link is the actor): who at home did what on which machine.
         if request.descriptor.audited { await hub.auditor.record(request, answer: answer, session: session) }
         return answer

@@ -67,7 +67,7 @@ class RealtimeStub:
         self.calls = []             # {"path", "body"} of every WebRTC call codex created
         self.answers = []           # the SDP answers given
         self.refuse_calls = False   # answer the call endpoint with an error instead
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self._ws = None
         self._http = None

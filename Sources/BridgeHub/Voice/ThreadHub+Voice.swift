@@ -18,18 +18,23 @@ extension ThreadHub {
     /// finished transcript parts become `bridge/voiceTranscript` events, the end of a session a `bridge/voice` one;
     /// the audio and the streamed deltas are live only. True when `method` was one of them.
     func voiceNotification(method: String, params: JSONValue) -> Bool {
+        if method == "account/updated" || method == "account/login/completed" { voice.ready = nil }
         guard method.hasPrefix("thread/realtime/") else { return false }
         guard let threadId = params["threadId"]?.stringValue else { return true }
         switch method {
         case "thread/realtime/sdp":
             if let sdp = params["sdp"]?.stringValue { voice.resolve(threadId, .sdp(sdp)) }
         case "thread/realtime/started":
-            if voice.sessions[threadId]?.transport == .websocket { voice.resolve(threadId, .started) }
+            guard let session = voice.sessions[threadId] else { break }
+            voice.acceptedByCodex.insert(threadId)
+            if session.transport == .websocket { voice.resolve(threadId, .started) }
         case "thread/realtime/error":
             let message = Self.voiceMessage(params["message"]) ?? "realtime error"
             voice.resolve(threadId, .failed(message))
             endVoice(threadId, reason: .error, message: message, stopCodex: true)
         case "thread/realtime/closed":
+            // The end of the thread's previous session, told after the new start was sent: not this start's.
+            if voice.sessions[threadId]?.phase == .starting, !voice.acceptedByCodex.contains(threadId) { break }
             let reason = Self.voiceMessage(params["reason"])
             voice.resolve(threadId, .failed(reason ?? "the realtime session closed"))
             endVoice(threadId, reason: .closed, message: reason, stopCodex: false)
@@ -53,12 +58,14 @@ extension ThreadHub {
     func startVoice(_ request: StartVoice, session: ClientSession, policy turnPolicy: TurnPolicy) async throws -> VoiceStarted {
         let voiceName = try Self.voiceName(request.voice)
         let offer = try Self.voiceOffer(request.sdp)
-        try await checkVoiceReady()
         try await ensureLoaded(request.threadId, policy: turnPolicy)
-        let turns = try await codex.request(
+        // Asked at once (P14: what the bridge adds to a start is the slower, not the sum); the refusals still come in
+        // BRIDGE.md's order.
+        async let turns = codex.request(
             "thread/turns/list", params: ["threadId": .string(request.threadId), "limit": 1, "itemsView": "notLoaded"],
             timeout: policy.codexTimeout)
-        if let refusal = VoiceReadiness.refusal(turns: turns, threadId: request.threadId) { throw refusal }
+        try await checkVoiceReady()
+        if let refusal = VoiceReadiness.refusal(turns: try await turns, threadId: request.threadId) { throw refusal }
 
         let threadId = request.threadId
         let transport: VoiceTransport = offer == nil ? .websocket : .webrtc
@@ -70,8 +77,11 @@ extension ThreadHub {
             admitted = new
             if let replacing, replacing.phase == .running { announceVoiceEnd(replacing, reason: .stopped, message: "replaced") }
         }
+        voice.acceptedByCodex.remove(threadId)
         let outcomes = voice.wait(threadId, attempt: admitted.attempt)
         defer { voice.forget(threadId, attempt: admitted.attempt) }
+        // The thread's last stop reaches Codex first (it would end this session otherwise).
+        await voice.stopping.removeValue(forKey: threadId)?.value
 
         var params: [String: JSONValue] = ["threadId": .string(threadId), "outputModality": "audio"]
         params["transport"] = offer.map { ["type": "webrtc", "sdp": .string($0)] } ?? ["type": "websocket"]
@@ -110,9 +120,10 @@ extension ThreadHub {
         return VoiceStarted(threadId: threadId, transport: transport, sdp: sdp)
     }
 
-    /// `stopVoice`: ends the thread's session, if any, here and at Codex.
-    func stopVoice(_ threadId: String) {
+    /// `stopVoice`: ends the thread's session, if any, here and at Codex; returns once Codex answered the stop.
+    func stopVoice(_ threadId: String) async {
         endVoice(threadId, reason: .stopped, message: nil, stopCodex: true)
+        await voice.stopping[threadId]?.value
     }
 
     /// A connection closed: the sessions it started end, at Codex too (nothing stays open).
@@ -141,12 +152,15 @@ extension ThreadHub {
         if ended.phase == .running { announceVoiceEnd(ended, reason: reason, message: message) }
         logger.info(
             "Voice session ended", metadata: ["bridge.thread.id": "\(ended.threadId)", "bridge.voice.reason": "\(reason.rawValue)"])
+        voice.acceptedByCodex.remove(ended.threadId)
         guard stopCodex else { return }
         let codex = self.codex
         let timeout = policy.codexTimeout
         let logger = self.logger
         let threadId = ended.threadId
-        _ = background.start {
+        // A task the next start on the thread awaits (VoiceDesk.stopping), not a background job: it must be over
+        // before that start is sent, whoever sends it. Bounded by the Codex timeout.
+        voice.stopping[threadId] = Task {
             do {
                 _ = try await codex.request("thread/realtime/stop", params: ["threadId": .string(threadId)], timeout: timeout)
             } catch {
@@ -169,11 +183,15 @@ extension ThreadHub {
     }
 
     /// Codex can hold a voice session: signed in with ChatGPT on OpenAI's provider, the feature on.
+    /// A pass counts for ``VoiceDesk/readyFor`` in the same Codex generation, until `account/updated`.
     func checkVoiceReady() async throws {
-        let account = try await codex.request("account/read", params: .object([:]), timeout: policy.codexTimeout)
-        if let refusal = VoiceReadiness.refusal(account: account) { throw refusal }
-        let features = try await codex.request("experimentalFeature/list", params: .object([:]), timeout: policy.codexTimeout)
-        if let refusal = VoiceReadiness.refusal(features: features) { throw refusal }
+        if let ready = voice.ready, ready.generation == generation, ContinuousClock.now - ready.at < VoiceDesk.readyFor { return }
+        let checked = generation
+        async let account = codex.request("account/read", params: .object([:]), timeout: policy.codexTimeout)
+        async let features = codex.request("experimentalFeature/list", params: .object([:]), timeout: policy.codexTimeout)
+        if let refusal = VoiceReadiness.refusal(account: try await account) { throw refusal }
+        if let refusal = VoiceReadiness.refusal(features: try await features) { throw refusal }
+        voice.ready = (checked, .now)
     }
 
     /// `readThread`'s `voice`: the thread's transcript parts from the journal (nil when none, or unreadable).

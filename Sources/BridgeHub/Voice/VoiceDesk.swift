@@ -21,6 +21,18 @@ struct VoiceDesk: Sendable {
     }
 
     var sessions = VoiceSessions()
+    /// Threads whose current start Codex has accepted (`thread/realtime/started`): a `closed` before that belongs to
+    /// the thread's previous session (Codex tells its end after the answer to the stop), not to the start.
+    var acceptedByCodex: Set<String> = []
+    /// The stops sent to Codex, by thread: a new start on the thread waits for its stop first, or the stop could
+    /// reach Codex after the start and end the new session.
+    var stopping: [String: Task<Void, Never>] = [:]
+    /// When Codex last passed the readiness checks (sign-in, provider, feature), and in which Codex generation:
+    /// `account/read` asks ChatGPT's backend each time (a round trip on the start's path), and none of it changes
+    /// without `account/updated` (which clears this) or a Codex restart.
+    var ready: (generation: Int, at: ContinuousClock.Instant)?
+    /// How long a passed check counts.
+    static let readyFor: Duration = .seconds(600)
     private var waiters: [String: (attempt: UInt64, continuation: AsyncStream<Outcome>.Continuation)] = [:]
 
     /// Where the outcome of `attempt`'s start on `threadId` goes (replacing an earlier start's, which fails).

@@ -13,7 +13,7 @@ struct VoiceRequests: RequestCollection {
             .voiceStarted(try await hub.startVoice(request, session: context.session, policy: context.policy))
         }
         routes.on(.stopVoice) { (hub, ref: ThreadRef, _) in
-            hub.stopVoice(ref.threadId)
+            await hub.stopVoice(ref.threadId)
             return .accepted(Accepted(threadId: ref.threadId))
         }
     }
