@@ -102,11 +102,6 @@ def voice_browser(browser, spoken_wav):
     b.close()
 
 
-def open_sockets(s):
-    """RealtimeStub.open_sockets() without its lock: stub.wait already holds it (a threading.Lock, not reentrant)."""
-    return len(s.connections) - s.closed
-
-
 def shots(phone, name):
     for scheme in ("light", "dark"):
         phone.page.emulate_media(color_scheme=scheme)
@@ -136,7 +131,7 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
         expect(panel.locator(".voice-line")).to_have_text("Listening…")
         expect(panel).to_have_attribute("data-phase", "listening")
         stub.wait(lambda s: s.peers.frames > 20, what="the phone's microphone audio at the model's peer")
-        stub.wait(lambda s: any(m.get("type") == "session.update" for m in s.received), what="codex joining the call (its sideband)")
+        stub.wait(lambda s: s.of_type("session.update"), what="codex joining the call (its sideband)")
         assert "m=audio" in stub.calls[-1]["body"] and "m=application" in stub.calls[-1]["body"]  # the phone's offer
 
         # The model speaks (the provider's events on the data channel), then listens again.
@@ -146,13 +141,26 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
         peers.event({"type": "output_audio_buffer.stopped"})
         expect(panel.locator(".voice-line")).to_have_text("Listening…")
 
-        # What was said lands in the thread as it goes; the voice hands the work to the agent, a turn as any other.
+        # What was said lands in the thread as it goes, here and on another phone following the thread.
+        other = FakePhone(phone_context(voice_browser, scheme="dark"))
+        other.page.goto(pairing_url(voice_bridge))
+        other.page.locator(".thread-row").first.click()
+        expect(other.page.locator(".msg.agent")).to_have_text("Hello. What shall we do?")
         stub.say(user="Please list the files in this folder.", assistant="Sure, I'll ask Codex to look.")
-        said = page.locator(".voice-said")
-        expect(said).to_have_count(2)
-        expect(said.nth(0)).to_have_text("You said: Please list the files in this folder.")
-        expect(said.nth(1)).to_have_text("Codex said: Sure, I'll ask Codex to look.")
+        for p in (page, other.page):
+            said = p.locator(".voice-said")
+            expect(said).to_have_count(2)
+            expect(said.nth(0)).to_have_text("You said: Please list the files in this folder.")
+            expect(said.nth(1)).to_have_text("Codex said: Sure, I'll ask Codex to look.")
         expect(page.locator(".notice-voice").first).to_have_text("Voice started.")
+        # The other phone can follow, not talk over it: its Voice is refused while this one's session runs.
+        other.button("Voice").click()
+        expect(other.page.get_by_role("region", name="Voice").get_by_role("alert")).to_have_text(
+            "Another phone is talking in this thread: end that voice session first.")
+        other.context.close()
+        page.wait_for_timeout(500)  # a stopVoice the refused phone sent would have ended this session by now
+        expect(panel).to_have_attribute("data-phase", "listening")
+        assert stub.open_sockets() == 1, "the refused phone's start stopped this phone's session"
         shots(phone, "voice")
 
         # Hold to talk: the microphone is off until the button is held.
@@ -169,20 +177,20 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
         panel.get_by_role("button", name="End voice").click()
         expect(panel).to_be_hidden()
         expect(page.locator(".composer")).to_be_visible()
-        stub.wait(lambda s: open_sockets(s) == 0, what="codex closing the sideband after End")
+        stub.wait(lambda s: s.open_sockets() == 0, what="codex closing the sideband after End")
         expect(page.locator(".notice-voice").last).to_have_text("Voice ended.")
 
         # A second session, then the connection drops mid-session: the phone ends it at once and says so, the
         # bridge ends it at Codex (its connection closed), nothing stays open; connected again, voice starts anew.
         phone.button("Voice").click()
         expect(panel.locator(".voice-line")).to_have_text("Listening…")
-        stub.wait(lambda s: open_sockets(s) == 1, what="codex's sideband of the second session")
+        stub.wait(lambda s: s.open_sockets() == 1, what="codex's sideband of the second session")
         proxy.blocked = True
         proxy.cut()
         expect(panel.get_by_role("alert")).to_have_text("The connection to the workstation was lost, so the voice session ended.")
         expect(panel).to_have_attribute("data-phase", "error")
         assert page.evaluate("() => document.querySelector('.voice-audio').srcObject") is None
-        stub.wait(lambda s: open_sockets(s) == 0, what="codex closing the sideband once the phone's connection closed")
+        stub.wait(lambda s: s.open_sockets() == 0, what="codex closing the sideband once the phone's connection closed")
         proxy.blocked = False
         expect(page.get_by_role("status").first).to_have_text("Connected", timeout=30_000)
         expect(page.locator(".notice-voice").last).to_have_text("Voice ended: the phone that started it lost its connection.")
@@ -220,6 +228,6 @@ def test_without_webrtc_voice_says_why_and_starts_nothing(voice_bridge, model, s
     phone.button("Voice").click()
     panel = page.get_by_role("region", name="Voice")
     expect(panel.get_by_role("alert")).to_have_text(NO_WEBRTC)
-    assert stub.calls == [] and open_sockets(stub) == 0
+    assert stub.calls == [] and stub.open_sockets() == 0
     assert page.evaluate("window.__mic") == 0, "the microphone was asked for although no audio could flow"
     assert not phone.errors, phone.errors

@@ -38,6 +38,9 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
   let relay = null; // or the audio through the bridge: {close()}
   let websocketVoices = []; // the voices of a session through the bridge (listVoices)
   let tellBridge = true; // false when the connection is gone: the bridge ended the session itself
+  // The bridge answered startVoice: it holds this phone's session. Only then does ending it here send stopVoice,
+  // which stops the thread's session whoever started it: a refused start (another phone talking) must not.
+  let ours = false;
 
   const audio = h('audio', { class: 'voice-audio', attrs: { autoplay: '' } });
   const line = h('p', { class: 'voice-line', attrs: { role: 'status', 'aria-live': 'polite' } });
@@ -85,8 +88,9 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
     relay = null;
     for (const t of stream?.getTracks() || []) t.stop();
     stream = null;
-    // The bridge may hold a session from `connecting` on (startVoice was sent): told to end it, once.
-    if (tellBridge && before.phase !== 'asking') request('stopVoice', {}).catch(() => {});
+    // A start still unanswered is stopped when its answer comes (begin); one answered, now.
+    if (tellBridge && ours && before.phase !== 'asking') request('stopVoice', {}).catch(() => {});
+    ours = false;
   }
 
   function dispatch(event) {
@@ -154,7 +158,7 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
     if (!window.RTCPeerConnection) { await throughBridge(n, mine, voice); return; }
     call = webrtcCall({
       stream, audio,
-      startVoice: (sdp) => request('startVoice', { sdp, ...(voice ? { voice } : {}) }),
+      startVoice: (sdp) => request('startVoice', { sdp, ...(voice ? { voice } : {}) }).then((answer) => { ours = mine(); return answer; }),
       onConnected: () => dispatch({ type: 'connected', transport: 'webrtc', session: n }),
       onSpeaking: (on) => dispatch({ type: on ? 'speaking' : 'quiet', session: n }),
       onFailed: (error) => dispatch({ type: 'failed', error, session: n }),
@@ -182,6 +186,7 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
     try { answer = await request('startVoice', websocketVoices.includes(voice) ? { voice } : {}); }
     catch (err) { dispatch({ type: 'refused', error: named(err), session: n }); return; }
     if (!mine()) { request('stopVoice', {}).catch(() => {}); return; }
+    ours = true;
     let pipe = null;
     const live = open(answer.streamId, {
       onData: (bytes) => pipe?.play(bytes),
