@@ -19,6 +19,7 @@ import conftest
 import realtime_stub
 from mock_model import chatgpt_login, codex_args
 from realtime_stub import RealtimeStub, loopback_only
+from test_accessibility import Audit
 from test_resilience import Proxy
 from test_voice_web import COUNT_MIC, FakePhone, launch, phone_context, spoken_wav  # noqa: F401 (fixture)
 from webutil import bridge_env, codex_bin, pairing_url, start_thread
@@ -162,6 +163,9 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
         expect(panel).to_have_attribute("data-phase", "listening")
         assert stub.open_sockets() == 1, "the refused phone's start stopped this phone's session"
         shots(phone, "voice")
+        audit = Audit(phone)  # axe on the panel listening and the transcript bubbles, light and dark
+        audit("voice-listening")
+        assert not audit.found, audit.found
 
         # Hold to talk: the microphone is off until the button is held.
         panel.get_by_role("button", name="Hold to talk").first.click()
