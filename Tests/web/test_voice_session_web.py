@@ -4,7 +4,7 @@ the call really connects on loopback and the phone's microphone (Chromium's fake
 spoke) reaches the model. Connecting → listening, the model speaking, transcripts in the thread (and on a second
 phone, and after a reload), the voice handing work to the agent, End; a reconnect mid-session ends it cleanly at
 every end (the phone, the bridge, Codex's socket to the provider). Screenshots of the voice screen, light and dark
-(docs/ with WEB_UPDATE_DOCS=1). Cost: ~35 s."""
+(docs/ with WEB_UPDATE_DOCS=1). Cost: ~16 s end to end, ~5 s without WebRTC (2 cores shared, a build beside)."""
 import asyncio
 import json
 import os
@@ -218,7 +218,7 @@ NO_WEBRTC = ("This browser cannot make the audio call (WebRTC), and this worksta
 
 def test_without_webrtc_voice_says_why_and_starts_nothing(voice_bridge, model, stub, voice_browser):
     """A browser without RTCPeerConnection and a bridge (or page) without the live channel: the sentence, no
-    startVoice, nothing open at Codex. ~6 s."""
+    startVoice, nothing open at Codex. ~5 s."""
     context = phone_context(voice_browser)
     context.add_init_script("delete window.RTCPeerConnection;")
     context.add_init_script(COUNT_MIC)

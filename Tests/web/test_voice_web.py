@@ -2,7 +2,8 @@
 chromium with a fake microphone (a WAV that espeak-ng spoke) against the real bridge and the real codex with the
 scripted model. Plain http (no microphone at all) says the command that gives https; a browser without speech
 recognition records a clip that goes up as an audio attachment, and one without recording either says why not;
-the voice panel's states, its refusal sentence, and axe on it, light and dark."""
+the voice panel's states, its refusal sentence, and axe on it, light and dark. Cost: ~50 s for the file (the
+refusals ~20 s: three bridges)."""
 import pathlib
 import re
 import shutil
@@ -80,7 +81,7 @@ def first_thread(phone, model, bridge, url=None):
 
 def test_on_plain_http_dictate_and_voice_say_the_command_that_gives_https(web_bridge, model, browser):
     """http://workstation.test (127.0.0.1 inside the browser) is no secure context, so no microphone: Dictate and
-    Voice each say so in a sentence with the command. ~8 s."""
+    Voice each say so in a sentence with the command. ~4 s."""
     b = launch(browser, "--host-resolver-rules=MAP workstation.test 127.0.0.1")
     try:
         context = phone_context(b, route=re.compile(r"^(?!(https?|wss?)://(127\.0\.0\.1|workstation\.test)(:\d+)?/).*"))
@@ -117,7 +118,7 @@ NO_RECORDING = NO_SPEECH + " delete window.MediaRecorder;"
 def test_dictation_without_speech_recognition_records_a_clip_or_says_why_not(web_bridge, model, browser, spoken_wav):
     """No SpeechRecognition (as in Firefox): Dictate records from the microphone and the clip goes up to
     POST /uploads as an audio attachment of the message (the bridge reads its type from the bytes). No recording
-    either: Dictate is marked unavailable and says why. ~10 s."""
+    either: Dictate is marked unavailable and says why. ~9 s."""
     b = launch(browser, "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
                f"--use-file-for-fake-audio-capture={spoken_wav}")
     try:
@@ -162,7 +163,7 @@ def test_dictation_without_speech_recognition_records_a_clip_or_says_why_not(web
 def test_the_voice_panel_says_the_refusal_and_keeps_its_controls(web_bridge, model, browser, spoken_wav):
     """The voice panel refused (the scripted model is no OpenAI provider): its sentence, no startVoice sent;
     hands-free and hold to talk, the voice picker; Close gives the composer back. axe finds nothing serious on the
-    panel, light and dark. ~4 s."""
+    panel, light and dark. ~8 s."""
     b = launch(browser, "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
                f"--use-file-for-fake-audio-capture={spoken_wav}")
     try:
@@ -202,7 +203,7 @@ def test_the_voice_panel_says_the_refusal_and_keeps_its_controls(web_bridge, mod
 def test_dictation_falls_back_to_recording_when_the_browsers_speech_service_fails(web_bridge, model, browser, spoken_wav):
     """Chromium has SpeechRecognition, but here (as on Debian's chromium, which has no Google service keys) it fails
     at once (`audio-capture`, or `network`): Dictate records a clip instead, and goes straight to recording on the
-    next tap. ~8 s."""
+    next tap. ~6 s."""
     b = launch(browser, "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
                f"--use-file-for-fake-audio-capture={spoken_wav}")
     try:
@@ -252,7 +253,7 @@ def test_the_bridges_refusals_are_each_a_sentence_saying_what_to_do(bridge_facto
                                                                      workspace, tmp_path, browser, spoken_wav):
     """The real bridge's refusals, from what the real codex reports (listVoices, asked before the microphone):
     another model provider (the scripted model's) → voice_api_key; OpenAI's provider with no sign-in →
-    voice_no_login; signed in with ChatGPT but realtime_conversation off → voice_disabled. ~25 s."""
+    voice_no_login; signed in with ChatGPT but realtime_conversation off → voice_disabled. ~20 s."""
     b = launch(browser, "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
                f"--use-file-for-fake-audio-capture={spoken_wav}")
     try:
