@@ -168,11 +168,12 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
         assert not audit.found, audit.found
 
         # Hold to talk: the microphone is off until the button is held.
-        panel.get_by_role("button", name="Hold to talk").first.click()
+        panel.get_by_role("button", name="Hold to talk", exact=True).click()
         expect(panel.locator(".voice-line")).to_have_text("Hold the button and speak")
-        talk = panel.locator(".voice-talk")
+        talk = panel.get_by_role("button", name="Hold and speak")
         talk.dispatch_event("pointerdown")
         expect(panel.locator(".voice-line")).to_have_text("Listening…")
+        phone.shot("voice-hold-held")
         talk.dispatch_event("pointerup")
         expect(panel.locator(".voice-line")).to_have_text("Hold the button and speak")
         panel.get_by_role("button", name="Hands-free").click()

@@ -186,8 +186,8 @@ def test_the_voice_panel_says_the_refusal_and_keeps_its_controls(web_bridge, mod
         expect(panel.get_by_role("alert")).to_have_text(API_KEY)
         assert not page.evaluate("window.__sent.filter((s) => s.includes('startVoice'))")
         assert panel.get_by_role("button", name="Hands-free").get_attribute("aria-pressed") == "true"
-        panel.get_by_role("button", name="Hold to talk").click()
-        expect(panel.get_by_role("button", name="Hold to talk").first).to_have_attribute("aria-pressed", "true")
+        panel.get_by_role("button", name="Hold to talk", exact=True).click()
+        expect(panel.get_by_role("button", name="Hold to talk", exact=True)).to_have_attribute("aria-pressed", "true")
         expect(panel.get_by_label("Codex's voice")).to_be_visible()
         audit = Audit(phone)
         audit("voice-panel")

@@ -46,7 +46,7 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
   const line = h('p', { class: 'voice-line', attrs: { role: 'status', 'aria-live': 'polite' } });
   const problem = h('p', { class: 'voice-problem', hidden: true, attrs: { role: 'alert' } });
   const orb = h('div', { class: 'voice-orb', attrs: { 'aria-hidden': 'true' } }, icon('wave'));
-  const talk = h('button', { type: 'button', class: 'voice-talk', attrs: { 'aria-label': 'Hold to talk' } }, icon('mic'));
+  const talk = h('button', { type: 'button', class: 'voice-talk', attrs: { 'aria-label': 'Hold and speak' } }, icon('mic'));
   const handsfree = h('button', { type: 'button', class: 'voice-mode-button', text: 'Hands-free', attrs: { 'aria-pressed': 'false' } });
   const hold = h('button', { type: 'button', class: 'voice-mode-button', text: 'Hold to talk', attrs: { 'aria-pressed': 'false' } });
   const modes = h('div', { class: 'voice-modes', attrs: { role: 'group', 'aria-label': 'How to talk' } }, handsfree, hold);
