@@ -2,7 +2,7 @@
 provider's realtime endpoint (Tests/integration/realtime_stub.py) whose WebRTC peer (aiortc) is kept open here, so
 the call really connects on loopback and the phone's microphone (Chromium's fake device playing a WAV that espeak-ng
 spoke) reaches the model. Connecting → listening, the model speaking, transcripts in the thread (and on a second
-phone, and after a reload), the voice handing work to the agent, End; a reconnect mid-session ends it cleanly at
+phone, and after a reload), End, leaving the thread; a reconnect mid-session ends it cleanly at
 every end (the phone, the bridge, Codex's socket to the provider). Screenshots of the voice screen, light and dark
 (docs/ with WEB_UPDATE_DOCS=1). Cost: ~16 s end to end, ~5 s without WebRTC (2 cores shared, a build beside)."""
 import asyncio
@@ -200,6 +200,14 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
         expect(page.get_by_role("status").first).to_have_text("Connected", timeout=30_000)
         expect(page.locator(".notice-voice").last).to_have_text("Voice ended: the phone that started it lost its connection.")
         shots(phone, "voice-reconnect")
+
+        # Leaving the thread ends a session too.
+        panel.get_by_role("button", name="Try again").click()
+        expect(panel.locator(".voice-line")).to_have_text("Listening…")
+        stub.wait(lambda s: s.open_sockets() == 1, what="codex's sideband of the third session")
+        phone.button("Back").click()
+        stub.wait(lambda s: s.open_sockets() == 0, what="codex closing the sideband once the phone left the thread")
+        page.locator(".thread-row").first.click()
 
         # A reload (or another phone) reads what was said from readThread.
         page.reload()
