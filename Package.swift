@@ -128,12 +128,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // The live channel: binary frames for a session's live-only streams (voice audio), never journaled, with
+        // back-pressure by watermarks. Knows nothing of sockets: the connection hands it frames.
+        .target(
+            name: "BridgeLive",
+            dependencies: ["BridgeProtocol", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
+
         // The thread hub: sessions, fan-out, replay, the journal's use, the policy gate, requests to Codex
         // through `CodexPort`, push decisions, uploads. Knows nothing of sockets or HTTP.
         .target(
             name: "BridgeHub",
             dependencies: [
                 "BridgeProtocol",
+                "BridgeLive",
                 "BridgeStore",
                 "CodexControl",
                 "BridgePush",
@@ -153,6 +162,7 @@ let package = Package(
             name: "BridgeServer",
             dependencies: [
                 "BridgeHub",
+                "BridgeLive",
                 "BridgeProtocol",
                 "BridgeStore",
                 "CodexControl",
@@ -369,6 +379,7 @@ let package = Package(
         ),
 
         .testTarget(name: "BridgeProtocolTests", dependencies: ["BridgeProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "BridgeLiveTests", dependencies: ["BridgeLive"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BridgeFleetTests",
             dependencies: [

@@ -21,6 +21,8 @@ public struct BridgeErrorCode: RawRepresentable, Hashable, Sendable, Codable, Cu
     public static let unknownKind = Self("unknown_kind")
     /// The frame or a field is larger than allowed.
     public static let tooLarge = Self("too_large")
+    /// A live channel frame named a stream this connection was never given.
+    public static let unknownStream = Self("unknown_stream")
     /// Too many failed authentications from this address, or too many requests.
     public static let rateLimited = Self("rate_limited")
     /// The token (shared secret, pairing code or device token) is wrong, used, expired or revoked.

@@ -97,6 +97,18 @@ final class HubHarness: Sendable {
         _ = await hub.runningTurnCount
     }
 
+    /// Waits until `condition` holds (what a test needs to have happened), failing after ``patience``.
+    func until(_ what: String, _ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + Self.patience
+        while try !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("waited \(Self.patience) for \(what)")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
     /// Waits until `session` has received a frame matching `predicate`; returns every frame taken meanwhile.
     func waitFor(_ session: ClientSession, timeout: Duration = HubHarness.patience, _ predicate: (ServerMessage) -> Bool) async throws
         -> [ServerMessage]

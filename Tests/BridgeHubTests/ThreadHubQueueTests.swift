@@ -74,8 +74,9 @@ import Testing
         #expect(
             await harness.request(BridgeRequest(.cancelQueued, CancelQueued(threadId: "t1", queuedId: queuedId)), laptop).errorCode
                 == .notFound)
+        let before = try harness.storage.journal.lastSeq()
         await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "completed"]])
-        try await Task.sleep(for: .milliseconds(100))
+        try await harness.processed(after: before)
         #expect(harness.codex.requests("turn/start").count == 1)
         // With no turn running, queue mode just starts the turn.
         guard

@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from webutil import CHROMIUM, IPHONE_UA, LOOPBACK_ONLY, Phone, base_url, pair, pairing_url, start_thread, thread_action
+from webutil import CHROMIUM, IPHONE_UA, LOOPBACK_ONLY, Phone, base_url, let_the_backoff_grow, pair, pairing_url, start_thread, thread_action
 
 import conftest
 from test_resilience import Proxy
@@ -150,12 +150,13 @@ def test_reconnects_at_once_when_the_network_returns(web_bridge, phone):
     try:
         url = re.sub(r"^http://127\.0\.0\.1:\d+/", f"http://127.0.0.1:{proxy.port}/", pairing_url(web_bridge))
         page = phone.page
+        page.clock.install()
         page.goto(url)
         expect(phone.status()).to_have_text("Connected")
         proxy.blocked = True
         proxy.cut()
         expect(phone.status()).to_have_text("Workstation unreachable", timeout=30_000)
-        time.sleep(6)  # the backoff has grown to several seconds
+        let_the_backoff_grow(page)  # several seconds between attempts now
         proxy.blocked = False
         started = time.monotonic()
         page.evaluate("dispatchEvent(new Event('online'))")
@@ -165,7 +166,7 @@ def test_reconnects_at_once_when_the_network_returns(web_bridge, phone):
         proxy.blocked = True
         proxy.cut()
         expect(phone.status()).to_have_text(re.compile("Reconnecting…|Workstation unreachable"))
-        time.sleep(6)
+        let_the_backoff_grow(page)
         proxy.blocked = False
         page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
         expect(phone.status()).to_have_text("Connected", timeout=3_000)

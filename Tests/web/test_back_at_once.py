@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 import conftest
 from test_fleet_web import link, machine_b, serious  # noqa: F401 (fixture)
 from test_resilience import Proxy
-from webutil import free_port, pair, pairing_url, start_thread
+from webutil import free_port, let_the_backoff_grow, pair, pairing_url, start_thread
 
 
 def keep_for_docs(*names):
@@ -137,6 +137,7 @@ def test_try_now_when_the_workstation_is_unreachable(web_bridge, model, phone):
     proxy = Proxy(web_bridge.port)
     try:
         page = phone.page
+        page.clock.install()
         page.goto(re.sub(r"^http://127\.0\.0\.1:\d+/", f"http://127.0.0.1:{proxy.port}/", pairing_url(web_bridge)))
         expect(phone.status()).to_have_text("Connected")
         start_thread(phone, "count")
@@ -152,7 +153,7 @@ def test_try_now_when_the_workstation_is_unreachable(web_bridge, model, phone):
         expect(footer).to_contain_text("Workstation unreachable")
         expect(footer.get_by_role("button", name="Try now")).to_be_visible()
         assert serious(page) == []  # axe, light and dark
-        page.wait_for_timeout(9000)  # a few more failed attempts: the backoff waits 4-10 s now
+        let_the_backoff_grow(page)  # a few more failed attempts: the backoff waits 4-10 s now
         phone.shot("try-now-unreachable-light")
         page.emulate_media(color_scheme="dark")
         phone.shot("try-now-unreachable-dark")

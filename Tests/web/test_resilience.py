@@ -10,7 +10,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from webutil import free_port, pair, pairing_url, start_thread, thread_id_of
+from webutil import free_port, pair, pairing_url, resume_answer, start_thread, thread_id_of, wait_until
 
 import conftest
 
@@ -252,8 +252,15 @@ def test_gap_after_pruning_rereads_the_thread(web_bridge_factory, model, phone):
     try:
         url = re.sub(r"^http://127\.0\.0\.1:\d+/", f"http://127.0.0.1:{proxy.port}/", pairing_url(bridge))
         page = phone.page
-        acks = []
-        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: acks.append(json.loads(f)) if '"helloAck"' in f else None))
+        acks, seqs = [], []
+
+        def received(frame):
+            message = json.loads(frame)
+            if message.get("kind") == "helloAck":
+                acks.append(message)
+            if isinstance(message.get("seq"), int):
+                seqs.append(message["seq"])
+        page.on("websocket", lambda ws: ws.on("framereceived", received))
         page.goto(url)
         expect(phone.status()).to_have_text("Connected")
         start_thread(phone, "count while I am away")
@@ -261,8 +268,10 @@ def test_gap_after_pruning_rereads_the_thread(web_bridge_factory, model, phone):
         expect(page.locator(".msg.agent")).to_have_text("".join(WORDS[:5]).strip())
         proxy.blocked = True
         proxy.cut()
+        seen = max(seqs)
         model.open_gate(0)
-        time.sleep(5)  # the turn ends, and its events age out of the journal
+        # The turn ends, and what followed the page's last event ages out of the journal.
+        wait_until(lambda: resume_answer(bridge, seen) == "gap", "the journal pruned past the page", every=0.25)
         proxy.blocked = False
         expect(phone.status()).to_have_text("Connected", timeout=30_000)
         expect(page.locator(".msg.agent")).to_have_text("".join(WORDS[:20]).strip())
@@ -292,11 +301,14 @@ def test_reconnects_whatever_the_browser_says_about_the_network(web_bridge, phon
         url = re.sub(r"^http://127\.0\.0\.1:\d+/", f"http://127.0.0.1:{proxy.port}/", pairing_url(web_bridge))
         page = phone.page
         page.add_init_script(BROWSER_NETWORK)
+        pongs = []
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: pongs.append(f) if '"pong"' in f else None))
         page.goto(url)
         expect(phone.status()).to_have_text("Connected")
-        # The browser says the network is gone; the socket still works: the page stays (or is soon again) Connected.
+        # The browser says the network is gone; the socket still works: the page looks (a ping), hears the pong,
+        # and stays Connected.
         page.evaluate("window.__setOnline(false)")
-        page.wait_for_timeout(6000)
+        wait_until(lambda: pongs, "the page's ping answered", page=page)
         expect(phone.status()).to_have_text("Connected", timeout=1000)
         expect(page.get_by_text("Workstation unreachable")).to_be_hidden()
         # The link drops for 4 s: the socket is cut and attempts meanwhile get no answer at all.

@@ -7,7 +7,7 @@ import time
 from playwright.sync_api import expect
 
 from test_resilience import Proxy
-from webutil import pairing_url, start_thread
+from webutil import metric, pairing_url, start_thread, wait_until
 
 WORDS = [f"w{i:02d} " for i in range(20)]
 
@@ -38,7 +38,7 @@ def test_unreachable_workstation_stops_the_spinner_and_keeps_a_message_waiting(w
         expect(phone.button("Stop")).to_have_count(0)
         # Meanwhile the turn ends on the workstation, and a message is typed and sent: it waits, marked.
         model.open_gate(0)
-        time.sleep(1.0)
+        wait_until(lambda: metric(web_bridge, "codex_bridge_threads_running") == 0, "the turn's end on the workstation")
         page.get_by_label("Message").fill("second")
         phone.button("Send").click()
         waiting = page.locator(".pending-msg")

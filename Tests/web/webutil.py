@@ -10,12 +10,14 @@ import socket
 import threading
 import time
 import urllib.parse
+import urllib.request
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from codex_fixture import bridge_codex_args, codex_bin, codex_home, workspace  # noqa: F401 (fixtures)
 from mock_model import MockModel, _Handler, codex_env
+import wsutil
 
 import conftest as _conftest
 
@@ -198,6 +200,58 @@ def run_async(coro, timeout=60):
     """Runs a coroutine on a thread of its own (Playwright's sync API owns this thread's loop)."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, coro).result(timeout)
+
+
+def metric(bridge, name: str) -> float:
+    """The value of one unlabelled series of the bridge's /metrics (read with its shared secret)."""
+    request = urllib.request.Request(f"{base_url(bridge)}metrics", headers={"Authorization": f"Bearer {bridge.token}"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        for line in answer.read().decode().splitlines():
+            if line.split(" ")[0] == name:
+                return float(line.split(" ")[1])
+    raise AssertionError(f"no {name} in /metrics")
+
+
+def wait_until(condition, what: str, timeout=30.0, every=0.05, page=None):
+    """Returns once `condition()` holds: the tests wait for what they need, not for a guessed time. With `page`, its
+    events are delivered meanwhile (Playwright's sync API hands them over only inside its own calls)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout} s for {what}")
+        if page is None:
+            time.sleep(every)
+        else:
+            page.wait_for_timeout(every * 1000)
+
+
+def resume_answer(bridge, last_seq: int) -> str:
+    """What a client resuming after `last_seq` is told now (`ok` or `gap`), from a connection of its own."""
+    async def look():
+        ws, ack = await wsutil.hello(bridge, extra={"resume": {"lastSeq": last_seq}})
+        await ws.close()
+        return ack.get("resume")
+    return run_async(look())
+
+
+MAX_RETRY_WAIT_MS = 10_000  # connection.js MAX_DELAY: the longest wait between two attempts
+
+
+def let_the_backoff_grow(page, attempts=3):
+    """What several failed attempts do to the page's backoff, without waiting for them: the page's clock (installed
+    before it loaded, `page.clock.install()`) jumps past each wait and the attempt then fails for real."""
+    sockets = []
+
+    def opened(socket):
+        sockets.append(socket)
+    page.on("websocket", opened)
+    try:
+        for _ in range(attempts):
+            before = len(sockets)
+            page.clock.fast_forward(MAX_RETRY_WAIT_MS)
+            wait_until(lambda: len(sockets) > before and sockets[-1].is_closed(), "a failed attempt", timeout=15, page=page)
+    finally:
+        page.remove_listener("websocket", opened)
 
 
 # -- the browser ----------------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import BridgeLive
 import BridgeProtocol
 import Foundation
 import Logging
@@ -18,6 +19,9 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
 
     /// Where its frames go (the connection's outbox).
     package let sink: any SessionSink
+    /// Its live channel (binary frames for live-only streams such as the voice's audio); nil for a session
+    /// without a socket of its own.
+    public let live: LiveChannel?
     private let onOverflow: @Sendable () -> Void
     private let grantedScopes: Mutex<Scopes>
 
@@ -25,8 +29,9 @@ public final class ClientSession: Sendable, Hashable, Identifiable {
     ///   ones for a device.
     package init(
         id: UInt64, principal: Principal, hello: Hello, remoteAddress: String, logger: Logger, sink: any SessionSink, scopes: Scopes? = nil,
-        onOverflow: @escaping @Sendable () -> Void
+        live: LiveChannel? = nil, onOverflow: @escaping @Sendable () -> Void
     ) {
+        self.live = live
         self.grantedScopes = Mutex(scopes ?? (principal == .sharedSecret ? .all : .standard))
         self.id = id
         self.principal = principal

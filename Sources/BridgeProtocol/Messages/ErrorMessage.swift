@@ -8,8 +8,13 @@ public struct ErrorMessage: Codable, Sendable, Hashable, Error {
     public var scope: Scope?
     /// In a fleet session: the linked machine that refused, or that `machine_unavailable` names.
     public var machine: String?
+    /// For a live channel frame (`unknown_stream`, `too_large`, `bad_request`): the stream it named.
+    public var streamId: UInt32?
 
-    public init(id: String?, code: BridgeErrorCode, message: String, scope: Scope? = nil, machine: String? = nil) {
+    public init(
+        id: String?, code: BridgeErrorCode, message: String, scope: Scope? = nil, machine: String? = nil, streamId: UInt32? = nil
+    ) {
+        self.streamId = streamId
         self.machine = machine
         self.id = id
         self.code = code

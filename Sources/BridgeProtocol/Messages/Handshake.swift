@@ -124,13 +124,16 @@ public struct HelloAck: Codable, Sendable, Hashable {
     /// The port where this bridge's previews open (`/.codex-bridge/open?ticket=` of an `openPreview` answer);
     /// absent when it serves none. A client builds a preview's address from it and the ticket alone.
     public var previewPort: Int?
+    /// The live channel's limits: present when this bridge speaks it (binary frames for live-only streams).
+    public var live: LiveChannelInfo?
 
     public init(
         version: Int, ok: Bool, error: WireError? = nil, server: ServerInfo? = nil, versions: [Int]? = nil,
         deviceId: String? = nil, deviceToken: String? = nil, lastSeq: Int64? = nil, resume: ResumeStatus? = nil,
         restoredSubscriptions: [String]? = nil, policy: ClientPolicy? = nil, scopes: Scopes? = nil, machines: [MachineStatus]? = nil,
-        previewPort: Int? = nil
+        previewPort: Int? = nil, live: LiveChannelInfo? = nil
     ) {
+        self.live = live
         self.previewPort = previewPort
         self.machines = machines
         self.scopes = scopes

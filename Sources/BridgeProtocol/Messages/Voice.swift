@@ -75,10 +75,13 @@ public struct VoiceStarted: Codable, Sendable, Hashable {
     public var transport: VoiceTransport
     /// The model's SDP answer (WebRTC only).
     public var sdp: String?
-    public init(threadId: String, transport: VoiceTransport, sdp: String? = nil) {
+    /// The live channel's stream of the session's audio (websocket only, on a bridge that speaks the live channel).
+    public var streamId: UInt32?
+    public init(threadId: String, transport: VoiceTransport, sdp: String? = nil, streamId: UInt32? = nil) {
         self.threadId = threadId
         self.transport = transport
         self.sdp = sdp
+        self.streamId = streamId
     }
 }
 

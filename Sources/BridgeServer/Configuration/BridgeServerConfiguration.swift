@@ -1,3 +1,4 @@
+import BridgeLive
 import BridgeProtocol
 import BridgeWeb
 import NIOSSL
@@ -24,6 +25,8 @@ public struct BridgeServerConfiguration: Sendable {
     /// Bytes of frames queued for one connection before the same (one larger frame goes into an empty queue):
     /// 64 MiB. Frames relayed from a linked machine may be 8 MiB each (issue 44).
     public var outboxMaxBytes = 64 << 20
+    /// The live channel's frame size and watermarks (told to clients in `helloAck.live`).
+    public var live = LiveLimits.standard
     /// Interval of server WebSocket pings; nil disables them.
     public var pingInterval: Duration?
     /// How long the close handshake may take before the socket is dropped.

@@ -1,4 +1,5 @@
 import BridgeHub
+import BridgeLive
 import BridgeProtocol
 import Foundation
 import Logging
@@ -28,6 +29,8 @@ extension ConnectionHandler {
             awaitConfirmation(pending)
         case .handle(let id, let request):
             start(request, id: id)
+        case .live:
+            break  // handled where the frame's bytes are (`receiveLive`)
         case .ack(let seq):
             guard let session else { return }
             let handler = environment.handler
@@ -94,9 +97,11 @@ extension ConnectionHandler {
         let principal = grant.principal
         var sessionLogger = logger
         if let deviceId = principal.deviceId { sessionLogger[metadataKey: "bridge.device.id"] = "\(deviceId)" }
+        let live = LiveChannel(limits: environment.configuration.live, transport: socket.outbox)
+        socket.outbox.onBinaryTaken { live.taken(bytes: $0) }
         let session = ClientSession(
             id: facts.id, principal: principal, hello: hello, remoteAddress: facts.setup.remoteAddress, logger: sessionLogger,
-            sink: socket.outbox, scopes: grant.scopes, onOverflow: onLoop { $0.overflowed() }
+            sink: socket.outbox, scopes: grant.scopes, live: live, onOverflow: onLoop { $0.overflowed() }
         )
         self.session = session
         if let channel = context?.channel {
@@ -116,7 +121,7 @@ extension ConnectionHandler {
                 version: version, ok: true, server: server, versions: Array(ProtocolVersion.supported),
                 deviceId: principal.deviceId, deviceToken: newDeviceToken, lastSeq: opening.lastSeq, resume: opening.resume,
                 restoredSubscriptions: opening.restoredSubscriptions, policy: opening.policy, scopes: session.scopes,
-                machines: opening.machines, previewPort: opening.previewPort
+                machines: opening.machines, previewPort: opening.previewPort, live: live.info
             )
             BridgeMetrics.shared.handshake(ack)
             session.send(.helloAck(ack))
@@ -152,5 +157,17 @@ extension ConnectionHandler {
                 session.send(answer)
                 finished()
             }, key: key)
+    }
+
+    /// A binary frame of an authenticated session: the live channel's (BRIDGE.md "Live channel").
+    func receiveLive(_ data: ByteBuffer) {
+        guard let live = session?.live else { return }
+        switch live.received(data) {
+        case .accepted: break
+        case .refused(let error): send(.error(error))
+        case .flooded:
+            logger.warning("Closing a client that flooded a paused live stream")
+            requestClose(code: BridgeCloseCode.policyViolation, reason: "live stream flooded")
+        }
     }
 }

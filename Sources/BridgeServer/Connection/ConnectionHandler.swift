@@ -1,4 +1,5 @@
 import BridgeHub
+import BridgeLive
 import BridgeProtocol
 import Foundation
 import Logging
@@ -76,6 +77,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         helloTimer?.cancel()
         helloTimer = nil
+        session?.live?.close()
         let (work, finish) = flow.channelEnded()
         for task in work { task.cancel() }
         logger.debug("WebSocket closed")
@@ -103,7 +105,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func handle(_ message: WebSocketMessage) {
         switch message {
         case .text(let text): perform(machine.receivedText(Data(text.utf8)))
-        case .binary: perform(machine.receivedBinary())
+        case .binary(let data):
+            let action = machine.receivedBinary()
+            if action == .live { receiveLive(data) } else { perform(action) }
         }
     }
 

@@ -37,6 +37,8 @@ struct ConnectionStateMachine {
         case ack(seq: Int64)
         /// Optionally send a frame, then close with `code`.
         case close(ServerMessage?, code: UInt16, reason: String)
+        /// Hand the binary frame to the session's live channel.
+        case live
     }
 
     private(set) var state: State
@@ -103,7 +105,7 @@ struct ConnectionStateMachine {
         case .awaitingHello:
             return closeBeforeHello("expected hello, got a binary frame")
         case .ready:
-            return .send(.error(ErrorMessage(id: nil, code: .badRequest, message: "binary frames are not supported; send JSON text")))
+            return .live
         }
     }
 

@@ -1,4 +1,5 @@
 import BridgeHub
+import BridgeLive
 import NIOCore
 import NIOWebSocket
 import Synchronization
@@ -12,7 +13,7 @@ import Synchronization
 /// takes: the first frame queued into an idle outbox calls `wake` once, and the drain runs until the queue is
 /// empty or the channel stops being writable (it resumes when the channel is writable again). After a close
 /// nothing more is accepted; once the drain has taken the close, the outbox is finished.
-package final class Outbox: SessionSink {
+package final class Outbox: SessionSink, LiveTransport {
     package enum Item: Sendable, Equatable {
         /// A text frame (a protocol message, encoded once for every subscriber).
         case text(String)
@@ -31,6 +32,8 @@ package final class Outbox: SessionSink {
         /// A drain is scheduled or waits for writability: producers need not wake it.
         var draining = false
         var wake: (@Sendable () -> Void)?
+        /// Told the bytes of the binary frames the drain takes (the live channel's count of what waits).
+        var binaryTaken: (@Sendable (Int) -> Void)?
         var closeQueued = false
         /// A producer waiting for the queue to shrink to `limit` frames (`token` tells whose wait it is).
         var roomWaiter: (limit: Int, token: UInt64, continuation: CheckedContinuation<Void, Never>)?
@@ -77,6 +80,16 @@ package final class Outbox: SessionSink {
             return true
         }
         if wakeNow { wake() }
+    }
+
+    /// Tells `taken` the bytes of the binary frames the drain takes from now on, until the outbox is finished.
+    package func onBinaryTaken(_ taken: @escaping @Sendable (Int) -> Void) {
+        state.withLock { $0.binaryTaken = taken }
+    }
+
+    /// A live channel frame: binary, whatever the room (the channel bounds what it queues by its watermarks).
+    package func enqueueLive(_ message: ByteBuffer) -> Bool {
+        enqueue(.binary, message)
     }
 
     /// Queues one text frame.
@@ -153,9 +166,11 @@ package final class Outbox: SessionSink {
     /// nothing is left the outbox counts as idle again (the next frame wakes the drain); while frames are left
     /// it counts as draining (the caller continues, now or when the channel is writable again).
     package func take(limit: Int) -> [Item] {
-        let (batch, room): ([Item], CheckedContinuation<Void, Never>?) = state.withLock { state in
+        let (batch, room, binary, taken): ([Item], CheckedContinuation<Void, Never>?, Int, (@Sendable (Int) -> Void)?) = state.withLock {
+            state in
             var batch: [Item] = []
-            if state.finished { return (batch, nil) }
+            var binary = 0
+            if state.finished { return (batch, nil, 0, nil) }
             batch.reserveCapacity(min(limit, state.items.count))
             while batch.count < limit, let first = state.items.popFirst() {
                 batch.append(first)
@@ -163,7 +178,7 @@ package final class Outbox: SessionSink {
                 case .text(let text):
                     state.texts -= 1
                     state.textBytes -= text.utf8.count
-                case .frame: break
+                case .frame(let opcode, let data): if opcode == .binary { binary += data.readableBytes }
                 case .close:
                     state.finished = true
                     state.items.removeAll()
@@ -173,9 +188,10 @@ package final class Outbox: SessionSink {
                 if state.finished { break }
             }
             state.draining = !state.items.isEmpty
-            return (batch, state.takeRoomWaiter())
+            return (batch, state.takeRoomWaiter(), binary, state.binaryTaken)
         }
         room?.resume()
+        if binary > 0 { taken?(binary) }
         return batch
     }
 
@@ -216,6 +232,7 @@ package final class Outbox: SessionSink {
             state.texts = 0
             state.textBytes = 0
             state.wake = nil
+            state.binaryTaken = nil
             defer { state.roomWaiter = nil }
             return state.roomWaiter?.continuation
         }

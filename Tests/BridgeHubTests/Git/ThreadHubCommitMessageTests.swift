@@ -57,7 +57,7 @@ import Testing
         let turn = try #require(codex.requests("turn/start").first)
         #expect(turn["threadId"] == "helper" && turn["sandboxPolicy"] == ["type": "readOnly"] && turn["approvalPolicy"] == "never")
         #expect(turn["input"]?.arrayValue?.first?["text"]?.stringValue?.contains("+parsed in UTC") == true)
-        try await Task.sleep(for: .milliseconds(50))
+        try await harness.until("the helper thread unsubscribed") { !codex.requests("thread/unsubscribe").isEmpty }
         #expect(codex.requests("thread/unsubscribe").first?["threadId"] == "helper")
         // Nothing of the helper reached the phone, or the journal.
         let later = await harness.session()
