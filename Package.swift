@@ -463,8 +463,10 @@ let package = Package(
         .testTarget(
             name: "BridgeServerTests",
             dependencies: [
-                "BridgeServer", "BridgeHub", "BridgeProtocol", "BridgeStore", "BridgePush", "BridgeWeb", "CodexControl", "ConfinedFiles",
+                "BridgeServer", "BridgeHub", "BridgeLive", "BridgeProtocol", "BridgeStore", "BridgePush", "BridgeWeb", "CodexControl",
+                "ConfinedFiles",
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -40,6 +40,7 @@ enum WebAssetCatalog {
             ("index.html", PackageResources.index_html),
             ("indicator.js", PackageResources.indicator_js),
             ("item-views.js", PackageResources.item_views_js),
+            ("live-channel.js", PackageResources.live_channel_js),
             ("loading-screen.js", PackageResources.loading_screen_js),
             ("machines-screen.js", PackageResources.machines_screen_js),
             ("machines.js", PackageResources.machines_js),

@@ -8,6 +8,7 @@
 // dead. So the app keeps trying (at most MAX_DELAY apart) whatever the browser says, gives up on an attempt
 // that hangs (a lost SYN waits minutes), pings a socket that has been quiet, and takes every network event as
 // a reason to check the socket now.
+import { LiveChannel } from './live-channel.js';
 import { Probe } from './probe.js';
 
 const RESENT = new Set(['approvalRequest', 'inputRequest', 'messageQueued', 'queueChanged']);
@@ -101,6 +102,7 @@ export class Connection {
       this.scheduleReconnect();
       return;
     }
+    ws.binaryType = 'arraybuffer'; // the live channel's frames (live-channel.js)
     this.ws = ws;
     this.ready = false;
     this.attemptStarted = Date.now();
@@ -124,6 +126,7 @@ export class Connection {
     ws.onmessage = (e) => {
       if (ws !== this.ws) return;
       this.lastHeard = Date.now();
+      if (typeof e.data !== 'string') { this.live?.receive(e.data); return; }
       let msg;
       try { msg = JSON.parse(e.data); } catch (_) { return; }
       if (!msg || typeof msg !== 'object') return;
@@ -147,6 +150,8 @@ export class Connection {
       clearTimeout(this.attemptTimer);
       this.ws = null;
       this.ready = false;
+      this.live?.close(); // live streams do not survive a reconnect
+      this.live = null;
       if (this.stopped || this.rejected) return;
       this.failures += acked ? 0 : 1;
       this.scheduleReconnect(e.code);
@@ -171,6 +176,13 @@ export class Connection {
     clearTimeout(this.attemptTimer);
     this.probe.stop();
     this.limited = false;
+    // The live channel of this socket, when the bridge speaks it (`helloAck.live`): a stream is taken with
+    // `connection.live.stream(streamId, {onData, onEnd})` once a request's answer gives its `streamId`.
+    this.live = ack.live ? new LiveChannel({
+      send: (bytes) => { if (this.ws !== ws || ws.readyState !== 1) return false; ws.send(bytes); return true; },
+      bufferedAmount: () => ws.bufferedAmount,
+      limits: ack.live,
+    }) : null;
     const first = this.cursor === null;
     const gap = ack.resume === 'gap';
     if (first || gap || typeof ack.lastSeq !== 'number') this.cursor = ack.lastSeq || 0;

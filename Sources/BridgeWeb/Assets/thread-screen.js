@@ -120,8 +120,9 @@ export function threadScreen(ctx, threadId) {
   // Voice takes the composer's place while open; its transcripts arrive as the thread's items.
   const voice = voiceMode({
     request: (kind, fields) => session.request(kind, { threadId, ...fields }),
-    // The live channel (BRIDGE.md), where the session has one: the audio's way when the browser has no WebRTC.
-    liveStream: () => (session.live && typeof session.live.open === 'function' ? (id, handlers) => session.live.open(id, handlers) : null),
+    // The live channel (BRIDGE.md, live-channel.js) of the current socket, when the bridge speaks it: the audio's way
+    // when the browser has no WebRTC.
+    liveStream: () => (session.conn?.live ? (id, handlers) => session.conn.live.stream(id, handlers) : null),
     onOpen(open) { composer.form.hidden = open; el.classList.toggle('in-voice', open); if (!open) voiceButton.focus({ preventScroll: true }); talk.onLayout(); },
   });
   const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable });

@@ -26,8 +26,8 @@ export function voiceOptions(answer) {
 
 /**
  * request(kind, fields): the thread's requests (threadId added); onOpen(open): the composer hides or shows;
- * liveStream(): the session's live channel (BRIDGE.md "Live channel") as `open(streamId, {onData(bytes), onEnd()})
- * → {send(bytes), end()}`, or null when this page or the bridge has none: the audio's way through the bridge where
+ * liveStream(): the socket's live channel (BRIDGE.md "Live channel", live-channel.js) as `open(streamId, {onData(bytes),
+ * onEnd()}) → {send(bytes), end()}`, or null when the bridge has none: the audio's way through the bridge where
  * the browser cannot make the WebRTC call.
  * Returns {el, open(), close(), connectionChanged(status), bridgeSaid(change), destroy()}.
  */
