@@ -187,6 +187,8 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
     catch (err) { dispatch({ type: 'refused', error: named(err), session: n }); return; }
     if (!mine()) { request('stopVoice', {}).catch(() => {}); return; }
     ours = true;
+    // A bridge that started the session but gave no stream to carry its audio: nothing could be heard.
+    if (typeof answer.streamId !== 'number') { dispatch({ type: 'refused', error: { code: 'no_webrtc' }, session: n }); return; }
     let pipe = null;
     const live = open(answer.streamId, {
       onData: (bytes) => pipe?.play(bytes),
