@@ -48,6 +48,8 @@ export function threadScreen(ctx, threadId) {
     { label: 'Goal', onSelect: () => { closeSheets(); goalEditor.toggle(thread.goal); }, title: 'Set or clear the thread\'s goal', scope: 'operate' },
     { label: 'Settings', onSelect: () => { closeSheets(); settings.open(thread); sheetShown(); }, title: 'Model, effort and approvals for the next turns', scope: 'operate' },
     { label: 'Preview', onSelect: () => { closeSheets(); previewer.open(); sheetShown(); }, title: 'See the workstation\'s dev server of this thread', scope: 'operate' },
+    // Voice is in the header too; at 200% text the header keeps its room for the title and Voice is only here.
+    { label: 'Voice', onSelect: () => openVoice(), title: 'Talk with Codex', scope: 'operate' },
     { label: 'Tools', onSelect: () => { closeSheets(); tools.open(); }, title: 'MCP servers and hooks: why a tool is there or missing' },
     { label: 'Revert', onSelect: () => { closeSheets(); reverter.open(thread); sheetShown(); }, title: 'Remove the last turns from the conversation (files stay as they are)', scope: 'operate' },
     { label: 'Compact', onSelect: compact, title: 'Codex summarises the conversation to free its context', scope: 'operate' },
@@ -67,7 +69,8 @@ export function threadScreen(ctx, threadId) {
   const meter = contextMeter(); // in the header: in sight however long the thread
   // Voice: talk with Codex (voice-mode.js); in the header, so the composer's box keeps its width.
   const voiceButton = h('button', { type: 'button', class: 'icon-button voice-open', dataset: { scope: 'operate' }, attrs: { 'aria-label': 'Voice', title: 'Talk with Codex' } }, icon('wave'));
-  voiceButton.addEventListener('click', () => { closeSheets(); composer.voiceNote.hidden = true; voice.open(); });
+  const openVoice = () => { closeSheets(); composer.voiceNote.hidden = true; voice.open(); };
+  voiceButton.addEventListener('click', openVoice);
   const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [voiceButton, menu.el], aside: meter.el });
   const goal = goalLine();
   // Goal and Rename open at the end of the thread, above the composer: the view goes there, and stays at the end
