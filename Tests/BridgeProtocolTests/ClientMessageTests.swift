@@ -130,6 +130,9 @@ import Testing
             BridgeRequest(.reorderQueued, ReorderQueued(threadId: "t", ids: ["q-2", "q-1"])),
             BridgeRequest(.editQueued, EditQueued(threadId: "t", queuedId: "q-1", text: "new")),
             BridgeRequest(.listPreviews, ThreadRef(threadId: "t")), BridgeRequest(.openPreview, OpenPreview(threadId: "t", port: 5173)),
+            BridgeRequest(.listVoices, ListVoices()), BridgeRequest(.listVoices, ListVoices(threadId: "t")),
+            BridgeRequest(.startVoice, StartVoice(threadId: "t", voice: "cove", sdp: "v=0\r\n")),
+            BridgeRequest(.startVoice, StartVoice(threadId: "t")), BridgeRequest(.stopVoice, ThreadRef(threadId: "t")),
         ]
         #expect(Set(requests.map(\.requestKind)) == Set(RequestKind.allCases))
         for request in requests {

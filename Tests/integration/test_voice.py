@@ -3,11 +3,14 @@
 driven by real WebSocket clients. Codex is signed in with ChatGPT offline (mock_model.chatgpt_login) on a provider
 that requires OpenAI auth, as voice needs.
 
-Costs (measured with 2 busy cores, setup and teardown included): the WebRTC session 2.6 s, the websocket session
-and its disconnect 1.8 s, the refusals 4.1 s (three bridges), the provider refusing the call 2.6 s; 14 s in all."""
+Costs (measured with 2 busy cores, setup and teardown included): the WebRTC session 2.6 s (4 s with its three
+start-talk-stop rounds), the websocket session and its disconnect 1.8 s, the refusals 4.1 s (three bridges), the
+provider refusing the call 2.6 s, the linked machine 3.4 s, the audio on the live channel 2.5 s; about 25 s in all."""
 import asyncio
+import base64
 import json
 import sqlite3
+import struct
 import time
 
 import pytest
@@ -143,7 +146,8 @@ async def test_websocket_session_ends_when_its_phone_disconnects(voice_bridge, m
     await request(other, "subscribe", threadId=thread_id)
 
     started = await request(phone, "startVoice", threadId=thread_id)
-    assert started == {"kind": "voiceStarted", "id": started["id"], "threadId": thread_id, "transport": "websocket"}, started
+    assert started == {"kind": "voiceStarted", "id": started["id"], "threadId": thread_id, "transport": "websocket",
+                       "streamId": 1}, started  # the connection's first live stream
     stub.wait(lambda s: s.open_sockets() == 1, what="codex's realtime websocket")
     # Another connection cannot take the thread's session over.
     taken = await request(other, "startVoice", threadId=thread_id)
@@ -240,3 +244,47 @@ async def test_voice_on_a_linked_machine(workstation):
         assert [s["threadId"] for s in stops] == ["far-thread"], fake.requests
     finally:
         fake.stop()
+
+
+async def raw_until(ws, predicate, timeout=15):
+    """Raw messages (text parsed, binary as bytes) until `predicate(message)`; returns it."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        raw = await asyncio.wait_for(ws.recv(), max(0.01, deadline - loop.time()))
+        message = raw if isinstance(raw, bytes) else json.loads(raw)
+        if predicate(message):
+            return message
+
+
+async def test_audio_through_the_bridge_on_the_live_channel(voice_bridge, model, workspace, stub):
+    """startVoice without sdp: the phone's PCM on its live stream reaches the model (appendAudio), the model's
+    audio comes back on the stream, and the phone's `end` stops the session. ~2 s."""
+    phone, ack = await hello(voice_bridge)
+    assert ack["live"]["version"] == 1, ack
+    thread_id = await thread_with_a_turn(phone, model, workspace)
+    started = await request(phone, "startVoice", threadId=thread_id)
+    assert started["transport"] == "websocket" and isinstance(started["streamId"], int), started
+    sid = started["streamId"]
+
+    said = bytes(range(256)) * 19 + b"\x07"  # 4865 bytes: an odd one, carried to the next chunk
+    await phone.send(struct.pack(">BBI", 1, 0, sid) + said)
+    await phone.send(struct.pack(">BBI", 1, 0, sid) + b"\x08")
+
+    def appended(s):
+        return b"".join(base64.b64decode(m["audio"]) for m in s.of_type("input_audio_buffer.append"))
+    stub.wait(lambda s: len(appended(s)) >= len(said) + 1, what="the phone's audio at the model")
+    assert appended(stub) == said + b"\x08"
+
+    voice = bytes([n % 251 for n in range(4800)])
+    stub.speak(voice)
+    frame = await raw_until(phone, lambda m: isinstance(m, bytes) and m[:6] == struct.pack(">BBI", 1, 0, sid))
+    assert frame[6:] == voice
+
+    await phone.send(struct.pack(">BBI", 1, 3, sid))  # the phone ends the stream: the session stops
+    ended = await raw_until(phone, lambda m: isinstance(m, dict) and m.get("kind") == "event" and m["type"] == "bridge/voice"
+                            and m["data"]["state"] == "ended")
+    assert ended["data"]["reason"] == "stopped", ended
+    stub.wait(lambda s: s.open_sockets() == 0, what="codex closing the realtime socket")
+    types = journal_types(voice_bridge)
+    assert not [t for t in types if t.startswith("thread/realtime/")], types

@@ -47,7 +47,7 @@ extension ThreadHub {
             ]
             publishEvent(VoiceEvent.transcript, data: data, threadId: threadId)
         case "thread/realtime/outputAudio/delta":
-            relayVoiceAudio(threadId: threadId, params: params)
+            voiceAudioOut(threadId: threadId, params: params)
         default:
             break  // raw items, item started/completed, transcript deltas: live on the phone's own channel, or Codex's
         }
@@ -97,7 +97,9 @@ extension ThreadHub {
         case .sdp(let answer) where transport == .webrtc:
             return try voiceStarted(threadId, attempt: admitted.attempt, transport: transport, sdp: answer)
         case .started where transport == .websocket:
-            return try voiceStarted(threadId, attempt: admitted.attempt, transport: transport, sdp: nil)
+            var started = try voiceStarted(threadId, attempt: admitted.attempt, transport: transport, sdp: nil)
+            started.streamId = openVoiceAudio(threadId: threadId, attempt: admitted.attempt, session: session)
+            return started
         case .failed(let message):
             endVoice(threadId, attempt: admitted.attempt, reason: .error, message: message, stopCodex: true)
             throw HubError(.codexError, message)
@@ -148,11 +150,12 @@ extension ThreadHub {
         finishVoice(ended, reason: reason, message: message, stopCodex: stopCodex)
     }
 
-    private func finishVoice(_ ended: VoiceSessions.Session, reason: VoiceDesk.EndReason, message: String?, stopCodex: Bool) {
+    func finishVoice(_ ended: VoiceSessions.Session, reason: VoiceDesk.EndReason, message: String?, stopCodex: Bool) {
         if ended.phase == .running { announceVoiceEnd(ended, reason: reason, message: message) }
         logger.info(
             "Voice session ended", metadata: ["bridge.thread.id": "\(ended.threadId)", "bridge.voice.reason": "\(reason.rawValue)"])
         voice.acceptedByCodex.remove(ended.threadId)
+        closeVoiceAudio(threadId: ended.threadId, attempt: ended.attempt)
         guard stopCodex else { return }
         let codex = self.codex
         let timeout = policy.codexTimeout
@@ -173,13 +176,6 @@ extension ThreadHub {
         var data: [String: JSONValue] = ["threadId": .string(ended.threadId), "state": "ended", "reason": .string(reason.rawValue)]
         if let message { data["message"] = .string(message) }
         publishEvent(VoiceEvent.state, data: .object(data), threadId: ended.threadId)
-    }
-
-    /// The model's audio of a websocket session: to the phone that started it, on its live channel; never journaled.
-    func relayVoiceAudio(threadId: String, params: JSONValue) {
-        guard let session = voice.sessions[threadId], session.transport == .websocket, session.phase == .running else { return }
-        // The live channel (issue "core path") carries it; until a connection has one, the audio is dropped.
-        _ = params
     }
 
     /// Codex can hold a voice session: signed in with ChatGPT on OpenAI's provider, the feature on.

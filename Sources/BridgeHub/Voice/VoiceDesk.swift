@@ -1,4 +1,6 @@
+import BridgeLive
 import BridgeProtocol
+import NIOCore
 
 /// The hub's voice state: the sessions (``VoiceSessions``) and, for each start still waiting for Codex, where its
 /// outcome goes. Codex answers `thread/realtime/start` with `{}` at once and tells how it went by notification
@@ -33,6 +35,18 @@ struct VoiceDesk: Sendable {
     var ready: (generation: Int, at: ContinuousClock.Instant)?
     /// How long a passed check counts.
     static let readyFor: Duration = .seconds(600)
+
+    /// A websocket session's audio on its phone's live stream (ThreadHub+VoiceAudio).
+    struct Audio: Sendable {
+        let attempt: UInt64
+        let stream: LiveStream
+        /// The model's audio, waiting for the stream (its sender waits while the phone reads slowly).
+        let out: AsyncStream<ByteBuffer>.Continuation
+        let pumps: [Task<Void, Never>]
+    }
+
+    /// The running websocket sessions' audio, by thread.
+    var audio: [String: Audio] = [:]
     private var waiters: [String: (attempt: UInt64, continuation: AsyncStream<Outcome>.Continuation)] = [:]
 
     /// Where the outcome of `attempt`'s start on `threadId` goes (replacing an earlier start's, which fails).
