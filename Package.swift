@@ -153,7 +153,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                // The live channel's bytes (voice's audio).
+                // ByteBuffer: the live channel's bytes (voice's audio), as BridgeLive takes and gives them.
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
