@@ -19,6 +19,7 @@ enum WebAssetCatalog {
             ("desk.css", PackageResources.desk_css),
             ("device-words.js", PackageResources.device_words_js),
             ("devices-screen.js", PackageResources.devices_screen_js),
+            ("dictation.js", PackageResources.dictation_js),
             ("diff-screen.js", PackageResources.diff_screen_js),
             ("diff-view.js", PackageResources.diff_view_js),
             ("dom.js", PackageResources.dom_js),
@@ -82,6 +83,13 @@ enum WebAssetCatalog {
             ("try-now.js", PackageResources.try_now_js),
             ("turn-window.js", PackageResources.turn_window_js),
             ("ui.js", PackageResources.ui_js),
+            ("voice-call.js", PackageResources.voice_call_js),
+            ("voice-items.js", PackageResources.voice_items_js),
+            ("voice-mode.js", PackageResources.voice_mode_js),
+            ("voice-pcm.js", PackageResources.voice_pcm_js),
+            ("voice-state.js", PackageResources.voice_state_js),
+            ("voice-words.js", PackageResources.voice_words_js),
+            ("voice.css", PackageResources.voice_css),
             ("worktree-option.js", PackageResources.worktree_option_js),
         ]
         return Dictionary(uniqueKeysWithValues: files.map { ($0.0, WebAsset(name: $0.0, body: $0.1)) })

@@ -13,11 +13,12 @@ import { isHome, isOffline, machineName, machineOf } from './fleet.js';
 import { scopeAsk } from './scopes.js';
 import { queuedList as queuedListView } from './queued-list.js';
 import { savedDraft, saveDraft } from './store.js';
+import { dictation } from './dictation.js';
 
 /**
  * session, store, thread: the screen's; talk: its conversation (conversation.js); sheets: where a scope request
  * goes, sheetShown() after it went; running(): a turn runs; unreachable(): the workstation cannot be reached.
- * Returns {form, note, plan, update(), renderActions(), renderQueue(change)}.
+ * Returns {form, note, voiceNote, plan, update(), renderActions(), renderQueue(change), destroy()}.
  */
 export function composerView({ session, store, thread, talk, sheets, sheetShown, running, unreachable }) {
   const threadId = thread.id;
@@ -32,10 +33,15 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
   const plan = planToggle(collaborationModes(session));
   const attached = attachments(() => session.token, (text) => toast(text));
   input.addEventListener('paste', attached.onPaste);
+  // Dictate: speech into the box (dictation.js); its sentences (why not here, what to do) show under the composer.
+  // Voice (voice-mode.js) has its button in the header: the box keeps its width.
+  const voiceNote = h('p', { class: 'voice-note', hidden: true });
+  const dictate = dictation({ input, attachAllowed: () => isHome(machineOf(thread)), attach: (f) => attached.add([f]),
+    changed: () => { grow(); renderActions(); saveDraft(threadId, input.value); }, note: voiceNote });
   const mentions = mentionPicker(input, (query) => session.request('searchFiles', { threadId, query, limit: 8 }), () => talk.onLayout());
   // While a turn runs Queue takes Plan's place and Stop takes Send's until there is text to send: the message box
   // keeps its width.
-  const form = h('form', { class: 'composer' }, queued.el, mentions.el, attached.tray, attached.file, attached.button, plan.el, queueToggle, input, stop, send);
+  const form = h('form', { class: 'composer' }, queued.el, mentions.el, attached.tray, attached.file, attached.button, plan.el, queueToggle, input, dictate.button, stop, send);
   // Without `operate` the composer is hidden (app.css) and this says why.
   const note = h('p', { class: 'scope-note', dataset: { needs: 'operate' }, text: 'This device can follow threads but not drive them (it lacks the operate scope).' });
 
@@ -124,6 +130,7 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
   return {
     form,
     note,
+    voiceNote,
     plan,
     renderActions,
     /** The messages waiting for the running turn to end (queued-list.js); `change`: the store's `queue` record. */
@@ -134,7 +141,10 @@ export function composerView({ session, store, thread, talk, sheets, sheetShown,
       const busy = running();
       queueToggle.hidden = !busy;
       plan.show(!busy); // a running turn keeps its mode; Queue takes the room
+      dictate.update();
+      dictate.button.hidden = busy; // while a turn runs Queue and Stop need the room; the box keeps its width
       renderActions();
     },
+    destroy() { dictate.destroy(); },
   };
 }

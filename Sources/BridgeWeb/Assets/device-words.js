@@ -37,6 +37,7 @@ export const ACTIONS = {
   deleteThread: 'Deleted a thread', searchThreads: 'Searched the threads', updateThreadSettings: 'Changed a thread’s settings',
   approveDeniedAction: 'Approved what the automatic review denied', listPermissionProfiles: 'Listed the permission profiles',
   listTools: 'Listed the tools', readTurns: 'Read earlier turns', listPreviews: 'Listed the previews', openPreview: 'Opened a preview',
+  listVoices: 'Listed the voices', startVoice: 'Started voice', stopVoice: 'Ended voice',
   revertThread: 'Reverted a thread', listCollaborationModes: 'Listed the modes', accountUsage: 'Read the account’s usage',
   upload: 'Uploaded a file', pair: 'Paired', pairingRequested: 'Asked to pair', allowPairing: 'Allowed a pairing',
   denyPairing: 'Denied a pairing', pairingExpired: 'Pairing not confirmed', pairingAbandoned: 'Pairing abandoned',

@@ -52,6 +52,8 @@ const ICONS = {
   check: 'M5 12l5 5 9-10',
   image: 'M4 5h16v14H4zM4 16l5-5 4 4 3-3 4 4M15 9h.01',
   more: 'M5 12h.01M12 12h.01M19 12h.01',
+  mic: 'M12 3a3 3 0 0 1 3 3v5a3 3 0 0 1-6 0V6a3 3 0 0 1 3-3zM6 11a6 6 0 0 0 12 0M12 17v4',
+  wave: 'M4 10v4M8 7v10M12 4v16M16 7v10M20 10v4',
 };
 
 export function icon(name) {

@@ -220,6 +220,16 @@ function otherView(item) {
   return { el, update() {}, delta() {} };
 }
 
+/** A transcript part in the conversation: what the person said on the right, the voice's answer on the left,
+ * each marked as spoken. */
+function voiceTranscriptView(item) {
+  const text = h('span', { text: item.text || '' });
+  const user = item.role !== 'assistant';
+  const el = h('div', { class: `msg ${user ? 'user' : 'agent'} voice-said` },
+    h('div', { class: 'bubble' }, h('span', { class: 'voice-said-mark' }, icon('mic'), h('span', { class: 'visually-hidden', text: user ? 'You said: ' : 'Codex said: ' })), text));
+  return { el, update(it) { text.textContent = it.text || ''; }, delta() {} };
+}
+
 export function itemView(item, ctx) {
   switch (item.type) {
     case 'userMessage': return userView(item);
@@ -231,6 +241,7 @@ export function itemView(item, ctx) {
     case 'bridgeNotice': return noticeView(item);
     case 'autoReview': return autoReviewView(item, ctx);
     case 'collabAgentToolCall': return collabView(item);
+    case 'voiceTranscript': return voiceTranscriptView(item);
     default: return otherView(item);
   }
 }

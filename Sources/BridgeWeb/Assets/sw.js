@@ -11,7 +11,7 @@
 // The server fills in BUILD (the version of the app's files) and ASSETS (the path its scripts and styles are
 // served under, `v/BUILD/`), so a new build of the app is a new cache and the shell is stored under the URLs
 // index.html names.
-const VERSION = 24;
+const VERSION = 25;
 const BUILD = '{{build}}';
 const ASSETS = '{{assets}}';
 const PREFIX = 'codex-bridge-shell-';
@@ -29,6 +29,7 @@ const SHELL = [
   'session.js', 'indicator.js', 'pending.js', 'pending-card.js', 'conversation.js', 'turn-window.js', 'composer.js', 'queued-list.js',
   'preview.js', 'preview.css', 'loading-screen.js', 'routes.js', 'pairing-flow.js', 'probe.js', 'held.js', 'try-now.js',
   'thread-title.js', 'device-words.js', 'live-channel.js',
+  'voice.css', 'voice-state.js', 'voice-words.js', 'voice-call.js', 'voice-pcm.js', 'voice-mode.js', 'voice-items.js', 'dictation.js',
 ];
 const SCOPE = new URL('./', self.location.href);
 const versioned = (name) => /\.(js|css)$/.test(name);

@@ -2,7 +2,7 @@
 // context, sub-agents), the sheets the menu opens (goal, settings, rename, delete), the conversation
 // (conversation.js) and the composer (composer.js). It reads the thread once and hands the store's change
 // records to the part they are for.
-import { h } from './dom.js';
+import { h, icon } from './dom.js';
 import { header, menuButton, toast, displayPath, describeError } from './ui.js';
 import { goalLine, goalForm } from './goal-view.js';
 import { subAgentPanel } from './subagents.js';
@@ -17,6 +17,7 @@ import { whereLine, machineNote } from './fleet-view.js';
 import { conversationView } from './conversation.js';
 import { composerView } from './composer.js';
 import { threadTitle } from './thread-title.js';
+import { voiceMode } from './voice-mode.js';
 
 /** Turns read at once when a thread opens, and per earlier page. */
 const TURNS_PER_PAGE = 6;
@@ -47,6 +48,8 @@ export function threadScreen(ctx, threadId) {
     { label: 'Goal', onSelect: () => { closeSheets(); goalEditor.toggle(thread.goal); }, title: 'Set or clear the thread\'s goal', scope: 'operate' },
     { label: 'Settings', onSelect: () => { closeSheets(); settings.open(thread); sheetShown(); }, title: 'Model, effort and approvals for the next turns', scope: 'operate' },
     { label: 'Preview', onSelect: () => { closeSheets(); previewer.open(); sheetShown(); }, title: 'See the workstation\'s dev server of this thread', scope: 'operate' },
+    // Voice is in the header too; at 200% text the header keeps its room for the title and Voice is only here.
+    { label: 'Voice', onSelect: () => openVoice(), title: 'Talk with Codex', scope: 'operate' },
     { label: 'Tools', onSelect: () => { closeSheets(); tools.open(); }, title: 'MCP servers and hooks: why a tool is there or missing' },
     { label: 'Revert', onSelect: () => { closeSheets(); reverter.open(thread); sheetShown(); }, title: 'Remove the last turns from the conversation (files stay as they are)', scope: 'operate' },
     { label: 'Compact', onSelect: compact, title: 'Codex summarises the conversation to free its context', scope: 'operate' },
@@ -64,7 +67,11 @@ export function threadScreen(ctx, threadId) {
     if (await archiveThread({ request: (kind, fields) => session.request(kind, { threadId, ...fields }), store, thread })) ctx.back('#/');
   }
   const meter = contextMeter(); // in the header: in sight however long the thread
-  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [menu.el], aside: meter.el });
+  // Voice: talk with Codex (voice-mode.js); in the header, so the composer's box keeps its width.
+  const voiceButton = h('button', { type: 'button', class: 'icon-button voice-open', dataset: { scope: 'operate' }, attrs: { 'aria-label': 'Voice', title: 'Talk with Codex' } }, icon('wave'));
+  const openVoice = () => { closeSheets(); composer.voiceNote.hidden = true; voice.open(); };
+  voiceButton.addEventListener('click', openVoice);
+  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [voiceButton, menu.el], aside: meter.el });
   const goal = goalLine();
   // Goal and Rename open at the end of the thread, above the composer: the view goes there, and stays at the end
   // when they close.
@@ -113,10 +120,18 @@ export function threadScreen(ctx, threadId) {
     .then((page) => store.applyOlderTurns(threadId, page));
   const talk = conversationView({ session, thread, announce, unreachable: () => unreachable, implementPlan, loadOlder });
   const sheets = h('div', { class: 'thread-sheets' }, goalEditor.el, renamer.el, settings.el, deleter.el, reverter.el, tools.el, previewer.el);
+  // Voice takes the composer's place while open; its transcripts arrive as the thread's items.
+  const voice = voiceMode({
+    request: (kind, fields) => session.request(kind, { threadId, ...fields }),
+    // The live channel (BRIDGE.md, live-channel.js) of the current socket, when the bridge speaks it: the audio's way
+    // when the browser has no WebRTC.
+    liveStream: () => (session.conn?.live ? (id, handlers) => session.conn.live.stream(id, handlers) : null),
+    onOpen(open) { composer.form.hidden = open; el.classList.toggle('in-voice', open); if (!open) voiceButton.focus({ preventScroll: true }); talk.onLayout(); },
+  });
   const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable });
   const machine = machineNote(thread, session); // its machine unreachable (issue 33), with Try now
   const main = h('main', { class: 'thread-main' }, machine.el, reverted.el, goal.el, subAgents.el, talk.placeholder, talk.el);
-  const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, talk.jump, composer.form, composer.note, announcer);
+  const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, talk.jump, composer.form, voice.el, composer.voiceNote, composer.note, announcer);
 
   // "Implement this plan": the follow-up runs in default mode, and the thread stays there.
   async function implementPlan() {
@@ -162,6 +177,7 @@ export function threadScreen(ctx, threadId) {
       case 'status': renderHeader(); return;
       case 'usage': meter.update(thread.tokenUsage); return;
       case 'subAgents': subAgents.update(thread, store); return;
+      case 'voice': voice.bridgeSaid(change); return;
       // Deleted elsewhere (another phone, the desk): nothing left to show.
       // Reverted (here or elsewhere): its later turns are gone; read it again.
       case 'reverted': reverted.show(); reverter.close(); load(); return;
@@ -201,6 +217,7 @@ export function threadScreen(ctx, threadId) {
     title: () => threadTitle(thread) || 'Thread',
     reload() { if (!thread.loaded) load(); },
     onStatus(s) {
+      voice.connectionChanged(s); // a reconnect ends a voice session: the bridge ended it with the connection
       const now = s === 'offline';
       if (now === unreachable) return;
       unreachable = now;
@@ -213,6 +230,8 @@ export function threadScreen(ctx, threadId) {
       menu.destroy();
       unwatchList();
       talk.destroy();
+      voice.destroy();
+      composer.destroy();
     },
   };
 }

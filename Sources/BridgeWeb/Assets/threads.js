@@ -20,6 +20,7 @@ import { pendingRecords } from './pending.js';
 import { queueRecords, errorKind } from './thread-extras.js';
 import { commandRecords } from './commands.js';
 import { toolRecords, listRecords, answerRecords } from './thread-tools.js';
+import { voiceRecords, voiceAnswerRecords } from './voice-items.js';
 import { savedAnswer, saveAnswer } from './store.js';
 
 const TERMINAL = new Set(['completed', 'interrupted', 'failed']);
@@ -268,7 +269,7 @@ export class ThreadStore {
     // Before the 'reset' the snapshot emits: the view shows the way to older turns with the rest.
     if (!t.loaded || t.stale) t.olderTurns = typeof answer.olderTurns === 'string' ? answer.olderTurns : null;
     this.applySnapshot(answer.thread, { seq: typeof answer.throughSeq === 'number' ? answer.throughSeq : null, requests: answer.requests });
-    this.commit(t, answerRecords(t, answer));
+    this.commit(t, [...answerRecords(t, answer), ...voiceAnswerRecords(answer)]);
   }
 
   /**
@@ -472,7 +473,7 @@ export class ThreadStore {
         this.emit(t, { type: 'usage' });
         break;
       default:
-        this.commit(t, toolRecords(t, msg, turnId));
+        this.commit(t, voiceRecords(t, msg, turnId) || toolRecords(t, msg, turnId));
         break;
     }
     this.listChanged();
