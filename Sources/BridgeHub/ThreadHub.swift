@@ -14,7 +14,7 @@ import ServiceLifecycle
 ///
 /// A `Service`: its `run()` consumes the supervisor's event stream. Client requests arrive through
 /// ``RequestHandling``.
-public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
+public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort {
     /// What a request may choose, and the defaults (Policy/HubPolicy).
     public typealias Policy = HubPolicy
 

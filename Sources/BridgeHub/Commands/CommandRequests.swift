@@ -5,7 +5,7 @@ import Logging
 /// The hub journals the start as it accepts the run; the rest comes through the service's channel.
 struct CommandRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.on(.runCommand) { (hub, run: RunCommand, context) in
+        routes.onHub(.runCommand) { (hub, run: RunCommand, context) in
             let cwd = context.directory
             let (runId, command) = try hub.commands.start(run, cwd: cwd, sandbox: context.policy.sandbox)
             let threadId = run.threadId
@@ -16,7 +16,7 @@ struct CommandRequests: RequestCollection {
             context.session.logger.info("Command started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.command.run": "\(runId)"])
             return .accepted(Accepted(threadId: threadId, runId: runId))
         }
-        routes.on(.stopCommand) { (hub, stop: StopCommand, _) in
+        routes.onHub(.stopCommand) { (hub, stop: StopCommand, _) in
             try await hub.commands.stop(stop)
             return .accepted(Accepted(threadId: stop.threadId, runId: stop.runId))
         }

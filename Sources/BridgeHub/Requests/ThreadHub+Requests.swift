@@ -6,28 +6,21 @@ import Foundation
 import Logging
 
 extension ThreadHub {
-    /// Answers one client request with exactly one message; a retried request is answered once (``ExactlyOnce``).
-    /// The scope comes first: a request the session's scopes do not cover is refused `forbidden` (naming the
-    /// scope) before anything happens. Refused and state-changing requests are audited (a first attempt's entry
-    /// is written with its stored answer, after the answer went out).
-    public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
-        if let refusal = ScopeGate.check(request, session: session) {
-            let answer = ServerMessage.error(refusal.errorMessage(id: id))
-            session.logger.notice(
-                "Request refused: missing scope", metadata: ["bridge.request.kind": "\(request.kind)", "bridge.scope": "\(refusal.scope)"])
-            await auditor.record(request, answer: answer, session: session)
-            return answer
-        }
-        let outcome: ExactlyOnce.Outcome
-        if request.descriptor.exactlyOnce, let key = sessions[session.id]?.clientKey {
-            outcome = await answers.answer(
-                request, id: id, key: key, session: session, perform: { await self.perform(request, id: id, session: session) },
-                adopt: { await self.adopt($0, by: session) })
-        } else {
-            outcome = ExactlyOnce.Outcome(answer: await perform(request, id: id, session: session))
-        }
-        if request.descriptor.audited, !outcome.audited { await auditor.record(request, answer: outcome.answer, session: session) }
-        return outcome.answer
+    /// Answers one client request through the pipeline beside the hub (``RequestPipeline``), not on the actor.
+    public nonisolated func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
+        await pipeline.handle(request, id: id, session: session)
+    }
+
+    /// The one way to a request's answer; the fleet's router runs it with its machine step.
+    public nonisolated var pipeline: RequestPipeline { RequestPipeline(services: services, hub: self) }
+
+    /// What the handlers beside the hub work with.
+    nonisolated var services: HubServices {
+        HubServices(
+            hub: self, codex: codex, policy: policy, gate: gate, git: git, logger: logger, storage: storage, auditor: auditor,
+            answers: answers, lanes: lanes, deviceAdmin: deviceAdmin, goals: goals, plans: plans, commands: commands,
+            commitMessages: commitMessages, threadPolicies: threadPolicies, attachments: attachments, push: push, previews: previews,
+            models: models)
     }
 
     /// A retry answered with the first answer: a retried `startThread` subscribes the retrying session too, as
@@ -44,60 +37,15 @@ extension ThreadHub {
         await remember(session, subscribedTo: threadId, true)
     }
 
-    /// Runs one request and turns its failure into an `error` frame.
-    func perform(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
-        do {
-            return .response(id: id, try await answer(request, session: session))
-        } catch {
-            if let failure = RequestFailure.message(id: id, for: error) { return .error(failure) }
-            session.logger.error("Request failed", metadata: ["bridge.request.kind": "\(request.kind)", "error": "\(error)"])
-            return .error(ErrorMessage(id: id, code: .internal, message: "internal error"))
-        }
-    }
+    // MARK: The port's steps not declared elsewhere (``HubPort``)
 
-    private func answer(_ request: BridgeRequest, session: ClientSession) async throws -> BridgeResponse {
-        let lane = ThreadLanes.lane(of: request)
-        if let lane { await lanes.enter(lane) }
-        defer { if let lane { lanes.leave(lane) } }
-        // The gate first: every request that names a thread (or an approval's or a question's thread) is
-        // checked against the roots, and every turn runs with a policy this bridge allows.
-        let verdict = gate.decide(request, thread: try await gateFacts(request))
-        guard case .allowed(let cwd, let turnPolicy) = verdict else {
-            if case .refused(let code, let message) = verdict { throw HubError(code, message) }
-            throw HubError(.internal, "no verdict")
-        }
-        guard let handler = Self.routes.handler(for: request.requestKind) else {
-            // The fleet's request layer (BridgeFleet's FleetRouter) answers the machines' kinds in front of the hub.
-            throw HubError(.unknownKind, "this bridge does not answer '\(request.kind)' (it has no fleet layer)")
-        }
-        let response = try await handler(
-            self, request.payload, RequestContext(session: session, cwd: cwd, policy: turnPolicy ?? gate.defaults))
-        // The answer kind each kind declares (``RequestDescriptor/answer``): a handler that strays is a bug the tests catch.
-        assert(response.responseKind == request.descriptor.answer, "\(request.kind) answered \(response.kind)")
-        return response
-    }
+    func lastDiff(of threadId: String) -> String? { book[threadId]?.lastDiff }
 
-    /// Every request kind the hub answers, by the part that owns it.
-    static let routes = RequestRoutes([
-        ThreadRequests(), ThreadListing(), HousekeepingRequests(), ForkRequests(), ReviewRequests(), GoalRequests(), AutoReviewRequests(),
-        QueueRequests(), QuestionRequests(), GitRequests(), CommandRequests(), DeviceRequests(), PushRequests(), PreviewRequests(),
-    ])
+    func refuseWhileRunning(_ threadId: String, _ what: String) throws { try book.refuseWhileRunning(threadId, what) }
 
-    /// What the gate needs to judge `request`: the facts of the thread its ``GateRule`` points at.
-    private func gateFacts(_ request: BridgeRequest) async throws -> PolicyGate.ThreadFacts? {
-        if let threadId = request.threadId { try RequestLimits.checkThreadId(threadId) }
-        switch request.descriptor.gate {
-        case .none, .newThread, .directory:
-            return nil
-        case .approval:
-            return try await threadFacts(try desks.approvals.pendingThread(of: request.payload(as: Approve.self)?.approvalId ?? ""))
-        case .question:
-            return try await threadFacts(try desks.questions.pendingThread(of: request.payload(as: AnswerInput.self)?.requestId ?? ""))
-        case .thread, .file, .settings:
-            guard let threadId = request.threadId else { return nil }
-            return try await threadFacts(threadId)
-        }
-    }
+    func pendingThread(ofApproval approvalId: String) throws -> String { try desks.approvals.pendingThread(of: approvalId) }
+
+    func pendingThread(ofQuestion requestId: String) throws -> String { try desks.questions.pendingThread(of: requestId) }
 
     /// `updateThreadSettings`: the gate admitted `turnPolicy` (the thread's policy, with the sandbox of a
     /// `permissionProfile` when one was named); a new sandbox is remembered, so the thread's next turns run with it.

@@ -7,7 +7,7 @@ import Logging
 /// thread this bridge started.
 struct ForkRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.on(.forkThread) { (hub, fork: ForkThread, context) in
+        routes.onHub(.forkThread) { (hub, fork: ForkThread, context) in
             .threadForked(try await Self.fork(fork, cwd: context.directory, policy: context.policy, session: context.session, on: hub))
         }
     }

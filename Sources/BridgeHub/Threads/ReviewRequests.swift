@@ -5,7 +5,7 @@ import CodexControl
 /// the thread's policy (it is resumed with it first, like any turn).
 struct ReviewRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.on(.startReview) { (hub, review: StartReview, context) in
+        routes.onHub(.startReview) { (hub, review: StartReview, context) in
             let target = try Self.codexTarget(review.target)
             try await hub.ensureLoaded(review.threadId, policy: context.policy)
             guard !hub.isBusy(review.threadId) else {

@@ -13,7 +13,7 @@ struct GoalRequests: RequestCollection {
     static let maxBudget: Int64 = 1_000_000_000_000
 
     func register(into routes: inout RequestRoutes) {
-        routes.on(.setGoal) { (hub, request: SetGoal, context) in
+        routes.onHub(.setGoal) { (hub, request: SetGoal, context) in
             let objective = try Self.objective(request)
             try await hub.ensureLoaded(request.threadId, policy: context.policy)
             let answer = try await hub.codex.threadGoalSet(
@@ -23,7 +23,7 @@ struct GoalRequests: RequestCollection {
             hub.logger.info("Goal set", metadata: ["bridge.thread.id": "\(request.threadId)", "bridge.goal.status": "\(goal.status)"])
             return .goal(GoalSet(threadId: request.threadId, goal: goal))
         }
-        routes.on(.clearGoal) { (hub, ref: ThreadRef, _) in
+        routes.onHub(.clearGoal) { (hub, ref: ThreadRef, _) in
             try await hub.codex.threadGoalClear(threadId: ref.threadId, timeout: hub.policy.codexTimeout)
             hub.goals.record(nil, of: ref.threadId)
             return .accepted(Accepted(threadId: ref.threadId))

@@ -5,7 +5,7 @@ import CodexControl
 /// Codex's `thread/approveGuardianDeniedAction`; every subscriber learns who (`bridge/deniedActionApproved`).
 struct AutoReviewRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.on(.approveDeniedAction) { (hub, approve: ApproveDeniedAction, context) in
+        routes.onHub(.approveDeniedAction) { (hub, approve: ApproveDeniedAction, context) in
             guard let denial = hub.desks.autoReviews.denial(approve.reviewId, of: approve.threadId) else {
                 throw HubError(
                     .notFound, "no denied automatic review \(approve.reviewId.prefix(128)) on this thread (already overridden or unknown)")

@@ -1,0 +1,73 @@
+import BridgeGit
+import BridgePreview
+import BridgeProtocol
+import BridgeStore
+import CodexControl
+import Logging
+
+/// What a request's handler works with: the services beside the hub, each safe to use from any task, and the
+/// hub's state through its narrow port (``HubPort``). Built for each request (``ThreadHub/services``), so it
+/// holds the hub without the hub holding it.
+struct HubServices: Sendable {
+    /// The hub's state: each method one actor step.
+    let hub: any HubPort
+    let codex: any CodexPort
+    let policy: HubPolicy
+    /// Roots, sandbox and approval policy (the gate ran before the handler).
+    let gate: PolicyGate
+    let git: GitService
+    let logger: Logger
+    let storage: HubStorage
+    let auditor: Auditor
+    let answers: ExactlyOnce
+    let lanes: ThreadLanes
+    let deviceAdmin: DeviceAdmin
+    let goals: GoalDesk
+    let plans: PlanService
+    let commands: CommandService
+    let commitMessages: CommitMessageWriter
+    let threadPolicies: ThreadPolicyKeeper
+    let attachments: Attachments
+    let push: PushCoordinator?
+    let previews: Previews?
+    let models: ModelCatalog
+
+    /// Codex's thread housekeeping requests, with this bridge's timeout.
+    var housekeeping: ThreadHousekeeping { ThreadHousekeeping(codex: codex, timeout: policy.codexTimeout) }
+
+    /// A paired device's name (for an answer's `deviceName`); nil for the shared secret or when unknown.
+    func deviceName(_ deviceId: String?) async -> String? {
+        guard let deviceId else { return nil }
+        return try? await storage.devices.device(id: deviceId)?.name
+    }
+}
+
+/// The hub's state as the handlers beside it see it: reads and changes that are each one step of the hub actor
+/// (a check and its act together), never a wait on Codex, git or the network inside a step. A handler awaits
+/// its I/O between steps and checks again in the step that acts.
+protocol HubPort: Actor {
+    /// The turn running on `threadId`, if any.
+    func runningTurn(of threadId: String) -> String?
+    /// Whether a turn runs on `threadId` or its queue is about to start one.
+    func isBusy(_ threadId: String) -> Bool
+    /// The last diff Codex reported for `threadId` (a directory outside any repository).
+    func lastDiff(of threadId: String) -> String?
+    /// `conflict` when a turn runs on `threadId` (`what`: the refused verb).
+    func refuseWhileRunning(_ threadId: String, _ what: String) throws
+    /// `codex_unavailable` while the bridge shuts down.
+    func refuseWhileShuttingDown() throws
+    /// The devices with a session open here.
+    var connectedDeviceIds: Set<String> { get }
+    /// Tells open sessions their devices' scopes as stored now; returns how many changed.
+    func refreshScopes() async -> Int
+    /// The thread of a pending approval (`not_found` when none).
+    func pendingThread(ofApproval approvalId: String) throws -> String
+    /// The thread of a pending question (`input_not_pending` when none).
+    func pendingThread(ofQuestion requestId: String) throws -> String
+    /// What the gate needs about a thread (read from Codex once, then remembered).
+    func threadFacts(_ threadId: String) async throws -> PolicyGate.ThreadFacts
+    /// Resumes `threadId` in the running Codex with `turnPolicy` unless it is loaded there.
+    func ensureLoaded(_ threadId: String, policy turnPolicy: TurnPolicy) async throws
+    /// A retried request's first answer, taken by the retrying session (a new thread's subscription).
+    func adopt(_ answer: ServerMessage, by session: ClientSession) async
+}
