@@ -348,9 +348,6 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
         return try? await storage.devices.device(id: deviceId)?.name
     }
 
-    /// A thread's journaled approvals and questions, for `readThread` and `readTurns`.
-    nonisolated var journaledRequests: JournaledRequests { JournaledRequests(journal: storage.journal, logger: logger) }
-
     /// `GET /files`: the file a client may download (Files/FileDownloads).
     package func downloadableFile(threadId: String, path: String) async throws -> ConfinedFile {
         try await FileDownloads.open(path, threadId: threadId, on: self)

@@ -35,6 +35,9 @@ struct HubServices: Sendable {
     /// Codex's thread housekeeping requests, with this bridge's timeout.
     var housekeeping: ThreadHousekeeping { ThreadHousekeeping(codex: codex, timeout: policy.codexTimeout) }
 
+    /// A thread's journaled approvals and questions, for `readThread` and `readTurns`.
+    var journaledRequests: JournaledRequests { JournaledRequests(journal: storage.journal, logger: logger) }
+
     /// A paired device's name (for an answer's `deviceName`); nil for the shared secret or when unknown.
     func deviceName(_ deviceId: String?) async -> String? {
         guard let deviceId else { return nil }
@@ -68,6 +71,22 @@ protocol HubPort: Actor {
     func threadFacts(_ threadId: String) async throws -> PolicyGate.ThreadFacts
     /// Resumes `threadId` in the running Codex with `turnPolicy` unless it is loaded there.
     func ensureLoaded(_ threadId: String, policy turnPolicy: TurnPolicy) async throws
+    /// Remembers `turnPolicy` as the thread's; true when it changed (then keep it on disk: ``ThreadPolicyKeeper``).
+    func keepPolicy(_ turnPolicy: TurnPolicy, of threadId: String) -> Bool
+    /// A review turn started on `threadId`.
+    func reviewStarted(_ threadId: String, turnId: String)
+    /// What `readThread`'s answer takes from the hub: the thread's sub-agents, token usage, running turn, the seam.
+    func snapshotFacts(of threadId: String) -> ThreadSnapshotFacts
     /// A retried request's first answer, taken by the retrying session (a new thread's subscription).
     func adopt(_ answer: ServerMessage, by session: ClientSession) async
+}
+
+/// The hub's part of a `readThread` answer, read in one step.
+struct ThreadSnapshotFacts: Sendable {
+    var subAgents: [SubAgent]
+    var tokenUsage: JSONValue?
+    /// The running turn and the seq it started after, if one runs.
+    var running: (turnId: String, since: Int64)?
+    /// The last seq given out: the journal is read through it.
+    var seam: Int64
 }

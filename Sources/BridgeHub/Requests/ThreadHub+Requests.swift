@@ -47,18 +47,15 @@ extension ThreadHub {
 
     func pendingThread(ofQuestion requestId: String) throws -> String { try desks.questions.pendingThread(of: requestId) }
 
-    /// `updateThreadSettings`: the gate admitted `turnPolicy` (the thread's policy, with the sandbox of a
-    /// `permissionProfile` when one was named); a new sandbox is remembered, so the thread's next turns run with it.
-    func updateSettings(_ update: UpdateThreadSettings, policy turnPolicy: TurnPolicy) async throws -> Accepted {
-        try await models.check(update.model, effort: update.effort)
-        try await ensureLoaded(update.threadId, policy: turnPolicy)
-        try await housekeeping.updateSettings(update, sandbox: update.permissionProfile == nil ? nil : turnPolicy.sandbox)
-        if book[update.threadId]?.policy != turnPolicy {
-            book.setPolicy(turnPolicy, of: update.threadId)
-            await threadPolicies.remember(turnPolicy, of: update.threadId)
-        }
-        return Accepted(threadId: update.threadId)
+    /// Remembers `turnPolicy` as `threadId`'s in one step; true when it changed (the caller keeps it on disk).
+    func keepPolicy(_ turnPolicy: TurnPolicy, of threadId: String) -> Bool {
+        guard book[threadId]?.policy != turnPolicy else { return false }
+        book.setPolicy(turnPolicy, of: threadId)
+        return true
     }
+
+    /// A review turn started on `threadId` (its events name the thread's turn).
+    func reviewStarted(_ threadId: String, turnId: String) { desks.subAgents.reviewStarted(threadId, turnId: turnId) }
 
     func checkSubscriptionCount(_ session: ClientSession) throws {
         guard events.fanOut.subscriptionCount(session.id) < RequestLimits.maxSubscriptionsPerSession else {
@@ -143,10 +140,7 @@ extension ThreadHub {
                 threadId: message.threadId, text: message.text, policy: turnPolicy, model: message.model, effort: message.effort,
                 extraInput: extraInput, collaborationMode: message.collaborationMode))
         attachments.claim(message.attachments, for: message.threadId)
-        if book[message.threadId]?.policy != turnPolicy {
-            book.setPolicy(turnPolicy, of: message.threadId)
-            await threadPolicies.remember(turnPolicy, of: message.threadId)
-        }
+        if keepPolicy(turnPolicy, of: message.threadId) { await threadPolicies.remember(turnPolicy, of: message.threadId) }
         return Accepted(threadId: message.threadId, turnId: turnId)
     }
 
@@ -169,24 +163,11 @@ extension ThreadHub {
     }
 }
 
-/// `readThread`'s answer beside Codex's thread: what the bridge keeps of it (Desks/Plans, Desks/Goals,
-/// Desks/SubAgents) and, mid-turn, the running turn's text so far from the journal.
 extension ThreadHub {
-    /// `readThread`'s answer: Codex's thread and what the bridge keeps beside it (goal, mode, plans, the running
-    /// turn's text so far, the approvals and questions with their answers).
-    func snapshot(of threadId: String, thread: JSONValue) async -> ThreadSnapshot {
-        plans.learn(thread: thread)
-        let kept = plans.plans(of: threadId)
-        let goal = await goals.goals(of: [threadId])[threadId]
-        let agents = desks.subAgents.shown(under: threadId)
-        var answer = ThreadSnapshot(
-            thread: thread, goal: goal, collaborationMode: plans.rememberedMode(of: threadId), plans: kept.isEmpty ? nil : kept,
-            subAgents: agents.isEmpty ? nil : agents, tokenUsage: book[threadId]?.tokenUsage)
-        // Mid-turn: the items Codex has not recorded yet, with their text so far, from the journal (issue 37 item 2).
-        if let running = book.runningTurnSince(of: threadId) {
-            await TurnSoFar.merge(into: &answer, from: storage.journal, threadId: threadId, running: running, through: events.lastSeq)
-        }
-        answer.requests = await journaledRequests.frames(of: threadId)
-        return answer
+    /// What `readThread`'s answer takes from the hub, read in one step (so its seam matches its running turn).
+    func snapshotFacts(of threadId: String) -> ThreadSnapshotFacts {
+        ThreadSnapshotFacts(
+            subAgents: desks.subAgents.shown(under: threadId), tokenUsage: book[threadId]?.tokenUsage,
+            running: book.runningTurnSince(of: threadId), seam: events.lastSeq)
     }
 }

@@ -3,8 +3,8 @@ import BridgeProtocol
 import CodexControl
 import Foundation
 
-/// The requests on a thread that need none of the hub's state but a fact or two through its port: interrupting
-/// its turn, its diff, and what its directory and Codex offer (files, directories, skills, tools, models,
+/// The requests on a thread that need none of the hub's state but a fact or two through its port: reading it
+/// (ThreadPages), interrupting its turn, its settings, its diff, and what its directory and Codex offer (files, directories, skills, tools, models,
 /// permission profiles, usage). They run beside the hub.
 struct ThreadReads: RequestCollection {
     func register(into routes: inout RequestRoutes) {
@@ -23,6 +23,19 @@ struct ThreadReads: RequestCollection {
             }
             return .diff(ThreadDiff(threadId: ref.threadId, diff: await services.hub.lastDiff(of: ref.threadId) ?? ""))
         }
+        // The gate admitted `context.policy` (the thread's, with the sandbox of a `permissionProfile` when one was
+        // named); a new sandbox is remembered, so the thread's next turns run with it.
+        routes.on(.updateThreadSettings) { (services, update: UpdateThreadSettings, context) in
+            try await services.models.check(update.model, effort: update.effort)
+            try await services.hub.ensureLoaded(update.threadId, policy: context.policy)
+            try await services.housekeeping.updateSettings(update, sandbox: update.permissionProfile == nil ? nil : context.policy.sandbox)
+            if await services.hub.keepPolicy(context.policy, of: update.threadId) {
+                await services.threadPolicies.remember(context.policy, of: update.threadId)
+            }
+            return .accepted(Accepted(threadId: update.threadId))
+        }
+        routes.on(.readThread) { (services, read: ReadThread, _) in .thread(try await ThreadPages(services: services).read(read)) }
+        routes.on(.readTurns) { (services, read: ReadTurns, _) in .turns(try await ThreadPages(services: services).read(read)) }
         routes.on(.listPermissionProfiles) { (services, _: ListPermissionProfiles, context) in
             let profiles = PermissionProfiles(codex: services.codex, timeout: services.policy.codexTimeout)
             return .permissionProfiles(try await profiles.list(cwd: context.cwd, gate: services.gate))

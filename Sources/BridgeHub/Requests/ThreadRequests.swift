@@ -4,7 +4,7 @@ import CodexControl
 import Foundation
 
 /// The requests on threads and turns still isolated to the hub: starting and steering them, subscriptions,
-/// reading them, settings, approvals. Interrupting and what a thread's directory holds are ``ThreadReads``';
+/// approvals. Interrupting and what a thread's directory holds are ``ThreadReads``';
 /// listing, housekeeping, forks, reviews, goals, the queue and questions register their own.
 struct ThreadRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
@@ -23,11 +23,6 @@ struct ThreadRequests: RequestCollection {
             hub.unsubscribe(context.session, from: ref.threadId)
             await hub.remember(context.session, subscribedTo: ref.threadId, false)
             return .unsubscribed(SubscriptionChanged(threadId: ref.threadId))
-        }
-        routes.onHub(.readThread) { (hub, read: ReadThread, _) in .thread(try await ThreadPages(hub: hub).read(read)) }
-        routes.onHub(.readTurns) { (hub, read: ReadTurns, _) in .turns(try await ThreadPages(hub: hub).read(read)) }
-        routes.onHub(.updateThreadSettings) { (hub, update: UpdateThreadSettings, context) in
-            .accepted(try await hub.updateSettings(update, policy: context.policy))
         }
         routes.onHub(.approve) { (hub, approve: Approve, context) in
             let name = await hub.deviceName(context.session.principal.deviceId)
