@@ -56,6 +56,39 @@ import Testing
         #expect(machine.sent.withLock { $0 } == 0)
     }
 
+    /// Two overrides of one automatic review's denial at once: Codex is asked once, the second is `not_found`.
+    /// The denial is taken in the step that checks it (HubPort.takeDenial); before, the check and the removal
+    /// were apart across the awaits on Codex, and both overrides reached it (seen failing: 2 calls, 2 accepted).
+    @Test func aDenialIsOverriddenOnceWhenTwoOverridesRace() async throws {
+        let harness = try await HubHarness()
+        harness.codexKnowsThread("t1", cwd: harness.project)
+        let phone = await harness.session()
+        let calls = Mutex(0)
+        let released = Mutex(false)
+        harness.codex.onAsync("thread/approveGuardianDeniedAction") { _ in
+            // The first waits until the second was answered; any later one answers at once.
+            let call = calls.withLock { calls in
+                calls += 1
+                return calls
+            }
+            guard call == 1 else { return [:] }
+            let deadline = ContinuousClock.now + HubHarness.patience
+            while !released.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            return [:]
+        }
+        let seq = await harness.hub.lastSeq
+        await harness.codex.notify(AutoReviewDesk.completedMethod, try AutoReviewDeskTests.params(AutoReviewDeskTests.denied))
+        try await harness.processed(after: seq)
+        let override = BridgeRequest(.approveDeniedAction, ApproveDeniedAction(threadId: "t1", reviewId: "r1"))
+        async let first = harness.request(override, phone)
+        try await harness.until("the first override reached Codex") { calls.withLock { $0 } == 1 }
+        let second = await harness.request(override, phone)
+        released.withLock { $0 = true }
+        #expect(await first.kind == "accepted")
+        #expect(second.errorCode == BridgeErrorCode.notFound)
+        #expect(calls.withLock { $0 } == 1)
+    }
+
     /// A handler that needs no hub state answers while the hub actor is busy: it runs beside it (before, every
     /// handler ran on the hub: this one waited for the hub's step to end, seen failing after the patience).
     @Test func aHandlerBesideTheHubAnswersWhileTheHubIsBusy() async throws {

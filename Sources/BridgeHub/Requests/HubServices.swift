@@ -77,6 +77,18 @@ protocol HubPort: Actor {
     func reviewStarted(_ threadId: String, turnId: String)
     /// What `readThread`'s answer takes from the hub: the thread's sub-agents, token usage, running turn, the seam.
     func snapshotFacts(of threadId: String) -> ThreadSnapshotFacts
+    /// Takes an automatic review's denial for an override (nil: none, or another override took it).
+    func takeDenial(_ reviewId: String, of threadId: String) -> AutoReviewDesk.Denial?
+    /// Keeps a taken denial again (its override failed).
+    func restoreDenial(_ reviewId: String, _ denial: AutoReviewDesk.Denial)
+    /// Numbers, journals and sends a thread event.
+    func publishEvent(_ type: String, data: JSONValue, threadId: String, turnId: String?, dataJSON: String?)
+    /// The last seq given out (a new thread's events after it are replayed to its maker).
+    var lastSeq: Int64 { get }
+    /// A thread this bridge started or forked is loaded here with `turnPolicy`, remembered across restarts.
+    func adopt(thread threadId: String, cwd: String, policy turnPolicy: TurnPolicy) async
+    /// Subscribes `session` to a thread it just made, replaying its events after `before`.
+    func subscribe(_ session: ClientSession, toNew threadId: String, since before: Int64) async
     /// A retried request's first answer, taken by the retrying session (a new thread's subscription).
     func adopt(_ answer: ServerMessage, by session: ClientSession) async
 }

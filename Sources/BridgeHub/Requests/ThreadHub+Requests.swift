@@ -47,6 +47,10 @@ extension ThreadHub {
 
     func pendingThread(ofQuestion requestId: String) throws -> String { try desks.questions.pendingThread(of: requestId) }
 
+    func takeDenial(_ reviewId: String, of threadId: String) -> AutoReviewDesk.Denial? { desks.autoReviews.take(reviewId, of: threadId) }
+
+    func restoreDenial(_ reviewId: String, _ denial: AutoReviewDesk.Denial) { desks.autoReviews.restore(reviewId, denial) }
+
     /// Remembers `turnPolicy` as `threadId`'s in one step; true when it changed (the caller keeps it on disk).
     func keepPolicy(_ turnPolicy: TurnPolicy, of threadId: String) -> Bool {
         guard book[threadId]?.policy != turnPolicy else { return false }
