@@ -89,6 +89,13 @@ protocol HubPort: Actor {
     func adopt(thread threadId: String, cwd: String, policy turnPolicy: TurnPolicy) async
     /// Subscribes `session` to a thread it just made, replaying its events after `before`.
     func subscribe(_ session: ClientSession, toNew threadId: String, since before: Int64) async
+    /// Drops `session`'s subscription to `threadId` (its client's memory: ``remember(_:subscribedTo:_:)``).
+    func unsubscribe(_ session: ClientSession, from threadId: String)
+    /// Keeps a session's subscription in its client's memory (a reconnect restores it).
+    func remember(_ session: ClientSession, subscribedTo threadId: String, _ subscribed: Bool) async
+    /// Answers a pending approval (checked and resolved in one step); `approval_not_pending` when it is not.
+    func resolveApproval(_ approvalId: String, _ decision: ApprovalDecision, by answerer: ApprovalAnswerer, deviceName: String?) throws
+        -> Accepted
     /// A retried request's first answer, taken by the retrying session (a new thread's subscription).
     func adopt(_ answer: ServerMessage, by session: ClientSession) async
 }

@@ -3,8 +3,8 @@ import BridgeProtocol
 import CodexControl
 import Foundation
 
-/// The requests on threads and turns still isolated to the hub: starting and steering them, subscriptions,
-/// approvals. Interrupting and what a thread's directory holds are ``ThreadReads``';
+/// The requests on threads and turns: starting and steering them and subscribing still isolated to the hub;
+/// unsubscribing and approvals beside it (through its port). Interrupting and what a thread's directory holds are ``ThreadReads``';
 /// listing, housekeeping, forks, reviews, goals, the queue and questions register their own.
 struct ThreadRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
@@ -19,15 +19,16 @@ struct ThreadRequests: RequestCollection {
             if subscription.threadId != "*" { try hub.checkSubscriptionCount(context.session) }
             return .subscribed(await hub.subscribeResuming(context.session, to: subscription.threadId, afterSeq: subscription.afterSeq))
         }
-        routes.onHub(.unsubscribe) { (hub, ref: ThreadRef, context) in
-            hub.unsubscribe(context.session, from: ref.threadId)
-            await hub.remember(context.session, subscribedTo: ref.threadId, false)
+        routes.on(.unsubscribe) { (services, ref: ThreadRef, context) in
+            await services.hub.unsubscribe(context.session, from: ref.threadId)
+            await services.hub.remember(context.session, subscribedTo: ref.threadId, false)
             return .unsubscribed(SubscriptionChanged(threadId: ref.threadId))
         }
-        routes.onHub(.approve) { (hub, approve: Approve, context) in
-            let name = await hub.deviceName(context.session.principal.deviceId)
+        // The device's name is looked up first; the approval is checked and resolved in one step after it.
+        routes.on(.approve) { (services, approve: Approve, context) in
+            let name = await services.deviceName(context.session.principal.deviceId)
             let answerer = ApprovalAnswerer.device(context.session.principal.deviceId)
-            return .accepted(try hub.resolveApproval(approve.approvalId, approve.decision, by: answerer, deviceName: name))
+            return .accepted(try await services.hub.resolveApproval(approve.approvalId, approve.decision, by: answerer, deviceName: name))
         }
     }
 }
