@@ -96,6 +96,8 @@ protocol HubPort: Actor {
     /// Answers a pending approval (checked and resolved in one step); `approval_not_pending` when it is not.
     func resolveApproval(_ approvalId: String, _ decision: ApprovalDecision, by answerer: ApprovalAnswerer, deviceName: String?) throws
         -> Accepted
+    /// Queues a `mode: "queue"` message when the thread is busy, in the step that saw it busy; nil otherwise.
+    func queueIfBusy(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) throws -> Accepted?
     /// A retried request's first answer, taken by the retrying session (a new thread's subscription).
     func adopt(_ answer: ServerMessage, by session: ClientSession) async
 }

@@ -117,35 +117,11 @@ extension ThreadHub {
         return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd, branch: worktree?.branch, worktreeOf: worktree?.worktreeOf)
     }
 
-    func sendMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) async throws -> Accepted {
-        guard !message.text.isEmpty else { throw HubError(.badRequest, "text must not be empty") }
-        try refuseWhileShuttingDown()
-        try await models.check(message.model, effort: message.effort)
-        let extraInput = try attachments.inputs(message.attachments)
-        try await ensureLoaded(message.threadId, policy: turnPolicy)
-        if message.mode == .queue, isBusy(message.threadId) {
-            return try queueMessage(message, policy: turnPolicy, session: session)
-        }
-        if let running = book.runningTurn(of: message.threadId) {
-            do {
-                let turnId = try await codex.turnSteer(
-                    threadId: message.threadId, text: message.text, expectedTurnId: running, extraInput: extraInput,
-                    timeout: policy.codexTimeout)
-                attachments.claim(message.attachments, for: message.threadId)
-                // A running turn keeps its mode; the thread's next turns take the one chosen here.
-                if let mode = message.collaborationMode { plans.rememberMode(mode, of: message.threadId) }
-                return Accepted(threadId: message.threadId, turnId: turnId)
-            } catch let error as CodexError where error.code == .rpc {
-                // The turn ended meanwhile: start a new one.
-            }
-        }
-        let turnId = try await plans.startTurn(
-            TurnStart(
-                threadId: message.threadId, text: message.text, policy: turnPolicy, model: message.model, effort: message.effort,
-                extraInput: extraInput, collaborationMode: message.collaborationMode))
-        attachments.claim(message.attachments, for: message.threadId)
-        if keepPolicy(turnPolicy, of: message.threadId) { await threadPolicies.remember(turnPolicy, of: message.threadId) }
-        return Accepted(threadId: message.threadId, turnId: turnId)
+    /// `sendMessage {mode: "queue"}` while a turn runs or the queue is about to start one: queued, in the step
+    /// that saw it busy (nil: not queued, the message steers or starts a turn).
+    func queueIfBusy(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) throws -> Accepted? {
+        guard message.mode == .queue, isBusy(message.threadId) else { return nil }
+        return try queueMessage(message, policy: turnPolicy, session: session)
     }
 
     /// After a Codex restart a thread must be resumed before it can be used again. The resume names the

@@ -3,8 +3,8 @@ import BridgeProtocol
 import CodexControl
 import Foundation
 
-/// The requests on threads and turns: starting and steering them and subscribing still isolated to the hub;
-/// unsubscribing and approvals beside it (through its port). Interrupting and what a thread's directory holds are ``ThreadReads``';
+/// The requests on threads and turns: starting them and subscribing still isolated to the hub; messages
+/// (``MessageSender``), unsubscribing and approvals beside it (through its port). Interrupting and what a thread's directory holds are ``ThreadReads``';
 /// listing, housekeeping, forks, reviews, goals, the queue and questions register their own.
 struct ThreadRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
@@ -12,8 +12,8 @@ struct ThreadRequests: RequestCollection {
             .threadStarted(
                 try await hub.startThread(start, cwd: context.cwd ?? start.cwd, policy: context.policy, session: context.session))
         }
-        routes.onHub(.sendMessage) { (hub, message: SendMessage, context) in
-            .accepted(try await hub.sendMessage(message, policy: context.policy, session: context.session))
+        routes.on(.sendMessage) { (services, message: SendMessage, context) in
+            .accepted(try await MessageSender(services: services).send(message, policy: context.policy, session: context.session))
         }
         routes.onHub(.subscribe) { (hub, subscription: Subscribe, context) in
             if subscription.threadId != "*" { try hub.checkSubscriptionCount(context.session) }
