@@ -88,35 +88,6 @@ extension ThreadHub {
         return PolicyGate.ThreadFacts(cwd: book[threadId]?.cwd, remembered: book[threadId]?.policy)
     }
 
-    func startThread(_ start: StartThread, cwd: String, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
-        -> ThreadStarted
-    {
-        guard !start.prompt.isEmpty else { throw HubError(.badRequest, "prompt must not be empty") }
-        try refuseWhileShuttingDown()
-        try await models.check(start.model, effort: start.effort)
-        let extraInput = try attachments.inputs(start.attachments)
-        var cwd = cwd
-        if let worktree = start.worktree { cwd = try await git.worktreeDirectory(for: worktree, cwd: cwd) }
-        let before = events.lastSeq
-        let threadId = try await codex.threadStart(
-            cwd: cwd, model: start.model, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
-            approvalsReviewer: start.approvalsReviewer?.rawValue, timeout: policy.codexTimeout
-        )
-        await adopt(thread: threadId, cwd: cwd, policy: turnPolicy)
-        plans.learn(threadId: threadId, model: start.model, effort: start.effort)
-        // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.
-        // before anyone could subscribe: replay those from the journal so the starter sees the thread whole.
-        await subscribe(session, toNew: threadId, since: before)
-        let turnId = try await plans.startTurn(
-            TurnStart(
-                threadId: threadId, text: start.prompt, policy: turnPolicy, effort: start.effort, extraInput: extraInput,
-                collaborationMode: start.collaborationMode))
-        attachments.claim(start.attachments, for: threadId)
-        session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
-        let worktree = start.worktree != nil ? await GitService.worktreeFacts(of: [cwd], roots: gate.roots).first ?? nil : nil
-        return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd, branch: worktree?.branch, worktreeOf: worktree?.worktreeOf)
-    }
-
     /// `sendMessage {mode: "queue"}` while a turn runs or the queue is about to start one: queued, in the step
     /// that saw it busy (nil: not queued, the message steers or starts a turn).
     func queueIfBusy(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) throws -> Accepted? {

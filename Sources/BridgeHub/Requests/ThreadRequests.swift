@@ -3,14 +3,15 @@ import BridgeProtocol
 import CodexControl
 import Foundation
 
-/// The requests on threads and turns: starting them and subscribing still isolated to the hub; messages
-/// (``MessageSender``), unsubscribing and approvals beside it (through its port). Interrupting and what a thread's directory holds are ``ThreadReads``';
+/// The requests on threads and turns: subscribing still isolated to the hub; new threads (``ThreadStarter``),
+/// messages (``MessageSender``), unsubscribing and approvals beside it (through its port). Interrupting and what a thread's directory holds are ``ThreadReads``';
 /// listing, housekeeping, forks, reviews, goals, the queue and questions register their own.
 struct ThreadRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.onHub(.startThread) { (hub, start: StartThread, context) in
+        routes.on(.startThread) { (services, start: StartThread, context) in
             .threadStarted(
-                try await hub.startThread(start, cwd: context.cwd ?? start.cwd, policy: context.policy, session: context.session))
+                try await ThreadStarter(services: services).start(
+                    start, cwd: context.cwd ?? start.cwd, policy: context.policy, session: context.session))
         }
         routes.on(.sendMessage) { (services, message: SendMessage, context) in
             .accepted(try await MessageSender(services: services).send(message, policy: context.policy, session: context.session))
