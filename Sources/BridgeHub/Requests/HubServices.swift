@@ -46,8 +46,11 @@ struct HubServices: Sendable {
 }
 
 /// The hub's state as the handlers beside it see it: reads and changes that are each one step of the hub actor
-/// (a check and its act together), never a wait on Codex, git or the network inside a step. A handler awaits
-/// its I/O between steps and checks again in the step that acts.
+/// (a check and its act together). A handler awaits its I/O between steps and checks again in the step that
+/// acts. Five still await inside (not yet split): ``threadFacts(_:)`` and ``ensureLoaded(_:policy:)`` ask Codex
+/// once and remember the answer, ``refreshScopes()`` reads the store, ``adopt(thread:cwd:policy:)`` writes the
+/// policy, ``subscribe(_:toNew:since:)`` replays the journal. Of these only ``ensureLoaded(_:policy:)`` checks
+/// before its await and acts after: two at once may both resume the thread (harmless, as on the actor before).
 protocol HubPort: Actor {
     /// The turn running on `threadId`, if any.
     func runningTurn(of threadId: String) -> String?
