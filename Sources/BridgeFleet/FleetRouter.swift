@@ -9,10 +9,12 @@ import Foundation
 /// `listDirectory` name a machine, other requests follow their thread, approval or question. Subscriptions are
 /// this bridge's own (its journal holds what the links relay), so a phone's resume is what it always was.
 ///
-/// A request for a linked machine passes this bridge's scope check first; that machine then checks the link's
-/// own scopes (what a phone may do there is the intersection). Its id is derived from the session and the
+/// Every request runs the hub's one pipeline (``RequestPipeline``): scope, exactly-once and audit here, then this
+/// layer as its machine step, which picks the machine by the kind's declared ``MachineRoute``. A request for a
+/// linked machine passed this bridge's scope check; that machine then checks the link's own scopes (what a phone
+/// may do there is the intersection). Its id is derived from the session and the
 /// phone's id, so a phone that sends the same request again after a lost connection is answered once there.
-public struct FleetRouter: RequestHandling {
+public struct FleetRouter: RequestHandling, MachineStep {
     let hub: ThreadHub
     let links: FleetLinks
     let admin: MachineAdmin
@@ -68,29 +70,98 @@ public struct FleetRouter: RequestHandling {
     /// The kinds this layer answers itself (the machines' own are ``MachineAdmin``'s).
     static let kinds: Set<RequestKind> = [.retryMachine]
 
+    /// Through the hub's pipeline (scope, exactly-once, audit), with this layer as its machine step.
     public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
-        if MachineAdmin.kinds.contains(request.requestKind) { return await manage(request, id: id, session: session) }
-        if let retry = request.payload(as: RetryMachine.self) { return await retryMachine(retry, id: id, session: session) }
-        guard session.hello.fleet == true else { return await hub.handle(request, id: id, session: session) }
-        if let list = request.payload(as: ListThreads.self) { return await listFleet(list, id: id, session: session) }
-        var machineId = links.directory.withLock { $0.route(request) }
-        if machineId == links.home.id { machineId = nil }
-        guard let machineId else { return await hub.handle(request, id: id, session: session) }
-        if request.requestKind == .unsubscribe { return await hub.handle(request, id: id, session: session) }
-        if let refusal = ScopeGate.check(request, session: session) {
-            let answer = ServerMessage.error(refusal.errorMessage(id: id))
-            await hub.auditor.record(request, answer: answer, session: session)
-            return answer
+        await hub.pipeline.handle(request, id: id, session: session, machines: self)
+    }
+
+    /// Where a request goes, by its kind's ``MachineRoute``, the session and the machine it is for.
+    enum Decision: Equatable {
+        /// This layer's own (the machines).
+        case fleet
+        /// This bridge's.
+        case here
+        /// This bridge's and every linked machine's, merged.
+        case everyMachine
+        /// A linked thread's events, from this bridge's journal.
+        case relayed(String)
+        /// A linked machine's, refused here.
+        case refused(String)
+        /// Sent to the linked machine.
+        case forward(String)
+
+        /// `linked`: the linked machine the request names or follows (nil: this bridge's own).
+        static func of(_ route: MachineRoute, fleetSession: Bool, linked: String?) -> Decision {
+            // A session that did not ask for the fleet is the hub's alone, exactly as without links.
+            if route != .fleet, !fleetSession { return .here }
+            switch route {
+            case .fleet: return .fleet
+            case .here: return .here
+            case .everyMachine: return .everyMachine
+            case .relayedHere: return linked.map(Decision.relayed) ?? .here
+            case .notForwarded: return linked.map(Decision.refused) ?? .here
+            case .follows: return linked.map(Decision.forward) ?? .here
+            }
         }
-        if request.requestKind == .openPreview { return await refusePreview(request, id: id, machineId: machineId, session: session) }
-        if let subscribe = request.payload(as: Subscribe.self) {
+    }
+
+    /// The pipeline's machine step: nil when this bridge answers.
+    public func answer(
+        _ request: BridgeRequest, id: String, session: ClientSession, here: @escaping @Sendable () async -> ServerMessage
+    ) async -> ServerMessage? {
+        var linked = links.directory.withLock { $0.route(request) }
+        if linked == links.home.id { linked = nil }
+        switch Decision.of(request.descriptor.route, fleetSession: session.hello.fleet == true, linked: linked) {
+        case .here:
+            return nil
+        case .fleet:
+            if let retry = request.payload(as: RetryMachine.self) { return await retryMachine(retry, id: id) }
+            do {
+                return .response(id: id, .machines(try await admin.answer(request, id: id)))
+            } catch {
+                return .error(error)
+            }
+        case .everyMachine:
+            guard let list = request.payload(as: ListThreads.self) else { return nil }
+            return await listFleet(list, id: id, session: session, here: here)
+        case .relayed:
+            guard let subscribe = request.payload(as: Subscribe.self) else { return nil }
             do {
                 return .response(
                     id: id, .subscribed(try await hub.subscribeRelayed(session, to: subscribe.threadId, afterSeq: subscribe.afterSeq)))
             } catch {
-                return await hub.handle(request, id: id, session: session)  // its own error (a bad thread id, too many)
+                return await here()  // its own error (a bad thread id, too many)
             }
+        case .refused(let machineId):
+            return await refusePreview(id: id, machineId: machineId)
+        case .forward(let machineId):
+            return await forward(request, id: id, machineId: machineId, session: session)
         }
+    }
+
+    /// A linked machine's preview would open on that machine's preview port, which a phone does not reach through
+    /// this bridge; and its answer would name the tab the phone opens. The request never goes there.
+    private func refusePreview(id: String, machineId: String) async -> ServerMessage {
+        let name = await links.link(machineId)?.ref.name ?? machineId
+        return .error(
+            ErrorMessage(
+                id: id, code: .notFound,
+                message: "previews of \(name)'s threads are not served through this bridge; open them from \(name)'s own web app",
+                machine: machineId))
+    }
+
+    /// Try now: the link to the machine ends its wait before the next attempt.
+    private func retryMachine(_ retry: RetryMachine, id: String) async -> ServerMessage {
+        guard let link = await links.link(retry.machineId) else {
+            return .error(ErrorMessage(id: id, code: .notFound, message: "no linked machine \(retry.machineId.prefix(64))"))
+        }
+        await link.retryNow()
+        return .response(id: id, .accepted(Accepted()))
+    }
+
+    /// A request for a linked machine, as the home's device who made it (the machine's audit row names the link
+    /// and this device; this bridge's pipeline audited it here too).
+    private func forward(_ request: BridgeRequest, id: String, machineId: String, session: ClientSession) async -> ServerMessage {
         // The answer comes back credited to the link: remember which device here gave it.
         if let deviceId = session.principal.deviceId {
             if let approve = request.payload(as: Approve.self) {
@@ -101,76 +172,23 @@ public struct FleetRouter: RequestHandling {
             }
         }
         guard let link = await links.link(machineId) else {
-            let machine = MachineRef(id: machineId, name: machineId)
-            return .error(FleetError.unavailable(machine).errorMessage(id: id))
+            return .error(FleetError.unavailable(MachineRef(id: machineId, name: machineId)).errorMessage(id: id))
         }
-        // The machine records who at home made the request, as reported here (its audit row names the link).
         var forwarded = request.withoutMachine()
         let deviceId = session.principal.deviceId
         forwarded.onBehalfOf = OnBehalfOf(
             actor: deviceId == nil ? .sharedSecret : .device, deviceId: deviceId, name: await hub.deviceName(deviceId))
-        if let refusal = FleetVoices.refusal(request, id: id, machine: link.ref) {
-            await hub.auditor.record(request, answer: .error(refusal), session: session)
-            return .error(refusal)
-        }
-        var answer = await forward(forwarded, id: id, to: link, session: session)
+        if let refusal = FleetVoices.refusal(request, id: id, machine: link.ref) { return .error(refusal) }
+        var answer = await send(forwarded, id: id, to: link, session: session)
         if FleetVoices.kinds.contains(request.requestKind) {
             if case .error(let error) = answer { answer = .error(FleetVoices.translated(error, request, machine: link.ref)) }
             voices.answered(request, answer, session: session.id, machine: machineId)
         }
-        // Audited here as well as there (where the link is the actor): who at home did what on which machine.
-        if request.descriptor.audited { await hub.auditor.record(request, answer: answer, session: session) }
         return answer
-    }
-
-    /// A linked machine's preview would open on that machine's preview port, which a phone does not reach through
-    /// this bridge; and its answer would name the tab the phone opens. The request never goes there.
-    private func refusePreview(_ request: BridgeRequest, id: String, machineId: String, session: ClientSession) async -> ServerMessage {
-        let name = await links.link(machineId)?.ref.name ?? machineId
-        let answer = ServerMessage.error(
-            ErrorMessage(
-                id: id, code: .notFound,
-                message: "previews of \(name)'s threads are not served through this bridge; open them from \(name)'s own web app",
-                machine: machineId))
-        await hub.auditor.record(request, answer: answer, session: session)
-        return answer
-    }
-
-    /// The admin's machine requests, for any session with `admin`; audited as the hub audits its own.
-    private func manage(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
-        let answer: ServerMessage
-        if let refusal = ScopeGate.check(request, session: session) {
-            answer = .error(refusal.errorMessage(id: id))
-        } else {
-            do {
-                answer = .response(id: id, .machines(try await admin.answer(request, id: id)))
-            } catch {
-                answer = .error(error)
-            }
-        }
-        // State changes and every refusal, as the hub audits its own requests.
-        if case .error = answer {
-            await hub.auditor.record(request, answer: answer, session: session)
-        } else if request.descriptor.audited {
-            await hub.auditor.record(request, answer: answer, session: session)
-        }
-        return answer
-    }
-
-    /// Try now: the link to the machine ends its wait before the next attempt.
-    private func retryMachine(_ retry: RetryMachine, id: String, session: ClientSession) async -> ServerMessage {
-        if let refusal = ScopeGate.check(BridgeRequest(.retryMachine, retry), session: session) {
-            return .error(refusal.errorMessage(id: id))
-        }
-        guard let link = await links.link(retry.machineId) else {
-            return .error(ErrorMessage(id: id, code: .notFound, message: "no linked machine \(retry.machineId.prefix(64))"))
-        }
-        await link.retryNow()
-        return .response(id: id, .accepted(Accepted()))
     }
 
     /// Sends a request to a linked machine and passes its answer on, labelled.
-    private func forward(_ request: BridgeRequest, id: String, to link: MachineLink, session: ClientSession) async -> ServerMessage {
+    private func send(_ request: BridgeRequest, id: String, to link: MachineLink, session: ClientSession) async -> ServerMessage {
         let seam = await hub.lastSeq
         do {
             // editQueued's id names the message (its queuedId), so it goes as it came.
@@ -211,8 +229,10 @@ public struct FleetRouter: RequestHandling {
 
     /// Every machine's threads, newest first, each labelled with its machine. A machine that does not answer
     /// within 5 s contributes the threads it had last.
-    private func listFleet(_ list: ListThreads, id: String, session: ClientSession) async -> ServerMessage {
-        let home = await hub.handle(BridgeRequest(.listThreads, list), id: id, session: session)
+    private func listFleet(
+        _ list: ListThreads, id: String, session: ClientSession, here: @Sendable () async -> ServerMessage
+    ) async -> ServerMessage {
+        let home = await here()
         guard case .response(_, .threads(var merged)) = home else { return home }
         merged.threads = merged.threads.map { Self.labelled($0, links.home) }
         // The home bridge's own threads are its own: no linked machine can claim them later.

@@ -14,7 +14,7 @@ import ServiceLifecycle
 ///
 /// A `Service`: its `run()` consumes the supervisor's event stream. Client requests arrive through
 /// ``RequestHandling``.
-public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
+public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort {
     /// What a request may choose, and the defaults (Policy/HubPolicy).
     public typealias Policy = HubPolicy
 
@@ -351,9 +351,6 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         guard let deviceId else { return nil }
         return try? await storage.devices.device(id: deviceId)?.name
     }
-
-    /// A thread's journaled approvals and questions, for `readThread` and `readTurns`.
-    nonisolated var journaledRequests: JournaledRequests { JournaledRequests(journal: storage.journal, logger: logger) }
 
     /// `GET /files`: the file a client may download (Files/FileDownloads).
     package func downloadableFile(threadId: String, path: String) async throws -> ConfinedFile {

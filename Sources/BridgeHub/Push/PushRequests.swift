@@ -5,20 +5,20 @@ import BridgePush
 /// rotated shared secret could not take a shared-secret client's back) and `presence`.
 struct PushRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.on(.presence) { (hub, presence: Presence, context) in
-            hub.push?.signal(.presence(sessionId: context.session.id, visible: presence.visible))
+        routes.on(.presence) { (services, presence: Presence, context) in
+            services.push?.signal(.presence(sessionId: context.session.id, visible: presence.visible))
             return .accepted(Accepted())
         }
-        routes.on(.pushSubscribe) { (hub, subscribe: PushSubscribe, context) in
-            let (push, owner) = try Self.subscriber(hub.push, context)
+        routes.on(.pushSubscribe) { (services, subscribe: PushSubscribe, context) in
+            let (push, owner) = try Self.subscriber(services.push, context)
             do throws(PushError) {
                 return .pushSubscribed(PushSubscribed(subscriptionId: try await push.subscribe(owner: owner, subscribe)))
             } catch {
                 throw HubError(BridgeErrorCode(error.code), error.message)
             }
         }
-        routes.on(.pushUnsubscribe) { (hub, unsubscribe: PushUnsubscribe, context) in
-            let (push, owner) = try Self.subscriber(hub.push, context)
+        routes.on(.pushUnsubscribe) { (services, unsubscribe: PushUnsubscribe, context) in
+            let (push, owner) = try Self.subscriber(services.push, context)
             guard try await push.unsubscribe(owner: owner, id: unsubscribe.subscriptionId) else {
                 throw HubError(.notFound, "no push subscription \(unsubscribe.subscriptionId.prefix(64)) for this device")
             }

@@ -11,8 +11,8 @@ import Synchronization
 /// `hello.clientId`) and to the kinds whose ``RequestDescriptor/exactlyOnce`` says so (the requests that act).
 /// Answers are kept ``JournalRetention/answerMaxAge`` (default 1 h). A retry that arrives while the first
 /// attempt still runs waits for its answer. The first attempt runs to its end even if its connection closes: it
-/// is a job of the hub's own (``BackgroundJobs``), not of the request's task. A `codex_unavailable` answer is
-/// not kept (nothing was done; the retry may act).
+/// is a job of the hub's own (``BackgroundJobs``), not of the request's task. A `codex_unavailable` or
+/// `machine_unavailable` answer is not kept (nothing was done here; the retry may act).
 final class ExactlyOnce: Sendable {
     private let memory: ClientMemory
     private let auditor: Auditor
@@ -126,7 +126,9 @@ final class ExactlyOnce: Sendable {
             session.logger.warning("Cannot read a stored answer", metadata: ["error": "\(error)"])
         }
         let answer = await perform()
-        if case .error(let error) = answer, error.code == .codexUnavailable { return answer }
+        // Nothing was done (Codex or the linked machine was away, or the link was lost before its answer, where the
+        // machine keeps its own): a retry must reach it.
+        if case .error(let error) = answer, [.codexUnavailable, .machineUnavailable].contains(error.code) { return answer }
         let row: ClientMemory.AnswerRow
         do {
             row = ClientMemory.AnswerRow(

@@ -6,28 +6,21 @@ import Foundation
 import Logging
 
 extension ThreadHub {
-    /// Answers one client request with exactly one message; a retried request is answered once (``ExactlyOnce``).
-    /// The scope comes first: a request the session's scopes do not cover is refused `forbidden` (naming the
-    /// scope) before anything happens. Refused and state-changing requests are audited (a first attempt's entry
-    /// is written with its stored answer, after the answer went out).
-    public func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
-        if let refusal = ScopeGate.check(request, session: session) {
-            let answer = ServerMessage.error(refusal.errorMessage(id: id))
-            session.logger.notice(
-                "Request refused: missing scope", metadata: ["bridge.request.kind": "\(request.kind)", "bridge.scope": "\(refusal.scope)"])
-            await auditor.record(request, answer: answer, session: session)
-            return answer
-        }
-        let outcome: ExactlyOnce.Outcome
-        if request.descriptor.exactlyOnce, let key = sessions[session.id]?.clientKey {
-            outcome = await answers.answer(
-                request, id: id, key: key, session: session, perform: { await self.perform(request, id: id, session: session) },
-                adopt: { await self.adopt($0, by: session) })
-        } else {
-            outcome = ExactlyOnce.Outcome(answer: await perform(request, id: id, session: session))
-        }
-        if request.descriptor.audited, !outcome.audited { await auditor.record(request, answer: outcome.answer, session: session) }
-        return outcome.answer
+    /// Answers one client request through the pipeline beside the hub (``RequestPipeline``), not on the actor.
+    public nonisolated func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
+        await pipeline.handle(request, id: id, session: session)
+    }
+
+    /// The one way to a request's answer; the fleet's router runs it with its machine step.
+    public nonisolated var pipeline: RequestPipeline { RequestPipeline(services: services, hub: self) }
+
+    /// What the handlers beside the hub work with.
+    nonisolated var services: HubServices {
+        HubServices(
+            hub: self, codex: codex, policy: policy, gate: gate, git: git, logger: logger, storage: storage, auditor: auditor,
+            answers: answers, lanes: lanes, deviceAdmin: deviceAdmin, goals: goals, plans: plans, commands: commands,
+            commitMessages: commitMessages, threadPolicies: threadPolicies, attachments: attachments, push: push, previews: previews,
+            models: models)
     }
 
     /// A retry answered with the first answer: a retried `startThread` subscribes the retrying session too, as
@@ -44,74 +37,29 @@ extension ThreadHub {
         await remember(session, subscribedTo: threadId, true)
     }
 
-    /// Runs one request and turns its failure into an `error` frame.
-    func perform(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
-        do {
-            return .response(id: id, try await answer(request, session: session))
-        } catch {
-            if let failure = RequestFailure.message(id: id, for: error) { return .error(failure) }
-            session.logger.error("Request failed", metadata: ["bridge.request.kind": "\(request.kind)", "error": "\(error)"])
-            return .error(ErrorMessage(id: id, code: .internal, message: "internal error"))
-        }
+    // MARK: The port's steps not declared elsewhere (``HubPort``)
+
+    func lastDiff(of threadId: String) -> String? { book[threadId]?.lastDiff }
+
+    func refuseWhileRunning(_ threadId: String, _ what: String) throws { try book.refuseWhileRunning(threadId, what) }
+
+    func pendingThread(ofApproval approvalId: String) throws -> String { try desks.approvals.pendingThread(of: approvalId) }
+
+    func pendingThread(ofQuestion requestId: String) throws -> String { try desks.questions.pendingThread(of: requestId) }
+
+    func takeDenial(_ reviewId: String, of threadId: String) -> AutoReviewDesk.Denial? { desks.autoReviews.take(reviewId, of: threadId) }
+
+    func restoreDenial(_ reviewId: String, _ denial: AutoReviewDesk.Denial) { desks.autoReviews.restore(reviewId, denial) }
+
+    /// Remembers `turnPolicy` as `threadId`'s in one step; true when it changed (the caller keeps it on disk).
+    func keepPolicy(_ turnPolicy: TurnPolicy, of threadId: String) -> Bool {
+        guard book[threadId]?.policy != turnPolicy else { return false }
+        book.setPolicy(turnPolicy, of: threadId)
+        return true
     }
 
-    private func answer(_ request: BridgeRequest, session: ClientSession) async throws -> BridgeResponse {
-        let lane = ThreadLanes.lane(of: request)
-        if let lane { await lanes.enter(lane) }
-        defer { if let lane { lanes.leave(lane) } }
-        // The gate first: every request that names a thread (or an approval's or a question's thread) is
-        // checked against the roots, and every turn runs with a policy this bridge allows.
-        let verdict = gate.decide(request, thread: try await gateFacts(request))
-        guard case .allowed(let cwd, let turnPolicy) = verdict else {
-            if case .refused(let code, let message) = verdict { throw HubError(code, message) }
-            throw HubError(.internal, "no verdict")
-        }
-        guard let handler = Self.routes.handler(for: request.requestKind) else {
-            // The fleet's request layer (BridgeFleet's FleetRouter) answers the machines' kinds in front of the hub.
-            throw HubError(.unknownKind, "this bridge does not answer '\(request.kind)' (it has no fleet layer)")
-        }
-        let response = try await handler(
-            self, request.payload, RequestContext(session: session, cwd: cwd, policy: turnPolicy ?? gate.defaults))
-        // The answer kind each kind declares (``RequestDescriptor/answer``): a handler that strays is a bug the tests catch.
-        assert(response.responseKind == request.descriptor.answer, "\(request.kind) answered \(response.kind)")
-        return response
-    }
-
-    /// Every request kind the hub answers, by the part that owns it.
-    static let routes = RequestRoutes([
-        ThreadRequests(), ThreadListing(), HousekeepingRequests(), ForkRequests(), ReviewRequests(), GoalRequests(), AutoReviewRequests(),
-        QueueRequests(), QuestionRequests(), GitRequests(), CommandRequests(), DeviceRequests(), PushRequests(), PreviewRequests(),
-        VoiceRequests(),
-    ])
-
-    /// What the gate needs to judge `request`: the facts of the thread its ``GateRule`` points at.
-    private func gateFacts(_ request: BridgeRequest) async throws -> PolicyGate.ThreadFacts? {
-        if let threadId = request.threadId { try RequestLimits.checkThreadId(threadId) }
-        switch request.descriptor.gate {
-        case .none, .newThread, .directory:
-            return nil
-        case .approval:
-            return try await threadFacts(try desks.approvals.pendingThread(of: request.payload(as: Approve.self)?.approvalId ?? ""))
-        case .question:
-            return try await threadFacts(try desks.questions.pendingThread(of: request.payload(as: AnswerInput.self)?.requestId ?? ""))
-        case .thread, .file, .settings:
-            guard let threadId = request.threadId else { return nil }
-            return try await threadFacts(threadId)
-        }
-    }
-
-    /// `updateThreadSettings`: the gate admitted `turnPolicy` (the thread's policy, with the sandbox of a
-    /// `permissionProfile` when one was named); a new sandbox is remembered, so the thread's next turns run with it.
-    func updateSettings(_ update: UpdateThreadSettings, policy turnPolicy: TurnPolicy) async throws -> Accepted {
-        try await models.check(update.model, effort: update.effort)
-        try await ensureLoaded(update.threadId, policy: turnPolicy)
-        try await housekeeping.updateSettings(update, sandbox: update.permissionProfile == nil ? nil : turnPolicy.sandbox)
-        if book[update.threadId]?.policy != turnPolicy {
-            book.setPolicy(turnPolicy, of: update.threadId)
-            await threadPolicies.remember(turnPolicy, of: update.threadId)
-        }
-        return Accepted(threadId: update.threadId)
-    }
+    /// A review turn started on `threadId` (its events name the thread's turn).
+    func reviewStarted(_ threadId: String, turnId: String) { desks.subAgents.reviewStarted(threadId, turnId: turnId) }
 
     func checkSubscriptionCount(_ session: ClientSession) throws {
         guard events.fanOut.subscriptionCount(session.id) < RequestLimits.maxSubscriptionsPerSession else {
@@ -140,67 +88,11 @@ extension ThreadHub {
         return PolicyGate.ThreadFacts(cwd: book[threadId]?.cwd, remembered: book[threadId]?.policy)
     }
 
-    func startThread(_ start: StartThread, cwd: String, policy turnPolicy: TurnPolicy, session: ClientSession) async throws
-        -> ThreadStarted
-    {
-        guard !start.prompt.isEmpty else { throw HubError(.badRequest, "prompt must not be empty") }
-        try refuseWhileShuttingDown()
-        try await models.check(start.model, effort: start.effort)
-        let extraInput = try attachments.inputs(start.attachments)
-        var cwd = cwd
-        if let worktree = start.worktree { cwd = try await git.worktreeDirectory(for: worktree, cwd: cwd) }
-        let before = events.lastSeq
-        let threadId = try await codex.threadStart(
-            cwd: cwd, model: start.model, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy,
-            approvalsReviewer: start.approvalsReviewer?.rawValue, timeout: policy.codexTimeout
-        )
-        await adopt(thread: threadId, cwd: cwd, policy: turnPolicy)
-        plans.learn(threadId: threadId, model: start.model, effort: start.effort)
-        // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.
-        // before anyone could subscribe: replay those from the journal so the starter sees the thread whole.
-        await subscribe(session, toNew: threadId, since: before)
-        let turnId = try await plans.startTurn(
-            TurnStart(
-                threadId: threadId, text: start.prompt, policy: turnPolicy, effort: start.effort, extraInput: extraInput,
-                collaborationMode: start.collaborationMode))
-        attachments.claim(start.attachments, for: threadId)
-        session.logger.info("Thread started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.turn.id": "\(turnId)"])
-        let worktree = start.worktree != nil ? await GitService.worktreeFacts(of: [cwd], roots: gate.roots).first ?? nil : nil
-        return ThreadStarted(threadId: threadId, turnId: turnId, cwd: cwd, branch: worktree?.branch, worktreeOf: worktree?.worktreeOf)
-    }
-
-    func sendMessage(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) async throws -> Accepted {
-        guard !message.text.isEmpty else { throw HubError(.badRequest, "text must not be empty") }
-        try refuseWhileShuttingDown()
-        try await models.check(message.model, effort: message.effort)
-        let extraInput = try attachments.inputs(message.attachments)
-        try await ensureLoaded(message.threadId, policy: turnPolicy)
-        if message.mode == .queue, isBusy(message.threadId) {
-            return try queueMessage(message, policy: turnPolicy, session: session)
-        }
-        if let running = book.runningTurn(of: message.threadId) {
-            do {
-                let turnId = try await codex.turnSteer(
-                    threadId: message.threadId, text: message.text, expectedTurnId: running, extraInput: extraInput,
-                    timeout: policy.codexTimeout)
-                attachments.claim(message.attachments, for: message.threadId)
-                // A running turn keeps its mode; the thread's next turns take the one chosen here.
-                if let mode = message.collaborationMode { plans.rememberMode(mode, of: message.threadId) }
-                return Accepted(threadId: message.threadId, turnId: turnId)
-            } catch let error as CodexError where error.code == .rpc {
-                // The turn ended meanwhile: start a new one.
-            }
-        }
-        let turnId = try await plans.startTurn(
-            TurnStart(
-                threadId: message.threadId, text: message.text, policy: turnPolicy, model: message.model, effort: message.effort,
-                extraInput: extraInput, collaborationMode: message.collaborationMode))
-        attachments.claim(message.attachments, for: message.threadId)
-        if book[message.threadId]?.policy != turnPolicy {
-            book.setPolicy(turnPolicy, of: message.threadId)
-            await threadPolicies.remember(turnPolicy, of: message.threadId)
-        }
-        return Accepted(threadId: message.threadId, turnId: turnId)
+    /// `sendMessage {mode: "queue"}` while a turn runs or the queue is about to start one: queued, in the step
+    /// that saw it busy (nil: not queued, the message steers or starts a turn).
+    func queueIfBusy(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) throws -> Accepted? {
+        guard message.mode == .queue, isBusy(message.threadId) else { return nil }
+        return try queueMessage(message, policy: turnPolicy, session: session)
     }
 
     /// After a Codex restart a thread must be resumed before it can be used again. The resume names the
@@ -222,25 +114,11 @@ extension ThreadHub {
     }
 }
 
-/// `readThread`'s answer beside Codex's thread: what the bridge keeps of it (Desks/Plans, Desks/Goals,
-/// Desks/SubAgents) and, mid-turn, the running turn's text so far from the journal.
 extension ThreadHub {
-    /// `readThread`'s answer: Codex's thread and what the bridge keeps beside it (goal, mode, plans, the running
-    /// turn's text so far, the approvals and questions with their answers).
-    func snapshot(of threadId: String, thread: JSONValue) async -> ThreadSnapshot {
-        plans.learn(thread: thread)
-        let kept = plans.plans(of: threadId)
-        let goal = await goals.goals(of: [threadId])[threadId]
-        let agents = desks.subAgents.shown(under: threadId)
-        var answer = ThreadSnapshot(
-            thread: thread, goal: goal, collaborationMode: plans.rememberedMode(of: threadId), plans: kept.isEmpty ? nil : kept,
-            subAgents: agents.isEmpty ? nil : agents, tokenUsage: book[threadId]?.tokenUsage)
-        // Mid-turn: the items Codex has not recorded yet, with their text so far, from the journal (issue 37 item 2).
-        if let running = book.runningTurnSince(of: threadId) {
-            await TurnSoFar.merge(into: &answer, from: storage.journal, threadId: threadId, running: running, through: events.lastSeq)
-        }
-        answer.requests = await journaledRequests.frames(of: threadId)
-        answer.voice = await voiceParts(of: threadId)
-        return answer
+    /// What `readThread`'s answer takes from the hub, read in one step (so its seam matches its running turn).
+    func snapshotFacts(of threadId: String) -> ThreadSnapshotFacts {
+        ThreadSnapshotFacts(
+            subAgents: desks.subAgents.shown(under: threadId), tokenUsage: book[threadId]?.tokenUsage,
+            running: book.runningTurnSince(of: threadId), seam: events.lastSeq)
     }
 }

@@ -5,14 +5,15 @@ import CodexControl
 /// the thread's policy (it is resumed with it first, like any turn).
 struct ReviewRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.on(.startReview) { (hub, review: StartReview, context) in
+        routes.on(.startReview) { (services, review: StartReview, context) in
             let target = try Self.codexTarget(review.target)
-            try await hub.ensureLoaded(review.threadId, policy: context.policy)
-            guard !hub.isBusy(review.threadId) else {
+            try await services.hub.ensureLoaded(review.threadId, policy: context.policy)
+            guard await !services.hub.isBusy(review.threadId) else {
                 throw HubError(.conflict, "a turn is running on thread \(review.threadId); review when it ends")
             }
-            let turnId = try await hub.codex.reviewStart(threadId: review.threadId, target: target, timeout: hub.policy.codexTimeout)
-            hub.desks.subAgents.reviewStarted(review.threadId, turnId: turnId)
+            let turnId = try await services.codex.reviewStart(
+                threadId: review.threadId, target: target, timeout: services.policy.codexTimeout)
+            await services.hub.reviewStarted(review.threadId, turnId: turnId)
             return .accepted(Accepted(threadId: review.threadId, turnId: turnId))
         }
     }

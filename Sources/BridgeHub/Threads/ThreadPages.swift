@@ -6,7 +6,7 @@ import CodexControl
 /// long thread opens at once and its older turns are fetched as the person scrolls back. Codex's cursor is passed
 /// through as it came (opaque; Codex refuses one of another thread, and the gate admitted this thread).
 struct ThreadPages: Sendable {
-    let hub: ThreadHub
+    let services: HubServices
 
     /// Most turns one answer holds; the page size when `readTurns` names none.
     static let maxTurns = 100
@@ -14,13 +14,13 @@ struct ThreadPages: Sendable {
     /// Longest cursor accepted (Codex's are under 200 bytes).
     static let maxCursorBytes = 4096
 
-    private var codex: any CodexPort { hub.codex }
-    private var timeout: Duration { hub.policy.codexTimeout }
+    private var codex: any CodexPort { services.codex }
+    private var timeout: Duration { services.policy.codexTimeout }
 
     /// `readThread`: every turn without `turns`, as before paging; else the newest `turns` and `olderTurns`.
     func read(_ read: ReadThread) async throws -> ThreadSnapshot {
         guard let count = read.turns else {
-            return await hub.snapshot(
+            return await snapshot(
                 of: read.threadId, thread: try await codex.threadRead(threadId: read.threadId, includeTurns: true, timeout: timeout))
         }
         let limit = try Self.limit(count)
@@ -33,7 +33,7 @@ struct ThreadPages: Sendable {
             object["turns"] = .array(page.turns)
             thread = .object(object)
         }
-        var snapshot = await hub.snapshot(of: read.threadId, thread: thread)
+        var snapshot = await snapshot(of: read.threadId, thread: thread)
         snapshot.olderTurns = page.older
         return snapshot
     }
@@ -45,8 +45,27 @@ struct ThreadPages: Sendable {
         }
         let page = try await turns(of: read.threadId, before: read.cursor, limit: try Self.limit(read.limit ?? Self.defaultTurns))
         let ids = Set(page.turns.compactMap { $0["id"]?.stringValue })
-        let requests = Self.requests(await hub.journaledRequests.frames(of: read.threadId), inTurns: ids)
+        let requests = Self.requests(await services.journaledRequests.frames(of: read.threadId), inTurns: ids)
         return TurnPage(threadId: read.threadId, turns: page.turns, olderTurns: page.older, requests: requests)
+    }
+
+    /// `readThread`'s answer: Codex's thread and what the bridge keeps beside it (goal, mode, plans, the running
+    /// turn's text so far from the journal, the approvals and questions with their answers).
+    private func snapshot(of threadId: String, thread: JSONValue) async -> ThreadSnapshot {
+        services.plans.learn(thread: thread)
+        let kept = services.plans.plans(of: threadId)
+        let goal = await services.goals.goals(of: [threadId])[threadId]
+        let facts = await services.hub.snapshotFacts(of: threadId)
+        var answer = ThreadSnapshot(
+            thread: thread, goal: goal, collaborationMode: services.plans.rememberedMode(of: threadId), plans: kept.isEmpty ? nil : kept,
+            subAgents: facts.subAgents.isEmpty ? nil : facts.subAgents, tokenUsage: facts.tokenUsage)
+        // Mid-turn: the items Codex has not recorded yet, with their text so far, from the journal (issue 37 item 2).
+        if let running = facts.running {
+            await TurnSoFar.merge(into: &answer, from: services.storage.journal, threadId: threadId, running: running, through: facts.seam)
+        }
+        answer.requests = await services.journaledRequests.frames(of: threadId)
+        answer.voice = await ThreadHub.voiceParts(of: threadId, journal: services.storage.journal, logger: services.logger)
+        return answer
     }
 
     /// One page of Codex's turns, turned oldest first.

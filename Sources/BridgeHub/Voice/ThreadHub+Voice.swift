@@ -191,9 +191,9 @@ extension ThreadHub {
     }
 
     /// `readThread`'s `voice`: the thread's transcript parts from the journal (nil when none, or unreadable).
-    func voiceParts(of threadId: String) async -> [VoiceTranscriptPart]? {
+    static func voiceParts(of threadId: String, journal: EventJournal, logger: Logger) async -> [VoiceTranscriptPart]? {
         do {
-            let frames = try await storage.journal.voiceFrames(of: threadId, limit: Self.maxVoiceParts)
+            let frames = try await journal.voiceFrames(of: threadId, limit: Self.maxVoiceParts)
             let parts = frames.compactMap { text -> VoiceTranscriptPart? in
                 guard let frame = try? JSONValue(parsing: Data(text.utf8)), let seq = frame["seq"]?.numberValue,
                     let role = frame["data"]?["role"]?.stringValue, let said = frame["data"]?["text"]?.stringValue

@@ -13,11 +13,11 @@ public enum RequestKind: String, CaseIterable, Sendable {
     case listPreviews, openPreview, revertThread, listCollaborationModes, accountUsage
     case listVoices, startVoice, stopVoice
 
-    /// What this kind of request is: its payload and answer, scope, exactly-once, audit and gate rule.
+    /// What this kind of request is: its payload and answer, scope, exactly-once, audit, gate rule and route.
     public var descriptor: RequestDescriptor {
         switch self {
         // Threads and turns.
-        case .listThreads: .read(ListThreads.self, answer: .threads)
+        case .listThreads: .read(ListThreads.self, answer: .threads, route: .everyMachine)
         case .searchThreads: .read(SearchThreads.self, answer: .threads)
         case .startThread: .action(StartThread.self, answer: .threadStarted, scope: .operate, gate: .newThread)
         case .sendMessage: .action(SendMessage.self, answer: .accepted, scope: .operate)
@@ -27,8 +27,8 @@ public enum RequestKind: String, CaseIterable, Sendable {
         // Not exactly-once: in the first form (still read) the frame's `id` is the message's `queuedId`, the same for each edit
         // of it; and an edit done twice leaves what one leaves (the last text wins).
         case .editQueued: .change(EditQueued.self, answer: .accepted, scope: .operate, gate: .thread)
-        case .subscribe: .read(Subscribe.self, answer: .subscribed, gate: .thread)
-        case .unsubscribe: .read(ThreadRef.self, answer: .unsubscribed)
+        case .subscribe: .read(Subscribe.self, answer: .subscribed, gate: .thread, route: .relayedHere)
+        case .unsubscribe: .read(ThreadRef.self, answer: .unsubscribed, route: .here)
         case .readThread: .read(ReadThread.self, answer: .thread, gate: .thread)
         case .readTurns: .read(ReadTurns.self, answer: .turns, gate: .thread)
         case .getDiff: .read(ThreadRef.self, answer: .diff, gate: .thread)
@@ -57,7 +57,7 @@ public enum RequestKind: String, CaseIterable, Sendable {
         case .listCollaborationModes: .read(ListCollaborationModes.self, answer: .collaborationModes)
         // The workstation's dev servers, on the preview origin.
         case .listPreviews: .change(ThreadRef.self, answer: .previews, scope: .operate, gate: .thread)
-        case .openPreview: .change(OpenPreview.self, answer: .preview, scope: .operate, gate: .thread)
+        case .openPreview: .change(OpenPreview.self, answer: .preview, scope: .operate, gate: .thread, route: .notForwarded)
         // Voice (Codex's realtime).
         case .listVoices: .read(ListVoices.self, answer: .voices)
         case .startVoice: .action(StartVoice.self, answer: .voiceStarted, scope: .operate)
@@ -86,12 +86,12 @@ public enum RequestKind: String, CaseIterable, Sendable {
         case .pairDevice: .change(PairDevice.self, answer: .pairingCode, scope: .admin)
         case .requestScopes: .change(RequestScopes.self, answer: .scopeRequest, scope: .observe)
         // Linked machines (the fleet layer answers these).
-        case .listMachines: RequestDescriptor(ListMachines.self, answer: .machines, scope: .admin)
-        case .addMachine: .change(AddMachine.self, answer: .machines, scope: .admin)
-        case .removeMachine: .change(RemoveMachine.self, answer: .machines, scope: .admin)
-        case .renameMachine: .change(RenameMachine.self, answer: .machines, scope: .admin)
+        case .listMachines: RequestDescriptor(ListMachines.self, answer: .machines, scope: .admin, route: .fleet)
+        case .addMachine: .change(AddMachine.self, answer: .machines, scope: .admin, route: .fleet)
+        case .removeMachine: .change(RemoveMachine.self, answer: .machines, scope: .admin, route: .fleet)
+        case .renameMachine: .change(RenameMachine.self, answer: .machines, scope: .admin, route: .fleet)
         // Any fleet device's: the link to an offline machine tries again now (a phone's Try now).
-        case .retryMachine: .read(RetryMachine.self, answer: .accepted)
+        case .retryMachine: .read(RetryMachine.self, answer: .accepted, route: .fleet)
         }
     }
 

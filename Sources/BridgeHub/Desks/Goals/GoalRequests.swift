@@ -13,19 +13,19 @@ struct GoalRequests: RequestCollection {
     static let maxBudget: Int64 = 1_000_000_000_000
 
     func register(into routes: inout RequestRoutes) {
-        routes.on(.setGoal) { (hub, request: SetGoal, context) in
+        routes.on(.setGoal) { (services, request: SetGoal, context) in
             let objective = try Self.objective(request)
-            try await hub.ensureLoaded(request.threadId, policy: context.policy)
-            let answer = try await hub.codex.threadGoalSet(
-                threadId: request.threadId, objective: objective, tokenBudget: request.tokenBudget, timeout: hub.policy.codexTimeout)
+            try await services.hub.ensureLoaded(request.threadId, policy: context.policy)
+            let answer = try await services.codex.threadGoalSet(
+                threadId: request.threadId, objective: objective, tokenBudget: request.tokenBudget, timeout: services.policy.codexTimeout)
             guard let goal = GoalBook.goal(from: answer) else { throw CodexError.protocolViolation("thread/goal/set answered no goal") }
-            hub.goals.record(goal, of: request.threadId)
-            hub.logger.info("Goal set", metadata: ["bridge.thread.id": "\(request.threadId)", "bridge.goal.status": "\(goal.status)"])
+            services.goals.record(goal, of: request.threadId)
+            services.logger.info("Goal set", metadata: ["bridge.thread.id": "\(request.threadId)", "bridge.goal.status": "\(goal.status)"])
             return .goal(GoalSet(threadId: request.threadId, goal: goal))
         }
-        routes.on(.clearGoal) { (hub, ref: ThreadRef, _) in
-            try await hub.codex.threadGoalClear(threadId: ref.threadId, timeout: hub.policy.codexTimeout)
-            hub.goals.record(nil, of: ref.threadId)
+        routes.on(.clearGoal) { (services, ref: ThreadRef, _) in
+            try await services.codex.threadGoalClear(threadId: ref.threadId, timeout: services.policy.codexTimeout)
+            services.goals.record(nil, of: ref.threadId)
             return .accepted(Accepted(threadId: ref.threadId))
         }
     }

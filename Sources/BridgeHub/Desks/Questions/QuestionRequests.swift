@@ -8,7 +8,7 @@ import Logging
 /// Codex's side (ThreadHub+Questions).
 struct QuestionRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.on(.answerInput) { (hub, answer: AnswerInput, context) in
+        routes.onHub(.answerInput) { (hub, answer: AnswerInput, context) in
             let deviceId = context.session.principal.deviceId
             let deviceName = await hub.deviceName(deviceId)
             // The name's lookup suspended: the desk says whether the question is still open.

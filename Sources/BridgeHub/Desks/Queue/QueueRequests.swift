@@ -6,14 +6,14 @@ import BridgeProtocol
 /// (ThreadHub+Queue).
 struct QueueRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.on(.cancelQueued) { (hub, cancel: CancelQueued, _) in
+        routes.onHub(.cancelQueued) { (hub, cancel: CancelQueued, _) in
             guard hub.desks.queue.cancel(cancel.queuedId, on: cancel.threadId) != nil else {
                 throw MessageQueue.notWaiting(cancel.queuedId, on: cancel.threadId)
             }
             hub.unqueued(cancel.threadId, cancel.queuedId, reason: .cancelled)
             return .accepted(Accepted(threadId: cancel.threadId, queuedId: cancel.queuedId))
         }
-        routes.on(.reorderQueued) { (hub, reorder: ReorderQueued, _) in
+        routes.onHub(.reorderQueued) { (hub, reorder: ReorderQueued, _) in
             do {
                 try hub.desks.queue.reorder(reorder.ids, on: reorder.threadId)
             } catch {
@@ -26,7 +26,7 @@ struct QueueRequests: RequestCollection {
             hub.lineChanged(of: reorder.threadId)
             return .accepted(Accepted(threadId: reorder.threadId))
         }
-        routes.on(.editQueued) { (hub, edit: EditQueued, _) in
+        routes.onHub(.editQueued) { (hub, edit: EditQueued, _) in
             guard !edit.text.allSatisfy(\.isWhitespace) else { throw HubError(.badRequest, "text must not be empty") }
             guard hub.desks.queue.edit(edit.queuedId, on: edit.threadId, text: edit.text) != nil else {
                 throw MessageQueue.notWaiting(edit.queuedId, on: edit.threadId)

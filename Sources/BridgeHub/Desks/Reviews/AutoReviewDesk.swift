@@ -40,6 +40,20 @@ struct AutoReviewDesk {
         order.removeAll { $0 == reviewId }
     }
 
+    /// Takes the denial `reviewId` of `threadId` for an override (a second override finds none meanwhile).
+    mutating func take(_ reviewId: String, of threadId: String) -> Denial? {
+        guard let denial = denial(reviewId, of: threadId) else { return nil }
+        remove(reviewId)
+        return denial
+    }
+
+    /// Keeps a taken denial again: its override failed, a person may try again.
+    mutating func restore(_ reviewId: String, _ denial: Denial) {
+        if denials[reviewId] == nil { order.append(reviewId) }
+        denials[reviewId] = denial
+        while order.count > Self.limit { denials[order.removeFirst()] = nil }
+    }
+
     /// Codex's app-server notification (camelCase, v2) as the core event its override method parses (snake_case):
     /// `{id, target_item_id, turn_id, status, risk_level, user_authorization, rationale, decision_source, action}`,
     /// the action's keys and its `source` in snake_case (`unifiedExec` → `unified_exec`).

@@ -2,21 +2,28 @@ import BridgeProtocol
 import CodexControl
 
 /// `approveDeniedAction`: a person overrides the automatic reviewer's denial (``AutoReviewDesk``), once, through
-/// Codex's `thread/approveGuardianDeniedAction`; every subscriber learns who (`bridge/deniedActionApproved`).
+/// Codex's `thread/approveGuardianDeniedAction`; every subscriber learns who (`bridge/deniedActionApproved`). It runs
+/// beside the hub: the denial is taken in one step of the hub's port, kept again when Codex refuses.
 struct AutoReviewRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.on(.approveDeniedAction) { (hub, approve: ApproveDeniedAction, context) in
-            guard let denial = hub.desks.autoReviews.denial(approve.reviewId, of: approve.threadId) else {
+        routes.on(.approveDeniedAction) { (services, approve: ApproveDeniedAction, context) in
+            // Taken in the step that finds it: a second override meanwhile finds none.
+            guard let denial = await services.hub.takeDenial(approve.reviewId, of: approve.threadId) else {
                 throw HubError(
                     .notFound, "no denied automatic review \(approve.reviewId.prefix(128)) on this thread (already overridden or unknown)")
             }
-            try await hub.ensureLoaded(approve.threadId, policy: context.policy)
-            try await hub.codex.threadApproveGuardianDeniedAction(
-                threadId: approve.threadId, event: denial.event, timeout: hub.policy.codexTimeout)
-            hub.desks.autoReviews.remove(approve.reviewId)
+            do {
+                try await services.hub.ensureLoaded(approve.threadId, policy: context.policy)
+                try await services.codex.threadApproveGuardianDeniedAction(
+                    threadId: approve.threadId, event: denial.event, timeout: services.policy.codexTimeout)
+            } catch {
+                await services.hub.restoreDenial(approve.reviewId, denial)
+                throw error
+            }
             var data: [String: JSONValue] = ["threadId": .string(approve.threadId), "reviewId": .string(approve.reviewId)]
             if let deviceId = context.session.principal.deviceId { data["deviceId"] = .string(deviceId) }
-            hub.publishEvent("bridge/deniedActionApproved", data: .object(data), threadId: approve.threadId)
+            await services.hub.publishEvent(
+                "bridge/deniedActionApproved", data: .object(data), threadId: approve.threadId, turnId: nil, dataJSON: nil)
             return .accepted(Accepted(threadId: approve.threadId))
         }
     }
