@@ -65,6 +65,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     var sharedThreads = SharedThreadTracker()
     /// Attachments (Uploads/): the uploads a request names, and when they go.
     let attachments: Attachments
+    /// Where live-only notifications go (Events/LiveEvents).
+    let liveEvents: any LiveEvents
     /// Notifications (nil: off); see Push/.
     let push: PushCoordinator?
     /// What events mean for notices and the sleep inhibitor (Push/PushSignals).
@@ -96,12 +98,14 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     ///   - previews: serves `listPreviews` and `openPreview` (nil: `not_found`).
     ///   - gitEnvironment: where the git requests find git and gh, and the user environment they may use (nil: this
     ///     process's; tests: a home of their own).
+    ///   - liveEvents: receives the live-only notifications (voice audio); the default drops them.
     public init(
         codex: any CodexPort, policy: Policy, storage: HubStorage, logger: Logger, uploads: UploadStore? = nil,
         push: PushCoordinator? = nil, inhibitor: SleepInhibitor? = nil, previews: Previews? = nil,
-        gitEnvironment: [String: String]? = nil
+        gitEnvironment: [String: String]? = nil, liveEvents: any LiveEvents = NoLiveEvents()
     ) throws {
         self.codex = codex
+        self.liveEvents = liveEvents
         self.attachments = Attachments(uploads: uploads)
         self.push = push
         self.pushSignals = PushSignals(push: push, inhibitor: inhibitor)
@@ -188,8 +192,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
             startWaitingMessages()
         case .stopped(let generation, let reason):
             codexStopped(generation: generation, reason: reason)
-        case .inbound(.notification(let method, let params, let paramsJSON)):
-            notification(method: method, params: params, paramsJSON: paramsJSON)
+        case .inbound(.notification(let note)):
+            notification(note)
         case .inbound(.relayed(let note)):
             relayed(note)
         case .inbound(.serverRequest(let id, let method, let params)):
@@ -199,33 +203,46 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         }
     }
 
-    func notification(method: String, params: JSONValue, paramsJSON: String?) {
-        // Commands' output names no thread (CommandService).
-        if method == "command/exec/outputDelta" { return commands.outputDelta(params) }
+    /// A Codex notification, as its kind's ``EventDescriptor`` says: journaled, live or internal.
+    func notification(_ note: CodexNotification) {
+        let params = note.params
+        switch EventDescriptor.of(note.kind).disposition {
+        case .internal:
+            // Commands' output names no thread (CommandService); the other internal kinds concern no phone.
+            if note.kind == .commandExecOutputDelta { commands.outputDelta(params) }
+            return
+        case .live:
+            guard let threadId = params["threadId"]?.stringValue else { return }
+            if commitMessages.isOwn(threadId) { return }
+            return liveEvents.live(note, threadId: threadId)
+        case .journaled:
+            break
+        }
+        let method = note.method
+        let paramsJSON = note.paramsJSON
         // The account's rate limits name no thread: to `*` subscribers, when they changed (RateLimitRelay).
-        if method == RateLimitRelay.method {
+        if note.kind == .accountRateLimitsUpdated {
             guard rateLimits.admit(params) else { return }
             return publishEvent(method, data: params, threadId: RateLimitRelay.threadId, dataJSON: paramsJSON)
         }
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
-        if commitMessages.take(method: method, params: params, threadId: threadId) { return }  // CommitMessageWriter
-        if codex.isShared, !SharedFollower.admits(method: method, params: params, paramsJSON: paramsJSON, threadId: threadId, on: self) {
-            return
-        }
+        if commitMessages.take(note, threadId: threadId) { return }  // CommitMessageWriter
+        if codex.isShared, !SharedFollower.admits(note, threadId: threadId, on: self) { return }
+        let kind = EventKind(note.kind)
         // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
         // which its items and `turn/completed` carry): the root is the thread's turn (not so for a sub-agent's).
         let turnId = desks.subAgents.eventTurnId(params, threadId: threadId) { book.owner(ofTurn: $0, besides: threadId) }
         book.know(threadId, cwd: params["thread"]?["cwd"]?.stringValue, generation: generation)
         book.observe(
-            method, threadId: threadId, turnId: turnId, diff: params["diff"]?.stringValue, tokenUsage: params["tokenUsage"],
+            kind, threadId: threadId, turnId: turnId, diff: params["diff"]?.stringValue, tokenUsage: params["tokenUsage"],
             since: events.lastSeq)
         // Codex's own text of the params goes out as `data` (no second encoding).
         publishEvent(method, data: params, threadId: threadId, turnId: turnId, dataJSON: paramsJSON)
-        pushSignals.observe(method: method, params: params, threadId: threadId, running: book.runningCount)
-        observeDesks(method: method, params: params, threadId: threadId)
-        switch method {
-        case "serverRequest/resolved": codexResolvedRequest(params)
-        case "turn/completed":
+        pushSignals.observe(kind, params: params, threadId: threadId, running: book.runningCount)
+        observeDesks(kind, params: params, threadId: threadId)
+        switch note.kind {
+        case .serverRequestResolved: codexResolvedRequest(params)
+        case .turnCompleted:
             cancelInputs { $0.request.threadId == threadId && ($0.request.turnId == turnId || turnId == nil) }
             attachments.turnEnded(threadId)
             turnEnded(threadId, turnId: turnId)
@@ -303,8 +320,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
         for (threadId, turnId) in book.stopAll() {
             let data = BridgeTurnEvent.failedData(threadId: threadId, turnId: turnId, reason: reason)
             publishEvent(BridgeTurnEvent.failed, data: data, threadId: threadId, turnId: turnId)
-            pushSignals.observe(method: BridgeTurnEvent.failed, params: data, threadId: threadId, running: book.runningCount)
-            observeDesks(method: BridgeTurnEvent.failed, params: data, threadId: threadId)
+            pushSignals.observe(.turnFailed, params: data, threadId: threadId, running: book.runningCount)
+            observeDesks(.turnFailed, params: data, threadId: threadId)
         }
         for request in desks.approvals.cancelAll(generation: generation) {
             publish(threadId: request.threadId) { seq in

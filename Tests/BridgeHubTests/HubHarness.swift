@@ -23,7 +23,7 @@ final class HubHarness: Sendable {
 
     init(
         policy: ((WorkspaceRoots) -> ThreadHub.Policy)? = nil, directory: URL? = nil, shared: Bool = false, uploadLimit: Int? = nil,
-        gitEnvironment: [String: String]? = nil
+        gitEnvironment: [String: String]? = nil, liveEvents: any LiveEvents = NoLiveEvents()
     ) async throws {
         codex = FakeCodexPort(shared: shared)
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("hub-\(UUID().uuidString)")
@@ -39,7 +39,7 @@ final class HubHarness: Sendable {
         uploads = try uploadLimit.map { try UploadStore(directory: directory.appendingPathComponent("uploads"), maxBytes: $0) }
         hub = try ThreadHub(
             codex: codex, policy: policy?(roots) ?? ThreadHub.Policy(roots: roots), storage: storage, logger: logger, uploads: uploads,
-            gitEnvironment: gitEnvironment)
+            gitEnvironment: gitEnvironment, liveEvents: liveEvents)
         let hub = self.hub
         runner = Task { try await hub.run() }
         await codex.events.send(.started(generation: 1))

@@ -6,12 +6,13 @@ import Logging
 
 extension ThreadHub {
     /// A delta read without a params tree (``CodexRelayedNotification``): numbered, journaled and sent with
-    /// Codex's params text as `data`, exactly as ``notification(method:params:paramsJSON:)`` would (same seq,
-    /// same journal row, same frame), minus the work a delta never needs (turn bookkeeping, push). On a
-    /// shared app-server every notification takes the full path (the tracker reads the params).
+    /// Codex's params text as `data`, exactly as ``notification(_:)`` would (same seq, same journal row, same
+    /// frame), minus the work a delta never needs (turn bookkeeping, push). A kind someone observes, one that is
+    /// not journaled, and every notification on a shared app-server (the tracker reads the params) take the full
+    /// path.
     func relayed(_ note: CodexRelayedNotification) {
-        if codex.isShared || !events.relayFrame.relaysAsIs(note.method) {
-            notification(method: note.method, params: note.params, paramsJSON: note.paramsJSON)
+        if codex.isShared || !events.relayFrame.relaysAsIs(note.kind) {
+            notification(note.parsed)
             return
         }
         let threadId = note.threadId
