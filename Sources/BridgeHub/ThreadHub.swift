@@ -89,6 +89,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering {
     var relayedPending = RelayedPending()
     /// How many notifications each linked machine may still send (the fleet's relay port).
     var relayNotices = RelayNotices()
+    /// Each linked machine's highest seq journaled here (the fleet's relay port journals a message once).
+    var relayCursors = RelayCursors()
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
