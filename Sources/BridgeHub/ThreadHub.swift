@@ -89,6 +89,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
     var relayNotices = RelayNotices()
     /// The threads' voice sessions and the starts waiting for Codex (Voice/).
     var voice = VoiceDesk()
+    /// Each linked machine's highest seq journaled here (the fleet's relay port journals a message once).
+    var relayCursors = RelayCursors()
 
     /// A hub over a journal: continues `seq` after the last journaled one and reports the turns and approvals
     /// that were open when the bridge stopped (`bridge/turnFailed` "bridge restarted", `approvalResolved` cancel).
@@ -190,8 +192,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
             startWaitingMessages()
         case .stopped(let generation, let reason):
             codexStopped(generation: generation, reason: reason)
-        case .inbound(.notification(let method, let params, let paramsJSON)):
-            notification(method: method, params: params, paramsJSON: paramsJSON)
+        case .inbound(.notification(let note)):
+            notification(note)
         case .inbound(.relayed(let note)):
             relayed(note)
         case .inbound(.serverRequest(let id, let method, let params)):
@@ -201,34 +203,48 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
         }
     }
 
-    func notification(method: String, params: JSONValue, paramsJSON: String?) {
-        // Commands' output names no thread (CommandService).
-        if method == "command/exec/outputDelta" { return commands.outputDelta(params) }
+    /// A Codex notification, as its kind's ``EventDescriptor`` says: journaled, live or internal.
+    func notification(_ note: CodexNotification) {
+        let params = note.params
+        switch EventDescriptor.of(note.kind).disposition {
+        case .internal:
+            // Commands' output names no thread (CommandService); the other internal kinds concern no phone.
+            // Codex's realtime kinds go to the voice desk (Voice/: its transcripts journaled as bridge/voiceTranscript);
+            // an account change makes voice's checks run again.
+            if note.kind == .commandExecOutputDelta { commands.outputDelta(params) } else { _ = voiceNotification(method: note.method, params: params) }
+            return
+        case .live:
+            // The model's voice: to the phone's live stream (Voice/), never numbered, journaled or replayed.
+            _ = voiceNotification(method: note.method, params: params)
+            return
+        case .journaled:
+            break
+        }
+        let method = note.method
+        let paramsJSON = note.paramsJSON
         // The account's rate limits name no thread: to `*` subscribers, when they changed (RateLimitRelay).
-        if method == RateLimitRelay.method {
+        if note.kind == .accountRateLimitsUpdated {
             guard rateLimits.admit(params) else { return }
             return publishEvent(method, data: params, threadId: RateLimitRelay.threadId, dataJSON: paramsJSON)
         }
-        if voiceNotification(method: method, params: params) { return }  // Voice/: never journaled as they are
         guard let threadId = params["threadId"]?.stringValue ?? params["thread"]?["id"]?.stringValue else { return }
-        if commitMessages.take(method: method, params: params, threadId: threadId) { return }  // CommitMessageWriter
-        if codex.isShared, !SharedFollower.admits(method: method, params: params, paramsJSON: paramsJSON, threadId: threadId, on: self) {
-            return
-        }
+        if commitMessages.take(note, threadId: threadId) { return }  // CommitMessageWriter
+        if codex.isShared, !SharedFollower.admits(note, threadId: threadId, on: self) { return }
+        let kind = EventKind(note.kind)
         // A review runs as a child turn whose `turn/started` names its root (the turn `review/start` answered,
         // which its items and `turn/completed` carry): the root is the thread's turn (not so for a sub-agent's).
         let turnId = desks.subAgents.eventTurnId(params, threadId: threadId) { book.owner(ofTurn: $0, besides: threadId) }
         book.know(threadId, cwd: params["thread"]?["cwd"]?.stringValue, generation: generation)
         book.observe(
-            method, threadId: threadId, turnId: turnId, diff: params["diff"]?.stringValue, tokenUsage: params["tokenUsage"],
+            kind, threadId: threadId, turnId: turnId, diff: params["diff"]?.stringValue, tokenUsage: params["tokenUsage"],
             since: events.lastSeq)
         // Codex's own text of the params goes out as `data` (no second encoding).
         publishEvent(method, data: params, threadId: threadId, turnId: turnId, dataJSON: paramsJSON)
-        pushSignals.observe(method: method, params: params, threadId: threadId, running: book.runningCount)
-        observeDesks(method: method, params: params, threadId: threadId)
-        switch method {
-        case "serverRequest/resolved": codexResolvedRequest(params)
-        case "turn/completed":
+        pushSignals.observe(kind, params: params, threadId: threadId, running: book.runningCount)
+        observeDesks(kind, params: params, threadId: threadId)
+        switch note.kind {
+        case .serverRequestResolved: codexResolvedRequest(params)
+        case .turnCompleted:
             cancelInputs { $0.request.threadId == threadId && ($0.request.turnId == turnId || turnId == nil) }
             attachments.turnEnded(threadId)
             turnEnded(threadId, turnId: turnId)
@@ -307,8 +323,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
         for (threadId, turnId) in book.stopAll() {
             let data = BridgeTurnEvent.failedData(threadId: threadId, turnId: turnId, reason: reason)
             publishEvent(BridgeTurnEvent.failed, data: data, threadId: threadId, turnId: turnId)
-            pushSignals.observe(method: BridgeTurnEvent.failed, params: data, threadId: threadId, running: book.runningCount)
-            observeDesks(method: BridgeTurnEvent.failed, params: data, threadId: threadId)
+            pushSignals.observe(.turnFailed, params: data, threadId: threadId, running: book.runningCount)
+            observeDesks(.turnFailed, params: data, threadId: threadId)
         }
         for request in desks.approvals.cancelAll(generation: generation) {
             publish(threadId: request.threadId) { seq in

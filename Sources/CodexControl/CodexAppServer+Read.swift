@@ -42,7 +42,7 @@ extension CodexAppServer {
         case .errorResponse(let id, let code, let message, let data):
             items.append(.answer(id: id, .failure(.rpc(code: code, message: message, data: data))))
         case .notification(let method, let params, let paramsJSON):
-            items.append(.inbound(.notification(method: method, params: params, paramsJSON: paramsJSON)))
+            items.append(.inbound(.notification(CodexNotification(method: method, params: params, paramsJSON: paramsJSON))))
         case .request(let id, let method, let params):
             items.append(.inbound(.serverRequest(id: CodexRequestID(generation: generation, value: id), method: method, params: params)))
         }
@@ -53,8 +53,9 @@ extension CodexAppServer {
         // The hub takes the thread id from `threadId` before `thread.id`, the turn id from `turnId` before `turn`,
         // and a new thread's cwd from `thread`: relayed only when what the scan found is all there is.
         guard let threadRange = scan.threadId, !scan.hasThread, scan.turnId != nil || !scan.hasTurn,
-            let method = cache.method(UnsafeRawBufferPointer(rebasing: line[scan.method]), in: options.relayedMethods)
+            let found = cache.method(UnsafeRawBufferPointer(rebasing: line[scan.method]), in: options.relayedMethods)
         else { return nil }
+        let (method, kind) = found
         let threadId: String
         var turnId: String?
         if scan.idsEscaped {
@@ -70,7 +71,7 @@ extension CodexAppServer {
             turnId = scan.turnId.map { cache.turn.string(UnsafeRawBufferPointer(rebasing: line[$0])) }
         }
         let paramsJSON = String(decoding: UnsafeRawBufferPointer(rebasing: line[scan.params]), as: UTF8.self)
-        return CodexRelayedNotification(method: method, threadId: threadId, turnId: turnId, paramsJSON: paramsJSON)
+        return CodexRelayedNotification(method: method, kind: kind, threadId: threadId, turnId: turnId, paramsJSON: paramsJSON)
     }
 
     /// The string whose contents are at `range` (its quotes around it), escapes decoded.
@@ -154,13 +155,13 @@ extension CodexAppServer {
         }
         var thread = Last()
         var turn = Last()
-        private var methods: [(bytes: [UInt8], name: String)] = []
+        private var methods: [(bytes: [UInt8], name: String, kind: CodexNotification.Kind?)] = []
 
-        /// The relayed method spelled by `raw`, or nil.
-        mutating func method(_ raw: UnsafeRawBufferPointer, in relayed: Set<String>) -> String? {
-            if methods.isEmpty { methods = relayed.map { (Array($0.utf8), $0) } }
-            for (bytes, name) in methods where bytes.count == raw.count && !raw.isEmpty {
-                if bytes.withUnsafeBytes({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }) { return name }
+        /// The relayed method spelled by `raw` and its kind, or nil.
+        mutating func method(_ raw: UnsafeRawBufferPointer, in relayed: Set<String>) -> (String, CodexNotification.Kind?)? {
+            if methods.isEmpty { methods = relayed.map { (Array($0.utf8), $0, CodexNotification.Kind(method: $0)) } }
+            for (bytes, name, kind) in methods where bytes.count == raw.count && !raw.isEmpty {
+                if bytes.withUnsafeBytes({ memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 }) { return (name, kind) }
             }
             return nil
         }

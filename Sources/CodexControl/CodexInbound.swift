@@ -44,9 +44,9 @@ public enum CodexExitReason: Sendable, Hashable, CustomStringConvertible {
 
 /// A message from one `codex app-server` child that is not an answer to one of our requests.
 public enum CodexInbound: Sendable, Hashable {
-    /// A notification (`turn/started`, `item/agentMessage/delta`, `turn/completed`, ...), params unchanged;
-    /// `paramsJSON` is the params exactly as Codex wrote them (valid JSON text), to relay without re-encoding.
-    case notification(method: String, params: JSONValue, paramsJSON: String? = nil)
+    /// A notification (`turn/started`, `item/agentMessage/delta`, `turn/completed`, ...), its kind read from
+    /// the method, params unchanged.
+    case notification(CodexNotification)
     /// A notification of one of ``CodexAppServer/Options/relayedMethods`` (the deltas, most of what Codex
     /// sends), read without parsing its params: relay ``CodexRelayedNotification/paramsJSON`` as is.
     case relayed(CodexRelayedNotification)

@@ -9,6 +9,8 @@ import Foundation
 public final class CodexRelayedNotification: Sendable, Hashable, CustomStringConvertible {
     /// `item/agentMessage/delta`, ... (one of ``CodexAppServer/Options/relayedMethods``).
     public let method: String
+    /// The method's kind (nil: a method this bridge does not know).
+    public let kind: CodexNotification.Kind?
     /// `params.threadId`.
     public let threadId: String
     /// `params.turnId`, when present.
@@ -16,8 +18,14 @@ public final class CodexRelayedNotification: Sendable, Hashable, CustomStringCon
     /// The params object as Codex wrote it.
     public let paramsJSON: String
 
-    public init(method: String, threadId: String, turnId: String?, paramsJSON: String) {
+    public convenience init(method: String, threadId: String, turnId: String?, paramsJSON: String) {
+        self.init(method: method, kind: CodexNotification.Kind(method: method), threadId: threadId, turnId: turnId, paramsJSON: paramsJSON)
+    }
+
+    /// With its kind already known (the reader's cache of method names).
+    init(method: String, kind: CodexNotification.Kind?, threadId: String, turnId: String?, paramsJSON: String) {
         self.method = method
+        self.kind = kind
         self.threadId = threadId
         self.turnId = turnId
         self.paramsJSON = paramsJSON
@@ -39,5 +47,10 @@ public final class CodexRelayedNotification: Sendable, Hashable, CustomStringCon
     /// The params as a value (parsed now; `.null` if the text is not JSON, which the reader never hands out).
     public var params: JSONValue {
         (try? JSONValue(parsing: Data(paramsJSON.utf8))) ?? .null
+    }
+
+    /// The same notification with its params parsed.
+    public var parsed: CodexNotification {
+        CodexNotification(kind: kind, method: method, params: params, paramsJSON: paramsJSON)
     }
 }

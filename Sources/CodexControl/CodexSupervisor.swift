@@ -11,7 +11,7 @@ import Synchronization
 ///     for await event in supervisor.events {
 ///         switch event {
 ///         case .started(let generation): ...   // > 1: a restart; threadResume before reusing a thread
-///         case .inbound(.notification(let method, let params, _)): ...
+///         case .inbound(.notification(let note)): ... note.kind, note.params
 ///         case .inbound(.serverRequest(let id, let method, let params)): ...  // later: respond(to: id, ...)
 ///         case .stopped(let generation, let reason): ...  // fail the running turns of that generation
 ///         case .inbound(.exited): break        // never sent by the supervisor

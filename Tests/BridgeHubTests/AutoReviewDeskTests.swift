@@ -1,4 +1,5 @@
 import BridgeProtocol
+import CodexControl
 import Foundation
 import Testing
 
@@ -19,7 +20,7 @@ import Testing
 
     @Test func aDenialBecomesTheEventCodexTakesBack() throws {
         var desk = AutoReviewDesk()
-        desk.observe(method: AutoReviewDesk.completedMethod, params: try Self.params(Self.denied), threadId: "t1")
+        desk.observe(.codex(.itemAutoApprovalReviewCompleted), params: try Self.params(Self.denied), threadId: "t1")
         let denial = try #require(desk.denial("r1", of: "t1"))
         let expected = try Self.params(
             #"""
@@ -37,12 +38,12 @@ import Testing
     @Test func onlyDenialsAreKeptAndOnlyTheLatestOnes() throws {
         var desk = AutoReviewDesk()
         let approved = Self.denied.replacingOccurrences(of: #""status":"denied""#, with: #""status":"approved""#)
-        desk.observe(method: AutoReviewDesk.completedMethod, params: try Self.params(approved), threadId: "t1")
-        desk.observe(method: "item/autoApprovalReview/started", params: try Self.params(Self.denied), threadId: "t1")
+        desk.observe(.codex(.itemAutoApprovalReviewCompleted), params: try Self.params(approved), threadId: "t1")
+        desk.observe(.codex(.itemAutoApprovalReviewStarted), params: try Self.params(Self.denied), threadId: "t1")
         #expect(desk.denial("r1", of: "t1") == nil)
         for n in 0...AutoReviewDesk.limit {
             let text = Self.denied.replacingOccurrences(of: #""reviewId":"r1""#, with: #""reviewId":"r\#(n)""#)
-            desk.observe(method: AutoReviewDesk.completedMethod, params: try Self.params(text), threadId: "t1")
+            desk.observe(.codex(.itemAutoApprovalReviewCompleted), params: try Self.params(text), threadId: "t1")
         }
         #expect(desk.denial("r0", of: "t1") == nil)
         #expect(desk.denial("r\(AutoReviewDesk.limit)", of: "t1") != nil)

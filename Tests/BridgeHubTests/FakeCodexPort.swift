@@ -56,7 +56,7 @@ final class FakeCodexPort: CodexPort {
 
     /// Pushes a notification as Codex would send it (its params' JSON text included).
     func notify(_ method: String, _ params: JSONValue) async {
-        await events.send(.inbound(.notification(method: method, params: params, paramsJSON: params.jsonText)))
+        await events.send(.inbound(.notification(CodexNotification(method: method, params: params, paramsJSON: params.jsonText))))
     }
 
     /// Pushes a server request (an approval).

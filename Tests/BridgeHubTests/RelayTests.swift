@@ -46,7 +46,7 @@ import Testing
         let paramsJSON = #"{"threadId":"t1","turnId":"u1","itemId":"m","delta":"a \"b\" \u00e9 😀"}"#
         let params = try JSONValue(parsing: Data(paramsJSON.utf8))
         await harness.codex.events.send(
-            .inbound(.notification(method: "item/agentMessage/delta", params: params, paramsJSON: paramsJSON)))
+            .inbound(.notification(CodexNotification(method: "item/agentMessage/delta", params: params, paramsJSON: paramsJSON))))
         await harness.codex.events.send(
             .inbound(
                 .relayed(
@@ -101,9 +101,11 @@ import Testing
         let deadline = ContinuousClock.now + HubHarness.patience
         while try harness.storage.journal.lastSeq() == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(await harness.hub.book["t7"]?.runningTurnId == "u7")
-        var frame = RelayFrame()
-        let answers = ["item/agentMessage/delta", "turn/completed", "item/plan/delta", "item/plan/delta"].map { frame.relaysAsIs($0) }
-        #expect(answers == [true, false, true, true])
+        let frame = RelayFrame()
+        let kinds: [CodexNotification.Kind?] = [
+            .itemAgentMessageDelta, .turnCompleted, .itemPlanDelta, .threadRealtimeOutputAudioDelta, nil,
+        ]
+        #expect(kinds.map { frame.relaysAsIs($0) } == [true, false, true, false, false])
     }
 
     @Test func pacingNotesEachSessionOnceAndForgetsAfterATake() {

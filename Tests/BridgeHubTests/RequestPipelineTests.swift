@@ -77,7 +77,7 @@ import Testing
             return [:]
         }
         let seq = await harness.hub.lastSeq
-        await harness.codex.notify(AutoReviewDesk.completedMethod, try AutoReviewDeskTests.params(AutoReviewDeskTests.denied))
+        await harness.codex.notify("item/autoApprovalReview/completed", try AutoReviewDeskTests.params(AutoReviewDeskTests.denied))
         try await harness.processed(after: seq)
         let override = BridgeRequest(.approveDeniedAction, ApproveDeniedAction(threadId: "t1", reviewId: "r1"))
         async let first = harness.request(override, phone)

@@ -37,16 +37,16 @@ import Testing
     @Test func turnsStartAndEndAndADiffIsKept() {
         var book = ThreadBook()
         book.know("t", generation: 1)
-        book.observe("turn/started", threadId: "t", turnId: "u1")
+        book.observe(EventKind(method: "turn/started"), threadId: "t", turnId: "u1")
         #expect(book.runningTurn(of: "t") == "u1")
         #expect(book.runningCount == 1)
-        book.observe("turn/completed", threadId: "t", turnId: "other")  // a child turn's end: u1 still runs
+        book.observe(EventKind(method: "turn/completed"), threadId: "t", turnId: "other")  // a child turn's end: u1 still runs
         #expect(book.runningTurn(of: "t") == "u1")
-        book.observe("turn/diff/updated", threadId: "t", turnId: "u1", diff: "+x")
+        book.observe(EventKind(method: "turn/diff/updated"), threadId: "t", turnId: "u1", diff: "+x")
         #expect(book["t"]?.lastDiff == "+x")
-        book.observe("turn/completed", threadId: "t", turnId: nil)  // no turn id: whatever runs ends
+        book.observe(EventKind(method: "turn/completed"), threadId: "t", turnId: nil)  // no turn id: whatever runs ends
         #expect(book.runningTurn(of: "t") == nil)
-        book.observe("turn/started", threadId: "unknown", turnId: "u9")  // not known: nothing recorded
+        book.observe(EventKind(method: "turn/started"), threadId: "unknown", turnId: "u9")  // not known: nothing recorded
         #expect(book["unknown"] == nil)
     }
 
@@ -54,7 +54,7 @@ import Testing
         var book = ThreadBook()
         for threadId in ["b", "a", "c"] {
             book.know(threadId, generation: 1)
-            if threadId != "c" { book.observe("turn/started", threadId: threadId, turnId: "turn-\(threadId)") }
+            if threadId != "c" { book.observe(EventKind(method: "turn/started"), threadId: threadId, turnId: "turn-\(threadId)") }
         }
         let stopped = book.stopAll()
         #expect(stopped.map(\.threadId) == ["a", "b"])
@@ -67,7 +67,7 @@ import Testing
         var book = ThreadBook()
         book.know("parent", generation: 1)
         book.know("child", generation: 1)
-        book.observe("turn/started", threadId: "parent", turnId: "root")
+        book.observe(EventKind(method: "turn/started"), threadId: "parent", turnId: "root")
         #expect(book.owner(ofTurn: "root", besides: "child") == "parent")
         #expect(book.owner(ofTurn: "root", besides: "parent") == nil)
     }

@@ -112,12 +112,12 @@ import Testing
 
     @Test func theTrackerBackfillsOnlyWhatWasNotSeen() {
         var tracker = SharedThreadTracker()
-        _ = tracker.note(threadId: "t", method: "turn/started", params: ["threadId": "t", "turn": ["id": "turn-1"]], paramsJSON: nil)
+        _ = tracker.note(threadId: "t", CodexNotification(method: "turn/started", params: ["threadId": "t", "turn": ["id": "turn-1"]]))
         tracker.beginResume("t")
         // Held while resuming: the agent message arrives live during the resume.
         let publishNow = tracker.note(
-            threadId: "t", method: "item/completed", params: ["threadId": "t", "item": ["id": "m1", "type": "agentMessage"]],
-            paramsJSON: nil)
+            threadId: "t",
+            CodexNotification(method: "item/completed", params: ["threadId": "t", "item": ["id": "m1", "type": "agentMessage"]]))
         #expect(!publishNow)
         let events = tracker.backfill("t", thread: Self.finishedThread("t", cwd: "/x")["thread"] ?? .null)
         // turn/started was published before; m1 comes from the buffer: only u1 and the turn's end are backfilled.

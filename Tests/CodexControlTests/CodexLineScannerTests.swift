@@ -185,8 +185,9 @@ struct CodexLineScannerTests {
         #expect(
             read(started)
                 == .notification(
-                    method: "turn/started", params: ["threadId": "t", "turn": ["id": "u"]],
-                    paramsJSON: #"{"threadId":"t","turn":{"id":"u"}}"#))
+                    CodexNotification(
+                        method: "turn/started", params: ["threadId": "t", "turn": ["id": "u"]],
+                        paramsJSON: #"{"threadId":"t","turn":{"id":"u"}}"#)))
         if case .notification = read(#"{"method":"item/agentMessage/delta","params":{"delta":"x"}}"#) {
         } else {
             Issue.record("no threadId")
@@ -208,7 +209,7 @@ struct CodexLineScannerTests {
         var items: [CodexAppServer.ReadItem] = []
         var cache = CodexAppServer.IdCache()
         Array(Self.delta.utf8).withUnsafeBytes { none.read($0, into: &items, cache: &cache) }
-        if items.count == 1, case .inbound(.notification("item/agentMessage/delta", _, _)) = items[0] {
+        if items.count == 1, case .inbound(.notification(let note)) = items[0], note.kind == .itemAgentMessageDelta {
         } else {
             Issue.record("relayedMethods empty")
         }

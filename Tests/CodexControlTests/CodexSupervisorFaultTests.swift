@@ -42,7 +42,7 @@ struct CodexSupervisorFaultTests {
             let events = recorder.events
             let startedIndex = try #require(events.firstIndex(of: .started(generation: 1)))
             let turnStarted = try #require(
-                events.firstIndex { if case .inbound(.notification("turn/started", _, _)) = $0 { true } else { false } })
+                events.firstIndex { if case .inbound(.notification(let note)) = $0 { note.kind == .turnStarted } else { false } })
             let stoppedIndex = try #require(events.firstIndex { if case .stopped(1, _) = $0 { true } else { false } })
             #expect(startedIndex < turnStarted && turnStarted < stoppedIndex)
         }
@@ -101,7 +101,8 @@ struct CodexSupervisorFaultTests {
             var expected = 0
             var outOfOrder = 0
             for await event in supervisor.events {
-                guard case .inbound(.notification("flood", let params, _)) = event else { continue }
+                guard case .inbound(.notification(let note)) = event, note.method == "flood" else { continue }
+                let params = note.params
                 if params["i"]?.intValue != expected { outOfOrder += 1 }
                 expected += 1
                 if expected == count { break }

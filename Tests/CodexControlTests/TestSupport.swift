@@ -142,7 +142,7 @@ final class EventRecorder: Sendable {
     /// Notifications seen, as (method, params); relayed deltas with their params parsed.
     var notifications: [(method: String, params: JSONValue)] {
         events.compactMap { event in
-            if case .inbound(.notification(let method, let params, _)) = event { return (method, params) }
+            if case .inbound(.notification(let note)) = event { return (note.method, note.params) }
             if case .inbound(.relayed(let note)) = event { return (note.method, note.params) }
             return nil
         }

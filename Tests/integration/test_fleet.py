@@ -2,6 +2,7 @@
 (all on 127.0.0.1); B is linked to A with `machines add`; a phone talks to A only."""
 import asyncio
 import json
+import sqlite3
 import signal
 import subprocess
 import time
@@ -41,6 +42,14 @@ def workstation(bridge_factory, tmp_path):
     yield make
     for model in made:
         model.stop()
+
+
+def journal_rows(bridge, thread_id, machine=None):
+    """How many journal rows `bridge` holds for `thread_id` (those relayed from `machine`, or its own)."""
+    with sqlite3.connect(f"file:{bridge.state_dir / 'bridge.sqlite'}?mode=ro", uri=True) as db:
+        if machine:
+            return db.execute("SELECT COUNT(*) FROM journal WHERE threadId = ? AND machine = ?", (thread_id, machine)).fetchone()[0]
+        return db.execute("SELECT COUNT(*) FROM journal WHERE threadId = ? AND machine IS NULL", (thread_id,)).fetchone()[0]
 
 
 def link(home, other, *extra):
@@ -122,6 +131,8 @@ async def test_a_phone_on_the_home_bridge_drives_a_linked_machine(workstation):
     assert all(e["machine"]["id"] == linked["id"] for e in events)
     seqs = [e["seq"] for e in events]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    # Each of B's messages is journaled once at A (issue 45 item 2): as many rows as B journaled for the thread.
+    assert journal_rows(a, started["threadId"], machine=linked["id"]) == journal_rows(b, started["threadId"]), "journaled twice"
     # A thread on A at the same time, and one list with both, each labelled.
     a_model.queue({"kind": "message", "text": "done on a"})
     home = await request(phone, "startThread", cwd=str(a_ws), prompt="hello a")

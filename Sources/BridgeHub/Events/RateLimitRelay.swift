@@ -5,7 +5,6 @@ import BridgeProtocol
 /// Codex sends a snapshot after every model response, most often the same one again: only a changed snapshot
 /// is relayed (and journaled).
 struct RateLimitRelay: Sendable {
-    static let method = "account/rateLimits/updated"
     /// The `threadId` of the relayed event: every thread, i.e. only `*` subscribers.
     static let threadId = "*"
 

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import CodexControl
 
 /// Builds the `event` frame of a relayed delta byte for byte as `ServerMessage.encodedText` does
 /// (`{"data":…,"kind":"event","seq":…,"threadId":…,"turnId":…,"type":…}`), with Codex's params text as
@@ -12,24 +13,15 @@ struct RelayFrame {
     private static let head = "{\"data\":"
     private static let kind = ",\"kind\":\"event\",\"seq\":"
 
-    /// Methods ``ThreadHub/notification(method:params:paramsJSON:)`` does more for than number, journal and
-    /// send (turn bookkeeping, push, answered requests): never relayed as is, whatever Codex's options say.
-    static let methodsWithBookkeeping: Set<String> = [
-        "turn/started", "turn/completed", "turn/diff/updated", "serverRequest/resolved", "thread/started", "thread/name/updated",
-        "item/completed", "bridge/turnFailed",
-    ]
     /// The thread of the last relayed delta, which the hub's ``ThreadBook`` holds.
     var knownThread: String?
-    private var checkedMethod = ""
-    private var checkedRelays = false
 
-    /// Whether a relayed notification of `method` may skip the full path (checked once per run of one method).
-    mutating func relaysAsIs(_ method: String) -> Bool {
-        if method != checkedMethod || checkedMethod.isEmpty {
-            checkedMethod = method
-            checkedRelays = !Self.methodsWithBookkeeping.contains(method)
-        }
-        return checkedRelays
+    /// Whether a relayed notification of `kind` may skip the full path: a known kind that is journaled and that
+    /// nothing beside the journal looks into (``EventDescriptor``), whatever Codex's options say.
+    func relaysAsIs(_ kind: CodexNotification.Kind?) -> Bool {
+        guard let kind else { return false }
+        let descriptor = EventDescriptor.of(kind)
+        return descriptor.disposition == .journaled && !descriptor.observed
     }
 
     /// The frame for one delta.

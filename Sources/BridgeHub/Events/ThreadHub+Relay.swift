@@ -6,12 +6,13 @@ import Logging
 
 extension ThreadHub {
     /// A delta read without a params tree (``CodexRelayedNotification``): numbered, journaled and sent with
-    /// Codex's params text as `data`, exactly as ``notification(method:params:paramsJSON:)`` would (same seq,
-    /// same journal row, same frame), minus the work a delta never needs (turn bookkeeping, push). On a
-    /// shared app-server every notification takes the full path (the tracker reads the params).
+    /// Codex's params text as `data`, exactly as ``notification(_:)`` would (same seq, same journal row, same
+    /// frame), minus the work a delta never needs (turn bookkeeping, push). A kind someone observes, one that is
+    /// not journaled, and every notification on a shared app-server (the tracker reads the params) take the full
+    /// path.
     func relayed(_ note: CodexRelayedNotification) {
-        if codex.isShared || !events.relayFrame.relaysAsIs(note.method) {
-            notification(method: note.method, params: note.params, paramsJSON: note.paramsJSON)
+        if codex.isShared || !events.relayFrame.relaysAsIs(note.kind) {
+            notification(note.parsed)
             return
         }
         let threadId = note.threadId
@@ -69,8 +70,9 @@ extension ThreadHub {
     /// labelled `machine` and delivered to the fleet sessions that cover its thread. A message naming a thread this
     /// bridge runs itself is dropped (a linked machine cannot speak for this one's threads), and so is one `admit`
     /// refuses (it runs before anyone can see the message: the link records what the message makes that machine's
-    /// there). An approval or question beyond the link's `budget` of open ones stops the batch (``RelayOutcome``);
-    /// its approvals notify the phones at most as often as `budget` says.
+    /// there). A seq at or below the machine's highest one journaled here is dropped too: each message is journaled
+    /// once (``RelayCursors``). An approval or question beyond the link's `budget` of open ones stops the batch
+    /// (``RelayOutcome``); its approvals notify the phones at most as often as `budget` says.
     @discardableResult
     public func relay(
         _ frames: [RelayedFrame], from machine: MachineRef, budget: LinkBudget = .standard,
@@ -109,7 +111,10 @@ extension ThreadHub {
         if let long = message.relayedIds.first(where: { $0.utf8.count > Self.maxRelayedIdBytes }) {
             return .refused(WireError(code: .badFrame, message: "\(message.kind) with an id of \(long.utf8.count) bytes"))
         }
-        guard let remoteSeq = message.seq, let threadId = message.threadId, !book.knows(threadId), let message = admit(message) else {
+        guard let remoteSeq = message.seq,
+            relayCursors.isNew(remoteSeq, machine: machine.id, journaled: { try? storage.journal.relayCursor(machine: machine.id) }),
+            let threadId = message.threadId, !book.knows(threadId), let message = admit(message)
+        else {
             return .dropped
         }
         // Encoded under a seq not given out yet: a refused message leaves no hole in the numbering.
@@ -121,6 +126,7 @@ extension ThreadHub {
             return .refused(WireError(code: .overBudget, message: why))
         }
         _ = events.nextSeq()
+        relayCursors.advance(remoteSeq, machine: machine.id)
         var entry = JournalEntry(numbered, text: text, threadId: threadId)
         entry.machine = machine.id
         entry.remoteSeq = remoteSeq
@@ -149,6 +155,7 @@ extension ThreadHub {
     public func forgetRelayed(machine: String) {
         relayedPending.forget(machine: machine)
         relayNotices.forget(machine: machine)
+        relayCursors.forget(machine: machine)
     }
 }
 

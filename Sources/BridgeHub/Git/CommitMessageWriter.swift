@@ -68,16 +68,17 @@ final class CommitMessageWriter: Sendable {
     /// A notification of one of the bridge's own ephemeral threads: collected, never published. A `thread/started` of
     /// an ephemeral thread (which may come before `thread/start` is answered) is not published either; → whether the
     /// notification was taken.
-    func take(method: String, params: JSONValue, threadId: String) -> Bool {
+    func take(_ note: CodexNotification, threadId: String) -> Bool {
+        let params = note.params
         guard isOwn(threadId) else {
-            return method == "thread/started" && params["thread"]?["ephemeral"]?.boolValue == true && !codex.isShared
+            return note.kind == .threadStarted && params["thread"]?["ephemeral"]?.boolValue == true && !codex.isShared
         }
-        switch method {
-        case "item/completed" where params["item"]?["type"]?.stringValue == "agentMessage":
+        switch note.kind {
+        case .itemCompleted where params["item"]?["type"]?.stringValue == "agentMessage":
             change { $0[threadId]?.message = params["item"]?["text"]?.stringValue }
-        case "turn/completed":
+        case .turnCompleted:
             finish(threadId)
-        case "error" where params["willRetry"]?.boolValue != true:
+        case .error where params["willRetry"]?.boolValue != true:
             finish(threadId)
         default:
             break

@@ -23,35 +23,36 @@ import Logging
 enum SharedFollower {
     /// Whether to publish a notification of `threadId` on a shared app-server now (false: hidden by the gate, or
     /// held while the thread is resumed). Starts resumes as threads become active.
-    static func admits(method: String, params: JSONValue, paramsJSON: String?, threadId: String, on hub: isolated ThreadHub) -> Bool {
-        if method == "thread/started", params["thread"]?["ephemeral"]?.boolValue == true { hub.sharedThreads.ephemeral.insert(threadId) }
+    static func admits(_ note: CodexNotification, threadId: String, on hub: isolated ThreadHub) -> Bool {
+        let params = note.params
+        if note.kind == .threadStarted, params["thread"]?["ephemeral"]?.boolValue == true { hub.sharedThreads.ephemeral.insert(threadId) }
         guard !hub.sharedThreads.ephemeral.contains(threadId) else { return false }
         // Not loaded here until this bridge starts or resumes it.
         hub.book.know(threadId, cwd: params["thread"]?["cwd"]?.stringValue, generation: ThreadBook.notLoaded)
         guard let cwd = hub.book[threadId]?.cwd else {
             // A thread announced before this bridge connected (or a helper thread with no cwd): learn its cwd.
-            if method == "thread/status/changed" { discover(threadId, on: hub) }
+            if note.kind == .threadStatusChanged { discover(threadId, on: hub) }
             return false
         }
         guard hub.gate.shows(cwd: cwd) else { return false }
-        if method == "serverRequest/resolved" { approvalAnsweredElsewhere(params, on: hub) }
-        if method == "item/completed", let itemId = params["item"]?["id"]?.stringValue,
+        if note.kind == .serverRequestResolved { approvalAnsweredElsewhere(params, on: hub) }
+        if note.kind == .itemCompleted, let itemId = params["item"]?["id"]?.stringValue,
             let answered = hub.sharedThreads.answeredElsewhere.removeValue(forKey: itemId)
         {
             publishAnsweredElsewhere(answered, decision: SharedThreadTracker.decision(ofCompleted: params["item"]), on: hub)
         }
-        if method == "turn/completed" {
+        if note.kind == .turnCompleted {
             for (itemId, answered) in hub.sharedThreads.answeredElsewhere where answered.threadId == threadId {
                 hub.sharedThreads.answeredElsewhere[itemId] = nil
                 publishAnsweredElsewhere(answered, decision: .cancel, on: hub)
             }
         }
         if hub.sharedThreads.entries[threadId]?.follow != .resuming,
-            let start = hub.sharedThreads.missingTurnStart(threadId: threadId, method: method, params: params)
+            let start = hub.sharedThreads.missingTurnStart(threadId: threadId, note)
         {
             publishBackfilled(threadId: threadId, event: ("turn/started", start.turnId, start.data), on: hub)
         }
-        if method == "turn/completed", hub.sharedThreads.entries[threadId]?.catchUpAtTurnEnd == true,
+        if note.kind == .turnCompleted, hub.sharedThreads.entries[threadId]?.catchUpAtTurnEnd == true,
             hub.sharedThreads.entries[threadId]?.follow == .following(generation: hub.generation)
         {
             // Followed mid-turn: read the thread again before its end is published (this notification is held).
@@ -59,7 +60,7 @@ enum SharedFollower {
             let generation = hub.generation
             hub.background.start { await completeCatchUp(threadId, generation: generation, on: hub) }
         }
-        let publishNow = hub.sharedThreads.note(threadId: threadId, method: method, params: params, paramsJSON: paramsJSON)
+        let publishNow = hub.sharedThreads.note(threadId: threadId, note)
         if hub.sharedThreads.wantsResume(threadId, generation: hub.generation), !hub.book.isLoaded(threadId, in: hub.generation) {
             follow(threadId, on: hub)
         }
@@ -128,9 +129,7 @@ enum SharedFollower {
             }
             hub.logger.info("Following a thread of the shared app-server", metadata: ["bridge.thread.id": "\(threadId)"])
         }
-        for buffered in held {
-            hub.notification(method: buffered.method, params: buffered.params, paramsJSON: buffered.paramsJSON)
-        }
+        for buffered in held { hub.notification(buffered) }
         if !followed, hub.sharedThreads.mayRetry(threadId) {
             // Codex writes the rollout just after the turn starts: try again shortly (also when that turn is
             // already over: thread/read then brings all of it).
@@ -148,16 +147,14 @@ enum SharedFollower {
         let missed = thread.map { hub.sharedThreads.backfill(threadId, thread: $0) } ?? []
         let held = hub.sharedThreads.endResume(threadId, following: generation)
         for event in missed { publishBackfilled(threadId: threadId, event: event, on: hub) }
-        for buffered in held {
-            hub.notification(method: buffered.method, params: buffered.params, paramsJSON: buffered.paramsJSON)
-        }
+        for buffered in held { hub.notification(buffered) }
     }
 
     private static func publishBackfilled(
         threadId: String, event: (method: String, turnId: String, data: JSONValue), on hub: isolated ThreadHub
     ) {
-        _ = hub.sharedThreads.note(threadId: threadId, method: event.method, params: event.data, paramsJSON: nil)
-        hub.book.observe(event.method, threadId: threadId, turnId: event.turnId)
+        _ = hub.sharedThreads.note(threadId: threadId, CodexNotification(method: event.method, params: event.data))
+        hub.book.observe(EventKind(method: event.method), threadId: threadId, turnId: event.turnId)
         hub.publishEvent(event.method, data: event.data, threadId: threadId, turnId: event.turnId)
     }
 

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import CodexControl
 
 /// What the hub knows, on a shared app-server, about threads that other Codex clients (the TUI) drive: whether
 /// this bridge receives their turn events yet, what it already published of their turns, and the approvals
@@ -18,16 +19,10 @@ struct SharedThreadTracker {
         case following(generation: Int)
     }
 
-    /// A notification held back while its thread is being resumed.
-    struct Buffered {
-        var method: String
-        var params: JSONValue
-        var paramsJSON: String?
-    }
-
     struct Entry {
         var follow = Follow.idle
-        var buffer: [Buffered] = []
+        /// Notifications held back while the thread is being resumed.
+        var buffer: [CodexNotification] = []
         /// Resume attempts since the thread last became active.
         var attempts = 0
         /// Turns whose `turn/started` / `turn/completed` were published.
@@ -60,24 +55,25 @@ struct SharedThreadTracker {
     static let maxAttempts = 20
 
     /// Notes a notification that is about to be published (or buffers it); true when it may be published now.
-    mutating func note(threadId: String, method: String, params: JSONValue, paramsJSON: String?) -> Bool {
+    mutating func note(threadId: String, _ note: CodexNotification) -> Bool {
         var entry = entries[threadId] ?? Entry()
         defer { entries[threadId] = entry }
         if entry.follow == .resuming {
-            entry.buffer.append(Buffered(method: method, params: params, paramsJSON: paramsJSON))
+            entry.buffer.append(note)
             return false
         }
+        let params = note.params
         let turnId = params["turnId"]?.stringValue ?? params["turn"]?["id"]?.stringValue
-        switch method {
-        case "thread/status/changed":
+        switch note.kind {
+        case .threadStatusChanged:
             entry.status = params["status"]?["type"]?.stringValue ?? params["status"]?.stringValue
             if entry.status == "active", entry.follow == .idle { entry.attempts = 0 }
-        case "turn/started":
+        case .turnStarted:
             if let turnId { entry.startedTurns.insert(turnId) }
-        case "turn/completed":
+        case .turnCompleted:
             if let turnId { entry.completedTurns.insert(turnId) }
             entry.items.removeAll()
-        case "item/started", "item/completed":
+        case .itemStarted, .itemCompleted:
             if let itemId = params["item"]?["id"]?.stringValue { entry.items.insert(itemId) }
         default: break
         }
@@ -111,9 +107,11 @@ struct SharedThreadTracker {
 
     /// A `turn/started` to publish before a live event of a turn whose start this bridge never published (it
     /// followed the thread mid-turn); nil when none is needed.
-    func missingTurnStart(threadId: String, method: String, params: JSONValue) -> (turnId: String, data: JSONValue)? {
-        guard let entry = entries[threadId], entry.catchUpAtTurnEnd, method != "turn/started",
-            method.hasPrefix("item/") || method.hasPrefix("turn/"),
+    func missingTurnStart(threadId: String, _ note: CodexNotification) -> (turnId: String, data: JSONValue)? {
+        let params = note.params
+        // An item's or a turn's event (their methods begin so), other than the start itself.
+        guard let entry = entries[threadId], entry.catchUpAtTurnEnd, note.kind != .turnStarted,
+            note.method.hasPrefix("item/") || note.method.hasPrefix("turn/"),
             let turnId = params["turnId"]?.stringValue ?? params["turn"]?["id"]?.stringValue, !entry.startedTurns.contains(turnId),
             !entry.completedTurns.contains(turnId)
         else { return nil }
@@ -130,7 +128,7 @@ struct SharedThreadTracker {
     }
 
     /// Ends a resume; returns the buffered notifications to publish (after what `backfill` returned).
-    mutating func endResume(_ threadId: String, following generation: Int?) -> [Buffered] {
+    mutating func endResume(_ threadId: String, following generation: Int?) -> [CodexNotification] {
         var entry = entries[threadId] ?? Entry()
         entry.follow = generation.map { .following(generation: $0) } ?? .idle
         let buffered = entry.buffer
@@ -151,8 +149,8 @@ struct SharedThreadTracker {
         var bufferedItems: Set<String> = []
         for buffered in entry.buffer {
             let bufferedTurn = buffered.params["turnId"]?.stringValue ?? buffered.params["turn"]?["id"]?.stringValue
-            if buffered.method == "turn/started", bufferedTurn == turnId { bufferedTurnStarted = true }
-            if buffered.method == "turn/completed", bufferedTurn == turnId { bufferedTurnCompleted = true }
+            if buffered.kind == .turnStarted, bufferedTurn == turnId { bufferedTurnStarted = true }
+            if buffered.kind == .turnCompleted, bufferedTurn == turnId { bufferedTurnCompleted = true }
             if let itemId = buffered.params["item"]?["id"]?.stringValue { bufferedItems.insert(itemId) }
         }
         let status = turn["status"]?.stringValue ?? "inProgress"

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import CodexControl
 
 /// What the hub knows of each thread: its directory, the policy this bridge runs its turns with, its running
 /// turn, its last diff, and the Codex generation it is loaded in. A value type with no I/O; every change goes
@@ -106,19 +107,19 @@ struct ThreadBook {
     /// whatever runs) move the running turn; `turn/diff/updated` keeps the diff, `thread/tokenUsage/updated` the
     /// usage. `since`: the last seq before this event's (where a running turn's journaled events begin).
     mutating func observe(
-        _ method: String, threadId: String, turnId: String?, diff: String? = nil, tokenUsage: JSONValue? = nil, since: Int64? = nil
+        _ kind: EventKind, threadId: String, turnId: String?, diff: String? = nil, tokenUsage: JSONValue? = nil, since: Int64? = nil
     ) {
-        switch method {
-        case "turn/started":
+        switch kind {
+        case .codex(.turnStarted):
             entries[threadId]?.runningTurnId = turnId
             entries[threadId]?.runningSince = since
-        case "turn/completed":
+        case .codex(.turnCompleted):
             if entries[threadId]?.runningTurnId == turnId || turnId == nil {
                 entries[threadId]?.runningTurnId = nil
                 entries[threadId]?.runningSince = nil
             }
-        case "turn/diff/updated": if let diff { entries[threadId]?.lastDiff = diff }
-        case "thread/tokenUsage/updated": if let tokenUsage { entries[threadId]?.tokenUsage = tokenUsage }
+        case .codex(.turnDiffUpdated): if let diff { entries[threadId]?.lastDiff = diff }
+        case .codex(.threadTokenUsageUpdated): if let tokenUsage { entries[threadId]?.tokenUsage = tokenUsage }
         default: break
         }
     }

@@ -1,5 +1,6 @@
 import BridgeProtocol
 import BridgeStore
+import CodexControl
 import Foundation
 
 /// The items of a running turn as far as its journaled events built them: Codex's `thread/read` records an item
@@ -48,18 +49,19 @@ struct TurnSoFar {
 
     /// One event of the turn.
     mutating func apply(type: String, data: JSONValue) {
-        switch type {
-        case "item/started", "item/completed":
+        guard let kind = CodexNotification.Kind(method: type) else { return }
+        switch kind {
+        case .itemStarted, .itemCompleted:
             guard let item = data["item"]?.objectValue, let id = item["id"]?.stringValue else { return }
-            if type == "item/started", items[id] != nil { return }
+            if kind == .itemStarted, items[id] != nil { return }
             var copy = item
-            if type == "item/started" { copy["status"] = "inProgress" }
+            if kind == .itemStarted { copy["status"] = "inProgress" }
             remember(id, copy)
-        case "item/agentMessage/delta": append(data, type: "agentMessage", field: "text")
-        case "item/plan/delta": append(data, type: "plan", field: "text")
-        case "item/commandExecution/outputDelta": append(data, type: "commandExecution", field: "aggregatedOutput")
-        case "item/reasoning/summaryTextDelta": appendPart(data, field: "summary", index: data["summaryIndex"]?.intValue)
-        case "item/reasoning/textDelta": appendPart(data, field: "content", index: data["contentIndex"]?.intValue)
+        case .itemAgentMessageDelta: append(data, type: "agentMessage", field: "text")
+        case .itemPlanDelta: append(data, type: "plan", field: "text")
+        case .itemCommandExecutionOutputDelta: append(data, type: "commandExecution", field: "aggregatedOutput")
+        case .itemReasoningSummaryTextDelta: appendPart(data, field: "summary", index: data["summaryIndex"]?.intValue)
+        case .itemReasoningTextDelta: appendPart(data, field: "content", index: data["contentIndex"]?.intValue)
         default: break
         }
     }

@@ -47,11 +47,11 @@ import Testing
 
         // The reader hands the delta over, then says it has read that far: output, then the exit.
         let delta = try #require(codex.events.poll(limit: 1).first)
-        guard case .inbound(.notification(_, let params, _)) = delta else {
+        guard case .inbound(.notification(let note)) = delta else {
             Issue.record("not a notification: \(delta)")
             return
         }
-        service.outputDelta(params)
+        service.outputDelta(note.params)
         service.eventsRead(adding: 1)
         let deadline = ContinuousClock.now + HubHarness.patience
         while received.withLock({ $0.count }) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }

@@ -130,42 +130,50 @@ import Testing
             "agentsStates": ["c": ["status": "pendingInit"]],
         ]
         #expect(
-            tracker.observe(method: "item/completed", params: ["item": item], threadId: "p", turnOwner: none).map(\.agent.status) == [
-                .pending
-            ])
-        #expect(tracker.observe(method: "item/completed", params: ["item": item], threadId: "p", turnOwner: none).isEmpty, "nothing new")
+            tracker.observe(EventKind(method: "item/completed"), params: ["item": item], threadId: "p", turnOwner: none).map(\.agent.status)
+                == [
+                    .pending
+                ])
         #expect(
-            tracker.observe(method: "turn/started", params: ["turn": ["id": "ct"]], threadId: "c", turnOwner: none).map(\.agent.status) == [
-                .running
-            ])
+            tracker.observe(EventKind(method: "item/completed"), params: ["item": item], threadId: "p", turnOwner: none).isEmpty,
+            "nothing new")
         #expect(
-            tracker.observe(method: "turn/completed", params: ["turn": ["id": "ct", "status": "failed"]], threadId: "c", turnOwner: none)
-                .map(\.agent.status) == [.failed])
+            tracker.observe(EventKind(method: "turn/started"), params: ["turn": ["id": "ct"]], threadId: "c", turnOwner: none).map(
+                \.agent.status) == [
+                    .running
+                ])
+        #expect(
+            tracker.observe(
+                EventKind(method: "turn/completed"), params: ["turn": ["id": "ct", "status": "failed"]], threadId: "c", turnOwner: none
+            )
+            .map(\.agent.status) == [.failed])
         let close: JSONValue = [
             "type": "collabAgentToolCall", "tool": "closeAgent", "receiverThreadIds": ["c"], "agentsStates": ["c": ["status": "shutdown"]],
         ]
         #expect(
-            tracker.observe(method: "item/completed", params: ["item": close], threadId: "p", turnOwner: none).map(\.agent.status) == [
-                .closed
-            ])
+            tracker.observe(EventKind(method: "item/completed"), params: ["item": close], threadId: "p", turnOwner: none).map(
+                \.agent.status) == [
+                    .closed
+                ])
         // Another thread's agent is not taken for this one's by a tool other than spawn.
         let foreign: JSONValue = [
             "type": "collabAgentToolCall", "tool": "wait", "receiverThreadIds": ["x"], "agentsStates": ["x": ["status": "running"]],
         ]
-        #expect(tracker.observe(method: "item/completed", params: ["item": foreign], threadId: "p", turnOwner: none).isEmpty)
+        #expect(tracker.observe(EventKind(method: "item/completed"), params: ["item": foreign], threadId: "p", turnOwner: none).isEmpty)
         #expect(tracker.children(of: "p") == ["c"] && !tracker.isSubAgent("x"))
     }
 
     @Test func aTurnRootedInAnotherThreadsRunningTurnIsASubAgent() {
         var tracker = SubAgentTracker()
         let updates = tracker.observe(
-            method: "turn/started", params: ["turn": ["id": "ct", "rootTurnId": "pt"]], threadId: "c", turnOwner: { $0 == "pt" ? "p" : nil }
+            EventKind(method: "turn/started"), params: ["turn": ["id": "ct", "rootTurnId": "pt"]], threadId: "c",
+            turnOwner: { $0 == "pt" ? "p" : nil }
         )
         #expect(updates.map(\.parentThreadId) == ["p"] && tracker.isSubAgent("c"))
         // A review's inner turn (rooted in the same thread's turn) is not.
         #expect(
             tracker.observe(
-                method: "turn/started", params: ["turn": ["id": "i", "rootTurnId": "r"]], threadId: "t", turnOwner: { _ in nil }
+                EventKind(method: "turn/started"), params: ["turn": ["id": "i", "rootTurnId": "r"]], threadId: "t", turnOwner: { _ in nil }
             ).isEmpty)
         // Nor is a thread its own parent.
         #expect(tracker.learn("p", parent: "p") == nil)

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import CodexControl
 
 /// The goals the hub knows, per thread, as a value: what Codex answered (`thread/goal/set`, `thread/goal/get`) or
 /// reported (`thread/goal/updated`, `thread/goal/cleared`). A thread is either known to have a goal, known to have
@@ -13,12 +14,12 @@ struct GoalBook {
 
     /// Follows Codex's goal notifications; true when the book changed.
     @discardableResult
-    mutating func observe(method: String, params: JSONValue, threadId: String) -> Bool {
-        switch method {
-        case "thread/goal/updated":
+    mutating func observe(_ kind: EventKind, params: JSONValue, threadId: String) -> Bool {
+        switch kind {
+        case .codex(.threadGoalUpdated):
             guard let goal = Self.goal(from: params["goal"]) else { return false }
             record(goal, of: threadId)
-        case "thread/goal/cleared":
+        case .codex(.threadGoalCleared):
             record(nil, of: threadId)
         default:
             return false

@@ -12,8 +12,8 @@ final class GoalDesk: Sendable {
     init(lookup: GoalLookup) { self.lookup = lookup }
 
     /// Follows Codex's goal notifications (`thread/goal/updated`, `thread/goal/cleared`).
-    func observe(method: String, params: JSONValue, threadId: String) {
-        book.withLock { _ = $0.observe(method: method, params: params, threadId: threadId) }
+    func observe(_ kind: EventKind, params: JSONValue, threadId: String) {
+        book.withLock { _ = $0.observe(kind, params: params, threadId: threadId) }
     }
 
     /// What Codex answered for `threadId` (`thread/goal/set`, `clear`: nil).

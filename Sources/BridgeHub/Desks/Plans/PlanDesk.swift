@@ -1,4 +1,5 @@
 import BridgeProtocol
+import CodexControl
 
 /// What the hub knows for plan mode and plans, as a value: the collaboration mode each thread's turns start with
 /// (a cache of ``ThreadPlanStore``), and the model and effort Codex runs each thread with (a collaboration mode
@@ -44,16 +45,16 @@ struct PlanDesk {
 
     /// Follows Codex's notifications: the model and effort it reports for a thread (`thread/started`,
     /// `thread/settings/updated`); returns the plan of a `turn/plan/updated`, to be kept.
-    mutating func observe(method: String, params: JSONValue, threadId: String) -> TurnPlan? {
-        switch method {
-        case "thread/started":
+    mutating func observe(_ kind: EventKind, params: JSONValue, threadId: String) -> TurnPlan? {
+        switch kind {
+        case .codex(.threadStarted):
             if let thread = params["thread"] { learn(thread: thread) }
-        case "thread/settings/updated":
+        case .codex(.threadSettingsUpdated):
             let settings = params["threadSettings"]
             if let model = settings?["model"]?.stringValue, !model.isEmpty {
                 models[threadId] = ModelSettings(model: model, effort: settings?["effort"]?.stringValue)
             }
-        case "turn/plan/updated":
+        case .codex(.turnPlanUpdated):
             return Self.plan(from: params)
         default:
             break

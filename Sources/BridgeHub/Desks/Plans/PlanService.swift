@@ -76,8 +76,8 @@ final class PlanService: Sendable {
 
     /// Follows one Codex notification (in the hub's event step, after it was published): a `turn/plan/updated`'s
     /// plan is kept; a failure to write is logged, the event still went out.
-    func observe(method: String, params: JSONValue, threadId: String) {
-        guard let plan = desk.withLock({ $0.observe(method: method, params: params, threadId: threadId) }) else { return }
+    func observe(_ kind: EventKind, params: JSONValue, threadId: String) {
+        guard let plan = desk.withLock({ $0.observe(kind, params: params, threadId: threadId) }) else { return }
         do {
             try store.save(plan, of: threadId)
         } catch {

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import CodexControl
 
 /// The actions Codex's automatic reviewer denied (`item/autoApprovalReview/completed` with status `denied`), kept
 /// so that a person with `approve` can override one (`approveDeniedAction`, Codex
@@ -12,15 +13,14 @@ struct AutoReviewDesk {
         let event: JSONValue
     }
 
-    static let completedMethod = "item/autoApprovalReview/completed"
     static let limit = 200
 
     private var denials: [String: Denial] = [:]
     private var order: [String] = []
 
     /// Follows Codex's notifications: keeps a denial.
-    mutating func observe(method: String, params: JSONValue, threadId: String) {
-        guard method == Self.completedMethod, params["review"]?["status"]?.stringValue == "denied",
+    mutating func observe(_ kind: EventKind, params: JSONValue, threadId: String) {
+        guard kind == .codex(.itemAutoApprovalReviewCompleted), params["review"]?["status"]?.stringValue == "denied",
             let reviewId = params["reviewId"]?.stringValue, let event = Self.coreEvent(params)
         else { return }
         if denials[reviewId] == nil { order.append(reviewId) }

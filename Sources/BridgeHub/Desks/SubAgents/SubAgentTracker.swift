@@ -1,4 +1,5 @@
 import BridgeProtocol
+import CodexControl
 
 /// Which threads are sub-agents Codex spawned, whose, and how each is doing, as a value that returns what to
 /// announce on the parent (`bridge/subAgent`).
@@ -106,9 +107,9 @@ struct SubAgentTracker {
 
     /// Follows one Codex notification of `threadId`. `turnOwner` tells which other thread runs a given turn (a
     /// sub-agent's first `turn/started` names its parent's running turn).
-    mutating func observe(method: String, params: JSONValue, threadId: String, turnOwner: (String) -> String?) -> [Update] {
-        switch method {
-        case "item/started", "item/completed":
+    mutating func observe(_ kind: EventKind, params: JSONValue, threadId: String, turnOwner: (String) -> String?) -> [Update] {
+        switch kind {
+        case .codex(.itemStarted), .codex(.itemCompleted):
             guard let item = params["item"], item["type"]?.stringValue == "collabAgentToolCall" else { return [] }
             let sender = item["senderThreadId"]?.stringValue ?? threadId
             let spawns = item["tool"]?.stringValue == "spawnAgent"
@@ -120,7 +121,7 @@ struct SubAgentTracker {
                 if let update = learn(receiver, parent: sender, status: status) { updates.append(update) }
             }
             return updates
-        case "turn/started":
+        case .codex(.turnStarted):
             if agents[threadId] == nil {
                 let turn = params["turn"]
                 guard let root = turn?["rootTurnId"]?.stringValue, root != turn?["id"]?.stringValue, let parent = turnOwner(root),
@@ -129,7 +130,7 @@ struct SubAgentTracker {
                 return learn(threadId, parent: parent, status: .running).map { [$0] } ?? []
             }
             return learn(threadId, parent: agents[threadId]!.parentThreadId, status: .running).map { [$0] } ?? []
-        case "turn/completed":
+        case .codex(.turnCompleted):
             reviewTurns[threadId] = nil
             guard let agent = agents[threadId] else { return [] }
             let status: Status =
@@ -139,11 +140,11 @@ struct SubAgentTracker {
                 default: .done
                 }
             return learn(threadId, parent: agent.parentThreadId, status: status).map { [$0] } ?? []
-        case "bridge/turnFailed":
+        case .turnFailed:
             reviewTurns[threadId] = nil
             guard let agent = agents[threadId] else { return [] }
             return learn(threadId, parent: agent.parentThreadId, status: .failed).map { [$0] } ?? []
-        case "thread/started":
+        case .codex(.threadStarted):
             let thread = params["thread"]
             guard let parent = thread?["parentThreadId"]?.stringValue else { return [] }
             let update = learn(

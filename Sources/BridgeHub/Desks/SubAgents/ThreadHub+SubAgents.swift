@@ -8,11 +8,11 @@ import Logging
 /// journaled like any event), and learns its nickname, role and directory with `thread/read`.
 extension ThreadHub {
     /// What the desks of plans, goals and sub-agents take from one Codex notification (after it was published).
-    func observeDesks(method: String, params: JSONValue, threadId: String) {
-        plans.observe(method: method, params: params, threadId: threadId)
-        goals.observe(method: method, params: params, threadId: threadId)
-        desks.autoReviews.observe(method: method, params: params, threadId: threadId)
-        let updates = desks.subAgents.observe(method: method, params: params, threadId: threadId) {
+    func observeDesks(_ kind: EventKind, params: JSONValue, threadId: String) {
+        plans.observe(kind, params: params, threadId: threadId)
+        goals.observe(kind, params: params, threadId: threadId)
+        desks.autoReviews.observe(kind, params: params, threadId: threadId)
+        let updates = desks.subAgents.observe(kind, params: params, threadId: threadId) {
             self.book.owner(ofTurn: $0, besides: threadId)
         }
         for update in updates { announce(update) }
