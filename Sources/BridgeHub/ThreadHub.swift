@@ -211,7 +211,11 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
             // Commands' output names no thread (CommandService); the other internal kinds concern no phone.
             // Codex's realtime kinds go to the voice desk (Voice/: its transcripts journaled as bridge/voiceTranscript);
             // an account change makes voice's checks run again.
-            if note.kind == .commandExecOutputDelta { commands.outputDelta(params) } else { _ = voiceNotification(method: note.method, params: params) }
+            if note.kind == .commandExecOutputDelta {
+                commands.outputDelta(params)
+            } else {
+                _ = voiceNotification(method: note.method, params: params)
+            }
             return
         case .live:
             // The model's voice: to the phone's live stream (Voice/), never numbered, journaled or replayed.

@@ -31,7 +31,9 @@ struct EventDescriptor: Sendable, Hashable {
             return EventDescriptor(disposition: .live, observed: false)
         // The voice desk's (Voice/): it journals what a thread keeps of a voice session (bridge/voice,
         // bridge/voiceTranscript), not Codex's realtime notifications as they are.
-        case .threadRealtimeStarted, .threadRealtimeItemAdded, .threadRealtimeItemStarted, .threadRealtimeItemTranscriptDelta, .threadRealtimeItemCompleted, .threadRealtimeTranscriptDelta, .threadRealtimeTranscriptDone, .threadRealtimeSdp, .threadRealtimeError, .threadRealtimeClosed:
+        case .threadRealtimeStarted, .threadRealtimeItemAdded, .threadRealtimeItemStarted, .threadRealtimeItemTranscriptDelta,
+            .threadRealtimeItemCompleted, .threadRealtimeTranscriptDelta, .threadRealtimeTranscriptDone, .threadRealtimeSdp,
+            .threadRealtimeError, .threadRealtimeClosed:
             return EventDescriptor(disposition: .internal, observed: true)
         case .accountGatewayOAuthChanged, .accountLoginCompleted, .accountUpdated, .appListUpdated,
             .commandExecOutputDelta, .configWarning, .deprecationNotice, .externalAgentConfigImportCompleted,
