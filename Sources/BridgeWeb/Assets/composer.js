@@ -22,7 +22,7 @@ import { dictation } from './dictation.js';
  */
 export function composerView({ session, store, thread, talk, sheets, sheetShown, running, unreachable }) {
   const threadId = thread.id;
-  const input = h('textarea', { class: 'composer-input', rows: 1, placeholder: 'Message Codex', attrs: { 'aria-label': 'Message', enterkeyhint: 'send', autocomplete: 'off' } });
+  const input = h('textarea', { class: 'composer-input', rows: 1, placeholder: 'Message', attrs: { 'aria-label': 'Message', enterkeyhint: 'send', autocomplete: 'off' } });
   const send = h('button', { type: 'submit', class: 'send', attrs: { 'aria-label': 'Send' } }, icon('send'));
   const stop = h('button', { type: 'button', class: 'stop', hidden: true, attrs: { 'aria-label': 'Stop' } }, icon('stop'));
   // While a turn runs, Queue holds the message until it ends instead of steering the turn with it.

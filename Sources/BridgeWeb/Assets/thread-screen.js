@@ -2,7 +2,7 @@
 // context, sub-agents), the sheets the menu opens (goal, settings, rename, delete), the conversation
 // (conversation.js) and the composer (composer.js). It reads the thread once and hands the store's change
 // records to the part they are for.
-import { h, icon } from './dom.js';
+import { h } from './dom.js';
 import { header, menuButton, toast, displayPath, describeError } from './ui.js';
 import { goalLine, goalForm } from './goal-view.js';
 import { subAgentPanel } from './subagents.js';
@@ -48,7 +48,8 @@ export function threadScreen(ctx, threadId) {
     { label: 'Goal', onSelect: () => { closeSheets(); goalEditor.toggle(thread.goal); }, title: 'Set or clear the thread\'s goal', scope: 'operate' },
     { label: 'Settings', onSelect: () => { closeSheets(); settings.open(thread); sheetShown(); }, title: 'Model, effort and approvals for the next turns', scope: 'operate' },
     { label: 'Preview', onSelect: () => { closeSheets(); previewer.open(); sheetShown(); }, title: 'See the workstation\'s dev server of this thread', scope: 'operate' },
-    // Voice is in the header too; at 200% text the header keeps its room for the title and Voice is only here.
+    // Voice: talk with Codex (voice-mode.js). In this menu, as Diff and Review: a button of its own in the header
+    // left the title two clipped words on a phone.
     { label: 'Voice', onSelect: () => openVoice(), title: 'Talk with Codex', scope: 'operate' },
     { label: 'Tools', onSelect: () => { closeSheets(); tools.open(); }, title: 'MCP servers and hooks: why a tool is there or missing' },
     { label: 'Revert', onSelect: () => { closeSheets(); reverter.open(thread); sheetShown(); }, title: 'Remove the last turns from the conversation (files stay as they are)', scope: 'operate' },
@@ -67,11 +68,8 @@ export function threadScreen(ctx, threadId) {
     if (await archiveThread({ request: (kind, fields) => session.request(kind, { threadId, ...fields }), store, thread })) ctx.back('#/');
   }
   const meter = contextMeter(); // in the header: in sight however long the thread
-  // Voice: talk with Codex (voice-mode.js); in the header, so the composer's box keeps its width.
-  const voiceButton = h('button', { type: 'button', class: 'icon-button voice-open', dataset: { scope: 'operate' }, attrs: { 'aria-label': 'Voice', title: 'Talk with Codex' } }, icon('wave'));
   const openVoice = () => { closeSheets(); composer.voiceNote.hidden = true; voice.open(); };
-  voiceButton.addEventListener('click', openVoice);
-  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [voiceButton, menu.el], aside: meter.el });
+  const head = header(ctx, { title: '', back: () => ctx.back('#/'), actions: [menu.el], aside: meter.el });
   const goal = goalLine();
   // Goal and Rename open at the end of the thread, above the composer: the view goes there, and stays at the end
   // when they close.
@@ -126,7 +124,7 @@ export function threadScreen(ctx, threadId) {
     // The live channel (BRIDGE.md, live-channel.js) of the current socket, when the bridge speaks it: the audio's way
     // when the browser has no WebRTC.
     liveStream: () => (session.conn?.live ? (id, handlers) => session.conn.live.stream(id, handlers) : null),
-    onOpen(open) { composer.form.hidden = open; el.classList.toggle('in-voice', open); if (!open) voiceButton.focus({ preventScroll: true }); talk.onLayout(); },
+    onOpen(open) { composer.form.hidden = open; el.classList.toggle('in-voice', open); if (!open) menu.el.querySelector('button')?.focus({ preventScroll: true }); talk.onLayout(); },
   });
   const composer = composerView({ session, store, thread, talk, sheets, sheetShown, running: () => store.isRunning(thread), unreachable: () => unreachable });
   const machine = machineNote(thread, session); // its machine unreachable (issue 33), with Try now
