@@ -37,6 +37,10 @@ class Bridge:
         if not self.mdns:
             cmd.append("--no-mdns")
         cmd += self.args
+        if not self.listen.endswith(":0") and "--preview-port" not in self.args:
+            # A fixed main port (a restart on the same address) would put the previews on the ports after it, which
+            # another test's bridge may hold by then in a 2-worker run: they take any free ports instead.
+            cmd += ["--preview-port", "0"]
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, env=self.env,
                                      stdin=subprocess.DEVNULL)

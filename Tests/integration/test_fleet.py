@@ -236,9 +236,6 @@ async def test_a_linked_machine_back_is_online_at_once_and_retry_machine_asks_no
     b, _, _ = workstation("b")
     b.stop()
     b.listen = f"127.0.0.1:{b.port}"  # the same address after its restart
-    # Its previews anywhere free: with a fixed main port the preview port is the next one, which another test's
-    # bridge may hold by then (seen once in a 2-worker run).
-    b.args += ["--preview-port", "0"]
     b.start()
     linked = link(a, b)
     await wait_online(a, linked["id"])
