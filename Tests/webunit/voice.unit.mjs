@@ -1,7 +1,7 @@
 // The voice mode's state machine (voice-state.js) and the words of its refusals and of dictation (voice-words.js).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { initialVoice, voiceStep, voiceActive, micOpen, needsTeardown, phaseWords } from '../../Sources/BridgeWeb/Assets/voice-state.js';
+import { initialVoice, voiceStep, voiceActive, micOpen, needsTeardown, phaseWords, viaWords } from '../../Sources/BridgeWeb/Assets/voice-state.js';
 import { voiceErrorWords, dictationBlocked, dictationKind, dictationEnv, sentenceParts } from '../../Sources/BridgeWeb/Assets/voice-words.js';
 
 const run = (s, ...events) => events.reduce(voiceStep, s);
@@ -22,6 +22,24 @@ test('the transport the bridge chose is kept while connected: live when it says 
   const s = run(initialVoice(), 'start', 'granted', { type: 'connected', transport: 'live' });
   assert.equal(s.transport, 'live');
   assert.equal(run(s, 'speaking').transport, 'live');
+});
+
+test('a WebRTC call that did not connect: again through the bridge, once, without a teardown, and said', () => {
+  const connecting = run(initialVoice(), 'start', 'granted');
+  const falling = voiceStep(connecting, { type: 'fallback', session: connecting.session });
+  assert.equal(falling.phase, 'connecting');
+  assert.equal(falling.fallback, true);
+  assert.equal(needsTeardown(connecting, falling), false, 'the microphone stays: the same session, another way');
+  assert.equal(phaseWords(falling), 'Connecting through the bridge…');
+  assert.equal(voiceStep(falling, 'fallback'), falling, 'falls back once: a second failure is an error');
+  const live = voiceStep(falling, { type: 'connected', transport: 'live' });
+  assert.equal(viaWords(live), 'Voice over the bridge\'s connection: the direct call did not connect.');
+  assert.equal(viaWords(run(initialVoice(), 'start', 'granted', { type: 'connected', transport: 'live' })), 'Voice over the bridge\'s connection.');
+  assert.equal(viaWords(run(initialVoice(), 'start', 'granted', { type: 'connected', transport: 'webrtc' })), '');
+  const listening = run(initialVoice(), 'start', 'granted', 'connected');
+  assert.equal(voiceStep(listening, 'fallback'), listening, 'a call that connected is not started again');
+  assert.equal(run(live, 'stop', 'stopped', 'start').fallback, false, 'a new session tries the call again');
+  assert.equal(voiceStep(falling, { type: 'failed', error: { code: 'webrtc_failed' } }).phase, 'error');
 });
 
 test('a refusal is an error holding the bridge\'s error; Start again begins a new session', () => {
