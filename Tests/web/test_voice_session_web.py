@@ -4,7 +4,9 @@ the call really connects on loopback and the phone's microphone (Chromium's fake
 spoke) reaches the model. Connecting → listening, the model speaking, transcripts in the thread (and on a second
 phone, and after a reload), End, leaving the thread; a reconnect mid-session ends it cleanly at
 every end (the phone, the bridge, Codex's socket to the provider). Screenshots of the voice screen, light and dark
-(docs/ with WEB_UPDATE_DOCS=1). Cost: ~16 s end to end, ~8 s through the bridge without WebRTC (2 cores shared, a build beside)."""
+(docs/ with WEB_UPDATE_DOCS=1). A call that does not connect falls back to the bridge's connection; without that
+either, the panel says so. Cost: ~10 s end to end, ~5 s through the bridge without WebRTC, ~14 s the fallback
+(its 8 s bound to connect), ~4 s neither way; ~35 s for the file (2 cores shared, load ~9)."""
 import asyncio
 import json
 import math
@@ -247,6 +249,7 @@ def test_without_webrtc_the_audio_goes_through_the_bridge(voice_bridge, model, s
     thread_action(phone, "Voice")
     panel = page.get_by_role("region", name="Voice")
     expect(panel).to_have_attribute("data-phase", "listening")
+    expect(panel.locator(".voice-via")).to_have_text("Voice over the bridge's connection.")
     assert stub.calls == [], "a WebRTC call was made without WebRTC"
     stub.wait(lambda s: len(s.of_type("input_audio_buffer.append")) > 5, what="the phone's PCM at the model, through the bridge")
     stub.speak(tone())
@@ -287,6 +290,9 @@ def test_a_webrtc_call_that_does_not_connect_falls_back_to_the_bridge(voice_brid
     expect(page.locator(".voice-said")).to_have_count(2)
     expect(panel).to_have_attribute("data-phase", "listening")  # the stopped attempt's end did not end this one
     phone.shot("voice-fallback")
+    audit = Audit(phone)  # axe on the panel with its fallback sentence, light and dark
+    audit("voice-fallback")
+    assert not audit.found, audit.found
     panel.get_by_role("button", name="End voice").click()
     expect(panel).to_be_hidden()
     stub.wait(lambda s: s.open_sockets() == 0, what="codex closing its realtime socket after End")
