@@ -150,7 +150,7 @@ test('transcripts: each journaled part an item of the thread, once, whether live
   const { ThreadStore } = await import('../../Sources/BridgeWeb/Assets/threads.js');
   const store = new ThreadStore();
   const seen = [];
-  store.watchThread('t', (c) => seen.push(c.type === 'voice' ? `voice:${c.state}:${c.reason}` : c.type));
+  store.watchThread('t', (c) => seen.push(c.type === 'voice' ? `voice:${c.state}:${c.reason || c.transport}` : c.type));
   store.applyMessage({ kind: 'event', threadId: 't', type: 'turn/started', turnId: 'u1', data: { turn: { id: 'u1' } } });
   const said = { kind: 'event', seq: 7, threadId: 't', type: 'bridge/voiceTranscript', data: { threadId: 't', role: 'user', text: 'list the files' } };
   store.applyMessage(said);
@@ -161,6 +161,9 @@ test('transcripts: each journaled part an item of the thread, once, whether live
   assert.deepEqual(parts.map((p) => [p.role, p.text]), [['user', 'list the files'], ['assistant', 'Sure.']]);
   store.applyMessage({ kind: 'event', seq: 9, threadId: 't', type: 'bridge/voice', data: { threadId: 't', state: 'ended', reason: 'closed', message: 'bye' } });
   assert.ok(seen.includes('voice:ended:closed'));
+  // A start says its transport: the voice mode tells a fallback's new session from the attempt it stopped.
+  store.applyMessage({ kind: 'event', seq: 11, threadId: 't', type: 'bridge/voice', data: { threadId: 't', state: 'started', transport: 'websocket' } });
+  assert.ok(seen.includes('voice:started:websocket'), seen);
   const notice = t.itemMap.get('voice-state-9').item;
   assert.equal(notice.text, 'Voice ended by Codex. bye');
   // readThread's `voice`: the same parts by seq, none twice.
