@@ -31,7 +31,7 @@ export function voiceRecords(t, msg, turnId) {
   const text = started ? 'Voice started.' : `${ENDED[data.reason] || 'Voice ended.'}${data.message && !started ? ` ${str(data.message)}` : ''}`;
   return [
     { notice: { id: `voice-state-${msg.seq ?? Date.now()}`, text, noticeKind: 'voice' }, turn: turnId },
-    { emit: { type: 'voice', state: str(data.state), reason: str(data.reason), message: str(data.message), deviceId: str(data.deviceId) } },
+    { emit: { type: 'voice', state: str(data.state), transport: str(data.transport), reason: str(data.reason), message: str(data.message), deviceId: str(data.deviceId) } },
   ];
 }
 
