@@ -3,7 +3,8 @@ import BridgeStore
 import Foundation
 import Logging
 
-/// `readThread`'s `voice`: the thread's transcript parts as the journal holds them (`bridge/voiceTranscript`).
+/// `readThread`'s `voice`: the thread's transcript parts as the journal holds them (`bridge/voiceTranscript`), each
+/// placed where it was said among the thread's items (BRIDGE.md `readThread`).
 struct VoiceTranscripts: Sendable {
     let journal: EventJournal
     let logger: Logger
@@ -11,15 +12,18 @@ struct VoiceTranscripts: Sendable {
     /// Most transcript parts `readThread` lists.
     static let maxParts = 200
 
-    /// The thread's newest parts, oldest first (nil when none, or when the journal cannot be read).
+    /// The thread's newest parts, oldest first, each with the first item started after it (nil when none, or when
+    /// the journal cannot be read).
     func parts(of threadId: String) async -> [VoiceTranscriptPart]? {
         do {
             let frames = try await journal.voiceFrames(of: threadId, limit: Self.maxParts)
-            let parts = frames.compactMap { text -> VoiceTranscriptPart? in
-                guard let frame = try? JSONValue(parsing: Data(text.utf8)), let seq = frame["seq"]?.numberValue,
-                    let role = frame["data"]?["role"]?.stringValue, let said = frame["data"]?["text"]?.stringValue
+            let parts = frames.compactMap { frame -> VoiceTranscriptPart? in
+                guard let event = try? JSONValue(parsing: Data(frame.text.utf8)), let seq = event["seq"]?.numberValue,
+                    let role = event["data"]?["role"]?.stringValue, let said = event["data"]?["text"]?.stringValue
                 else { return nil }
-                return VoiceTranscriptPart(seq: Int64(seq), role: role, text: said)
+                let next = frame.nextItem.flatMap { try? JSONValue(parsing: Data($0.utf8)) }
+                return VoiceTranscriptPart(
+                    seq: Int64(seq), role: role, text: said, beforeItemId: next?["data"]?["item"]?["id"]?.stringValue)
             }
             return parts.isEmpty ? nil : parts
         } catch {
