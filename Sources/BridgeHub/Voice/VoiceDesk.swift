@@ -36,9 +36,9 @@ struct VoiceDesk: Sendable {
     /// Counts account changes and Codex's stops: a check that began in an earlier epoch counts for nothing.
     var epoch = 0
     /// Sessions Codex answered whose `started` event is on its way to the hub (the start's handler publishes it).
-    var announcing: Set<UInt64> = []
+    private var announcing: Set<UInt64> = []
     /// How the sessions in ``announcing`` that ended meanwhile ended: announced after their `started`, by the start.
-    var lateEnds: [UInt64: (reason: EndReason, message: String?)] = [:]
+    private var lateEnds: [UInt64: (reason: EndReason, message: String?)] = [:]
     /// How long a passed check counts.
     static let readyFor: Duration = .seconds(600)
 
@@ -54,6 +54,29 @@ struct VoiceDesk: Sendable {
     /// The running websocket sessions' audio, by thread.
     var audio: [String: Audio] = [:]
     private var waiters: [String: (attempt: UInt64, continuation: AsyncStream<Outcome>.Continuation)] = [:]
+
+    /// Codex answered `attempt`'s start: it runs now, and its `started` event is on its way (``announced(_:)``
+    /// once it went out). Nil when that start is no longer the thread's.
+    mutating func announcing(_ threadId: String, attempt: UInt64) -> VoiceSessions.Session? {
+        guard let running = sessions.started(threadId, attempt: attempt) else { return nil }
+        announcing.insert(attempt)
+        return running
+    }
+
+    /// A session ended (``VoiceSessions/end(_:attempt:)``): whether its `ended` event goes out now. Not for a session
+    /// never announced `started`; for one whose `started` is still on its way, later (``announced(_:)``).
+    mutating func announcesEnd(of ended: VoiceSessions.Session, reason: EndReason, message: String?) -> Bool {
+        guard ended.phase == .running else { return false }
+        guard announcing.contains(ended.attempt) else { return true }
+        lateEnds[ended.attempt] = (reason, message)
+        return false
+    }
+
+    /// `attempt`'s `started` went out: how it ended meanwhile, if it did (its `ended` goes out now).
+    mutating func announced(_ attempt: UInt64) -> (reason: EndReason, message: String?)? {
+        announcing.remove(attempt)
+        return lateEnds.removeValue(forKey: attempt)
+    }
 
     /// An account change or Codex's stop: the readiness checks run again.
     mutating func newEpoch() {

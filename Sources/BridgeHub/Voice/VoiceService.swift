@@ -11,7 +11,7 @@ import Synchronization
 /// of Codex's event stream), a connection's close and Codex's stop; each returns the events to publish, which the
 /// hub numbers and journals in that same step, so a transcript keeps its place among the thread's other events. The
 /// request handlers (``VoiceRequests``) start and stop sessions here and publish through the hub's port, one step
-/// each: a session's `started` goes out before its `ended` (``VoiceDesk/announcing``).
+/// each: a session's `started` goes out before its `ended` (``VoiceDesk/announcesEnd(of:reason:message:)``).
 final class VoiceService: Sendable {
     /// A `bridge/voice` or `bridge/voiceTranscript` event to publish on `threadId`.
     struct Event: Sendable {
@@ -220,8 +220,7 @@ final class VoiceService: Sendable {
         _ threadId: String, attempt: UInt64, transport: VoiceTransport, sdp: String?, audioFor session: ClientSession?, hub: any HubPort
     ) async throws -> VoiceStarted {
         let opened = state.withLock { desk -> (deviceId: String?, streamId: UInt32?)? in
-            guard let running = desk.sessions.started(threadId, attempt: attempt) else { return nil }
-            desk.announcing.insert(attempt)
+            guard let running = desk.announcing(threadId, attempt: attempt) else { return nil }
             let streamId = session.flatMap { openAudio(threadId, attempt: attempt, session: $0, hub: hub, &desk) }
             return (running.deviceId, streamId)
         }
@@ -231,10 +230,7 @@ final class VoiceService: Sendable {
         await hub.publishEvent(VoiceEvent.state, data: .object(data), threadId: threadId, turnId: nil, dataJSON: nil)
         logger.info(
             "Voice session started", metadata: ["bridge.thread.id": "\(threadId)", "bridge.voice.transport": "\(transport.rawValue)"])
-        let late = state.withLock { desk in
-            desk.announcing.remove(attempt)
-            return desk.lateEnds.removeValue(forKey: attempt)
-        }
+        let late = state.withLock { $0.announced(attempt) }
         if let late { await publish([Self.ended(threadId, reason: late.reason, message: late.message)], hub) }
         return VoiceStarted(threadId: threadId, transport: transport, sdp: sdp, streamId: opened.streamId)
     }
@@ -248,7 +244,7 @@ final class VoiceService: Sendable {
     }
 
     /// What follows a session's end: its audio closed, Codex's stop sent, and its `ended` event, when its `started`
-    /// went out (or later, after it: ``VoiceDesk/lateEnds``).
+    /// went out (or later, after it: ``VoiceDesk/announcesEnd(of:reason:message:)``).
     private func finish(
         _ ended: VoiceSessions.Session, reason: VoiceDesk.EndReason, message: String?, stopCodex: Bool, _ desk: inout VoiceDesk
     ) -> [Event] {
@@ -257,11 +253,7 @@ final class VoiceService: Sendable {
         desk.acceptedByCodex.remove(ended.threadId)
         closeAudio(ended.threadId, attempt: ended.attempt, &desk)
         if stopCodex { desk.stopping[ended.threadId] = stopAtCodex(ended.threadId) }
-        guard ended.phase == .running else { return [] }
-        guard !desk.announcing.contains(ended.attempt) else {
-            desk.lateEnds[ended.attempt] = (reason, message)
-            return []
-        }
+        guard desk.announcesEnd(of: ended, reason: reason, message: message) else { return [] }
         return [Self.ended(ended.threadId, reason: reason, message: message)]
     }
 
