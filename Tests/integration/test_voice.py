@@ -128,6 +128,14 @@ async def test_webrtc_offer_relayed_transcripts_journaled_stop(voice_bridge, mod
     assert "bridge/voiceTranscript" in types and "bridge/voice" in types
     # Stopping again is stopping once.
     assert (await request(phone, "stopVoice", threadId=thread_id))["kind"] == "accepted"
+    # What was said stays where it was said: a turn after it comes after it in readThread too (each part names the
+    # first item started after it; readThread used to leave a client only its turn to go by, the last one).
+    model.queue({"kind": "message", "text": "Done."})
+    assert (await request(phone, "sendMessage", threadId=thread_id, text="after the voice"))["kind"] == "accepted"
+    await until_turn_completed(phone, thread_id)
+    snapshot = await request(late, "readThread", threadId=thread_id)
+    after = snapshot["thread"]["turns"][-1]["items"][0]["id"]
+    assert [p.get("beforeItemId") for p in snapshot["voice"]] == [after, after], (snapshot["voice"], snapshot["thread"]["turns"][-1])
     # Start, stop, start at once: Codex tells the stopped session's end after the new start is sent; that end is
     # not the new session's (it failed the start as "requested" before), and the stop never ends the new one.
     for n in range(3):

@@ -214,9 +214,18 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
         stub.wait(lambda s: s.open_sockets() == 0, what="codex closing the sideband once the phone left the thread")
         page.locator(".thread-row").first.click()
 
-        # A reload (or another phone) reads what was said from readThread.
+        # A reload (or another phone) reads what was said from readThread, where it was said: before a turn that came
+        # after it (readThread's beforeItemId), not at the end of the thread.
+        model.queue({"kind": "message", "text": "Here are the files."})
+        page.locator(".composer").get_by_label("Message").fill("go on")
+        phone.button("Send").click()
+        expect(page.locator(".msg.agent").last).to_have_text("Here are the files.")
         page.reload()
         expect(page.locator(".voice-said")).to_have_count(2)
+        expect(page.locator(".msg.agent:not(.voice-said)").last).to_have_text("Here are the files.")
+        order = page.evaluate("""() => [...document.querySelectorAll('.voice-said, .msg.user, .msg.agent')]
+            .map((el) => el.classList.contains('voice-said') ? 'said' : el.textContent.trim().slice(0, 12))""")
+        assert order == ["hi", "Hello. What ", "said", "said", "go on", "Here are the"], order
         assert not phone.errors, phone.errors
     finally:
         proxy.close()

@@ -173,6 +173,24 @@ test('transcripts: each journaled part an item of the thread, once, whether live
   assert.deepEqual(after.map((p) => p.text), ['list the files', 'Sure.', 'thanks']);
 });
 
+test('readThread puts a transcript part where it was said: before the first item started after it, else last', async () => {
+  const { ThreadStore } = await import('../../Sources/BridgeWeb/Assets/threads.js');
+  const store = new ThreadStore();
+  const turn = (id, ...items) => ({ id, status: 'completed', items: items.map((i) => ({ id: i, type: 'agentMessage', text: i })) });
+  // Said after u1's answer, before u2 (the hand-off: last in u1, as it was live) and in u2 between its two items; the
+  // last after everything; one before an item this page does not hold (an older turn, or one Codex does not keep):
+  // last, as without a place.
+  store.applyThreadAnswer('t', { thread: { id: 't', turns: [turn('u1', 'a1'), turn('u2', 'm2', 'a2')] },
+    voice: [{ seq: 5, role: 'user', text: 'do it', beforeItemId: 'm2' }, { seq: 6, role: 'assistant', text: 'on it', beforeItemId: 'a2' },
+      { seq: 9, role: 'assistant', text: 'done' }, { seq: 10, role: 'user', text: 'odd', beforeItemId: 'gone' }] });
+  const t = store.get('t');
+  assert.deepEqual(t.turns.map((u) => u.items), [['a1', 'voice-5'], ['m2', 'voice-6', 'a2', 'voice-9', 'voice-10']]);
+  // Read again: each once, where it was.
+  store.applyThreadAnswer('t', { thread: { id: 't', turns: [turn('u1', 'a1'), turn('u2', 'm2', 'a2')] },
+    voice: [{ seq: 5, role: 'user', text: 'do it', beforeItemId: 'm2' }] });
+  assert.deepEqual(t.turns.map((u) => u.items), [['a1', 'voice-5'], ['m2', 'voice-6', 'a2', 'voice-9', 'voice-10']]);
+});
+
 test('audio through the bridge: 24 kHz 16-bit little-endian PCM both ways, in 40 ms frames', async () => {
   const { toPcm16, fromPcm16, framesOf, RATE } = await import('../../Sources/BridgeWeb/Assets/voice-pcm.js');
   assert.equal(RATE, 24000);

@@ -20,7 +20,7 @@ extension ThreadHub {
             hub: self, codex: codex, policy: policy, gate: gate, git: git, logger: logger, storage: storage, auditor: auditor,
             answers: answers, lanes: lanes, deviceAdmin: deviceAdmin, goals: goals, plans: plans, commands: commands,
             commitMessages: commitMessages, threadPolicies: threadPolicies, attachments: attachments, push: push, previews: previews,
-            models: models)
+            models: models, voice: voice)
     }
 
     /// A retry answered with the first answer: a retried `startThread` subscribes the retrying session too, as

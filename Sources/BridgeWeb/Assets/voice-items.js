@@ -35,8 +35,13 @@ export function voiceRecords(t, msg, turnId) {
   ];
 }
 
-/** readThread's `voice` ([{seq, role, text}], oldest first): each part an item, once. */
+/**
+ * readThread's `voice` ([{seq, role, text, beforeItemId?}], oldest first): each part an item, once, where it was said
+ * (before the first item started after it; without one, or one not held, last).
+ */
 export function voiceAnswerRecords(answer) {
   const parts = Array.isArray(answer && answer.voice) ? answer.voice : [];
-  return parts.filter((p) => p && typeof p.seq === 'number' && str(p.text)).map((p) => ({ notice: part(p.seq, p.role, p.text) }));
+  return parts
+    .filter((p) => p && typeof p.seq === 'number' && str(p.text))
+    .map((p) => ({ notice: part(p.seq, p.role, p.text), before: str(p.beforeItemId) || null }));
 }
