@@ -451,7 +451,9 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgeClientTests",
-            dependencies: ["BridgeClient", "BridgeProtocol", "HostileBridge", "Eventually", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "BridgeClient", "BridgeProtocol", "HostileBridge", "Eventually", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
