@@ -1,4 +1,5 @@
 import BridgeProtocol
+import Eventually
 import Foundation
 import Logging
 import Synchronization
@@ -30,9 +31,7 @@ import Testing
         let scopes = await client.scopes
         #expect(ack.deviceToken == "DEVTOKEN" && scopes == Scopes([.observe]))
         try connection.answer(.scopesChanged(ScopesChanged(scopes: .standard)))
-        let deadline = ContinuousClock.now + .seconds(5)
-        while await client.scopes != .standard, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(await client.scopes == .standard)
+        try await eventually("the new scopes") { await client.scopes == .standard }
         await client.close()
     }
 
