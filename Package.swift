@@ -435,7 +435,7 @@ let package = Package(
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "BridgeStore"], swiftSettings: swiftSettings),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Eventually"], swiftSettings: swiftSettings),
         .testTarget(name: "BridgeOpsTests", dependencies: ["BridgeOps"], swiftSettings: swiftSettings),
-        // What the tests wait with instead of a guessed time: a condition polled with backoff, and a gate.
+        // What the tests wait with instead of a guessed time: a condition polled with backoff, a gate, a manual clock.
         .target(name: "Eventually", path: "Tests/Eventually", swiftSettings: swiftSettings),
         // A WebSocket server on 127.0.0.1 that plays a hostile linked bridge, for the client side's tests.
         .target(

@@ -1,7 +1,7 @@
 /// What the Swift tests wait with instead of a guessed time (issue 45 item 6): a condition, polled with backoff
 /// (``eventually(_:timeout:_:)-(_,_,()->Bool)``), for what only shows in state (a socket, a process, a file, a
-/// counter), and a ``Gate`` for what a fake holds until the test lets it go. One way to do each, for every test
-/// target.
+/// counter); a ``Gate`` for what a fake holds until the test lets it go; a ``ManualClock`` for the code's own
+/// timeouts, where it takes a clock. One way to do each, for every test target.
 
 /// How long a wait for something that should happen at once lasts before the test fails: a guard against a hang,
 /// not a bound on speed (those are asserted apart). Generous, because the Swift tests run in parallel on the
