@@ -386,7 +386,7 @@ let package = Package(
             name: "BridgeFleetTests",
             dependencies: [
                 "BridgeFleet", "BridgeHub", "BridgeProtocol", "BridgeClient", "BridgeStore", "CodexControl", "ConfinedFiles",
-                "HostileBridge",
+                "HostileBridge", "Eventually",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings),
@@ -403,7 +403,7 @@ let package = Package(
         .testTarget(
             name: "BridgeServeTests",
             dependencies: [
-                "BridgeServe", "BridgeClient", "BridgeProtocol", "BridgeServer", "BridgeStore", "Pairing",
+                "BridgeServe", "BridgeClient", "BridgeProtocol", "BridgeServer", "BridgeStore", "Pairing", "Eventually",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -413,7 +413,7 @@ let package = Package(
             name: "BridgeHubTests",
             dependencies: [
                 // No BridgeServer and no NIO: sessions write to a recording sink (RecordingSink), not the outbox.
-                "BridgeHub", "BridgeGit", "BridgeProtocol", "BridgeStore", "CodexControl", "ConfinedFiles",
+                "BridgeHub", "BridgeGit", "BridgeProtocol", "BridgeStore", "CodexControl", "ConfinedFiles", "Eventually",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -431,10 +431,12 @@ let package = Package(
             dependencies: ["BridgePush", "BridgeStore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CodexControlTests", dependencies: ["CodexControl"], swiftSettings: swiftSettings),
+        .testTarget(name: "CodexControlTests", dependencies: ["CodexControl", "Eventually"], swiftSettings: swiftSettings),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "BridgeStore"], swiftSettings: swiftSettings),
-        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery"], swiftSettings: swiftSettings),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "Eventually"], swiftSettings: swiftSettings),
         .testTarget(name: "BridgeOpsTests", dependencies: ["BridgeOps"], swiftSettings: swiftSettings),
+        // What the tests wait with instead of a guessed time: a condition polled with backoff, a gate, a manual clock.
+        .target(name: "Eventually", path: "Tests/Eventually", swiftSettings: swiftSettings),
         // A WebSocket server on 127.0.0.1 that plays a hostile linked bridge, for the client side's tests.
         .target(
             name: "HostileBridge",
@@ -449,7 +451,9 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgeClientTests",
-            dependencies: ["BridgeClient", "BridgeProtocol", "HostileBridge", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "BridgeClient", "BridgeProtocol", "HostileBridge", "Eventually", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -466,7 +470,7 @@ let package = Package(
             name: "BridgeServerTests",
             dependencies: [
                 "BridgeServer", "BridgeHub", "BridgeLive", "BridgeProtocol", "BridgeStore", "BridgePush", "BridgeWeb", "CodexControl",
-                "ConfinedFiles",
+                "ConfinedFiles", "Eventually",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"),

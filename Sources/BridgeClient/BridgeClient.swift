@@ -199,13 +199,14 @@ public actor BridgeClient {
         let transport = self.transport
         let logger = self.logger
         let pin = configuration.target.pin
-        let connection = try await Self.withTimeout(configuration.handshakeTimeout, what: "\(endpoint) to connect") {
+        let clock = configuration.clock
+        let connection = try await Self.withTimeout(configuration.handshakeTimeout, on: clock, what: "\(endpoint) to connect") {
             try await transport.connect(to: endpoint, pin: pin, logger: logger)
         }
         write(.hello(hello), on: connection)
         let ack: HelloAck
         do {
-            var answer = try await Self.withTimeout(configuration.handshakeTimeout, what: "helloAck from \(endpoint)") {
+            var answer = try await Self.withTimeout(configuration.handshakeTimeout, on: clock, what: "helloAck from \(endpoint)") {
                 try await Self.firstAnswer(on: connection)
             }
             if case .pending(let pending) = answer {
@@ -213,7 +214,7 @@ public actor BridgeClient {
                 // from the network: range-checked before it becomes a duration).
                 let wait = try ServerFrameRules.pairingWait(expiresAt: pending.expiresAt, now: Date().timeIntervalSince1970)
                 configuration.onPairingPending?(pending)
-                answer = try await Self.withTimeout(wait, what: "the workstation to confirm the pairing") {
+                answer = try await Self.withTimeout(wait, on: clock, what: "the workstation to confirm the pairing") {
                     try await Self.firstAnswer(on: connection)
                 }
             }
@@ -259,12 +260,12 @@ public actor BridgeClient {
     }
 
     private static func withTimeout<T: Sendable>(
-        _ limit: Duration, what: String, _ body: @escaping @Sendable () async throws -> T
+        _ limit: Duration, on clock: any Clock<Duration>, what: String, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await withThrowingTaskGroup(of: T.self) { group in
             group.addTask { try await body() }
             group.addTask {
-                try await Task.sleep(for: limit)
+                try await clock.sleep(for: limit)
                 throw BridgeClientError.timeout(what)
             }
             defer { group.cancelAll() }

@@ -30,6 +30,8 @@ public struct BridgeClientConfiguration: Sendable {
     /// A relay (the fleet's home bridge): journaled messages arrive on ``BridgeClient/relayed`` instead of
     /// ``BridgeClient/events``, an event with its `data` as the text the bridge wrote (never parsed into a tree).
     public var relaysFrames = false
+    /// The clock the handshake's timeouts run on (a test's is advanced by hand).
+    public var clock: any Clock<Duration> = ContinuousClock()
 
     public init(
         target: BridgeTarget, token: String? = nil,

@@ -1,4 +1,5 @@
 import BridgeProtocol
+import Eventually
 import Foundation
 import Logging
 import Synchronization
@@ -16,23 +17,25 @@ import Testing
             target: try BridgeTarget(parsing: "codex-bridge://pair?v=1&host=127.0.0.1&port=9&code=CODE&id=SRV&name=t"),
             device: DeviceInfo(name: "t", platform: "linux"), handshakeTimeout: .milliseconds(300))
         configuration.onPairingPending = { pending in shown.withLock { $0.append(pending) } }
+        let clock = ManualClock()
+        configuration.clock = clock
         let client = BridgeClient(configuration: configuration, transport: FakeTransport([connection]), logger: Logger(label: "test"))
         let pending = PairingPending(deviceId: "dev", check: "0427", expiresAt: Date().timeIntervalSince1970 + 60)
         try connection.answer(.pairingPending(pending))
-        Task {
-            // Longer than the handshake timeout: the workstation takes its time.
-            try await Task.sleep(for: .milliseconds(600))
-            try connection.answer(
-                .helloAck(HelloAck(version: 1, ok: true, deviceId: "dev", deviceToken: "DEVTOKEN", scopes: Scopes([.observe]))))
-        }
-        let ack = try await client.connect()
+        let connecting = Task { try await client.connect() }
+        // Shown, the pairing waits for the workstation: past the handshake timeout (twice over, on the client's
+        // clock), the client still waits.
+        try await eventually("the pairing shown") { !shown.withLock { $0 }.isEmpty }
+        try await eventually("the client waiting for the workstation") { clock.sleepers == 1 }
+        clock.advance(by: .milliseconds(600))
+        try connection.answer(
+            .helloAck(HelloAck(version: 1, ok: true, deviceId: "dev", deviceToken: "DEVTOKEN", scopes: Scopes([.observe]))))
+        let ack = try await connecting.value
         #expect(shown.withLock { $0 } == [pending])
         let scopes = await client.scopes
         #expect(ack.deviceToken == "DEVTOKEN" && scopes == Scopes([.observe]))
         try connection.answer(.scopesChanged(ScopesChanged(scopes: .standard)))
-        let deadline = ContinuousClock.now + .seconds(5)
-        while await client.scopes != .standard, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(await client.scopes == .standard)
+        try await eventually("the new scopes") { await client.scopes == .standard }
         await client.close()
     }
 

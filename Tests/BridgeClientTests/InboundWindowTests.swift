@@ -1,3 +1,4 @@
+import Eventually
 import Synchronization
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
         await window.acquire(4)
         #expect(window.held == 10 && !window.isPaused)
         let third = Task { await window.acquire(3) }
-        while !window.isPaused { try await Task.sleep(for: .milliseconds(1)) }
+        try await eventually("the reader waits") { window.isPaused }
         window.release(2)
         #expect(window.isPaused, "8 + 3 still does not fit")
         window.release(6)
@@ -31,14 +32,14 @@ import Testing
         let window = InboundWindow(limit: 1)
         await window.acquire(1)
         let waiting = Task { await window.acquire(1) }
-        while !window.isPaused { try await Task.sleep(for: .milliseconds(1)) }
+        try await eventually("the reader waits") { window.isPaused }
         window.close()
         await waiting.value
         await window.acquire(100)  // closed: nothing waits again
         let other = InboundWindow(limit: 1)
         await other.acquire(1)
         let cancelled = Task { await other.acquire(1) }
-        while !other.isPaused { try await Task.sleep(for: .milliseconds(1)) }
+        try await eventually("the reader waits") { other.isPaused }
         cancelled.cancel()
         await cancelled.value
     }

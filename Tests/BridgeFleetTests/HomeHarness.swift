@@ -3,6 +3,7 @@ import BridgeProtocol
 import BridgeStore
 import CodexControl
 import ConfinedFiles
+import Eventually
 import Foundation
 import HostileBridge
 import Logging
@@ -62,20 +63,21 @@ final class HomeHarness: Sendable {
     }
 
     /// Holds SQLite's write lock from a connection of its own for `duration` (a slow or busy disk: every writer
-    /// of the home bridge waits meanwhile).
-    func holdWriteLock(for duration: Duration) async throws {
+    /// of the home bridge waits meanwhile); opens `held` once it holds it.
+    func holdWriteLock(for duration: Duration, held: Gate) async throws {
         let other = try BridgeDatabase(
             paths: StatePaths(configDirectory: directory, stateDirectory: directory),
             logger: Logger(label: "slow-disk", factory: { _ in SwiftLogNoOpLogHandler() }))
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        try await other.writeImmediate { _ in Thread.sleep(forTimeInterval: seconds) }
+        try await other.writeImmediate { _ in
+            held.open()
+            Thread.sleep(forTimeInterval: seconds)
+        }
     }
 
-    /// Waits (at most 30 s) until `condition` holds.
-    func waitUntil(_ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while try !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(try condition())
+    /// Waits until `condition` holds (``Eventually/eventually(_:timeout:_:)``).
+    func waitUntil(_ what: String = "the condition", timeout: Duration = patience, _ condition: () throws -> Bool) async throws {
+        try await eventually(what, timeout: timeout, condition)
     }
 
     /// This process's resident memory, in bytes (Linux `/proc/self/statm`).

@@ -1,5 +1,6 @@
 import BridgeProtocol
 import BridgeStore
+import Eventually
 import Foundation
 import HostileBridge
 import Synchronization
@@ -51,12 +52,12 @@ import Testing
         defer { task.cancel() }
         try await home.waitUntil { try home.store.find("hostile")?.state == "online" }
         let growth = try await Self.peakGrowth {
-            let slowDisk = Task { try await home.holdWriteLock(for: .seconds(3)) }
-            try await Task.sleep(for: .milliseconds(100))
+            let held = Gate()
+            let slowDisk = Task { try await home.holdWriteLock(for: .seconds(3), held: held) }
+            try await held.wait("the write lock held")
             go.open()
             try await slowDisk.value
-            let deadline = ContinuousClock.now + .seconds(180)
-            while home.relayedThrough() < Int64(count), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            try await home.waitUntil("every event relayed", timeout: .seconds(180)) { home.relayedThrough() >= Int64(count) }
         }
         #expect(home.relayedThrough() == Int64(count), "every event relayed, none lost")
         // The link was held back, and what it held stayed in its budget.
@@ -95,14 +96,5 @@ import Testing
         #expect(try home.store.find("hostile")?.errorMessage?.contains("open approvals") == true)
         // 286 MiB before, when every open approval stayed in memory.
         #expect(growth < 160 << 20, "resident memory grew by \(growth >> 20) MiB for \(count * size >> 20) MiB of open approvals")
-    }
-}
-
-/// Opens once; waiters go on.
-final class Gate: Sendable {
-    private let isOpen = Mutex(false)
-    func open() { isOpen.withLock { $0 = true } }
-    func wait() async {
-        while !isOpen.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
     }
 }

@@ -2,6 +2,7 @@ import BridgeProtocol
 import BridgeStore
 import CodexControl
 import ConfinedFiles
+import Eventually
 import Foundation
 import Logging
 import Synchronization
@@ -79,34 +80,20 @@ final class HubHarness: Sendable {
         session.recorded.take(limit: 100_000).compactMap { try? ServerMessage.decode(Data($0.utf8)) }
     }
 
-    /// How long a test waits for something that should happen at once before it fails: a guard against a hang,
-    /// not a bound on speed (those are asserted apart). Generous, because the Swift tests run in parallel on the
-    /// cooperative pool's two threads while tests beside them spawn codex and write SQLite files: a hub test that
-    /// waited 5 s saw nothing arrive in CI's run on 12-02 (511 of 2,100 frames) and passed alone in a second.
-    static let patience: Duration = .seconds(30)
+    /// How long a test waits for something that should happen at once before it fails (``Eventually/patience``).
+    static let patience: Duration = Eventually.patience
 
     /// Waits until the Codex events sent before the call are processed: the journal holds a row past `seq`, and
     /// the hub step that wrote it has ended (one more call on the hub runs after it). What a test that checks
     /// that something did *not* arrive waits for, instead of a fixed sleep (issue 45 item 6).
     func processed(after seq: Int64) async throws {
-        let deadline = ContinuousClock.now + Self.patience
-        while try storage.journal.lastSeq() <= seq {
-            guard ContinuousClock.now < deadline else { throw CancellationError() }
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try await eventually("a journal row past \(seq)") { try storage.journal.lastSeq() > seq }
         _ = await hub.runningTurnCount
     }
 
     /// Waits until `condition` holds (what a test needs to have happened), failing after ``patience``.
-    func until(_ what: String, _ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + Self.patience
-        while try !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("waited \(Self.patience) for \(what)")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(2))
-        }
+    func until(_ what: String, _ condition: () async throws -> Bool) async throws {
+        try await eventually(what, condition)
     }
 
     /// Waits until `session` has received a frame matching `predicate`; returns every frame taken meanwhile.
@@ -114,13 +101,14 @@ final class HubHarness: Sendable {
         -> [ServerMessage]
     {
         var seen: [ServerMessage] = []
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            seen += frames(session)
-            if seen.contains(where: predicate) { return seen }
-            try await Task.sleep(for: .milliseconds(5))
+        do {
+            try await eventually("a frame; frames so far: \(seen.map(\.kind))", timeout: timeout) {
+                seen += frames(session)
+                return seen.contains(where: predicate)
+            }
+        } catch let error as WaitedTooLong {
+            Issue.record("\(error)")
         }
-        Issue.record("timed out; frames: \(seen.map(\.kind))")
         return seen
     }
 

@@ -1,6 +1,7 @@
 import BridgeProtocol
 import BridgeStore
 import CodexControl
+import Eventually
 import Foundation
 import Testing
 
@@ -52,10 +53,9 @@ import Testing
                 .relayed(
                     CodexRelayedNotification(method: "item/agentMessage/delta", threadId: "t1", turnId: "u1", paramsJSON: paramsJSON))))
         var texts: [String] = []
-        let deadline = ContinuousClock.now + HubHarness.patience
-        while texts.count < 2, ContinuousClock.now < deadline {
+        try await harness.until("both frames") {
             texts += phone.recorded.take(limit: 100)
-            try await Task.sleep(for: .milliseconds(5))
+            return texts.count >= 2
         }
         try #require(texts.count == 2)
         let events = texts.compactMap { try? ServerMessage.decode(Data($0.utf8)).event }
@@ -71,7 +71,6 @@ import Testing
 
     @Test func aDeltaOfAThreadNobodyKnowsStillCreatesTheThreadAsTheParsedPathDoes() async throws {
         let harness = try await HubHarness()
-        let deadline = ContinuousClock.now + HubHarness.patience
         // An empty thread id first: a thread too (as on the parsed path), not "the last thread seen".
         for (seq, threadId) in [(Int64(1), ""), (2, "t9")] {
             await harness.codex.events.send(
@@ -79,9 +78,7 @@ import Testing
                     .relayed(
                         CodexRelayedNotification(
                             method: "item/plan/delta", threadId: threadId, turnId: nil, paramsJSON: #"{"threadId":"\#(threadId)"}"#))))
-            while try harness.storage.journal.lastSeq() < seq, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await harness.until("journal row \(seq)") { try harness.storage.journal.lastSeq() >= seq }
             #expect(await harness.hub.book[threadId] != nil)
         }
         let frames = try await harness.storage.journal.readFrames(after: 1, limit: 10)
@@ -98,8 +95,7 @@ import Testing
                 .relayed(
                     CodexRelayedNotification(
                         method: "turn/started", threadId: "t7", turnId: "u7", paramsJSON: #"{"threadId":"t7","turnId":"u7"}"#))))
-        let deadline = ContinuousClock.now + HubHarness.patience
-        while try harness.storage.journal.lastSeq() == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await harness.until("the journal's first row") { try harness.storage.journal.lastSeq() > 0 }
         #expect(await harness.hub.book["t7"]?.runningTurnId == "u7")
         let frame = RelayFrame()
         let kinds: [CodexNotification.Kind?] = [
@@ -129,17 +125,14 @@ import Testing
                 .inbound(
                     .relayed(CodexRelayedNotification(method: "item/agentMessage/delta", threadId: "t1", turnId: nil, paramsJSON: text))))
         }
-        let started = ContinuousClock.now
-        while phone.recorded.count < 2100, started.duration(to: .now) < HubHarness.patience { try await Task.sleep(for: .milliseconds(2)) }
+        try await harness.until("2100 frames queued") { phone.recorded.count >= 2100 }
         #expect(phone.recorded.count == 2100)
         // A stuck reader: every batch after this waits at most the pacing limit, then goes on.
         let before = try harness.storage.journal.lastSeq()
         await harness.codex.events.send(
             .inbound(.relayed(CodexRelayedNotification(method: "item/agentMessage/delta", threadId: "t1", turnId: nil, paramsJSON: "{}"))))
         let sent = ContinuousClock.now
-        while try harness.storage.journal.lastSeq() == before, sent.duration(to: .now) < .seconds(5) {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try await eventually("the batch past the stuck reader", timeout: .seconds(5)) { try harness.storage.journal.lastSeq() > before }
         // The pacing limit is 0.5 s; the bound leaves room for a loaded machine running the suites in parallel
         // (1.35 s seen there) and still fails a hub that waits for the stuck reader (5 s above).
         #expect(sent.duration(to: .now) < .seconds(3))

@@ -1,5 +1,6 @@
 import BridgeProtocol
 import BridgeStore
+import Eventually
 import Foundation
 import Synchronization
 import Testing
@@ -64,7 +65,7 @@ import Testing
         harness.codexKnowsThread("t1", cwd: harness.project)
         let phone = await harness.session()
         let calls = Mutex(0)
-        let released = Mutex(false)
+        let released = Gate()
         harness.codex.onAsync("thread/approveGuardianDeniedAction") { _ in
             // The first waits until the second was answered; any later one answers at once.
             let call = calls.withLock { calls in
@@ -72,8 +73,7 @@ import Testing
                 return calls
             }
             guard call == 1 else { return [:] }
-            let deadline = ContinuousClock.now + HubHarness.patience
-            while !released.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            try await released.wait("the second override answered")
             return [:]
         }
         let seq = await harness.hub.lastSeq
@@ -83,7 +83,7 @@ import Testing
         async let first = harness.request(override, phone)
         try await harness.until("the first override reached Codex") { calls.withLock { $0 } == 1 }
         let second = await harness.request(override, phone)
-        released.withLock { $0 = true }
+        released.open()
         #expect(await first.kind == "accepted")
         #expect(second.errorCode == BridgeErrorCode.notFound)
         #expect(calls.withLock { $0 } == 1)
@@ -94,18 +94,15 @@ import Testing
     @Test func aHandlerBesideTheHubAnswersWhileTheHubIsBusy() async throws {
         let harness = try await HubHarness()
         let phone = await harness.session()
-        let answered = Mutex(false)
-        // One step of the hub that lasts until the request was answered (or the patience ran out).
+        let answered = DispatchSemaphore(value: 0)
+        // One step of the hub that lasts until the request was answered (or the patience ran out): it blocks the
+        // hub's thread as a long synchronous step would.
         let holder = Task {
-            await harness.hub.step {
-                let deadline = ContinuousClock.now + HubHarness.patience
-                while !answered.withLock({ $0 }), ContinuousClock.now < deadline { usleep(1000) }
-                return answered.withLock { $0 }
-            }
+            await harness.hub.step { answered.wait(timeout: .now() + .seconds(30)) == .success }
         }
         try await harness.until("the hub's step began") { hubStepping.withLock { $0 } }
         let listed = await harness.request(BridgeRequest(.listDirectory, ListDirectory(path: harness.project)), phone)
-        answered.withLock { $0 = true }
+        answered.signal()
         #expect(await holder.value, "answered only once the hub's step ended")
         #expect(listed.kind == "directory")
     }

@@ -179,8 +179,7 @@ import Testing
         let harness = try await HubHarness()
         for number in 31...33 { await harness.codex.ask(number, "item/tool/call", ["threadId": "t1", "tool": "x"]) }
         await harness.codex.ask(34, "attestation/generate", [:])
-        let deadline = ContinuousClock.now + HubHarness.patience
-        while harness.codex.responses.count < 4 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await harness.until("four answers") { harness.codex.responses.count >= 4 }
         #expect(harness.codex.responses.map(\.errorCode) == [-32601, -32601, -32601, -32601])
         #expect(await harness.hub.desks.questions.refusedMethods == ["item/tool/call", "attestation/generate"])
     }

@@ -201,22 +201,24 @@ import Testing
         }
         let codex = harness.codex
         let counter = Counter()
-        codex.on("turn/start") { _ in
+        codex.onAsync("turn/start") { _ in
             let id = "fast-\(counter.next())"
-            // The whole turn is over before this answer arrives.
-            Task {
-                await codex.notify("turn/started", ["threadId": "t1", "turn": ["id": .string(id)]])
-                await codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": .string(id), "status": "failed"]])
+            let before = try harness.storage.journal.lastSeq()
+            await codex.notify("turn/started", ["threadId": "t1", "turn": ["id": .string(id)]])
+            await codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": .string(id), "status": "failed"]])
+            // The whole turn is over (the hub journaled its end) before this answer arrives.
+            try await harness.until("\(id) journaled as completed") {
+                try await harness.storage.journal.readFrames(after: before, limit: 100).contains {
+                    $0.text.contains("turn/completed") && $0.text.contains(id)
+                }
             }
-            Thread.sleep(forTimeInterval: 0.3)
             return ["turn": ["id": .string(id)]]
         }
         await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "completed"]])
         var started: [String] = []
-        let deadline = ContinuousClock.now + .seconds(10)
-        while started.count < 2, ContinuousClock.now < deadline {
+        try await harness.until("two queued messages started") {
             for case .messageUnqueued(let u) in harness.frames(laptop) where u.reason == .started { started.append(u.turnId ?? "") }
-            try await Task.sleep(for: .milliseconds(20))
+            return started.count >= 2
         }
         #expect(started == ["fast-1", "fast-2"])
         #expect(

@@ -103,9 +103,9 @@ import Testing
         #expect(harness.codex.responses.isEmpty)
         // The audit names the desk's TUI as who answered.
         var desk: [AuditEntry] = []
-        for _ in 0..<100 where desk.isEmpty {
+        try await harness.until("the desk's audit entry") {
             desk = try await harness.storage.audit.entries().filter { $0.actor == .desk }
-            if desk.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            return !desk.isEmpty
         }
         #expect(desk.map(\.kind) == ["approve"] && desk.first?.detail?.hasPrefix("decline ") == true)
     }

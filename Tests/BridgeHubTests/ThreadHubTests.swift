@@ -128,8 +128,7 @@ import Testing
     @Test func requestsCodexCannotRelayAreAnsweredNotLeftHanging() async throws {
         let harness = try await HubHarness()
         await harness.codex.ask(3, "account/chatgptAuthTokens/refresh", ["reason": "unauthorized"])
-        let deadline = ContinuousClock.now + .seconds(30)  // a loaded machine running the suites in parallel took 12.9 s once
-        while harness.codex.responses.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await harness.until("an answer") { !harness.codex.responses.isEmpty }
         #expect(harness.codex.responses.first?.errorCode == -32601)
     }
 
@@ -172,10 +171,7 @@ import Testing
         let frames = try await restarted.waitFor(phone) { $0.event?.type == "bridge/turnFailed" }
         #expect(frames.compactMap(\.event).last?.data["reason"]?.stringValue == "bridge restarted")
         // Resumed in the new Codex with the remembered policy, explicitly.
-        let deadline = ContinuousClock.now + HubHarness.patience
-        while restarted.codex.requests("thread/resume").isEmpty && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await restarted.until("thread/resume") { !restarted.codex.requests("thread/resume").isEmpty }
         #expect(restarted.codex.requests("thread/resume").first?["sandbox"]?.stringValue == "workspace-write")
     }
 

@@ -17,15 +17,6 @@ import Testing
         var all: [String] { items.withLock { $0 } }
     }
 
-    /// Waits until `condition` holds (a hang guard, not a speed bound).
-    func until(_ condition: () -> Bool) async throws {
-        let end = ContinuousClock.now.advanced(by: HubHarness.patience)
-        while !condition() {
-            guard ContinuousClock.now < end else { throw CancellationError() }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-    }
-
     /// A harness whose Codex holds `thread/revert` until `release` yields, and writes down what ended when.
     func revertHeld(order: Order, release: AsyncStream<Void>) async throws -> HubHarness {
         let harness = try await HubHarness()
@@ -52,10 +43,10 @@ import Testing
         let harness = try await revertHeld(order: order, release: release)
         let phone = await harness.session()
         let revert = Task { await harness.request(BridgeRequest(.revertThread, RevertThread(threadId: "t1", turnId: "turn-1")), phone) }
-        try await until { harness.codex.requests("thread/revert").count == 1 }
+        try await harness.until("thread/revert asked") { harness.codex.requests("thread/revert").count == 1 }
         let message = Task { await harness.request(BridgeRequest(.sendMessage, SendMessage(threadId: "t1", text: "next")), phone) }
         // Without a lane the turn starts while Codex reverts; with one the message waits for the revert.
-        try await until { !order.all.isEmpty || harness.hub.lanes.waiting(on: "t1") == 1 }
+        try await harness.until("the turn waits in the lane") { !order.all.isEmpty || harness.hub.lanes.waiting(on: "t1") == 1 }
         releasing.yield()
         #expect(await revert.value.errorCode == nil)
         #expect(await message.value.errorCode == nil)
@@ -68,7 +59,7 @@ import Testing
         let harness = try await revertHeld(order: order, release: release)
         let phone = await harness.session()
         let revert = Task { await harness.request(BridgeRequest(.revertThread, RevertThread(threadId: "t1", turnId: "turn-1")), phone) }
-        try await until { harness.codex.requests("thread/revert").count == 1 }
+        try await harness.until("thread/revert asked") { harness.codex.requests("thread/revert").count == 1 }
         #expect(await harness.request(BridgeRequest(.sendMessage, SendMessage(threadId: "t2", text: "other")), phone).errorCode == nil)
         // Reads of the reverting thread do not wait either.
         #expect(await harness.request(BridgeRequest(.getDiff, ThreadRef(threadId: "t1")), phone).errorCode == nil)

@@ -1,4 +1,5 @@
 import BridgeStore
+import Eventually
 import Foundation
 import Logging
 import Pairing
@@ -16,17 +17,13 @@ import Testing
     final class Screen: Sendable {
         let writes = Mutex<[String]>([])
 
-        /// The writes once there are `count`, waiting at most 10 s.
+        /// The writes once there are `count` (a throw, not a crash on `[0]`, when they never come: a 10 s wait
+        /// ran out once under load and took the whole suite down with it).
         func wait(for count: Int) async throws -> [String] {
-            let end = ContinuousClock.now.advanced(by: .seconds(10))
-            while ContinuousClock.now < end {
+            try await eventually("\(count) writes; so far \(writes.withLock { $0 })") {
                 let now = writes.withLock { $0 }
-                if now.count >= count { return now }
-                try await Task.sleep(for: .milliseconds(10))
+                return now.count >= count ? now : nil
             }
-            let now = writes.withLock { $0 }
-            Issue.record("\(now.count) writes, not \(count): \(now)")
-            return now
         }
     }
 

@@ -1,5 +1,6 @@
 import BridgeHub
 import BridgeProtocol
+import Eventually
 import Foundation
 import Logging
 import NIOCore
@@ -174,10 +175,11 @@ import Testing
 /// The bridge protocol's ordering on a real event loop (`NIOAsyncTestingChannel`: the hub answers from other
 /// threads).
 @Suite struct ConnectionHandlerSessionTests {
-    /// A hub that takes its time to open a session.
+    /// A hub that opens a session when the test lets it (`release`).
     struct SlowOpening: RequestHandling {
+        let release = Gate()
         func sessionOpened(_ session: ClientSession) async -> SessionOpening {
-            try? await Task.sleep(for: .milliseconds(50))
+            await release.wait()
             return SessionOpening(lastSeq: 7)
         }
         func sessionReady(_ session: ClientSession) async {}
@@ -197,11 +199,12 @@ import Testing
         try Data("s3cret-for-the-test".utf8).write(to: secretFile)
         var configuration = BridgeServerConfiguration(server: ServerInfo(id: "test", name: "test", version: "0"))
         configuration.pingInterval = nil
+        let hub = SlowOpening()
         let environment = ConnectionEnvironment(
             configuration: configuration,
             credentials: CredentialCheck(
                 sharedSecretFile: secretFile, rateLimiter: AuthRateLimiter(configuration: configuration), logger: Logger(label: "test")),
-            handler: SlowOpening(), registry: ConnectionRegistry(),
+            handler: hub, registry: ConnectionRegistry(),
             preAuth: nil, logger: Logger(label: "test"))
         let channel = NIOAsyncTestingChannel()
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
@@ -213,6 +216,7 @@ import Testing
         try await channel.writeInbound(ConnectionHandlerTests.masked(.text, hello))
         try await channel.writeInbound(ConnectionHandlerTests.masked(.text, #"{"kind":"ping","nonce":"after"}"#))
         try await channel.writeInbound(ConnectionHandlerTests.masked(.text, #"{"kind":"listThreads","id":"r1"}"#))
+        hub.release.open()
         var kinds: [String] = []
         for _ in 0..<3 {
             let bytes = try await channel.waitForOutboundWrite(as: ByteBuffer.self)
@@ -228,10 +232,8 @@ import Testing
             WeakReference(try channel.pipeline.syncOperations.handler(type: ConnectionHandler.self))
         }.get()
         try await channel.close()
-        for _ in 0..<200 where environment.registry.count > 0 { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(environment.registry.count == 0)
-        try await Task.sleep(for: .milliseconds(20))
-        #expect(handler.object == nil)
+        try await eventually("the connection gone from the registry") { environment.registry.count == 0 }
+        try await eventually("the handler freed") { handler.object == nil }
     }
 }
 

@@ -1,5 +1,6 @@
 import BridgeHub
 import BridgeProtocol
+import Eventually
 import Foundation
 import Logging
 import NIOCore
@@ -13,10 +14,11 @@ import Testing
 /// The hello on the event loop: an ack from the hub's snapshot before the session is registered, and reads held
 /// (not buffered) while the session opens.
 @Suite(.timeLimit(.minutes(1))) struct ConnectionHandshakeTests {
-    /// A hub whose snapshot answers at once and whose registration takes its time (long enough that the ack
-    /// cannot come after it on a loaded machine: 150 ms did once, with the whole Swift suite running).
+    /// A hub whose snapshot answers at once and whose registration waits until the test lets it go (`release`;
+    /// a guessed 1 s before, since 150 ms once let the ack come after it with the whole Swift suite running).
     final class SlowRegistration: RequestHandling {
         let registered = Mutex(false)
+        let release = Gate()
         func sessionOpened(_ session: ClientSession) async -> SessionOpening {
             Issue.record("a session that restores nothing is not opened before its ack")
             return SessionOpening()
@@ -24,7 +26,7 @@ import Testing
         func sessionReady(_ session: ClientSession) async {}
         func immediateOpening(for hello: Hello, principal: Principal) -> SessionOpening? { SessionOpening(lastSeq: 3) }
         func sessionRegistered(_ session: ClientSession) async {
-            try? await Task.sleep(for: .seconds(1))
+            await release.wait()
             registered.withLock { $0 = true }
         }
         func handle(_ request: BridgeRequest, id: String, session: ClientSession) async -> ServerMessage {
@@ -83,6 +85,7 @@ import Testing
         }
         #expect(helloAck.ok && helloAck.lastSeq == 3 && helloAck.scopes == .all)
         // The request behind the hello waits for the registration.
+        hub.release.open()
         let answer = try await Self.nextMessage(channel)
         #expect(answer.kind == "error")
         #expect(hub.registered.withLock { $0 })
@@ -103,11 +106,12 @@ import Testing
         }.get()
         #expect(held == before)
         _ = try await Self.nextMessage(channel)
-        for _ in 0..<600 where !hub.registered.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
-        var after = held
-        for _ in 0..<100 where after == held {
-            try await Task.sleep(for: .milliseconds(5))
-            after = try await channel.eventLoop.submit { counter.reads }.get()
+        #expect(try await channel.eventLoop.submit { counter.reads }.get() == held)
+        hub.release.open()
+        try await eventually("the registration") { hub.registered.withLock { $0 } }
+        let after = try await eventually("the held read") {
+            let reads = try await channel.eventLoop.submit { counter.reads }.get()
+            return reads == held ? nil : reads
         }
         #expect(after == held + 1)  // the held read, issued once registered
         try await channel.close()

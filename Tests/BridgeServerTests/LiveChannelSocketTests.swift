@@ -1,6 +1,7 @@
 import BridgeHub
 import BridgeLive
 import BridgeProtocol
+import Eventually
 import Foundation
 import Logging
 import NIOCore
@@ -66,12 +67,7 @@ import WSClient
 
     /// Waits for `value` to be non-nil (an awaited condition, not a guessed time).
     static func until<Value>(_ what: String, _ value: () -> Value?) async throws -> Value {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while true {
-            if let value = value() { return value }
-            try #require(ContinuousClock.now < deadline, "never: \(what)")
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await eventually(what) { value() }
     }
 
     static func hello() -> String { #"{"kind":"hello","version":1,"token":"\#(secret)"}"# }

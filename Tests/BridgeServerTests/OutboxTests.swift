@@ -1,4 +1,5 @@
 import BridgeHub
+import Eventually
 import NIOCore
 import NIOWebSocket
 import Synchronization
@@ -74,17 +75,17 @@ import Testing
         #expect(wakes.load(ordering: .relaxed) == 2)  // idle again: woken
     }
 
-    @Test func aPacedProducerWakesWhenTheQueueShrinksOrEnds() async {
+    @Test func aPacedProducerWakesWhenTheQueueShrinksOrEnds() async throws {
         let outbox = Outbox(capacity: 8)
         for text in ["1", "2", "3"] { _ = outbox.enqueue(text) }
         async let room: Void = outbox.waitUntilQueued(atMost: 1)
-        try? await Task.sleep(for: .milliseconds(20))
+        try await eventually("the producer waits") { outbox.hasWaiter }
         _ = outbox.take(limit: 2)
         await room
         let other = Outbox(capacity: 4)
         _ = other.enqueue("x")
         async let ended: Void = other.waitUntilQueued(atMost: 0)
-        try? await Task.sleep(for: .milliseconds(20))
+        try await eventually("the producer waits") { other.hasWaiter }
         other.finish()
         await ended
         #expect(other.enqueue("y") == .closed)
@@ -92,15 +93,16 @@ import Testing
 
     /// The hub's pacing gives up waiting after a moment: a cancelled wait returns at once, and a later wait on
     /// the same outbox is not disturbed by it.
-    @Test func aCancelledWaitReturnsAndLeavesTheNextWaiterAlone() async {
+    @Test func aCancelledWaitReturnsAndLeavesTheNextWaiterAlone() async throws {
         let outbox = Outbox(capacity: 8)
         for text in ["1", "2", "3"] { _ = outbox.enqueue(text) }
         let waiting = Task { await outbox.waitUntilQueued(atMost: 0) }
-        try? await Task.sleep(for: .milliseconds(20))
+        try await eventually("the first producer waits") { outbox.hasWaiter }
         waiting.cancel()
         await waiting.value  // before the fix to cancellation, this never returned
+        #expect(!outbox.hasWaiter)
         async let later: Void = outbox.waitUntilQueued(atMost: 1)
-        try? await Task.sleep(for: .milliseconds(20))
+        try await eventually("the second producer waits") { outbox.hasWaiter }
         _ = outbox.take(limit: 2)
         await later
         #expect(outbox.count == 1)

@@ -1,8 +1,10 @@
 import BridgeHub
 import BridgeProtocol
 import BridgeStore
+import Eventually
 import Foundation
 import Logging
+import Synchronization
 import Testing
 
 @testable import BridgeServer
@@ -45,15 +47,27 @@ import Testing
         #expect(machine.confirmationRefused(WireError(code: code, message: "again")) == .none)
     }
 
-    private static func withAuthenticator(_ body: (DeviceRegistry, RegistryDeviceAuthenticator) async throws -> Void) async throws {
+    /// The device ids the authenticator found undecided in the database, in order.
+    final class Undecided: Sendable {
+        let ids = Mutex<[String]>([])
+        func waited(_ id: String) async throws {
+            try await eventually("a poll of \(id) found no decision") { ids.withLock { $0.contains(id) } }
+        }
+    }
+
+    private static func withAuthenticator(
+        _ body: (DeviceRegistry, RegistryDeviceAuthenticator, Undecided) async throws -> Void
+    ) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-confirm-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let paths = StatePaths(configDirectory: dir, stateDirectory: dir)
         let registry = DeviceRegistry(database: try BridgeDatabase(paths: paths, logger: logger), logger: logger)
-        let auth = RegistryDeviceAuthenticator(
-            registry: registry, logger: logger, confirmation: .init(pollInterval: .milliseconds(20)))
-        try await body(registry, auth)
+        let undecided = Undecided()
+        var confirmation = RegistryDeviceAuthenticator.Confirmation(pollInterval: .milliseconds(20))
+        confirmation.undecided = { id in undecided.ids.withLock { $0.append(id) } }
+        let auth = RegistryDeviceAuthenticator(registry: registry, logger: logger, confirmation: confirmation)
+        try await body(registry, auth, undecided)
     }
 
     private static func pending(_ auth: RegistryDeviceAuthenticator, _ registry: DeviceRegistry) async throws -> PendingPairing {
@@ -67,11 +81,11 @@ import Testing
     }
 
     @Test func allowedOnTheWorkstationTheDeviceIsPairedWithItsScopes() async throws {
-        try await Self.withAuthenticator { registry, auth in
+        try await Self.withAuthenticator { registry, auth, undecided in
             let pending = try await Self.pending(auth, registry)
             #expect(try await registry.list().isEmpty)
             async let outcome = auth.awaitConfirmation(pending)
-            try await Task.sleep(for: .milliseconds(100))
+            try await undecided.waited(pending.deviceId)
             // What `codex-bridge devices allow ID` does from its own process.
             try await registry.decidePairing(id: pending.deviceId, allow: true, check: pending.check)
             guard case .allowed(.accepted(.device(let id), let token?, let scopes)) = await outcome else {
@@ -86,7 +100,7 @@ import Testing
     }
 
     @Test func deniedExpiredOrAbandonedNothingIsStored() async throws {
-        try await Self.withAuthenticator { registry, auth in
+        try await Self.withAuthenticator { registry, auth, undecided in
             let denied = try await Self.pending(auth, registry)
             async let deniedOutcome = auth.awaitConfirmation(denied)
             try await registry.decidePairing(id: denied.deviceId, allow: false)
@@ -103,7 +117,7 @@ import Testing
 
             let abandoned = try await Self.pending(auth, registry)
             let waiting = Task { await auth.awaitConfirmation(abandoned) }
-            try await Task.sleep(for: .milliseconds(50))
+            try await undecided.waited(abandoned.deviceId)
             waiting.cancel()
             guard case .refused = await waiting.value else {
                 Issue.record("expected the abandoned pairing to be refused")

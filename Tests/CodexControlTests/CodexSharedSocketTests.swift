@@ -1,5 +1,6 @@
 import BridgeProtocol
 import CodexControl
+import Eventually
 import Foundation
 import Testing
 
@@ -48,16 +49,15 @@ struct CodexSharedSocketTests {
             launched.cancel()
             _ = try await launched.value
             try await recorder.wait("stopped") { $0.contains { if case .stopped = $0 { true } else { false } } ? true : nil }
-            var unavailable: CodexError?
-            for _ in 0..<100 where unavailable == nil {
+            let unavailable = try await eventually("requests to fail as unavailable") { () -> CodexError? in
                 do {
                     _ = try await supervisor.request("thread/list", params: [:], timeout: .milliseconds(200))
                 } catch let error as CodexError where error.code == .unavailable {
-                    unavailable = error
+                    return error
                 } catch {}
-                try await Task.sleep(for: .milliseconds(50))
+                return nil
             }
-            #expect(unavailable?.message.contains(socket) == true)
+            #expect(unavailable.message.contains(socket))
 
             // Back: the supervisor reconnects by itself (a new generation) and the thread is there.
             launched = Task { try await appServer.run() }

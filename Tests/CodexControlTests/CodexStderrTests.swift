@@ -1,4 +1,5 @@
 import CodexControl
+import Eventually
 import Foundation
 import Logging
 import Synchronization
@@ -33,10 +34,7 @@ import Testing
         let supervisor = CodexSupervisor(configuration: configuration, logger: logger)
         try await supervisor.withRunning { recorder in
             try await recorder.wait("started 1") { $0.contains(.started(generation: 1)) ? true : nil }
-            let end = ContinuousClock.now.advanced(by: .seconds(10))
-            while ContinuousClock.now < end, !lines.value.withLock({ $0.contains { $0.contains("fake codex start") } }) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            try await eventually("codex's stderr logged") { lines.value.withLock { $0.contains { $0.contains("fake codex start") } } }
         }
         let logged = lines.value.withLock { $0.filter { $0.contains("fake codex start") } }
         #expect(logged == ["2026-01-01T00:00:00Z  INFO fake codex start 1 mode normal"])

@@ -1,5 +1,6 @@
 import BridgeProtocol
 import CodexControl
+import Eventually
 import Foundation
 import Testing
 
@@ -183,14 +184,13 @@ struct CodexSupervisorFaultTests {
     }
 
     private func waitForUnavailable(_ supervisor: CodexSupervisor) async throws -> CodexError {
-        for _ in 0..<200 {
+        try await eventually("requests to fail as unavailable") { () -> CodexError? in
             do {
                 _ = try await supervisor.request("thread/list", params: [:], timeout: .milliseconds(100))
             } catch let error as CodexError where error.code == .unavailable {
                 return error
             } catch {}
-            try await Task.sleep(for: .milliseconds(20))
+            return nil
         }
-        throw CodexError.timeout("never unavailable")
     }
 }

@@ -1,5 +1,6 @@
 import BridgeProtocol
 import CodexControl
+import Eventually
 import Foundation
 import Logging
 import Synchronization
@@ -107,12 +108,12 @@ final class MockModelProcess: Sendable {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
-        var port: Int?
-        for _ in 0..<200 where port == nil && process.isRunning {
-            if let text = try? String(contentsOf: portFile, encoding: .utf8) { port = Int(text) }
-            if port == nil { try await Task.sleep(for: .milliseconds(50)) }
+        // The script writes the file whole (a rename) once it listens; -1: it exited first.
+        let port = try? await eventually("\(TestSupport.mockModelScript) to listen") { () -> Int? in
+            if let text = try? String(contentsOf: portFile, encoding: .utf8) { return Int(text) }
+            return process.isRunning ? nil : -1
         }
-        guard let port else {
+        guard let port, port > 0 else {
             process.terminate()
             throw MockModelError(message: "\(TestSupport.mockModelScript) did not start (python3 on PATH?)")
         }
@@ -164,12 +165,7 @@ final class EventRecorder: Sendable {
         sourceLocation: SourceLocation = #_sourceLocation,
         until condition: ([CodexEvent]) -> T?
     ) async throws -> T {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while ContinuousClock.now < deadline {
-            if let value = condition(events) { return value }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        if let value = condition(events) { return value }
+        if let value = try? await eventually(what, timeout: timeout, { condition(events) }) { return value }
         Issue.record("timed out waiting for \(what); events: \(events.suffix(20))", sourceLocation: sourceLocation)
         throw CodexError.timeout("waiting for \(what)")
     }

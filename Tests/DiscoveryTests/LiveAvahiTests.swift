@@ -1,3 +1,4 @@
+import Eventually
 import Foundation
 import Testing
 
@@ -11,19 +12,22 @@ import Testing
     .enabled(if: ProcessInfo.processInfo.environment["CODEX_BRIDGE_AVAHI_TESTS"] == "1"))
 struct LiveAvahiTests {
     static let type = "_codexdtest._tcp"
+    /// What the publisher logs (debug) once it waits for `serverListening(port:)`.
+    static let waitingForThePort = "Waiting for the server's port"
 
     func waitFor(
         _ condition: @escaping @Sendable ([DiscoveredBridge]) -> Bool
     ) async throws -> [DiscoveredBridge] {
-        let deadline = ContinuousClock.now + .seconds(10)
         var last: [DiscoveredBridge] = []
-        while ContinuousClock.now < deadline {
-            last = try await MDNSBrowser.browse(type: Self.type, timeout: .seconds(2))
-            if condition(last) { return last }
-            try await Task.sleep(for: .milliseconds(200))
+        do {
+            return try await eventually("the browse to match; last: \(last)") { () -> [DiscoveredBridge]? in
+                last = try await MDNSBrowser.browse(type: Self.type, timeout: .seconds(2))
+                return condition(last) ? last : nil
+            }
+        } catch let error as WaitedTooLong {
+            Issue.record("\(error)")
+            return last
         }
-        Issue.record("condition not met; last browse: \(last)")
-        return last
     }
 
     @Test func publishesBrowsesAndWithdraws() async throws {
@@ -70,11 +74,11 @@ struct LiveAvahiTests {
 extension LiveAvahiTests {
     @Test func portZeroWaitsForTheBoundPort() async throws {
         let name = "late-\(UInt32.random(in: 0...UInt32.max))"
-        let (logger, _) = RecordingLogHandler.logger()
+        let (logger, log) = RecordingLogHandler.logger()
         let publisher = MDNSPublisher(
             advertisement: MDNSAdvertisement(name: name, type: Self.type, port: 0, txt: ["id": "z"]), logger: logger)
         let task = Task { try await publisher.run() }
-        try await Task.sleep(for: .milliseconds(300))
+        try await eventually("the publisher waits for the port") { log.contains(Self.waitingForThePort) }
         publisher.serverListening(port: 4321)
         let found = try await waitFor { $0.contains { $0.name == "\(name) (codex-bridge)" } }
         #expect(found.first { $0.name == "\(name) (codex-bridge)" }?.port == 4321)
@@ -83,11 +87,11 @@ extension LiveAvahiTests {
     }
 
     @Test func cancelledWhileWaitingForThePortReturns() async throws {
-        let (logger, _) = RecordingLogHandler.logger()
+        let (logger, log) = RecordingLogHandler.logger()
         let publisher = MDNSPublisher(
             advertisement: MDNSAdvertisement(name: "never", type: Self.type, port: 0, txt: [:]), logger: logger)
         let task = Task { try await publisher.run() }
-        try await Task.sleep(for: .milliseconds(100))
+        try await eventually("the publisher waits for the port") { log.contains(Self.waitingForThePort) }
         task.cancel()
         try await task.value
     }

@@ -152,7 +152,9 @@ async def test_a_phone_on_the_home_bridge_drives_a_linked_machine(workstation):
     assert all("machine" not in t for t in plain_list["threads"])
     sub = await request(plain, "subscribe", threadId="*", afterSeq=0)
     assert sub["kind"] == "subscribed"
-    await asyncio.sleep(0.5)
+    # A request's answer comes after what the bridge queued before it (the replay from 0 included); request()
+    # keeps the frames before it in plain.pending. (A 0.5 s sleep here read nothing: nobody took frames meanwhile.)
+    assert (await request(plain, "listThreads"))["kind"] == "threads"
     assert not [m for m in getattr(plain, "pending", []) if m.get("threadId") == started["threadId"]]
 
     # B killed mid-nothing, then back on the same port: the phone sees B offline, then online, and a turn
@@ -375,7 +377,8 @@ async def test_a_hostile_linked_bridge_cannot_reach_past_its_own_threads(worksta
             pass
         assert [m["threadId"] for m in got] == ["fake-thread"], got
         assert got[0]["data"]["text"] == "<script>alert(1)</script>" and got[0]["machine"]["id"] == linked["id"]
-        # The phone that did not ask for the fleet got none of it.
+        # The phone that did not ask for the fleet got none of it (what came before a request's answer).
+        assert (await request(plain, "listThreads"))["kind"] == "threads"
         assert not [m for m in getattr(plain, "pending", []) if m.get("machine")]
         # A frame over the link's 8 MiB is refused from its header: the link drops and comes back.
         fake.send("x" * (9 << 20))

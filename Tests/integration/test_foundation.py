@@ -160,7 +160,6 @@ async def test_errors_after_handshake_keep_connection_open(bridge):
 async def test_sigterm_closes_clients_1001_and_exits_0(bridge):
     clients = [(await hello(bridge))[0] for _ in range(3)]
     closes = [asyncio.create_task(expect_close(ws)) for ws in clients]
-    await asyncio.sleep(0.1)
     bridge.proc.send_signal(signal.SIGTERM)
     results = await asyncio.gather(*closes)
     assert [code for code, _ in results] == [1001, 1001, 1001]

@@ -26,7 +26,7 @@ from realtime_stub import RealtimeStub, loopback_only
 from test_accessibility import Audit
 from test_resilience import Proxy
 from test_voice_web import FakePhone, launch, phone_context, spoken_wav  # noqa: F401 (fixture)
-from webutil import bridge_env, codex_bin, pairing_url, start_thread, thread_action
+from webutil import bridge_env, codex_bin, metric, pairing_url, start_thread, thread_action, wait_until
 
 DOCS = {}  # name -> artifact path, copied to docs/ with WEB_UPDATE_DOCS=1
 CLOSED_PEER = realtime_stub.answer_offer  # the stub's own answerer: a real SDP answer whose peer is closed at once
@@ -163,8 +163,12 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
         thread_action(other, "Voice")
         expect(other.page.get_by_role("region", name="Voice").get_by_role("alert")).to_have_text(
             "Another phone is talking in this thread: end that voice session first.")
+        connected = metric(voice_bridge, "codex_bridge_connections")
         other.context.close()
-        page.wait_for_timeout(500)  # a stopVoice the refused phone sent would have ended this session by now
+        # The bridge counts a connection gone once every request it sent was answered (ConnectionHandler's
+        # finishSession): a stopVoice the refused phone sent has ended this session by then, or never will.
+        wait_until(lambda: metric(voice_bridge, "codex_bridge_connections") == connected - 1,
+                   "the refused phone's connection closed and its requests answered")
         expect(panel).to_have_attribute("data-phase", "listening")
         assert stub.open_sockets() == 1, "the refused phone's start stopped this phone's session"
         shots(phone, "voice")

@@ -130,6 +130,9 @@ final class CommandService: Sendable {
         }
     }
 
+    /// Endings Codex answered that wait for the hub to read the events sent before them (a test's barrier).
+    var endingsWaiting: Int { state.withLock { $0.endings.count } }
+
     /// `command/exec/outputDelta {processId, stream, deltaBase64, capReached}`, in the order of Codex's events.
     func outputDelta(_ params: JSONValue) {
         guard let runId = params["processId"]?.stringValue, let encoded = params["deltaBase64"]?.stringValue,

@@ -19,6 +19,8 @@ public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
         public var pollInterval: Duration
         /// Shows a new request on the workstation (serve's terminal); called once per request.
         public var announce: @Sendable (PairingRequestRecord) -> Void
+        /// Told the device id each time the database had no decision yet (a test's barrier).
+        var undecided: @Sendable (String) -> Void = { _ in }
 
         public init(
             timeout: Duration = DeviceRegistry.confirmationTimeout, pollInterval: Duration = .milliseconds(250),
@@ -156,6 +158,7 @@ public struct RegistryDeviceAuthenticator: DeviceAuthenticating {
                 case .gone:
                     return .refused(WireError(code: .pairingDenied, message: "the pairing request is gone; pair again"))
                 case .waiting:
+                    confirmation?.undecided(id)
                     if Date() >= pending.expiresAt {
                         await drop(id)
                         await record(id, name: nil, address: nil, kind: "pairingExpired", outcome: "pairing_expired", actor: .bridge)

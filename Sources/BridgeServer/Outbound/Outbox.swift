@@ -241,6 +241,8 @@ package final class Outbox: SessionSink, LiveTransport {
 
     /// Text frames waiting to be written.
     package var count: Int { state.withLock { $0.texts } }
+    /// A producer waits for room (``waitUntilQueued(atMost:)``; a test's barrier).
+    package var hasWaiter: Bool { state.withLock { $0.roomWaiter != nil } }
     /// Their bytes.
     package var bytes: Int { state.withLock { $0.textBytes } }
 }

@@ -1,5 +1,6 @@
 import BridgeProtocol
 import CodexControl
+import Eventually
 import Foundation
 import Logging
 import Synchronization
@@ -41,8 +42,9 @@ import Testing
         let (runId, command) = try service.start(RunCommand(threadId: "t1", command: " echo hi "), cwd: "/tmp", sandbox: "read-only")
         #expect(command == "echo hi")
         // Codex answered (its delta is in the event stream, unread): nothing is journaled yet.
-        while codex.requests("command/exec").isEmpty || codex.events.sentCount < 1 { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(100))
+        try await eventually("Codex's answer taken") { service.endingsWaiting == 1 || !received.withLock { $0 }.isEmpty }
+        #expect(codex.events.sentCount == 1)
+        #expect(service.endingsWaiting == 1)
         #expect(received.withLock { $0 }.isEmpty)
 
         // The reader hands the delta over, then says it has read that far: output, then the exit.
@@ -53,8 +55,7 @@ import Testing
         }
         service.outputDelta(note.params)
         service.eventsRead(adding: 1)
-        let deadline = ContinuousClock.now + HubHarness.patience
-        while received.withLock({ $0.count }) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("the output and the exit") { received.withLock { $0.count } >= 2 }
         #expect(
             received.withLock { $0 } == [
                 .output(CommandOutput(seq: 0, threadId: "t1", runId: runId, data: "hi\n")),

@@ -1,6 +1,7 @@
 import BridgeProtocol
 import BridgeStore
 import CodexControl
+import Eventually
 import Foundation
 import Synchronization
 import Testing
@@ -74,14 +75,22 @@ import Testing
     @Test func atMostThreeRunAtOnceAndStopEndsOne() async throws {
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
-        let terminated = Mutex<Set<String>>([])
+        // Each command runs until it is terminated.
+        let terminated = Mutex<[String: Gate]>([:])
+        let gate = { @Sendable (processId: String) in
+            terminated.withLock { gates in
+                if let gate = gates[processId] { return gate }
+                let gate = Gate()
+                gates[processId] = gate
+                return gate
+            }
+        }
         harness.codex.on("command/exec/terminate") { params in
-            terminated.withLock { _ = $0.insert(params["processId"]?.stringValue ?? "") }
+            gate(params["processId"]?.stringValue ?? "").open()
             return [:]
         }
         harness.codex.onAsync("command/exec") { params in
-            let processId = params["processId"]?.stringValue ?? ""
-            while !terminated.withLock({ $0.contains(processId) }) { try await Task.sleep(for: .milliseconds(5)) }
+            await gate(params["processId"]?.stringValue ?? "").wait()
             return ["exitCode": 143, "stdout": "", "stderr": ""]
         }
         let phone = await harness.session()

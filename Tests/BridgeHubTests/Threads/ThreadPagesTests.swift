@@ -1,5 +1,6 @@
 import BridgeProtocol
 import CodexControl
+import Eventually
 import Foundation
 import Testing
 
@@ -68,7 +69,7 @@ import Testing
     }
 
     /// Opening a thread asks Codex for the thread and its newest turns at once, not one after the other (P9): here
-    /// thread/read answers only once thread/turns/list has been asked (in a row, it would fail after 5 s).
+    /// thread/read answers only once thread/turns/list has been asked (in a row, it would fail after the patience).
     @Test func theThreadAndItsNewestTurnsAreAskedAtOnce() async throws {
         let harness = try await HubHarness()
         harness.codexKnowsThread("t1", cwd: harness.project)
@@ -80,11 +81,7 @@ import Testing
         let project = harness.project
         codex.onAsync("thread/read") { params in
             guard params["threadId"]?.stringValue == "t1" else { throw CodexError.rpc(code: -32600, message: "thread not found") }
-            let deadline = ContinuousClock.now + HubHarness.patience
-            while codex.requests("thread/turns/list").isEmpty {
-                guard ContinuousClock.now < deadline else { throw CodexError.rpc(code: -32603, message: "asked in a row") }
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await eventually("thread/turns/list asked beside thread/read") { !codex.requests("thread/turns/list").isEmpty }
             return ["thread": ["id": "t1", "cwd": .string(project), "turns": []]]
         }
         guard
