@@ -38,7 +38,8 @@ import Testing
         }
         defer { reader.cancel() }
 
-        let (runId, command) = try service.start(RunCommand(threadId: "t1", command: " echo hi "), cwd: "/tmp", sandbox: "read-only")
+        let (runId, command) = try service.reserve(RunCommand(threadId: "t1", command: " echo hi "))
+        service.launch(runId, command: command, cwd: "/tmp", sandbox: "read-only")
         #expect(command == "echo hi")
         // Codex answered (its delta is in the event stream, unread): nothing is journaled yet.
         while codex.requests("command/exec").isEmpty || codex.events.sentCount < 1 { try await Task.sleep(for: .milliseconds(5)) }
