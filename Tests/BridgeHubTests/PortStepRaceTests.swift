@@ -193,4 +193,33 @@ import Testing
         gate.open()
         #expect(await message.errorCode == nil)
     }
+
+    /// An answer whose gate waits on Codex (a thread this bridge had not read yet) while Codex withdraws the
+    /// question: the step that answers finds it gone, so Codex gets no answer and everyone saw one `cancel`.
+    @Test func anAnswerToAQuestionWithdrawnMeanwhileIsRefused() async throws {
+        let harness = try await HubHarness()
+        let gate = Gate()
+        harness.codex.onAsync("thread/read") { _ in
+            try await gate.wait()
+            return ["thread": ["id": "cli-1", "cwd": .string(harness.project), "turns": []]]
+        }
+        let phone = await harness.session()
+        _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)
+        guard case .object(var question) = ThreadHubInputTests.userInput else { return }
+        question["threadId"] = "cli-1"
+        await harness.codex.ask(11, "item/tool/requestUserInput", .object(question))
+        let asked = try await ThreadHubInputTests().asked(harness, phone)
+        async let answer = harness.request(
+            BridgeRequest(.answerInput, AnswerInput(requestId: asked.requestId, answers: ["color": ["Blue"]])), phone)
+        try await harness.until("the gate's read reached Codex") { harness.codex.requests("thread/read").count == 1 }
+        await harness.codex.notify("serverRequest/resolved", ["threadId": "cli-1", "requestId": 11])
+        let withdrawn = try await harness.waitFor(phone) { if case .inputResolved = $0 { true } else { false } }
+        gate.open()
+        #expect(await answer.errorCode == .inputNotPending)
+        #expect(harness.codex.responses.isEmpty)
+        let resolved = withdrawn.compactMap { if case .inputResolved(let r) = $0 { r } else { nil } }
+        #expect(resolved.map(\.action) == [.cancel])
+        try await harness.processed(after: await harness.hub.lastSeq - 1)
+        #expect(!harness.frames(phone).contains { if case .inputResolved = $0 { true } else { false } })
+    }
 }
