@@ -222,4 +222,27 @@ import Testing
         try await harness.processed(after: await harness.hub.lastSeq - 1)
         #expect(!harness.frames(phone).contains { if case .inputResolved = $0 { true } else { false } })
     }
+
+    /// What the gate's facts read beside the hub (a thread's cwd from Codex, its policy from the store) is kept by
+    /// the step after only where the hub learnt nothing meanwhile: a message that kept a policy, or a resume that
+    /// set the cwd, while the store or Codex was read is not overwritten by the older read. (Before, the policy
+    /// was checked before the store's read and set after it, whatever happened between.)
+    @Test func whatWasReadBesideTheHubDoesNotOverwriteWhatTheHubLearntMeanwhile() async throws {
+        let harness = try await HubHarness()
+        let hub = harness.hub
+        while await hub.generation != 1 { try await Task.sleep(for: .milliseconds(1)) }
+        let known = await hub.knownFacts(of: "t1")
+        #expect(known.cwd == nil && known.remembered == nil)
+        let fresh = TurnPolicy(sandbox: "read-only", approvalPolicy: "never")
+        let stale = TurnPolicy(sandbox: "workspace-write", approvalPolicy: "on-request")
+        // Meanwhile: a resume and a message's policy.
+        await hub.resumed("t1", cwd: harness.project, in: 1, policy: fresh)
+        let facts = await hub.learnFacts(of: "t1", cwd: .some(harness.outside), storedPolicy: stale)
+        #expect(facts.cwd == harness.project && facts.remembered == fresh)
+        #expect(await hub.generationToLoad("t1") == nil)
+        // A read of a thread the hub knows nothing of is kept.
+        let other = await hub.learnFacts(of: "t2", cwd: .some(harness.project), storedPolicy: stale)
+        #expect(other.cwd == harness.project && other.remembered == stale)
+        #expect(await hub.generationToLoad("t2") == 1)
+    }
 }
