@@ -1,18 +1,28 @@
-"""P14 (issue 47): what the bridge adds to starting a voice session. The real codex against the scripted model,
-its realtime at Tests/integration/realtime_stub.py (the WebRTC call answered by an aiortc peer), all on 127.0.0.1:
-the time from a phone's `startVoice {sdp}` to its `voiceStarted` through `codex-bridge serve`, against the time
-from codex's own `thread/realtime/start` (webrtc) to its `thread/realtime/sdp` over stdio. Each
-run stops the session and waits until codex has left the call before the next; the two alternate.
+"""P14 (issue 47): what the bridge adds to voice. The real codex against the scripted model, its realtime at
+Tests/integration/realtime_stub.py, all on 127.0.0.1.
+
+- Starting a session: the time from a phone's `startVoice {sdp}` to its `voiceStarted` through `codex-bridge
+  serve`, against the time from codex's own `thread/realtime/start` (webrtc) to its `thread/realtime/sdp` over
+  stdio. Each run stops the session and waits until codex has left the call before the next.
+- The end of speech to the first answer audio, with the audio through the bridge (`startVoice` without `sdp`, the
+  live channel): the stub answers each `input_audio_buffer.append` with the model's audio at once (a model with
+  no thinking time), so the time from the phone's last audio frame (one 40 ms data frame on its live stream) to
+  the first frame of the model's audio back on the stream is what the bridge and codex add; against codex alone
+  (`thread/realtime/appendAudio` to `thread/realtime/outputAudio/delta` over stdio) it is the bridge's own.
+
+The two sides alternate run by run (the machine's load drifts alike for both).
 
 Usage: voice_bench.py BRIDGE [--runs N] [--out FILE] [--build debug]. Prints one JSON object and, with --out, a
 Markdown section for BENCHMARKS.md. Needs aiortc (Scripts/test installs it in .venv-test)."""
 import argparse
 import asyncio
+import base64
 import json
 import os
 import pathlib
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -47,8 +57,9 @@ class StdioCodex:
 
     def _read(self):
         for line in self.proc.stdout:
+            at = time.perf_counter()
             with self.cond:
-                self.messages.append(json.loads(line))
+                self.messages.append({**json.loads(line), "_at": at})  # when it was read: the runs' end
                 self.cond.notify_all()
 
     def wait(self, predicate, timeout=30):
@@ -102,6 +113,25 @@ class Direct:
         self.stub.wait(lambda s: s.open_sockets() == 0, what="codex leaving the call")
         return elapsed
 
+    def start_audio(self):
+        """A session with the audio through codex's own websocket (the bridge's `startVoice` without `sdp`)."""
+        self.codex.request("thread/realtime/start", {"threadId": self.thread, "outputModality": "audio",
+                                                     "transport": {"type": "websocket"}})
+        self.codex.wait(lambda m: m.get("method") == "thread/realtime/started")
+
+    def audio_run(self, frame):
+        """The phone's last frame given to codex to the model's first audio from codex."""
+        audio = {"data": base64.b64encode(frame).decode(), "sampleRate": 24000, "numChannels": 1,
+                 "samplesPerChannel": len(frame) // 2}
+        t0 = time.perf_counter()
+        self.codex.request("thread/realtime/appendAudio", {"threadId": self.thread, "audio": audio})
+        first = self.codex.wait(lambda m: m.get("method") == "thread/realtime/outputAudio/delta" and m["_at"] >= t0)
+        return first["_at"] - t0
+
+    def stop_audio(self):
+        self.codex.request("thread/realtime/stop", {"threadId": self.thread})
+        self.codex.wait(lambda m: m.get("method") == "thread/realtime/closed")
+
 
 class Through:
     """The bridge: `startVoice {sdp}` to `voiceStarted` over a WebSocket."""
@@ -148,6 +178,34 @@ class Through:
         self.stub.wait(lambda s: s.open_sockets() == 0, what="codex leaving the call")
         return elapsed
 
+    async def start_audio(self):
+        await send(self.ws, {"kind": "startVoice", "id": "audio", "threadId": self.thread})
+        started = await self.answer("audio")
+        assert started["kind"] == "voiceStarted" and started["transport"] == "websocket", started
+        self.stream = started["streamId"]
+
+    async def audio_run(self, frame):
+        """The phone's last audio frame on its live stream to the first frame of the model's audio back on it."""
+        head = struct.pack(">BBI", 1, 0, self.stream)
+        while True:  # nothing of an earlier run left unread
+            try:
+                await asyncio.wait_for(self.ws.recv(), 0.001)
+            except asyncio.TimeoutError:
+                break
+        t0 = time.perf_counter()
+        await self.ws.send(head + frame)
+        while True:
+            raw = await asyncio.wait_for(self.ws.recv(), 30)
+            if isinstance(raw, bytes) and raw[:6] == head:
+                return time.perf_counter() - t0
+
+    async def stop_audio(self):
+        await send(self.ws, {"kind": "stopVoice", "id": "audio-stop", "threadId": self.thread})
+        while True:  # past the stream's end frame and the events, to the answer
+            raw = await asyncio.wait_for(self.ws.recv(), 30)
+            if isinstance(raw, str) and json.loads(raw).get("id") == "audio-stop":
+                return
+
     async def close(self):
         await self.ws.close()
         self.bridge.stop()
@@ -165,10 +223,28 @@ async def measure(runs, stub, model, scratch, binary):
         for _ in range(runs):
             alone.append(direct.run(await make_offer()))
             bridged.append(await through.run(await make_offer()))
-        return alone, bridged
+        # The end of speech to the first answer audio: a model answering at once.
+        stub.answer_audio = bytes(960)  # 20 ms of silence
+        direct.start_audio()
+        await through.start_audio()
+        frame = bytes(range(256)) * 7 + bytes(128)  # 1920 bytes: the phone's 40 ms frame (voice-pcm.js)
+        heard_alone, heard_bridged = [], []
+        for n in range(AUDIO_WARMUP + runs * 2):
+            a, b = direct.audio_run(frame), await through.audio_run(frame)
+            await asyncio.sleep(0.05)  # the stub's answers to both are in; nothing left over for the next run
+            if n >= AUDIO_WARMUP:
+                heard_alone.append(a)
+                heard_bridged.append(b)
+        stub.answer_audio = None
+        direct.stop_audio()
+        await through.stop_audio()
+        return alone, bridged, heard_alone, heard_bridged
     finally:
         direct.codex.close()
         await through.close()
+
+
+AUDIO_WARMUP = 3
 
 
 def main(argv=None):
@@ -182,7 +258,7 @@ def main(argv=None):
     model = MockModel().start()
     scratch = pathlib.Path(tempfile.mkdtemp(prefix="voice-bench-", dir=os.path.expanduser("~")))
     try:
-        direct, through = asyncio.run(measure(opts.runs, stub, model, scratch, opts.bridge))
+        direct, through, heard_direct, heard_through = asyncio.run(measure(opts.runs, stub, model, scratch, opts.bridge))
     finally:
         model.stop()
         stub.stop()
@@ -192,11 +268,14 @@ def main(argv=None):
     result = {"runs": opts.runs, "direct_ms": ms(direct), "direct_p90_ms": p90(direct), "bridge_ms": ms(through),
               "bridge_p90_ms": p90(through),
               # The median of each pair's difference: the load drifts, but alike for a run and the one right after it.
-              "added_ms": ms([b - d for b, d in zip(through, direct)]), "load": os.getloadavg()[0]}
+              "added_ms": ms([b - d for b, d in zip(through, direct)]),
+              "audio_runs": len(heard_through), "audio_direct_ms": ms(heard_direct), "audio_direct_p90_ms": p90(heard_direct),
+              "audio_bridge_ms": ms(heard_through), "audio_bridge_p90_ms": p90(heard_through),
+              "audio_added_ms": ms([b - d for b, d in zip(heard_through, heard_direct)]), "load": os.getloadavg()[0]}
     print(json.dumps(result))
     if opts.out:
         pathlib.Path(opts.out).write_text(
-            "## P14: starting a voice session (issue 47)\n\n"
+            "## P14: voice (issue 47)\n\n"
             f"From `startVoice {{sdp}}` to `voiceStarted` through the bridge ({opts.build} build), against codex's own "
             "`thread/realtime/start` (webrtc) to `thread/realtime/sdp` over stdio; the real codex, its realtime at the "
             f"loopback stub (an aiortc answer), {opts.runs} runs each, median (p90):\n\n"
@@ -204,6 +283,14 @@ def main(argv=None):
             f"| codex alone | {result['direct_ms']} ({result['direct_p90_ms']}) |\n"
             f"| through the bridge | {result['bridge_ms']} ({result['bridge_p90_ms']}) |\n"
             f"| the bridge adds (median of the pairs' differences) | {result['added_ms']} |\n\n"
+            "The end of speech to the first answer audio, the audio through the bridge (`startVoice` without `sdp`): from "
+            "the phone's last 40 ms frame on its live stream to the first frame of the model's audio back on it, the "
+            "stub answering each `input_audio_buffer.append` at once; against codex alone, `thread/realtime/appendAudio` "
+            f"to `thread/realtime/outputAudio/delta` over stdio; {result['audio_runs']} runs each, median (p90):\n\n"
+            "| end of speech → first answer audio | ms |\n|---|---|\n"  # its own name: bench_check keys rows by it
+            f"| codex alone | {result['audio_direct_ms']} ({result['audio_direct_p90_ms']}) |\n"
+            f"| through the bridge | {result['audio_bridge_ms']} ({result['audio_bridge_p90_ms']}) |\n"
+            f"| the bridge adds (median of the pairs' differences) | {result['audio_added_ms']} |\n\n"
             f"Load average at the end: {result['load']:.1f} (on a quiet machine the spread is far smaller).\n")
     return 0
 

@@ -15,9 +15,53 @@ struct Figures {
     // MARK: P2 relay throughput
 
     mutating func relay() throws {
-        let bridge = try ServerProcess.bridge(options, name: "p2-bridge")
-        defer { bridge.stop() }
         let count = options.quick ? 50_000 : 200_000
+        let t = try flood(name: "p2-bridge", count: count)
+        let avg = Double(t.bytes) / Double(t.events)
+        let raw = try rawLoopbackBytesPerSecond(totalBytes: t.bytes)
+        let rawRate = raw / avg
+        log(
+            "P2 \(t.events) events, \(t.bytes) bytes in \(t.seconds) s: \(t.rate)/s, bridge CPU \(t.cpuPerEvent) µs/event; raw \(raw / 1e6) MB/s = \(rawRate) events/s"
+        )
+        report.add(
+            "P2 relay, \(count) deltas to one client",
+            ours: String(format: "%.0f events/s (bridge CPU %.1f µs/event)", t.rate, t.cpuPerEvent),
+            peer: String(format: "%.0f events/s (raw TCP, %.0f MB/s)", rawRate, raw / 1e6),
+            ratio: String(format: "%.1f%% of raw", 100 * t.rate / rawRate), target: "≥ 250000 events/s and ≤ 4 µs bridge CPU/event",
+            met: t.rate >= 250_000 && t.cpuPerEvent <= 4)
+        report.note(
+            "P2",
+            String(
+                format:
+                    "A fake codex (this bench binary, `app-server` mode) writes the deltas as fast as its pipe takes them; the rate is events received by one client between the first and the last event (%d events, %.0f bytes each on average, %.2f s). ",
+                t.events, avg, t.seconds)
+                + "The limit pushes the same number of bytes through a loopback TCP socket (blocking write/read, 64 KiB chunks).")
+        guard let reference = options.pythonReference else { return }
+        let python = try flood(name: "p2-python", count: count, launcher: reference)
+        log("P2 Python reference: \(python.events) events in \(python.seconds) s: \(python.rate)/s, CPU \(python.cpuPerEvent) µs/event")
+        report.add(
+            "P2 relay against the Python reference", ours: String(format: "%.0f events/s", t.rate),
+            peer: String(format: "%.0f events/s (CPU %.1f µs/event)", python.rate, python.cpuPerEvent),
+            ratio: String(format: "%.1f×", t.rate / python.rate), target: "≥ 6×", met: t.rate >= 6 * python.rate)
+        report.note(
+            "P2 Python reference",
+            "Benchmarks/python_reference.py: the same flood through a relay written the plain Python way (asyncio, the `websockets` library, "
+                + "each line parsed, given a seq, journaled in SQLite in one transaction per pipe read, sent as an `event` frame; no hub, scopes or "
+                + "replay). Issue 45 measured against a \"Python reference\" that was never committed; this one is.")
+    }
+
+    /// What one client saw of a `flood N` turn through a server started as the bridge is (or by `launcher`).
+    struct Flood {
+        var events = 0
+        var bytes = 0
+        var seconds = 0.0
+        var cpuPerEvent = 0.0
+        var rate: Double { Double(events) / seconds }
+    }
+
+    func flood(name: String, count: Int, launcher: [String]? = nil) throws -> Flood {
+        let bridge = try ServerProcess.bridge(options, name: name, launcher: launcher)
+        defer { bridge.stop() }
         let loop = group.next()
         struct Tally {
             var events = 0
@@ -39,40 +83,20 @@ struct Figures {
                     tally.value.last = monotonicNanos()
                     finished.succeed(())
                 }
-            }, seconds: 10, "P2 hello")
+            }, seconds: 10, "\(name) hello")
         socket.0.onClose = { _, code in
             tally.value.closeCode = code
-            finished.fail(BenchError("P2: the bridge closed the client (code \(code.map(String.init) ?? "none"))"))
+            finished.fail(BenchError("\(name): the server closed the client (code \(code.map(String.init) ?? "none"))"))
         }
-        let ws = options.workDir.appendingPathComponent("p2-bridge/ws").path
+        let ws = options.workDir.appendingPathComponent("\(name)/ws").path
         let ticksBefore = bridge.cpuTicks
         socket.0.send(#"{"kind":"startThread","id":"p2","cwd":"\#(ws)","prompt":"flood \#(count)"}"#)
-        try waitFor(finished.futureResult, seconds: 120, "P2 flood")
-        // CPU the bridge spent per event: steadier than the rate on a shared, noisy machine.
+        try waitFor(finished.futureResult, seconds: 300, "\(name) flood")
+        // CPU the server spent per event: steadier than the rate on a shared, noisy machine.
         let cpuMicros = Double(bridge.cpuTicks - ticksBefore) * 1e6 / Double(sysconf(Int32(_SC_CLK_TCK)))
         let t = try loop.submit { tally.value }.wait()
         socket.0.channel?.close(promise: nil)
-        let seconds = Double(t.last - t.first) / 1e9
-        let rate = Double(t.events) / seconds
-        let avg = Double(t.bytes) / Double(t.events)
-        let raw = try rawLoopbackBytesPerSecond(totalBytes: t.bytes)
-        let rawRate = raw / avg
-        let cpuPerEvent = cpuMicros / Double(t.events)
-        log(
-            "P2 \(t.events) events, \(t.bytes) bytes in \(seconds) s: \(rate)/s, bridge CPU \(cpuPerEvent) µs/event; raw \(raw / 1e6) MB/s = \(rawRate) events/s"
-        )
-        report.add(
-            "P2 relay, \(count) deltas to one client", ours: String(format: "%.0f events/s (bridge CPU %.1f µs/event)", rate, cpuPerEvent),
-            peer: String(format: "%.0f events/s (raw TCP, %.0f MB/s)", rawRate, raw / 1e6),
-            ratio: String(format: "%.1f%% of raw", 100 * rate / rawRate), target: "≥ 250000 events/s and ≤ 4 µs bridge CPU/event",
-            met: rate >= 250_000 && cpuPerEvent <= 4)
-        report.note(
-            "P2",
-            String(
-                format:
-                    "A fake codex (this bench binary, `app-server` mode) writes the deltas as fast as its pipe takes them; the rate is events received by one client between the first and the last event (%d events, %.0f bytes each on average, %.2f s). ",
-                t.events, avg, seconds)
-                + "The limit pushes the same number of bytes through a loopback TCP socket (blocking write/read, 64 KiB chunks).")
+        return Flood(events: t.events, bytes: t.bytes, seconds: Double(t.last - t.first) / 1e9, cpuPerEvent: cpuMicros / Double(t.events))
     }
 
     /// Bytes/s through a loopback TCP socket for `totalBytes` (one writer thread, one reader).

@@ -17,14 +17,19 @@ final class ServerProcess {
 
     /// Starts the bridge with the bench binary as its (fake) codex; waits for `server.json`. `logLevel` nil: the
     /// bridge's default, as a user runs it.
-    static func bridge(_ options: BenchOptions, name: String, logLevel: String? = "warning", extra: [String] = []) throws -> ServerProcess {
+    /// `launcher`: the program and its first arguments, when not the bridge (P2's Python reference).
+    static func bridge(
+        _ options: BenchOptions, name: String, logLevel: String? = "warning", extra: [String] = [], launcher: [String]? = nil
+    ) throws -> ServerProcess {
         let dir = options.workDir.appendingPathComponent(name)
         try? FileManager.default.removeItem(at: dir)
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("ws"), withIntermediateDirectories: true)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: options.bridge)
+        let launcher = launcher ?? [options.bridge]
+        process.executableURL = URL(fileURLWithPath: launcher[0])
         process.arguments =
-            [
+            Array(launcher.dropFirst())
+            + [
                 "serve", "--listen", "127.0.0.1:0", "--state-dir", dir.path, "--no-qr", "--no-mdns",
                 "--codex", options.selfPath, "--root", dir.appendingPathComponent("ws").path,
                 // Every client of the bench comes from 127.0.0.1: lift the per-address cap on connections that

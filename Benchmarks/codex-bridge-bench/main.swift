@@ -6,6 +6,8 @@ import NIOPosix
 struct BenchOptions {
     var bridge = ".build/release/codex-bridge"
     var peerCodex: String?
+    /// P2's Python reference: the interpreter and `Benchmarks/python_reference.py`.
+    var pythonReference: [String]?
     var selfPath = CommandLine.arguments[0]
     var workDir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("codex-bridge-bench-\(getpid())")
     var out = "BENCHMARKS.md"
@@ -23,7 +25,7 @@ func usage() -> Never {
     FileHandle.standardError.write(
         Data(
             """
-            usage: codex-bridge-bench run [--bridge PATH] [--peer-codex PATH] [--out FILE] [--bounds FILE] [--machine TEXT]
+            usage: codex-bridge-bench run [--bridge PATH] [--peer-codex PATH] [--python-reference PYTHON SCRIPT] [--out FILE] [--bounds FILE] [--machine TEXT]
                                           [--only P1,P2,...] [--quick] [--repeat N]
                                           [--conformance SUMMARY]
                    codex-bridge-bench app-server      (a fake codex for the bridge under test)
@@ -48,6 +50,7 @@ while let flag = rest.popFirst() {
     switch flag {
     case "--bridge": options.bridge = URL(fileURLWithPath: value()).standardizedFileURL.path
     case "--peer-codex": options.peerCodex = value()
+    case "--python-reference": options.pythonReference = [value(), value()]
     case "--out": options.out = value()
     case "--bounds": options.bounds = value()
     case "--machine": options.machine = value()

@@ -42,6 +42,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
     let commands: CommandService
     /// The bridge's own ephemeral Codex threads writing commit messages (Git/CommitMessageWriter).
     let commitMessages: CommitMessageWriter
+    /// Voice sessions, beside the hub (Voice/VoiceService): the hub hands it Codex's realtime notifications.
+    let voice: VoiceService
 
     /// Every open session and what the hub keeps for it; closing one removes its entry and its fan-out route.
     var sessions: [UInt64: SessionState] = [:]
@@ -87,8 +89,6 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
     var relayedPending = RelayedPending()
     /// How many notifications each linked machine may still send (the fleet's relay port).
     var relayNotices = RelayNotices()
-    /// The threads' voice sessions and the starts waiting for Codex (Voice/).
-    var voice = VoiceDesk()
     /// Each linked machine's highest seq journaled here (the fleet's relay port journals a message once).
     var relayCursors = RelayCursors()
 
@@ -120,6 +120,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
         self.answers = ExactlyOnce(memory: storage.memory, auditor: auditor, maxAge: storage.retention.answerMaxAge, jobs: background)
         self.commands = CommandService(codex: codex, codexTimeout: policy.codexTimeout, jobs: background, logger: logger)
         self.commitMessages = CommitMessageWriter(codex: codex, codexTimeout: policy.codexTimeout, jobs: background)
+        self.voice = VoiceService(codex: codex, codexTimeout: policy.codexTimeout, jobs: background, logger: logger)
         self.models = ModelCatalog(codex: codex, timeout: policy.codexTimeout)
         self.goals = GoalDesk(lookup: GoalLookup(codex: codex))
         self.plans = PlanService(store: storage.plans, codex: codex, timeout: policy.codexTimeout, logger: logger)
@@ -210,17 +211,17 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
         switch EventDescriptor.of(note.kind).disposition {
         case .internal:
             // Commands' output names no thread (CommandService); the other internal kinds concern no phone.
-            // Codex's realtime kinds go to the voice desk (Voice/: its transcripts journaled as bridge/voiceTranscript);
-            // an account change makes voice's checks run again.
+            // Codex's realtime kinds go to the voice service (Voice/: what it makes of them, bridge/voice and
+            // bridge/voiceTranscript, is published in this step); an account change makes voice's checks run again.
             if note.kind == .commandExecOutputDelta {
                 commands.outputDelta(params)
             } else {
-                _ = voiceNotification(method: note.method, params: params)
+                publish(voice.notification(method: note.method, params: params))
             }
             return
         case .live:
             // The model's voice: to the phone's live stream (Voice/), never numbered, journaled or replayed.
-            _ = voiceNotification(method: note.method, params: params)
+            publish(voice.notification(method: note.method, params: params))
             return
         case .journaled:
             break
@@ -324,7 +325,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
         logger.warning("Codex stopped", metadata: ["bridge.codex.generation": "\(generation)", "bridge.codex.reason": "\(reason)"])
         // Stopped by this bridge's own shutdown (after the drain's grace): say so, not how codex exited.
         let reason = shuttingDown ? BridgeTurnEvent.stoppedReason : reason
-        voiceCodexStopped()
+        publish(voice.codexStopped())
         for (threadId, turnId) in book.stopAll() {
             let data = BridgeTurnEvent.failedData(threadId: threadId, turnId: turnId, reason: reason)
             publishEvent(BridgeTurnEvent.failed, data: data, threadId: threadId, turnId: turnId)
@@ -404,6 +405,11 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
         }
     }
 
+    /// Publishes what the voice service made of what the hub handed it, in that step.
+    private func publish(_ voiceEvents: [VoiceService.Event]) {
+        for event in voiceEvents { publishEvent(event.type, data: event.data, threadId: event.threadId) }
+    }
+
     /// Journals the messages of the current batch in one transaction, then delivers them in order. Runs in the
     /// same actor step as their `publish`, so the resume seam sees the same picture as without batching.
     func flushBatch() {
@@ -464,7 +470,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
         push?.signal(.sessionClosed(session.id))
         sessions[session.id] = nil
         events.fanOut.remove(session.id)
-        voiceSessionClosed(session)
+        publish(voice.connectionClosed(session.id))
     }
 
     /// Reaching the actor at all is the answer: a hub stuck in a call never gets here.

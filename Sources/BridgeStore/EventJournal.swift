@@ -230,12 +230,20 @@ public struct EventJournal: Sendable {
     static let voiceType = "type = 'bridge/voiceTranscript'"
 
     /// The newest `limit` voice transcript frames of `threadId` (`bridge/voiceTranscript` events), oldest first.
-    public func voiceFrames(of threadId: String, limit: Int) async throws -> [String] {
+    /// Beside each: the `item/started` frame of the first item the thread started after it, within
+    /// ``nextItemWindow`` rows, so a reader can put the part where it was said (its event names no turn).
+    public func voiceFrames(of threadId: String, limit: Int) async throws -> [(text: String, nextItem: String?)] {
         try await database.pool.read { db in
-            try String.fetchAll(
-                db, sql: "SELECT text FROM journal WHERE threadId = ? AND \(Self.voiceType) ORDER BY seq DESC LIMIT ?",
-                arguments: [threadId, limit]
-            ).reversed()
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT text, (
+                        SELECT i.text FROM journal i WHERE i.seq > journal.seq AND i.seq <= journal.seq + ?
+                        AND i.threadId = journal.threadId AND i.type = 'item/started' ORDER BY i.seq LIMIT 1) AS nextItem
+                    FROM journal WHERE threadId = ? AND \(Self.voiceType) ORDER BY seq DESC LIMIT ?
+                    """,
+                arguments: [Self.nextItemWindow, threadId, limit]
+            ).reversed().map { (text: $0["text"], nextItem: $0["nextItem"]) }
         }
     }
 

@@ -6,12 +6,12 @@ import Testing
 
 @testable import BridgeHub
 
-/// Events by kind (issue 45 item 2): Codex's realtime notifications go to the voice desk, never to a phone's frame
-/// or the journal as they are (the audio is live: the desk sends it on the phone's live stream); what a thread
-/// keeps of a voice session is the desk's own `bridge/voiceTranscript`; internal kinds reach no phone. A real hub
+/// Events by kind (issue 45 item 2): Codex's realtime notifications go to the voice service, never to a phone's frame
+/// or the journal as they are (the audio is live: the service sends it on the phone's live stream); what a thread
+/// keeps of a voice session is the service's own `bridge/voiceTranscript`; internal kinds reach no phone. A real hub
 /// over a real SQLite journal, Codex played by ``FakeCodexPort``. About 0.2 s.
 @Suite(.timeLimit(.minutes(1))) struct EventDescriptorTests {
-    @Test func realtimeNotificationsGoToTheVoiceDeskAndOnlyItsTranscriptIsJournaled() async throws {
+    @Test func realtimeNotificationsGoToTheVoiceServiceAndOnlyItsTranscriptIsJournaled() async throws {
         let harness = try await HubHarness()
         let phone = await harness.session()
         _ = await harness.request(BridgeRequest(.subscribe, Subscribe(threadId: "*")), phone)

@@ -77,4 +77,41 @@ import Testing
         #expect(sessions.end("t") == nil)
         #expect(sessions.count == 0)
     }
+
+    /// The start publishes `started` through the hub's port after it marked the session running; an end in between
+    /// (Codex's `closed`, the connection going, handled in the hub's step) waits for that `started`.
+    @Test func anEndWhileTheStartIsAnnouncedGoesOutAfterIt() {
+        var desk = VoiceDesk()
+        guard case .admitted(let first, nil) = desk.sessions.admit(threadId: "t", owner: 1, transport: .websocket, deviceId: nil) else {
+            Issue.record("start refused")
+            return
+        }
+        // Ended before Codex answered: never announced, so no end either.
+        let early = desk.sessions.end("t")
+        #expect(early.map { desk.announcesEnd(of: $0, reason: .closed, message: nil) } == false)
+
+        guard case .admitted(let second, nil) = desk.sessions.admit(threadId: "t", owner: 1, transport: .websocket, deviceId: nil),
+            desk.announcing("t", attempt: second.attempt) != nil
+        else {
+            Issue.record("restart refused")
+            return
+        }
+        #expect(desk.announcing("t", attempt: first.attempt) == nil)
+        // Ended while its started is on its way: not now; the start tells it right after.
+        let ended = desk.sessions.end("t")
+        #expect(ended.map { desk.announcesEnd(of: $0, reason: .closed, message: "bye") } == false)
+        let late = desk.announced(second.attempt)
+        #expect(late?.reason == .closed && late?.message == "bye")
+        #expect(desk.announced(second.attempt) == nil)
+
+        // Announced, then ended: now.
+        guard case .admitted(let third, nil) = desk.sessions.admit(threadId: "t", owner: 1, transport: .websocket, deviceId: nil),
+            desk.announcing("t", attempt: third.attempt) != nil
+        else {
+            Issue.record("third start refused")
+            return
+        }
+        #expect(desk.announced(third.attempt) == nil)
+        #expect(desk.sessions.end("t").map { desk.announcesEnd(of: $0, reason: .stopped, message: nil) } == true)
+    }
 }

@@ -141,6 +141,27 @@ struct EventJournalTests {
         #expect(try journal.openApprovals().map(\.approvalId) == ["ap2"])
     }
 
+    @Test func voiceTranscriptsComeWithTheFirstItemTheirThreadStartedAfterThem() async throws {
+        let state = try TemporaryState()
+        defer { state.cleanup() }
+        let journal = try open(state)
+        func said(_ seq: Int64, _ thread: String = "t1") -> JournalEntry {
+            JournalEntry(seq: seq, threadId: thread, kind: "event", type: "bridge/voiceTranscript", text: "said \(seq)")
+        }
+        func item(_ seq: Int64, _ thread: String = "t1") -> JournalEntry {
+            JournalEntry(seq: seq, threadId: thread, kind: "event", type: "item/started", turnId: "u", text: "item \(seq)")
+        }
+        let far: Int64 = 1010  // past the 1,000 rows the journal looks at
+        try journal.append(contentsOf: [
+            said(1), entry(2), item(3, "other"), item(4), said(5), said(6), item(7), said(8, "other"), said(9), item(9 + far),
+        ])
+        let frames = try await journal.voiceFrames(of: "t1", limit: 10)
+        #expect(frames.map(\.text) == ["said 1", "said 5", "said 6", "said 9"])
+        // Another thread's item is not the next; two parts before one item both name it; none within the window: nil.
+        #expect(frames.map(\.nextItem) == ["item 4", "item 7", "item 7", nil])
+        #expect(try await journal.voiceFrames(of: "t1", limit: 1).map(\.text) == ["said 9"])
+    }
+
     @Test func relayedMessagesKeepTheirCursorAndStayOutOfRecoveryAndPlainReplays() async throws {
         let state = try TemporaryState()
         defer { state.cleanup() }

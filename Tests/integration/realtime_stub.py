@@ -67,6 +67,7 @@ class RealtimeStub:
         self.calls = []             # {"path", "body"} of every WebRTC call codex created
         self.answers = []           # the SDP answers given
         self.refuse_calls = False   # answer the call endpoint with an error instead
+        self.answer_audio = None    # PCM bytes: the model's audio sent back at once for each input_audio_buffer.append
         self._lock = threading.RLock()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self._ws = None
@@ -120,6 +121,10 @@ class RealtimeStub:
                     continue
                 with self._lock:
                     self.received.append(message)
+                if message.get("type") == "input_audio_buffer.append" and self.answer_audio:
+                    # A model that answers the instant the speech ends: what is left of the latency is codex's and
+                    # the bridge's (Benchmarks/voice_bench.py).
+                    await websocket.send(json.dumps(self._audio_delta(self.answer_audio)))
                 if message.get("type") == "session.update":
                     session = dict(message.get("session") or {})
                     session.setdefault("id", "sess_" + uuid.uuid4().hex[:8])
@@ -146,10 +151,14 @@ class RealtimeStub:
             self._send({"type": "response.output_audio_transcript.done", "item_id": "item_a", "output_index": 0,
                         "content_index": 0, "transcript": assistant})
 
+    @staticmethod
+    def _audio_delta(pcm: bytes) -> dict:
+        return {"type": "response.output_audio.delta", "item_id": "item_a", "delta": base64.b64encode(pcm).decode(),
+                "sample_rate": 24000, "channels": 1, "samples_per_channel": len(pcm) // 2}
+
     def speak(self, pcm: bytes) -> None:
         """The model's audio: 16-bit PCM, mono, 24 kHz."""
-        self._send({"type": "response.output_audio.delta", "item_id": "item_a", "delta": base64.b64encode(pcm).decode(),
-                    "sample_rate": 24000, "channels": 1, "samples_per_channel": len(pcm) // 2})
+        self._send(self._audio_delta(pcm))
 
     def hand_off(self, text: str, call_id: str = "call_voice_1") -> None:
         """The model hands work to Codex's agent (its `background_agent` tool): codex runs it as a turn."""

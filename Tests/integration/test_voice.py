@@ -5,7 +5,9 @@ that requires OpenAI auth, as voice needs.
 
 Costs (measured with 2 busy cores, setup and teardown included): the WebRTC session 2.6 s (4 s with its three
 start-talk-stop rounds), the websocket session and its disconnect 1.8 s, the refusals 4.1 s (three bridges), the
-provider refusing the call 2.6 s, the linked machine 3.4 s, the audio on the live channel 2.5 s; about 25 s in all."""
+provider refusing the call 2.6 s, the linked machine 3.4 s, the audio on the live channel 2.5 s, a thread without
+a turn 3 s; about 28 s in all. Scripts/test runs this file against the oldest supported Codex too (0.160.1 has
+the same `thread/realtime/*`, config keys and voices: voice works there, all pass, 33 s)."""
 import asyncio
 import base64
 import json
@@ -126,6 +128,14 @@ async def test_webrtc_offer_relayed_transcripts_journaled_stop(voice_bridge, mod
     assert "bridge/voiceTranscript" in types and "bridge/voice" in types
     # Stopping again is stopping once.
     assert (await request(phone, "stopVoice", threadId=thread_id))["kind"] == "accepted"
+    # What was said stays where it was said: a turn after it comes after it in readThread too (each part names the
+    # first item started after it; readThread used to leave a client only its turn to go by, the last one).
+    model.queue({"kind": "message", "text": "Done."})
+    assert (await request(phone, "sendMessage", threadId=thread_id, text="after the voice"))["kind"] == "accepted"
+    await until_turn_completed(phone, thread_id)
+    snapshot = await request(late, "readThread", threadId=thread_id)
+    after = snapshot["thread"]["turns"][-1]["items"][0]["id"]
+    assert [p.get("beforeItemId") for p in snapshot["voice"]] == [after, after], (snapshot["voice"], snapshot["thread"]["turns"][-1])
     # Start, stop, start at once: Codex tells the stopped session's end after the new start is sent; that end is
     # not the new session's (it failed the start as "requested" before), and the stop never ends the new one.
     for n in range(3):
@@ -207,6 +217,33 @@ async def test_refusals(bridge_factory, model, codex_home, workspace, stub, code
     refused = await request(ws, "listVoices")
     assert refused["kind"] == "error" and refused["code"] == "voice_disabled" and "realtime_conversation" in refused["message"], refused
     assert stub.calls == [] and stub.connections == []
+
+
+async def test_a_thread_without_a_turn_cannot_start_voice(voice_bridge, model, workspace, stub):
+    """voice_no_turn with the real codex: a thread whose only turn was reverted (`revertThread`: Codex's history
+    then has no turn) is refused by either way of starting, before anything reaches the provider; listVoices still
+    answers for it (the refusal is startVoice's only). After a new turn, voice starts. ~3 s."""
+    phone, _ = await hello(voice_bridge)
+    thread_id = await thread_with_a_turn(phone, model, workspace)
+    turns = (await request(phone, "readThread", threadId=thread_id))["thread"]["turns"]
+    assert len(turns) == 1, turns
+    assert (await request(phone, "revertThread", threadId=thread_id, turnId=turns[0]["id"]))["kind"] == "accepted"
+    assert (await request(phone, "readThread", threadId=thread_id))["thread"]["turns"] == []
+    for fields in ({}, {"sdp": await make_offer()}):
+        refused = await request(phone, "startVoice", threadId=thread_id, **fields)
+        assert refused["kind"] == "error" and refused["code"] == "voice_no_turn", refused
+        assert "send it a message first" in refused["message"], refused
+    voices = await request(phone, "listVoices", threadId=thread_id)
+    assert voices["kind"] == "voices", voices
+    assert stub.calls == [] and stub.connections == [], "a refused start reached the provider"
+
+    model.queue({"kind": "message", "text": "Hello again."})
+    assert (await request(phone, "sendMessage", threadId=thread_id, text="hi"))["kind"] == "accepted"
+    await until_turn_completed(phone, thread_id)
+    started = await request(phone, "startVoice", threadId=thread_id, sdp=await make_offer())
+    assert started["kind"] == "voiceStarted", started
+    assert (await request(phone, "stopVoice", threadId=thread_id))["kind"] == "accepted"
+    stub.wait(lambda s: s.open_sockets() == 0, what="codex leaving the call")
 
 
 async def test_voice_on_a_linked_machine(workstation):

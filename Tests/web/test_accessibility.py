@@ -266,6 +266,23 @@ def test_text_at_200_percent_keeps_every_screen_usable(web_bridge, model, browse
         title = page.locator(".bar .title").bounding_box()
         assert title["width"] >= 40, title  # a few letters of the title, not nothing
         fits("thread")
+        # Scrolled up, "Jump to latest" floats above the composer: it covers none of its controls (at 200% the
+        # composer is two rows, the field above Dictate and Send).
+        page.evaluate("window.scrollTo(0, 0)")
+        jump = page.get_by_role("button", name="Jump to latest")
+        expect(jump).to_be_visible()
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(conftest.ARTIFACTS / "zoom-200-jump.png"))
+        box = jump.bounding_box()
+        controls = page.locator(".composer :is(button, textarea):visible")
+        assert controls.count() >= 2, controls.count()
+        for i in range(controls.count()):
+            other = controls.nth(i).bounding_box()
+            apart = (box["x"] + box["width"] <= other["x"] or other["x"] + other["width"] <= box["x"]
+                     or box["y"] + box["height"] <= other["y"] or other["y"] + other["height"] <= box["y"])
+            assert apart, ("Jump to latest covers", controls.nth(i).get_attribute("aria-label") or controls.nth(i).get_attribute("class"), box, other)
+        jump.click()
+        expect(jump).to_be_hidden()
         phone.button("More").click()
         page.get_by_role("menuitem", name="Diff").click()
         expect(page.locator(".diff-file")).to_have_count(1)

@@ -4,7 +4,9 @@ the call really connects on loopback and the phone's microphone (Chromium's fake
 spoke) reaches the model. Connecting → listening, the model speaking, transcripts in the thread (and on a second
 phone, and after a reload), End, leaving the thread; a reconnect mid-session ends it cleanly at
 every end (the phone, the bridge, Codex's socket to the provider). Screenshots of the voice screen, light and dark
-(docs/ with WEB_UPDATE_DOCS=1). Cost: ~16 s end to end, ~8 s through the bridge without WebRTC (2 cores shared, a build beside)."""
+(docs/ with WEB_UPDATE_DOCS=1). A call that does not connect falls back to the bridge's connection; without that
+either, the panel says so. Cost: ~10 s end to end, ~5 s through the bridge without WebRTC, ~14 s the fallback
+(its 8 s bound to connect), ~4 s neither way; ~35 s for the file (2 cores shared, load ~9)."""
 import asyncio
 import json
 import math
@@ -27,6 +29,7 @@ from test_voice_web import FakePhone, launch, phone_context, spoken_wav  # noqa:
 from webutil import bridge_env, codex_bin, pairing_url, start_thread, thread_action
 
 DOCS = {}  # name -> artifact path, copied to docs/ with WEB_UPDATE_DOCS=1
+CLOSED_PEER = realtime_stub.answer_offer  # the stub's own answerer: a real SDP answer whose peer is closed at once
 
 
 class OpenPeers:
@@ -211,9 +214,18 @@ def test_a_voice_session_end_to_end(voice_bridge, model, stub, voice_browser):
         stub.wait(lambda s: s.open_sockets() == 0, what="codex closing the sideband once the phone left the thread")
         page.locator(".thread-row").first.click()
 
-        # A reload (or another phone) reads what was said from readThread.
+        # A reload (or another phone) reads what was said from readThread, where it was said: before a turn that came
+        # after it (readThread's beforeItemId), not at the end of the thread.
+        model.queue({"kind": "message", "text": "Here are the files."})
+        page.locator(".composer").get_by_label("Message").fill("go on")
+        phone.button("Send").click()
+        expect(page.locator(".msg.agent").last).to_have_text("Here are the files.")
         page.reload()
         expect(page.locator(".voice-said")).to_have_count(2)
+        expect(page.locator(".msg.agent:not(.voice-said)").last).to_have_text("Here are the files.")
+        order = page.evaluate("""() => [...document.querySelectorAll('.voice-said, .msg.user, .msg.agent')]
+            .map((el) => el.classList.contains('voice-said') ? 'said' : el.textContent.trim().slice(0, 12))""")
+        assert order == ["hi", "Hello. What ", "said", "said", "go on", "Here are the"], order
         assert not phone.errors, phone.errors
     finally:
         proxy.close()
@@ -246,6 +258,7 @@ def test_without_webrtc_the_audio_goes_through_the_bridge(voice_bridge, model, s
     thread_action(phone, "Voice")
     panel = page.get_by_role("region", name="Voice")
     expect(panel).to_have_attribute("data-phase", "listening")
+    expect(panel.locator(".voice-via")).to_have_text("Voice over the bridge's connection.")
     assert stub.calls == [], "a WebRTC call was made without WebRTC"
     stub.wait(lambda s: len(s.of_type("input_audio_buffer.append")) > 5, what="the phone's PCM at the model, through the bridge")
     stub.speak(tone())
@@ -256,4 +269,81 @@ def test_without_webrtc_the_audio_goes_through_the_bridge(voice_bridge, model, s
     panel.get_by_role("button", name="End voice").click()
     expect(panel).to_be_hidden()
     stub.wait(lambda s: s.open_sockets() == 0, what="codex closing its realtime socket after End")
+    assert not phone.errors, phone.errors
+
+
+def test_a_webrtc_call_that_does_not_connect_falls_back_to_the_bridge(voice_bridge, model, stub, voice_browser, monkeypatch):
+    """The provider answers the phone's offer with a real SDP answer whose peer is gone at once (nothing answers
+    ICE): the call never connects. The phone ends that attempt (stopVoice: Codex leaves the call) and starts again
+    through the bridge (startVoice without sdp, PCM on the live channel), and says so; transcripts arrive, End
+    stops it, and no session is left half-open at Codex. ~15 s (the call's bound to connect, 8 s)."""
+    monkeypatch.setattr(realtime_stub, "answer_offer", CLOSED_PEER)
+    phone = FakePhone(phone_context(voice_browser))
+    page = phone.page
+    page.goto(pairing_url(voice_bridge))
+    expect(page.get_by_role("status")).to_have_text("Connected")
+    model.queue({"kind": "message", "text": "Hello."})
+    start_thread(phone, "hi")
+    expect(page.locator(".msg.agent")).to_have_text("Hello.")
+    thread_action(phone, "Voice")
+    panel = page.get_by_role("region", name="Voice")
+    stub.wait(lambda s: s.calls, what="the phone's WebRTC offer at the provider")
+    expect(panel).to_have_attribute("data-phase", "listening", timeout=20_000)
+    expect(panel.locator(".voice-via")).to_have_text("Voice over the bridge's connection: the direct call did not connect.")
+    # The failed call was stopped at Codex (its sideband closed); the one session left is Codex's own socket.
+    stub.wait(lambda s: s.open_sockets() == 1 and "call_id" not in s.connections[-1][0],
+              what="only the session through the bridge open at Codex")
+    assert len(stub.calls) == 1, "the phone tried WebRTC again"
+    stub.wait(lambda s: len(s.of_type("input_audio_buffer.append")) > 5, what="the phone's PCM at the model, through the bridge")
+    stub.say(user="What is in this folder?", assistant="One file.")
+    expect(page.locator(".voice-said")).to_have_count(2)
+    expect(panel).to_have_attribute("data-phase", "listening")  # the stopped attempt's end did not end this one
+    phone.shot("voice-fallback")
+    audit = Audit(phone)  # axe on the panel with its fallback sentence, light and dark
+    audit("voice-fallback")
+    assert not audit.found, audit.found
+    panel.get_by_role("button", name="End voice").click()
+    expect(panel).to_be_hidden()
+    stub.wait(lambda s: s.open_sockets() == 0, what="codex closing its realtime socket after End")
+    assert not phone.errors, phone.errors
+
+
+# The page's WebSocket with `live` taken out of the helloAck: a bridge that does not speak the live channel.
+NO_LIVE_CHANNEL = """
+const Native = window.WebSocket;
+window.WebSocket = class extends Native {
+  set onmessage(handler) {
+    super.onmessage = (e) => {
+      if (typeof e.data === 'string' && e.data.includes('"helloAck"')) {
+        const ack = JSON.parse(e.data);
+        delete ack.live;
+        return handler.call(this, new MessageEvent('message', { data: JSON.stringify(ack) }));
+      }
+      return handler.call(this, e);
+    };
+  }
+  get onmessage() { return super.onmessage; }
+};
+"""
+
+
+def test_without_the_call_and_without_the_live_channel_voice_says_so(voice_bridge, model, stub, voice_browser):
+    """The browser refuses the peer connection (its constructor throws) and the bridge offers no live channel:
+    neither way can carry the audio, so the phone says so and nothing was started at Codex. ~6 s."""
+    context = phone_context(voice_browser)
+    context.add_init_script(NO_LIVE_CHANNEL + "window.RTCPeerConnection = function () { throw new DOMException('blocked', 'NotSupportedError'); };")
+    phone = FakePhone(context)
+    page = phone.page
+    page.goto(pairing_url(voice_bridge))
+    expect(page.get_by_role("status")).to_have_text("Connected")
+    model.queue({"kind": "message", "text": "Hello."})
+    start_thread(phone, "hi")
+    expect(page.locator(".msg.agent")).to_have_text("Hello.")
+    thread_action(phone, "Voice")
+    panel = page.get_by_role("region", name="Voice")
+    expect(panel.get_by_role("alert")).to_have_text(
+        "The audio connection to the model could not be set up from this network. Try again, or use Dictate.")
+    expect(panel).to_have_attribute("data-phase", "error")
+    page.wait_for_timeout(300)
+    assert stub.calls == [] and stub.connections == [], "a session was started at Codex"
     assert not phone.errors, phone.errors

@@ -1,7 +1,7 @@
 // The voice mode's state machine (voice-state.js) and the words of its refusals and of dictation (voice-words.js).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { initialVoice, voiceStep, voiceActive, micOpen, needsTeardown, phaseWords } from '../../Sources/BridgeWeb/Assets/voice-state.js';
+import { initialVoice, voiceStep, voiceActive, micOpen, needsTeardown, phaseWords, viaWords } from '../../Sources/BridgeWeb/Assets/voice-state.js';
 import { voiceErrorWords, dictationBlocked, dictationKind, dictationEnv, sentenceParts } from '../../Sources/BridgeWeb/Assets/voice-words.js';
 
 const run = (s, ...events) => events.reduce(voiceStep, s);
@@ -22,6 +22,24 @@ test('the transport the bridge chose is kept while connected: live when it says 
   const s = run(initialVoice(), 'start', 'granted', { type: 'connected', transport: 'live' });
   assert.equal(s.transport, 'live');
   assert.equal(run(s, 'speaking').transport, 'live');
+});
+
+test('a WebRTC call that did not connect: again through the bridge, once, without a teardown, and said', () => {
+  const connecting = run(initialVoice(), 'start', 'granted');
+  const falling = voiceStep(connecting, { type: 'fallback', session: connecting.session });
+  assert.equal(falling.phase, 'connecting');
+  assert.equal(falling.fallback, true);
+  assert.equal(needsTeardown(connecting, falling), false, 'the microphone stays: the same session, another way');
+  assert.equal(phaseWords(falling), 'Connecting through the bridge…');
+  assert.equal(voiceStep(falling, 'fallback'), falling, 'falls back once: a second failure is an error');
+  const live = voiceStep(falling, { type: 'connected', transport: 'live' });
+  assert.equal(viaWords(live), 'Voice over the bridge\'s connection: the direct call did not connect.');
+  assert.equal(viaWords(run(initialVoice(), 'start', 'granted', { type: 'connected', transport: 'live' })), 'Voice over the bridge\'s connection.');
+  assert.equal(viaWords(run(initialVoice(), 'start', 'granted', { type: 'connected', transport: 'webrtc' })), '');
+  const listening = run(initialVoice(), 'start', 'granted', 'connected');
+  assert.equal(voiceStep(listening, 'fallback'), listening, 'a call that connected is not started again');
+  assert.equal(run(live, 'stop', 'stopped', 'start').fallback, false, 'a new session tries the call again');
+  assert.equal(voiceStep(falling, { type: 'failed', error: { code: 'webrtc_failed' } }).phase, 'error');
 });
 
 test('a refusal is an error holding the bridge\'s error; Start again begins a new session', () => {
@@ -132,7 +150,7 @@ test('transcripts: each journaled part an item of the thread, once, whether live
   const { ThreadStore } = await import('../../Sources/BridgeWeb/Assets/threads.js');
   const store = new ThreadStore();
   const seen = [];
-  store.watchThread('t', (c) => seen.push(c.type === 'voice' ? `voice:${c.state}:${c.reason}` : c.type));
+  store.watchThread('t', (c) => seen.push(c.type === 'voice' ? `voice:${c.state}:${c.reason || c.transport}` : c.type));
   store.applyMessage({ kind: 'event', threadId: 't', type: 'turn/started', turnId: 'u1', data: { turn: { id: 'u1' } } });
   const said = { kind: 'event', seq: 7, threadId: 't', type: 'bridge/voiceTranscript', data: { threadId: 't', role: 'user', text: 'list the files' } };
   store.applyMessage(said);
@@ -143,6 +161,9 @@ test('transcripts: each journaled part an item of the thread, once, whether live
   assert.deepEqual(parts.map((p) => [p.role, p.text]), [['user', 'list the files'], ['assistant', 'Sure.']]);
   store.applyMessage({ kind: 'event', seq: 9, threadId: 't', type: 'bridge/voice', data: { threadId: 't', state: 'ended', reason: 'closed', message: 'bye' } });
   assert.ok(seen.includes('voice:ended:closed'));
+  // A start says its transport: the voice mode tells a fallback's new session from the attempt it stopped.
+  store.applyMessage({ kind: 'event', seq: 11, threadId: 't', type: 'bridge/voice', data: { threadId: 't', state: 'started', transport: 'websocket' } });
+  assert.ok(seen.includes('voice:started:websocket'), seen);
   const notice = t.itemMap.get('voice-state-9').item;
   assert.equal(notice.text, 'Voice ended by Codex. bye');
   // readThread's `voice`: the same parts by seq, none twice.
@@ -150,6 +171,24 @@ test('transcripts: each journaled part an item of the thread, once, whether live
     voice: [{ seq: 7, role: 'user', text: 'list the files' }, { seq: 8, role: 'assistant', text: 'Sure.' }, { seq: 10, role: 'user', text: 'thanks' }] });
   const after = t.turns[0].items.map((id) => t.itemMap.get(id).item).filter((i) => i.type === 'voiceTranscript');
   assert.deepEqual(after.map((p) => p.text), ['list the files', 'Sure.', 'thanks']);
+});
+
+test('readThread puts a transcript part where it was said: before the first item started after it, else last', async () => {
+  const { ThreadStore } = await import('../../Sources/BridgeWeb/Assets/threads.js');
+  const store = new ThreadStore();
+  const turn = (id, ...items) => ({ id, status: 'completed', items: items.map((i) => ({ id: i, type: 'agentMessage', text: i })) });
+  // Said after u1's answer, before u2 (the hand-off: last in u1, as it was live) and in u2 between its two items; the
+  // last after everything; one before an item this page does not hold (an older turn, or one Codex does not keep):
+  // last, as without a place.
+  store.applyThreadAnswer('t', { thread: { id: 't', turns: [turn('u1', 'a1'), turn('u2', 'm2', 'a2')] },
+    voice: [{ seq: 5, role: 'user', text: 'do it', beforeItemId: 'm2' }, { seq: 6, role: 'assistant', text: 'on it', beforeItemId: 'a2' },
+      { seq: 9, role: 'assistant', text: 'done' }, { seq: 10, role: 'user', text: 'odd', beforeItemId: 'gone' }] });
+  const t = store.get('t');
+  assert.deepEqual(t.turns.map((u) => u.items), [['a1', 'voice-5'], ['m2', 'voice-6', 'a2', 'voice-9', 'voice-10']]);
+  // Read again: each once, where it was.
+  store.applyThreadAnswer('t', { thread: { id: 't', turns: [turn('u1', 'a1'), turn('u2', 'm2', 'a2')] },
+    voice: [{ seq: 5, role: 'user', text: 'do it', beforeItemId: 'm2' }] });
+  assert.deepEqual(t.turns.map((u) => u.items), [['a1', 'voice-5'], ['m2', 'voice-6', 'a2', 'voice-9', 'voice-10']]);
 });
 
 test('audio through the bridge: 24 kHz 16-bit little-endian PCM both ways, in 40 ms frames', async () => {

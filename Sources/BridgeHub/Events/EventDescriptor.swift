@@ -5,7 +5,7 @@ import CodexControl
 ///
 /// - `journaled`: numbered, written to the journal, fanned out and replayed (a kind that names no thread is
 ///   dropped, but for the account's rate limits, published under `*`).
-/// - `live`: to the voice desk as it comes, which sends it on the phone's live stream; never numbered, journaled
+/// - `live`: to the voice service as it comes, which sends it on the phone's live stream; never numbered, journaled
 ///   or replayed (voice audio).
 /// - `internal`: for the services beside the hub only (commands' output); the rest of these name no thread and
 ///   concern no phone (the app-server's own account, file watches, Windows sandbox): nothing is done.
@@ -29,7 +29,7 @@ struct EventDescriptor: Sendable, Hashable {
         switch kind {
         case .threadRealtimeOutputAudioDelta:
             return EventDescriptor(disposition: .live, observed: false)
-        // The voice desk's (Voice/): it journals what a thread keeps of a voice session (bridge/voice,
+        // The voice service's (Voice/): it journals what a thread keeps of a voice session (bridge/voice,
         // bridge/voiceTranscript), not Codex's realtime notifications as they are.
         case .threadRealtimeStarted, .threadRealtimeItemAdded, .threadRealtimeItemStarted, .threadRealtimeItemTranscriptDelta,
             .threadRealtimeItemCompleted, .threadRealtimeTranscriptDelta, .threadRealtimeTranscriptDone, .threadRealtimeSdp,

@@ -33,6 +33,7 @@ struct HubServices: Sendable {
     let push: PushCoordinator?
     let previews: Previews?
     let models: ModelCatalog
+    let voice: VoiceService
 
     /// Codex's thread housekeeping requests, with this bridge's timeout.
     var housekeeping: ThreadHousekeeping { ThreadHousekeeping(codex: codex, timeout: policy.codexTimeout) }

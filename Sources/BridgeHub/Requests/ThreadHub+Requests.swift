@@ -20,7 +20,7 @@ extension ThreadHub {
             hub: self, codex: codex, policy: policy, gate: gate, git: git, logger: logger, storage: storage, auditor: auditor,
             answers: answers, lanes: lanes, replays: replays, deviceAdmin: deviceAdmin, goals: goals, plans: plans, commands: commands,
             commitMessages: commitMessages, threadPolicies: threadPolicies, attachments: attachments, push: push, previews: previews,
-            models: models)
+            models: models, voice: voice)
     }
 
     // MARK: The port's steps not declared elsewhere (``HubPort``)

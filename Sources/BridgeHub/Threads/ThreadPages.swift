@@ -64,7 +64,7 @@ struct ThreadPages: Sendable {
             await TurnSoFar.merge(into: &answer, from: services.storage.journal, threadId: threadId, running: running, through: facts.seam)
         }
         answer.requests = await services.journaledRequests.frames(of: threadId)
-        answer.voice = await ThreadHub.voiceParts(of: threadId, journal: services.storage.journal, logger: services.logger)
+        answer.voice = await VoiceTranscripts(journal: services.storage.journal, logger: services.logger).parts(of: threadId)
         return answer
     }
 

@@ -1,19 +1,17 @@
 import BridgeProtocol
-import CodexControl
 
-/// `listVoices`, `startVoice`, `stopVoice` (BRIDGE.md, Voice): Codex's realtime voice for a phone.
+/// `listVoices`, `startVoice`, `stopVoice` (BRIDGE.md, Voice): Codex's realtime voice for a phone, beside the hub
+/// (``VoiceService``; the hub's state through its port).
 struct VoiceRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.onHub(.listVoices) { (hub, _: ListVoices, _) in
-            try await hub.checkVoiceReady()
-            let result = try await hub.codex.request("thread/realtime/listVoices", params: .object([:]), timeout: hub.policy.codexTimeout)
-            return .voices(VoiceReadiness.voices(result))
+        routes.on(.listVoices) { (services, _: ListVoices, _) in
+            .voices(try await services.voice.voices())
         }
-        routes.onHub(.startVoice) { (hub, request: StartVoice, context) in
-            .voiceStarted(try await hub.startVoice(request, session: context.session, policy: context.policy))
+        routes.on(.startVoice) { (services, request: StartVoice, context) in
+            .voiceStarted(try await services.voice.start(request, session: context.session, policy: context.policy, services: services))
         }
-        routes.onHub(.stopVoice) { (hub, ref: ThreadRef, _) in
-            await hub.stopVoice(ref.threadId)
+        routes.on(.stopVoice) { (services, ref: ThreadRef, _) in
+            await services.voice.stop(ref.threadId, hub: services.hub)
             return .accepted(Accepted(threadId: ref.threadId))
         }
     }

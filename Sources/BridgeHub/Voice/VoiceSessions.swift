@@ -2,7 +2,7 @@ import BridgeProtocol
 
 /// The threads' voice sessions as a value type with no I/O: at most one per thread, owned by the connection that
 /// started it, `starting` until Codex answers (its SDP answer, or `thread/realtime/started`), then `running` until
-/// it ends. The hub asks it what to do and does it (``ThreadHub`` + Voice): every way a session ends goes through
+/// it ends. The voice service asks it what to do and does it (``VoiceService``): every way a session ends goes through
 /// ``end(_:attempt:)``, so a session is announced `ended` at most once and only if it was announced `started`.
 struct VoiceSessions: Sendable {
     enum Phase: Sendable, Hashable {

@@ -92,9 +92,12 @@ public struct VoiceTranscriptPart: Codable, Sendable, Hashable {
     /// `user` or `assistant`.
     public var role: String
     public var text: String
-    public init(seq: Int64, role: String, text: String) {
+    /// The first item started on the thread after it (a client puts the part before it); nil when none did.
+    public var beforeItemId: String?
+    public init(seq: Int64, role: String, text: String, beforeItemId: String? = nil) {
         self.seq = seq
         self.role = role
         self.text = text
+        self.beforeItemId = beforeItemId
     }
 }

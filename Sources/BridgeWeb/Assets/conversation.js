@@ -211,7 +211,11 @@ export function conversationView({ session, thread, announce, unreachable, imple
     const view = itemView(item, itemCtx);
     views.set(item.id, view);
     heldByApproval(item.id);
-    if (item.type === 'userMessage' && !t.started) { t.started = true; t.checklist.el.before(view.el); }
+    if (item.type === 'userMessage' && !t.started) { t.started = true; t.checklist.el.before(view.el); return; }
+    // Placed before a later item shown already (readThread's voice parts, where they were said), else last.
+    const at = Array.isArray(turn.items) ? turn.items.indexOf(item.id) : -1;
+    const next = at < 0 ? null : turn.items.slice(at + 1).map((id) => views.get(id)).find((v) => v && v.el.parentNode === t.items);
+    if (next) next.el.before(view.el);
     else t.items.append(view.el);
   }
 

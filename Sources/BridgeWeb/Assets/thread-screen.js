@@ -130,6 +130,13 @@ export function threadScreen(ctx, threadId) {
   const machine = machineNote(thread, session); // its machine unreachable (issue 33), with Try now
   const main = h('main', { class: 'thread-main' }, machine.el, reverted.el, goal.el, subAgents.el, talk.placeholder, talk.el);
   const el = h('div', { class: 'screen thread-screen' }, head.el, main, sheets, talk.jump, composer.form, voice.el, composer.voiceNote, composer.note, announcer);
+  // "Jump to latest" floats just above what is stuck to the bottom (the composer, or the voice panel in its place),
+  // whose height changes with the text size (at 200% the composer is three rows), the field's lines, the tray.
+  const foot = typeof ResizeObserver === 'function'
+    ? new ResizeObserver(() => el.style.setProperty('--foot', `${(voice.el.hidden ? composer.form : voice.el).offsetHeight}px`))
+    : null;
+  foot?.observe(composer.form);
+  foot?.observe(voice.el);
 
   // "Implement this plan": the follow-up runs in default mode, and the thread stays there.
   async function implementPlan() {
@@ -223,6 +230,7 @@ export function threadScreen(ctx, threadId) {
       composer.renderActions();
     },
     destroy() {
+      foot?.disconnect();
       unwatch();
       unwatchFleet();
       menu.destroy();

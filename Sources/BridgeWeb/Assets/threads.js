@@ -485,7 +485,7 @@ export class ThreadStore {
       if (r.emit) this.emit(r.thread ? this.ensure(r.thread) : t, 'turn' in r ? { ...r.emit, turn: this.turn(t, r.turn) } : r.emit);
       else if (r.list) this.listChanged();
       else if (r.put) this.put(t[r.put], r.key, r.value);
-      else if (r.notice) this.notice(t, r.turn, r.notice);
+      else if (r.notice) this.notice(t, r.turn, r.notice, r.before);
       else if ('item' in r) { const known = t.itemMap.get(r.item); if (known) Object.assign(known.item, r.set); }
       else if ('turn' in r) {
         const turn = this.turn(t, r.turn);
@@ -504,18 +504,23 @@ export class ThreadStore {
     else map.set(key, value);
   }
 
-  /** A small item of the bridge's in a turn (a review, a reroute, a hook): added, or its text changed. */
-  notice(t, turnId, fields) {
+  /**
+   * A small item of the bridge's in a turn (a review, a reroute, a hook): added, or its text changed. `before`: an
+   * item it came before (readThread's voice parts); one that starts its turn puts it last in the turn before.
+   */
+  notice(t, turnId, fields, before) {
     const known = t.itemMap.get(fields.id);
     if (known) {
       Object.assign(known.item, fields);
       this.emit(t, { type: 'itemUpdate', item: known.item });
       return;
     }
-    const turn = this.turn(t, turnId);
+    const at = placeBefore(t, before);
+    const turn = at ? at.turn : this.turn(t, turnId);
     const item = { type: 'bridgeNotice', done: true, ...fields };
     t.itemMap.set(fields.id, { item, turnId: turn.id });
-    turn.items.push(fields.id);
+    if (at) turn.items.splice(at.index, 0, fields.id);
+    else turn.items.push(fields.id);
     this.emit(t, { type: 'item', turn, item });
   }
 
@@ -586,6 +591,20 @@ function placeCards(t, turn, itemId) {
       if (card && !card.beforeItemId && !(card.itemId && t.itemMap.has(card.itemId))) card.beforeItemId = itemId;
     }
   }
+}
+
+/**
+ * Where an item that came before item `before` goes: just before it in its turn, or last in the turn before when it
+ * starts its turn (a turn's first item, its message, heads it); null when `before` is no item held.
+ */
+function placeBefore(t, before) {
+  const entry = before && t.itemMap.get(before);
+  const turn = entry && t.turnMap.get(entry.turnId);
+  const index = turn ? turn.items.indexOf(before) : -1;
+  if (index < 0) return null;
+  const previous = t.turns[t.turns.indexOf(turn) - 1];
+  if (index === 0 && previous) return { turn: previous, index: previous.items.length };
+  return { turn, index };
 }
 
 /** A streaming reasoning item keeps its text in `liveText` (where its deltas go), not in Codex's parts. */

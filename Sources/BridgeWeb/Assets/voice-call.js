@@ -13,7 +13,9 @@ export async function openMicrophone() {
   }
 }
 
-const CONNECT_MS = 20000;
+// A call to the model connects within a second or two where it can; past this, the phone carries the audio through
+// the bridge instead (voice-mode.js), so the person does not wait on a network that lets no call through.
+const CONNECT_MS = 8000;
 
 /** ICE gathering done, or `ms` passed: the offer then holds the candidates found (the bridge relays one SDP). */
 function gathered(pc, ms) {

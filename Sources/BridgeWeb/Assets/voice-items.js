@@ -31,12 +31,17 @@ export function voiceRecords(t, msg, turnId) {
   const text = started ? 'Voice started.' : `${ENDED[data.reason] || 'Voice ended.'}${data.message && !started ? ` ${str(data.message)}` : ''}`;
   return [
     { notice: { id: `voice-state-${msg.seq ?? Date.now()}`, text, noticeKind: 'voice' }, turn: turnId },
-    { emit: { type: 'voice', state: str(data.state), reason: str(data.reason), message: str(data.message), deviceId: str(data.deviceId) } },
+    { emit: { type: 'voice', state: str(data.state), transport: str(data.transport), reason: str(data.reason), message: str(data.message), deviceId: str(data.deviceId) } },
   ];
 }
 
-/** readThread's `voice` ([{seq, role, text}], oldest first): each part an item, once. */
+/**
+ * readThread's `voice` ([{seq, role, text, beforeItemId?}], oldest first): each part an item, once, where it was said
+ * (before the first item started after it; without one, or one not held, last).
+ */
 export function voiceAnswerRecords(answer) {
   const parts = Array.isArray(answer && answer.voice) ? answer.voice : [];
-  return parts.filter((p) => p && typeof p.seq === 'number' && str(p.text)).map((p) => ({ notice: part(p.seq, p.role, p.text) }));
+  return parts
+    .filter((p) => p && typeof p.seq === 'number' && str(p.text))
+    .map((p) => ({ notice: part(p.seq, p.role, p.text), before: str(p.beforeItemId) || null }));
 }

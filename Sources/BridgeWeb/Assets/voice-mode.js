@@ -4,7 +4,7 @@
 // and End. What is said on both sides lands in the thread as items (the bridge journals the transcripts), so the
 // conversation above fills in as it goes. The states are voice-state.js's; the audio is voice-call.js's.
 import { h, icon } from './dom.js';
-import { initialVoice, voiceStep, voiceActive, micOpen, needsTeardown, phaseWords } from './voice-state.js';
+import { initialVoice, voiceStep, voiceActive, micOpen, needsTeardown, phaseWords, viaWords } from './voice-state.js';
 import { voiceErrorWords } from './voice-words.js';
 import { openMicrophone, webrtcCall } from './voice-call.js';
 import { pcmPipe } from './voice-pcm.js';
@@ -41,9 +41,13 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
   // The bridge answered startVoice: it holds this phone's session. Only then does ending it here send stopVoice,
   // which stops the thread's session whoever started it: a refused start (another phone talking) must not.
   let ours = false;
+  // A WebRTC attempt stopped to start again through the bridge: its bridge/voice `ended` is not this session's end.
+  // The journal's order tells them apart: that end comes before the new session's `started` (transport websocket).
+  let staleEnd = false;
 
   const audio = h('audio', { class: 'voice-audio', attrs: { autoplay: '' } });
   const line = h('p', { class: 'voice-line', attrs: { role: 'status', 'aria-live': 'polite' } });
+  const via = h('p', { class: 'voice-via', hidden: true });
   const problem = h('p', { class: 'voice-problem', hidden: true, attrs: { role: 'alert' } });
   const orb = h('div', { class: 'voice-orb', attrs: { 'aria-hidden': 'true' } }, icon('wave'));
   const talk = h('button', { type: 'button', class: 'voice-talk', attrs: { 'aria-label': 'Hold and speak' } }, icon('mic'));
@@ -56,7 +60,7 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
   const el = h('section', { class: 'voice-panel', hidden: true, attrs: { 'aria-label': 'Voice' } },
     h('div', { class: 'voice-top' }, picker, modes),
     h('div', { class: 'voice-middle' }, orb, talk),
-    line, problem,
+    line, via, problem,
     h('div', { class: 'voice-actions' }, again, end),
     audio);
 
@@ -66,6 +70,8 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
     el.dataset.mode = mode;
     line.textContent = phaseWords(state);
     line.hidden = !line.textContent;
+    via.textContent = viaWords(state);
+    via.hidden = !via.textContent;
     if (phase === 'error') problem.replaceChildren(...sentenceNodes(voiceErrorWords(state.error)));
     problem.hidden = phase !== 'error';
     again.hidden = phase !== 'error';
@@ -128,6 +134,7 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
 
   async function begin() {
     tellBridge = true;
+    staleEnd = false;
     dispatch('start');
     const n = state.session;
     const mine = () => state.session === n && voiceActive(state);
@@ -156,13 +163,20 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
     }
     const voice = picker.value;
     if (!window.RTCPeerConnection) { await throughBridge(n, mine, voice); return; }
-    call = webrtcCall({
-      stream, audio,
-      startVoice: (sdp) => request('startVoice', { sdp, ...(voice ? { voice } : {}) }).then((answer) => { ours = mine(); return answer; }),
-      onConnected: () => dispatch({ type: 'connected', transport: 'webrtc', session: n }),
-      onSpeaking: (on) => dispatch({ type: on ? 'speaking' : 'quiet', session: n }),
-      onFailed: (error) => dispatch({ type: 'failed', error, session: n }),
-    });
+    try {
+      call = webrtcCall({
+        stream, audio,
+        startVoice: (sdp) => request('startVoice', { sdp, ...(voice ? { voice } : {}) }).then((answer) => { ours = mine(); return answer; }),
+        onConnected: () => dispatch({ type: 'connected', transport: 'webrtc', session: n }),
+        onSpeaking: (on) => dispatch({ type: on ? 'speaking' : 'quiet', session: n }),
+        // Not connected in time (or ICE failed): again through the bridge. A call that connected and then failed
+        // is over (state listening or speaking): said, not started again behind the person's back.
+        onFailed: (error) => (state.phase === 'connecting' ? fallBack(n, mine, voice, error) : dispatch({ type: 'failed', error, session: n })),
+      });
+    } catch {
+      await fallBack(n, mine, voice, { code: 'webrtc_failed' }); // the browser refused the peer connection itself
+      return;
+    }
     try {
       const started = await call.start();
       if (started.closed || !mine()) {
@@ -174,8 +188,27 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
       }
       if (started.live) dispatch({ type: 'refused', error: { code: 'no_webrtc' }, session: n }); // an sdp answered without one
     } catch (err) {
-      dispatch({ type: 'refused', error: named(err), session: n });
+      // The bridge's refusals carry a code (a string); a browser's own failure (its offer, the answer it could not
+      // take) is a DOMException: the call cannot be made here, the bridge can still carry the audio.
+      if (typeof err?.code === 'string') dispatch({ type: 'refused', error: named(err), session: n });
+      else await fallBack(n, mine, voice, { code: 'webrtc_failed' });
     }
+  }
+
+  /** The WebRTC call did not connect: that attempt is stopped at the bridge, and the session starts again with its
+   * audio through the bridge (the live channel); without one, the failure is said. */
+  async function fallBack(n, mine, voice, error) {
+    if (!mine() || state.phase !== 'connecting' || state.fallback) return;
+    call?.close();
+    call = null;
+    if (!liveStream()) { dispatch({ type: 'failed', error, session: n }); return; }
+    dispatch({ type: 'fallback', session: n });
+    if (ours) {
+      ours = false;
+      staleEnd = true;
+      await request('stopVoice', {}).catch(() => {});
+    }
+    if (mine()) await throughBridge(n, mine, voice);
   }
 
   /** The session with its audio through the bridge: startVoice without sdp, PCM on the live stream it opens. */
@@ -249,6 +282,8 @@ export function voiceMode({ request, onOpen, liveStream = () => null }) {
     },
     /** The bridge's bridge/voice event for this thread: ended (stopped elsewhere, by Codex, an error) ends it here. */
     bridgeSaid(change) {
+      if (change.state === 'started' && change.transport === 'websocket') staleEnd = false;
+      if (change.state === 'ended' && staleEnd) { staleEnd = false; return; }
       if (change.state !== 'ended' || !voiceActive(state) || state.phase === 'asking') return;
       tellBridge = false;
       if (change.reason === 'stopped') { dispatch('ended'); close(); return; }

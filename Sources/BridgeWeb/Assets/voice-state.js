@@ -4,6 +4,7 @@
 // the words.
 //
 //   idle ─start→ asking (the microphone's permission) ─granted→ connecting ─connected→ listening ⇄ speaking
+//   connecting ─fallback (the WebRTC call did not connect: again through the bridge)→ connecting
 //   any active state ─stop→ stopping ─stopped→ idle;  ─refused / failed / denied→ error ─start→ asking …
 //   any state ─ended (left the thread, the connection went away)→ idle, at once: nothing stays half-open.
 
@@ -12,14 +13,14 @@ const ACTIVE = new Set(['asking', 'connecting', 'listening', 'speaking']);
 
 /** The state a thread screen starts with. mode: 'hold' (hold to talk) or 'handsfree'. */
 export function initialVoice(mode = 'handsfree') {
-  return { phase: 'idle', mode, holding: false, error: null, transport: null, session: 0 };
+  return { phase: 'idle', mode, holding: false, error: null, transport: null, fallback: false, session: 0 };
 }
 
 /** A session runs or is on its way: Stop is offered, leaving must end it. */
 export const voiceActive = (s) => ACTIVE.has(s.phase);
 
 /**
- * The next state. Events: {type: 'start'} | 'granted' | 'denied' | {type: 'connected', transport} | 'speaking' |
+ * The next state. Events: {type: 'start'} | 'granted' | 'denied' | {type: 'connected', transport} | 'fallback' | 'speaking' |
  * 'quiet' | 'stop' | 'stopped' | {type: 'refused', error} | {type: 'failed', error} | 'ended' | {type: 'mode', mode} |
  * 'press' | 'release'. An event that does not apply to the state leaves it as it is (the same object), so a late
  * answer of an ended session changes nothing; events of a session carry its number (`session`) and are ignored
@@ -31,13 +32,15 @@ export function voiceStep(s, event) {
   switch (e.type) {
     case 'start':
       if (s.phase !== 'idle' && s.phase !== 'error') return s;
-      return { ...s, phase: 'asking', error: null, transport: null, holding: false, session: s.session + 1 };
+      return { ...s, phase: 'asking', error: null, transport: null, fallback: false, holding: false, session: s.session + 1 };
     case 'granted':
       return s.phase === 'asking' ? { ...s, phase: 'connecting' } : s;
     case 'denied':
       return s.phase === 'asking' ? { ...s, phase: 'error', error: { code: 'microphone_denied' } } : s;
     case 'connected':
       return s.phase === 'connecting' ? { ...s, phase: 'listening', transport: e.transport || 'webrtc' } : s;
+    case 'fallback':
+      return s.phase === 'connecting' && !s.fallback ? { ...s, fallback: true } : s;
     case 'speaking':
       return s.phase === 'listening' ? { ...s, phase: 'speaking' } : s;
     case 'quiet':
@@ -74,11 +77,17 @@ export function needsTeardown(before, after) {
   return voiceActive(before) && !voiceActive(after);
 }
 
+/** Which way the audio goes, when it is not the direct call: said under the state line. */
+export function viaWords(s) {
+  if (s.transport !== 'live' || !voiceActive(s)) return '';
+  return s.fallback ? 'Voice over the bridge\'s connection: the direct call did not connect.' : 'Voice over the bridge\'s connection.';
+}
+
 /** The words of the state line; errors are worded by voice-words.js. */
 export function phaseWords(s) {
   switch (s.phase) {
     case 'asking': return 'Asking for the microphone…';
-    case 'connecting': return 'Connecting…';
+    case 'connecting': return s.fallback ? 'Connecting through the bridge…' : 'Connecting…';
     case 'listening':
       if (s.mode === 'hold') return s.holding ? 'Listening…' : 'Hold the button and speak';
       return 'Listening…';
