@@ -77,8 +77,8 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
     let models: ModelCatalog
     /// The last rate-limit snapshot relayed (`account/rateLimits/updated`).
     var rateLimits = RateLimitRelay()
-    /// Each session's replays, one after another (Events/ReplayLine).
-    var replays = ReplayLine<CheckedContinuation<Void, Never>>()
+    /// Each session's replays, one after another, run by the hub or a handler beside it (Events/SessionReplays).
+    nonisolated let replays: SessionReplays
     /// Exactly-once requests: their stored answers and the first attempts under way (Requests/ExactlyOnce).
     let answers: ExactlyOnce
     /// The requests that change a thread's turns, one at a time per thread (Requests/ThreadLanes).
@@ -125,6 +125,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
         self.goals = GoalDesk(lookup: GoalLookup(codex: codex))
         self.plans = PlanService(store: storage.plans, codex: codex, timeout: policy.codexTimeout, logger: logger)
         self.queueKeeper = QueueKeeper(store: storage.queue, logger: logger)
+        self.replays = SessionReplays(journal: storage.journal)
         self.threadPolicies = ThreadPolicyKeeper(store: storage.threadPolicies, logger: logger)
         self.deviceAdmin = DeviceAdmin(devices: storage.devices, audit: storage.audit)
         let gate = Self.gate(for: policy)
@@ -354,17 +355,10 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
     /// Codex's thread housekeeping requests, with this bridge's timeout.
     nonisolated var housekeeping: ThreadHousekeeping { ThreadHousekeeping(codex: codex, timeout: policy.codexTimeout) }
 
-    /// A thread this bridge started or forked is loaded here with `turnPolicy`, remembered across restarts.
-    func adopt(thread threadId: String, cwd: String, policy turnPolicy: TurnPolicy) async {
+    /// A thread this bridge started or forked is loaded here with `turnPolicy` (the caller keeps the policy on disk:
+    /// ``ThreadPolicyKeeper``).
+    func adopt(thread threadId: String, cwd: String, policy turnPolicy: TurnPolicy) {
         book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
-        await threadPolicies.remember(turnPolicy, of: threadId)
-    }
-
-    /// Subscribes `session` to a thread it just made. Codex may publish the thread's first events (thread/started)
-    /// before it answers, i.e. before anyone could subscribe: those after `before` are replayed from the journal.
-    func subscribe(_ session: ClientSession, toNew threadId: String, since before: Int64) async {
-        let covered = events.fanOut.covers(session.id, "*")
-        _ = await subscribeResuming(session, to: threadId, afterSeq: covered ? nil : before)
     }
 
     /// A paired device's name (for an answer's `deviceName`); nil for the shared secret or when unknown.

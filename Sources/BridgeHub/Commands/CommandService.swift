@@ -61,8 +61,9 @@ final class CommandService: Sendable {
         (frames, continuation) = AsyncStream.makeStream(of: Frame.self)
     }
 
-    /// Starts `run` in `cwd` under the thread's sandbox; → its run id and the command line as it runs.
-    func start(_ run: RunCommand, cwd: String, sandbox: String) throws -> (runId: String, command: String) {
+    /// Takes one of the thread's run slots for `run` (checked and taken together); → its run id and the command
+    /// line as it will run. ``launch(_:command:cwd:sandbox:)`` runs it once its start is journaled.
+    func reserve(_ run: RunCommand) throws -> (runId: String, command: String) {
         let command = run.command.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !command.isEmpty, command.utf8.count <= Self.maxCommandBytes, !command.contains("\u{0}") else {
             throw HubError(.badRequest, "command must be 1 to \(Self.maxCommandBytes) bytes of text")
@@ -74,9 +75,14 @@ final class CommandService: Sendable {
             }
             state.runs.start(runId, threadId: run.threadId)
         }
+        return (runId, command)
+    }
+
+    /// Runs a reserved command in `cwd` under the thread's sandbox: after its `commandStarted` was journaled, so its
+    /// output cannot precede it.
+    func launch(_ runId: String, command: String, cwd: String, sandbox: String) {
         let sandboxPolicy = Self.sandboxPolicy(sandbox, cwd: cwd)
         jobs.start { await self.execute(runId, argv: [Self.shell, "-c", command], cwd: cwd, sandboxPolicy: sandboxPolicy) }
-        return (runId, command)
     }
 
     func stop(_ stop: StopCommand) async throws {

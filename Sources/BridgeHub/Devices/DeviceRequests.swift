@@ -16,7 +16,7 @@ struct DeviceRequests: RequestCollection {
         }
         routes.on(.setDeviceScopes) { (services, set: SetDeviceScopes, context) in
             let record = try await services.deviceAdmin.setScopes(set)
-            _ = await services.hub.refreshScopes()
+            _ = await services.refreshScopes()
             return try await Self.changed(record, services, context)
         }
         routes.on(.renameDevice) { (services, rename: RenameDevice, context) in

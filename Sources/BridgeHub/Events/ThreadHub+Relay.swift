@@ -144,11 +144,12 @@ extension ThreadHub {
     }
 
     /// Subscribes a fleet session to a linked machine's thread, replaying `(afterSeq, now]` from this bridge's
-    /// journal first (the thread's facts live on that machine: its link checked them).
-    public func subscribeRelayed(_ session: ClientSession, to threadId: String, afterSeq: Int64?) async throws -> SubscriptionChanged {
+    /// journal first (the thread's facts live on that machine: its link checked them), beside the hub (``Subscriber``).
+    public nonisolated func subscribeRelayed(_ session: ClientSession, to threadId: String, afterSeq: Int64?) async throws
+        -> SubscriptionChanged
+    {
         try RequestLimits.checkThreadId(threadId)
-        try checkSubscriptionCount(session)
-        return await subscribeResuming(session, to: threadId, afterSeq: afterSeq)
+        return try await Subscriber(services: services).subscribe(session, to: threadId, afterSeq: afterSeq)
     }
 
     /// A machine was unlinked (or refused its link): its open approvals and questions are no longer offered.

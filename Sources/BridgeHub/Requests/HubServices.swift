@@ -21,6 +21,8 @@ struct HubServices: Sendable {
     let auditor: Auditor
     let answers: ExactlyOnce
     let lanes: ThreadLanes
+    /// Each session's replays, one after another (a subscription's runs in its handler).
+    let replays: SessionReplays
     let deviceAdmin: DeviceAdmin
     let goals: GoalDesk
     let plans: PlanService
@@ -47,11 +49,11 @@ struct HubServices: Sendable {
 }
 
 /// The hub's state as the handlers beside it see it: reads and changes that are each one step of the hub actor
-/// (a check and its act together). A handler awaits its I/O between steps and checks again in the step that
-/// acts. Five still await inside (not yet split): ``threadFacts(_:)`` and ``ensureLoaded(_:policy:)`` ask Codex
-/// once and remember the answer, ``refreshScopes()`` reads the store, ``adopt(thread:cwd:policy:)`` writes the
-/// policy, ``subscribe(_:toNew:since:)`` replays the journal. Of these only ``ensureLoaded(_:policy:)`` checks
-/// before its await and acts after: two at once may both resume the thread (harmless, as on the actor before).
+/// (a check and its act together), none awaiting inside. A handler awaits its I/O between steps and checks again
+/// in the step that acts: what needs Codex or the store (a thread's facts, a resume, a subscription's replay, a
+/// device's scopes) is read beside the hub (``HubServices/threadFacts(_:)``, ``HubServices/ensureLoaded(_:policy:)``,
+/// ``Subscriber``, ``ThreadHub/refreshScopes()``) and kept by a step that takes it only if the hub has not learnt
+/// better meanwhile.
 protocol HubPort: Actor {
     /// The turn running on `threadId`, if any.
     func runningTurn(of threadId: String) -> String?
@@ -65,16 +67,21 @@ protocol HubPort: Actor {
     func refuseWhileShuttingDown() throws
     /// The devices with a session open here.
     var connectedDeviceIds: Set<String> { get }
-    /// Tells open sessions their devices' scopes as stored now; returns how many changed.
-    func refreshScopes() async -> Int
+    /// Gives open sessions the scopes read for their devices; returns how many changed.
+    func applyScopes(_ current: [String: Scopes]) -> Int
     /// The thread of a pending approval (`not_found` when none).
     func pendingThread(ofApproval approvalId: String) throws -> String
     /// The thread of a pending question (`input_not_pending` when none).
     func pendingThread(ofQuestion requestId: String) throws -> String
-    /// What the gate needs about a thread (read from Codex once, then remembered).
-    func threadFacts(_ threadId: String) async throws -> PolicyGate.ThreadFacts
-    /// Resumes `threadId` in the running Codex with `turnPolicy` unless it is loaded there.
-    func ensureLoaded(_ threadId: String, policy turnPolicy: TurnPolicy) async throws
+    /// What the hub knows of a thread for the gate.
+    func knownFacts(of threadId: String) -> PolicyGate.ThreadFacts
+    /// Keeps a thread's cwd read from Codex (`.some(nil)`: read, none) and its policy read from the store, unless
+    /// the hub learnt them meanwhile; → the facts now.
+    func learnFacts(of threadId: String, cwd: String??, storedPolicy: TurnPolicy?) -> PolicyGate.ThreadFacts
+    /// The Codex generation `threadId` must be resumed in (nil: loaded in the running one).
+    func generationToLoad(_ threadId: String) -> Int?
+    /// A thread resumed in generation `resumedIn`: loaded, unless Codex restarted meanwhile.
+    func resumed(_ threadId: String, cwd: String?, in resumedIn: Int, policy turnPolicy: TurnPolicy)
     /// Remembers `turnPolicy` as the thread's; true when it changed (then keep it on disk: ``ThreadPolicyKeeper``).
     func keepPolicy(_ turnPolicy: TurnPolicy, of threadId: String) -> Bool
     /// A review turn started on `threadId`.
@@ -87,23 +94,35 @@ protocol HubPort: Actor {
     func restoreDenial(_ reviewId: String, _ denial: AutoReviewDesk.Denial)
     /// Numbers, journals and sends a thread event.
     func publishEvent(_ type: String, data: JSONValue, threadId: String, turnId: String?, dataJSON: String?)
+    /// Journals and sends a command's start (before the command runs).
+    func commandStarted(_ started: CommandStarted)
     /// The last seq given out (a new thread's events after it are replayed to its maker).
     var lastSeq: Int64 { get }
-    /// A thread this bridge started or forked is loaded here with `turnPolicy`, remembered across restarts.
-    func adopt(thread threadId: String, cwd: String, policy turnPolicy: TurnPolicy) async
-    /// Subscribes `session` to a thread it just made, replaying its events after `before`.
-    func subscribe(_ session: ClientSession, toNew threadId: String, since before: Int64) async
-    /// Drops `session`'s subscription to `threadId` (its client's memory: ``remember(_:subscribedTo:_:)``).
+    /// A thread this bridge started or forked is loaded here with `turnPolicy` (the caller keeps it on disk).
+    func adopt(thread threadId: String, cwd: String, policy turnPolicy: TurnPolicy)
+    /// Adds a subscription and captures its seam, holding the session's live frames when it replays (``Subscriber``).
+    func beginSubscription(_ session: ClientSession, to threadId: String, afterSeq: Int64?, madeIt: Bool) throws -> SubscriptionStart
+    /// Ends a hold a subscription's replay took; the last one queues the held frames.
+    func endHold(_ id: UInt64)
+    /// Subscribes a retrying session to the first attempt's new thread; false when the session closed.
+    func subscribeRetrying(_ session: ClientSession, to threadId: String) -> Bool
+    /// Drops `session`'s subscription to `threadId` (its client's memory: ``HubServices/remember(_:subscribedTo:_:)``).
     func unsubscribe(_ session: ClientSession, from threadId: String)
-    /// Keeps a session's subscription in its client's memory (a reconnect restores it).
-    func remember(_ session: ClientSession, subscribedTo threadId: String, _ subscribed: Bool) async
+    /// The key of `session`'s client in the client memory (nil: closed, or not remembered).
+    func clientKey(of session: ClientSession) -> String?
     /// Answers a pending approval (checked and resolved in one step); `approval_not_pending` when it is not.
     func resolveApproval(_ approvalId: String, _ decision: ApprovalDecision, by answerer: ApprovalAnswerer, deviceName: String?) throws
         -> Accepted
+    /// Answers a pending question: checked, sent to Codex and announced in one step; `input_not_pending` when it is not.
+    func answerInput(_ answer: AnswerInput, deviceId: String?, deviceName: String?) throws -> (threadId: String, action: InputAction)
     /// Queues a `mode: "queue"` message when the thread is busy, in the step that saw it busy; nil otherwise.
     func queueIfBusy(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) throws -> Accepted?
-    /// A retried request's first answer, taken by the retrying session (a new thread's subscription).
-    func adopt(_ answer: ServerMessage, by session: ClientSession) async
+    /// Takes a waiting message back (`not_found` when it no longer waits).
+    func cancelQueued(_ queuedId: String, on threadId: String) throws
+    /// Reorders a thread's waiting messages (`conflict` unless `ids` names each once).
+    func reorderQueued(_ ids: [String], on threadId: String) throws
+    /// Changes a waiting message's text (`not_found` when it no longer waits).
+    func editQueued(_ queuedId: String, on threadId: String, text: String) throws
 }
 
 /// The hub's part of a `readThread` answer, read in one step.

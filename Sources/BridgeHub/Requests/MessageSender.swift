@@ -14,7 +14,7 @@ struct MessageSender {
         try await hub.refuseWhileShuttingDown()
         try await services.models.check(message.model, effort: message.effort)
         let extraInput = try services.attachments.inputs(message.attachments)
-        try await hub.ensureLoaded(message.threadId, policy: turnPolicy)
+        try await services.ensureLoaded(message.threadId, policy: turnPolicy)
         if let queued = try await hub.queueIfBusy(message, policy: turnPolicy, session: session) { return queued }
         if let running = await hub.runningTurn(of: message.threadId) {
             do {

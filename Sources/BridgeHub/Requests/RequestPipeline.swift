@@ -21,7 +21,7 @@ public protocol MachineStep: Sendable {
 /// ``HubPort``, one actor step at a time, and everything else through the services beside it (``HubServices``).
 public struct RequestPipeline: Sendable {
     let services: HubServices
-    /// For a retry's adoption and the handlers still isolated to the hub.
+    /// For the handlers still isolated to the hub (``RequestRoutes/onHub(_:_:)``).
     let hub: ThreadHub
 
     /// Every request kind this bridge answers itself, by the part that owns it.
@@ -52,7 +52,8 @@ public struct RequestPipeline: Sendable {
             let key = ClientMemory.key(deviceId: session.principal.deviceId, clientId: session.hello.clientId)
         {
             outcome = await services.answers.answer(
-                request, id: id, key: key, session: session, perform: perform, adopt: { [hub] in await hub.adopt($0, by: session) })
+                request, id: id, key: key, session: session, perform: perform,
+                adopt: { [services] in await Subscriber(services: services).adopt($0, by: session) })
         } else {
             outcome = ExactlyOnce.Outcome(answer: await perform())
         }
@@ -111,13 +112,13 @@ public struct RequestPipeline: Sendable {
             return nil
         case .approval:
             let threadId = try await port.pendingThread(ofApproval: request.payload(as: Approve.self)?.approvalId ?? "")
-            return try await port.threadFacts(threadId)
+            return try await services.threadFacts(threadId)
         case .question:
             let threadId = try await port.pendingThread(ofQuestion: request.payload(as: AnswerInput.self)?.requestId ?? "")
-            return try await port.threadFacts(threadId)
+            return try await services.threadFacts(threadId)
         case .thread, .file, .settings:
             guard let threadId = request.threadId else { return nil }
-            return try await port.threadFacts(threadId)
+            return try await services.threadFacts(threadId)
         }
     }
 }

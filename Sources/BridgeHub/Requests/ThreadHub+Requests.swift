@@ -18,23 +18,9 @@ extension ThreadHub {
     nonisolated var services: HubServices {
         HubServices(
             hub: self, codex: codex, policy: policy, gate: gate, git: git, logger: logger, storage: storage, auditor: auditor,
-            answers: answers, lanes: lanes, deviceAdmin: deviceAdmin, goals: goals, plans: plans, commands: commands,
+            answers: answers, lanes: lanes, replays: replays, deviceAdmin: deviceAdmin, goals: goals, plans: plans, commands: commands,
             commitMessages: commitMessages, threadPolicies: threadPolicies, attachments: attachments, push: push, previews: previews,
             models: models, voice: voice)
-    }
-
-    /// A retry answered with the first answer: a retried `startThread` subscribes the retrying session too, as
-    /// the first attempt subscribed its own.
-    func adopt(_ answer: ServerMessage, by session: ClientSession) async {
-        let threadId: String
-        switch answer {
-        case .response(_, .threadStarted(let started)): threadId = started.threadId
-        case .response(_, .threadForked(let forked)): threadId = forked.threadId
-        default: return
-        }
-        guard sessions[session.id] != nil else { return }
-        subscribe(session, to: threadId)
-        await remember(session, subscribedTo: threadId, true)
     }
 
     // MARK: The port's steps not declared elsewhere (``HubPort``)
@@ -69,23 +55,44 @@ extension ThreadHub {
         }
     }
 
-    /// What the gate needs about a thread: its cwd (from memory, else `thread/read`, which works on threads no
-    /// Codex child has loaded) and the policy this bridge runs it with.
-    func threadFacts(_ threadId: String) async throws -> PolicyGate.ThreadFacts {
-        if book[threadId]?.cwd == nil {
-            let thread: JSONValue
-            do {
-                thread = try await codex.threadRead(threadId: threadId, includeTurns: false, timeout: policy.codexTimeout)
-            } catch let error as CodexError where error.code == .rpc {
-                throw HubError(.notFound, "no thread \(threadId.prefix(RequestLimits.maxThreadIdBytes))")
-            }
-            book.know(threadId, cwd: thread["cwd"]?.stringValue, generation: ThreadBook.notLoaded)
-            plans.learn(thread: thread)
+    /// What the hub knows of a thread for the gate (``HubServices/threadFacts(_:)`` fills in what it lacks).
+    func knownFacts(of threadId: String) -> PolicyGate.ThreadFacts {
+        PolicyGate.ThreadFacts(cwd: book[threadId]?.cwd, remembered: book[threadId]?.policy)
+    }
+
+    /// Keeps what was read beside the hub (the thread's cwd from Codex, its policy from the store) unless the hub
+    /// learnt it meanwhile; → the facts as they are now.
+    func learnFacts(of threadId: String, cwd: String??, storedPolicy: TurnPolicy?) -> PolicyGate.ThreadFacts {
+        if book[threadId]?.cwd == nil, let cwd { book.know(threadId, cwd: cwd, generation: ThreadBook.notLoaded) }
+        if book[threadId]?.policy == nil, let storedPolicy { book.setPolicy(storedPolicy, of: threadId) }
+        return knownFacts(of: threadId)
+    }
+
+    /// The Codex generation `threadId` must be resumed in (nil: it is loaded in the running one).
+    func generationToLoad(_ threadId: String) -> Int? { book.isLoaded(threadId, in: generation) ? nil : generation }
+
+    /// `threadId` was resumed in `resumedIn` with `turnPolicy`: loaded, unless Codex restarted meanwhile (then the next
+    /// use resumes it in the new child).
+    func resumed(_ threadId: String, cwd: String?, in resumedIn: Int, policy turnPolicy: TurnPolicy) {
+        guard resumedIn == generation else { return }
+        book.loaded(threadId, cwd: book[threadId]?.cwd ?? cwd, generation: resumedIn, policy: turnPolicy)
+    }
+
+    /// The hub's own jobs (a queued message's start, a recovered thread, voice) take the same steps as a handler.
+    nonisolated func threadFacts(_ threadId: String) async throws -> PolicyGate.ThreadFacts { try await services.threadFacts(threadId) }
+
+    /// The hub's own jobs resume a thread by the same steps as a handler (``HubServices/ensureLoaded(_:policy:)``).
+    nonisolated func ensureLoaded(_ threadId: String, policy turnPolicy: TurnPolicy) async throws {
+        try await services.ensureLoaded(threadId, policy: turnPolicy)
+    }
+
+    /// A command's start (``CommandRequests``), journaled before the command runs.
+    func commandStarted(_ started: CommandStarted) {
+        publish(threadId: started.threadId) { seq in
+            var numbered = started
+            numbered.seq = seq
+            return .commandStarted(numbered)
         }
-        if book[threadId]?.policy == nil, let stored = await threadPolicies.policy(of: threadId) {
-            book.setPolicy(stored, of: threadId)
-        }
-        return PolicyGate.ThreadFacts(cwd: book[threadId]?.cwd, remembered: book[threadId]?.policy)
     }
 
     /// `sendMessage {mode: "queue"}` while a turn runs or the queue is about to start one: queued, in the step
@@ -93,24 +100,6 @@ extension ThreadHub {
     func queueIfBusy(_ message: SendMessage, policy turnPolicy: TurnPolicy, session: ClientSession) throws -> Accepted? {
         guard message.mode == .queue, isBusy(message.threadId) else { return nil }
         return try queueMessage(message, policy: turnPolicy, session: session)
-    }
-
-    /// After a Codex restart a thread must be resumed before it can be used again. The resume names the
-    /// sandbox and approval policy explicitly: Codex would otherwise keep what it stored with the thread.
-    func ensureLoaded(_ threadId: String, policy turnPolicy: TurnPolicy) async throws {
-        guard !book.isLoaded(threadId, in: generation) else { return }
-        // Unknown to this bridge (e.g. a CLI thread) or loaded by an earlier child: resume it.
-        do {
-            let result = try await codex.threadResume(
-                threadId: threadId, sandbox: turnPolicy.sandbox, approvalPolicy: turnPolicy.approvalPolicy, timeout: policy.codexTimeout)
-            let cwd = book[threadId]?.cwd ?? result["cwd"]?.stringValue ?? result["thread"]?["cwd"]?.stringValue
-            book.loaded(threadId, cwd: cwd, generation: generation, policy: turnPolicy)
-            if let model = result["model"]?.stringValue {
-                plans.learn(threadId: threadId, model: model, effort: result["reasoningEffort"]?.stringValue)
-            }
-        } catch let error as CodexError where error.code == .rpc {
-            throw HubError(.notFound, "no thread \(threadId): \(error.message)")
-        }
     }
 }
 

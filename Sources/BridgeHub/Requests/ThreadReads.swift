@@ -27,7 +27,7 @@ struct ThreadReads: RequestCollection {
         // named); a new sandbox is remembered, so the thread's next turns run with it.
         routes.on(.updateThreadSettings) { (services, update: UpdateThreadSettings, context) in
             try await services.models.check(update.model, effort: update.effort)
-            try await services.hub.ensureLoaded(update.threadId, policy: context.policy)
+            try await services.ensureLoaded(update.threadId, policy: context.policy)
             try await services.housekeeping.updateSettings(update, sandbox: update.permissionProfile == nil ? nil : context.policy.sandbox)
             if await services.hub.keepPolicy(context.policy, of: update.threadId) {
                 await services.threadPolicies.remember(context.policy, of: update.threadId)

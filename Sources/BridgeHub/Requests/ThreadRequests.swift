@@ -3,8 +3,8 @@ import BridgeProtocol
 import CodexControl
 import Foundation
 
-/// The requests on threads and turns: subscribing still isolated to the hub; new threads (``ThreadStarter``),
-/// messages (``MessageSender``), unsubscribing and approvals beside it (through its port). Interrupting and what a thread's directory holds are ``ThreadReads``';
+/// The requests on threads and turns, beside the hub (through its port): new threads (``ThreadStarter``), messages
+/// (``MessageSender``), subscribing (``Subscriber``), unsubscribing and approvals. Interrupting and what a thread's directory holds are ``ThreadReads``';
 /// listing, housekeeping, forks, reviews, goals, the queue and questions register their own.
 struct ThreadRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
@@ -16,13 +16,14 @@ struct ThreadRequests: RequestCollection {
         routes.on(.sendMessage) { (services, message: SendMessage, context) in
             .accepted(try await MessageSender(services: services).send(message, policy: context.policy, session: context.session))
         }
-        routes.onHub(.subscribe) { (hub, subscription: Subscribe, context) in
-            if subscription.threadId != "*" { try hub.checkSubscriptionCount(context.session) }
-            return .subscribed(await hub.subscribeResuming(context.session, to: subscription.threadId, afterSeq: subscription.afterSeq))
+        routes.on(.subscribe) { (services, subscription: Subscribe, context) in
+            .subscribed(
+                try await Subscriber(services: services).subscribe(
+                    context.session, to: subscription.threadId, afterSeq: subscription.afterSeq))
         }
         routes.on(.unsubscribe) { (services, ref: ThreadRef, context) in
             await services.hub.unsubscribe(context.session, from: ref.threadId)
-            await services.hub.remember(context.session, subscribedTo: ref.threadId, false)
+            await services.remember(context.session, subscribedTo: ref.threadId, false)
             return .unsubscribed(SubscriptionChanged(threadId: ref.threadId))
         }
         // The device's name is looked up first; the approval is checked and resolved in one step after it.

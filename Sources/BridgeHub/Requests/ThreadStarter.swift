@@ -23,10 +23,11 @@ struct ThreadStarter {
             approvalsReviewer: start.approvalsReviewer?.rawValue, timeout: services.policy.codexTimeout
         )
         await services.hub.adopt(thread: threadId, cwd: cwd, policy: turnPolicy)
+        await services.threadPolicies.remember(turnPolicy, of: threadId)
         services.plans.learn(threadId: threadId, model: start.model, effort: start.effort)
         // Codex may publish the thread's first events (thread/started) before it answers thread/start, i.e.
         // before anyone could subscribe: replay those from the journal so the starter sees the thread whole.
-        await services.hub.subscribe(session, toNew: threadId, since: before)
+        _ = try await Subscriber(services: services).subscribe(session, to: threadId, afterSeq: before, madeIt: true)
         let turnId = try await services.plans.startTurn(
             TurnStart(
                 threadId: threadId, text: start.prompt, policy: turnPolicy, effort: start.effort, extraInput: extraInput,

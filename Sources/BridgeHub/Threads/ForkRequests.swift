@@ -37,7 +37,8 @@ struct ForkRequests: RequestCollection {
             throw HubError(.codexError, "thread/fork answered without a thread")
         }
         await services.hub.adopt(thread: threadId, cwd: cwd, policy: turnPolicy)
-        await services.hub.subscribe(session, toNew: threadId, since: before)
+        await services.threadPolicies.remember(turnPolicy, of: threadId)
+        _ = try await Subscriber(services: services).subscribe(session, to: threadId, afterSeq: before, madeIt: true)
         session.logger.info("Thread forked", metadata: ["bridge.thread.id": "\(threadId)", "bridge.thread.source": "\(fork.threadId)"])
         return ThreadForked(threadId: threadId, forkedFrom: fork.threadId, cwd: cwd)
     }

@@ -22,7 +22,7 @@ struct HousekeepingRequests: RequestCollection {
         }
         routes.on(.compactThread) { (services, ref: ThreadRef, context) in
             try await services.hub.refuseWhileShuttingDown()
-            try await services.hub.ensureLoaded(ref.threadId, policy: context.policy)
+            try await services.ensureLoaded(ref.threadId, policy: context.policy)
             try await services.hub.refuseWhileRunning(ref.threadId, "compact")
             try await services.housekeeping.compact(ref.threadId)
             return .accepted(Accepted(threadId: ref.threadId))
@@ -35,7 +35,7 @@ struct HousekeepingRequests: RequestCollection {
         // The thread's history from `turnId` on is removed (Codex `thread/revert`); refused while a turn runs
         // (Codex would interrupt it). Codex's `thread/reverted` tells every subscriber.
         routes.on(.revertThread) { (services, revert: RevertThread, context) in
-            try await services.hub.ensureLoaded(revert.threadId, policy: context.policy)
+            try await services.ensureLoaded(revert.threadId, policy: context.policy)
             try await services.hub.refuseWhileRunning(revert.threadId, "revert")
             try await services.housekeeping.revert(revert.threadId, before: revert.turnId)
             return .accepted(Accepted(threadId: revert.threadId))

@@ -7,7 +7,7 @@ struct ReviewRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
         routes.on(.startReview) { (services, review: StartReview, context) in
             let target = try Self.codexTarget(review.target)
-            try await services.hub.ensureLoaded(review.threadId, policy: context.policy)
+            try await services.ensureLoaded(review.threadId, policy: context.policy)
             guard await !services.hub.isBusy(review.threadId) else {
                 throw HubError(.conflict, "a turn is running on thread \(review.threadId); review when it ends")
             }

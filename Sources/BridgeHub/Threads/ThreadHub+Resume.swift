@@ -115,7 +115,7 @@ extension ThreadHub {
     func replayPending(_ session: ClientSession) async {
         if let replay = sessions[session.id]?.pendingReplay {
             sessions[session.id]?.pendingReplay = nil
-            await runReplay(replay, to: session)
+            await replays.run(replay, to: session, at: replays.enter(session.id))
             endHold(session.id)
         }
         if sessions[session.id]?.approvalsAfterAck == true {
@@ -132,35 +132,42 @@ extension ThreadHub {
         endHold(session.id)
     }
 
-    /// Subscribes with an optional resume cursor: replays `(afterSeq, seam]` of the subscription before the
-    /// answer is returned. Returns the answer's facts.
-    func subscribeResuming(_ session: ClientSession, to threadId: String, afterSeq: Int64?) async -> SubscriptionChanged {
+    /// A subscription's step (``Subscriber``): the subscription is added and its seam captured together, with the
+    /// session's live frames held and its place in its replay line taken when it asked to resume from a cursor the
+    /// journal still holds (the caller replays `(afterSeq, seam]`, then ends the hold). `madeIt`: the session made
+    /// the thread (not counted against its limit; no replay when it follows `*`).
+    func beginSubscription(_ session: ClientSession, to threadId: String, afterSeq: Int64?, madeIt: Bool) throws -> SubscriptionStart {
+        if !madeIt, threadId != "*" { try checkSubscriptionCount(session) }
+        let afterSeq = madeIt && events.fanOut.covers(session.id, "*") ? nil : afterSeq
         let seam = events.lastSeq
         let status = afterSeq.map { resumeStatus(after: $0, relayed: events.fanOut.isFleet(session.id)) }
         subscribe(session, to: threadId, sendPendingApprovals: status != .ok)
+        var start = SubscriptionStart(changed: SubscriptionChanged(threadId: threadId, resume: status, lastSeq: seam))
         if let afterSeq, status == .ok, afterSeq < seam {
             beginHold(session.id)
             let replay = Replay(
                 after: afterSeq, through: seam, threads: threadId == "*" ? nil : [threadId], relayed: events.fanOut.isFleet(session.id))
-            await runReplay(replay, to: session)
-            endHold(session.id)
+            start.replay = (replay, replays.enter(session.id))
         }
-        await remember(session, subscribedTo: threadId, true)
-        return SubscriptionChanged(threadId: threadId, resume: status, lastSeq: seam)
+        return start
     }
 
-    /// Records (or forgets) a subscription in the client's memory.
-    func remember(_ session: ClientSession, subscribedTo threadId: String, _ subscribed: Bool) async {
-        guard let key = sessions[session.id]?.clientKey else { return }
-        await storage.memory.record(key, subscribedTo: threadId, subscribed, logger: session.logger)
+    /// A retried `startThread` or `forkThread` subscribes the retrying session to the first attempt's thread, if it
+    /// is still open; false when it closed.
+    func subscribeRetrying(_ session: ClientSession, to threadId: String) -> Bool {
+        guard sessions[session.id] != nil else { return false }
+        subscribe(session, to: threadId)
+        return true
     }
 
-    /// Runs a replay after the session's earlier ones.
-    func runReplay(_ replay: Replay, to session: ClientSession) async {
-        if !replays.begin(session.id) {
-            await withCheckedContinuation { replays.wait(session.id, $0) }
-        }
-        await replay.send(from: storage.journal, to: session)
-        replays.end(session.id)?.resume()
-    }
+    /// The key of `session`'s client in the client memory (nil: closed, or a client that is not remembered).
+    func clientKey(of session: ClientSession) -> String? { sessions[session.id]?.clientKey }
+}
+
+/// What a subscription's step decided (``ThreadHub/beginSubscription(_:to:afterSeq:madeIt:)``).
+struct SubscriptionStart: Sendable {
+    /// The answer's facts.
+    var changed: SubscriptionChanged
+    /// The replay it asked for, with its place in the session's line; the session's live frames are held until it ran.
+    var replay: (Replay, SessionReplays.Turn)?
 }

@@ -15,18 +15,14 @@ extension ThreadHub {
 
     /// Gives every device session the scopes the database holds for its device now; a session whose scopes
     /// changed is told (`scopesChanged`), and one that lost `observe` stops receiving events. Returns how many
-    /// sessions changed. Revoked devices are left to the revocation watcher (their connections close).
+    /// sessions changed. Revoked devices are left to the revocation watcher (their connections close). The store is
+    /// read beside the hub (``HubServices/refreshScopes()``).
     @discardableResult
-    public func refreshScopes() async -> Int {
-        let deviceIds = connectedDeviceIds
-        guard !deviceIds.isEmpty else { return 0 }
-        let current: [String: Scopes]
-        do {
-            current = try await storage.devices.scopes(among: deviceIds)
-        } catch {
-            logger.warning("Cannot read device scopes", metadata: ["error": "\(error)"])
-            return 0
-        }
+    public nonisolated func refreshScopes() async -> Int { await services.refreshScopes() }
+
+    /// Gives the open sessions of the devices in `current` those scopes, in one step: one that lost `observe` gets
+    /// no event after it.
+    func applyScopes(_ current: [String: Scopes]) -> Int {
         let changed = ScopeRefresh.apply(current, to: sessions.values.map(\.session))
         for session in changed where !session.scopes.contains(.observe) {
             for threadId in events.fanOut.threads(of: session.id) { unsubscribe(session, from: threadId) }

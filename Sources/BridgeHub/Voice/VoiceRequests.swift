@@ -8,7 +8,7 @@ struct VoiceRequests: RequestCollection {
             .voices(try await services.voice.voices())
         }
         routes.on(.startVoice) { (services, request: StartVoice, context) in
-            .voiceStarted(try await services.voice.start(request, session: context.session, policy: context.policy, hub: services.hub))
+            .voiceStarted(try await services.voice.start(request, session: context.session, policy: context.policy, services: services))
         }
         routes.on(.stopVoice) { (services, ref: ThreadRef, _) in
             await services.voice.stop(ref.threadId, hub: services.hub)

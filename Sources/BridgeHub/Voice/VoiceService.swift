@@ -117,13 +117,14 @@ final class VoiceService: Sendable {
     }
 
     /// `startVoice`: the checks (BRIDGE.md order), then Codex's `thread/realtime/start`, then its answer.
-    func start(_ request: StartVoice, session: ClientSession, policy turnPolicy: TurnPolicy, hub: any HubPort) async throws
+    func start(_ request: StartVoice, session: ClientSession, policy turnPolicy: TurnPolicy, services: HubServices) async throws
         -> VoiceStarted
     {
+        let hub = services.hub
         let voiceName = try Self.voiceName(request.voice)
         let offer = try Self.offer(request.sdp)
         let threadId = request.threadId
-        try await hub.ensureLoaded(threadId, policy: turnPolicy)
+        try await services.ensureLoaded(threadId, policy: turnPolicy)
         // Asked at once (P14: what the bridge adds to a start is the slower, not the sum); the refusals still come in
         // BRIDGE.md's order.
         async let turns = codex.request(

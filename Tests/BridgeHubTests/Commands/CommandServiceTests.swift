@@ -39,7 +39,8 @@ import Testing
         }
         defer { reader.cancel() }
 
-        let (runId, command) = try service.start(RunCommand(threadId: "t1", command: " echo hi "), cwd: "/tmp", sandbox: "read-only")
+        let (runId, command) = try service.reserve(RunCommand(threadId: "t1", command: " echo hi "))
+        service.launch(runId, command: command, cwd: "/tmp", sandbox: "read-only")
         #expect(command == "echo hi")
         // Codex answered (its delta is in the event stream, unread): nothing is journaled yet.
         try await eventually("Codex's answer taken") { service.endingsWaiting == 1 || !received.withLock { $0 }.isEmpty }

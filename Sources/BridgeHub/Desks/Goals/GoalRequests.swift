@@ -15,7 +15,7 @@ struct GoalRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
         routes.on(.setGoal) { (services, request: SetGoal, context) in
             let objective = try Self.objective(request)
-            try await services.hub.ensureLoaded(request.threadId, policy: context.policy)
+            try await services.ensureLoaded(request.threadId, policy: context.policy)
             let answer = try await services.codex.threadGoalSet(
                 threadId: request.threadId, objective: objective, tokenBudget: request.tokenBudget, timeout: services.policy.codexTimeout)
             guard let goal = GoalBook.goal(from: answer) else { throw CodexError.protocolViolation("thread/goal/set answered no goal") }

@@ -27,6 +27,31 @@ extension ThreadHub {
         return true
     }
 
+    /// `answerInput`, in one step: the question is still open (`input_not_pending` when another answer, Codex or a
+    /// restart resolved it), the answer fits it, Codex gets it, and everyone is told (`inputResolved`) before any
+    /// event Codex sends in reaction. Codex's `respond` only queues a line for its stdin: nothing waits here.
+    func answerInput(_ answer: AnswerInput, deviceId: String?, deviceName: String?) throws -> (threadId: String, action: InputAction) {
+        guard let pending = desks.questions[answer.requestId] else { throw QuestionDesk.notPending(answer.requestId) }
+        let action = answer.action ?? .accept
+        let result = try QuestionDesk.codexAnswer(answer, action: action, to: pending.request)
+        desks.questions.answered(answer.requestId)
+        do {
+            try codex.respond(to: pending.codexId, result: result)
+        } catch {
+            throw HubError(.inputNotPending, "question \(answer.requestId) can no longer be answered: codex restarted")
+        }
+        let threadId = pending.request.threadId
+        let shown = ShownAnswer(answer, action: action, to: pending.request)
+        let at = Int64(Date().timeIntervalSince1970)
+        publish(threadId: threadId) { seq in
+            .inputResolved(
+                InputResolved(
+                    seq: seq, requestId: answer.requestId, threadId: threadId, action: action, deviceId: deviceId, deviceName: deviceName,
+                    at: at, answers: shown.answers, content: shown.content))
+        }
+        return (threadId, action)
+    }
+
     /// Answers a server request the bridge does not relay with a JSON-RPC error, so Codex goes on; says so in the
     /// log once per method.
     func refuse(id: CodexRequestID, method: String, why: String = "is not relayed") {

@@ -6,32 +6,19 @@ import BridgeProtocol
 /// (ThreadHub+Queue).
 struct QueueRequests: RequestCollection {
     func register(into routes: inout RequestRoutes) {
-        routes.onHub(.cancelQueued) { (hub, cancel: CancelQueued, _) in
-            guard hub.desks.queue.cancel(cancel.queuedId, on: cancel.threadId) != nil else {
-                throw MessageQueue.notWaiting(cancel.queuedId, on: cancel.threadId)
-            }
-            hub.unqueued(cancel.threadId, cancel.queuedId, reason: .cancelled)
+        // Each is one step of the hub's port: the line is checked and changed, kept and announced together, so a
+        // message the queue starts meanwhile is either still waiting (and changed) or gone (`not_found`).
+        routes.on(.cancelQueued) { (services, cancel: CancelQueued, _) in
+            try await services.hub.cancelQueued(cancel.queuedId, on: cancel.threadId)
             return .accepted(Accepted(threadId: cancel.threadId, queuedId: cancel.queuedId))
         }
-        routes.onHub(.reorderQueued) { (hub, reorder: ReorderQueued, _) in
-            do {
-                try hub.desks.queue.reorder(reorder.ids, on: reorder.threadId)
-            } catch {
-                let waiting = hub.desks.queue.entries(of: reorder.threadId).map { String($0.queuedId.prefix(64)) }
-                throw HubError(
-                    .conflict,
-                    "ids must name every message waiting on thread \(reorder.threadId) once; waiting now: [\(waiting.joined(separator: ", "))]"
-                )
-            }
-            hub.lineChanged(of: reorder.threadId)
+        routes.on(.reorderQueued) { (services, reorder: ReorderQueued, _) in
+            try await services.hub.reorderQueued(reorder.ids, on: reorder.threadId)
             return .accepted(Accepted(threadId: reorder.threadId))
         }
-        routes.onHub(.editQueued) { (hub, edit: EditQueued, _) in
+        routes.on(.editQueued) { (services, edit: EditQueued, _) in
             guard !edit.text.allSatisfy(\.isWhitespace) else { throw HubError(.badRequest, "text must not be empty") }
-            guard hub.desks.queue.edit(edit.queuedId, on: edit.threadId, text: edit.text) != nil else {
-                throw MessageQueue.notWaiting(edit.queuedId, on: edit.threadId)
-            }
-            hub.lineChanged(of: edit.threadId)
+            try await services.hub.editQueued(edit.queuedId, on: edit.threadId, text: edit.text)
             return .accepted(Accepted(threadId: edit.threadId, queuedId: edit.queuedId))
         }
     }

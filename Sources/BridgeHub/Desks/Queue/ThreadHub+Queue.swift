@@ -35,6 +35,32 @@ extension ThreadHub {
         return Accepted(threadId: threadId, queuedId: queuedId)
     }
 
+    /// `cancelQueued`: takes the message out of the line, forgets it on disk and announces it, in one step.
+    func cancelQueued(_ queuedId: String, on threadId: String) throws {
+        guard desks.queue.cancel(queuedId, on: threadId) != nil else { throw MessageQueue.notWaiting(queuedId, on: threadId) }
+        unqueued(threadId, queuedId, reason: .cancelled)
+    }
+
+    /// `reorderQueued`: the line in the order of `ids`, which must name every waiting message once (`conflict`
+    /// naming those that wait now, else).
+    func reorderQueued(_ ids: [String], on threadId: String) throws {
+        do {
+            try desks.queue.reorder(ids, on: threadId)
+        } catch {
+            let waiting = desks.queue.entries(of: threadId).map { String($0.queuedId.prefix(64)) }
+            throw HubError(
+                .conflict,
+                "ids must name every message waiting on thread \(threadId) once; waiting now: [\(waiting.joined(separator: ", "))]")
+        }
+        lineChanged(of: threadId)
+    }
+
+    /// `editQueued`: a waiting message's new text, kept and announced in the step that finds it waiting.
+    func editQueued(_ queuedId: String, on threadId: String, text: String) throws {
+        guard desks.queue.edit(queuedId, on: threadId, text: text) != nil else { throw MessageQueue.notWaiting(queuedId, on: threadId) }
+        lineChanged(of: threadId)
+    }
+
     /// The thread's line changed in place (reordered, edited): kept on disk and announced.
     func lineChanged(of threadId: String) {
         queueKeeper.keepLine(of: threadId, desks.queue.entries(of: threadId))

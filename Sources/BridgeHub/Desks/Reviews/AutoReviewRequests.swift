@@ -13,7 +13,7 @@ struct AutoReviewRequests: RequestCollection {
                     .notFound, "no denied automatic review \(approve.reviewId.prefix(128)) on this thread (already overridden or unknown)")
             }
             do {
-                try await services.hub.ensureLoaded(approve.threadId, policy: context.policy)
+                try await services.ensureLoaded(approve.threadId, policy: context.policy)
                 try await services.codex.threadApproveGuardianDeniedAction(
                     threadId: approve.threadId, event: denial.event, timeout: services.policy.codexTimeout)
             } catch {
