@@ -21,8 +21,6 @@ public protocol MachineStep: Sendable {
 /// ``HubPort``, one actor step at a time, and everything else through the services beside it (``HubServices``).
 public struct RequestPipeline: Sendable {
     let services: HubServices
-    /// For the handlers still isolated to the hub (``RequestRoutes/onHub(_:_:)``).
-    let hub: ThreadHub
 
     /// Every request kind this bridge answers itself, by the part that owns it.
     static let routes = RequestRoutes([
@@ -96,7 +94,7 @@ public struct RequestPipeline: Sendable {
             throw HubError(.internal, "no verdict")
         }
         let context = RequestContext(
-            session: session, cwd: cwd, policy: turnPolicy ?? services.gate.defaults, services: services, hub: hub)
+            session: session, cwd: cwd, policy: turnPolicy ?? services.gate.defaults, services: services)
         let response = try await handler(request.payload, context)
         // The answer kind each kind declares (``RequestDescriptor/answer``): a handler that strays is a bug the tests catch.
         assert(response.responseKind == request.descriptor.answer, "\(request.kind) answered \(response.kind)")

@@ -9,8 +9,6 @@ struct RequestContext: Sendable {
     let policy: TurnPolicy
     /// The services beside the hub, and the hub's port.
     let services: HubServices
-    /// The hub itself, for the handlers still isolated to it (``RequestRoutes/onHub(_:_:)``).
-    let hub: ThreadHub
 
     /// ``cwd``, or `""` when the gate resolved none.
     var directory: String { cwd ?? "" }
@@ -40,13 +38,6 @@ struct RequestRoutes: Sendable {
             guard let payload = payload as? Payload else { throw HubError(.internal, "\(kind.rawValue) got a wrong payload") }
             return try await handler(context.services, payload, context)
         }
-    }
-
-    /// Registers a handler that still runs on the hub actor (its check and act not yet split into port steps).
-    mutating func onHub<Payload: RequestPayload>(
-        _ kind: RequestKind, _ handler: @escaping @Sendable (isolated ThreadHub, Payload, RequestContext) async throws -> BridgeResponse
-    ) {
-        on(kind) { (_, payload: Payload, context) in try await handler(context.hub, payload, context) }
     }
 
     /// The handler of `kind`, if one was registered.

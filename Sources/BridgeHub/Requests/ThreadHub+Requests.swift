@@ -12,7 +12,7 @@ extension ThreadHub {
     }
 
     /// The one way to a request's answer; the fleet's router runs it with its machine step.
-    public nonisolated var pipeline: RequestPipeline { RequestPipeline(services: services, hub: self) }
+    public nonisolated var pipeline: RequestPipeline { RequestPipeline(services: services) }
 
     /// What the handlers beside the hub work with.
     nonisolated var services: HubServices {
