@@ -216,12 +216,12 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
             if note.kind == .commandExecOutputDelta {
                 commands.outputDelta(params)
             } else {
-                publish(voice.notification(method: note.method, params: params))
+                publish(voice.notification(note.kind, params: params))
             }
             return
         case .live:
             // The model's voice: to the phone's live stream (Voice/), never numbered, journaled or replayed.
-            publish(voice.notification(method: note.method, params: params))
+            publish(voice.notification(note.kind, params: params))
             return
         case .journaled:
             break

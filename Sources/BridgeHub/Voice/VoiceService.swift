@@ -7,7 +7,7 @@ import Synchronization
 /// Voice (issue 47): the threads' realtime sessions at Codex (`thread/realtime/*`), started and stopped for a phone,
 /// beside the hub with its own state (``VoiceDesk``, behind a lock).
 ///
-/// The hub hands it, in its actor step, every realtime notification (``notification(method:params:)``, in the order
+/// The hub hands it, in its actor step, every realtime notification (``notification(_:params:)``, in the order
 /// of Codex's event stream), a connection's close and Codex's stop; each returns the events to publish, which the
 /// hub numbers and journals in that same step, so a transcript keeps its place among the thread's other events. The
 /// request handlers (``VoiceRequests``) start and stop sessions here and publish through the hub's port, one step
@@ -45,28 +45,28 @@ final class VoiceService: Sendable {
     /// the readiness checks run again). None is published as it is: Codex's answers to a start go to its waiter,
     /// the finished transcript parts become `bridge/voiceTranscript` events, a session's end a `bridge/voice` one,
     /// the model's audio goes to its stream; the streamed deltas and raw items stay with Codex.
-    func notification(method: String, params: JSONValue) -> [Event] {
+    func notification(_ kind: CodexNotification.Kind?, params: JSONValue) -> [Event] {
         state.withLock { desk in
-            if method == "account/updated" || method == "account/login/completed" { desk.newEpoch() }
-            guard method.hasPrefix("thread/realtime/"), let threadId = params["threadId"]?.stringValue else { return [] }
-            switch method {
-            case "thread/realtime/sdp":
+            if kind == .accountUpdated || kind == .accountLoginCompleted { desk.newEpoch() }
+            guard let kind, let threadId = params["threadId"]?.stringValue else { return [] }
+            switch kind {
+            case .threadRealtimeSdp:
                 if let sdp = params["sdp"]?.stringValue { desk.resolve(threadId, .sdp(sdp)) }
-            case "thread/realtime/started":
+            case .threadRealtimeStarted:
                 guard let session = desk.sessions[threadId] else { break }
                 desk.acceptedByCodex.insert(threadId)
                 if session.transport == .websocket { desk.resolve(threadId, .started) }
-            case "thread/realtime/error":
+            case .threadRealtimeError:
                 let message = Self.message(params["message"]) ?? "realtime error"
                 desk.resolve(threadId, .failed(message))
                 return end(threadId, reason: .error, message: message, stopCodex: true, &desk)
-            case "thread/realtime/closed":
+            case .threadRealtimeClosed:
                 // The end of the thread's previous session, told after the new start was sent: not this start's.
                 if desk.sessions[threadId]?.phase == .starting, !desk.acceptedByCodex.contains(threadId) { break }
                 let reason = Self.message(params["reason"])
                 desk.resolve(threadId, .failed(reason ?? "the realtime session closed"))
                 return end(threadId, reason: .closed, message: reason, stopCodex: false, &desk)
-            case "thread/realtime/transcript/done":
+            case .threadRealtimeTranscriptDone:
                 guard let role = params["role"]?.stringValue, role == "user" || role == "assistant",
                     let text = params["text"]?.stringValue, !text.isEmpty
                 else { break }
@@ -74,7 +74,7 @@ final class VoiceService: Sendable {
                     "threadId": .string(threadId), "role": .string(role), "text": .string(String(text.prefix(Self.maxTranscript))),
                 ]
                 return [Event(type: VoiceEvent.transcript, data: data, threadId: threadId)]
-            case "thread/realtime/outputAudio/delta":
+            case .threadRealtimeOutputAudioDelta:
                 Self.audioOut(params, to: desk.audio[threadId])
             default:
                 break  // raw items, item started/completed, transcript deltas: live on the phone's own channel, or Codex's
