@@ -48,9 +48,12 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                "CSQLiteSetup",
             ],
             swiftSettings: swiftSettings
         ),
+        // SQLite's process-wide options, set before its first use (BridgeDatabase).
+        .target(name: "CSQLiteSetup", linkerSettings: [.linkedLibrary("sqlite3")]),
 
         // Files inside a workspace opened once, relative to a directory descriptor, never through a link out of it.
         .systemLibrary(name: "CLinuxShims"),

@@ -393,9 +393,7 @@ public actor ThreadHub: RequestHandling, Service, NotificationAnswering, HubPort
         let message = make(events.nextSeq())
         guard let text = try? message.encodedText(encoder: encoder, eventDataJSON: eventDataJSON) else { return }
         BridgeMetrics.shared.eventRelayed()
-        if let now = events.publish(JournalEntry(message, text: text, threadId: threadId), text: text, threadId: threadId) {
-            write(now)
-        }
+        if let now = events.publish(JournalEntry(message, text: text, threadId: threadId)) { write(now) }
     }
 
     /// Publishes a thread event: `type` with `data` (sent as `dataJSON` when that is its text already).

@@ -79,6 +79,12 @@ public struct EventJournal: Sendable {
     /// ``rowsPerInsert`` rows go in per statement (one statement run per row cost as much as the row itself).
     public func append(contentsOf entries: [JournalEntry]) throws {
         guard !entries.isEmpty else { return }
+        // Bound from the array's buffer: an entry read from the array itself was a copy (a retain and a release of
+        // each of its strings).
+        try entries.withUnsafeBufferPointer { entries in try append(entries) }
+    }
+
+    private func append(_ entries: UnsafeBufferPointer<JournalEntry>) throws {
         try database.pool.write { db in
             var start = 0
             while start < entries.count {
@@ -133,17 +139,23 @@ public struct EventJournal: Sendable {
     private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
     private static func bind(_ text: String?, _ handle: OpaquePointer, _ index: Int32) {
-        guard var text else {
+        guard let text else {
             sqlite3_bind_null(handle, index)
             return
         }
-        text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { chars in
-                if let base = chars.baseAddress, !chars.isEmpty {
-                    _ = sqlite3_bind_text(handle, index, base, Int32(chars.count), transient)
-                } else {
-                    _ = sqlite3_bind_text(handle, index, "", 0, transient)  // a NULL pointer would bind NULL
-                }
+        // A native string's bytes in place, without the copy of the string `withUTF8` needs (it may mutate).
+        if text.utf8.withContiguousStorageIfAvailable({ bind($0, handle, index) }) == nil {
+            var text = text
+            text.withUTF8 { bind($0, handle, index) }
+        }
+    }
+
+    private static func bind(_ bytes: UnsafeBufferPointer<UInt8>, _ handle: OpaquePointer, _ index: Int32) {
+        bytes.withMemoryRebound(to: CChar.self) { chars in
+            if let base = chars.baseAddress, !chars.isEmpty {
+                _ = sqlite3_bind_text(handle, index, base, Int32(chars.count), transient)
+            } else {
+                _ = sqlite3_bind_text(handle, index, "", 0, transient)  // a NULL pointer would bind NULL
             }
         }
     }

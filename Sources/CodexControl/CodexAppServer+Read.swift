@@ -15,7 +15,7 @@ extension CodexAppServer {
     /// Where the reader is with respect to the consumer (only under a supervisor: ``sink``).
     enum DeliveryPhase {
         /// Before the `initialize` answer: what arrives is kept until the supervisor opened the gate.
-        case handshaking(held: [CodexInbound])
+        case handshaking(held: [CodexEvent])
         case delivering
         /// The handshake failed: nothing is delivered (as no `.started` was published).
         case dropping
@@ -84,12 +84,13 @@ extension CodexAppServer {
     /// (one wake-up per read, not per line) and resolves answers, in line order: an answer is resolved only
     /// after what came before it was handed over.
     func deliver(_ items: [ReadItem], phase: inout DeliveryPhase) async {
-        var batch: [CodexInbound] = []
+        // Wrapped as the supervisor's stream takes them as they are collected (one array and one copy of each less).
+        var batch: [CodexEvent] = []
         batch.reserveCapacity(items.count)
         for item in items {
             switch item {
             case .inbound(let message):
-                batch.append(message)
+                batch.append(.inbound(message))
             case .answer(let id, let result):
                 await send(batch, phase: &phase)
                 batch.removeAll(keepingCapacity: true)
@@ -109,10 +110,10 @@ extension CodexAppServer {
         await send(batch, phase: &phase)
     }
 
-    private func send(_ batch: [CodexInbound], phase: inout DeliveryPhase) async {
+    private func send(_ batch: [CodexEvent], phase: inout DeliveryPhase) async {
         guard !batch.isEmpty else { return }
         guard let sink else {
-            await inbound.send(contentsOf: batch)
+            await inbound.send(contentsOf: batch.compactMap { if case .inbound(let message) = $0 { message } else { nil } })
             return
         }
         switch phase {
@@ -120,7 +121,7 @@ extension CodexAppServer {
             held.append(contentsOf: batch)
             phase = .handshaking(held: held)
         case .delivering:
-            await sink.send(contentsOf: batch.map { CodexEvent.inbound($0) })
+            await sink.send(contentsOf: batch)
         case .dropping:
             break
         }

@@ -80,6 +80,28 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
                 }
                 return element
             }
+
+            /// Up to `limit` elements, in order. When that is all that wait, the storage itself is handed over (the
+            /// elements moved, not copied: no retain now and release later of each, on a flood of deltas).
+            mutating func take(_ limit: Int) -> [Element] {
+                let taking = Swift.min(limit, count)
+                guard taking > 0 else { return [] }
+                guard taking < count else {
+                    if head > 0 { items.removeFirst(head) }
+                    head = 0
+                    var taken: [Element] = []
+                    swap(&taken, &items)
+                    items.reserveCapacity(taken.count)
+                    return taken
+                }
+                let taken = Array(items[head..<(head + taking)])
+                head += taking
+                if head >= 1024, head * 2 >= items.count {
+                    items.removeFirst(head)
+                    head = 0
+                }
+                return taken
+            }
         }
 
         private enum SendAction {
@@ -147,8 +169,7 @@ public struct CodexStream<Element: Sendable>: AsyncSequence, Sendable {
 
         func poll(limit: Int) -> [Element] {
             let (elements, ready): ([Element], [CheckedContinuation<Void, Never>]) = state.withLock { state in
-                var elements: [Element] = []
-                while elements.count < limit, let element = state.pop() { elements.append(element) }
+                let elements = state.take(limit)
                 guard !elements.isEmpty else { return ([], []) }
                 var ready: [CheckedContinuation<Void, Never>] = []
                 if state.count <= capacity, !state.waiters.isEmpty {

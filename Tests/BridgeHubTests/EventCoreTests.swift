@@ -20,7 +20,7 @@ import Testing
         var core = EventCore(lastSeq: 0, maxHeldFrames: 8)
         core.fanOut.subscribe(1, to: "t")
         let seq = core.nextSeq()
-        let written = core.publish(entry(seq, "t"), text: "f1", threadId: "t")
+        let written = core.publish(entry(seq, "t"))
         #expect(written?.entries.map(\.seq) == [1])
         #expect(written?.actions == [.send("f1", to: 1)])
     }
@@ -33,7 +33,7 @@ import Testing
         #expect(core.isBatching)
         for threadId in ["t", "u", "t"] {
             let seq = core.nextSeq()
-            #expect(core.publish(entry(seq, threadId), text: "f\(seq)", threadId: threadId) == nil)
+            #expect(core.publish(entry(seq, threadId)) == nil)
         }
         let written = core.endBatch()
         #expect(!core.isBatching)
@@ -49,7 +49,7 @@ import Testing
         var core = EventCore(lastSeq: 0, maxHeldFrames: 8)
         core.beginBatch()
         let seq = core.nextSeq()
-        _ = core.publish(entry(seq, "t"), text: "f1", threadId: "t")
+        _ = core.publish(entry(seq, "t"))
         core.fanOut.subscribe(7, to: "t")
         #expect(core.endBatch()?.actions == [.send("f1", to: 7)])
     }
@@ -60,11 +60,11 @@ import Testing
         core.fanOut.hold(1)
         for _ in 0..<2 {
             let seq = core.nextSeq()
-            #expect(core.publish(entry(seq, "t"), text: "f\(seq)", threadId: "t")?.actions == [])
+            #expect(core.publish(entry(seq, "t"))?.actions == [])
         }
         let seq = core.nextSeq()
         // A third held frame passes the limit: the session is a slow reader.
-        #expect(core.publish(entry(seq, "t"), text: "f3", threadId: "t")?.actions == [.closeSlowReader(1)])
+        #expect(core.publish(entry(seq, "t"))?.actions == [.closeSlowReader(1)])
     }
 
     @Test func pacingNamesEachSessionOnceUntilTaken() {

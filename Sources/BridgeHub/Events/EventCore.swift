@@ -16,10 +16,10 @@ struct EventCore {
         var actions: [FanOut.Action]
     }
 
-    /// Messages published while a batch of Codex events is processed, journaled together.
+    /// Messages published while a batch of Codex events is processed, journaled together (each entry's text is
+    /// its frame: kept once, not beside it).
     private struct Batch {
         var entries: [JournalEntry] = []
-        var deliveries: [(text: String, threadId: String, relayed: Bool)] = []
     }
 
     /// The last seq given out (or journaled by an earlier run).
@@ -51,18 +51,17 @@ struct EventCore {
         batch = Batch()
     }
 
-    /// A numbered message of `threadId`: nil while batching (it waits for ``endBatch()``), else what to write
-    /// and deliver now.
+    /// A numbered message (its entry's text is the frame, sent to the entry's thread): nil while batching (it
+    /// waits for ``endBatch()``), else what to write and deliver now. Taken, not copied: on a flood of deltas
+    /// each copy of an entry was a retain and a release of each of its strings.
     /// A message relayed from a linked machine (its entry names the machine) goes to fleet sessions only.
-    mutating func publish(_ entry: JournalEntry, text: String, threadId: String) -> Written? {
-        let relayed = entry.machine != nil
+    mutating func publish(_ entry: consuming JournalEntry) -> Written? {
         if batch != nil {
             batch?.entries.append(entry)
-            batch?.deliveries.append((text, threadId, relayed))
             return nil
         }
         var actions: [FanOut.Action] = []
-        fanOut.publish(text, threadId: threadId, relayed: relayed, into: &actions)
+        fanOut.publish(entry.text, threadId: entry.threadId, relayed: entry.machine != nil, into: &actions)
         return Written(entries: [entry], actions: actions)
     }
 
@@ -72,9 +71,11 @@ struct EventCore {
         guard let pending = batch else { return nil }
         batch = nil
         var actions: [FanOut.Action] = []
-        actions.reserveCapacity(pending.deliveries.count)
-        for (text, threadId, relayed) in pending.deliveries {
-            fanOut.publish(text, threadId: threadId, relayed: relayed, into: &actions)
+        actions.reserveCapacity(pending.entries.count)
+        for index in pending.entries.indices {
+            fanOut.publish(
+                pending.entries[index].text, threadId: pending.entries[index].threadId, relayed: pending.entries[index].machine != nil,
+                into: &actions)
         }
         return Written(entries: pending.entries, actions: actions)
     }

@@ -27,7 +27,7 @@ extension ThreadHub {
         BridgeMetrics.shared.eventRelayed()
         let entry = JournalEntry(seq: seq, threadId: threadId, kind: "event", type: note.method, turnId: note.turnId, text: text)
         // Outside a batch (not how `run()` calls it) it is written now, as `publish` does.
-        if let now = events.publish(entry, text: text, threadId: threadId) { write(now) }
+        if let now = events.publish(entry) { write(now) }
     }
 }
 
@@ -130,7 +130,7 @@ extension ThreadHub {
         var entry = JournalEntry(numbered, text: text, threadId: threadId)
         entry.machine = machine.id
         entry.remoteSeq = remoteSeq
-        if let now = events.publish(entry, text: text, threadId: threadId) { write(now) }
+        if let now = events.publish(entry) { write(now) }
         // What is still open reaches a fleet session that subscribes later (RelayedPending); approvals notify, as
         // often as the link's budget lets them (the withdrawal of one that notified always goes).
         var withdraws = false

@@ -44,21 +44,28 @@ extension ThreadHub {
     /// Does what the fan-out decided. A session whose outbox overflows gets nothing more (its outbox refuses
     /// everything after a dropped frame, and the connection closes it as a slow reader).
     func apply(_ actions: [FanOut.Action]) {
-        // Each session's frames, in order, queued with one lock (and at most one wake of its event loop).
-        var frames: [UInt64: [String]] = [:]
-        var order: [UInt64] = []
+        // Each session's frames, in order, queued with one lock (and at most one wake of its event loop). A run of
+        // frames for the session of the frame before (one subscriber: every frame) is found without hashing.
+        var runs: [(id: UInt64, texts: [String])] = []
+        var runOf: [UInt64: Int] = [:]
         for action in actions {
             switch action {
             case .send(let text, let id):
-                if frames[id] == nil { order.append(id) }
-                frames[id, default: []].append(text)
+                if let last = runs.indices.last, runs[last].id == id {
+                    runs[last].texts.append(text)
+                } else if let run = runOf[id] {
+                    runs[run].texts.append(text)
+                } else {
+                    runOf[id] = runs.count
+                    runs.append((id, [text]))
+                }
             case .closeSlowReader(let id):
-                frames[id] = nil
+                if let run = runOf[id] { runs[run].texts = [] }
                 sessions.removeValue(forKey: id)?.session.closeAsSlowReader()
             }
         }
-        for id in order {
-            guard let texts = frames[id], let session = sessions[id]?.session else { continue }
+        for (id, texts) in runs where !texts.isEmpty {
+            guard let session = sessions[id]?.session else { continue }
             session.sendEncoded(contentsOf: texts)
             events.delivered(to: id)
         }

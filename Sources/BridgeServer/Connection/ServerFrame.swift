@@ -8,11 +8,18 @@ import NIOWebSocket
 /// buffers per frame, and on a flood of small events a third of the cost of writing them.
 enum ServerFrame {
     static func text(_ text: String, allocator: ByteBufferAllocator) -> ByteBuffer {
-        let count = text.utf8.count
-        var buffer = allocator.buffer(capacity: count + 10)
-        writeHeader(opcode: .text, length: count, into: &buffer)
-        buffer.writeString(text)
+        var buffer = allocator.buffer(capacity: text.utf8.count + maxHeaderBytes)
+        append(text: text, to: &buffer)
         return buffer
+    }
+
+    /// The most bytes a header takes (a 64-bit length, no mask).
+    static let maxHeaderBytes = 10
+
+    /// Writes a text frame at the end of `buffer` (the frames of a drain go out in one buffer).
+    static func append(text: String, to buffer: inout ByteBuffer) {
+        writeHeader(opcode: .text, length: text.utf8.count, into: &buffer)
+        buffer.writeString(text)
     }
 
     static func frame(_ opcode: WebSocketOpcode, payload: ByteBuffer, allocator: ByteBufferAllocator) -> ByteBuffer {

@@ -228,19 +228,30 @@ final class WebSocketEndpoint: ChannelInboundHandler, RemovableChannelHandler {
     /// Writes queued frames until the outbox is empty, the close is written, or the channel is not writable.
     func drain() {
         guard let context, !lifecycle.closeSent else { return }
+        let allocator = context.channel.allocator
         var wrote = false
         while context.channel.isWritable, !lifecycle.closeSent {
             let items = outbox.take(limit: Self.chunk)
+            // A run of text frames goes out as one buffer: one allocation and one pending write for the run, not
+            // one per frame (on a flood of small events those were a good part of the cost of writing them).
+            var left = 0
+            for case .text(let text) in items { left += text.utf8.count + ServerFrame.maxHeaderBytes }
+            var run: ByteBuffer?
             for item in items {
                 switch item {
                 case .text(let text):
-                    writer.write(ServerFrame.text(text, allocator: context.channel.allocator), promise: nil)
+                    if run == nil { run = allocator.buffer(capacity: left) }
+                    ServerFrame.append(text: text, to: &run!)
+                    left -= text.utf8.count + ServerFrame.maxHeaderBytes
                 case .frame(let opcode, let data):
-                    writer.write(ServerFrame.frame(opcode, payload: data, allocator: context.channel.allocator), promise: nil)
+                    if let bytes = run.take() { writer.write(bytes, promise: nil) }
+                    writer.write(ServerFrame.frame(opcode, payload: data, allocator: allocator), promise: nil)
                 case .close(let close):
+                    if let bytes = run.take() { writer.write(bytes, promise: nil) }
                     writeClose(close, context: context)
                 }
             }
+            if let bytes = run.take() { writer.write(bytes, promise: nil) }
             wrote = wrote || !items.isEmpty
             if items.count < Self.chunk { break }
         }
