@@ -1,5 +1,6 @@
 import BridgeProtocol
 import CodexControl
+import Eventually
 import Foundation
 import Synchronization
 import Testing
@@ -9,16 +10,6 @@ import Testing
 /// The races the last kinds' move beside the hub could open (issue 45 item 1), each driven: the handler awaits
 /// between the hub's steps now, so each check and its act must be one step of the port.
 @Suite(.timeLimit(.minutes(1))) struct PortStepRaceTests {
-    /// A gate a fake Codex handler waits on until the test opens it (or the patience runs out).
-    final class Gate: Sendable {
-        private let opened = Mutex(false)
-        func open() { opened.withLock { $0 = true } }
-        func wait() async throws {
-            let deadline = ContinuousClock.now + HubHarness.patience
-            while !opened.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        }
-    }
-
     /// Codex restarts while a thread's resume is under way: the resume went to the child that stopped, so the
     /// thread is not loaded in the new one and its next use resumes it again. Before, `ensureLoaded` read the
     /// generation after its await and counted the thread loaded in the new child (seen failing with that step
@@ -30,7 +21,7 @@ import Testing
         let gate = Gate()
         let resumes = Counter()
         harness.codex.onAsync("thread/resume") { _ in
-            if resumes.next() == 1 { try await gate.wait() }
+            if resumes.next() == 1 { try await gate.wait("the test lets Codex answer") }
             return ["cwd": .string(harness.project), "thread": ["id": "t1"]]
         }
         let phone = await harness.session()
@@ -38,7 +29,7 @@ import Testing
         try await harness.until("the resume reached Codex") { harness.codex.requests("thread/resume").count == 1 }
         await harness.codex.events.send(.stopped(generation: 1, reason: "test"))
         await harness.codex.events.send(.started(generation: 2))
-        while await harness.hub.generation != 2 { try await Task.sleep(for: .milliseconds(1)) }
+        try await harness.until("the hub saw Codex back") { await harness.hub.generation == 2 }
         gate.open()
         #expect(await first.errorCode == nil)
         #expect(await harness.hub.generationToLoad("t1") == 2)
@@ -65,7 +56,7 @@ import Testing
         }
         let gate = Gate()
         harness.codex.onAsync("turn/start") { _ in
-            try await gate.wait()
+            try await gate.wait("the test lets Codex answer")
             return ["turn": ["id": "turn-2"]]
         }
         await harness.codex.notify("turn/completed", ["threadId": "t1", "turn": ["id": "turn-1", "status": "completed"]])
@@ -112,7 +103,7 @@ import Testing
         let together = Gate()
         harness.codex.onAsync("thread/read") { params in
             if arrived.next() == 8 { together.open() }
-            try await together.wait()
+            try await together.wait("the eight reads")
             return ["thread": ["id": params["threadId"] ?? "", "cwd": .string(harness.project), "turns": []]]
         }
         let phone = await harness.session()
@@ -154,10 +145,9 @@ import Testing
         await more
         try await harness.processed(after: start + 1999)
         var seqs: [Int64] = []
-        let deadline = ContinuousClock.now + HubHarness.patience
-        while seqs.count < 2000, ContinuousClock.now < deadline {
+        try? await harness.until("2000 events at the phone") {
             seqs += harness.frames(phone).compactMap { $0.event?.threadId == "t1" ? $0.event?.seq : nil }
-            try await Task.sleep(for: .milliseconds(5))
+            return seqs.count >= 2000
         }
         #expect(seqs == Array((start + 1)...(start + 2000)))
     }
@@ -169,7 +159,7 @@ import Testing
         harness.codexKnowsThread("t1", cwd: harness.project)
         let gate = Gate()
         harness.codex.onAsync("turn/start") { _ in
-            try await gate.wait()
+            try await gate.wait("the test lets Codex answer")
             return ["turn": ["id": "turn-1"]]
         }
         // Codex answers at once with what it buffered: the run's output comes without any event for the hub to read.
@@ -200,7 +190,7 @@ import Testing
         let harness = try await HubHarness()
         let gate = Gate()
         harness.codex.onAsync("thread/read") { _ in
-            try await gate.wait()
+            try await gate.wait("the test lets Codex answer")
             return ["thread": ["id": "cli-1", "cwd": .string(harness.project), "turns": []]]
         }
         let phone = await harness.session()
@@ -230,7 +220,7 @@ import Testing
     @Test func whatWasReadBesideTheHubDoesNotOverwriteWhatTheHubLearntMeanwhile() async throws {
         let harness = try await HubHarness()
         let hub = harness.hub
-        while await hub.generation != 1 { try await Task.sleep(for: .milliseconds(1)) }
+        try await harness.until("the hub saw Codex start") { await hub.generation == 1 }
         let known = await hub.knownFacts(of: "t1")
         #expect(known.cwd == nil && known.remembered == nil)
         let fresh = TurnPolicy(sandbox: "read-only", approvalPolicy: "never")

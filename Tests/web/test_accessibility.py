@@ -271,7 +271,7 @@ def test_text_at_200_percent_keeps_every_screen_usable(web_bridge, model, browse
         page.evaluate("window.scrollTo(0, 0)")
         jump = page.get_by_role("button", name="Jump to latest")
         expect(jump).to_be_visible()
-        page.wait_for_timeout(300)
+        page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")  # settled
         page.screenshot(path=str(conftest.ARTIFACTS / "zoom-200-jump.png"))
         box = jump.bounding_box()
         controls = page.locator(".composer :is(button, textarea):visible")
