@@ -244,6 +244,24 @@ def tone(seconds=0.8, hz=440, rate=24000):
     return b"".join(struct.pack("<h", int(9000 * math.sin(2 * math.pi * hz * i / rate))) for i in range(int(seconds * rate)))
 
 
+def open_voice(phone, bridge, model, check=lambda page: None):
+    """Pairs `phone` with `bridge`, has a turn (voice needs one), and opens the voice panel; its region. `check`
+    looks at the page once it is connected."""
+    page = phone.page
+    page.goto(pairing_url(bridge))
+    expect(page.get_by_role("status")).to_have_text("Connected")
+    check(page)
+    model.queue({"kind": "message", "text": "Hello."})
+    start_thread(phone, "hi")
+    expect(page.locator(".msg.agent")).to_have_text("Hello.")
+    thread_action(phone, "Voice")
+    return page.get_by_role("region", name="Voice")
+
+
+def assert_no_peer_connection(page):
+    assert page.evaluate("typeof RTCPeerConnection") == "undefined"
+
+
 def test_without_webrtc_the_audio_goes_through_the_bridge(voice_bridge, model, stub, voice_browser):
     """A browser without RTCPeerConnection: startVoice without sdp, the websocket transport, the audio on the live
     channel both ways (voice-pcm.js): the fake microphone's speech reaches the model as input_audio_buffer.append
@@ -253,14 +271,7 @@ def test_without_webrtc_the_audio_goes_through_the_bridge(voice_bridge, model, s
     context.add_init_script("delete window.RTCPeerConnection;")
     phone = FakePhone(context)
     page = phone.page
-    page.goto(pairing_url(voice_bridge))
-    expect(page.get_by_role("status")).to_have_text("Connected")
-    assert page.evaluate("typeof RTCPeerConnection") == "undefined"
-    model.queue({"kind": "message", "text": "Hello."})
-    start_thread(phone, "hi")
-    expect(page.locator(".msg.agent")).to_have_text("Hello.")
-    thread_action(phone, "Voice")
-    panel = page.get_by_role("region", name="Voice")
+    panel = open_voice(phone, voice_bridge, model, check=assert_no_peer_connection)
     expect(panel).to_have_attribute("data-phase", "listening")
     expect(panel.locator(".voice-via")).to_have_text("Voice over the bridge's connection.")
     assert stub.calls == [], "a WebRTC call was made without WebRTC"
@@ -284,13 +295,7 @@ def test_a_webrtc_call_that_does_not_connect_falls_back_to_the_bridge(voice_brid
     monkeypatch.setattr(realtime_stub, "answer_offer", CLOSED_PEER)
     phone = FakePhone(phone_context(voice_browser))
     page = phone.page
-    page.goto(pairing_url(voice_bridge))
-    expect(page.get_by_role("status")).to_have_text("Connected")
-    model.queue({"kind": "message", "text": "Hello."})
-    start_thread(phone, "hi")
-    expect(page.locator(".msg.agent")).to_have_text("Hello.")
-    thread_action(phone, "Voice")
-    panel = page.get_by_role("region", name="Voice")
+    panel = open_voice(phone, voice_bridge, model)
     stub.wait(lambda s: s.calls, what="the phone's WebRTC offer at the provider")
     expect(panel).to_have_attribute("data-phase", "listening", timeout=20_000)
     expect(panel.locator(".voice-via")).to_have_text("Voice over the bridge's connection: the direct call did not connect.")
@@ -340,13 +345,7 @@ def test_without_the_call_and_without_the_live_channel_voice_says_so(voice_bridg
     page = phone.page
     sent = []  # every frame the page sends: the phone decides before its error shows, so no later wait is needed
     page.on("websocket", lambda socket: socket.on("framesent", lambda payload: sent.append(payload)))
-    page.goto(pairing_url(voice_bridge))
-    expect(page.get_by_role("status")).to_have_text("Connected")
-    model.queue({"kind": "message", "text": "Hello."})
-    start_thread(phone, "hi")
-    expect(page.locator(".msg.agent")).to_have_text("Hello.")
-    thread_action(phone, "Voice")
-    panel = page.get_by_role("region", name="Voice")
+    panel = open_voice(phone, voice_bridge, model)
     expect(panel.get_by_role("alert")).to_have_text(
         "The audio connection to the model could not be set up from this network. Try again, or use Dictate.")
     expect(panel).to_have_attribute("data-phase", "error")
